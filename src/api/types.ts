@@ -1,0 +1,322 @@
+// The platform's wire shapes (spec sections 2 and 4), shared by the client and the emulator — and nothing else is shared
+// between them. Shapes are what the spec documents; a server may add fields, and the client must tolerate that.
+
+export type SeriesUnit = 'day' | 'hour';
+
+/** Every body of a successful read carries `message: "success"`. */
+export interface SuccessBody {
+  message: string;
+}
+
+// ---- 4.10 / 4.11 / 4.19 / 4.20 analytics series ----------------------------------------------------------------
+
+export interface PurchaseQuantityPoint { time: string; purchase_quantity: number }
+export interface RevenuePoint { time: string; revenue: number }
+export interface SessionsPoint { time: string; sessions: number }
+export interface SegmentSizePoint { time: string; size: number }
+
+export interface SeriesBody<P> extends SuccessBody {
+  data: P[];
+}
+
+// ---- 4.12 events list ----------------------------------------------------------------------------------------------
+
+export interface EventsListBody extends SuccessBody {
+  events: string[];
+}
+
+// ---- 2.3 / 4.3 data integrations -------------------------------------------------------------------------------------
+
+export interface DataIntegration {
+  integration_id: string;
+  app_group_id: string;
+  integration_name: string;
+  integration_type: string;
+  integration_status: string;
+  contact_emails: string;
+  last_updated_at: string;
+  warehouse_type: string;
+  last_job_start_time: string;
+  last_job_status: string;
+  next_scheduled_run: string;
+}
+
+export interface DataIntegrationsBody extends SuccessBody {
+  results: DataIntegration[];
+}
+
+// ---- 2.6 / 4.13 Canvas details ---------------------------------------------------------------------------------------
+
+export interface CanvasVariant {
+  name: string;
+  id: string;
+  first_step_ids: string[];
+  /** Deprecated since November 2017; present only when the variant has a single first step. */
+  first_step_id?: string;
+}
+
+export interface CanvasNextPath {
+  name: string | null;
+  next_step_id: string;
+}
+
+export interface CanvasMessage {
+  channel: string;
+  [field: string]: unknown;
+}
+
+export interface CanvasStep {
+  name: string;
+  type: string;
+  id: string;
+  next_step_ids: string[];
+  next_paths: CanvasNextPath[];
+  channels: string[];
+  messages: Record<string, CanvasMessage>;
+}
+
+export interface CanvasDetails {
+  created_at: string;
+  updated_at: string;
+  name: string;
+  description: string;
+  archived: boolean;
+  draft: boolean;
+  schedule_type: string;
+  first_entry: string;
+  last_entry: string;
+  channels: string[];
+  variants: CanvasVariant[];
+  tags: string[];
+  teams: string[];
+  steps: CanvasStep[];
+  message: string;
+}
+
+// ---- 2.7 / 4.14 Canvas data summary ----------------------------------------------------------------------------------
+
+export interface CanvasTotalStats {
+  revenue: number;
+  conversions: number;
+  conversions_by_entry_time: number;
+  entries: number;
+}
+
+export interface CanvasVariantStats {
+  name: string;
+  revenue: number;
+  conversions: number;
+  entries: number;
+}
+
+export interface CanvasChannelMessageStats {
+  sent: number;
+  opens: number;
+  influenced_opens: number;
+  bounces: number;
+  [further: string]: unknown;
+}
+
+export interface CanvasStepStats {
+  name: string;
+  revenue: number;
+  conversions: number;
+  conversions_by_entry_time: number;
+  /** Keyed by channel name; each channel holds an array (one entry per message of the step on that channel). */
+  messages: Record<string, CanvasChannelMessageStats[]>;
+}
+
+export interface CanvasDataSummary {
+  name: string;
+  total_stats: CanvasTotalStats;
+  variant_stats?: Record<string, CanvasVariantStats>;
+  step_stats?: Record<string, CanvasStepStats>;
+}
+
+export interface CanvasDataSummaryBody extends SuccessBody {
+  data: CanvasDataSummary;
+}
+
+// ---- 2.8 / 4.15 email template ---------------------------------------------------------------------------------------
+
+export interface EmailTemplate {
+  email_template_id: string;
+  template_name: string;
+  description: string;
+  subject: string;
+  preheader?: string;
+  body?: string;
+  plaintext_body?: string;
+  should_inline_css?: boolean;
+  tags: string;
+  created_at: string;
+  updated_at: string;
+  message?: string;
+}
+
+// ---- 2.9 / 4.16 content block ----------------------------------------------------------------------------------------
+
+export interface ContentBlock {
+  content_block_id: string;
+  name: string;
+  content: string;
+  description: string;
+  content_type: 'html' | 'text';
+  tags: string[];
+  created_at: string;
+  last_edited: string;
+  inclusion_count: number;
+  inclusion_data?: unknown[];
+  message: string;
+}
+
+// ---- 2.5 / 4.9 preference center -------------------------------------------------------------------------------------
+
+export interface PreferenceCenterUpdate {
+  name?: string;
+  preference_center_title?: string;
+  preference_center_page_html: string;
+  confirmation_page_html: string;
+  state?: 'active' | 'draft';
+  options?: { 'meta-viewport-content'?: string };
+}
+
+export interface PreferenceCenterUpdateBody extends SuccessBody {
+  preference_center_api_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+// ---- 4.1 subscription status ----------------------------------------------------------------------------------------
+
+export type SubscriptionState = 'subscribed' | 'unsubscribed';
+
+export interface SubscriptionStatusSetRequest {
+  subscription_group_id: string;
+  subscription_state: SubscriptionState;
+  external_id?: string[];
+  email?: string | string[];
+  phone?: string[];
+}
+
+// ---- 2.2 / 4.2 user attributes ---------------------------------------------------------------------------------------
+
+export interface UserAlias {
+  alias_name: string;
+  alias_label: string;
+}
+
+/** A user attributes object: identifier keys plus any attribute (standard or custom). */
+export interface UserAttributesObject {
+  external_id?: string;
+  user_alias?: UserAlias;
+  platform_id?: string;
+  email?: string | null;
+  _update_existing_only?: boolean;
+  push_token_import?: boolean;
+  [attribute: string]: unknown;
+}
+
+export interface UsersTrackRequest {
+  attributes?: UserAttributesObject[];
+}
+
+export interface UsersTrackBody extends SuccessBody {
+  attributes_processed?: number;
+  errors?: { type: string; input_array: string; index: number }[];
+}
+
+// ---- 4.6 / 4.7 external IDs ------------------------------------------------------------------------------------------
+
+export interface ExternalIdRename {
+  current_external_id: string;
+  new_external_id: string;
+}
+
+export interface ExternalIdRenameBody extends SuccessBody {
+  /** The spec says strings; the live service answers objects ({current_external_id, new_external_id}). Accept both. */
+  external_ids: (string | ExternalIdRename)[];
+  rename_errors: unknown[][];
+}
+
+export interface ExternalIdRemoveBody extends SuccessBody {
+  removed_ids: string[];
+  removal_errors: unknown[][];
+}
+
+// ---- 4.4 / 4.5 / 7.1 catalogs ----------------------------------------------------------------------------------------
+
+export interface CatalogItem {
+  id?: unknown;
+  [field: string]: unknown;
+}
+
+export type CatalogErrorId =
+  | 'catalog-not-found'
+  | 'ids-not-strings'
+  | 'ids-not-unique'
+  | 'ids-too-large'
+  | 'invalid-ids'
+  | 'invalid-fields'
+  | 'invalid-keys-in-value-object'
+  | 'item-array-invalid'
+  | 'items-missing-ids'
+  | 'items-too-large'
+  | 'request-includes-too-many-items'
+  | 'too-deep-nesting-in-value-object'
+  | 'unable-to-coerce-value'
+  | 'arbitrary-error'
+  | 'filtered-set-field-too-long'
+  | 'id-in-body'
+  | 'item-not-found';
+
+export interface CatalogError {
+  id: CatalogErrorId;
+  message: string;
+  parameters: string[];
+  parameter_values: string[];
+}
+
+export interface CatalogErrorBody {
+  errors: CatalogError[];
+  message: 'Invalid Request';
+}
+
+// ---- 4.8 SCIM --------------------------------------------------------------------------------------------------------
+
+export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+export const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const SCIM_LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+
+export interface ScimErrorBody {
+  schemas: string[];
+  detail: string;
+  status: number;
+}
+
+export interface ScimUser {
+  schemas: string[];
+  id: string;
+  userName: string;
+  name?: { givenName?: string; familyName?: string };
+  department?: string;
+  lastSignInAt?: string;
+  createdAt?: string;
+  permissions?: Record<string, unknown>;
+}
+
+export interface ScimListBody {
+  schemas: string[];
+  totalResults: number;
+  Resources: ScimUser[];
+}
+
+// ---- 4.17 / 4.18 ---------------------------------------------------------------------------------------------------
+
+export interface ScheduleDeleteRequest {
+  schedule_id: string;
+}
+
+export interface EmailBlacklistRequest {
+  email: string | string[];
+}

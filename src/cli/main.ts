@@ -1,0 +1,42 @@
+// The command line: the only code that reads argv or calls process.exit. Each command lives in its own make*Command file.
+import { Command, CommanderError } from 'commander';
+import { EngageError } from '../errors.js';
+import { makeEmulatorCommand } from './emulator-command.js';
+import { makeExportCommand } from './export-command.js';
+import { makeQueryCommand } from './query-command.js';
+import { makeRunCommand } from './run-command.js';
+import { makeStatusCommand } from './status-command.js';
+
+export function makeProgram(): Command {
+  return new Command('engage-etl')
+    .description('Export a customer-engagement platform\'s analytics into DuckDB and Parquet, emulate its REST API, push SQL results to its write endpoints.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .addCommand(makeRunCommand())
+    .addCommand(makeStatusCommand())
+    .addCommand(makeExportCommand())
+    .addCommand(makeQueryCommand())
+    .addCommand(makeEmulatorCommand());
+}
+
+/** Run the CLI; errors become one line on stderr and a non-zero exit code. */
+export async function main(argv: string[]): Promise<void> {
+  const program = makeProgram().exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    process.exitCode = exitCodeOf(err);
+    if (err instanceof CommanderError) return; // commander already printed its message
+    process.stderr.write(`engage-etl: ${oneLine(err)}\n`);
+  }
+}
+
+function exitCodeOf(err: unknown): number {
+  if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+  return 1;
+}
+
+function oneLine(err: unknown): string {
+  const text = err instanceof EngageError || err instanceof Error ? err.message : String(err);
+  return text.replace(/\s*\n\s*/g, ' ');
+}
