@@ -1,0 +1,108 @@
+// Unit arithmetic and timestamp parsing for the analytics series, always in UTC whatever the machine's zone.
+// Days are counted as 86,400,000 ms of epoch time (UTC has no DST and JavaScript has no leap seconds), so all math is exact.
+import { DateTime } from 'luxon';
+import type { SeriesUnit } from '../api/types.js';
+
+/** The granularity of a series: one point per UTC day or per UTC hour. */
+export type Unit = SeriesUnit;
+
+const UNIT_MS: Readonly<Record<Unit, number>> = { day: 86_400_000, hour: 3_600_000 };
+
+/** Milliseconds in one unit. */
+export function unitMs(unit: Unit): number {
+  return UNIT_MS[unit];
+}
+
+function utc(ms: number): DateTime {
+  return DateTime.fromMillis(ms, { zone: 'utc' });
+}
+
+/** Start of the UTC unit containing `t` (returned in the UTC zone, whatever zone `t` carries). */
+export function floorUnit(t: DateTime, unit: Unit): DateTime {
+  const size = unitMs(unit);
+  return utc(Math.floor(t.toMillis() / size) * size);
+}
+
+/** `t` itself when it is on a unit boundary, else the start of the next unit. */
+export function ceilUnit(t: DateTime, unit: Unit): DateTime {
+  const size = unitMs(unit);
+  return utc(Math.ceil(t.toMillis() / size) * size);
+}
+
+/** `t` moved by `n` units (n may be negative). */
+export function addUnits(t: DateTime, n: number, unit: Unit): DateTime {
+  return utc(t.toMillis() + n * unitMs(unit));
+}
+
+/** True when `t` is exactly on a UTC unit boundary. */
+export function isAligned(t: DateTime, unit: Unit): boolean {
+  return t.toMillis() % unitMs(unit) === 0;
+}
+
+/**
+ * Number of units in [start, end). Both ends must be unit boundaries: a fraction of a unit here would mean a caller
+ * mixed aligned and raw instants, which is a bug, so it throws rather than rounding silently.
+ */
+export function unitsBetween(start: DateTime, end: DateTime, unit: Unit): number {
+  if (!isAligned(start, unit) || !isAligned(end, unit)) {
+    throw new RangeError(`unitsBetween: ${isoSeconds(start)} and ${isoSeconds(end)} must both start a UTC ${unit}; floor them with floorUnit first`);
+  }
+  return (end.toMillis() - start.toMillis()) / unitMs(unit);
+}
+
+/** `YYYY-MM-DDTHH:mm:ssZ` in UTC — the form the vendor's examples send as `ending_at` / `starting_at`. */
+export function isoSeconds(t: DateTime): string {
+  return t.toUTC().toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
+}
+
+// Date, then optionally a time (T or space) with optional seconds and fraction, then optionally a zone (only after a time).
+const ISO_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s?(Z|z|UTC|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/**
+ * Parse an ISO 8601 date or date-time exactly, in any of the forms the spec leaves open: `2024-03-10`,
+ * `2024-03-10T00:00`, `2024-03-10T00:00:00`, `…Z`, `…+00:00`, `…-0500`, `…-05`, `… UTC`, `.000` fractions, a space instead of `T`.
+ * A value without a zone is UTC (never the machine's zone). Returns the instant in the UTC zone, or undefined when the
+ * text is not such a date (including impossible dates like 2024-02-30); the caller turns that into an error with context.
+ */
+export function parseUtcInstant(raw: string): DateTime | undefined {
+  const m = ISO_PATTERN.exec(raw.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  const fields = {
+    year: Number(y),
+    month: Number(mo),
+    day: Number(d),
+    hour: h === undefined ? 0 : Number(h),
+    minute: mi === undefined ? 0 : Number(mi),
+    second: s === undefined ? 0 : Number(s),
+    // Sub-millisecond digits cannot be represented; they are truncated, which keeps the instant inside the same unit.
+    millisecond: frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, '0')),
+  };
+  const local = DateTime.fromObject(fields, { zone: 'utc' });
+  // luxon normalizes nothing here: out-of-range fields (month 13, day 30 of February, hour 24) make it invalid.
+  if (!local.isValid) return undefined;
+  const offsetMinutes = zone === undefined ? 0 : zoneOffsetMinutes(zone);
+  if (offsetMinutes === undefined) return undefined;
+  return utc(local.toMillis() - offsetMinutes * 60_000);
+}
+
+function zoneOffsetMinutes(zone: string): number | undefined {
+  if (zone === 'Z' || zone === 'z' || zone === 'UTC') return 0;
+  const sign = zone.startsWith('-') ? -1 : 1;
+  const digits = zone.slice(1).replace(':', '');
+  const hours = Number(digits.slice(0, 2));
+  const minutes = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
+  if (hours > 23 || minutes > 59) return undefined;
+  return sign * (hours * 60 + minutes);
+}
+
+/**
+ * The unit a series point belongs to: parses `time` as {@link parseUtcInstant} does (offsets converted to UTC, no zone =
+ * UTC) and returns the start of the UTC unit containing it. Undefined when unparsable — the caller raises the error,
+ * since only it knows the endpoint and request.
+ */
+export function parseSeriesTime(raw: string, unit: Unit): DateTime | undefined {
+  const instant = parseUtcInstant(raw);
+  return instant === undefined ? undefined : floorUnit(instant, unit);
+}
