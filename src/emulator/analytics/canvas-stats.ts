@@ -1,0 +1,175 @@
+// Daily statistics of a Canvas, computed on demand: entries, conversions, conversions by entry time and revenue (kept
+// in cents so sums stay exact), split over variants so the parts sum to the totals, and per-step message statistics.
+// A window's summary is the sum of its days.
+import type { CanvasChannelMessageStats, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from '../../api/types.js';
+import { hashUnit } from '../random.js';
+import type { Canvas, CanvasMessageVariation } from './canvas-catalogue.js';
+import type { SeriesSource } from './series-model.js';
+import { dayShape } from './series-model.js';
+import { DAY_MS } from './time-units.js';
+
+interface Totals {
+  entries: number;
+  conversions: number;
+  conversionsByEntryTime: number;
+  revenueCents: number;
+}
+
+interface MessageTotals {
+  sent: number;
+  opens: number;
+  influencedOpens: number;
+  bounces: number;
+}
+
+interface StepTotals extends Omit<Totals, 'entries'> {
+  /** Keyed by message variation id. */
+  messages: Map<string, MessageTotals>;
+}
+
+export interface CanvasDay {
+  total: Totals;
+  /** Keyed by variant id; parts sum exactly to `total` (entries, conversions, revenue). */
+  variants: Map<string, Totals>;
+  /** Keyed by step id, live and deleted steps. */
+  steps: Map<string, StepTotals>;
+}
+
+function zero(): Totals {
+  return { entries: 0, conversions: 0, conversionsByEntryTime: 0, revenueCents: 0 };
+}
+
+/** Split an integer into parts proportional to weights; the last part takes the remainder so the sum is exact. */
+function split(value: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const parts = weights.map((w) => Math.floor((value * w) / sum));
+  parts[parts.length - 1]! += value - parts.reduce((a, b) => a + b, 0);
+  return parts;
+}
+
+/**
+ * Stats of one UTC day as seen at `nowMs`: undefined when the day has not begun; the elapsed fraction of the day's
+ * entries for the current day; zero before the first entry and after the last entry of an archived Canvas.
+ */
+export function canvasDay(source: SeriesSource, canvas: Canvas, dayStartMs: number, nowMs: number): CanvasDay | undefined {
+  if (dayStartMs > nowMs) return undefined;
+  const seed = source.seed;
+  const active = dayStartMs >= canvas.firstEntryDayMs && (canvas.lastEntryDayMs === undefined || dayStartMs <= canvas.lastEntryDayMs);
+  const elapsed = Math.min(1, (nowMs - dayStartMs) / DAY_MS);
+  const factor = source.restatementFactor('canvas', dayStartMs, { canvasId: canvas.id });
+  const u = (...parts: (string | number)[]): number => hashUnit(seed, canvas.id, dayStartMs, ...parts);
+  const entries = active ? Math.floor(canvas.entriesPerDay * dayShape(source, dayStartMs) * (0.85 + 0.3 * u('entries')) * elapsed * factor) : 0;
+  const conversions = Math.floor(entries * canvas.conversionRate * (0.8 + 0.4 * u('conversions')));
+  const total: Totals = {
+    entries,
+    conversions,
+    conversionsByEntryTime: Math.floor(conversions * (0.85 + 0.25 * u('by-entry'))),
+    revenueCents: conversions * canvas.revenuePerConversionCents + (conversions > 0 ? Math.floor(u('cents') * 100) : 0),
+  };
+  const variantIds = canvas.details.variants.map((v) => v.id);
+  const weights = variantIds.map((id) => 1 + hashUnit(seed, 'variant-weight', id));
+  const entriesParts = split(total.entries, weights);
+  const conversionParts = split(total.conversions, weights);
+  const byEntryParts = split(total.conversionsByEntryTime, weights);
+  const revenueParts = split(total.revenueCents, weights);
+  const variants = new Map<string, Totals>();
+  variantIds.forEach((id, k) => {
+    variants.set(id, { entries: entriesParts[k]!, conversions: conversionParts[k]!, conversionsByEntryTime: byEntryParts[k]!, revenueCents: revenueParts[k]! });
+  });
+  const steps = new Map<string, StepTotals>();
+  const allSteps = [
+    ...canvas.details.steps.map((s) => ({ id: s.id, messages: canvas.messages.filter((m) => m.stepId === s.id) })),
+    ...canvas.deletedSteps.map((s) => ({ id: s.id, messages: s.messages })),
+  ];
+  allSteps.forEach((step, k) => {
+    // Later steps reach fewer users; a step is credited with a share of the conversions it influenced.
+    const reach = 1 / (1 + 0.35 * k);
+    const share = 0.2 + 0.5 * hashUnit(seed, 'step-share', step.id);
+    const stepConversions = Math.floor(total.conversions * share);
+    steps.set(step.id, {
+      conversions: stepConversions,
+      conversionsByEntryTime: Math.floor(total.conversionsByEntryTime * share),
+      revenueCents: Math.floor(total.revenueCents * share),
+      messages: new Map(step.messages.map((m) => [m.id, messageDay(seed, m, dayStartMs, Math.floor(entries * reach))])),
+    });
+  });
+  return { total, variants, steps };
+}
+
+function messageDay(seed: number, message: CanvasMessageVariation, dayStartMs: number, reached: number): MessageTotals {
+  const u = (part: string): number => hashUnit(seed, message.id, dayStartMs, part);
+  const sent = Math.floor(reached * (0.9 + 0.1 * u('sent')));
+  const opens = Math.floor(sent * (message.channel === 'email' ? 0.25 : 0.08) * (0.8 + 0.4 * u('opens')));
+  return {
+    sent,
+    opens,
+    influencedOpens: Math.floor(opens * 0.15 * u('influenced')),
+    bounces: message.channel === 'email' || message.channel === 'sms' ? Math.floor(sent * 0.02 * u('bounces')) : 0,
+  };
+}
+
+export interface SummaryOptions {
+  includeVariantBreakdown: boolean;
+  includeStepBreakdown: boolean;
+  includeDeletedStepData: boolean;
+}
+
+/** The data summary of a window: the sum of its days (days not yet begun contribute nothing). */
+export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: readonly number[], nowMs: number, opts: SummaryOptions): CanvasDataSummary {
+  const days = dayStarts.map((d) => canvasDay(source, canvas, d, nowMs)).filter((d): d is CanvasDay => d !== undefined);
+  const add = (a: Totals, b: Totals): Totals => ({
+    entries: a.entries + b.entries,
+    conversions: a.conversions + b.conversions,
+    conversionsByEntryTime: a.conversionsByEntryTime + b.conversionsByEntryTime,
+    revenueCents: a.revenueCents + b.revenueCents,
+  });
+  const total = days.reduce((acc, d) => add(acc, d.total), zero());
+  const summary: CanvasDataSummary = {
+    name: canvas.details.name,
+    total_stats: { revenue: total.revenueCents / 100, conversions: total.conversions, conversions_by_entry_time: total.conversionsByEntryTime, entries: total.entries },
+  };
+  if (opts.includeVariantBreakdown) {
+    const variantStats: Record<string, CanvasVariantStats> = {};
+    for (const variant of canvas.details.variants) {
+      const sum = days.reduce((acc, d) => add(acc, d.variants.get(variant.id) ?? zero()), zero());
+      variantStats[variant.id] = { name: variant.name, revenue: sum.revenueCents / 100, conversions: sum.conversions, entries: sum.entries };
+    }
+    summary.variant_stats = variantStats;
+  }
+  if (opts.includeStepBreakdown) {
+    const stepStats: Record<string, CanvasStepStats> = {};
+    const steps = [
+      ...canvas.details.steps.map((s) => ({ id: s.id, name: s.name })),
+      ...(opts.includeDeletedStepData ? canvas.deletedSteps.map((s) => ({ id: s.id, name: s.name })) : []),
+    ];
+    for (const step of steps) {
+      const stepMessages = [...canvas.messages, ...canvas.deletedSteps.flatMap((s) => s.messages)].filter((m) => m.stepId === step.id);
+      let conversions = 0;
+      let byEntry = 0;
+      let cents = 0;
+      const perMessage = new Map<string, MessageTotals>(stepMessages.map((m) => [m.id, { sent: 0, opens: 0, influencedOpens: 0, bounces: 0 }]));
+      for (const day of days) {
+        const s = day.steps.get(step.id);
+        if (!s) continue;
+        conversions += s.conversions;
+        byEntry += s.conversionsByEntryTime;
+        cents += s.revenueCents;
+        for (const [id, m] of s.messages) {
+          const acc = perMessage.get(id)!;
+          acc.sent += m.sent;
+          acc.opens += m.opens;
+          acc.influencedOpens += m.influencedOpens;
+          acc.bounces += m.bounces;
+        }
+      }
+      const messages: Record<string, CanvasChannelMessageStats[]> = {};
+      for (const m of stepMessages) {
+        const acc = perMessage.get(m.id)!;
+        (messages[m.channel] ??= []).push({ sent: acc.sent, opens: acc.opens, influenced_opens: acc.influencedOpens, bounces: acc.bounces });
+      }
+      stepStats[step.id] = { name: step.name, revenue: cents / 100, conversions, conversions_by_entry_time: byEntry, messages };
+    }
+    summary.step_stats = stepStats;
+  }
+  return summary;
+}

@@ -1,0 +1,18 @@
+// Every READ route of the emulator (spec section 4: 4.3, 4.10–4.16, 4.19, 4.20).
+import type { Route } from '../route.js';
+import { canvasDataSummaryRoute, canvasDetailsRoute } from './canvas-routes.js';
+import { contentBlockRoute, emailTemplateRoute, eventsListRoute, integrationsRoute } from './metadata-routes.js';
+import { purchasesQuantityRoute, purchasesRevenueRoute, segmentSizeRoute, sessionsRoute } from './series-routes.js';
+
+export const READ_ROUTES: readonly Route[] = [
+  integrationsRoute,
+  purchasesQuantityRoute,
+  purchasesRevenueRoute,
+  eventsListRoute,
+  canvasDetailsRoute,
+  canvasDataSummaryRoute,
+  emailTemplateRoute,
+  contentBlockRoute,
+  sessionsRoute,
+  segmentSizeRoute,
+];

@@ -1,0 +1,103 @@
+// The analytics series, computed on demand from hash functions (nothing is stored): hourly purchases per (app, product),
+// sessions per app, segment sessions as a thinning of an app's sessions, and the daily segment-size stock. Values grow
+// over time, follow a weekly and a diurnal curve, are zero on an app's outage day and before the workspace start, and
+// are observed through late-arrival completeness (restatements) and the partial current hour.
+import { hashUnit } from '../random.js';
+import type { App, Product, Segment } from './analytics-catalogue.js';
+import { purchaseRate, segmentShare } from './analytics-catalogue.js';
+import { DAY_MS, HOUR_MS } from './time-units.js';
+
+/** What the model needs from the workspace: its seed, start, and restatement factors. */
+export interface SeriesSource {
+  readonly seed: number;
+  readonly startMs: number;
+  /** Product of every restatement factor that matches the series, keys and UTC day. */
+  restatementFactor(series: RestatedSeries, dayStartMs: number, keys: RestatementKeys): number;
+}
+
+export type RestatedSeries = 'purchases' | 'sessions' | 'segment_size' | 'canvas';
+
+export interface RestatementKeys {
+  appId?: string;
+  product?: string;
+  segmentId?: string;
+  canvasId?: string;
+}
+
+/** Hours after which late-arriving data is complete. */
+export const COMPLETENESS_HOURS = 48;
+
+/**
+ * Share of an hour's final value that is visible `ageMs` after the hour ended: 70 % at the end of the hour, rising as
+ * 1 − 0.3·(1 − age/48 h)² to 100 % at 48 hours. Late data only ever adds, so an observed value never shrinks.
+ */
+export function completeness(ageMs: number): number {
+  if (ageMs >= COMPLETENESS_HOURS * HOUR_MS) return 1;
+  const missing = 1 - Math.max(0, ageMs) / (COMPLETENESS_HOURS * HOUR_MS);
+  return 1 - 0.3 * missing * missing;
+}
+
+/** Growth, weekly seasonality and a diurnal curve: the shape every hourly rate is multiplied by. */
+export function hourShape(source: SeriesSource, hourStartMs: number): number {
+  const days = (hourStartMs - source.startMs) / DAY_MS;
+  const growth = 1 + (0.7 * days) / 365;
+  const date = new Date(hourStartMs);
+  const weekly = [1.3, 0.85, 0.9, 0.95, 1.0, 1.15, 1.35][date.getUTCDay()]!;
+  const diurnal = 1 + 0.8 * Math.cos((2 * Math.PI * (date.getUTCHours() - 19)) / 24);
+  return growth * weekly * diurnal;
+}
+
+/** Daily shape (growth and weekly seasonality) for series kept per day. */
+export function dayShape(source: SeriesSource, dayStartMs: number): number {
+  const days = (dayStartMs - source.startMs) / DAY_MS;
+  const weekly = [1.3, 0.85, 0.9, 0.95, 1.0, 1.15, 1.35][new Date(dayStartMs).getUTCDay()]!;
+  return (1 + (0.7 * days) / 365) * weekly;
+}
+
+function isDark(source: SeriesSource, app: App, hourStartMs: number): boolean {
+  const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
+  return hourStartMs < source.startMs || day === app.outageDayMs;
+}
+
+/** Final (fully arrived) purchase quantity of a product in an app during one hour. */
+export function fullPurchases(source: SeriesSource, app: App, product: Product, hourStartMs: number): number {
+  if (isDark(source, app, hourStartMs)) return 0;
+  const mean = purchaseRate(source.seed, app, product) * hourShape(source, hourStartMs);
+  const base = Math.floor(mean + hashUnit(source.seed, 'pq', app.id, product.id, hourStartMs));
+  const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
+  return Math.round(base * source.restatementFactor('purchases', day, { appId: app.id, product: product.id }));
+}
+
+/** Final sessions of an app during one hour. */
+export function fullSessions(source: SeriesSource, app: App, hourStartMs: number): number {
+  if (isDark(source, app, hourStartMs)) return 0;
+  const mean = app.sessionsPerHour * hourShape(source, hourStartMs);
+  const base = Math.floor(mean * (0.9 + 0.2 * hashUnit(source.seed, 'sessions', app.id, hourStartMs)));
+  const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
+  return Math.round(base * source.restatementFactor('sessions', day, { appId: app.id }));
+}
+
+/** Final sessions of a segment's members in an app during one hour: a deterministic thinning of the app's sessions. */
+export function fullSegmentSessions(source: SeriesSource, app: App, segment: Segment, hourStartMs: number): number {
+  return Math.floor(fullSessions(source, app, hourStartMs) * segmentShare(source.seed, app.id, segment.id));
+}
+
+/**
+ * What an hourly value looks like at `nowMs`: absent (undefined) when the hour has not begun, the elapsed fraction of
+ * the value at 70 % completeness during the hour, and the completeness-ramped value afterwards.
+ */
+export function observeHour(full: number, hourStartMs: number, nowMs: number): number | undefined {
+  if (hourStartMs > nowMs) return undefined;
+  const hourEnd = hourStartMs + HOUR_MS;
+  if (nowMs < hourEnd) return Math.floor(full * ((nowMs - hourStartMs) / HOUR_MS) * completeness(0));
+  return Math.round(full * completeness(nowMs - hourEnd));
+}
+
+/** Estimated segment size on a UTC day: a stock (the day's estimate), not a sum; zero before the workspace start. */
+export function segmentSize(source: SeriesSource, segment: Segment, dayStartMs: number): number {
+  if (dayStartMs < source.startMs) return 0;
+  const noise = 0.98 + 0.04 * hashUnit(source.seed, 'segment-size', segment.id, dayStartMs);
+  const days = (dayStartMs - source.startMs) / DAY_MS;
+  const base = segment.baseSize * (1 + (0.4 * days) / 365) * (1 + 0.03 * Math.sin((2 * Math.PI * days) / 7)) * noise;
+  return Math.round(Math.floor(base) * source.restatementFactor('segment_size', dayStartMs, { segmentId: segment.id }));
+}

@@ -1,0 +1,78 @@
+// Aggregation of the hourly model into the series the API answers: "all apps" and "all products" are sums, a day is
+// the sum of its 24 observed hours, units not yet begun are absent, and the current unit is partial.
+import type { SeriesUnit } from '../../api/types.js';
+import type { App, Product, Segment } from './analytics-catalogue.js';
+import type { AnalyticsWorkspace } from './analytics-workspace.js';
+import { fullPurchases, fullSegmentSessions, fullSessions, observeHour, segmentSize } from './series-model.js';
+import { formatUnit, HOUR_MS, unitMs } from './time-units.js';
+
+export interface SeriesPoint<V> {
+  time: string;
+  value: V;
+}
+
+/** Observed sum of an hourly function over a unit; undefined when the unit has not begun at `nowMs`. */
+function observeUnit(unitStartMs: number, unit: SeriesUnit, nowMs: number, full: (hourStartMs: number) => number): number | undefined {
+  if (unitStartMs > nowMs) return undefined;
+  let sum = 0;
+  for (let h = unitStartMs; h < unitStartMs + unitMs(unit); h += HOUR_MS) sum += observeHour(full(h), h, nowMs) ?? 0;
+  return sum;
+}
+
+function series<V>(unitStarts: readonly number[], unit: SeriesUnit, nowMs: number, value: (start: number) => V | undefined): SeriesPoint<V>[] {
+  const out: SeriesPoint<V>[] = [];
+  for (const start of unitStarts) {
+    const v = value(start);
+    if (v !== undefined) out.push({ time: formatUnit(start, unit), value: v });
+  }
+  return out;
+}
+
+export interface PurchasesFilter {
+  app?: App;
+  product?: Product;
+}
+
+/** Purchase quantity and revenue per unit. Revenue is Σ observed quantity × price over (app, product, hour). */
+export function purchasesSeries(ws: AnalyticsWorkspace, filter: PurchasesFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<{ quantity: number; revenue: number }>[] {
+  const apps = filter.app ? [filter.app] : ws.apps;
+  const products = filter.product ? [filter.product] : ws.products;
+  return series(unitStarts, unit, nowMs, (start) => {
+    let quantity = 0;
+    let revenue = 0;
+    for (const app of apps) {
+      for (const product of products) {
+        const q = observeUnit(start, unit, nowMs, (h) => fullPurchases(ws, app, product, h));
+        if (q === undefined) return undefined;
+        quantity += q;
+        revenue += q * product.priceUsd;
+      }
+    }
+    return { quantity, revenue };
+  });
+}
+
+export interface SessionsFilter {
+  app?: App;
+  segment?: Segment;
+}
+
+export function sessionsSeries(ws: AnalyticsWorkspace, filter: SessionsFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
+  const apps = filter.app ? [filter.app] : ws.apps;
+  const segment = filter.segment;
+  return series(unitStarts, unit, nowMs, (start) => {
+    let sum = 0;
+    for (const app of apps) {
+      const full = segment ? (h: number) => fullSegmentSessions(ws, app, segment, h) : (h: number) => fullSessions(ws, app, h);
+      const v = observeUnit(start, unit, nowMs, full);
+      if (v === undefined) return undefined;
+      sum += v;
+    }
+    return sum;
+  });
+}
+
+/** Daily segment size: a stock, present for every day that has begun (today included). */
+export function segmentSizeSeries(ws: AnalyticsWorkspace, segment: Segment, dayStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
+  return series(dayStarts, 'day', nowMs, (start) => (start > nowMs ? undefined : segmentSize(ws, segment, start)));
+}

@@ -1,0 +1,61 @@
+// Read routes of the analytics series: 4.10 purchase quantity, 4.11 revenue, 4.19 sessions, 4.20 segment size.
+// `length` units end with the unit containing `ending_at` (default: now), oldest first; units after now are omitted.
+import { ENDPOINTS, MAX_SERIES_LENGTH } from '../../api/endpoints.js';
+import type { PurchaseQuantityPoint, RevenuePoint, SegmentSizePoint, SeriesBody, SessionsPoint } from '../../api/types.js';
+import type { EmulatorRequest, Route, RouteContext } from '../route.js';
+import type { AnalyticsWorkspace } from './analytics-workspace.js';
+import { idParam, instantParam, lengthParam, ParamError, readRoute, unitParam, unitStartsEndingAt } from './query-params.js';
+import { purchasesSeries, segmentSizeSeries, sessionsSeries } from './series-query.js';
+
+function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
+  return idParam(query, 'app_id', (id) => ws.app(id), ws.apps.map((a) => a.id), 'all apps');
+}
+
+function purchases(req: EmulatorRequest, ctx: RouteContext) {
+  const ws = ctx.workspace.analytics;
+  const length = lengthParam(req.query, MAX_SERIES_LENGTH);
+  const unit = unitParam(req.query, ['day', 'hour']);
+  const nowMs = ctx.clock.nowMs();
+  const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
+  const app = appParam(ws, req.query);
+  const product = idParam(req.query, 'product', (id) => ws.product(id), ws.products.map((p) => p.id), 'all products');
+  return purchasesSeries(ws, { ...(app ? { app } : {}), ...(product ? { product } : {}) }, unit, unitStartsEndingAt(endingMs, length, unit), nowMs);
+}
+
+export const purchasesQuantityRoute: Route = readRoute(ENDPOINTS.purchasesQuantitySeries, (req, ctx) => {
+  const body: SeriesBody<PurchaseQuantityPoint> = { message: 'success', data: purchases(req, ctx).map((p) => ({ time: p.time, purchase_quantity: p.value.quantity })) };
+  return { status: 200, body };
+});
+
+export const purchasesRevenueRoute: Route = readRoute(ENDPOINTS.purchasesRevenueSeries, (req, ctx) => {
+  const body: SeriesBody<RevenuePoint> = { message: 'success', data: purchases(req, ctx).map((p) => ({ time: p.time, revenue: p.value.revenue })) };
+  return { status: 200, body };
+});
+
+export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req, ctx) => {
+  const ws = ctx.workspace.analytics;
+  const length = lengthParam(req.query, MAX_SERIES_LENGTH);
+  const unit = unitParam(req.query, ['day', 'hour']);
+  const nowMs = ctx.clock.nowMs();
+  const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
+  const app = appParam(ws, req.query);
+  const segment = idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'all users');
+  const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, unitStartsEndingAt(endingMs, length, unit), nowMs);
+  const body: SeriesBody<SessionsPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, sessions: p.value })) };
+  return { status: 200, body };
+});
+
+export const segmentSizeRoute: Route = readRoute(ENDPOINTS.segmentsDataSeries, (req, ctx) => {
+  const ws = ctx.workspace.analytics;
+  const rawSegment = req.query.get('segment_id');
+  if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: one of ${ws.segments.map((s) => s.id).join(', ')}`);
+  const segment = idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'nothing (it is required)')!;
+  const length = lengthParam(req.query, MAX_SERIES_LENGTH);
+  // Segment size is a daily estimate: no hourly form exists.
+  unitParam(req.query, ['day']);
+  const nowMs = ctx.clock.nowMs();
+  const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
+  const points = segmentSizeSeries(ws, segment, unitStartsEndingAt(endingMs, length, 'day'), nowMs);
+  const body: SeriesBody<SegmentSizePoint> = { message: 'success', data: points.map((p) => ({ time: p.time, size: p.value })) };
+  return { status: 200, body };
+});
