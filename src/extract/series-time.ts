@@ -79,8 +79,9 @@ export function parseUtcInstant(raw: string): DateTime | undefined {
     // Sub-millisecond digits cannot be represented; they are truncated, which keeps the instant inside the same unit.
     millisecond: frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, '0')),
   };
+  // luxon rejects month 13 or February 30 but rolls hour 24 over to the next day; ISO's 24:00 is refused as ambiguous.
+  if (fields.hour > 23 || fields.minute > 59 || fields.second > 59) return undefined;
   const local = DateTime.fromObject(fields, { zone: 'utc' });
-  // luxon normalizes nothing here: out-of-range fields (month 13, day 30 of February, hour 24) make it invalid.
   if (!local.isValid) return undefined;
   const offsetMinutes = zone === undefined ? 0 : zoneOffsetMinutes(zone);
   if (offsetMinutes === undefined) return undefined;
