@@ -1,0 +1,137 @@
+// The analytics series endpoints (spec 4.10, 4.11, 4.19, 4.20) and the events list (4.12), returning validated data:
+// series as { time, value } with the time string untouched (servers differ in its format), values as numbers.
+import type { ApiCall } from './api-call.js';
+import type { ApiClient } from './api-client.js';
+import { ENDPOINTS, EVENTS_PAGE_SIZE, MAX_SERIES_LENGTH, type EndpointSpec } from './endpoints.js';
+import { paginatePageIndex } from './paginate-page-index.js';
+import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed, toNumber } from './response-shape.js';
+import type { SeriesUnit } from './types.js';
+import { FatalError } from '../errors.js';
+
+/** One point of a series: `time` exactly as the server wrote it, `value` as a number. */
+export interface SeriesPoint {
+  time: string;
+  value: number;
+}
+
+/** Parameters of the purchase series (quantity and revenue). */
+export interface PurchaseSeriesQuery {
+  /** Units before `endingAt`, 1 to MAX_SERIES_LENGTH. */
+  length: number;
+  /** ISO 8601 end of the export, sent as written. */
+  endingAt: string;
+  unit: SeriesUnit;
+  appId?: string;
+  product?: string;
+}
+
+export interface SessionsSeriesQuery {
+  length: number;
+  endingAt: string;
+  unit: SeriesUnit;
+  appId?: string;
+  segmentId?: string;
+}
+
+export interface SegmentSizeQuery {
+  segmentId: string;
+  /** Days before `endingAt`, 1 to MAX_SERIES_LENGTH. */
+  length: number;
+  endingAt: string;
+}
+
+/** GET /purchases/quantity_series → points of `purchase_quantity`. */
+export function fetchPurchaseQuantity(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
+  return fetchSeries(client, ENDPOINTS.purchasesQuantitySeries, 'purchase_quantity', {
+    ...windowQuery(q),
+    unit: checkUnit(q.unit),
+    app_id: q.appId,
+    product: q.product,
+  });
+}
+
+/** GET /purchases/revenue_series → points of `revenue`. */
+export function fetchRevenue(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
+  return fetchSeries(client, ENDPOINTS.purchasesRevenueSeries, 'revenue', {
+    ...windowQuery(q),
+    unit: checkUnit(q.unit),
+    app_id: q.appId,
+    product: q.product,
+  });
+}
+
+/** GET /sessions/data_series → points of `sessions`. */
+export function fetchSessions(client: ApiClient, q: SessionsSeriesQuery): Promise<SeriesPoint[]> {
+  return fetchSeries(client, ENDPOINTS.sessionsDataSeries, 'sessions', {
+    ...windowQuery(q),
+    unit: checkUnit(q.unit),
+    app_id: q.appId,
+    segment_id: q.segmentId,
+  });
+}
+
+/** GET /segments/data_series → daily points of `size`. */
+export function fetchSegmentSize(client: ApiClient, q: SegmentSizeQuery): Promise<SeriesPoint[]> {
+  checkStringParam('segmentId', q.segmentId);
+  return fetchSeries(client, ENDPOINTS.segmentsDataSeries, 'size', { segment_id: q.segmentId, ...windowQuery(q) });
+}
+
+/** GET /events/list, page by page: each yield is one page of event names (at most EVENTS_PAGE_SIZE). */
+export async function* listEventNames(client: ApiClient): AsyncGenerator<string[]> {
+  const call: ApiCall = { endpoint: ENDPOINTS.eventsList };
+  const pages = paginatePageIndex<unknown>(client, call, {
+    pageSize: EVENTS_PAGE_SIZE,
+    itemsOf: (body) => {
+      if (!isRecord(body) || !Array.isArray(body.events)) throw malformed(contextOf(call), '`events` is missing or not an array', body);
+      return body.events;
+    },
+  });
+  for await (const { items, page } of pages) {
+    const names: string[] = [];
+    for (const [i, name] of items.entries()) {
+      if (typeof name !== 'string') {
+        throw malformed(contextOf({ ...call, query: { page } }), `events[${i}] is ${JSON.stringify(name)}, not an event name string`, items);
+      }
+      names.push(name);
+    }
+    yield names;
+  }
+}
+
+function windowQuery(q: { length: number; endingAt: string }): { length: number; ending_at: string } {
+  checkIntegerParam('length', q.length, 1, MAX_SERIES_LENGTH);
+  checkStringParam('endingAt', q.endingAt);
+  return { length: q.length, ending_at: q.endingAt };
+}
+
+function checkUnit(unit: SeriesUnit): SeriesUnit {
+  if (unit !== 'day' && unit !== 'hour') throw new FatalError(`Parameter unit must be "day" or "hour", got ${JSON.stringify(unit)}.`);
+  return unit;
+}
+
+async function fetchSeries(
+  client: ApiClient,
+  endpoint: EndpointSpec,
+  valueField: string,
+  query: Record<string, string | number | undefined>,
+): Promise<SeriesPoint[]> {
+  const call: ApiCall = { endpoint, query };
+  const response = await client.request<unknown>(call);
+  return normalizeSeries(response.body, valueField, contextOf(call), response.status);
+}
+
+/** Checks a series body and maps each point to { time, value }; unknown extra fields are ignored. */
+export function normalizeSeries(body: unknown, valueField: string, ctx: ReturnType<typeof contextOf>, status?: number): SeriesPoint[] {
+  if (!isRecord(body) || !Array.isArray(body.data)) throw malformed(ctx, '`data` is missing or not an array', body, status);
+  return body.data.map((point: unknown, i: number) => {
+    if (!isRecord(point)) throw malformed(ctx, `data[${i}] is ${JSON.stringify(point)}, not an object`, body, status);
+    if (typeof point.time !== 'string' || point.time.trim() === '') {
+      throw malformed(ctx, `data[${i}] has no \`time\` string: ${JSON.stringify(point)}`, body, status);
+    }
+    const value = toNumber(point[valueField]);
+    if (value === undefined) {
+      throw malformed(ctx, `data[${i}] (time ${point.time}) has a non-numeric \`${valueField}\`: ${JSON.stringify(point[valueField])}`, body, status);
+    }
+    return { time: point.time, value };
+  });
+}

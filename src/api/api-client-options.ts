@@ -1,0 +1,131 @@
+// How an ApiClient is configured, and the events it reports for progress bars and JSON-lines logs.
+import type { HttpMethod, PoolId } from './endpoints.js';
+import type { PoolOverrides } from './limiter.js';
+
+/** Reported as requests go; never carries a credential. */
+export type ClientEvent =
+  | {
+      type: 'request-started';
+      /** Endpoint name from the catalogue, e.g. `purchasesQuantitySeries`. */
+      endpoint: string;
+      method: HttpMethod;
+      path: string;
+      pool: PoolId;
+      attempt: number;
+    }
+  | {
+      type: 'request-finished';
+      endpoint: string;
+      method: HttpMethod;
+      path: string;
+      pool: PoolId;
+      attempt: number;
+      /** HTTP status; undefined when no response arrived (reset, timeout). */
+      status: number | undefined;
+      ms: number;
+      /** Why the attempt failed, when it did (already free of credentials). */
+      error?: string;
+    }
+  | {
+      type: 'retry-scheduled';
+      endpoint: string;
+      method: HttpMethod;
+      path: string;
+      pool: PoolId;
+      /** The attempt that failed. */
+      attempt: number;
+      reason: string;
+      waitMs: number;
+    };
+
+/** Counters of one client's life, for the run log and the benchmark. */
+export interface ClientStats {
+  /** Requests put on the wire, retries included. */
+  requestsSent: number;
+  /** Retries scheduled. */
+  retries: number;
+  /** Total milliseconds slept between retries. */
+  retryWaitMs: number;
+  /** Attempts that got no response (connection reset, timeout, cut-short body). */
+  transportErrors: number;
+  /** Responses by HTTP status. */
+  byStatus: Record<number, number>;
+  /** Calls of `request()` that ended in success / in an error. */
+  succeeded: number;
+  failed: number;
+}
+
+export interface ApiClientOptions {
+  /**
+   * Base URL of the customer's instance. It may carry a path prefix (`http://host:4010/prefix`): every endpoint path and
+   * every relative pagination link is appended to it, never replacing it.
+   */
+  baseUrl: string;
+  /** REST API key, sent as `Authorization: Bearer <key>`. Never logged, never in an error. */
+  apiKey: string;
+  /**
+   * SCIM token for `/scim/v2/Users` endpoints.
+   * @default undefined (SCIM calls fail with a ConfigError)
+   */
+  scimToken?: string;
+  /**
+   * Value of `X-Request-Origin`, required by SCIM endpoints.
+   * @default undefined (SCIM calls fail with a ConfigError)
+   */
+  requestOrigin?: string;
+  /**
+   * Time allowed for one attempt, response body included.
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * Attempts per request, the first one included.
+   * @default 6
+   */
+  maxAttempts?: number;
+  /**
+   * Total milliseconds one request may spend waiting between its retries; a wait that would exceed it fails the request.
+   * @default 120000
+   */
+  maxRetryWaitMs?: number;
+  /**
+   * Requests in flight at once, across all pools.
+   * @default 8
+   */
+  concurrency?: number;
+  /**
+   * First backoff delay after a failure without server advice; doubles each retry, with jitter (50–100 %).
+   * @default 500
+   */
+  backoffBaseMs?: number;
+  /**
+   * Longest backoff delay between two attempts (server advice such as Retry-After is not capped).
+   * @default 30000
+   */
+  backoffMaxMs?: number;
+  /**
+   * Replacement limits per pool (the benchmark and tests scale them down).
+   * @default {} (the limits of spec section 8, LIMIT_POOLS)
+   */
+  pools?: PoolOverrides;
+  /**
+   * Receives progress events.
+   * @default undefined (no events)
+   */
+  onEvent?: (event: ClientEvent) => void;
+  /**
+   * The fetch implementation.
+   * @default globalThis.fetch
+   */
+  fetch?: typeof fetch;
+  /**
+   * How the client waits (retry delays, limit windows); tests inject a fake to keep long waits instant.
+   * @default a cancellable timer (node:timers/promises)
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * The clock in epoch milliseconds, used for limit windows and X-RateLimit-Reset; inject with a fake `sleep`.
+   * @default Date.now
+   */
+  now?: () => number;
+}

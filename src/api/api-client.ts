@@ -1,0 +1,434 @@
+// The typed HTTP client of the platform: authentication, per-pool rate limits, a global concurrency cap, retries with
+// backoff (p-retry) that honour the server's advice, and errors that say what failed without ever showing a credential.
+import pRetry, { AbortError } from 'p-retry';
+import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
+import type { ApiClientOptions, ClientEvent, ClientStats } from './api-client-options.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
+import type { EndpointSpec, PoolId } from './endpoints.js';
+import { expectSuccess } from './expect-success.js';
+import type { PoolPermit } from './limit-pool.js';
+import { Limiter } from './limiter.js';
+import { readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
+import { SecretScrubber } from './secret-scrubber.js';
+import { sleep as defaultSleep } from './sleep.js';
+import { ConfigError, FatalApiError, FatalError, RetriableApiError, type RequestContext } from '../errors.js';
+
+/** A request made ready to send: everything but the attempt. */
+interface PreparedCall {
+  endpoint: EndpointSpec;
+  method: EndpointSpec['method'];
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  ctx: RequestContext;
+  checkMessage: boolean;
+  scim: boolean;
+}
+
+// Server text quoted in an error is cut here: enough to read the reason, not a whole HTML error page.
+const MAX_QUOTED_CHARS = 300;
+
+/** The platform's REST client. One per run; `close()` it in a `finally`. */
+export class ApiClient {
+  /** Base URL without a trailing slash, path prefix kept (`http://host/prefix`). */
+  readonly baseUrl: string;
+  /** Per-pool budgets; `limiter.snapshot()` tells the planner what is left. */
+  readonly limiter: Limiter;
+  readonly #apiKey: string;
+  readonly #scimToken: string | undefined;
+  readonly #requestOrigin: string | undefined;
+  readonly #timeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #maxRetryWaitMs: number;
+  readonly #backoffBaseMs: number;
+  readonly #backoffMaxMs: number;
+  readonly #gate: ConcurrencyGate;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #now: () => number;
+  readonly #onEvent: ((event: ClientEvent) => void) | undefined;
+  readonly #scrubber: SecretScrubber;
+  readonly #closing = new AbortController();
+  readonly #stats: ClientStats = { requestsSent: 0, retries: 0, retryWaitMs: 0, transportErrors: 0, byStatus: {}, succeeded: 0, failed: 0 };
+
+  private constructor(opts: ApiClientOptions) {
+    this.baseUrl = normalizeBaseUrl(opts.baseUrl);
+    if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
+      throw new ConfigError('apiKey', 'the REST API key is empty; pass the key of the workspace (it needs the permissions of the endpoints you call)');
+    }
+    this.#apiKey = opts.apiKey;
+    this.#scimToken = opts.scimToken;
+    this.#requestOrigin = opts.requestOrigin;
+    this.#timeoutMs = positive('timeoutMs', opts.timeoutMs ?? 30_000, false);
+    this.#maxAttempts = positive('maxAttempts', opts.maxAttempts ?? 6, true);
+    this.#maxRetryWaitMs = nonNegative('maxRetryWaitMs', opts.maxRetryWaitMs ?? 120_000);
+    this.#backoffBaseMs = nonNegative('backoffBaseMs', opts.backoffBaseMs ?? 500);
+    this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
+    this.#gate = new ConcurrencyGate(positive('concurrency', opts.concurrency ?? 8, true));
+    this.#fetch = opts.fetch ?? globalThis.fetch;
+    this.#sleep = opts.sleep ?? defaultSleep;
+    this.#now = opts.now ?? Date.now;
+    this.#onEvent = opts.onEvent;
+    this.#scrubber = new SecretScrubber([opts.apiKey, opts.scimToken]);
+    this.limiter = new Limiter({ now: this.#now, sleep: this.#sleep }, opts.pools ?? {}, this.#closing.signal);
+  }
+
+  /** Validates the options (ConfigError naming the option) and builds a client. Opens no connection. */
+  static create(opts: ApiClientOptions): ApiClient {
+    return new ApiClient(opts);
+  }
+
+  /** A copy of the counters so far. */
+  get stats(): ClientStats {
+    return { ...this.#stats, byStatus: { ...this.#stats.byStatus } };
+  }
+
+  /**
+   * Sends one call, within its pool's budget and the concurrency cap, retrying 429, 5xx and transport failures.
+   * Resolves with the parsed 2xx body; rejects with FatalApiError (4xx, refusal in `message`), RetriableApiError
+   * (retries exhausted) or ConfigError (missing path parameter or SCIM credential).
+   */
+  async request<T>(call: ApiCall): Promise<ApiResponse<T>> {
+    if (this.#closing.signal.aborted) throw new FatalError(`${call.endpoint.method} ${call.endpoint.path}: the API client is closed; create a new one`);
+    const prepared = this.#prepare(call);
+    let waited = 0;
+    let attempts = 0;
+    try {
+      const response = await pRetry(
+        async (attempt: number) => {
+          attempts = attempt;
+          return this.#attempt<T>(prepared, attempt);
+        },
+        {
+          retries: this.#maxAttempts - 1,
+          // p-retry decides whether to retry; the waiting is ours (server advice, injectable sleep, budget).
+          minTimeout: 0,
+          shouldRetry: async ({ error, attemptNumber }) => {
+            if (!(error instanceof RetriableApiError)) return false;
+            const wait = this.#retryWait(error, attemptNumber, waited);
+            if (wait === undefined) throw this.#budgetExhausted(prepared, error, attemptNumber, waited);
+            waited += wait;
+            this.#stats.retries++;
+            this.#stats.retryWaitMs += wait;
+            this.#emit({ type: 'retry-scheduled', ...eventBase(prepared), attempt: attemptNumber, reason: reasonOf(error), waitMs: wait });
+            await this.#sleep(wait, this.#closing.signal);
+            return true;
+          },
+        },
+      );
+      this.#stats.succeeded++;
+      return response;
+    } catch (error) {
+      this.#stats.failed++;
+      if (error instanceof RetriableApiError && !GAVE_UP.has(error) && attempts >= this.#maxAttempts) {
+        throw this.#giveUp(prepared, error, `all ${attempts} attempts failed (maxAttempts=${this.#maxAttempts})`);
+      }
+      if (this.#closing.signal.aborted && !(error instanceof FatalApiError || error instanceof RetriableApiError)) {
+        throw new FatalError(`${describeCall(prepared)}: the API client was closed before the request completed`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /** Cancels waiting requests and in-flight attempts; idempotent. */
+  async close(): Promise<void> {
+    if (this.#closing.signal.aborted) return;
+    this.#closing.abort(new FatalError('the API client was closed'));
+    this.limiter.rejectWaiting(new FatalError('the API client was closed while the request waited for its rate-limit window; no request was sent'));
+  }
+
+  #prepare(call: ApiCall): PreparedCall {
+    const { endpoint } = call;
+    const scim = call.credential === 'scim' || endpoint.credential === 'scim_token';
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (scim) {
+      if (!this.#scimToken) throw new ConfigError('scimToken', `${endpoint.method} ${endpoint.path} needs a SCIM token; pass scimToken to the client`);
+      if (!this.#requestOrigin) {
+        throw new ConfigError('requestOrigin', `${endpoint.method} ${endpoint.path} needs the X-Request-Origin header; pass requestOrigin to the client`);
+      }
+      headers.Authorization = `Bearer ${this.#scimToken}`;
+      headers['X-Request-Origin'] = this.#requestOrigin;
+    } else {
+      headers.Authorization = `Bearer ${this.#apiKey}`;
+    }
+    let body: string | undefined;
+    if (call.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(call.body);
+    }
+    Object.assign(headers, call.headers);
+
+    const path = fillPath(endpoint, call.pathParams ?? {});
+    let url: string;
+    const params: Record<string, unknown> = { ...call.pathParams };
+    if (call.url !== undefined) {
+      url = call.url;
+      for (const [key, value] of new URL(url).searchParams) params[key] = value;
+    } else {
+      const search = new URLSearchParams();
+      for (const [key, value] of Object.entries(call.query ?? {})) {
+        if (value === undefined) continue;
+        search.append(key, queryText(value));
+        params[key] = value;
+      }
+      const qs = search.toString();
+      url = `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
+    }
+    if (isPlainObject(call.body)) params.body = `{${Object.keys(call.body).join(', ')}}`;
+    return {
+      endpoint,
+      method: endpoint.method,
+      url,
+      headers,
+      body,
+      ctx: { method: endpoint.method, endpoint: path, params: JSON.parse(this.#scrubber.scrub(JSON.stringify(params))) as Record<string, unknown> },
+      checkMessage: call.checkMessage ?? true,
+      scim,
+    };
+  }
+
+  async #attempt<T>(p: PreparedCall, attempt: number): Promise<ApiResponse<T>> {
+    const permit = await this.limiter.acquire(p.endpoint.pool);
+    try {
+      return await this.#gate.run(() => this.#send<T>(p, attempt, permit));
+    } finally {
+      permit.release();
+    }
+  }
+
+  async #send<T>(p: PreparedCall, attempt: number, permit: PoolPermit): Promise<ApiResponse<T>> {
+    const base = eventBase(p);
+    this.#emit({ type: 'request-started', ...base, attempt });
+    const started = performance.now();
+    const finished = (status: number | undefined, error?: unknown): void => {
+      const ms = Math.round(performance.now() - started);
+      const event: ClientEvent = error === undefined
+        ? { type: 'request-finished', ...base, attempt, status, ms }
+        : { type: 'request-finished', ...base, attempt, status, ms, error: error instanceof Error ? reasonOf(error) : String(error) };
+      this.#emit(event);
+    };
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = AbortSignal.any([timeout, this.#closing.signal]);
+    this.#stats.requestsSent++;
+
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(p.url, { method: p.method, headers: p.headers, body: p.body, signal, redirect: 'manual' });
+    } catch (error) {
+      const failure = this.#transportFailure(p, error, timeout, 'no response');
+      finished(undefined, failure);
+      throw failure;
+    }
+    try {
+      text = await response.text();
+    } catch (error) {
+      const failure = this.#transportFailure(p, error, timeout, `the ${response.status} response body was cut short`);
+      this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
+      finished(response.status, failure);
+      throw failure;
+    }
+    const now = this.#now();
+    this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
+    this.limiter.observe(permit, readRateLimitAdvice(response.headers, now));
+    const clean = this.#scrubber.scrub(text);
+
+    try {
+      const body = this.#interpret<T>(p, response, clean, now);
+      finished(response.status);
+      return { status: response.status, headers: response.headers, body, url: p.url, attempts: attempt };
+    } catch (error) {
+      finished(response.status, error);
+      throw error instanceof FatalError ? new AbortError(error) : error;
+    }
+  }
+
+  /** Turns a complete response into a body or the right error. */
+  #interpret<T>(p: PreparedCall, response: Response, text: string, now: number): T {
+    const { status } = response;
+    if (status === 429 || status >= 500) {
+      const retryAfterMs = readRetryAfterMs(response.headers, now);
+      if (status === 429 && retryAfterMs !== undefined) this.limiter.blockUntil(p.endpoint.pool, now + retryAfterMs);
+      const said = serverSays(parseJson(text), text);
+      const reason = status === 429 ? `rate limited by the server (limit pool "${p.endpoint.pool}")` : 'server error';
+      throw new RetriableApiError(p.ctx, `${reason}${said ? `: ${said}` : ''}`, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
+    }
+    if (status >= 200 && status < 300) {
+      if (text.trim() === '') return undefined as T;
+      const body = parseJson(text);
+      if (body === NOT_JSON) {
+        throw new RetriableApiError(p.ctx, `the ${status} response body is not complete JSON (truncated?): ${quote(text)}`, { status });
+      }
+      if (p.checkMessage) expectSuccess(body, p.ctx, status);
+      return body as T;
+    }
+    const body = parseJson(text);
+    const said = serverSays(body, text);
+    if (status >= 300 && status < 400) {
+      const location = response.headers.get('location');
+      throw new FatalApiError(
+        p.ctx,
+        `the server redirected${location ? ` to ${location}` : ''}; set baseUrl to the final address (redirects are not followed so the credential is never sent elsewhere)`,
+        { status },
+      );
+    }
+    const advice = this.#advice(p, status);
+    throw new FatalApiError(p.ctx, said ? `${said} — ${advice}` : advice, {
+      status,
+      body: body === NOT_JSON ? text : body,
+    });
+  }
+
+  #advice(p: PreparedCall, status: number): string {
+    if (status === 401 || status === 403) {
+      return p.scim
+        ? 'check the SCIM token and the X-Request-Origin value'
+        : `check the API key and its permissions (${p.endpoint.permission ?? 'none named'})`;
+    }
+    if (status === 404) return 'check the identifiers in the path and query (the resource or route does not exist)';
+    if (status === 413) return 'the request body is too large; send fewer items per request';
+    return 'check the parameters against the API spec';
+  }
+
+  #transportFailure(p: PreparedCall, error: unknown, timeout: AbortSignal, what: string): Error {
+    if (this.#closing.signal.aborted) {
+      return new AbortError(new FatalError(`${describeCall(p)}: the API client was closed while the request was in flight`, { cause: error }));
+    }
+    this.#stats.transportErrors++;
+    if (timeout.aborted) return new RetriableApiError(p.ctx, `${what} within timeoutMs=${this.#timeoutMs} ms`);
+    const cause = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
+    const detail = cause?.cause?.code ?? cause?.code ?? cause?.cause?.message ?? cause?.message ?? String(error);
+    return new RetriableApiError(p.ctx, `${what} (connection failed: ${this.#scrubber.scrub(String(detail))})`);
+  }
+
+  /** Wait before the next attempt, or undefined when it does not fit the retry budget. */
+  #retryWait(error: RetriableApiError, attempt: number, waited: number): number | undefined {
+    const left = this.#maxRetryWaitMs - waited;
+    if (error.retryAfterMs !== undefined) return error.retryAfterMs <= left ? error.retryAfterMs : undefined;
+    const backoff = Math.min(this.#backoffMaxMs, this.#backoffBaseMs * 2 ** (attempt - 1));
+    // Jitter spreads the retries of concurrent requests so they do not hit the server in lockstep.
+    const wait = Math.round(backoff * (0.5 + Math.random() * 0.5));
+    if (left <= 0 && wait > 0) return undefined;
+    return Math.min(wait, left);
+  }
+
+  #budgetExhausted(p: PreparedCall, error: RetriableApiError, attempts: number, waited: number): RetriableApiError {
+    const asked = error.retryAfterMs !== undefined ? `the server asked to wait ${error.retryAfterMs} ms, ` : '';
+    return this.#giveUp(
+      p,
+      error,
+      `${attempts} attempt${attempts === 1 ? '' : 's'} made; ${asked}which would exceed the retry wait budget (maxRetryWaitMs=${this.#maxRetryWaitMs}, ${waited} ms already waited)`,
+    );
+  }
+
+  #giveUp(p: PreparedCall, last: RetriableApiError, why: string): RetriableApiError {
+    const error = new RetriableApiError(
+      p.ctx,
+      `gave up: ${why}; last failure: ${reasonOf(last)}. The service may be down or limiting this key — retry later, or raise maxAttempts / maxRetryWaitMs`,
+      { status: last.status, retryAfterMs: last.retryAfterMs, cause: last },
+    );
+    GAVE_UP.add(error);
+    return error;
+  }
+
+  #emit(event: ClientEvent): void {
+    if (!this.#onEvent) return;
+    try {
+      this.#onEvent(event);
+    } catch {
+      // A broken progress reporter must not fail an export; events are advisory.
+    }
+  }
+}
+
+// Final errors already carrying the attempt count, so the outer catch does not wrap them twice.
+const GAVE_UP = new WeakSet<Error>();
+
+const NOT_JSON = Symbol('not JSON');
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** The server's own words: `message`, SCIM `detail`, or catalog `errors[].message`, quoted; else the raw text. */
+function serverSays(body: unknown, text: string): string {
+  if (isPlainObject(body)) {
+    const parts: string[] = [];
+    if (typeof body.message === 'string') parts.push(`"${body.message}"`);
+    if (typeof body.detail === 'string') parts.push(`"${body.detail}"`);
+    if (Array.isArray(body.errors)) {
+      for (const e of body.errors.slice(0, 5)) {
+        if (isPlainObject(e) && typeof e.message === 'string') parts.push(`${typeof e.id === 'string' ? `${e.id}: ` : ''}"${e.message}"`);
+      }
+    }
+    if (parts.length > 0) return `server said ${parts.join('; ')}`;
+  }
+  return text.trim() === '' ? '' : `server said ${quote(text)}`;
+}
+
+function quote(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(flat.length > MAX_QUOTED_CHARS ? `${flat.slice(0, MAX_QUOTED_CHARS)}…` : flat);
+}
+
+function reasonOf(error: Error): string {
+  // Messages start with "<METHOD> <path> <params> failed[ with N]: "; the reason is what follows.
+  const marker = error.message.indexOf(': ');
+  return error instanceof RetriableApiError || error instanceof FatalApiError ? error.message.slice(marker + 2) : error.message;
+}
+
+function describeCall(p: PreparedCall): string {
+  return `${p.method} ${p.ctx.endpoint}`;
+}
+
+function eventBase(p: PreparedCall): { endpoint: string; method: EndpointSpec['method']; path: string; pool: PoolId } {
+  return { endpoint: p.endpoint.name, method: p.method, path: p.ctx.endpoint, pool: p.endpoint.pool };
+}
+
+function fillPath(endpoint: EndpointSpec, params: Record<string, string>): string {
+  return endpoint.path.replace(/:([A-Za-z_]+)/g, (_match, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === '') {
+      throw new ConfigError(`pathParams.${name}`, `${endpoint.method} ${endpoint.path} needs a value for :${name}; pass it in pathParams`);
+    }
+    return encodeURIComponent(value);
+  });
+}
+
+function queryText(value: Exclude<QueryValue, undefined>): string {
+  return typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function normalizeBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('baseUrl', `"${raw}" is not a URL; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('baseUrl', `"${raw}" must start with http:// or https://`);
+  if (url.search || url.hash) throw new ConfigError('baseUrl', `"${raw}" must not carry a query or fragment; give only scheme, host and optional path prefix`);
+  if (url.username || url.password) throw new ConfigError('baseUrl', 'must not carry credentials; pass the API key as apiKey');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function positive(name: string, value: number, integer: boolean): number {
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new ConfigError(name, `must be a ${integer ? 'whole number' : 'number'} > 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new ConfigError(name, `must be a number ≥ 0, got ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,120 @@
+// GET /canvas/data_summary (spec 4.14 / 2.7): a Canvas's rolled-up stats, normalized — numbers as numbers (numeric
+// strings accepted), optional breakdowns left undefined when the server sent none, extra per-channel fields kept.
+import type { ApiCall } from './api-call.js';
+import type { ApiClient } from './api-client.js';
+import { ENDPOINTS, MAX_CANVAS_SUMMARY_DAYS } from './endpoints.js';
+import { checkStringParam, contextOf, isRecord, malformed, toNumber } from './response-shape.js';
+import type { CanvasChannelMessageStats, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from './types.js';
+import { FatalError, type RequestContext } from '../errors.js';
+
+export interface CanvasSummaryQuery {
+  canvasId: string;
+  /** ISO 8601 start, sent as written. */
+  startingAt: string;
+  /** ISO 8601 end, sent as written; at most MAX_CANVAS_SUMMARY_DAYS after `startingAt`. */
+  endingAt: string;
+  includeVariantBreakdown: boolean;
+  includeStepBreakdown: boolean;
+  /**
+   * Include stats of deleted steps.
+   * @default undefined (parameter not sent; the server's default is false)
+   */
+  includeDeletedStepData?: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Fetches and normalizes one Canvas data summary. */
+export async function fetchCanvasSummary(client: ApiClient, q: CanvasSummaryQuery): Promise<CanvasDataSummary> {
+  checkStringParam('canvasId', q.canvasId);
+  checkStringParam('startingAt', q.startingAt);
+  checkStringParam('endingAt', q.endingAt);
+  const start = Date.parse(q.startingAt);
+  const end = Date.parse(q.endingAt);
+  if (!Number.isNaN(start) && !Number.isNaN(end) && (end <= start || end - start > MAX_CANVAS_SUMMARY_DAYS * DAY_MS)) {
+    throw new FatalError(
+      `Canvas summary range ${q.startingAt} → ${q.endingAt} must be positive and at most ${MAX_CANVAS_SUMMARY_DAYS} days; split it into smaller ranges.`,
+    );
+  }
+  const call: ApiCall = {
+    endpoint: ENDPOINTS.canvasDataSummary,
+    query: {
+      canvas_id: q.canvasId,
+      starting_at: q.startingAt,
+      ending_at: q.endingAt,
+      include_variant_breakdown: q.includeVariantBreakdown,
+      include_step_breakdown: q.includeStepBreakdown,
+      include_deleted_step_data: q.includeDeletedStepData,
+    },
+  };
+  const response = await client.request<unknown>(call);
+  return normalizeCanvasSummary(response.body, contextOf(call), response.status);
+}
+
+/** Checks a data-summary body and returns its `data`, normalized. */
+export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, status?: number): CanvasDataSummary {
+  const fail = (what: string): never => {
+    throw malformed(ctx, what, body, status);
+  };
+  const num = (obj: Record<string, unknown>, field: string, where: string): number => {
+    const n = toNumber(obj[field]);
+    return n ?? fail(`${where}.${field} is ${JSON.stringify(obj[field])}, not a number`);
+  };
+  const name = (obj: Record<string, unknown>, where: string): string =>
+    typeof obj.name === 'string' ? obj.name : fail(`${where}.name is ${JSON.stringify(obj.name)}, not a string`);
+
+  if (!isRecord(body) || !isRecord(body.data)) return fail('`data` is missing or not an object');
+  const data = body.data;
+  if (!isRecord(data.total_stats)) return fail('data.total_stats is missing or not an object');
+  const total = data.total_stats;
+  const summary: CanvasDataSummary = {
+    name: name(data, 'data'),
+    total_stats: {
+      revenue: num(total, 'revenue', 'data.total_stats'),
+      conversions: num(total, 'conversions', 'data.total_stats'),
+      conversions_by_entry_time: num(total, 'conversions_by_entry_time', 'data.total_stats'),
+      entries: num(total, 'entries', 'data.total_stats'),
+    },
+  };
+
+  if (data.variant_stats !== undefined && data.variant_stats !== null) {
+    if (!isRecord(data.variant_stats)) return fail('data.variant_stats is not an object keyed by variant ID');
+    const variants: Record<string, CanvasVariantStats> = {};
+    for (const [id, v] of Object.entries(data.variant_stats)) {
+      const where = `data.variant_stats.${id}`;
+      if (!isRecord(v)) return fail(`${where} is not an object`);
+      variants[id] = { name: name(v, where), revenue: num(v, 'revenue', where), conversions: num(v, 'conversions', where), entries: num(v, 'entries', where) };
+    }
+    summary.variant_stats = variants;
+  }
+
+  if (data.step_stats !== undefined && data.step_stats !== null) {
+    if (!isRecord(data.step_stats)) return fail('data.step_stats is not an object keyed by step ID');
+    const steps: Record<string, CanvasStepStats> = {};
+    for (const [id, s] of Object.entries(data.step_stats)) {
+      const where = `data.step_stats.${id}`;
+      if (!isRecord(s)) return fail(`${where} is not an object`);
+      const messages: Record<string, CanvasChannelMessageStats[]> = {};
+      if (s.messages !== undefined && s.messages !== null) {
+        if (!isRecord(s.messages)) return fail(`${where}.messages is not an object keyed by channel`);
+        for (const [channel, list] of Object.entries(s.messages)) {
+          if (!Array.isArray(list)) return fail(`${where}.messages.${channel} is not an array`);
+          messages[channel] = list.map((m: unknown, i: number) => {
+            const at = `${where}.messages.${channel}[${i}]`;
+            if (!isRecord(m)) return fail(`${at} is not an object`);
+            return { ...m, sent: num(m, 'sent', at), opens: num(m, 'opens', at), influenced_opens: num(m, 'influenced_opens', at), bounces: num(m, 'bounces', at) };
+          });
+        }
+      }
+      steps[id] = {
+        name: name(s, where),
+        revenue: num(s, 'revenue', where),
+        conversions: num(s, 'conversions', where),
+        conversions_by_entry_time: num(s, 'conversions_by_entry_time', where),
+        messages,
+      };
+    }
+    summary.step_stats = steps;
+  }
+  return summary;
+}

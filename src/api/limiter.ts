@@ -1,0 +1,76 @@
+// The client-side limiter: one independent queue per limit pool of spec section 8, so endpoints that share a limit share
+// a budget and a pool waiting for its window never holds up another pool.
+import { LIMIT_POOLS, type PoolId } from './endpoints.js';
+import { LimitPoolQueue, type LimiterClock, type PoolPermit, type PoolSnapshot } from './limit-pool.js';
+import type { RateLimitAdvice } from './rate-limit-headers.js';
+import { ConfigError } from '../errors.js';
+
+/** A replacement limit for one pool (tests and the benchmark scale limits down). */
+export interface PoolOverride {
+  /** Requests allowed per window. */
+  limit: number;
+  /** Window length in milliseconds. */
+  windowMs: number;
+}
+
+export type PoolOverrides = Partial<Record<PoolId, PoolOverride>>;
+
+/** Per-pool budgets shared by every request of one client. */
+export class Limiter {
+  readonly #pools: Map<PoolId, LimitPoolQueue>;
+
+  constructor(clock: LimiterClock, overrides: PoolOverrides = {}, signal?: AbortSignal) {
+    for (const [id, override] of Object.entries(overrides)) {
+      if (!(id in LIMIT_POOLS)) {
+        throw new ConfigError(`pools.${id}`, `unknown limit pool "${id}"; use one of ${Object.keys(LIMIT_POOLS).join(', ')}`);
+      }
+      if (!override) continue;
+      if (!Number.isInteger(override.limit) || override.limit < 1) {
+        throw new ConfigError(`pools.${id}.limit`, `must be a whole number of requests ≥ 1, got ${String(override.limit)}`);
+      }
+      if (!Number.isFinite(override.windowMs) || override.windowMs <= 0) {
+        throw new ConfigError(`pools.${id}.windowMs`, `must be a window length in milliseconds > 0, got ${String(override.windowMs)}`);
+      }
+    }
+    this.#pools = new Map(
+      Object.values(LIMIT_POOLS).map((pool) => {
+        const override = overrides[pool.id];
+        const spec = { id: pool.id, limit: override?.limit ?? pool.limit, windowMs: override?.windowMs ?? pool.windowMs };
+        return [pool.id, new LimitPoolQueue(spec, clock, signal)] as const;
+      }),
+    );
+  }
+
+  /** Waits in the pool's queue until it can afford one more request. */
+  acquire(pool: PoolId): Promise<PoolPermit> {
+    return this.#pool(pool).acquire();
+  }
+
+  /** Feeds a response's X-RateLimit-* advice into the pool the request drew from. */
+  observe(permit: PoolPermit, advice: RateLimitAdvice): void {
+    this.#pool(permit.pool).observe(permit, advice);
+  }
+
+  /** Holds every request of a pool until an epoch ms (after a 429 that said how long). */
+  blockUntil(pool: PoolId, until: number): void {
+    this.#pool(pool).blockUntil(until);
+  }
+
+  /** Used, remaining and reset time of every pool. */
+  snapshot(): Record<PoolId, PoolSnapshot> {
+    const out = {} as Record<PoolId, PoolSnapshot>;
+    for (const [id, pool] of this.#pools) out[id] = pool.snapshot();
+    return out;
+  }
+
+  /** Rejects every queued request (client closing). */
+  rejectWaiting(error: unknown): void {
+    for (const pool of this.#pools.values()) pool.rejectWaiting(error);
+  }
+
+  #pool(id: PoolId): LimitPoolQueue {
+    const pool = this.#pools.get(id);
+    if (!pool) throw new ConfigError('endpoint.pool', `unknown limit pool "${id}"; use one of ${[...this.#pools.keys()].join(', ')}`);
+    return pool;
+  }
+}

@@ -1,0 +1,61 @@
+// The metadata reads (spec 4.3, 4.13, 4.15, 4.16): data integrations (Link-paginated), Canvas details, email templates
+// and content blocks. Bodies are checked for the fields the export stores; extra fields pass through.
+import type { ApiCall } from './api-call.js';
+import type { ApiClient } from './api-client.js';
+import { ENDPOINTS } from './endpoints.js';
+import { paginateLink } from './paginate-link.js';
+import { checkStringParam, contextOf, isRecord, malformed } from './response-shape.js';
+import type { CanvasDetails, ContentBlock, DataIntegration, EmailTemplate } from './types.js';
+
+/** GET /cdi/integrations, following `rel="next"` links: each yield is one page (at most CDI_PAGE_SIZE integrations). */
+export async function* listDataIntegrations(client: ApiClient): AsyncGenerator<DataIntegration[]> {
+  const call: ApiCall = { endpoint: ENDPOINTS.cdiIntegrations };
+  for await (const response of paginateLink<unknown>(client, call)) {
+    const ctx = { ...contextOf(call), params: Object.fromEntries(new URL(response.url).searchParams) };
+    const body = response.body;
+    if (!isRecord(body) || !Array.isArray(body.results)) throw malformed(ctx, '`results` is missing or not an array', body, response.status);
+    yield body.results.map((item: unknown, i: number) => {
+      if (!isRecord(item) || typeof item.integration_id !== 'string' || item.integration_id === '') {
+        throw malformed(ctx, `results[${i}] has no integration_id string: ${JSON.stringify(item)}`, body, response.status);
+      }
+      return item as unknown as DataIntegration;
+    });
+  }
+}
+
+/** GET /canvas/details?canvas_id=… */
+export async function fetchCanvasDetails(client: ApiClient, canvasId: string): Promise<CanvasDetails> {
+  checkStringParam('canvasId', canvasId);
+  return fetchRecord<CanvasDetails>(client, { endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: canvasId } }, ['name']);
+}
+
+/** GET /templates/email/info?email_template_id=… */
+export async function fetchEmailTemplate(client: ApiClient, emailTemplateId: string): Promise<EmailTemplate> {
+  checkStringParam('emailTemplateId', emailTemplateId);
+  return fetchRecord<EmailTemplate>(
+    client,
+    { endpoint: ENDPOINTS.emailTemplateInfo, query: { email_template_id: emailTemplateId } },
+    ['email_template_id', 'template_name'],
+  );
+}
+
+/** GET /content_blocks/info?content_block_id=…&include_inclusion_data=true|false (sent literally, as the spec asks). */
+export async function fetchContentBlock(client: ApiClient, contentBlockId: string, includeInclusionData: boolean): Promise<ContentBlock> {
+  checkStringParam('contentBlockId', contentBlockId);
+  return fetchRecord<ContentBlock>(
+    client,
+    { endpoint: ENDPOINTS.contentBlockInfo, query: { content_block_id: contentBlockId, include_inclusion_data: includeInclusionData } },
+    ['content_block_id', 'name'],
+  );
+}
+
+async function fetchRecord<T>(client: ApiClient, call: ApiCall, requiredStrings: readonly string[]): Promise<T> {
+  const response = await client.request<unknown>(call);
+  const body = response.body;
+  const ctx = contextOf(call);
+  if (!isRecord(body)) throw malformed(ctx, 'the body is not a JSON object', body, response.status);
+  for (const field of requiredStrings) {
+    if (typeof body[field] !== 'string') throw malformed(ctx, `\`${field}\` is ${JSON.stringify(body[field])}, not a string`, body, response.status);
+  }
+  return body as T;
+}

@@ -1,0 +1,60 @@
+// Link-header pagination (GET /cdi/integrations): follow `rel="next"` until there is none. Relative targets are resolved
+// against the base URL with its path prefix; a target off the base origin, or one already visited, stops the run.
+import type { ApiCall, ApiResponse } from './api-call.js';
+import type { ApiClient } from './api-client.js';
+import { findLink } from './link-header.js';
+import { FatalError } from '../errors.js';
+
+/**
+ * Resolves a `next` target: `/path?x` is appended to the base URL (path prefix kept, unless the target already starts
+ * with that prefix); `path?x` or `?x` resolve against the page that carried the link (RFC 3986); absolute URLs are kept
+ * but must be on the base URL's origin, because following them sends the API key.
+ */
+export function resolveNextLink(target: string, baseUrl: string, currentUrl: string): string {
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  let resolved: URL;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) {
+    resolved = new URL(target, currentUrl);
+  } else if (target.startsWith('/')) {
+    const alreadyPrefixed = prefix !== '' && (target === prefix || target.startsWith(`${prefix}/`) || target.startsWith(`${prefix}?`));
+    resolved = new URL(`${base.origin}${alreadyPrefixed ? '' : prefix}${target}`);
+  } else {
+    resolved = new URL(target, currentUrl);
+  }
+  if (resolved.origin !== base.origin) {
+    throw new FatalError(
+      `The next-page link "${target}" points to ${resolved.origin}, not to the API at ${base.origin}; refusing to send the API key there. Check baseUrl (it must be the address the server calls itself).`,
+    );
+  }
+  return resolved.href;
+}
+
+/**
+ * Yields every page of a Link-paginated endpoint, starting with `call`. Throws FatalError when a page links to a URL
+ * (or a cursor) already fetched, which would otherwise loop for ever.
+ */
+export async function* paginateLink<T>(client: ApiClient, call: ApiCall): AsyncGenerator<ApiResponse<T>> {
+  const seenUrls = new Set<string>();
+  const seenCursors = new Set<string>();
+  let next: ApiCall | undefined = call;
+  let page = 0;
+  while (next) {
+    const response: ApiResponse<T> = await client.request<T>(next);
+    seenUrls.add(response.url);
+    const cursor = new URL(response.url).searchParams.get('cursor');
+    if (cursor !== null) seenCursors.add(cursor);
+    yield response;
+    page++;
+    const target = findLink(response.headers.get('link'), 'next');
+    if (target === undefined || target === '') return;
+    const url = resolveNextLink(target, client.baseUrl, response.url);
+    const nextCursor = new URL(url).searchParams.get('cursor');
+    if (seenUrls.has(url) || (nextCursor !== null && seenCursors.has(nextCursor))) {
+      throw new FatalError(
+        `${call.endpoint.method} ${call.endpoint.path}: page ${page} links to "${target}", which was already fetched; stopping instead of looping. The server's pagination is broken — report it or retry later.`,
+      );
+    }
+    next = { ...call, query: undefined, url };
+  }
+}

@@ -1,0 +1,48 @@
+// Checks on response bodies shared by the endpoint functions: servers may add fields or send numbers as strings, but a
+// body missing what we store is refused with the endpoint, the parameters and the offending value named.
+import type { ApiCall } from './api-call.js';
+import { FatalApiError, FatalError, type RequestContext } from '../errors.js';
+
+/** The printable context of a call, for errors raised after the response arrived. */
+export function contextOf(call: ApiCall): RequestContext {
+  const params: Record<string, unknown> = { ...call.pathParams };
+  for (const [key, value] of Object.entries(call.query ?? {})) if (value !== undefined) params[key] = value;
+  return { method: call.endpoint.method, endpoint: call.endpoint.path, params };
+}
+
+/** Refuses a 2xx body that does not have the documented shape. */
+export function malformed(ctx: RequestContext, what: string, body: unknown, status?: number): FatalApiError {
+  return new FatalApiError(
+    ctx,
+    `the response does not match the API spec: ${what}. The server may run another API version; check baseUrl and report the body below`,
+    { status, body },
+  );
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A finite number from a JSON number or a numeric string ("12", "3.5"); undefined for anything else. */
+export function toNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const n = Number(value.trim());
+    return Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/** Throws a FatalError (the caller's mistake, caught before any request) unless `value` is an integer in [min, max]. */
+export function checkIntegerParam(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new FatalError(`Parameter ${name} must be a whole number from ${min} to ${max}, got ${String(value)}; split the range into smaller requests.`);
+  }
+}
+
+/** Throws a FatalError unless `value` is a non-empty string. */
+export function checkStringParam(name: string, value: unknown): void {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new FatalError(`Parameter ${name} must be a non-empty string, got ${JSON.stringify(value)}.`);
+  }
+}
