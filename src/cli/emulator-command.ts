@@ -1,6 +1,104 @@
-// PLACEHOLDER — replaced by the helper that owns this command.
+// `engage-etl emulator`: start the local emulator of the platform's REST interface (or print its identifiers with
+// --describe) and keep it up until SIGINT/SIGTERM. Flags are validated here, at the boundary.
 import { Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import { createEmulator } from '../emulator/server.js';
+import type { EmulatorOptions } from '../emulator/server.js';
+import { demoApiKeyFor, loadKeyFile, buildCredentials } from '../emulator/credentials.js';
+import { describeWorkspace } from '../emulator/describe-workspace.js';
+import { generateWorkspace } from '../emulator/workspace.js';
+import { Clock } from '../emulator/clock.js';
+
+/** Raw commander values of the emulator command. */
+export interface RawEmulatorFlags {
+  port: string;
+  host: string;
+  seed: string;
+  now?: string;
+  latencyMs: string;
+  faultRate: string;
+  keys?: string;
+  limitScale: string;
+  limitWindowScale: string;
+  rateLimits: boolean;
+  describe?: boolean;
+}
+
+function number(flag: string, raw: string, check: (n: number) => boolean, expected: string): number {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || !check(n)) throw new ConfigError(flag, `must be ${expected}, got "${raw}"`);
+  return n;
+}
+
+/** Turn the raw flags into emulator options; every bad flag is a ConfigError naming it. */
+export function resolveEmulatorFlags(flags: RawEmulatorFlags): EmulatorOptions {
+  const seed = number('--seed', flags.seed, (n) => Number.isInteger(n) && n >= 0 && n <= 2 ** 32 - 1, 'an integer from 0 to 4294967295');
+  const opts: EmulatorOptions = {
+    seed,
+    port: number('--port', flags.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'an integer from 0 to 65535 (0 picks a free port)'),
+    host: flags.host,
+    latencyMs: number('--latency-ms', flags.latencyMs, (n) => n >= 0 && n <= 60_000, 'a number of milliseconds from 0 to 60000'),
+    faultRate: number('--fault-rate', flags.faultRate, (n) => n >= 0 && n <= 1, 'a probability from 0 to 1 (e.g. 0.05)'),
+    limitScale: number('--limit-scale', flags.limitScale, (n) => n > 0, 'a number > 0 (0.01 makes every limit 100 times smaller)'),
+    limitWindowScale: number('--limit-window-scale', flags.limitWindowScale, (n) => n > 0, 'a number > 0'),
+    rateLimits: flags.rateLimits,
+  };
+  if (flags.host.trim() === '') throw new ConfigError('--host', 'must be an interface address such as 127.0.0.1');
+  if (flags.now !== undefined) {
+    try {
+      new Clock(flags.now);
+    } catch {
+      throw new ConfigError('--now', `"${flags.now}" is not an ISO 8601 instant; write e.g. 2025-06-15T12:00:00Z`);
+    }
+    opts.now = flags.now;
+  }
+  if (flags.keys !== undefined) opts.keys = loadKeyFile(flags.keys, demoApiKeyFor(seed));
+  return opts;
+}
 
 export function makeEmulatorCommand(): Command {
-  return new Command('emulator').description('(not built yet)');
+  return new Command('emulator')
+    .description('Run a local emulator of the platform\'s REST API (seeded data, real limits, optional faults)')
+    .option('--port <n>', 'TCP port (0 picks a free one)', '4010')
+    .option('--host <address>', 'interface to listen on', '127.0.0.1')
+    .option('--seed <n>', 'seed of the generated workspace', '1')
+    .option('--now <iso>', 'freeze the emulator clock at this ISO 8601 instant (default: real time)')
+    .option('--latency-ms <n>', 'delay every answer by this many milliseconds', '0')
+    .option('--fault-rate <p>', 'probability (0..1) of an injected fault per request', '0')
+    .option('--keys <file>', 'JSON file of extra API keys: { "keys": [ { "key", "name", "permissions" } ] }')
+    .option('--limit-scale <x>', 'multiply every rate-limit pool\'s limit', '1')
+    .option('--limit-window-scale <x>', 'multiply every rate-limit pool\'s window length', '1')
+    .option('--no-rate-limits', 'never answer 429 for an exhausted pool')
+    .option('--describe', 'print the workspace identifiers (apps, products, Canvases, keys...) as JSON and exit')
+    .action(async (flags: RawEmulatorFlags) => {
+      const opts = resolveEmulatorFlags(flags);
+      if (flags.describe) {
+        const seed = opts.seed ?? 1;
+        const workspace = generateWorkspace({ seed }, buildCredentials(seed, opts.keys ?? []));
+        process.stdout.write(`${JSON.stringify(describeWorkspace(workspace), null, 2)}\n`);
+        return;
+      }
+      const emulator = await createEmulator(opts);
+      process.stdout.write(
+        [
+          `engage-etl emulator (seed ${opts.seed}) listening on ${emulator.url}`,
+          `demo API key (a local fake with every permission): ${emulator.demoApiKey}`,
+          `SCIM token: ${emulator.scimToken}`,
+          `try: curl -H "Authorization: Bearer ${emulator.demoApiKey}" "${emulator.url}/purchases/quantity_series?length=7"`,
+          'identifiers: engage-etl emulator --describe; stop with Ctrl-C',
+          '',
+        ].join('\n'),
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await emulator.close();
+      process.stdout.write('engage-etl emulator stopped\n');
+    });
 }

@@ -28,8 +28,6 @@ export interface Workspace {
 
 export interface GenerateOptions {
   seed: number;
-  /** Demo API key; derived from the seed when omitted. */
-  demoApiKey?: string;
 }
 
 export function generateWorkspace(opts: GenerateOptions, credentials: Credentials): Workspace {
