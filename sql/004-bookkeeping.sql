@@ -1,0 +1,19 @@
+-- The loader's own state: per-series watermarks, the run log, and the Parquet partitions awaiting export.
+-- Keys are kept by the loader's merge (de-duplicated staging, delete then insert), not by PRIMARY KEY constraints:
+-- measured, a PRIMARY KEY makes the merge 3-20 times slower.
+
+-- watermark: start of the first unit not yet final; the next run fetches from there.
+CREATE TABLE IF NOT EXISTS "_etl_series_state" (
+  "stream" VARCHAR, "series_key" VARCHAR, "unit" VARCHAR, "watermark" TIMESTAMP, "rows_loaded" BIGINT,
+  "last_run_id" VARCHAR, "updated_at" TIMESTAMP
+);
+
+CREATE TABLE IF NOT EXISTS "_etl_runs" (
+  "run_id" VARCHAR, "pipeline" VARCHAR, "started_at" TIMESTAMP, "finished_at" TIMESTAMP, "until" TIMESTAMP,
+  "status" VARCHAR, "requests" BIGINT, "rows_changed" BIGINT, "error" VARCHAR, "pid" INTEGER
+);
+
+-- partition is 'YYYY-MM' for month-partitioned tables and '' for tables exported as one file.
+CREATE TABLE IF NOT EXISTS "_etl_dirty_partitions" (
+  "table_name" VARCHAR, "partition" VARCHAR
+);

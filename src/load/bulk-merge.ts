@@ -1,0 +1,202 @@
+// Merge of one table's batch inside the caller's transaction: stage in bulk, keep the last of duplicate keys, delete the
+// rows a replace scope no longer holds, then write ONLY rows whose data changed, recording their month partitions as dirty.
+import { TIMESTAMP, VARCHAR } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { FatalError } from '../errors.js';
+import { appendColumns } from './append-columns.js';
+import { stagingSqlType, stagingType, toDuckDBValue } from './duckdb-values.js';
+import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident } from './table-specs.js';
+import type { ColumnSpec, TableSpec } from './table-specs.js';
+
+/** What a commit did to one table. */
+export interface TableChange {
+  /** Keys that were not in the table. */
+  inserted: number;
+  /** Keys whose data changed; their `_run_id` and `_loaded_at` now name this run. */
+  updated: number;
+  /** Keys re-fetched with identical data: left untouched. */
+  unchanged: number;
+  /** Rows removed because a replace scope named them and the batch no longer holds them. */
+  deleted: number;
+}
+
+/** Rows of one scope to replace: every stored row matching one of `values` on `columns` and absent from the batch is deleted. */
+export interface ReplaceScope {
+  columns: string[];
+  values: unknown[][];
+}
+
+export interface MergeContext {
+  runId: string;
+  loadedAt: Date;
+}
+
+function keyMatch(spec: TableSpec, a: string, b: string): string {
+  return spec.key.map((k) => `${a}.${ident(k)} = ${b}.${ident(k)}`).join(' AND ');
+}
+
+/** SQL of the partition month of a row read through `alias`, from the stored or staged data column. */
+function monthOf(spec: TableSpec, alias: string): string {
+  return spec.partitionSource
+    ? `strftime(${alias}.${ident(spec.partitionSource)}, '%Y-%m')`
+    : `'${WHOLE_TABLE_PARTITION}'`;
+}
+
+async function count(conn: DuckDBConnection, sql: string): Promise<number> {
+  const rows = (await conn.runAndReadAll(sql)).getRows();
+  return Number(rows[0]?.[0] ?? 0);
+}
+
+/** Turn row objects into staging columns, checking every value; the first column is the row's position (`_seq`). */
+function toColumns(spec: TableSpec, rows: readonly Record<string, unknown>[]): DuckDBValue[][] {
+  const known = new Set(spec.columns.map((col) => col.name));
+  const keys = new Set(spec.key);
+  const columns: DuckDBValue[][] = [rows.map((_, i) => i), ...spec.columns.map(() => [] as DuckDBValue[])];
+  rows.forEach((row, i) => {
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) {
+      throw new FatalError(`${spec.name} row ${i}: expected an object of column values, got ${JSON.stringify(row)}`);
+    }
+    for (const name of Object.keys(row)) {
+      if (!known.has(name)) {
+        throw new FatalError(
+          `${spec.name} row ${i}: unknown column "${name}"; the table's columns are ${spec.columns.map((col) => col.name).join(', ')}`,
+        );
+      }
+    }
+    spec.columns.forEach((col, c) => {
+      const where = `${spec.name} row ${i} column "${col.name}"`;
+      const value = row[col.name];
+      if (keys.has(col.name) && (value === null || value === undefined)) {
+        throw new FatalError(`${where}: a key column must have a value, got ${String(value)}; fix the row the pipeline builds`);
+      }
+      columns[c + 1]!.push(toDuckDBValue(col.type, value, where));
+    });
+  });
+  return columns;
+}
+
+async function createStaging(conn: DuckDBConnection, name: string, cols: readonly ColumnSpec[], withSeq: boolean): Promise<void> {
+  const defs = cols.map((col) => `${ident(col.name)} ${stagingSqlType(col.type)}`);
+  if (withSeq) defs.unshift('"_seq" INTEGER');
+  await conn.run(`CREATE OR REPLACE TEMP TABLE ${ident(name)} (${defs.join(', ')})`);
+}
+
+async function stageScopes(conn: DuckDBConnection, spec: TableSpec, scopes: readonly ReplaceScope[], name: string): Promise<string[]> {
+  const first = scopes[0];
+  if (!first) return [];
+  const cols = first.columns.map((colName) => {
+    const col = spec.columns.find((candidate) => candidate.name === colName);
+    if (!col) {
+      throw new FatalError(
+        `replace scope of ${spec.name}: unknown column "${colName}"; use columns of the table: ${spec.columns.map((c) => c.name).join(', ')}`,
+      );
+    }
+    return col;
+  });
+  const columns: DuckDBValue[][] = cols.map(() => []);
+  let rowCount = 0;
+  for (const scope of scopes) {
+    if (scope.columns.join('\u0000') !== first.columns.join('\u0000')) {
+      throw new FatalError(
+        `replace scopes of ${spec.name} name different columns ([${first.columns.join(', ')}] and [${scope.columns.join(', ')}]); ` +
+          'send one replace entry per set of scope columns in separate batches',
+      );
+    }
+    scope.values.forEach((tuple, i) => {
+      if (!Array.isArray(tuple) || tuple.length !== cols.length) {
+        throw new FatalError(`replace scope of ${spec.name} value ${i}: expected ${cols.length} values for [${first.columns.join(', ')}], got ${JSON.stringify(tuple)}`);
+      }
+      cols.forEach((col, c) => columns[c]!.push(toDuckDBValue(col.type, tuple[c], `replace scope of ${spec.name} value ${i} column "${col.name}"`)));
+      rowCount += 1;
+    });
+  }
+  await createStaging(conn, name, cols, false);
+  await appendColumns(conn, name, cols.map((col) => stagingType(col.type)), columns, rowCount);
+  return first.columns;
+}
+
+/**
+ * Merge `rows` into `spec`'s table and apply `scopes`; the caller owns the transaction (BEGIN/COMMIT/ROLLBACK).
+ * Rows later in `rows` win over earlier rows with the same key.
+ */
+export async function mergeTable(
+  conn: DuckDBConnection,
+  spec: TableSpec,
+  rows: readonly Record<string, unknown>[],
+  scopes: readonly ReplaceScope[],
+  ctx: MergeContext,
+): Promise<TableChange> {
+  const table = ident(spec.name);
+  const stg = ident(`_stg_${spec.name}`);
+  const fresh = ident(`_new_${spec.name}`);
+  const scope = ident(`_scope_${spec.name}`);
+  const del = ident(`_del_${spec.name}`);
+  const chg = ident(`_chg_${spec.name}`);
+  const dataCols = spec.columns.map((col) => ident(col.name));
+  const nameParam = `'${spec.name}'`;
+
+  const columns = toColumns(spec, rows);
+  await createStaging(conn, `_stg_${spec.name}`, spec.columns, true);
+  await appendColumns(conn, `_stg_${spec.name}`, [stagingType('INTEGER'), ...spec.columns.map((col) => stagingType(col.type))], columns, rows.length);
+
+  // Last fetched wins: MERGE, ON CONFLICT and our own join would otherwise keep an arbitrary one of duplicate keys.
+  const casted = spec.columns.map((col) => (col.type === 'JSON' ? `CAST(${ident(col.name)} AS JSON) AS ${ident(col.name)}` : ident(col.name)));
+  await conn.run(
+    `CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT ${casted.join(', ')} FROM ${stg}
+     QUALIFY row_number() OVER (PARTITION BY ${spec.key.map(ident).join(', ')} ORDER BY "_seq" DESC) = 1`,
+  );
+
+  const dirtySql = (source: string): string =>
+    `INSERT INTO "_etl_dirty_partitions" SELECT DISTINCT ${nameParam}, m."partition" FROM (${source}) m
+     WHERE m."partition" IS NOT NULL AND NOT EXISTS (
+       SELECT 1 FROM "_etl_dirty_partitions" d WHERE d."table_name" = ${nameParam} AND d."partition" = m."partition")`;
+
+  let deleted = 0;
+  const scopeCols = await stageScopes(conn, spec, scopes, `_scope_${spec.name}`);
+  if (scopeCols.length > 0) {
+    const inScope = scopeCols.map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`).join(' AND ');
+    await conn.run(
+      `CREATE OR REPLACE TEMP TABLE ${del} AS SELECT ${spec.key.map((k) => `t.${ident(k)}`).join(', ')}, ${monthOf(spec, 't')} AS "partition"
+       FROM ${table} t
+       WHERE EXISTS (SELECT 1 FROM ${scope} s WHERE ${inScope})
+         AND NOT EXISTS (SELECT 1 FROM ${fresh} n WHERE ${keyMatch(spec, 'n', 't')})`,
+    );
+    deleted = await count(conn, `SELECT count(*) FROM ${del}`);
+    if (deleted > 0) {
+      await conn.run(dirtySql(`SELECT "partition" FROM ${del}`));
+      await conn.run(`DELETE FROM ${table} t USING ${del} x WHERE ${keyMatch(spec, 't', 'x')}`);
+    }
+  }
+
+  const compared = spec.columns.filter((col) => !spec.key.includes(col.name) && !col.keepOnUpdate);
+  const differs = compared.length > 0 ? compared.map((col) => `n.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}`).join(' OR ') : 'false';
+  const firstKey = ident(spec.key[0]!);
+  const select = spec.columns.map((col) =>
+    col.keepOnUpdate ? `COALESCE(t.${ident(col.name)}, n.${ident(col.name)}) AS ${ident(col.name)}` : `n.${ident(col.name)}`,
+  );
+  const oldMonth = spec.partitionSource ? `t.${ident(PARTITION_COLUMN)}` : `'${WHOLE_TABLE_PARTITION}'`;
+  await conn.run(
+    `CREATE OR REPLACE TEMP TABLE ${chg} AS
+     SELECT ${select.join(', ')}, (t.${firstKey} IS NULL) AS "_ins", ${monthOf(spec, 'n')} AS "_new_partition",
+            CASE WHEN t.${firstKey} IS NULL THEN NULL ELSE ${oldMonth} END AS "_old_partition"
+     FROM ${fresh} n LEFT JOIN ${table} t ON ${keyMatch(spec, 'n', 't')}
+     WHERE t.${firstKey} IS NULL OR ${differs}`,
+  );
+  const total = await count(conn, `SELECT count(*) FROM ${fresh}`);
+  const inserted = await count(conn, `SELECT count(*) FROM ${chg} WHERE "_ins"`);
+  const updated = await count(conn, `SELECT count(*) FROM ${chg} WHERE NOT "_ins"`);
+
+  if (inserted + updated > 0) {
+    await conn.run(dirtySql(`SELECT "_new_partition" AS "partition" FROM ${chg} UNION SELECT "_old_partition" FROM ${chg}`));
+    // Measured on 1M rows: without a PRIMARY KEY, DELETE + INSERT is the fastest merge (see sql/004-bookkeeping.sql).
+    if (updated > 0) await conn.run(`DELETE FROM ${table} t USING ${chg} x WHERE NOT x."_ins" AND ${keyMatch(spec, 't', 'x')}`);
+    await conn.run(
+      `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${dataCols.join(', ')}, $1, $2 FROM ${chg}`,
+      [toDuckDBValue('TIMESTAMP', ctx.loadedAt, 'batch loadedAt'), ctx.runId],
+      [TIMESTAMP, VARCHAR],
+    );
+  }
+
+  for (const temp of [stg, fresh, scope, del, chg]) await conn.run(`DROP TABLE IF EXISTS ${temp}`);
+  return { inserted, updated, unchanged: total - inserted - updated, deleted };
+}

@@ -1,0 +1,407 @@
+// The DuckDB database of engage-etl: opens it (creating tables from sql/), commits pipeline batches in one transaction,
+// keeps per-series watermarks and the run log, and answers queries with plain JS values.
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { BIGINT, INTEGER, LIST, TIMESTAMP, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { EngageError, FatalError } from '../errors.js';
+import { appendColumns } from './append-columns.js';
+import { mergeTable } from './bulk-merge.js';
+import type { ReplaceScope, TableChange } from './bulk-merge.js';
+import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
+import { applySqlDir } from './sql-dir.js';
+import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, tableSpec } from './table-specs.js';
+import type { TableName } from './table-specs.js';
+
+export interface WarehouseOptions {
+  /**
+   * Open without write access: no DDL is applied and DuckDB refuses writes. Several read-only openers may share the file,
+   * none while a writer holds it.
+   * @default false
+   */
+  readOnly?: boolean;
+}
+
+/** The watermark of one series after a batch. */
+export interface SeriesStateUpdate {
+  stream: string;
+  seriesKey: string;
+  unit: string;
+  /** Start of the first unit not yet final: the next run fetches from here. */
+  watermark: Date;
+  /** Rows the batch loaded for this series; added to the stored total. */
+  rowsLoaded: number;
+}
+
+/** What the pipeline hands over to commit at once. */
+export interface LoadBatch {
+  runId: string;
+  loadedAt: Date;
+  upserts: { table: TableName; rows: Record<string, unknown>[] }[];
+  /** Scopes whose stored rows NOT in this batch's upserts are deleted (e.g. canvas_steps of canvas cv_1). */
+  replaces?: { table: TableName; columns: string[]; values: unknown[][] }[];
+  state: SeriesStateUpdate[];
+}
+
+export interface CommitResult {
+  /** Per table named in the batch: what changed. */
+  tables: Partial<Record<TableName, TableChange>>;
+  /** inserted + updated + deleted over all tables. */
+  rowsChanged: number;
+}
+
+/** A stored series watermark. */
+export interface SeriesState {
+  stream: string;
+  seriesKey: string;
+  unit: string;
+  watermark: Date;
+  /** Total rows loaded for this series over all runs. */
+  rowsLoaded: number;
+  lastRunId: string | null;
+  updatedAt: Date;
+}
+
+export interface RunStart {
+  runId: string;
+  pipeline: string;
+  startedAt: Date;
+  /** The run's frozen upper bound. */
+  until: Date;
+  /** @default process.pid */
+  pid?: number;
+}
+
+export interface RunEnd {
+  runId: string;
+  finishedAt: Date;
+  status: 'succeeded' | 'failed';
+  requests: number;
+  rowsChanged: number;
+  /** One-line reason of a failed run. */
+  error?: string;
+}
+
+export interface StatusRow extends SeriesState {
+  lastRunStatus: string | null;
+  lastRunFinishedAt: Date | null;
+  /** now − watermark, in milliseconds. */
+  stalenessMs: number;
+}
+
+interface OpenInstance {
+  instance: DuckDBInstance;
+  readOnly: boolean;
+  refs: number;
+}
+
+// One DuckDB instance per file per process: a second instance on the same file would open it twice and corrupt it.
+const OPEN = new Map<string, OpenInstance>();
+
+function openError(path: string, err: unknown): FatalError {
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/not a valid DuckDB database file/i.test(msg)) {
+    return new FatalError(`the database file is not a DuckDB database: ${path} (move it away or pass another --db)`, { cause: err });
+  }
+  const lock = /Could not set lock on file .*?: (Conflicting lock is held in .*?\(PID \d+\))/i.exec(msg);
+  if (lock || /Could not set lock/i.test(msg)) {
+    return new FatalError(
+      `another process holds the database ${path}${lock ? ` (${lock[1]})` : ''}; wait for it to finish or stop it, or pass another --db`,
+      { cause: err },
+    );
+  }
+  if (/database does not exist/i.test(msg)) {
+    return new FatalError(`no database at ${path}; run \`engage-etl run\` first or pass the --db of an existing one`, { cause: err });
+  }
+  return new FatalError(`cannot open the database ${path}: ${msg}`, { cause: err });
+}
+
+export class Warehouse {
+  readonly path: string;
+  readonly readOnly: boolean;
+  #conn: DuckDBConnection | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(path: string, readOnly: boolean, conn: DuckDBConnection) {
+    this.path = path;
+    this.readOnly = readOnly;
+    this.#conn = conn;
+  }
+
+  /** Open (and for writers create) the database at `path`, applying sql/ and checking every table against the registry. */
+  static async open(path: string, opts: WarehouseOptions = {}): Promise<Warehouse> {
+    const abs = resolve(path);
+    const readOnly = opts.readOnly ?? false;
+    if (readOnly && !existsSync(abs)) {
+      throw new FatalError(`no database at ${abs}; run \`engage-etl run\` first or pass the --db of an existing one`);
+    }
+    if (!readOnly) {
+      try {
+        await mkdir(dirname(abs), { recursive: true });
+      } catch (err) {
+        throw new FatalError(`cannot create the folder of the database ${abs}: ${(err as NodeJS.ErrnoException).code ?? err}; pass another --db`, { cause: err });
+      }
+    }
+    let entry = OPEN.get(abs);
+    if (entry && entry.readOnly && !readOnly) {
+      throw new FatalError(`${abs} is already open read-only in this process; close it before opening it for writing`);
+    }
+    if (!entry) {
+      try {
+        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY' } : {});
+        entry = { instance, readOnly, refs: 0 };
+      } catch (err) {
+        throw openError(abs, err);
+      }
+      OPEN.set(abs, entry);
+    }
+    entry.refs += 1;
+    let conn: DuckDBConnection | undefined;
+    try {
+      conn = await entry.instance.connect();
+      if (!readOnly) await applySqlDir(conn);
+      await checkSchema(conn, abs);
+      return new Warehouse(abs, readOnly, conn);
+    } catch (err) {
+      conn?.closeSync();
+      release(abs);
+      throw err instanceof EngageError ? err : openError(abs, err);
+    }
+  }
+
+  /** Close the connection and, with the last user in this process, the file (releasing DuckDB's lock). */
+  async close(): Promise<void> {
+    await this.#queue.catch(() => undefined);
+    const conn = this.#conn;
+    if (!conn) return;
+    this.#conn = undefined;
+    conn.closeSync();
+    release(this.path);
+  }
+
+  /** Run `fn` alone on the connection: a transaction must not interleave with another call's statements. */
+  #serial<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const run = this.#queue.catch(() => undefined).then(() => {
+      const conn = this.#conn;
+      if (!conn) throw new FatalError(`the warehouse ${this.path} is closed; open it again`);
+      return fn(conn);
+    });
+    this.#queue = run;
+    return run;
+  }
+
+  async #transaction<T>(what: string, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    return this.#serial(async (conn) => {
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        const result = await fn(conn);
+        await conn.run('COMMIT');
+        return result;
+      } catch (err) {
+        await conn.run('ROLLBACK').catch(() => undefined);
+        if (err instanceof EngageError) throw err;
+        throw new FatalError(`${what} failed and was rolled back (nothing was written): ${(err as Error).message}`, { cause: err });
+      }
+    });
+  }
+
+  /** Commit one batch in ONE transaction: every table merged, scopes replaced, series state advanced — or nothing. */
+  async commit(batch: LoadBatch): Promise<CommitResult> {
+    const groups = new Map<TableName, { rows: Record<string, unknown>[]; scopes: ReplaceScope[] }>();
+    const group = (table: string, source: string): { rows: Record<string, unknown>[]; scopes: ReplaceScope[] } => {
+      if (!isTableName(table)) {
+        throw new FatalError(`batch of run ${batch.runId}: ${source} names unknown table "${table}"; use one of: ${TABLE_SPECS.map((s) => s.name).join(', ')}`);
+      }
+      let g = groups.get(table);
+      if (!g) groups.set(table, (g = { rows: [], scopes: [] }));
+      return g;
+    };
+    for (const upsert of batch.upserts) group(upsert.table, 'an upsert').rows.push(...upsert.rows);
+    for (const replace of batch.replaces ?? []) group(replace.table, 'a replace').scopes.push({ columns: replace.columns, values: replace.values });
+
+    return this.#transaction(`commit of run ${batch.runId}`, async (conn) => {
+      const tables: Partial<Record<TableName, TableChange>> = {};
+      let rowsChanged = 0;
+      for (const [table, g] of groups) {
+        const change = await mergeTable(conn, tableSpec(table), g.rows, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt });
+        tables[table] = change;
+        rowsChanged += change.inserted + change.updated + change.deleted;
+      }
+      await upsertState(conn, batch);
+      return { tables, rowsChanged };
+    });
+  }
+
+  /** Every stored series watermark. */
+  async readSeriesState(): Promise<SeriesState[]> {
+    const rows = await this.query(
+      `SELECT "stream", "series_key", "unit", "watermark", "rows_loaded", "last_run_id", "updated_at"
+       FROM "_etl_series_state" ORDER BY "stream", "series_key", "unit"`,
+    );
+    return rows.map(toSeriesState);
+  }
+
+  /**
+   * Forget streams for a full refresh, in one transaction: empty `tables`, drop the state of `streams`, and mark every
+   * partition the tables held dirty so the next export removes their files.
+   */
+  async resetStreams(streams: string[], tables: TableName[]): Promise<void> {
+    for (const table of tables) tableSpec(table);
+    await this.#transaction(`reset of streams ${streams.join(', ')}`, async (conn) => {
+      for (const table of tables) {
+        const spec = tableSpec(table);
+        const month = spec.partitionSource ? ident(PARTITION_COLUMN) : `'${WHOLE_TABLE_PARTITION}'`;
+        await conn.run(
+          `INSERT INTO "_etl_dirty_partitions" SELECT DISTINCT $1, m."partition" FROM (SELECT ${month} AS "partition" FROM ${ident(table)}) m
+           WHERE m."partition" IS NOT NULL AND NOT EXISTS (
+             SELECT 1 FROM "_etl_dirty_partitions" d WHERE d."table_name" = $1 AND d."partition" = m."partition")`,
+          [table],
+          [VARCHAR],
+        );
+        await conn.run(`DELETE FROM ${ident(table)}`);
+      }
+      await conn.run(`DELETE FROM "_etl_series_state" WHERE list_contains($1, "stream")`, [toDuckDBValue('VARCHAR[]', streams, 'streams')], [LIST(VARCHAR)]);
+    });
+  }
+
+  /** Record the start of a run (status 'running'). */
+  async beginRun(r: RunStart): Promise<void> {
+    const existing = await this.query(`SELECT 1 FROM "_etl_runs" WHERE "run_id" = $1`, [r.runId]);
+    if (existing.length > 0) throw new FatalError(`run ${r.runId} is already in the run log of ${this.path}; every run needs a new id`);
+    await this.#serial((conn) =>
+      conn.run(
+        `INSERT INTO "_etl_runs" ("run_id", "pipeline", "started_at", "until", "status", "requests", "rows_changed", "pid")
+         VALUES ($1, $2, $3, $4, 'running', 0, 0, $5)`,
+        [r.runId, r.pipeline, toDuckDBValue('TIMESTAMP', r.startedAt, 'run startedAt'), toDuckDBValue('TIMESTAMP', r.until, 'run until'), r.pid ?? process.pid],
+        [VARCHAR, VARCHAR, TIMESTAMP, TIMESTAMP, INTEGER],
+      ),
+    );
+  }
+
+  /** Record the end of a run begun with beginRun. */
+  async finishRun(r: RunEnd): Promise<void> {
+    const rows = await this.#serial(async (conn) =>
+      (
+        await conn.runAndReadAll(
+          `UPDATE "_etl_runs" SET "finished_at" = $2, "status" = $3, "requests" = $4, "rows_changed" = $5, "error" = $6 WHERE "run_id" = $1`,
+          [r.runId, toDuckDBValue('TIMESTAMP', r.finishedAt, 'run finishedAt'), r.status, BigInt(r.requests), BigInt(r.rowsChanged), r.error ?? null],
+          [VARCHAR, TIMESTAMP, VARCHAR, BIGINT, BIGINT, VARCHAR],
+        )
+      ).getRows(),
+    );
+    if (Number(rows[0]?.[0] ?? 0) === 0) throw new FatalError(`run ${r.runId} is not in the run log of ${this.path}; call beginRun first`);
+  }
+
+  /** Run SQL and return its rows as plain JS objects (bigint → number when safe, TIMESTAMP/DATE → Date, JSON → its text). */
+  async query(sql: string, params: readonly unknown[] = []): Promise<Record<string, unknown>[]> {
+    const { values, types } = toQueryParams(params);
+    return this.#serial(async (conn) => {
+      let reader;
+      try {
+        reader = params.length > 0 ? await conn.runAndReadAll(sql, values, types) : await conn.runAndReadAll(sql);
+      } catch (err) {
+        throw new FatalError(`query on ${this.path} failed: ${(err as Error).message}`, { cause: err });
+      }
+      return reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>);
+    });
+  }
+
+  /** Per series: watermark, last run and its outcome, rows loaded, and staleness (now − watermark). */
+  async status(now: Date = new Date()): Promise<StatusRow[]> {
+    const rows = await this.query(
+      `SELECT s."stream", s."series_key", s."unit", s."watermark", s."rows_loaded", s."last_run_id", s."updated_at",
+              r."status" AS "run_status", r."finished_at" AS "run_finished_at"
+       FROM "_etl_series_state" s LEFT JOIN "_etl_runs" r ON r."run_id" = s."last_run_id"
+       ORDER BY s."stream", s."series_key", s."unit"`,
+    );
+    return rows.map((row) => {
+      const state = toSeriesState(row);
+      return {
+        ...state,
+        lastRunStatus: (row.run_status as string | null) ?? null,
+        lastRunFinishedAt: (row.run_finished_at as Date | null) ?? null,
+        stalenessMs: now.getTime() - state.watermark.getTime(),
+      };
+    });
+  }
+}
+
+function release(path: string): void {
+  const entry = OPEN.get(path);
+  if (!entry) return;
+  entry.refs -= 1;
+  if (entry.refs <= 0) {
+    OPEN.delete(path);
+    entry.instance.closeSync();
+  }
+}
+
+function toSeriesState(row: Record<string, unknown>): SeriesState {
+  return {
+    stream: row.stream as string,
+    seriesKey: row.series_key as string,
+    unit: row.unit as string,
+    watermark: row.watermark as Date,
+    rowsLoaded: Number(row.rows_loaded),
+    lastRunId: (row.last_run_id as string | null) ?? null,
+    updatedAt: row.updated_at as Date,
+  };
+}
+
+/** Refuse a database whose tables differ from this version's registry (an older or foreign file) before touching it. */
+async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> {
+  const rows = (
+    await conn.runAndReadAll(
+      `SELECT "table_name", list("column_name" ORDER BY "ordinal_position") AS "columns"
+       FROM information_schema.columns WHERE "table_schema" = 'main' GROUP BY "table_name"`,
+    )
+  ).getRowObjectsJS();
+  const actual = new Map(rows.map((row) => [row.table_name as string, (row.columns as string[]).join(', ')]));
+  for (const spec of TABLE_SPECS) {
+    const expected = allColumnNames(spec).join(', ');
+    const found = actual.get(spec.name);
+    if (found === undefined) {
+      throw new FatalError(`${path} has no table "${spec.name}"; it was not created by engage-etl: run \`engage-etl run\` on it first or pass another --db`);
+    }
+    if (found !== expected) {
+      throw new FatalError(
+        `table "${spec.name}" of ${path} has columns (${found}) but this version expects (${expected}); move the database away and load again with --full-refresh`,
+      );
+    }
+  }
+}
+
+/** Advance the series watermarks of a batch: last entry per series wins, rows_loaded adds up. */
+async function upsertState(conn: DuckDBConnection, batch: LoadBatch): Promise<void> {
+  if (batch.state.length === 0) return;
+  const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'BIGINT' | 'INTEGER'][] = [
+    ['_seq', 'INTEGER'], ['stream', 'VARCHAR'], ['series_key', 'VARCHAR'], ['unit', 'VARCHAR'], ['watermark', 'TIMESTAMP'], ['rows_loaded', 'BIGINT'],
+  ];
+  const columns = cols.map(() => [] as ReturnType<typeof toDuckDBValue>[]);
+  batch.state.forEach((s, i) => {
+    const at = `state entry ${i} of run ${batch.runId}`;
+    for (const [name, value] of [['stream', s.stream], ['seriesKey', s.seriesKey], ['unit', s.unit]] as const) {
+      if (typeof value !== 'string' || value === '') throw new FatalError(`${at}: ${name} must be a non-empty string, got ${JSON.stringify(value)}`);
+    }
+    const values = [i, s.stream, s.seriesKey, s.unit, s.watermark, s.rowsLoaded];
+    cols.forEach(([name, type], c) => columns[c]!.push(toDuckDBValue(type, values[c], `${at} field ${name}`)));
+  });
+  await conn.run(`CREATE OR REPLACE TEMP TABLE "_stg_state" (${cols.map(([n, t]) => `${ident(n)} ${t}`).join(', ')})`);
+  await appendColumns(conn, '_stg_state', cols.map(([, t]) => (t === 'VARCHAR' ? VARCHAR : t === 'TIMESTAMP' ? TIMESTAMP : t === 'BIGINT' ? BIGINT : INTEGER)), columns, batch.state.length);
+  await conn.run(
+    `CREATE OR REPLACE TEMP TABLE "_new_state" AS
+     SELECT n."stream", n."series_key", n."unit", n."watermark", COALESCE(o."rows_loaded", 0) + n."rows_loaded" AS "rows_loaded",
+            $1 AS "last_run_id", $2 AS "updated_at"
+     FROM (SELECT "stream", "series_key", "unit", arg_max("watermark", "_seq") AS "watermark", sum("rows_loaded")::BIGINT AS "rows_loaded"
+           FROM "_stg_state" GROUP BY ALL) n
+     LEFT JOIN "_etl_series_state" o ON o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
+    [batch.runId, toDuckDBValue('TIMESTAMP', batch.loadedAt, 'batch loadedAt')],
+    [VARCHAR, TIMESTAMP],
+  );
+  await conn.run(
+    `DELETE FROM "_etl_series_state" o USING "_new_state" n WHERE o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
+  );
+  await conn.run(`INSERT INTO "_etl_series_state" SELECT * FROM "_new_state"`);
+  await conn.run(`DROP TABLE "_stg_state"; DROP TABLE "_new_state"`);
+}

@@ -1,0 +1,251 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { Warehouse } from '../../src/load/warehouse.js';
+import { TABLE_SPECS, allColumnNames } from '../../src/load/table-specs.js';
+import { revenueRow, tempDir, utc } from './warehouse-helpers.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let wh: Warehouse;
+
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+  wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'));
+});
+
+afterEach(async () => {
+  await wh.close();
+  await cleanup();
+});
+
+const dirty = async (): Promise<string[]> =>
+  (await wh.query(`SELECT "table_name" || ':' || "partition" AS p FROM "_etl_dirty_partitions" ORDER BY 1`)).map((r) => r.p as string);
+
+const revenueRows = async (): Promise<Record<string, unknown>[]> =>
+  wh.query(`SELECT "time", "revenue", "_run_id" FROM "revenue" ORDER BY "time"`);
+
+describe('Warehouse.open', () => {
+  it('creates the parent folder and every registry table with exactly the registry columns and types', async () => {
+    const rows = await wh.query(
+      `SELECT "table_name", "column_name", "data_type" FROM information_schema.columns WHERE "table_schema" = 'main' ORDER BY "table_name", "ordinal_position"`,
+    );
+    for (const spec of TABLE_SPECS) {
+      const cols = rows.filter((r) => r.table_name === spec.name);
+      expect(cols.map((r) => r.column_name)).toEqual(allColumnNames(spec));
+      for (const col of spec.columns) expect(cols.find((r) => r.column_name === col.name)?.data_type).toBe(col.type);
+    }
+  });
+
+  it('opens an existing database a second time without changing it (the DDL is idempotent)', async () => {
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 1)] }], state: [] });
+    await wh.close();
+    wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'));
+    expect(await revenueRows()).toHaveLength(1);
+  });
+});
+
+describe('Warehouse.commit', () => {
+  it('inserts new keys, replaces re-fetched keys whose data changed, and leaves identical rows with their old _run_id', async () => {
+    const first = await wh.commit({
+      runId: 'r1',
+      loadedAt: utc('2024-03-05'),
+      upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 10), revenueRow('2024-03-02', 20)] }],
+      state: [],
+    });
+    expect(first.tables.revenue).toEqual({ inserted: 2, updated: 0, unchanged: 0, deleted: 0 });
+
+    const second = await wh.commit({
+      runId: 'r2',
+      loadedAt: utc('2024-03-06'),
+      upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 10), revenueRow('2024-03-02', 25), revenueRow('2024-03-03', 30)] }],
+      state: [],
+    });
+    expect(second.tables.revenue).toEqual({ inserted: 1, updated: 1, unchanged: 1, deleted: 0 });
+    expect(second.rowsChanged).toBe(2);
+    expect(await revenueRows()).toEqual([
+      { time: utc('2024-03-01'), revenue: 10, _run_id: 'r1' },
+      { time: utc('2024-03-02'), revenue: 25, _run_id: 'r2' },
+      { time: utc('2024-03-03'), revenue: 30, _run_id: 'r2' },
+    ]);
+    const loaded = await wh.query(`SELECT "_loaded_at" FROM "revenue" ORDER BY "time"`);
+    expect(loaded.map((r) => r._loaded_at)).toEqual([utc('2024-03-05'), utc('2024-03-06'), utc('2024-03-06')]);
+  });
+
+  it('keeps the last of duplicate keys inside one batch, across upsert entries too', async () => {
+    const result = await wh.commit({
+      runId: 'r1',
+      loadedAt: utc('2024-03-05'),
+      upserts: [
+        { table: 'revenue', rows: [revenueRow('2024-03-01', 1), revenueRow('2024-03-01', 2)] },
+        { table: 'revenue', rows: [revenueRow('2024-03-01', 3)] },
+      ],
+      state: [],
+    });
+    expect(result.tables.revenue).toEqual({ inserted: 1, updated: 0, unchanged: 0, deleted: 0 });
+    expect(await revenueRows()).toEqual([{ time: utc('2024-03-01'), revenue: 3, _run_id: 'r1' }]);
+  });
+
+  it('records dirty month partitions only for rows that changed', async () => {
+    await wh.commit({
+      runId: 'r1',
+      loadedAt: utc('2024-04-05'),
+      upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-31', 1), revenueRow('2024-04-01', 2)] }],
+      state: [],
+    });
+    expect(await dirty()).toEqual(['revenue:2024-03', 'revenue:2024-04']);
+    await wh.query(`DELETE FROM "_etl_dirty_partitions"`);
+
+    await wh.commit({
+      runId: 'r2',
+      loadedAt: utc('2024-04-06'),
+      upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-31', 1), revenueRow('2024-04-01', 5)] }],
+      state: [],
+    });
+    expect(await dirty()).toEqual(['revenue:2024-04']);
+  });
+
+  it('deletes the stored rows of a replace scope that the batch no longer holds, and only those', async () => {
+    const step = (canvas: string, id: string, name: string): Record<string, unknown> => ({
+      canvas_id: canvas, step_id: id, name, type: 'message', next_step_ids: [], next_paths: [{ name: null, next_step_id: 'x' }], channels: ['email'],
+      messages: { m1: { channel: 'email' } },
+    });
+    await wh.commit({
+      runId: 'r1',
+      loadedAt: utc('2024-03-05'),
+      upserts: [{ table: 'canvas_steps', rows: [step('cv_1', 's1', 'a'), step('cv_1', 's2', 'b'), step('cv_1', 's3', 'c'), step('cv_2', 's1', 'z')] }],
+      state: [],
+    });
+    await wh.query(`DELETE FROM "_etl_dirty_partitions"`);
+
+    const result = await wh.commit({
+      runId: 'r2',
+      loadedAt: utc('2024-03-06'),
+      upserts: [{ table: 'canvas_steps', rows: [step('cv_1', 's1', 'a'), step('cv_1', 's2', 'b')] }],
+      replaces: [{ table: 'canvas_steps', columns: ['canvas_id'], values: [['cv_1']] }],
+      state: [],
+    });
+    expect(result.tables.canvas_steps).toEqual({ inserted: 0, updated: 0, unchanged: 2, deleted: 1 });
+    const left = await wh.query(`SELECT "canvas_id", "step_id", "_run_id", "next_paths", "channels" FROM "canvas_steps" ORDER BY 1, 2`);
+    expect(left).toEqual([
+      { canvas_id: 'cv_1', step_id: 's1', _run_id: 'r1', next_paths: '[{"name":null,"next_step_id":"x"}]', channels: ['email'] },
+      { canvas_id: 'cv_1', step_id: 's2', _run_id: 'r1', next_paths: '[{"name":null,"next_step_id":"x"}]', channels: ['email'] },
+      { canvas_id: 'cv_2', step_id: 's1', _run_id: 'r1', next_paths: '[{"name":null,"next_step_id":"x"}]', channels: ['email'] },
+    ]);
+    expect(await dirty()).toEqual(['canvas_steps:']);
+  });
+
+  it('replaces a (canvas, day) scope of a month-partitioned table and marks the deleted rows\' month dirty', async () => {
+    const v = (day: string, variant: string, entries: number): Record<string, unknown> => ({
+      canvas_id: 'cv_1', day: utc(day), variant_id: variant, name: variant, entries, conversions: 0, revenue: 0,
+    });
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'canvas_variant_summary', rows: [v('2024-03-01', 'a', 1), v('2024-03-01', 'b', 2), v('2024-03-02', 'b', 3)] }], state: [] });
+    await wh.query(`DELETE FROM "_etl_dirty_partitions"`);
+    const result = await wh.commit({
+      runId: 'r2',
+      loadedAt: utc('2024-03-06'),
+      upserts: [],
+      replaces: [{ table: 'canvas_variant_summary', columns: ['canvas_id', 'day'], values: [['cv_1', utc('2024-03-01')]] }],
+      state: [],
+    });
+    expect(result.tables.canvas_variant_summary).toEqual({ inserted: 0, updated: 0, unchanged: 0, deleted: 2 });
+    expect(await wh.query(`SELECT "day", "variant_id" FROM "canvas_variant_summary"`)).toEqual([{ day: utc('2024-03-02'), variant_id: 'b' }]);
+    expect(await dirty()).toEqual(['canvas_variant_summary:2024-03']);
+  });
+
+  it('keeps first_seen_at of a custom event seen again and updates last_seen_at', async () => {
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'custom_events', rows: [{ name: 'ev', first_seen_at: utc('2024-03-05'), last_seen_at: utc('2024-03-05') }] }], state: [] });
+    const same = await wh.commit({ runId: 'r2', loadedAt: utc('2024-04-06'), upserts: [{ table: 'custom_events', rows: [{ name: 'ev', first_seen_at: utc('2024-04-06'), last_seen_at: utc('2024-03-05') }] }], state: [] });
+    expect(same.tables.custom_events).toEqual({ inserted: 0, updated: 0, unchanged: 1, deleted: 0 });
+    const seen = await wh.commit({ runId: 'r3', loadedAt: utc('2024-04-07'), upserts: [{ table: 'custom_events', rows: [{ name: 'ev', first_seen_at: utc('2024-04-07'), last_seen_at: utc('2024-04-07') }] }], state: [] });
+    expect(seen.tables.custom_events).toEqual({ inserted: 0, updated: 1, unchanged: 0, deleted: 0 });
+    expect(await wh.query(`SELECT "name", "first_seen_at", "last_seen_at", "_run_id", "_month" FROM "custom_events"`)).toEqual([
+      { name: 'ev', first_seen_at: utc('2024-03-05'), last_seen_at: utc('2024-04-07'), _run_id: 'r3', _month: '2024-03' },
+    ]);
+  });
+
+  it('rolls everything back when a value is bad: earlier tables, state and dirty partitions stay as they were', async () => {
+    await wh.commit({
+      runId: 'r1',
+      loadedAt: utc('2024-03-05'),
+      upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 10)] }],
+      state: [{ stream: 'revenue', seriesKey: '*|*', unit: 'day', watermark: utc('2024-03-02'), rowsLoaded: 1 }],
+    });
+    await wh.query(`DELETE FROM "_etl_dirty_partitions"`);
+    const commit = wh.commit({
+      runId: 'r2',
+      loadedAt: utc('2024-03-06'),
+      upserts: [
+        { table: 'revenue', rows: [revenueRow('2024-03-01', 11), revenueRow('2024-03-02', 12)] },
+        { table: 'sessions', rows: [{ app_id: '*', segment_id: '*', unit: 'day', time: utc('2024-03-01'), sessions: 'many' }] },
+      ],
+      state: [{ stream: 'revenue', seriesKey: '*|*', unit: 'day', watermark: utc('2024-03-03'), rowsLoaded: 2 }],
+    });
+    await expect(commit).rejects.toThrow(/sessions row 0 column "sessions": expected an integer .*"many"/);
+    expect(await revenueRows()).toEqual([{ time: utc('2024-03-01'), revenue: 10, _run_id: 'r1' }]);
+    expect(await wh.query(`SELECT count(*) AS n FROM "sessions"`)).toEqual([{ n: 0 }]);
+    expect(await dirty()).toEqual([]);
+    const state = await wh.readSeriesState();
+    expect(state.map((s) => [s.watermark, s.rowsLoaded, s.lastRunId])).toEqual([[utc('2024-03-02'), 1, 'r1']]);
+  });
+
+  it('refuses a row with an unknown column or a missing key, naming table, row and column', async () => {
+    await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: [{ ...revenueRow('2024-03-01', 1), revnue: 2 }] }], state: [] }))
+      .rejects.toThrow(/revenue row 0: unknown column "revnue"/);
+    await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: [{ ...revenueRow('2024-03-01', 1), app_id: null }] }], state: [] }))
+      .rejects.toThrow(/revenue row 0 column "app_id": a key column must have a value/);
+  });
+});
+
+describe('series state and run log', () => {
+  it('advances watermarks (last entry wins) and adds up rows_loaded over runs', async () => {
+    const s = (watermark: string, rowsLoaded: number) => ({ stream: 'sessions', seriesKey: 'app_1|*', unit: 'hour', watermark: utc(watermark), rowsLoaded });
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [], state: [s('2024-03-04', 24), s('2024-03-05', 24)] });
+    await wh.commit({ runId: 'r2', loadedAt: utc('2024-03-06'), upserts: [], state: [s('2024-03-06', 24)] });
+    expect(await wh.readSeriesState()).toEqual([
+      { stream: 'sessions', seriesKey: 'app_1|*', unit: 'hour', watermark: utc('2024-03-06'), rowsLoaded: 72, lastRunId: 'r2', updatedAt: utc('2024-03-06') },
+    ]);
+  });
+
+  it('reports status with the last run, its outcome and staleness', async () => {
+    await wh.beginRun({ runId: 'r1', pipeline: 'nightly', startedAt: utc('2024-03-05T01:00:00'), until: utc('2024-03-05') });
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05T01:05:00'), upserts: [], state: [{ stream: 'revenue', seriesKey: '*|*', unit: 'day', watermark: utc('2024-03-04'), rowsLoaded: 3 }] });
+    await wh.finishRun({ runId: 'r1', finishedAt: utc('2024-03-05T01:10:00'), status: 'succeeded', requests: 7, rowsChanged: 3 });
+    const [row] = await wh.status(utc('2024-03-05T12:00:00'));
+    expect(row).toMatchObject({ stream: 'revenue', lastRunId: 'r1', lastRunStatus: 'succeeded', lastRunFinishedAt: utc('2024-03-05T01:10:00'), rowsLoaded: 3, stalenessMs: 36 * 3_600_000 });
+    expect(await wh.query(`SELECT "status", "requests", "rows_changed", "pid", "until" FROM "_etl_runs"`)).toEqual([
+      { status: 'succeeded', requests: 7, rows_changed: 3, pid: process.pid, until: utc('2024-03-05') },
+    ]);
+  });
+
+  it('refuses to begin a run id twice and to finish a run never begun', async () => {
+    await wh.beginRun({ runId: 'r1', pipeline: 'p', startedAt: utc('2024-03-05'), until: utc('2024-03-05') });
+    await expect(wh.beginRun({ runId: 'r1', pipeline: 'p', startedAt: utc('2024-03-05'), until: utc('2024-03-05') })).rejects.toThrow(/run r1 is already in the run log/);
+    await expect(wh.finishRun({ runId: 'nope', finishedAt: utc('2024-03-05'), status: 'failed', requests: 0, rowsChanged: 0, error: 'x' })).rejects.toThrow(/run nope is not in the run log/);
+  });
+
+  it('resets streams for a full refresh: tables emptied, their state gone, their partitions dirty', async () => {
+    await wh.commit({
+      runId: 'r1',
+      loadedAt: utc('2024-04-05'),
+      upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 1), revenueRow('2024-04-01', 2)] }, { table: 'canvases', rows: [{ canvas_id: 'cv_1', name: 'c', tags: ['a'] }] }],
+      state: [
+        { stream: 'revenue', seriesKey: '*|*', unit: 'day', watermark: utc('2024-04-02'), rowsLoaded: 2 },
+        { stream: 'sessions', seriesKey: '*|*', unit: 'day', watermark: utc('2024-04-02'), rowsLoaded: 0 },
+      ],
+    });
+    await wh.query(`DELETE FROM "_etl_dirty_partitions"`);
+    await wh.resetStreams(['revenue'], ['revenue', 'canvases']);
+    expect(await wh.query(`SELECT (SELECT count(*) FROM "revenue") + (SELECT count(*) FROM "canvases") AS n`)).toEqual([{ n: 0 }]);
+    expect((await wh.readSeriesState()).map((s) => s.stream)).toEqual(['sessions']);
+    expect(await dirty()).toEqual(['canvases:', 'revenue:2024-03', 'revenue:2024-04']);
+  });
+});
+
+describe('Warehouse.query', () => {
+  it('returns plain JS values and binds Date parameters as TIMESTAMP', async () => {
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 1.5), revenueRow('2024-03-02', 2)] }], state: [] });
+    const rows = await wh.query(`SELECT count(*) AS n, sum("revenue") AS total, max("time") AS last FROM "revenue" WHERE "time" >= $1`, [utc('2024-03-01')]);
+    expect(rows).toEqual([{ n: 2, total: 3.5, last: utc('2024-03-02') }]);
+    expect(await wh.query(`SELECT 9007199254740993::BIGINT AS big`)).toEqual([{ big: 9007199254740993n }]);
+  });
+});
