@@ -1,0 +1,312 @@
+// Reads a pipeline file (YAML; JSON too, since YAML 1.2 is a superset of JSON and the same parser reads both) into a
+// normalized PipelineDefinition. Every refusal is a ConfigError naming the file, line:column, field path, value and fix.
+import { readFileSync } from 'node:fs';
+import { DateTime } from 'luxon';
+import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
+import type { SeriesUnit } from '../api/types.js';
+import { ConfigError } from '../errors.js';
+import { parseUtcInstant } from '../extract/series-time.js';
+import { normalizeBaseUrl, showUrl } from './base-url.js';
+import { suggestion } from './nearest-name.js';
+import type { PipelineDefinition, StreamName, StreamsConfig } from './pipeline-definition.js';
+import { ALL, STREAM_NAMES } from './pipeline-definition.js';
+
+type Path = readonly (string | number)[];
+
+/** @default 3 — enough to catch the restatements the platform makes in the days after a day closes. */
+export const DEFAULT_LOOKBACK_DAYS = 3;
+
+const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'source', 'streams'] as const;
+const SOURCE_KEYS = ['base_url'] as const;
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/** Keys each stream accepts (the file's snake_case spelling). */
+const STREAM_KEYS: Readonly<Record<StreamName, readonly string[]>> = {
+  purchase_quantity: ['unit', 'apps', 'products'],
+  revenue: ['unit', 'apps', 'products'],
+  sessions: ['unit', 'apps', 'segments'],
+  segment_size: ['unit', 'segments'],
+  custom_events: [],
+  canvas_summary: ['canvases', 'variant_breakdown', 'step_breakdown', 'deleted_step_data'],
+  canvas_details: ['canvases'],
+  email_templates: ['ids'],
+  content_blocks: ['ids', 'inclusion_data'],
+  data_integrations: [],
+};
+
+/** Read and validate a pipeline file. Throws ConfigError on any problem, naming the file and field. */
+export function loadPipelineFile(path: string): PipelineDefinition {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? String(err));
+    throw new ConfigError(path, `cannot read the pipeline file (${why}); pass an existing file with --pipeline, e.g. --pipeline pipelines/nightly.yaml`);
+  }
+  return parsePipelineText(text, path);
+}
+
+/** Validate pipeline text; `file` is only used to name the source in messages. */
+export function parsePipelineText(text: string, file: string): PipelineDefinition {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const syntax = doc.errors[0];
+  if (syntax !== undefined) {
+    const { line, col } = lineCounter.linePos(syntax.pos[0]);
+    const firstLine = syntax.message.split('\n')[0] ?? syntax.message;
+    throw new ConfigError(`${file}:${line}:${col}`, `YAML syntax error: ${firstLine}. Fix the file at that line (indent with spaces, quote values containing ": " or "#").`);
+  }
+  return new PipelineReader(file, doc, lineCounter).read(doc.toJS() as unknown);
+}
+
+function formatPath(path: Path): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/** A value as a message shows it: JSON, shortened. */
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = value instanceof Date ? value.toISOString() : JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'empty (null)';
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a timestamp';
+  return typeof value === 'object' ? 'a mapping' : `a ${typeof value}`;
+}
+
+class PipelineReader {
+  constructor(
+    readonly file: string,
+    readonly doc: Document,
+    readonly lineCounter: LineCounter,
+  ) {}
+
+  /** `file:line:col at field.path` — line and column of the key (for key errors) or of the value. */
+  where(path: Path, atKey = false): string {
+    const offset = this.offsetOf(path, atKey);
+    const pos = offset === undefined ? '' : (({ line, col }) => `:${line}:${col}`)(this.lineCounter.linePos(offset));
+    return path.length === 0 ? `${this.file}${pos}` : `${this.file}${pos} at ${formatPath(path)}`;
+  }
+
+  private offsetOf(path: Path, atKey: boolean): number | undefined {
+    if (path.length === 0) return isNode(this.doc.contents) ? this.doc.contents.range?.[0] : undefined;
+    if (atKey) {
+      const parent = path.length === 1 ? this.doc.contents : this.doc.getIn(path.slice(0, -1), true);
+      if (isMap(parent)) {
+        const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === path.at(-1));
+        if (pair !== undefined && isNode(pair.key)) return pair.key.range?.[0];
+      }
+    }
+    const node = this.doc.getIn(path, true);
+    return isNode(node) ? node.range?.[0] : undefined;
+  }
+
+  fail(path: Path, message: string, atKey = false): never {
+    throw new ConfigError(this.where(path, atKey), message);
+  }
+
+  read(root: unknown): PipelineDefinition {
+    if (root === null || root === undefined) {
+      this.fail([], 'the pipeline file is empty; it needs a mapping with name, start_date and streams (see pipelines/nightly.yaml)');
+    }
+    if (!isPlainObject(root)) {
+      this.fail([], `the pipeline file must be a mapping (key: value lines), found ${typeName(root)}; start with "name: ..."`);
+    }
+    this.refuseApiKeys(root, []);
+    this.refuseUnknownKeys(root, [], TOP_LEVEL_KEYS, 'top-level key');
+
+    const name = this.requiredString(root, ['name'], 'e.g. name: nightly');
+    if (!NAME_PATTERN.test(name)) {
+      this.fail(['name'], `${show(name)} is not a usable pipeline name; use letters, digits, "_" and "-" only, starting with a letter or digit (e.g. nightly)`);
+    }
+    const startDate = this.date(root, ['start_date']);
+    const lookbackDays = this.lookback(root);
+    const source = this.source(root);
+    const streams = this.streams(root);
+    const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
+    return { name, startDate, lookbackDays, source, streams, streamNames };
+  }
+
+  /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */
+  private refuseApiKeys(value: unknown, path: Path): void {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => this.refuseApiKeys(v, [...path, i]));
+      return;
+    }
+    if (!isPlainObject(value)) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (/^api[_-]?key$/i.test(key)) {
+        this.fail([...path, key], 'an API key must not be written in a pipeline file (files get committed and shared); remove this key and pass the key with --api-key or the ENGAGE_API_KEY environment variable', true);
+      }
+      this.refuseApiKeys(inner, [...path, key]);
+    }
+  }
+
+  private refuseUnknownKeys(obj: Record<string, unknown>, path: Path, valid: readonly string[], what: string): void {
+    for (const key of Object.keys(obj)) {
+      if (!valid.includes(key)) {
+        const tail = valid.length === 0 ? ' This stream takes no options: write it as "{}".' : suggestion(key, valid);
+        this.fail([...path, key], `unknown ${what} ${show(key)}.${tail}`, true);
+      }
+    }
+  }
+
+  private requiredString(obj: Record<string, unknown>, path: Path, example: string): string {
+    const value = obj[String(path.at(-1))];
+    if (value === undefined) this.fail(path, `is required but missing; add it (${example})`);
+    if (typeof value !== 'string' || value.trim() === '') {
+      this.fail(path, `must be a non-empty text, found ${typeName(value)} ${show(value)} (${example})`);
+    }
+    return value.trim();
+  }
+
+  private date(obj: Record<string, unknown>, path: Path): DateTime {
+    const value = obj[String(path.at(-1))];
+    if (value === undefined) this.fail(path, 'is required but missing; add the first UTC day to export, e.g. start_date: 2024-01-01');
+    if (value instanceof Date) return DateTime.fromJSDate(value, { zone: 'utc' });
+    const parsed = typeof value === 'string' ? parseUtcInstant(value) : undefined;
+    if (parsed === undefined) {
+      this.fail(path, `${show(value)} is not a date; write YYYY-MM-DD (a UTC day), e.g. 2024-01-01`);
+    }
+    return parsed;
+  }
+
+  private lookback(obj: Record<string, unknown>): number {
+    const value = obj['lookback_days'];
+    if (value === undefined || value === null) return DEFAULT_LOOKBACK_DAYS;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      this.fail(['lookback_days'], `${show(value)} is not a whole number of days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)`);
+    }
+    return value;
+  }
+
+  private source(obj: Record<string, unknown>): { baseUrl?: string } {
+    const value = obj['source'];
+    if (value === undefined || value === null) return {};
+    if (!isPlainObject(value)) this.fail(['source'], `must be a mapping, found ${typeName(value)}; e.g. source: { base_url: https://rest.example.com }`);
+    this.refuseUnknownKeys(value, ['source'], SOURCE_KEYS, 'key in source');
+    const raw = value['base_url'];
+    if (raw === undefined || raw === null) return {};
+    if (typeof raw !== 'string') this.fail(['source', 'base_url'], `must be a URL text, found ${typeName(raw)} ${show(raw)}`);
+    const url = normalizeBaseUrl(raw);
+    if (!url.ok) this.fail(['source', 'base_url'], `${showUrl(raw)} ${url.reason}; e.g. base_url: https://rest.example.com`);
+    return { baseUrl: url.url };
+  }
+
+  private streams(obj: Record<string, unknown>): StreamsConfig {
+    const value = obj['streams'];
+    if (value === undefined || value === null) {
+      this.fail(['streams'], `is required; declare at least one stream among ${STREAM_NAMES.join(', ')} (e.g. streams: { custom_events: {} })`);
+    }
+    if (!isPlainObject(value)) this.fail(['streams'], `must be a mapping of stream name to options, found ${typeName(value)}`);
+    this.refuseUnknownKeys(value, ['streams'], STREAM_NAMES, 'stream');
+    if (Object.keys(value).length === 0) {
+      this.fail(['streams'], `is empty; declare at least one stream among ${STREAM_NAMES.join(', ')}`);
+    }
+    const out: StreamsConfig = {};
+    for (const name of STREAM_NAMES) {
+      if (!(name in value)) continue;
+      const raw = value[name];
+      const path = ['streams', name];
+      // `custom_events:` with nothing after it is YAML null: read as "no options".
+      const options = raw === null ? {} : raw;
+      if (!isPlainObject(options)) this.fail(path, `must be a mapping of options (or {}), found ${typeName(raw)} ${show(raw)}`);
+      this.refuseUnknownKeys(options, path, STREAM_KEYS[name], `key in stream ${name}`);
+      this.assignStream(out, name, options, path);
+    }
+    return out;
+  }
+
+  private assignStream(out: StreamsConfig, name: StreamName, o: Record<string, unknown>, path: Path): void {
+    switch (name) {
+      case 'purchase_quantity':
+      case 'revenue':
+        out[name] = { unit: this.unit(o, path), apps: this.selectors(o, path, 'apps'), products: this.selectors(o, path, 'products') };
+        return;
+      case 'sessions':
+        out.sessions = { unit: this.unit(o, path), apps: this.selectors(o, path, 'apps'), segments: this.selectors(o, path, 'segments') };
+        return;
+      case 'segment_size':
+        if (o['unit'] !== undefined && o['unit'] !== 'day') {
+          this.fail([...path, 'unit'], `${show(o['unit'])} is not available: segment size is a daily series only (spec 4.20); remove unit or write unit: day`);
+        }
+        out.segment_size = { unit: 'day', segments: this.ids(o, path, 'segments', 'segment ids, e.g. segments: [seg_1]') };
+        return;
+      case 'custom_events':
+      case 'data_integrations':
+        out[name] = {};
+        return;
+      case 'canvas_summary':
+        out.canvas_summary = {
+          canvases: this.ids(o, path, 'canvases', 'Canvas ids, e.g. canvases: [cv_1]'),
+          variantBreakdown: this.boolean(o, path, 'variant_breakdown'),
+          stepBreakdown: this.boolean(o, path, 'step_breakdown'),
+          deletedStepData: this.boolean(o, path, 'deleted_step_data'),
+        };
+        return;
+      case 'canvas_details':
+        out.canvas_details = { canvases: this.ids(o, path, 'canvases', 'Canvas ids, e.g. canvases: [cv_1]') };
+        return;
+      case 'email_templates':
+        out.email_templates = { ids: this.ids(o, path, 'ids', 'email template ids, e.g. ids: [tpl_1]') };
+        return;
+      case 'content_blocks':
+        out.content_blocks = { ids: this.ids(o, path, 'ids', 'content block ids, e.g. ids: [cb_1]'), inclusionData: this.boolean(o, path, 'inclusion_data') };
+        return;
+    }
+  }
+
+  private unit(o: Record<string, unknown>, path: Path): SeriesUnit {
+    const value = o['unit'];
+    if (value === undefined || value === null) return 'day';
+    if (value !== 'day' && value !== 'hour') this.fail([...path, 'unit'], `${show(value)} is not a unit; write unit: day or unit: hour`);
+    return value;
+  }
+
+  private boolean(o: Record<string, unknown>, path: Path, key: string): boolean {
+    const value = o[key];
+    if (value === undefined || value === null) return false;
+    if (typeof value !== 'boolean') this.fail([...path, key], `must be true or false (unquoted), found ${typeName(value)} ${show(value)}`);
+    return value;
+  }
+
+  /** A filter list where "*" means "parameter omitted"; defaults to ["*"]. */
+  private selectors(o: Record<string, unknown>, path: Path, key: string): readonly string[] {
+    if (o[key] === undefined || o[key] === null) return [ALL];
+    return this.list(o, [...path, key], true, `e.g. ${key}: ["*", ${key === 'products' ? 'gems_small' : key === 'apps' ? 'app_1' : 'seg_1'}] ("*" = all)`);
+  }
+
+  /** A required list of explicit ids (the endpoint needs one id per request, so "*" is meaningless). */
+  private ids(o: Record<string, unknown>, path: Path, key: string, example: string): readonly string[] {
+    if (o[key] === undefined || o[key] === null) this.fail([...path, key], `is required but missing; list the ${example}`);
+    return this.list(o, [...path, key], false, example);
+  }
+
+  private list(o: Record<string, unknown>, path: Path, allowAll: boolean, example: string): readonly string[] {
+    const value = o[String(path.at(-1))];
+    if (!Array.isArray(value)) this.fail(path, `must be a list, found ${typeName(value)} ${show(value)}; ${example}`);
+    if (value.length === 0) this.fail(path, `is an empty list; list at least one entry (${example}) or remove the stream`);
+    const seen = new Map<string, number>();
+    return value.map((entry: unknown, i: number) => {
+      const at = [...path, i];
+      if (typeof entry !== 'string' || entry.trim() === '') {
+        this.fail(at, `must be a non-empty text, found ${typeName(entry)} ${show(entry)}${typeof entry === 'number' ? `; quote it: "${entry}"` : ''}`);
+      }
+      const id = entry.trim();
+      if (id === ALL && !allowAll) this.fail(at, `"*" is not allowed here: this endpoint needs explicit ids; ${example}`);
+      const first = seen.get(id);
+      if (first !== undefined) this.fail(at, `${show(id)} is listed twice (also at [${first}]); list each entry once`);
+      seen.set(id, i);
+      return id;
+    });
+  }
+}

@@ -1,0 +1,176 @@
+// Turns the raw `engage-etl run` flags, the environment and the pipeline file into one RunOptions, once, at the boundary.
+// Precedence: flag > environment (ENGAGE_BASE_URL, ENGAGE_API_KEY) > pipeline file (base_url only).
+import type { DateTime } from 'luxon';
+import { ConfigError } from '../errors.js';
+import { parseUtcInstant } from '../extract/series-time.js';
+import { normalizeBaseUrl, showUrl } from './base-url.js';
+import { loadPipelineFile } from './load-pipeline-file.js';
+import { suggestion } from './nearest-name.js';
+import type { PipelineDefinition, StreamName } from './pipeline-definition.js';
+import { STREAM_NAMES } from './pipeline-definition.js';
+
+/** The flags of `engage-etl run` exactly as commander hands them over (strings and booleans, all optional). */
+export interface RawRunFlags {
+  pipeline?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  emulator?: boolean;
+  db?: string;
+  out?: string;
+  from?: string;
+  until?: string;
+  streams?: string;
+  fullRefresh?: boolean;
+  json?: boolean;
+}
+
+export interface RunOptions {
+  pipeline: PipelineDefinition;
+  /** @default 'pipelines/nightly.yaml' */
+  pipelinePath: string;
+  /** Base URL of the real service, without trailing slash; absent when `emulator` is true. */
+  baseUrl?: string;
+  /** REST API key from --api-key or ENGAGE_API_KEY. Never log it. */
+  apiKey?: string;
+  /** Run against the built-in emulator instead of a real service. @default false */
+  emulator: boolean;
+  /** DuckDB database file. @default 'data/engage.duckdb' */
+  db: string;
+  /** Parquet output directory. @default 'data/parquet' */
+  out: string;
+  /** Override of the lower bound (UTC); absent means the pipeline's start_date / the stored watermarks decide. */
+  from?: DateTime;
+  /** The run's frozen upper bound (UTC). @default the `now` given to resolveRunOptions */
+  until: DateTime;
+  /** Streams to run, in STREAM_NAMES order. @default every stream the pipeline file declares */
+  streams: readonly StreamName[];
+  /** Ignore watermarks and reload from `from` / start_date. @default false */
+  fullRefresh: boolean;
+  /** Print the run summary as JSON. @default false */
+  json: boolean;
+}
+
+export const DEFAULT_PIPELINE_PATH = 'pipelines/nightly.yaml';
+export const DEFAULT_DB_PATH = 'data/engage.duckdb';
+export const DEFAULT_OUT_DIR = 'data/parquet';
+/** How far --until may be ahead of the clock (clock skew between machines). */
+const UNTIL_SLACK_MS = 60_000;
+
+/**
+ * Validate and normalize everything a run needs. Throws ConfigError naming the flag, variable or file field and the fix;
+ * the API key is masked out of every message, even one about a different value that happens to contain it.
+ */
+export function resolveRunOptions(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime): RunOptions {
+  const apiKey = nonEmpty(flags.apiKey) ?? nonEmpty(env['ENGAGE_API_KEY']);
+  try {
+    return resolve(flags, env, now, apiKey);
+  } catch (err) {
+    if (err instanceof ConfigError && apiKey !== undefined && err.message.includes(apiKey)) {
+      throw new ConfigError(err.where.split(apiKey).join('***'), err.message.slice(err.where.length + 2).split(apiKey).join('***'));
+    }
+    throw err;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiKey: string | undefined): RunOptions {
+  const pipelinePath = pathFlag(flags.pipeline, '--pipeline', DEFAULT_PIPELINE_PATH);
+  const db = pathFlag(flags.db, '--db', DEFAULT_DB_PATH);
+  const out = pathFlag(flags.out, '--out', DEFAULT_OUT_DIR);
+  const pipeline = loadPipelineFile(pipelinePath);
+  const emulator = flags.emulator === true;
+
+  let baseUrl: string | undefined;
+  if (emulator) {
+    if (flags.baseUrl !== undefined) {
+      throw new ConfigError('--emulator', 'cannot be combined with --base-url: choose the built-in emulator or a real service, not both');
+    }
+    // ENGAGE_BASE_URL or a file's base_url are standing defaults; an explicit --emulator overrides them.
+  } else {
+    baseUrl = resolveBaseUrl(flags, env, pipeline);
+    if (baseUrl === undefined) {
+      throw new ConfigError('source', 'no source: pass --base-url or set ENGAGE_BASE_URL, or --emulator for the built-in emulator (never loads fake data into a real warehouse silently)');
+    }
+    if (apiKey === undefined) {
+      throw new ConfigError('--api-key', `the service at ${baseUrl} needs a REST API key: pass --api-key KEY or set the ENGAGE_API_KEY environment variable`);
+    }
+  }
+
+  const nowUtc = now.toUTC();
+  const from = instantFlag(flags.from, '--from');
+  const until = instantFlag(flags.until, '--until') ?? nowUtc;
+  if (until.toMillis() > nowUtc.toMillis() + UNTIL_SLACK_MS) {
+    throw new ConfigError('--until', `${until.toISO()} is in the future (now is ${nowUtc.toISO()}); data after now does not exist yet — pass an instant up to now, or omit --until`);
+  }
+  if (from !== undefined && from.toMillis() > until.toMillis()) {
+    throw new ConfigError('--from', `${from.toISO()} is after --until ${until.toISO()}; pass a --from earlier than --until`);
+  }
+
+  return {
+    pipeline,
+    pipelinePath,
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    emulator,
+    db,
+    out,
+    ...(from !== undefined ? { from } : {}),
+    until,
+    streams: selectStreams(flags.streams, pipeline, pipelinePath),
+    fullRefresh: flags.fullRefresh === true,
+    json: flags.json === true,
+  };
+}
+
+function pathFlag(value: string | undefined, flag: string, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (value.trim() === '') throw new ConfigError(flag, `is empty; give a path or omit ${flag} for ${fallback}`);
+  return value.trim();
+}
+
+function resolveBaseUrl(flags: RawRunFlags, env: NodeJS.ProcessEnv, pipeline: PipelineDefinition): string | undefined {
+  const candidates: [string | undefined, string][] = [
+    [flags.baseUrl, '--base-url'],
+    [nonEmpty(env['ENGAGE_BASE_URL']), 'ENGAGE_BASE_URL'],
+  ];
+  for (const [raw, where] of candidates) {
+    if (raw === undefined) continue;
+    const url = normalizeBaseUrl(raw);
+    if (!url.ok) throw new ConfigError(where, `${showUrl(raw)} ${url.reason}; give the service's base URL, e.g. https://rest.example.com`);
+    return url.url;
+  }
+  // The file's base_url was validated when the file was read.
+  return pipeline.source.baseUrl;
+}
+
+function instantFlag(raw: string | undefined, flag: string): DateTime | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = parseUtcInstant(raw);
+  if (parsed === undefined) {
+    throw new ConfigError(flag, `${JSON.stringify(raw)} is not an ISO 8601 date or date-time; e.g. 2024-03-10 or 2024-03-10T14:00:00Z (without a zone it is UTC)`);
+  }
+  return parsed;
+}
+
+function selectStreams(raw: string | undefined, pipeline: PipelineDefinition, pipelinePath: string): readonly StreamName[] {
+  if (raw === undefined) return pipeline.streamNames;
+  const asked = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (asked.length === 0) {
+    throw new ConfigError('--streams', `is empty; list stream names separated by commas (e.g. --streams revenue,sessions) or omit it to run all of ${pipelinePath}`);
+  }
+  const chosen = new Set<StreamName>();
+  for (const name of asked) {
+    if (!(STREAM_NAMES as readonly string[]).includes(name)) {
+      throw new ConfigError('--streams', `unknown stream ${JSON.stringify(name)}.${suggestion(name, STREAM_NAMES)}`);
+    }
+    const stream = name as StreamName;
+    if (!pipeline.streamNames.includes(stream)) {
+      throw new ConfigError('--streams', `stream ${JSON.stringify(name)} is not configured in ${pipelinePath}; add it under streams: there, or choose among ${pipeline.streamNames.join(', ')}`);
+    }
+    chosen.add(stream);
+  }
+  return STREAM_NAMES.filter((s) => chosen.has(s));
+}
