@@ -55,7 +55,7 @@ export function parsePipelineText(text: string, file: string): PipelineDefinitio
   const syntax = doc.errors[0];
   if (syntax !== undefined) {
     const { line, col } = lineCounter.linePos(syntax.pos[0]);
-    const firstLine = syntax.message.split('\n')[0] ?? syntax.message;
+    const firstLine = (syntax.message.split('\n')[0] ?? syntax.message).replace(/\.$/, '');
     throw new ConfigError(`${file}:${line}:${col}`, `YAML syntax error: ${firstLine}. Fix the file at that line (indent with spaces, quote values containing ": " or "#").`);
   }
   return new PipelineReader(file, doc, lineCounter).read(doc.toJS() as unknown);

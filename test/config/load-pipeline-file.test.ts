@@ -1,0 +1,160 @@
+// Pipeline files on disk: the shipped nightly pipeline, defaults, and every refusal naming file, line, field and fix.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { loadPipelineFile } from '../../src/config/load-pipeline-file.js';
+import { STREAM_NAMES } from '../../src/config/pipeline-definition.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'engage-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+
+function file(text: string, ext = 'yaml'): string {
+  counter += 1;
+  const path = join(dir, `p${counter}.${ext}`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function refusal(path: string): ConfigError {
+  try {
+    loadPipelineFile(path);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`expected ${path} to be refused`);
+}
+
+const HEAD = 'name: t\nstart_date: 2024-01-01\n';
+
+describe('the shipped nightly pipeline', () => {
+  const nightly = loadPipelineFile('pipelines/nightly.yaml');
+
+  it('loads with every stream, in the canonical order', () => {
+    expect(nightly.name).toBe('nightly');
+    expect(nightly.startDate.toISO()).toBe('2024-01-01T00:00:00.000Z');
+    expect(nightly.lookbackDays).toBe(3);
+    expect(nightly.streamNames).toEqual(STREAM_NAMES);
+  });
+
+  it('targets exactly the ids the demo workspace guarantees', () => {
+    const s = nightly.streams;
+    expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*', 'app_1', 'app_2', 'app_3'], products: ['*', 'gems_small'] });
+    expect(s.sessions?.unit).toBe('hour');
+    expect(s.segment_size?.segments).toEqual(['seg_1', 'seg_2', 'seg_3', 'seg_4', 'seg_5', 'seg_6']);
+    expect(s.canvas_summary).toEqual({ canvases: ['cv_1', 'cv_2', 'cv_3', 'cv_4', 'cv_5'], variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
+    expect(s.canvas_details?.canvases).toEqual(['cv_1', 'cv_2', 'cv_3', 'cv_4', 'cv_5']);
+    expect(s.email_templates?.ids).toEqual(['tpl_1', 'tpl_2', 'tpl_3', 'tpl_4', 'tpl_5', 'tpl_6', 'tpl_7', 'tpl_8']);
+    expect(s.content_blocks).toEqual({ ids: ['cb_1', 'cb_2', 'cb_3', 'cb_4', 'cb_5', 'cb_6', 'cb_7'], inclusionData: true });
+    expect(nightly.source).toEqual({});
+  });
+});
+
+describe('defaults', () => {
+  it('fills lookback 3, unit day, "*" selectors and false booleans, and reads a bare stream key as no options', () => {
+    const p = loadPipelineFile(file(`${HEAD}streams:\n  revenue: {}\n  sessions: {}\n  canvas_summary: { canvases: [cv_1] }\n  content_blocks: { ids: [cb_1] }\n  custom_events:\n`));
+    expect(p.lookbackDays).toBe(3);
+    expect(p.streams.revenue).toEqual({ unit: 'day', apps: ['*'], products: ['*'] });
+    expect(p.streams.sessions).toEqual({ unit: 'day', apps: ['*'], segments: ['*'] });
+    expect(p.streams.canvas_summary).toEqual({ canvases: ['cv_1'], variantBreakdown: false, stepBreakdown: false, deletedStepData: false });
+    expect(p.streams.content_blocks?.inclusionData).toBe(false);
+    expect(p.streams.custom_events).toEqual({});
+    expect(p.streamNames).toEqual(['revenue', 'sessions', 'custom_events', 'canvas_summary', 'content_blocks']);
+  });
+
+  it('reads a date without a zone as the start of that UTC day, whatever the machine zone', () => {
+    const p = loadPipelineFile(file(`name: t\nstart_date: "2024-03-10"\nstreams: { custom_events: {} }\n`));
+    expect(p.startDate.toISO()).toBe('2024-03-10T00:00:00.000Z');
+    expect(p.startDate.zoneName).toBe('UTC');
+  });
+
+  it('reads a JSON pipeline file with the same parser', () => {
+    const p = loadPipelineFile(file(JSON.stringify({ name: 'j', start_date: '2024-01-01', lookback_days: 0, source: { base_url: 'https://rest.example.com/' }, streams: { data_integrations: {} } }), 'json'));
+    expect(p).toMatchObject({ name: 'j', lookbackDays: 0, source: { baseUrl: 'https://rest.example.com' }, streamNames: ['data_integrations'] });
+  });
+});
+
+describe('refusals', () => {
+  it('names a missing file and says how to point at one', () => {
+    const err = refusal(join(dir, 'nope.yaml'));
+    expect(err.message).toContain('nope.yaml');
+    expect(err.message).toMatch(/no such file.*--pipeline/);
+  });
+
+  it('names a directory given as the file', () => {
+    const sub = join(dir, 'adir');
+    mkdirSync(sub);
+    expect(refusal(sub).message).toMatch(/directory/);
+  });
+
+  it('gives line and column of a YAML syntax error', () => {
+    const path = file(`${HEAD}streams:\n  revenue: { unit: day\n`);
+    expect(refusal(path).message).toMatch(new RegExp(`${path.replace(/[.]/g, '\\.')}:\\d+:\\d+: YAML syntax error`));
+  });
+
+  it('refuses a duplicate key as a syntax error', () => {
+    expect(refusal(file(`${HEAD}name: again\nstreams: { custom_events: {} }\n`)).message).toMatch(/:3:1: YAML syntax error/);
+  });
+
+  it.each([
+    ['an empty file', '', /is empty/],
+    ['a list instead of a mapping', '- a\n- b\n', /must be a mapping.*found a list/],
+  ])('refuses %s', (_label, text, pattern) => {
+    expect(refusal(file(text)).message).toMatch(pattern);
+  });
+
+  it.each([
+    ['an unknown top-level key with the nearest valid one', `${HEAD}lookback_day: 2\nstreams: { custom_events: {} }\n`, ':3:1 at lookback_day: unknown top-level key "lookback_day". Did you mean "lookback_days"?'],
+    ['an unknown stream with the nearest valid one', `${HEAD}streams:\n  revenu: {}\n`, ':4:3 at streams.revenu: unknown stream "revenu". Did you mean "revenue"?'],
+    ['an unknown key in a stream with the nearest valid one', `${HEAD}streams:\n  revenue: { product: [a] }\n`, 'at streams.revenue.product: unknown key in stream revenue "product". Did you mean "products"?'],
+    ['an option on a stream that takes none', `${HEAD}streams:\n  custom_events: { page: 2 }\n`, 'at streams.custom_events.page: unknown key in stream custom_events "page". This stream takes no options'],
+    ['a missing name', 'start_date: 2024-01-01\nstreams: { custom_events: {} }\n', 'at name: is required but missing'],
+    ['a name that cannot name files', `name: "my pipe"\nstart_date: 2024-01-01\nstreams: { custom_events: {} }\n`, 'at name: "my pipe" is not a usable pipeline name'],
+    ['a missing start_date', 'name: t\nstreams: { custom_events: {} }\n', 'at start_date: is required but missing; add the first UTC day'],
+    ['an invalid start_date', 'name: t\nstart_date: 2024-02-30\nstreams: { custom_events: {} }\n', ':2:13 at start_date: "2024-02-30" is not a date; write YYYY-MM-DD'],
+    ['a negative lookback', `${HEAD}lookback_days: -1\nstreams: { custom_events: {} }\n`, 'at lookback_days: -1 is not a whole number of days'],
+    ['a fractional lookback', `${HEAD}lookback_days: 1.5\nstreams: { custom_events: {} }\n`, 'at lookback_days: 1.5 is not a whole number of days'],
+    ['a quoted lookback', `${HEAD}lookback_days: "3"\nstreams: { custom_events: {} }\n`, 'at lookback_days: "3" is not a whole number of days'],
+    ['missing streams', HEAD, 'at streams: is required; declare at least one stream'],
+    ['empty streams', `${HEAD}streams: {}\n`, 'at streams: is empty'],
+    ['a stream that is not a mapping', `${HEAD}streams:\n  revenue: [a]\n`, 'at streams.revenue: must be a mapping of options'],
+    ['an invalid unit', `${HEAD}streams:\n  sessions: { unit: week }\n`, 'at streams.sessions.unit: "week" is not a unit; write unit: day or unit: hour'],
+    ['an hourly segment size', `${HEAD}streams:\n  segment_size: { unit: hour, segments: [s] }\n`, 'at streams.segment_size.unit: "hour" is not available: segment size is a daily series only'],
+    ['a selector that is not a list', `${HEAD}streams:\n  revenue: { apps: app_1 }\n`, 'at streams.revenue.apps: must be a list, found a string "app_1"'],
+    ['an empty list', `${HEAD}streams:\n  revenue: { products: [] }\n`, 'at streams.revenue.products: is an empty list'],
+    ['a duplicate list entry', `${HEAD}streams:\n  revenue: { products: ["*", gems_small, gems_small] }\n`, 'at streams.revenue.products[2]: "gems_small" is listed twice (also at [1])'],
+    ['a number as an id', `${HEAD}streams:\n  email_templates: { ids: [tpl_1, 123] }\n`, 'at streams.email_templates.ids[1]: must be a non-empty text, found a number 123; quote it: "123"'],
+    ['"*" where explicit ids are needed', `${HEAD}streams:\n  canvas_details: { canvases: ["*"] }\n`, 'at streams.canvas_details.canvases[0]: "*" is not allowed here'],
+    ['missing segment ids', `${HEAD}streams:\n  segment_size: {}\n`, 'at streams.segment_size.segments: is required but missing'],
+    ['missing canvases', `${HEAD}streams:\n  canvas_summary: { step_breakdown: true }\n`, 'at streams.canvas_summary.canvases: is required but missing'],
+    ['missing ids', `${HEAD}streams:\n  content_blocks: { inclusion_data: true }\n`, 'at streams.content_blocks.ids: is required but missing'],
+    ['a quoted boolean', `${HEAD}streams:\n  content_blocks: { ids: [cb_1], inclusion_data: "true" }\n`, 'at streams.content_blocks.inclusion_data: must be true or false (unquoted)'],
+    ['a base URL that is not http(s)', `${HEAD}source: { base_url: ftp://x.example.com }\nstreams: { custom_events: {} }\n`, 'at source.base_url: "ftp://x.example.com" uses ftp, not http or https'],
+    ['an unknown key in source', `${HEAD}source: { baseurl: https://x.example.com }\nstreams: { custom_events: {} }\n`, 'at source.baseurl: unknown key in source "baseurl". Did you mean "base_url"?'],
+  ])('refuses %s, naming the field', (_label, text, expected) => {
+    const path = file(text);
+    const err = refusal(path);
+    expect(err.message.startsWith(path)).toBe(true);
+    expect(err.message).toContain(expected);
+  });
+
+  it.each([
+    ['in source', `${HEAD}source: { base_url: https://x.example.com, api_key: sk-live-abc123 }\nstreams: { custom_events: {} }\n`, 'source.api_key'],
+    ['at the top level', `${HEAD}api_key: sk-live-abc123\nstreams: { custom_events: {} }\n`, 'api_key'],
+    ['spelt apiKey inside a stream', `${HEAD}streams:\n  revenue: { apiKey: sk-live-abc123 }\n`, 'streams.revenue.apiKey'],
+  ])('refuses an API key %s without repeating it', (_label, text, field) => {
+    const err = refusal(file(text));
+    expect(err.message).toContain(`at ${field}:`);
+    expect(err.message).toMatch(/--api-key.*ENGAGE_API_KEY/);
+    expect(err.message).not.toContain('sk-live-abc123');
+  });
+
+  it('masks a password in a base URL', () => {
+    const err = refusal(file(`${HEAD}source: { base_url: "https://me:hunter2@x.example.com" }\nstreams: { custom_events: {} }\n`));
+    expect(err.message).toContain('at source.base_url');
+    expect(err.message).not.toContain('hunter2');
+  });
+});
