@@ -124,7 +124,8 @@ export class ApiClient {
         throw this.#giveUp(prepared, error, `all ${attempts} attempts failed (maxAttempts=${this.#maxAttempts})`);
       }
       if (this.#closing.signal.aborted && !(error instanceof FatalApiError || error instanceof RetriableApiError)) {
-        throw new FatalError(`${describeCall(prepared)}: the API client was closed before the request completed`, { cause: error });
+        const what = error instanceof FatalError ? error.message : 'the API client was closed before the request completed';
+        throw new FatalError(`${describeCall(prepared)}: ${what}`, { cause: error });
       }
       throw error;
     }
@@ -292,7 +293,7 @@ export class ApiClient {
 
   #transportFailure(p: PreparedCall, error: unknown, timeout: AbortSignal, what: string): Error {
     if (this.#closing.signal.aborted) {
-      return new AbortError(new FatalError(`${describeCall(p)}: the API client was closed while the request was in flight`, { cause: error }));
+      return new AbortError(new FatalError('the API client was closed while the request was in flight', { cause: error }));
     }
     this.#stats.transportErrors++;
     if (timeout.aborted) return new RetriableApiError(p.ctx, `${what} within timeoutMs=${this.#timeoutMs} ms`);

@@ -2,7 +2,7 @@
 // server shares it (X-RateLimit-*), and a FIFO queue of requests waiting for budget. Requests wait here, never on the wire.
 import type { PoolId } from './endpoints.js';
 import type { RateLimitAdvice } from './rate-limit-headers.js';
-import { EngageError } from '../errors.js';
+import { FatalError } from '../errors.js';
 
 /** Time source and waiting, injectable so tests control both. */
 export interface LimiterClock {
@@ -205,6 +205,6 @@ export class LimitPoolQueue {
   }
 }
 
-function closedError(pool: PoolId): EngageError {
-  return new EngageError(`The API client was closed while a request waited for budget in limit pool "${pool}"; no request was sent.`);
+function closedError(pool: PoolId): FatalError {
+  return new FatalError(`the API client was closed while the request waited for its rate-limit window (pool "${pool}"); no request was sent`);
 }

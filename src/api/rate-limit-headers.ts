@@ -38,7 +38,7 @@ function parseNumber(value: string | undefined): number | undefined {
  * a small number of seconds from now, or an HTTP date.
  */
 export function parseResetValue(value: string | undefined, now: number): number | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined || value.trim() === '') return undefined;
   const n = parseNumber(value);
   if (n === undefined) {
     const date = Date.parse(value);

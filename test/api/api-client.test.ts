@@ -144,10 +144,9 @@ describe('retries', () => {
   });
 
   it('retries a connection reset', async () => {
-    server.handle((req, res, i) => {
+    server.handle((_req, res, i) => {
       if (i === 0) return void res.socket?.destroy();
       json(res, 200, { message: 'success' });
-      void req;
     });
     const response = await makeClient().request({ endpoint: ENDPOINTS.eventsList });
     expect(response.attempts).toBe(2);
@@ -216,7 +215,11 @@ describe('fatal answers', () => {
     [404, { message: 'no such canvas' }, /check the identifiers/],
     [405, 'Method Not Allowed', /server said "Method Not Allowed"/],
   ])('a %i is fatal at once: one request, endpoint and parameters in the message, never the key', async (status, body, advice) => {
-    server.handle((_req, res) => (typeof body === 'string' ? (res.writeHead(status), res.end(body)) : json(res, status, body)));
+    server.handle((_req, res) => {
+      if (typeof body !== 'string') return json(res, status, body);
+      res.writeHead(status);
+      res.end(body);
+    });
     const error = await failure(makeClient().request({ endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: 'cv-42' } }));
     expect(error).toBeInstanceOf(FatalApiError);
     expect((error as FatalApiError).status).toBe(status);

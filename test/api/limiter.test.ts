@@ -1,0 +1,154 @@
+// The client-side limiter seen from a real server: per-window counts never exceed a pool, shared pools share one budget,
+// an exhausted pool does not hold up another, and the server's own (lower) view wins.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/api-client.js';
+import type { ApiClientOptions } from '../../src/api/api-client-options.js';
+import { ENDPOINTS } from '../../src/api/endpoints.js';
+import { parseResetValue, readRateLimitAdvice, readRetryAfterMs } from '../../src/api/rate-limit-headers.js';
+import { FakeClock, json, TestServer, type ReceivedRequest } from './helpers/test-server.js';
+
+let server: TestServer;
+const clients: ApiClient[] = [];
+
+function makeClient(opts: Partial<ApiClientOptions>): ApiClient {
+  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-123456', ...opts });
+  clients.push(client);
+  return client;
+}
+
+/** The largest number of requests that arrived within any window of `windowMs`. */
+function maxInAnyWindow(requests: readonly ReceivedRequest[], windowMs: number): number {
+  const times = requests.map((r) => r.at).sort((a, b) => a - b);
+  let max = 0;
+  for (let i = 0; i < times.length; i++) {
+    let n = 0;
+    for (let j = i; j < times.length && (times[j] as number) < (times[i] as number) + windowMs; j++) n++;
+    max = Math.max(max, n);
+  }
+  return max;
+}
+
+beforeEach(async () => {
+  server = await TestServer.create();
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+  await server.close();
+});
+
+describe('limit pools against a real server', () => {
+  it('never lets more requests than the limit arrive within one window', async () => {
+    const client = makeClient({ pools: { cdi: { limit: 3, windowMs: 300 } } });
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 9 }, () => client.request({ endpoint: ENDPOINTS.cdiIntegrations })));
+    expect(server.requests).toHaveLength(9);
+    expect(maxInAnyWindow(server.requests, 300)).toBeLessThanOrEqual(3);
+    // Nine requests at three per 300 ms need at least two full windows.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+  });
+
+  it('makes purchases and the events list draw from one shared budget', async () => {
+    const client = makeClient({ pools: { purchases_events: { limit: 2, windowMs: 400 } } });
+    await Promise.all([
+      client.request({ endpoint: ENDPOINTS.purchasesQuantitySeries, query: { length: 1 } }),
+      client.request({ endpoint: ENDPOINTS.purchasesRevenueSeries, query: { length: 1 } }),
+      client.request({ endpoint: ENDPOINTS.eventsList }),
+      client.request({ endpoint: ENDPOINTS.purchasesQuantitySeries, query: { length: 2 } }),
+    ]);
+    expect(new Set(server.requests.map((r) => r.path)).size).toBe(3);
+    expect(maxInAnyWindow(server.requests, 400)).toBeLessThanOrEqual(2);
+  });
+
+  it('keeps serving other pools while one pool waits for its window', async () => {
+    const client = makeClient({ pools: { cdi: { limit: 1, windowMs: 60_000 } } });
+    await client.request({ endpoint: ENDPOINTS.cdiIntegrations });
+    const blocked = client.request({ endpoint: ENDPOINTS.cdiIntegrations });
+    blocked.catch(() => undefined);
+    const started = Date.now();
+    await client.request({ endpoint: ENDPOINTS.sessionsDataSeries, query: { length: 1 } });
+    await client.request({ endpoint: ENDPOINTS.segmentsDataSeries, query: { length: 1 } });
+    expect(Date.now() - started).toBeLessThan(1000);
+    const snapshot = client.limiter.snapshot();
+    expect(snapshot.cdi).toMatchObject({ used: 1, remaining: 0, waiting: 1 });
+    expect(snapshot.cdi.resetAt).toBeGreaterThan(Date.now() + 50_000);
+    expect(snapshot.default).toMatchObject({ used: 2, remaining: 249_998, waiting: 0 });
+    expect(server.requests.filter((r) => r.path === '/cdi/integrations')).toHaveLength(1);
+    await client.close();
+    await expect(blocked).rejects.toThrow(/closed while the request waited/);
+  });
+});
+
+describe('adapting to the server', () => {
+  it('waits for the server reset when the server says fewer remain than the local count', async () => {
+    const clock = new FakeClock();
+    server.handle((_req, res, i) =>
+      json(res, 200, { message: 'success' }, i === 0 ? { 'x-RateLimit-remaining': '0', 'X-RATELIMIT-RESET': String(clock.now() + 5000) } : {}),
+    );
+    const client = makeClient({ sleep: clock.sleep, now: clock.now });
+    await client.request({ endpoint: ENDPOINTS.canvasDetails });
+    expect(client.limiter.snapshot().default.remaining).toBe(0);
+    await client.request({ endpoint: ENDPOINTS.canvasDetails });
+    expect(clock.sleeps).toEqual([5000]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('adopts a lower X-RateLimit-Limit as the pool limit', async () => {
+    const clock = new FakeClock();
+    server.handle((_req, res) => json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '2' }));
+    const client = makeClient({ sleep: clock.sleep, now: clock.now, pools: { default: { limit: 100, windowMs: 10_000 } } });
+    for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
+    expect(client.limiter.snapshot().default.limit).toBe(2);
+    expect(clock.sleeps).toHaveLength(1);
+    expect(clock.sleeps[0]).toBeGreaterThan(9000);
+  });
+
+  it('ignores the empty X-Ratelimit-* values the live service sends on a 401', async () => {
+    const clock = new FakeClock();
+    server.handle((_req, res) =>
+      json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '', 'X-Ratelimit-Remaining': '', 'X-Ratelimit-Reset': '' }),
+    );
+    const client = makeClient({ sleep: clock.sleep, now: clock.now });
+    for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
+    expect(clock.sleeps).toEqual([]);
+    expect(client.limiter.snapshot().default.limit).toBe(250_000);
+  });
+
+  it('holds the whole pool after a 429 that says how long', async () => {
+    const clock = new FakeClock();
+    server.handle((_req, res, i) => (i === 0 ? json(res, 429, {}, { 'Retry-After': '20' }) : json(res, 200, { message: 'success' })));
+    const client = makeClient({ sleep: clock.sleep, now: clock.now });
+    const first = client.request({ endpoint: ENDPOINTS.eventsList });
+    await first;
+    expect(client.limiter.snapshot().purchases_events.used).toBe(2);
+    expect(clock.sleeps).toEqual([20_000]);
+  });
+});
+
+describe('reading rate-limit headers', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const headers = (h: Record<string, string>): Headers => new Headers(h);
+
+  it('reads reset values as epoch seconds, epoch milliseconds, seconds from now or an HTTP date', () => {
+    expect(parseResetValue(String(now / 1000 + 30), now)).toBe(now + 30_000);
+    expect(parseResetValue(String(now + 1234), now)).toBe(now + 1234);
+    expect(parseResetValue('45', now)).toBe(now + 45_000);
+    expect(parseResetValue('Thu, 01 Jan 2026 00:01:00 GMT', now)).toBe(now + 60_000);
+    expect(parseResetValue('', now)).toBeUndefined();
+  });
+
+  it('prefers Retry-After over X-RateLimit-Reset and never returns a negative wait', () => {
+    expect(readRetryAfterMs(headers({ 'Retry-After': '3', 'X-RateLimit-Reset': String(now / 1000 + 60) }), now)).toBe(3000);
+    expect(readRetryAfterMs(headers({ 'X-RateLimit-Reset': String(now / 1000 - 60) }), now)).toBe(0);
+    expect(readRetryAfterMs(headers({}), now)).toBeUndefined();
+  });
+
+  it('ignores empty and non-numeric X-RateLimit values', () => {
+    expect(readRateLimitAdvice(headers({ 'X-Ratelimit-Limit': '', 'X-Ratelimit-Remaining': 'lots' }), now)).toEqual({});
+    expect(readRateLimitAdvice(headers({ 'x-ratelimit-limit': '250000', 'x-ratelimit-remaining': '249996', 'x-ratelimit-reset': '1592427600' }), now)).toEqual({
+      limit: 250_000,
+      remaining: 249_996,
+      resetAt: 1_592_427_600_000,
+    });
+  });
+});
