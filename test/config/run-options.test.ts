@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DateTime } from 'luxon';
+import { DateTime, Settings } from 'luxon';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import type { RawRunFlags } from '../../src/config/run-options.js';
@@ -115,6 +115,21 @@ describe('--from and --until', () => {
     expect(o.from?.toISO()).toBe('2024-02-01T00:00:00.000Z');
     expect(o.until.toISO()).toBe('2024-03-01T06:00:00.000Z');
     expect(o.until.zoneName).toBe('UTC');
+  });
+
+  it('stays in UTC when the machine runs in another zone', () => {
+    const saved = { tz: process.env.TZ, zone: Settings.defaultZone };
+    process.env.TZ = 'America/New_York';
+    Settings.defaultZone = 'America/New_York';
+    try {
+      const o = resolve({ emulator: true, from: '2024-03-10', until: '2024-03-10 12:00:00' });
+      expect([o.from?.toISO(), o.until.toISO(), o.pipeline.startDate.toISO()])
+        .toEqual(['2024-03-10T00:00:00.000Z', '2024-03-10T12:00:00.000Z', '2024-01-01T00:00:00.000Z']);
+    } finally {
+      if (saved.tz === undefined) delete process.env.TZ;
+      else process.env.TZ = saved.tz;
+      Settings.defaultZone = saved.zone;
+    }
   });
 
   it('converts an offset to UTC', () => {
