@@ -41,7 +41,7 @@ export interface SegmentSizeQuery {
 }
 
 /** GET /purchases/quantity_series → points of `purchase_quantity`. */
-export function fetchPurchaseQuantity(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
+export async function fetchPurchaseQuantity(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
   return fetchSeries(client, ENDPOINTS.purchasesQuantitySeries, 'purchase_quantity', {
     ...windowQuery(q),
     unit: checkUnit(q.unit),
@@ -51,7 +51,7 @@ export function fetchPurchaseQuantity(client: ApiClient, q: PurchaseSeriesQuery)
 }
 
 /** GET /purchases/revenue_series → points of `revenue`. */
-export function fetchRevenue(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
+export async function fetchRevenue(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
   return fetchSeries(client, ENDPOINTS.purchasesRevenueSeries, 'revenue', {
     ...windowQuery(q),
     unit: checkUnit(q.unit),
@@ -61,7 +61,7 @@ export function fetchRevenue(client: ApiClient, q: PurchaseSeriesQuery): Promise
 }
 
 /** GET /sessions/data_series → points of `sessions`. */
-export function fetchSessions(client: ApiClient, q: SessionsSeriesQuery): Promise<SeriesPoint[]> {
+export async function fetchSessions(client: ApiClient, q: SessionsSeriesQuery): Promise<SeriesPoint[]> {
   return fetchSeries(client, ENDPOINTS.sessionsDataSeries, 'sessions', {
     ...windowQuery(q),
     unit: checkUnit(q.unit),
@@ -71,7 +71,7 @@ export function fetchSessions(client: ApiClient, q: SessionsSeriesQuery): Promis
 }
 
 /** GET /segments/data_series → daily points of `size`. */
-export function fetchSegmentSize(client: ApiClient, q: SegmentSizeQuery): Promise<SeriesPoint[]> {
+export async function fetchSegmentSize(client: ApiClient, q: SegmentSizeQuery): Promise<SeriesPoint[]> {
   checkStringParam('segmentId', q.segmentId);
   return fetchSeries(client, ENDPOINTS.segmentsDataSeries, 'size', { segment_id: q.segmentId, ...windowQuery(q) });
 }
