@@ -56,6 +56,13 @@ export class ApiClient {
     if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
       throw new ConfigError('apiKey', 'the REST API key is empty; pass the key of the workspace (it needs the permissions of the endpoints you call)');
     }
+    // A key with whitespace or control characters cannot travel in a header; fetch would reject it on every attempt.
+    if (/[\s\x00-\x1f\x7f]/.test(opts.apiKey)) {
+      throw new ConfigError('apiKey', 'contains whitespace or control characters; copy the key again without spaces or line breaks');
+    }
+    if (opts.scimToken !== undefined && /[\s\x00-\x1f\x7f]/.test(opts.scimToken)) {
+      throw new ConfigError('scimToken', 'contains whitespace or control characters; copy the token again without spaces or line breaks');
+    }
     this.#apiKey = opts.apiKey;
     this.#scimToken = opts.scimToken;
     this.#requestOrigin = opts.requestOrigin;
@@ -121,7 +128,8 @@ export class ApiClient {
     } catch (error) {
       this.#stats.failed++;
       if (error instanceof RetriableApiError && !GAVE_UP.has(error) && attempts >= this.#maxAttempts) {
-        throw this.#giveUp(prepared, error, `all ${attempts} attempts failed (maxAttempts=${this.#maxAttempts})`);
+        const why = attempts === 1 ? 'the only attempt failed (maxAttempts=1)' : `all ${attempts} attempts failed (maxAttempts=${this.#maxAttempts})`;
+        throw this.#giveUp(prepared, error, why);
       }
       if (this.#closing.signal.aborted && !(error instanceof FatalApiError || error instanceof RetriableApiError)) {
         const what = error instanceof FatalError ? error.message : 'the API client was closed before the request completed';
@@ -378,9 +386,12 @@ function quote(text: string): string {
 }
 
 function reasonOf(error: Error): string {
-  // Messages start with "<METHOD> <path> <params> failed[ with N]: "; the reason is what follows.
-  const marker = error.message.indexOf(': ');
-  return error instanceof RetriableApiError || error instanceof FatalApiError ? error.message.slice(marker + 2) : error.message;
+  if (!(error instanceof RetriableApiError || error instanceof FatalApiError)) return error.message;
+  // API errors read "<METHOD> <path> <params> failed[ with N]: <reason>" (src/errors.ts); events want the reason alone.
+  const { method, endpoint, params } = error.context;
+  const shown = params && Object.keys(params).length > 0 ? ` ${JSON.stringify(params)}` : '';
+  const prefix = `${method} ${endpoint}${shown} failed${error.status ? ` with ${error.status}` : ''}: `;
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
 }
 
 function describeCall(p: PreparedCall): string {

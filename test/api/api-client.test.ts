@@ -94,6 +94,7 @@ describe('what the client sends', () => {
   it('rejects bad options with a ConfigError naming the option', () => {
     expect(() => ApiClient.create({ baseUrl: 'not a url', apiKey: KEY })).toThrow(/baseUrl/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: '' })).toThrow(/apiKey/);
+    expect(() => ApiClient.create({ baseUrl: server.url, apiKey: 'abc\n' })).toThrow(/apiKey: contains whitespace/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: KEY, maxAttempts: 0 })).toThrow(/maxAttempts/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: KEY, pools: { cdi: { limit: 0, windowMs: 10 } } })).toThrow(/pools\.cdi\.limit/);
   });
@@ -277,7 +278,36 @@ describe('fatal answers', () => {
   });
 });
 
+describe('concurrency', () => {
+  it('keeps at most `concurrency` requests in flight across pools', async () => {
+    let active = 0;
+    let peak = 0;
+    server.handle((_req, res) => {
+      active++;
+      peak = Math.max(peak, active);
+      setTimeout(() => {
+        active--;
+        json(res, 200, { message: 'success' });
+      }, 40);
+    });
+    const client = makeClient({ concurrency: 2 });
+    await Promise.all([
+      ...Array.from({ length: 3 }, () => client.request({ endpoint: ENDPOINTS.eventsList })),
+      ...Array.from({ length: 3 }, () => client.request({ endpoint: ENDPOINTS.canvasDetails })),
+    ]);
+    expect(server.requests).toHaveLength(6);
+    expect(peak).toBe(2);
+  });
+});
+
 describe('events, stats and close', () => {
+  it('reports only the reason in retry events, even when a parameter contains ": "', async () => {
+    server.handle((_req, res) => json(res, 502, { message: 'bad gateway' }));
+    const error = await failure(makeClient({ maxAttempts: 1 }).request({ endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: 'a: b' } }));
+    expect(error.message).toMatch(/failed with 502: gave up: the only attempt failed \(maxAttempts=1\); last failure: server error: server said "bad gateway"/);
+    expect(events.find((e) => e.type === 'request-finished')).toMatchObject({ error: 'server error: server said "bad gateway"' });
+  });
+
   it('reports started / finished events with status, ms and attempt, and counts responses', async () => {
     server.handle((_req, res, i) => json(res, i === 0 ? 500 : 200, { message: i === 0 ? 'x' : 'success' }));
     const client = makeClient();
