@@ -119,7 +119,7 @@ export function fromDuckDBValue(value: unknown): unknown {
   return value;
 }
 
-/** Bind JS parameters to a query with explicit types: DuckDB cannot type an untyped Date, so Dates travel as TIMESTAMP. */
+/** Bind JS parameters to a query with explicit types: DuckDB cannot type an untyped Date, so Dates travel as TIMESTAMP; string arrays as VARCHAR[]. */
 export function toQueryParams(params: readonly unknown[]): { values: DuckDBValue[]; types: DuckDBType[] } {
   const values: DuckDBValue[] = [];
   const types: DuckDBType[] = [];
@@ -134,7 +134,8 @@ export function toQueryParams(params: readonly unknown[]): { values: DuckDBValue
     else if (typeof param === 'boolean') add('BOOLEAN', param, where);
     else if (typeof param === 'bigint' || (typeof param === 'number' && Number.isSafeInteger(param))) add('BIGINT', param, where);
     else if (typeof param === 'number') add('DOUBLE', param, where);
-    else throw bad(where, 'a string, number, bigint, boolean, Date or null', param);
+    else if (Array.isArray(param) && param.every((item) => typeof item === 'string')) add('VARCHAR[]', param, where);
+    else throw bad(where, 'a string, number, bigint, boolean, Date, array of strings or null', param);
   });
   return { values, types };
 }
