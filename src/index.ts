@@ -19,3 +19,14 @@ export type { SeriesPoint, PurchaseSeriesQuery, SessionsSeriesQuery, SegmentSize
 export { fetchCanvasSummary } from './api/canvas-summary.js';
 export type { CanvasSummaryQuery } from './api/canvas-summary.js';
 export { listDataIntegrations, fetchCanvasDetails, fetchEmailTemplate, fetchContentBlock } from './api/metadata-endpoints.js';
+export { Warehouse } from './load/warehouse.js';
+export type { WarehouseOptions, LoadBatch, CommitResult, SeriesStateUpdate, SeriesState, RunStart, RunEnd, StatusRow } from './load/warehouse.js';
+export type { TableChange } from './load/bulk-merge.js';
+export { RunLock } from './load/run-lock.js';
+export type { LockHolder, RunLockOptions } from './load/run-lock.js';
+export { TABLE_NAMES, TABLE_SPECS, tableSpec, isTableName } from './load/table-specs.js';
+export type { TableName, TableSpec, ColumnSpec, ColumnType } from './load/table-specs.js';
+export { exportParquet } from './export/export-parquet.js';
+export type { ExportOptions, ExportSummary, TableExport } from './export/export-parquet.js';
+export { assertWritableDir } from './export/assert-writable-dir.js';
+export type { TableManifest, ManifestFile } from './export/table-manifest.js';
