@@ -9,6 +9,7 @@ import { expectSuccess } from './expect-success.js';
 import type { PoolPermit } from './limit-pool.js';
 import { Limiter } from './limiter.js';
 import { readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
+import { isRecord } from './response-shape.js';
 import { SecretScrubber } from './secret-scrubber.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { ConfigError, FatalApiError, FatalError, RetriableApiError, type RequestContext } from '../errors.js';
@@ -183,7 +184,7 @@ export class ApiClient {
       const qs = search.toString();
       url = `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
     }
-    if (isPlainObject(call.body)) params.body = `{${Object.keys(call.body).join(', ')}}`;
+    if (isRecord(call.body)) params.body = `{${Object.keys(call.body).join(', ')}}`;
     return {
       endpoint,
       method: endpoint.method,
@@ -366,13 +367,13 @@ function parseJson(text: string): unknown {
 
 /** The server's own words: `message`, SCIM `detail`, or catalog `errors[].message`, quoted; else the raw text. */
 function serverSays(body: unknown, text: string): string {
-  if (isPlainObject(body)) {
+  if (isRecord(body)) {
     const parts: string[] = [];
     if (typeof body.message === 'string') parts.push(`"${body.message}"`);
     if (typeof body.detail === 'string') parts.push(`"${body.detail}"`);
     if (Array.isArray(body.errors)) {
       for (const e of body.errors.slice(0, 5)) {
-        if (isPlainObject(e) && typeof e.message === 'string') parts.push(`${typeof e.id === 'string' ? `${e.id}: ` : ''}"${e.message}"`);
+        if (isRecord(e) && typeof e.message === 'string') parts.push(`${typeof e.id === 'string' ? `${e.id}: ` : ''}"${e.message}"`);
       }
     }
     if (parts.length > 0) return `server said ${parts.join('; ')}`;
@@ -414,10 +415,6 @@ function fillPath(endpoint: EndpointSpec, params: Record<string, string>): strin
 
 function queryText(value: Exclude<QueryValue, undefined>): string {
   return typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function normalizeBaseUrl(raw: string): string {

@@ -1,5 +1,6 @@
 // The platform's 2xx bodies carry `message: "success"`; anything else in `message` is a refusal dressed as success
 // (spec 7.2: an invalid key or an exceeded rate limit on the external ID endpoints is reported that way).
+import { isRecord } from './response-shape.js';
 import { FatalApiError, RetriableApiError, type RequestContext } from '../errors.js';
 
 /**
@@ -7,8 +8,8 @@ import { FatalApiError, RetriableApiError, type RequestContext } from '../errors
  * FatalApiError quoting it. Bodies without a `message` (SCIM, empty bodies) pass.
  */
 export function expectSuccess(body: unknown, ctx: RequestContext, status?: number): void {
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('message' in body)) return;
-  const message = (body as { message: unknown }).message;
+  if (!isRecord(body) || !('message' in body)) return;
+  const message = body.message;
   if (typeof message === 'string' && message.trim().toLowerCase() === 'success') return;
   const quoted = typeof message === 'string' ? `"${message}"` : JSON.stringify(message);
   if (typeof message === 'string' && /rate.?limit/i.test(message)) {

@@ -41,7 +41,7 @@ export async function* paginateLink<T>(client: ApiClient, call: ApiCall): AsyncG
   let page = 0;
   while (next) {
     const response: ApiResponse<T> = await client.request<T>(next);
-    seenUrls.add(response.url);
+    seenUrls.add(new URL(response.url).href);
     const cursor = new URL(response.url).searchParams.get('cursor');
     if (cursor !== null) seenCursors.add(cursor);
     yield response;
