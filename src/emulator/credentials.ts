@@ -69,7 +69,7 @@ export function loadKeyFile(path: string, demoApiKey: string): KeyFileEntry[] {
   } catch (err) {
     throw new ConfigError(path, `is not valid JSON (${(err as Error).message}); expected { "keys": [ { "key", "name", "permissions" } ] }`);
   }
-  if (typeof parsed !== 'object' || parsed === null || !('keys' in parsed)) {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.hasOwn(parsed, 'keys')) {
     throw new ConfigError(path, 'must be a JSON object with a "keys" array: { "keys": [ { "key", "name", "permissions" } ] }');
   }
   return validateKeys((parsed as { keys: unknown }).keys, `${path}: keys`, demoApiKey);
