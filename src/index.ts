@@ -30,3 +30,8 @@ export { exportParquet } from './export/export-parquet.js';
 export type { ExportOptions, ExportSummary, TableExport } from './export/export-parquet.js';
 export { assertWritableDir } from './export/assert-writable-dir.js';
 export type { TableManifest, ManifestFile } from './export/table-manifest.js';
+export { createEmulator } from './emulator/server.js';
+export type { Emulator, EmulatorOptions, EmulatorStats } from './emulator/server.js';
+export type { KeyFileEntry } from './emulator/credentials.js';
+export { describeWorkspace } from './emulator/describe-workspace.js';
+export type { Restatement } from './emulator/analytics/analytics-workspace.js';
