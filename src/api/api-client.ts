@@ -314,12 +314,17 @@ export class ApiClient {
   /** Wait before the next attempt, or undefined when it does not fit the retry budget. */
   #retryWait(error: RetriableApiError, attempt: number, waited: number): number | undefined {
     const left = this.#maxRetryWaitMs - waited;
-    if (error.retryAfterMs !== undefined) return error.retryAfterMs <= left ? error.retryAfterMs : undefined;
     const backoff = Math.min(this.#backoffMaxMs, this.#backoffBaseMs * 2 ** (attempt - 1));
     // Jitter spreads the retries of concurrent requests so they do not hit the server in lockstep.
-    const wait = Math.round(backoff * (0.5 + Math.random() * 0.5));
-    if (left <= 0 && wait > 0) return undefined;
-    return Math.min(wait, left);
+    const jittered = Math.round(backoff * (0.5 + Math.random() * 0.5));
+    if (error.retryAfterMs !== undefined) {
+      // The first retry obeys the server exactly; later ones never go faster than backoff, so a reset time in the
+      // past (clock skew, a reset rounded down to the second) cannot burn every attempt within milliseconds.
+      const wait = attempt === 1 ? error.retryAfterMs : Math.max(error.retryAfterMs, jittered);
+      return wait <= left ? wait : undefined;
+    }
+    if (left <= 0 && jittered > 0) return undefined;
+    return Math.min(jittered, left);
   }
 
   #budgetExhausted(p: PreparedCall, error: RetriableApiError, attempts: number, waited: number): RetriableApiError {

@@ -133,6 +133,13 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([30_000]);
   });
 
+  it('never retries faster than backoff after the first retry, even when the server says to wait 0', async () => {
+    server.handle((_req, res, i) => (i < 2 ? json(res, 429, {}, { 'Retry-After': '0' }) : json(res, 200, { message: 'success' })));
+    await makeClient({ backoffBaseMs: 1000 }).request({ endpoint: ENDPOINTS.eventsList });
+    expect(clock.sleeps[0]).toBe(0);
+    expect(clock.sleeps[1]).toBeGreaterThanOrEqual(1000);
+  });
+
   it('retries 500 and 503 with growing backoff, then returns the success', async () => {
     server.handle((_req, res, i) => (i < 2 ? json(res, i === 0 ? 500 : 503, { message: 'oops' }) : json(res, 200, { message: 'success' })));
     const response = await makeClient({ backoffBaseMs: 1000 }).request({ endpoint: ENDPOINTS.eventsList });
