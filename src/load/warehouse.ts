@@ -217,7 +217,11 @@ export class Warehouse {
       if (!g) groups.set(table, (g = { rows: [], scopes: [] }));
       return g;
     };
-    for (const upsert of batch.upserts) group(upsert.table, 'an upsert').rows.push(...upsert.rows);
+    for (const upsert of batch.upserts) {
+      const g = group(upsert.table, 'an upsert');
+      // concat, not push(...rows): spreading a large batch as arguments overflows the call stack.
+      g.rows = g.rows.length === 0 ? upsert.rows : g.rows.concat(upsert.rows);
+    }
     for (const replace of batch.replaces ?? []) group(replace.table, 'a replace').scopes.push({ columns: replace.columns, values: replace.values });
 
     return this.#transaction(`commit of run ${batch.runId}`, async (conn) => {

@@ -196,6 +196,19 @@ describe('Warehouse.commit', () => {
   });
 });
 
+describe('Warehouse.commit in bulk', () => {
+  it('merges a batch of 200k rows (more than fit in one call\'s arguments or one DataChunk)', async () => {
+    const day = Date.UTC(2024, 0, 1);
+    const rows = (from: number, to: number, value: (i: number) => number): Record<string, unknown>[] =>
+      Array.from({ length: to - from }, (_, k) => ({ app_id: `app_${(from + k) % 7}`, product: '*', unit: 'hour', time: new Date(day + (from + k) * 3_600_000), revenue: value(from + k) }));
+    const first = await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: rows(0, 200_000, (i) => i) }], state: [] });
+    expect(first.tables.revenue).toEqual({ inserted: 200_000, updated: 0, unchanged: 0, deleted: 0 });
+    const second = await wh.commit({ runId: 'r2', loadedAt: utc('2024-03-06'), upserts: [{ table: 'revenue', rows: rows(100_000, 300_000, (i) => (i < 150_000 ? -i : i)) }], state: [] });
+    expect(second.tables.revenue).toEqual({ inserted: 100_000, updated: 50_000, unchanged: 50_000, deleted: 0 });
+    expect(await wh.query(`SELECT "_run_id", count(*) AS n FROM "revenue" GROUP BY ALL ORDER BY 1`)).toEqual([{ _run_id: 'r1', n: 150_000 }, { _run_id: 'r2', n: 150_000 }]);
+  });
+});
+
 describe('series state and run log', () => {
   it('advances watermarks (last entry wins) and adds up rows_loaded over runs', async () => {
     const s = (watermark: string, rowsLoaded: number) => ({ stream: 'sessions', seriesKey: 'app_1|*', unit: 'hour', watermark: utc(watermark), rowsLoaded });
