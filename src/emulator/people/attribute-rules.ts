@@ -6,6 +6,7 @@ import { toCountryCode } from './country-codes.js';
 import { toLanguageCode } from './language-codes.js';
 import type { PeopleWorkspace } from './people-workspace.js';
 import { arrayAttributeLimit, findSubscriptionGroup } from './people-workspace.js';
+import { isPlainObject as isObject, show } from './plain-values.js';
 import type { PushToken, UserProfile } from './users.js';
 
 /** A problem with one attribute: the attribute is skipped, the rest of the object still applies. */
@@ -17,18 +18,12 @@ const DATE_FIELDS = new Set(['date_of_first_session', 'date_of_last_session', 'm
 const STRING_FIELDS = new Set(['email', 'phone', 'first_name', 'last_name', 'home_city']);
 const BOOLEAN_FIELDS = new Set(['email_open_tracking_disabled', 'email_click_tracking_disabled']);
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function show(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
 
 /** Apply `key: value` to `user`. Returns a problem when the value is not allowed (nothing is changed then). */
 export function applyAttribute(people: PeopleWorkspace, user: UserProfile, key: string, value: unknown, nowMs: number): AttributeProblem | undefined {
   if (key === '') return 'attribute names must not be empty';
+  // JSON.parse makes "__proto__" an own key; storing it would replace the attributes object's prototype.
+  if (key === '__proto__') return 'the attribute name "__proto__" is reserved: choose another name';
   if (key === 'subscription_groups') return applySubscriptionGroups(people, user, value);
   if (key === 'push_tokens') return applyPushTokens(people, user, value);
   if (value === null) {

@@ -3,6 +3,7 @@
 import type { UserAlias } from '../../api/types.js';
 import { applyAttribute, parsePushTokens } from './attribute-rules.js';
 import type { PeopleWorkspace } from './people-workspace.js';
+import { isPlainObject as isObject, show } from './plain-values.js';
 import type { UserProfile } from './users.js';
 import { findUserByAlias, findUserByExternalId, findUserByPlatformId, findUserByPushToken, findUsersByEmail, internalId } from './users.js';
 
@@ -16,9 +17,6 @@ export interface ObjectOutcome {
 /** Keys that identify the profile or steer processing; never stored as attributes. */
 const CONTROL_KEYS = new Set(['external_id', 'user_alias', 'platform_id', '_update_existing_only', 'push_token_import']);
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 const rejected = (problem: string): ObjectOutcome => ({ processed: false, problems: [problem] });
 
@@ -63,14 +61,14 @@ function importPushTokens(people: PeopleWorkspace, obj: Record<string, unknown>,
     const user = createProfile(people, {}, nowMs);
     user.pushTokenImport = true;
     user.pushTokens = [token];
-    problems.push(...applyRest(people, user, obj, new Set(['push_tokens', 'email']), nowMs));
+    problems.push(...applyRest(people, user, obj, new Set(['push_tokens']), nowMs));
   }
   return { processed: true, problems: [...new Set(problems)] };
 }
 
 function parseAlias(v: unknown): UserAlias | string {
   if (!isObject(v) || typeof v['alias_name'] !== 'string' || typeof v['alias_label'] !== 'string' || v['alias_name'] === '' || v['alias_label'] === '') {
-    return `user_alias must be { alias_name: string, alias_label: string }, got ${JSON.stringify(v)}`;
+    return `user_alias must be { alias_name: string, alias_label: string }, got ${show(v)}`;
   }
   return { alias_name: v['alias_name'], alias_label: v['alias_label'] };
 }
@@ -81,13 +79,13 @@ function latestUpdated(users: UserProfile[]): UserProfile | undefined {
 }
 
 export function applyAttributesObject(people: PeopleWorkspace, obj: unknown, nowMs: number): ObjectOutcome {
-  if (!isObject(obj)) return rejected(`each attributes entry must be a JSON object, got ${JSON.stringify(obj)}`);
+  if (!isObject(obj)) return rejected(`each attributes entry must be a JSON object, got ${show(obj)}`);
   const updateExistingOnly = obj['_update_existing_only'];
   if (updateExistingOnly !== undefined && typeof updateExistingOnly !== 'boolean') {
-    return rejected(`_update_existing_only must be true or false, got ${JSON.stringify(updateExistingOnly)}`);
+    return rejected(`_update_existing_only must be true or false, got ${show(updateExistingOnly)}`);
   }
   const pushImport = obj['push_token_import'];
-  if (pushImport !== undefined && typeof pushImport !== 'boolean') return rejected(`push_token_import must be true or false, got ${JSON.stringify(pushImport)}`);
+  if (pushImport !== undefined && typeof pushImport !== 'boolean') return rejected(`push_token_import must be true or false, got ${show(pushImport)}`);
   if (pushImport === true) return importPushTokens(people, obj, nowMs);
 
   // Rule 1: identifiers cannot be deleted.
@@ -100,7 +98,7 @@ export function applyAttributesObject(people: PeopleWorkspace, obj: unknown, now
     // The recorded client sends numeric ids and the live service accepts them; they are kept as strings.
     if (typeof rawExternal === 'number' && Number.isInteger(rawExternal)) externalId = String(rawExternal);
     else if (typeof rawExternal === 'string' && rawExternal !== '') externalId = rawExternal;
-    else return rejected(`external_id must be a non-empty string, got ${JSON.stringify(rawExternal)}`);
+    else return rejected(`external_id must be a non-empty string, got ${show(rawExternal)}`);
   }
   let alias: UserAlias | undefined;
   if (obj['user_alias'] !== undefined) {
@@ -110,7 +108,7 @@ export function applyAttributesObject(people: PeopleWorkspace, obj: unknown, now
   }
   const platformId = obj['platform_id'];
   if (platformId !== undefined && (typeof platformId !== 'string' || platformId === '')) {
-    return rejected(`platform_id must be a non-empty string, got ${JSON.stringify(platformId)}`);
+    return rejected(`platform_id must be a non-empty string, got ${show(platformId)}`);
   }
   const email = obj['email'];
   const emailIdentifies = externalId === undefined && alias === undefined && platformId === undefined;
@@ -143,7 +141,7 @@ export function applyAttributesObject(people: PeopleWorkspace, obj: unknown, now
     }
   } else if (typeof platformId === 'string') {
     user = findUserByPlatformId(people.users, platformId);
-    if (!user) return rejected(`platform_id ${JSON.stringify(platformId)} is unknown: platform ids are assigned by the SDK and cannot create profiles`);
+    if (!user) return rejected(`platform_id ${show(platformId)} is unknown: platform ids are assigned by the SDK and cannot create profiles`);
   } else if (typeof email === 'string') {
     user = latestUpdated(findUsersByEmail(people.users, email));
     if (!user) {

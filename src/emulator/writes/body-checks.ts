@@ -1,17 +1,11 @@
 // Small checks shared by the write routes: body shapes, id lists with size limits, E.164 and email syntax.
 // Each check answers a message naming the field, the value and the fix, never throws.
 
+import { show } from '../people/plain-values.js';
+
+export { isPlainObject, show } from '../people/plain-values.js';
+
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
-
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** A value as it would appear in the request, shortened for messages. */
-export function show(v: unknown): string {
-  const s = v === undefined ? 'undefined' : JSON.stringify(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-}
 
 /** E.164: a plus sign and up to 15 digits, no leading zero. */
 export const E164 = /^\+[1-9]\d{1,14}$/;

@@ -1,5 +1,6 @@
 // The catalog error body of spec 7.1: `{ errors: [{ id, message, parameters, parameter_values }], message: "Invalid Request" }`.
 import type { CatalogError, CatalogErrorBody, CatalogErrorId } from '../../api/types.js';
+import { show } from '../people/plain-values.js';
 import type { EmulatorResponse } from '../route.js';
 
 /** The platform's text per error id, followed in each error by what to change. */
@@ -24,7 +25,7 @@ const MESSAGES: Record<CatalogErrorId, string> = {
 };
 
 export function catalogError(id: CatalogErrorId, fix: string, parameters: string[], values: unknown[]): CatalogError {
-  return { id, message: `${MESSAGES[id]}: ${fix}`, parameters, parameter_values: values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? String(v))) };
+  return { id, message: `${MESSAGES[id]}: ${fix}`, parameters, parameter_values: values.map((v) => (typeof v === 'string' ? v : show(v, 300))) };
 }
 
 export function catalogErrorResponse(status: 400 | 404, errors: CatalogError[]): EmulatorResponse {

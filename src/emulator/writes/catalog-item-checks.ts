@@ -3,6 +3,7 @@
 import type { CatalogError } from '../../api/types.js';
 import { DateTime } from 'luxon';
 import type { Catalog, CatalogField } from '../people/catalogs.js';
+import { show } from '../people/plain-values.js';
 import { catalogError } from './catalog-errors.js';
 
 export const MAX_ITEM_ID_LENGTH = 250;
@@ -20,11 +21,11 @@ export type ItemMode = 'create' | 'edit';
 /** Errors of an item id (path parameter on edit, `id` field on create). Empty when the id is acceptable. */
 export function checkItemId(id: unknown, where: string): CatalogError[] {
   if (id === undefined || id === null || id === '') return [catalogError('items-missing-ids', 'give every item an "id"', ['id'], [where])];
-  if (typeof id !== 'string') return [catalogError('ids-not-strings', `send the id ${JSON.stringify(id)} as a string`, ['id'], [id])];
+  if (typeof id !== 'string') return [catalogError('ids-not-strings', `send the id ${show(id)} as a string`, ['id'], [id])];
   if (id.length > MAX_ITEM_ID_LENGTH) {
     return [catalogError('ids-too-large', `the id has ${id.length} characters; use at most ${MAX_ITEM_ID_LENGTH}`, ['id'], [id])];
   }
-  if (!ITEM_ID_PATTERN.test(id)) return [catalogError('invalid-ids', `use only A-Z, a-z, 0-9, "-" and "_" in ${JSON.stringify(id)}`, ['id'], [id])];
+  if (!ITEM_ID_PATTERN.test(id)) return [catalogError('invalid-ids', `use only A-Z, a-z, 0-9, "-" and "_" in ${show(id)}`, ['id'], [id])];
   return [];
 }
 
@@ -44,11 +45,20 @@ function badKeyPath(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
-/** Levels of objects/arrays: a scalar is 0, `{}` is 1, `{a:{}}` is 2. */
-function depth(value: unknown): number {
+/**
+ * Levels of objects/arrays (a scalar is 0, `{}` is 1, `{a:{}}` is 2), counted only up to `cap + 1` so that absurdly
+ * deep input cannot exhaust the stack.
+ */
+function depth(value: unknown, cap: number): number {
   if (typeof value !== 'object' || value === null) return 0;
+  if (cap < 0) return 1;
   const children = Array.isArray(value) ? value : Object.values(value);
-  return 1 + children.reduce<number>((m, c) => Math.max(m, depth(c)), 0);
+  let deepest = 0;
+  for (const child of children) {
+    deepest = Math.max(deepest, depth(child, cap - 1));
+    if (deepest > cap) break;
+  }
+  return 1 + deepest;
 }
 
 /** The value converted to the field's type, or undefined when it cannot be. Null clears a field of any type. */
@@ -92,9 +102,13 @@ export function checkItemFields(catalog: Catalog, item: Record<string, unknown>,
     const missing = catalog.fields.filter((f) => !(f.name in item)).map((f) => f.name);
     if (missing.length > 0) errors.push(catalogError('invalid-fields', `item ${itemId} lacks ${missing.join(', ')}; a created item must carry every field of the catalog`, missing, [itemId]));
   }
+  if (depth(item, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) {
+    // Deeper checks would walk the whole structure; the nesting error is what the client must fix first.
+    errors.push(catalogError('too-deep-nesting-in-value-object', `item ${itemId} nests deeper than ${MAX_NESTING_DEPTH} levels: flatten it`, ['id'], [itemId]));
+    return { errors, fields };
+  }
   const badKey = badKeyPath(item, itemId);
   if (badKey) errors.push(catalogError('invalid-keys-in-value-object', `rename the key at ${badKey}`, ['id'], [itemId]));
-  if (depth(item) > MAX_NESTING_DEPTH) errors.push(catalogError('too-deep-nesting-in-value-object', `flatten item ${itemId}`, ['id'], [itemId]));
   for (const [name, value] of entries) {
     const field = known.get(name);
     if (!field) continue;
@@ -109,7 +123,7 @@ export function checkItemFields(catalog: Catalog, item: Record<string, unknown>,
     }
     const coerced = coerce(field, value);
     if (!coerced) {
-      errors.push(catalogError('unable-to-coerce-value', `${name} of item ${itemId} must be a ${field.type}, got ${JSON.stringify(value)}`, [name], [JSON.stringify(value)]));
+      errors.push(catalogError('unable-to-coerce-value', `${name} of item ${itemId} must be a ${field.type}, got ${show(value)}`, [name], [show(value, 300)]));
       continue;
     }
     const limit = field.filteredSetMaxLength;

@@ -5,7 +5,7 @@ import type { CatalogError } from '../../api/types.js';
 import type { Catalog, CatalogItemValue } from '../people/catalogs.js';
 import { CATALOG_CREATE_DELAY_MS, settleCatalog } from '../people/catalogs.js';
 import type { EmulatorRequest, EmulatorResponse, Route, RouteContext } from '../route.js';
-import { isPlainObject } from './body-checks.js';
+import { isPlainObject, show } from './body-checks.js';
 import { catalogError, catalogErrorResponse } from './catalog-errors.js';
 import { checkItemFields, checkItemId } from './catalog-item-checks.js';
 
@@ -19,12 +19,12 @@ function resolve(req: EmulatorRequest, ctx: RouteContext, maxItems: number): Res
   const catalog = ctx.workspace.people.catalogs.get(name);
   if (!catalog) {
     const known = [...ctx.workspace.people.catalogs.keys()].join(', ');
-    return { ok: false, response: catalogErrorResponse(404, [catalogError('catalog-not-found', `no catalog named ${JSON.stringify(name)}; known catalogs: ${known}`, ['catalog_name'], [name])]) };
+    return { ok: false, response: catalogErrorResponse(404, [catalogError('catalog-not-found', `no catalog named ${show(name)}; known catalogs: ${known}`, ['catalog_name'], [name])]) };
   }
   settleCatalog(catalog, ctx.clock.nowMs());
   const items = isPlainObject(req.body) ? req.body['items'] : undefined;
   if (!Array.isArray(items) || items.length === 0 || !items.every(isPlainObject)) {
-    return { ok: false, response: catalogErrorResponse(400, [catalogError('item-array-invalid', `send { "items": [ {...} ] } with 1 to ${maxItems} item object(s)`, ['items'], [JSON.stringify(items) ?? 'undefined'])]) };
+    return { ok: false, response: catalogErrorResponse(400, [catalogError('item-array-invalid', `send { "items": [ {...} ] } with 1 to ${maxItems} item object(s)`, ['items'], [show(items, 300)])]) };
   }
   if (items.length > maxItems) {
     return { ok: false, response: catalogErrorResponse(400, [catalogError('request-includes-too-many-items', `the request has ${items.length} items; the limit is ${maxItems}`, ['items'], [String(items.length)])]) };
@@ -65,14 +65,14 @@ function handleEdit(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
   const item = r.items[0] ?? {};
   if ('id' in item) {
     // Ids cannot change through an edit: the live service reports an id sent in the body as id-in-body.
-    errors.push(catalogError('id-in-body', `remove "id" from the body; the item is named by the path (${itemId})`, ['id'], [JSON.stringify(item['id']) ?? '']));
+    errors.push(catalogError('id-in-body', `remove "id" from the body; the item is named by the path (${itemId})`, ['id'], [show(item['id'])]));
   }
   const checked = checkItemFields(r.catalog, item, itemId, 'edit');
   errors.push(...checked.errors);
   if (errors.length > 0) return catalogErrorResponse(400, errors);
   const existing = r.catalog.items.get(itemId);
   if (!existing) {
-    return catalogErrorResponse(404, [catalogError('item-not-found', `no item ${JSON.stringify(itemId)} in catalog ${r.catalog.name} (created items appear ${CATALOG_CREATE_DELAY_MS} ms after the create call)`, ['item_id'], [itemId])]);
+    return catalogErrorResponse(404, [catalogError('item-not-found', `no item ${show(itemId)} in catalog ${r.catalog.name} (created items appear ${CATALOG_CREATE_DELAY_MS} ms after the create call)`, ['item_id'], [itemId])]);
   }
   r.catalog.items.set(itemId, { ...existing, ...checked.fields });
   return { status: 200, body: { message: 'success' } };
