@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WRITE_ROUTES } from '../../../src/emulator/writes/index.js';
 import { catalogItemsCreateRoute } from '../../../src/emulator/writes/catalog-item-routes.js';
@@ -25,6 +26,23 @@ describe('write routes facing hostile bodies', () => {
         expect(res.status).toBeLessThan(500);
       }
     }
+  });
+
+  it('never throw and never answer 5xx for random JSON bodies and path parameters (property)', () => {
+    const kit = makeKit();
+    const keys = ['attributes', 'items', 'email', 'external_id', 'external_ids', 'external_id_renames', 'subscription_group_id', 'subscription_state',
+      'phone', 'schedule_id', 'preference_center_page_html', 'confirmation_page_html', 'state', 'options', 'subscription_groups', 'userName'];
+    const json = fc.jsonValue({ maxDepth: 4 });
+    const body = fc.oneof(json, fc.dictionary(fc.constantFrom(...keys), json));
+    const segment = fc.oneof(fc.constantFrom('restaurants', 'products', 'restaurant1', 'pc_1', 'sched_1'), fc.string({ maxLength: 10 }));
+    fc.assert(
+      fc.property(fc.constantFrom(...WRITE_ROUTES), body, segment, segment, (route, b, s1, s2) => {
+        const res = kit.call(route, b, { params: { catalog_name: s1, item_id: s2, id: s1 } });
+        expect(res.status).toBeGreaterThanOrEqual(200);
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 1500, seed: 20261121 },
+    );
   });
 
   it('refuse values nested 100,000 levels deep with a clear error instead of exhausting the stack', () => {
