@@ -1,5 +1,6 @@
 // The emulator's route table: path patterns of the endpoint catalogue (`:name` segments) matched against request
 // paths, so an unknown path is a 404 and a known path with the wrong method a 405 listing the allowed ones.
+import { FatalError } from '../errors.js';
 import type { Route } from './route.js';
 
 export type RouteMatch =
@@ -20,7 +21,7 @@ export class RouteTable {
     const seen = new Set<string>();
     this.#entries = routes.map((route) => {
       const key = `${route.endpoint.method} ${route.endpoint.path}`;
-      if (seen.has(key)) throw new Error(`RouteTable: two routes for ${key}; each endpoint must have one handler`);
+      if (seen.has(key)) throw new FatalError(`emulator route table: two routes for ${key}; each endpoint must have exactly one handler (check READ_ROUTES and WRITE_ROUTES)`);
       seen.add(key);
       return { route, segments: route.endpoint.path.split('/').filter((s) => s !== '') };
     });
