@@ -69,6 +69,9 @@ function toColumns(spec: TableSpec, rows: readonly Record<string, unknown>[]): D
       if (keys.has(col.name) && (value === null || value === undefined)) {
         throw new FatalError(`${where}: a key column must have a value, got ${String(value)}; fix the row the pipeline builds`);
       }
+      if (col.allowed && value !== null && value !== undefined && !col.allowed.includes(value as string)) {
+        throw new FatalError(`${where}: expected one of ${col.allowed.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(value)}; fix the row the pipeline builds`);
+      }
       columns[c + 1]!.push(toDuckDBValue(col.type, value, where));
     });
   });

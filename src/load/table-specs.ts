@@ -10,6 +10,8 @@ export interface ColumnSpec {
   readonly type: ColumnType;
   /** On update the stored value is kept and a new value does not count as a change (custom_events.first_seen_at). */
   readonly keepOnUpdate?: boolean;
+  /** The only values the column accepts (besides NULL). */
+  readonly allowed?: readonly string[];
 }
 
 export interface TableSpec {
@@ -57,22 +59,25 @@ function c(name: string, type: ColumnType, keepOnUpdate?: boolean): ColumnSpec {
   return keepOnUpdate ? { name, type, keepOnUpdate } : { name, type };
 }
 
+/** The series unit column: the API knows days and hours only. */
+const UNIT: ColumnSpec = { name: 'unit', type: 'VARCHAR', allowed: ['day', 'hour'] };
+
 const SPECS: readonly TableSpec[] = [
   {
     name: 'purchase_quantity',
-    columns: [c('app_id', 'VARCHAR'), c('product', 'VARCHAR'), c('unit', 'VARCHAR'), c('time', 'TIMESTAMP'), c('purchase_quantity', 'BIGINT')],
+    columns: [c('app_id', 'VARCHAR'), c('product', 'VARCHAR'), UNIT, c('time', 'TIMESTAMP'), c('purchase_quantity', 'BIGINT')],
     key: ['app_id', 'product', 'unit', 'time'],
     partitionSource: 'time',
   },
   {
     name: 'revenue',
-    columns: [c('app_id', 'VARCHAR'), c('product', 'VARCHAR'), c('unit', 'VARCHAR'), c('time', 'TIMESTAMP'), c('revenue', 'DOUBLE')],
+    columns: [c('app_id', 'VARCHAR'), c('product', 'VARCHAR'), UNIT, c('time', 'TIMESTAMP'), c('revenue', 'DOUBLE')],
     key: ['app_id', 'product', 'unit', 'time'],
     partitionSource: 'time',
   },
   {
     name: 'sessions',
-    columns: [c('app_id', 'VARCHAR'), c('segment_id', 'VARCHAR'), c('unit', 'VARCHAR'), c('time', 'TIMESTAMP'), c('sessions', 'BIGINT')],
+    columns: [c('app_id', 'VARCHAR'), c('segment_id', 'VARCHAR'), UNIT, c('time', 'TIMESTAMP'), c('sessions', 'BIGINT')],
     key: ['app_id', 'segment_id', 'unit', 'time'],
     partitionSource: 'time',
   },

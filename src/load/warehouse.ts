@@ -208,6 +208,12 @@ export class Warehouse {
 
   /** Commit one batch in ONE transaction: every table merged, scopes replaced, series state advanced — or nothing. */
   async commit(batch: LoadBatch): Promise<CommitResult> {
+    if (typeof batch.runId !== 'string' || batch.runId === '') {
+      throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to beginRun`);
+    }
+    if (!(batch.loadedAt instanceof Date) || Number.isNaN(batch.loadedAt.getTime())) {
+      throw new FatalError(`batch of run ${batch.runId}: loadedAt must be a valid Date, got ${String(batch.loadedAt)}`);
+    }
     const groups = new Map<TableName, { rows: Record<string, unknown>[]; scopes: ReplaceScope[] }>();
     const group = (table: string, source: string): { rows: Record<string, unknown>[]; scopes: ReplaceScope[] } => {
       if (!isTableName(table)) {

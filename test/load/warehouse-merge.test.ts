@@ -193,6 +193,12 @@ describe('Warehouse.commit', () => {
       .rejects.toThrow(/revenue row 0: unknown column "revnue"/);
     await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: [{ ...revenueRow('2024-03-01', 1), app_id: null }] }], state: [] }))
       .rejects.toThrow(/revenue row 0 column "app_id": a key column must have a value/);
+    await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 1, '*', '*', 'week')] }], state: [] }))
+      .rejects.toThrow(/revenue row 0 column "unit": expected one of "day", "hour", got "week"/);
+    await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'canvas_summary', rows: [{ canvas_id: 'cv', day: utc('2024-03-01T10:00:00') }] }], state: [] }))
+      .rejects.toThrow(/canvas_summary row 0 column "day": expected a Date at UTC midnight/);
+    await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenues' as never, rows: [] }], state: [] }))
+      .rejects.toThrow(/names unknown table "revenues"; use one of: purchase_quantity, revenue/);
   });
 });
 
