@@ -284,6 +284,12 @@ function rateHeaders(state: PoolState): Record<string, string> {
 }
 
 function send(res: ServerResponse, status: number, body: unknown, state: PoolState, headers: Record<string, string> = {}): void {
+  // A 204 (SCIM delete) has no body at all.
+  if (status === 204 || body === undefined) {
+    res.writeHead(status, { ...headers, ...rateHeaders(state) });
+    res.end();
+    return;
+  }
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,

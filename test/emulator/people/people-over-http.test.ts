@@ -68,4 +68,15 @@ describe('people routes over real HTTP', () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], detail: expect.stringContaining('no-such-user'), status: 404 });
   });
+
+  it('SCIM: deleting a found user answers 204 with no body, and the user is gone', async () => {
+    const scim = { Authorization: `Bearer ${emulator.scimToken}`, 'X-Request-Origin': 'engage-etl-test' };
+    const found = await call('GET', `/scim/v2/Users?filter=${encodeURIComponent('userName eq "intern@example.com"')}`, undefined, scim);
+    const id = (found.body as { Resources: { id: string }[] }).Resources[0]!.id;
+    const res = await fetch(`${emulator.url}/scim/v2/Users/${id}`, { method: 'DELETE', headers: scim });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+    const again = await call('GET', `/scim/v2/Users?filter=${encodeURIComponent('userName eq "intern@example.com"')}`, undefined, scim);
+    expect(again.body).toMatchObject({ totalResults: 0 });
+  });
 });
