@@ -1,0 +1,25 @@
+// What an extractor hands to the loader: rows to upsert per table, and the scopes those rows replace.
+import type { TableName } from '../load/table-specs.js';
+import { parseUtcInstant } from './series-time.js';
+
+export interface ExtractedRows {
+  upserts: { table: TableName; rows: Record<string, unknown>[] }[];
+  /** Stored rows in these scopes that the upserts do not carry are deleted (a step removed from a Canvas, say). */
+  replaces: { table: TableName; columns: string[]; values: unknown[][] }[];
+}
+
+/** An ISO 8601 timestamp from a metadata body as a UTC Date; absent or unparsable → null (the column is nullable). */
+export function timestampOrNull(raw: unknown): Date | null {
+  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  return parseUtcInstant(raw)?.toJSDate() ?? null;
+}
+
+/** A string-or-absent field as a nullable column value. */
+export function stringOrNull(raw: unknown): string | null {
+  return typeof raw === 'string' ? raw : raw === undefined || raw === null ? null : String(raw);
+}
+
+/** A list of strings (tags, channels); anything else → an empty list. */
+export function stringList(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.map((v) => String(v)) : [];
+}

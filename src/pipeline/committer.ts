@@ -1,0 +1,68 @@
+// Serializes commits to DuckDB and batches whatever arrived while the previous commit ran, so fetched parts land in bulk
+// and in the order they were handed over: a watermark is never committed before the rows it covers.
+import type { ExtractedRows } from '../extract/extracted-rows.js';
+import type { CommitResult, LoadBatch, SeriesStateUpdate, Warehouse } from '../load/warehouse.js';
+
+export interface CommitPart extends ExtractedRows {
+  state: SeriesStateUpdate[];
+}
+
+/** Rows waiting before producers are made to wait for the commit (keeps memory flat on long backfills). */
+const MAX_PENDING_ROWS = 100_000;
+
+export class Committer {
+  readonly #wh: Warehouse;
+  readonly #runId: string;
+  readonly #onCommit: (result: CommitResult) => void;
+  #pending: CommitPart[] = [];
+  #pendingRows = 0;
+  #loop: Promise<void> | undefined;
+  #error: unknown;
+
+  constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void) {
+    this.#wh = wh;
+    this.#runId = runId;
+    this.#onCommit = onCommit;
+  }
+
+  /** Queue a part; resolves at once unless too many rows wait, then when they are committed. */
+  async add(part: CommitPart): Promise<void> {
+    if (this.#error !== undefined) throw this.#error;
+    this.#pending.push(part);
+    this.#pendingRows += part.upserts.reduce((n, u) => n + u.rows.length, 0);
+    this.#loop ??= this.#run();
+    if (this.#pendingRows > MAX_PENDING_ROWS) await this.#loop;
+  }
+
+  /** Commit everything queued; rethrows a commit failure. */
+  async drain(): Promise<void> {
+    while (this.#loop) await this.#loop;
+    if (this.#error !== undefined) throw this.#error;
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const parts = this.#pending;
+        this.#pending = [];
+        this.#pendingRows = 0;
+        this.#onCommit(await this.#wh.commit(toBatch(this.#runId, parts)));
+      }
+    } catch (err) {
+      this.#error = err;
+      this.#pending = [];
+    } finally {
+      this.#loop = undefined;
+    }
+  }
+}
+
+function toBatch(runId: string, parts: CommitPart[]): LoadBatch {
+  return {
+    runId,
+    loadedAt: new Date(),
+    upserts: parts.flatMap((p) => p.upserts),
+    replaces: parts.flatMap((p) => p.replaces),
+    state: parts.flatMap((p) => p.state),
+  };
+}
