@@ -1,6 +1,28 @@
-// PLACEHOLDER — replaced by the helper that owns this command.
+// `engage-etl export`: rewrite every Parquet partition from DuckDB (atomically, with manifests).
 import { Command } from 'commander';
+import { assertWritableDir } from '../export/assert-writable-dir.js';
+import { exportParquet } from '../export/export-parquet.js';
+import { RunLock } from '../load/run-lock.js';
+import { Warehouse } from '../load/warehouse.js';
 
 export function makeExportCommand(): Command {
-  return new Command('export').description('(not built yet)');
+  return new Command('export')
+    .description('Re-export every table of the warehouse to Parquet.')
+    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
+    .option('--out <dir>', 'Parquet output folder', 'data/parquet')
+    .action(async (flags: { db: string; out: string }) => {
+      await assertWritableDir(flags.out);
+      const lock = await RunLock.acquire(flags.db, { command: 'engage-etl export' });
+      try {
+        const wh = await Warehouse.open(flags.db);
+        try {
+          const s = await exportParquet(wh, flags.out, { scope: 'all' });
+          process.stdout.write(`exported ${s.rowsWritten.toLocaleString('en-US')} rows in ${s.filesWritten} files to ${s.outDir} (${s.filesRemoved} stale files removed)\n`);
+        } finally {
+          await wh.close();
+        }
+      } finally {
+        await lock.release();
+      }
+    });
 }

@@ -1,6 +1,38 @@
-// PLACEHOLDER — replaced by the helper that owns this command.
+// `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is.
 import { Command } from 'commander';
+import { Warehouse } from '../load/warehouse.js';
+import { formatRows } from './format-rows.js';
 
 export function makeStatusCommand(): Command {
-  return new Command('status').description('(not built yet)');
+  return new Command('status')
+    .description('Show each series\' watermark, last run, rows and staleness.')
+    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
+    .option('--json', 'print JSON')
+    .action(async (flags: { db: string; json?: boolean }) => {
+      const wh = await Warehouse.open(flags.db, { readOnly: true });
+      try {
+        const rows = await wh.status();
+        const [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+        if (flags.json) {
+          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, series: rows }], 'json'));
+          return;
+        }
+        process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
+        process.stdout.write(formatRows(rows.map((r) => ({
+          stream: r.stream,
+          series: r.seriesKey,
+          watermark: r.watermark,
+          rows_loaded: r.rowsLoaded,
+          last_run: r.lastRunId,
+          stale: staleness(r.stalenessMs),
+        })), 'table'));
+      } finally {
+        await wh.close();
+      }
+    });
+}
+
+function staleness(ms: number): string {
+  const hours = ms / 3_600_000;
+  return hours < 48 ? `${hours.toFixed(1)} h` : `${(hours / 24).toFixed(1)} d`;
 }

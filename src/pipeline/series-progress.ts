@@ -14,6 +14,7 @@ export class SeriesProgress {
   readonly #completeEndMs: number;
   #prefix = 0;
   #committedMs: number | undefined;
+  #rowsSinceAdvance = 0;
 
   /**
    * @param spans the planned windows, in time order, contiguous
@@ -27,8 +28,9 @@ export class SeriesProgress {
     this.#committedMs = watermarkMs;
   }
 
-  /** Mark the window starting at `startMs` as loaded. */
-  finish(startMs: number): void {
+  /** Mark the window starting at `startMs` as loaded with `rows` rows. */
+  finish(startMs: number, rows = 0): void {
+    this.#rowsSinceAdvance += rows;
     const index = this.#spans.findIndex((s) => s.startMs === startMs);
     if (index < 0) throw new RangeError(`SeriesProgress: no planned window starts at ${new Date(startMs).toISOString()}`);
     this.#done[index] = true;
@@ -36,16 +38,19 @@ export class SeriesProgress {
   }
 
   /**
-   * The watermark this series may now record, or undefined when it does not move. It is the start of the first unit
-   * that is not final: the end of the finished prefix, capped at the last complete unit.
+   * The watermark this series may now record (with the rows loaded since the last one), or undefined when it does not
+   * move. It is the start of the first unit that is not final: the end of the finished prefix, capped at the last
+   * complete unit.
    */
-  advance(): number | undefined {
+  advance(): { watermarkMs: number; rows: number } | undefined {
     if (this.#prefix === 0) return undefined;
     const prefixEnd = this.#spans[this.#prefix - 1]!.endMs;
     const candidate = Math.min(prefixEnd, this.#completeEndMs);
     if (this.#committedMs !== undefined && candidate <= this.#committedMs) return undefined;
     this.#committedMs = candidate;
-    return candidate;
+    const rows = this.#rowsSinceAdvance;
+    this.#rowsSinceAdvance = 0;
+    return { watermarkMs: candidate, rows };
   }
 
   get finished(): boolean {

@@ -1,0 +1,355 @@
+// run(definition): plan → extract → load → export. Takes the normalized RunOptions, holds the database lock for the whole
+// run, fetches every planned window through one ApiClient, commits rows and watermarks together, and publishes Parquet.
+import { randomBytes } from 'node:crypto';
+import { DateTime } from 'luxon';
+import { ApiClient } from '../api/api-client.js';
+import type { ApiClientOptions } from '../api/api-client-options.js';
+import type { PoolId } from '../api/endpoints.js';
+import type { RunOptions } from '../config/run-options.js';
+import type { StreamName } from '../config/pipeline-definition.js';
+import type { Emulator, EmulatorOptions } from '../emulator/server.js';
+import { createEmulator } from '../emulator/server.js';
+import { EngageError, FatalApiError, FatalError } from '../errors.js';
+import { fetchCanvasDay } from '../extract/canvas-summary-extractor.js';
+import { fetchCanvasDetailsRows } from '../extract/canvas-details-extractor.js';
+import { fetchContentBlockRows } from '../extract/content-blocks-extractor.js';
+import { fetchCustomEventRows } from '../extract/custom-events-extractor.js';
+import { fetchDataIntegrationRows } from '../extract/data-integrations-extractor.js';
+import { fetchEmailTemplateRows } from '../extract/email-templates-extractor.js';
+import type { ExtractedRows } from '../extract/extracted-rows.js';
+import { fetchSeriesWindow } from '../extract/series-extractor.js';
+import { assertWritableDir } from '../export/assert-writable-dir.js';
+import { exportParquet } from '../export/export-parquet.js';
+import { RunLock } from '../load/run-lock.js';
+import type { TableName } from '../load/table-specs.js';
+import { Warehouse } from '../load/warehouse.js';
+import { Committer } from './committer.js';
+import type { Plan } from './plan.js';
+import { buildPlan } from './plan.js';
+import type { RunReporter, StreamProgress } from './run-events.js';
+import { SILENT_REPORTER } from './run-events.js';
+import { SeriesProgress } from './series-progress.js';
+import { STREAM_TABLES } from './stream-tables.js';
+
+/** Workers per limit pool; matches the client's default cap on requests in flight. */
+const DEFAULT_CONCURRENCY = 8;
+
+export interface PipelineDeps {
+  /** Where progress goes. @default SILENT_REPORTER */
+  reporter?: RunReporter;
+  /** Client settings beyond base URL and key (tests and the benchmark scale pools, concurrency, timeouts). @default {} */
+  client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'apiKey'>>;
+  /** Settings of the in-process emulator used with `--emulator`. @default { seed: 1 } */
+  emulator?: EmulatorOptions;
+}
+
+export interface TableSummary {
+  table: TableName;
+  /** Rows in the table after the run. */
+  rows: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+}
+
+export interface RunSummary {
+  runId: string;
+  pipeline: string;
+  status: 'succeeded' | 'failed';
+  until: string;
+  source: string;
+  db: string;
+  out: string;
+  seconds: number;
+  requests: { planned: number; minimum: number; sent: number; retries: number; followUps: number; byPool: Partial<Record<PoolId, number>> };
+  tables: TableSummary[];
+  parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
+  warnings: string[];
+  error?: string;
+}
+
+/** Runs the pipeline; resolves with the summary of a successful run and throws (after recording the failure) otherwise. */
+export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Promise<RunSummary> {
+  const reporter = deps.reporter ?? SILENT_REPORTER;
+  const started = Date.now();
+  const runId = `${DateTime.utc().toFormat("yyyyLLdd'T'HHmmss")}-${randomBytes(3).toString('hex')}`;
+  const until = opts.until.toUTC();
+
+  await assertWritableDir(opts.out);
+  const lock = await RunLock.acquire(opts.db, { command: 'engage-etl run' });
+  let wh: Warehouse | undefined;
+  let emulator: Emulator | undefined;
+  let client: ApiClient | undefined;
+  const changes = new Map<TableName, { inserted: number; updated: number; deleted: number }>();
+  const warnings: string[] = [];
+  let followUps = 0;
+  let plan: Plan | undefined;
+  try {
+    wh = await Warehouse.open(opts.db);
+    if (lock.tookOverStale) warnings.push(`took over a stale lock of a run that no longer exists (pid ${lock.tookOverFrom?.pid ?? '?'})`);
+    let baseUrl = opts.baseUrl;
+    let apiKey = opts.apiKey;
+    if (opts.emulator) {
+      emulator = await createEmulator({ seed: 1, ...deps.emulator });
+      baseUrl = emulator.url;
+      apiKey ??= emulator.demoApiKey;
+    }
+    if (!baseUrl || !apiKey) throw new FatalError('no source: pass --base-url and --api-key (or ENGAGE_BASE_URL / ENGAGE_API_KEY), or --emulator');
+    const source = opts.emulator ? 'built-in emulator' : baseUrl;
+    client = ApiClient.create({
+      ...deps.client,
+      baseUrl,
+      apiKey,
+      onEvent: (e) => {
+        if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
+        deps.client?.onEvent?.(e);
+      },
+    });
+    await wh.beginRun({ runId, pipeline: opts.pipeline.name, startedAt: new Date(started), until: until.toJSDate() });
+    reporter.emit({ type: 'run_started', runId, pipeline: opts.pipeline.name, until: until.toISO() ?? '', streams: [...opts.streams], source });
+
+    if (opts.fullRefresh) {
+      await wh.resetStreams([...opts.streams], opts.streams.flatMap((s) => STREAM_TABLES[s]));
+    }
+    const counts = await tableCounts(wh, ['custom_events', 'data_integrations']);
+    plan = buildPlan({
+      pipeline: opts.pipeline,
+      streams: opts.streams,
+      states: await wh.readSeriesState(),
+      from: opts.from ?? opts.pipeline.startDate,
+      until,
+      knownRows: { custom_events: counts.custom_events ?? 0, data_integrations: counts.data_integrations ?? 0 },
+    });
+    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests });
+
+    const committer = new Committer(wh, runId, (result) => {
+      const tables = Object.entries(result.tables).map(([table, c]) => ({ table, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+      for (const t of tables) {
+        const sum = changes.get(t.table as TableName) ?? { inserted: 0, updated: 0, deleted: 0 };
+        sum.inserted += t.inserted;
+        sum.updated += t.updated;
+        sum.deleted += t.deleted;
+        changes.set(t.table as TableName, sum);
+      }
+      reporter.emit({ type: 'committed', tables });
+    });
+    const progress = new Map<string, StreamProgress>(plan.streams.map((s) => [s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 }]));
+    const tick = (stream: StreamName, requests: number, rows: number) => {
+      const p = progress.get(stream)!;
+      p.requestsDone += requests;
+      p.rows += rows;
+      reporter.emit({ type: 'progress', progress: { ...p } });
+    };
+    const activeClient = client;
+    const tasks = new TaskQueues();
+
+    for (const sp of plan.series) {
+      const tracker = new SeriesProgress(
+        sp.windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })),
+        sp.completeEnd.toMillis(),
+        sp.watermark?.getTime(),
+      );
+      for (const window of sp.windows) {
+        tasks.add(sp.def.pool, async () => {
+          const result = await fetchSeriesWindow(activeClient, sp.def.source, window);
+          followUps += result.requests - 1;
+          if (result.absentUnits > 0) warnings.push(`${sp.def.stream} ${sp.def.seriesKey}: ${result.absentUnits} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; treated as absent upstream`);
+          const rows = [...result.points].map(([ms, value]) => sp.def.toRow(new Date(ms), value));
+          tracker.finish(window.start.toMillis(), rows.length);
+          const advanced = tracker.advance();
+          await committer.add({
+            upserts: [{ table: sp.def.table, rows }],
+            replaces: [],
+            state: advanced === undefined ? [] : [{ stream: sp.def.stream, seriesKey: sp.def.seriesKey, unit: sp.def.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
+          });
+          tick(sp.def.stream, 1, rows.length);
+        });
+      }
+    }
+
+    const canvasConfig = opts.pipeline.streams.canvas_summary;
+    for (const cp of plan.canvases) {
+      const tracker = new SeriesProgress(
+        cp.days.map((d) => ({ startMs: d.day.toMillis(), endMs: d.day.plus({ days: 1 }).toMillis() })),
+        cp.completeEnd.toMillis(),
+        cp.watermark?.getTime(),
+      );
+      for (const day of cp.days) {
+        tasks.add('default', async () => {
+          const rows = await fetchCanvasDay(activeClient, cp.canvasId, day, canvasConfig!);
+          tracker.finish(day.day.toMillis(), 1);
+          const advanced = tracker.advance();
+          await committer.add({
+            ...rows,
+            state: advanced === undefined ? [] : [{ stream: 'canvas_summary', seriesKey: cp.seriesKey, unit: 'day', watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
+          });
+          tick('canvas_summary', 1, countRows(rows));
+        });
+      }
+    }
+
+    for (const snap of plan.snapshots) {
+      const commitSnapshot = async (rows: ExtractedRows, requests: number) => {
+        await committer.add({ ...rows, state: [] });
+        tick(snap.stream, requests, countRows(rows));
+      };
+      switch (snap.stream) {
+        case 'custom_events':
+          tasks.add(snap.pool, async () => {
+            const rows = await fetchCustomEventRows(activeClient, until.toJSDate());
+            await commitSnapshot(rows, rows.pages);
+          });
+          break;
+        case 'data_integrations':
+          tasks.add(snap.pool, async () => {
+            const rows = await fetchDataIntegrationRows(activeClient);
+            await commitSnapshot(rows, rows.pages);
+          });
+          break;
+        case 'canvas_details':
+          for (const id of snap.ids) tasks.add(snap.pool, async () => commitSnapshot(await fetchCanvasDetailsRows(activeClient, id), 1));
+          break;
+        case 'email_templates':
+          for (const id of snap.ids) tasks.add(snap.pool, async () => commitSnapshot(await fetchEmailTemplateRows(activeClient, id), 1));
+          break;
+        case 'content_blocks': {
+          const inclusion = opts.pipeline.streams.content_blocks?.inclusionData ?? false;
+          for (const id of snap.ids) {
+            tasks.add(snap.pool, async () => {
+              try {
+                await commitSnapshot(await fetchContentBlockRows(activeClient, id, inclusion), 1);
+              } catch (err) {
+                // A block deleted in the dashboard must not break the nightly run: keep its last stored row, say so.
+                if (!(err instanceof FatalApiError && err.status === 400 && /deleted/i.test(err.message))) throw err;
+                warnings.push(`content block ${id} has been deleted upstream; its stored row is kept as it was (remove it from the pipeline file to silence this)`);
+                tick('content_blocks', 1, 0);
+              }
+            });
+          }
+          break;
+        }
+        default:
+          throw new FatalError(`internal: no extractor for snapshot stream ${snap.stream}`);
+      }
+    }
+
+    await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY);
+    await committer.drain();
+    for (const w of warnings) reporter.emit({ type: 'warning', message: w });
+
+    const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
+    reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
+
+    const summary = await summarize(wh, {
+      runId, opts, until, started, source, plan, changes, warnings, followUps,
+      client: activeClient, parquet: exported,
+    });
+    await wh.finishRun({ runId, finishedAt: new Date(), status: 'succeeded', requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
+    reporter.emit({ type: 'run_finished', runId, status: 'succeeded', seconds: summary.seconds });
+    return summary;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (wh) {
+      await wh.finishRun({ runId, finishedAt: new Date(), status: 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+    }
+    for (const w of warnings) reporter.emit({ type: 'warning', message: w });
+    reporter.emit({ type: 'run_finished', runId, status: 'failed', seconds: (Date.now() - started) / 1000, error: message });
+    throw err instanceof EngageError ? err : new FatalError(`run ${runId} failed: ${message}`, { cause: err });
+  } finally {
+    await client?.close();
+    await emulator?.close();
+    await wh?.close();
+    await lock.release();
+    reporter.close();
+  }
+}
+
+function countRows(rows: ExtractedRows): number {
+  return rows.upserts.reduce((n, u) => n + u.rows.length, 0);
+}
+
+function sumChanges(changes: Map<TableName, { inserted: number; updated: number; deleted: number }>): number {
+  let n = 0;
+  for (const c of changes.values()) n += c.inserted + c.updated + c.deleted;
+  return n;
+}
+
+async function tableCounts(wh: Warehouse, tables: TableName[]): Promise<Partial<Record<TableName, number>>> {
+  const out: Partial<Record<TableName, number>> = {};
+  for (const t of tables) {
+    const [row] = await wh.query(`SELECT count(*) AS n FROM "${t}"`);
+    out[t] = Number(row?.['n'] ?? 0);
+  }
+  return out;
+}
+
+interface SummaryInput {
+  runId: string;
+  opts: RunOptions;
+  until: DateTime;
+  started: number;
+  source: string;
+  plan: Plan;
+  changes: Map<TableName, { inserted: number; updated: number; deleted: number }>;
+  warnings: string[];
+  followUps: number;
+  client: ApiClient;
+  parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
+}
+
+async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
+  const tables = [...new Set(s.opts.streams.flatMap((stream) => STREAM_TABLES[stream]))];
+  const counts = await tableCounts(wh, tables);
+  return {
+    runId: s.runId,
+    pipeline: s.opts.pipeline.name,
+    status: 'succeeded',
+    until: s.until.toISO() ?? '',
+    source: s.source,
+    db: s.opts.db,
+    out: s.opts.out,
+    seconds: Math.round((Date.now() - s.started) / 100) / 10,
+    requests: {
+      planned: s.plan.requests,
+      minimum: s.plan.minimum,
+      sent: s.client.stats.requestsSent,
+      retries: s.client.stats.retries,
+      followUps: s.followUps,
+      byPool: s.plan.byPool,
+    },
+    tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
+    parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
+    warnings: s.warnings,
+  };
+}
+
+/**
+ * One FIFO queue per limit pool, each drained by its own workers: a pool that waits for its window never holds up
+ * requests of another pool. The client bounds what is in flight overall. The first failure stops new work.
+ */
+class TaskQueues {
+  readonly #queues = new Map<PoolId, (() => Promise<void>)[]>();
+
+  add(pool: PoolId, task: () => Promise<void>): void {
+    const q = this.#queues.get(pool) ?? [];
+    q.push(task);
+    this.#queues.set(pool, q);
+  }
+
+  async run(workersPerPool: number): Promise<void> {
+    let failure: { error: unknown } | undefined;
+    const worker = async (queue: (() => Promise<void>)[]) => {
+      while (!failure && queue.length > 0) {
+        const task = queue.shift()!;
+        try {
+          await task();
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all([...this.#queues.values()].flatMap((q) => Array.from({ length: Math.max(1, workersPerPool) }, () => worker(q))));
+    if (failure) throw failure.error;
+  }
+}
+
