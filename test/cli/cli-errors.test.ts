@@ -1,0 +1,113 @@
+// Every CLI error path of run / status / export / query: one clear line on stderr, a non-zero exit, nothing written.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = resolve('bin/engage-etl.js');
+const run = promisify(execFile);
+
+interface Result { code: number; stdout: string; stderr: string }
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+let dir: string;
+let db: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'engage-cli-'));
+  db = join(dir, 'engage.duckdb');
+});
+afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+function expectOneLineError(r: Result, pattern: RegExp): void {
+  expect(r.code).not.toBe(0);
+  const lines = r.stderr.trim().split('\n');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^engage-etl: /);
+  expect(lines[0]).toMatch(pattern);
+}
+
+describe('engage-etl run refuses bad input before touching anything', () => {
+  it('refuses to run without a source rather than loading fake data', async () => {
+    const r = await cli(['run', '--db', db, '--out', join(dir, 'out')]);
+    expectOneLineError(r, /--base-url.*ENGAGE_BASE_URL.*--emulator/);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('refuses --emulator together with --base-url', async () => {
+    expectOneLineError(await cli(['run', '--emulator', '--base-url', 'http://127.0.0.1:9', '--db', db]), /--emulator/);
+  });
+
+  it('names the pipeline file and field of a bad definition', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, 'name: x\nstart_date: 2024-01-01\nstreams:\n  revenue: { unit: week }\n');
+    expectOneLineError(await cli(['run', '--emulator', '--pipeline', file, '--db', db]), /bad\.yaml.*streams\.revenue\.unit/);
+  });
+
+  it('names a missing pipeline file', async () => {
+    expectOneLineError(await cli(['run', '--emulator', '--pipeline', join(dir, 'nope.yaml'), '--db', db]), /nope\.yaml/);
+  });
+
+  it('refuses --from after --until, unparsable dates and unknown streams', async () => {
+    expectOneLineError(await cli(['run', '--emulator', '--from', '2025-02-01', '--until', '2025-01-01', '--db', db]), /--from/);
+    expectOneLineError(await cli(['run', '--emulator', '--until', 'yesterday', '--db', db]), /--until.*yesterday/);
+    expectOneLineError(await cli(['run', '--emulator', '--streams', 'revenue,purchases', '--db', db]), /purchases/);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('never prints the API key, even when a flag is wrong', async () => {
+    const r = await cli(['run', '--base-url', 'not a url', '--api-key', 'sk-secret-1234', '--db', db]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr + r.stdout).not.toContain('sk-secret-1234');
+  });
+});
+
+describe('status, query and export', () => {
+  it('status and query on a missing database say so', async () => {
+    expectOneLineError(await cli(['status', '--db', join(dir, 'missing.duckdb')]), /missing\.duckdb/);
+    expectOneLineError(await cli(['query', 'SELECT 1', '--db', join(dir, 'missing.duckdb')]), /missing\.duckdb/);
+  });
+
+  it('query reports a SQL error in one line and refuses an unknown format', async () => {
+    await cli(['run', '--emulator', '--streams', 'email_templates', '--db', db, '--out', join(dir, 'out')]);
+    expectOneLineError(await cli(['query', 'SELEC nonsense', '--db', db]), /syntax error/i);
+    const bad = await cli(['query', 'SELECT 1', '--db', db, '--format', 'xml']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/xml/);
+  });
+
+  it('query prints tables, CSV and JSON', async () => {
+    const table = await cli(['query', 'SELECT email_template_id FROM email_templates ORDER BY 1', '--db', db]);
+    expect(table.stdout).toMatch(/email_template_id\n-+\ntpl_1\n/);
+    const csv = await cli(['query', 'SELECT count(*) AS n FROM email_templates', '--db', db, '--format', 'csv']);
+    expect(csv.stdout).toBe('n\n8\n');
+    const json = await cli(['query', 'SELECT count(*) AS n FROM email_templates', '--db', db, '--format', 'json']);
+    expect(JSON.parse(json.stdout)).toEqual([{ n: 8 }]);
+  });
+
+  it('export refuses an --out that cannot be written', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'x');
+    expectOneLineError(await cli(['export', '--db', db, '--out', join(file, 'sub')]), /a-file/);
+  });
+
+  it('every command has --help', async () => {
+    for (const cmd of ['run', 'status', 'export', 'query', 'emulator']) {
+      const r = await cli([cmd, '--help']);
+      expect(r.code, cmd).toBe(0);
+      expect(r.stdout).toMatch(/Usage: engage-etl/);
+    }
+  });
+});
