@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { FatalError } from '../errors.js';
+import { crashPoint } from '../load/crash-point.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, tableSpec } from '../load/table-specs.js';
 import type { TableName, TableSpec } from '../load/table-specs.js';
@@ -59,14 +60,26 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Remove staging folders left by killed exports (their process is gone, or it is this process and no export uses it). */
+// A manifest being written: `<MANIFEST_NAME>.<pid>-<hex>.tmp` (the temp suffix exportParquet hands to writeManifest).
+const MANIFEST_TEMP = /^_manifest\.json\.(\d+)-[0-9a-f]+\.tmp$/;
+
+/**
+ * Remove what killed exports left: staging folders and half-written manifest temp files whose process is gone (or is
+ * this process and no export of it uses them). Without this a run killed at the wrong moment leaves temp files forever.
+ */
 async function removeStaleStaging(outDir: string): Promise<void> {
-  for (const name of await readdir(outDir)) {
-    if (!name.startsWith(STAGING_PREFIX)) continue;
-    const path = join(outDir, name);
-    const pid = Number(/^\.staging-(\d+)-/.exec(name)?.[1]);
-    if (ACTIVE_STAGING.has(path) || (pid !== process.pid && Number.isInteger(pid) && isAlive(pid))) continue;
-    await rm(path, { recursive: true, force: true });
+  const stale = (pid: number) => !(pid !== process.pid && Number.isInteger(pid) && isAlive(pid));
+  for (const entry of await readdir(outDir, { withFileTypes: true })) {
+    const path = join(outDir, entry.name);
+    if (entry.name.startsWith(STAGING_PREFIX)) {
+      const pid = Number(/^\.staging-(\d+)-/.exec(entry.name)?.[1]);
+      if (!ACTIVE_STAGING.has(path) && stale(pid)) await rm(path, { recursive: true, force: true });
+    } else if (entry.isDirectory()) {
+      for (const name of await readdir(path)) {
+        const pid = MANIFEST_TEMP.exec(name)?.[1];
+        if (pid !== undefined && Number(pid) !== process.pid && stale(Number(pid))) await rm(join(path, name), { force: true });
+      }
+    }
   }
 }
 
@@ -134,6 +147,9 @@ async function exportTable(
   }
   const result: TableExport = { table: spec.name, filesWritten: 0, filesRemoved: 0, rowsWritten: 0 };
   const written = new Map<string, ManifestFile>();
+  // Files of partitions that became empty: removed only after the new manifest stops naming them, so no reader ever
+  // finds a manifest that names a missing file.
+  const emptied = new Set<string>();
   const stagedTable = join(stagingDir, spec.name);
   await mkdir(stagedTable, { recursive: true });
 
@@ -145,15 +161,13 @@ async function exportTable(
     const rows = await copyPartition(wh, spec, partition, staged);
     if (rows === 0) {
       await rm(staged, { force: true });
-      if (existsSync(finalPath)) {
-        await rm(finalPath);
-        result.filesRemoved += 1;
-        if (spec.partitionSource) await rmdir(join(tableDir, `${PARTITION_COLUMN}=${partition}`)).catch(() => undefined);
-      }
+      if (existsSync(finalPath)) emptied.add(partition);
       continue;
     }
+    crashPoint('parquet-staged');
     await mkdir(spec.partitionSource ? join(tableDir, `${PARTITION_COLUMN}=${partition}`) : tableDir, { recursive: true });
     await rename(staged, finalPath);
+    crashPoint('parquet-placed');
     const bytes = (await stat(finalPath)).size;
     written.set(rel, { path: rel, partition: spec.partitionSource ? partition : null, rows, bytes });
     result.filesWritten += 1;
@@ -171,6 +185,7 @@ async function exportTable(
   const previous = new Map((await readManifest(tableDir))?.files.map((f) => [f.path, f]) ?? []);
   const files: ManifestFile[] = [];
   for (const partition of await partitionsOnDisk(spec, tableDir)) {
+    if (emptied.has(partition)) continue;
     const rel = relativeFile(spec, partition);
     const fresh = written.get(rel);
     if (fresh) {
@@ -196,6 +211,12 @@ async function exportTable(
     },
     runTag,
   );
+  crashPoint('manifest-written');
+  for (const partition of emptied) {
+    await rm(join(tableDir, relativeFile(spec, partition)), { force: true });
+    result.filesRemoved += 1;
+    if (spec.partitionSource) await rmdir(join(tableDir, `${PARTITION_COLUMN}=${partition}`)).catch(() => undefined);
+  }
 
   await clearDirty(wh, spec, partitions);
   return result;

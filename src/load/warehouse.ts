@@ -9,6 +9,7 @@ import { EngageError, FatalError } from '../errors.js';
 import { appendColumns } from './append-columns.js';
 import { mergeTable } from './bulk-merge.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
+import { crashPoint } from './crash-point.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
 import { applySqlDir } from './sql-dir.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, tableSpec } from './table-specs.js';
@@ -230,7 +231,7 @@ export class Warehouse {
     }
     for (const replace of batch.replaces ?? []) group(replace.table, 'a replace').scopes.push({ columns: replace.columns, values: replace.values });
 
-    return this.#transaction(`commit of run ${batch.runId}`, async (conn) => {
+    const result = await this.#transaction(`commit of run ${batch.runId}`, async (conn) => {
       const tables: Partial<Record<TableName, TableChange>> = {};
       let rowsChanged = 0;
       for (const [table, g] of groups) {
@@ -239,8 +240,11 @@ export class Warehouse {
         rowsChanged += change.inserted + change.updated + change.deleted;
       }
       await upsertState(conn, batch);
+      crashPoint('commit-merged');
       return { tables, rowsChanged };
     });
+    crashPoint('commit-done');
+    return result;
   }
 
   /** Every stored series watermark. */

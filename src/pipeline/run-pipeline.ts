@@ -20,6 +20,7 @@ import type { ExtractedRows } from '../extract/extracted-rows.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
+import { crashPoint } from '../load/crash-point.js';
 import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
 import { Warehouse } from '../load/warehouse.js';
@@ -238,6 +239,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     for (const w of warnings) reporter.emit({ type: 'warning', message: w });
 
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
+    crashPoint('export-done');
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
 
     const summary = await summarize(wh, {
