@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { EngageError } from '../errors.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { makeExportCommand } from './export-command.js';
+import { makePlanCommand } from './plan-command.js';
 import { makeQueryCommand } from './query-command.js';
 import { makeRunCommand } from './run-command.js';
 import { makeStatusCommand } from './status-command.js';
@@ -13,6 +14,7 @@ export function makeProgram(): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .addCommand(makeRunCommand())
+    .addCommand(makePlanCommand())
     .addCommand(makeStatusCommand())
     .addCommand(makeExportCommand())
     .addCommand(makeQueryCommand())

@@ -47,6 +47,8 @@ export interface StreamPlanSummary {
   /** Σ ceil(units / max length) per series, plus the paged snapshots' estimate: what no client could go below. */
   minimum: number;
   pool: PoolId;
+  /** True for paged lists (events, data integrations): their page count is only known once fetched. */
+  estimated: boolean;
 }
 
 export interface Plan {
@@ -57,6 +59,8 @@ export interface Plan {
   byPool: Partial<Record<PoolId, number>>;
   requests: number;
   minimum: number;
+  /** True when some count is an estimate (a paged list whose size is unknown until fetched). */
+  estimated: boolean;
 }
 
 export interface PlanInput {
@@ -134,8 +138,8 @@ function utc(value: Date | undefined): DateTime | undefined {
 function summarize(series: SeriesPlan[], canvases: CanvasSummaryPlan[], snapshots: SnapshotPlan[]): Plan {
   const streams = new Map<StreamName, StreamPlanSummary>();
   const byPool: Partial<Record<PoolId, number>> = {};
-  const add = (stream: StreamName, pool: PoolId, requests: number, minimum: number, seriesCount: number) => {
-    const entry = streams.get(stream) ?? { stream, series: 0, requests: 0, minimum: 0, pool };
+  const add = (stream: StreamName, pool: PoolId, requests: number, minimum: number, seriesCount: number, estimated = false) => {
+    const entry = streams.get(stream) ?? { stream, series: 0, requests: 0, minimum: 0, pool, estimated };
     entry.series += seriesCount;
     entry.requests += requests;
     entry.minimum += minimum;
@@ -144,11 +148,13 @@ function summarize(series: SeriesPlan[], canvases: CanvasSummaryPlan[], snapshot
   };
   for (const p of series) add(p.def.stream, p.def.pool, p.windows.length, p.range ? minimumRequests(p.range, MAX_SERIES_LENGTH) : 0, 1);
   for (const c of canvases) add('canvas_summary', ENDPOINTS.canvasDataSummary.pool, c.days.length, c.days.length, 1);
-  for (const s of snapshots) add(s.stream, s.pool, s.estimatedRequests, s.estimatedRequests, s.ids.length || 1);
+  // Id-by-id snapshots cost exactly one request per id; paged lists are estimated from the rows stored last time.
+  for (const s of snapshots) add(s.stream, s.pool, s.estimatedRequests, s.estimatedRequests, s.ids.length || 1, s.ids.length === 0);
   const list = [...streams.values()];
   return {
     series, canvases, snapshots, streams: list, byPool,
     requests: list.reduce((n, s) => n + s.requests, 0),
     minimum: list.reduce((n, s) => n + s.minimum, 0),
+    estimated: list.some((s) => s.estimated),
   };
 }

@@ -1,0 +1,110 @@
+// `engage-etl plan`: what `run` would send with the same flags — requests per stream and per limit pool, the minimum,
+// and the estimated duration under the pools' limits — without sending a request or writing anything.
+import { Command, InvalidArgumentError } from 'commander';
+import { DateTime } from 'luxon';
+import { LIMIT_POOLS } from '../api/endpoints.js';
+import type { PoolId } from '../api/endpoints.js';
+import { MAX_SERIES_LENGTH } from '../api/endpoints.js';
+import { resolveRunOptions } from '../config/run-options.js';
+import type { RawRunFlags, RunOptions } from '../config/run-options.js';
+import type { Plan } from '../pipeline/plan.js';
+import { planWithoutRunning } from '../pipeline/plan-for-run.js';
+import type { PlanEstimate } from '../pipeline/plan-estimate.js';
+import { DEFAULT_ESTIMATE_CONCURRENCY, DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration } from '../pipeline/plan-estimate.js';
+import { addRunFlags } from './run-command.js';
+
+interface PlanFlags extends RawRunFlags {
+  latencyMs: number;
+}
+
+/** What `plan --json` prints. */
+export interface PlanReport {
+  pipeline: string;
+  until: string;
+  db: string;
+  /** Whether stored watermarks were read ('read'), absent ('none') or ignored ('ignored (--full-refresh)'). */
+  storedState: string;
+  streams: Plan['streams'];
+  byPool: { pool: PoolId; requests: number; limit: number; windowMs: number; waves: number; ms: number }[];
+  requests: number;
+  minimum: number;
+  /** True when a paged list's page count is estimated from the rows stored last time. */
+  estimated: boolean;
+  estimate: { ms: number; latencyMs: number; concurrency: number; boundBy: string; latencyBoundMs: number };
+}
+
+// The key only authenticates requests and plan sends none: it must not be demanded just to print a plan.
+const NO_KEY_NEEDED = 'engage-etl-plan-sends-no-request';
+
+function latencyArg(raw: string): number {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) {
+    throw new InvalidArgumentError(`"${raw}" is not a number of milliseconds ≥ 0; e.g. --latency-ms 200`);
+  }
+  return value;
+}
+
+export function makePlanCommand(): Command {
+  return addRunFlags(new Command('plan').description('Print the requests `run` would send with the same flags (per stream and per limit pool), the minimum, and the estimated duration; sends no request.'))
+    .option('--latency-ms <ms>', 'round trip of one request, for the estimate', latencyArg, DEFAULT_ESTIMATE_LATENCY_MS)
+    .addHelpText('after', '\nExamples:\n  engage-etl plan --emulator\n  engage-etl plan --base-url https://rest.example.com --from 2024-01-01 --full-refresh --latency-ms 300 --json')
+    .action(async (flags: PlanFlags) => {
+      const env = { ...process.env };
+      if (!flags.apiKey && !env['ENGAGE_API_KEY']) env['ENGAGE_API_KEY'] = NO_KEY_NEEDED;
+      const opts = resolveRunOptions(flags, env, DateTime.utc());
+      const report = await buildPlanReport(opts, flags.latencyMs);
+      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatPlan(report));
+    });
+}
+
+/** Plans the run `opts` describes (database read-only, no request) and estimates it at `latencyMs`. */
+export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFAULT_ESTIMATE_LATENCY_MS): Promise<PlanReport> {
+  const { plan, storedState } = await planWithoutRunning(opts);
+  const estimate: PlanEstimate = estimateDuration(plan.byPool, { latencyMs, concurrency: DEFAULT_ESTIMATE_CONCURRENCY });
+  return {
+    pipeline: opts.pipeline.name,
+    until: opts.until.toUTC().toISO() ?? '',
+    db: opts.db,
+    storedState,
+    streams: plan.streams,
+    byPool: estimate.pools.map(({ pool, requests, limit, windowMs, waves, ms }) => ({ pool, requests, limit, windowMs, waves, ms })),
+    requests: plan.requests,
+    minimum: plan.minimum,
+    estimated: plan.estimated,
+    estimate: { ms: estimate.ms, latencyMs: estimate.latencyMs, concurrency: estimate.concurrency, boundBy: estimate.boundBy, latencyBoundMs: estimate.latencyBoundMs },
+  };
+}
+
+export function formatPlan(r: PlanReport): string {
+  const n = (v: number, approx = false) => `${approx ? '~' : ''}${v.toLocaleString('en-US')}`;
+  const width = Math.max(...r.streams.map((s) => s.stream.length), 'total'.length);
+  const poolWidth = Math.max(...r.byPool.map((p) => p.pool.length), 'pool'.length);
+  const lines = [
+    `engage-etl plan — pipeline ${r.pipeline}, until ${r.until}, stored state: ${r.storedState} (${r.db}); no request sent`,
+    '',
+    `  ${'stream'.padEnd(width)}  ${'series'.padStart(6)}  ${'requests'.padStart(9)}  ${'minimum'.padStart(9)}  pool`,
+    ...r.streams.map((s) =>
+      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? '  (paged list: estimated from the rows stored last time)' : ''}`),
+    `  ${'total'.padEnd(width)}  ${''.padStart(6)}  ${n(r.requests, r.estimated).padStart(9)}  ${n(r.minimum, r.estimated).padStart(9)}`,
+    '',
+    `  ${'pool'.padEnd(poolWidth)}  ${'requests'.padStart(9)}  ${'limit'.padStart(16)}  ${'waves'.padStart(5)}  time alone`,
+    ...r.byPool.map((p) =>
+      `  ${p.pool.padEnd(poolWidth)}  ${n(p.requests).padStart(9)}  ${`${n(p.limit)} / ${windowLabel(p.windowMs)}`.padStart(16)}  ${String(p.waves).padStart(5)}  ${formatDuration(p.ms)}`),
+    '',
+    `estimated duration: ${r.estimated ? '~' : ''}${formatDuration(r.estimate.ms)} at ${r.estimate.latencyMs} ms per request and ${r.estimate.concurrency} in flight — ` +
+      (r.estimate.boundBy === 'latency' ? 'bound by latency (no pool runs out of budget)' : `bound by the ${r.estimate.boundBy} pool (${LIMIT_POOLS[r.estimate.boundBy as PoolId].label})`),
+    `minimum: ${r.requests === r.minimum ? 'the plan sends exactly the minimum' : `the plan sends ${n(r.requests - r.minimum)} more than the minimum`} ` +
+      `(Σ ceil(units / ${MAX_SERIES_LENGTH}) per series including the look-back, one request per Canvas day, one per id)`,
+    ...(r.estimated ? ['~ marks estimates: paged lists are counted from the rows stored last time; their real page count shows once fetched'] : []),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** A pool window as the spec writes it: `1 h`, `1 min`, `1 day`, or seconds for scaled-down windows. */
+function windowLabel(ms: number): string {
+  for (const [unit, size] of [['day', 86_400_000], ['h', 3_600_000], ['min', 60_000]] as const) {
+    if (ms % size === 0) return `${ms / size} ${unit}`;
+  }
+  return `${ms / 1000} s`;
+}

@@ -1,0 +1,121 @@
+// `engage-etl plan` prints what `run` would send, reads stored state read-only, and sends no request — checked on the
+// demo pipeline file, through the real CLI entry, and against what a real run then sends.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DateTime } from 'luxon';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { buildPlanReport, makePlanCommand } from '../../src/cli/plan-command.js';
+import type { PlanReport } from '../../src/cli/plan-command.js';
+import { resolveRunOptions } from '../../src/config/run-options.js';
+import { PipelineFixture } from './helpers/pipeline-fixture.js';
+
+const DEMO = join(import.meta.dirname, '../../pipelines/nightly.yaml');
+const SCALED = join(import.meta.dirname, '../../pipelines/scaled.yaml');
+
+async function cli(args: string[]): Promise<{ out: string; err: string; code: number }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  const before = process.exitCode;
+  process.exitCode = 0;
+  try {
+    await main(['node', 'engage-etl', ...args]);
+    return { out, err, code: Number(process.exitCode ?? 0) };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    process.exitCode = before;
+  }
+}
+
+describe('engage-etl plan', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'engage-plan-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prints the demo pipeline\'s 2-year backfill per stream and per pool, at the minimum, without creating the database', async () => {
+    const db = join(dir, 'none.duckdb');
+    const { out, code } = await cli(['plan', '--emulator', '--pipeline', DEMO, '--db', db, '--until', '2026-01-01', '--latency-ms', '100']);
+    expect(code).toBe(0);
+    // 731 days = 17,544 hours: 8 quantity and 4 revenue series × 8 windows, 4 hourly sessions × 176, 6 segments × 8,
+    // 5 Canvases × 731 days, 5 + 8 + 7 ids, and one page each of the events and integrations lists.
+    const row = (stream: string) => out.split('\n').find((l) => l.trimStart().startsWith(`${stream} `))?.trim().split(/\s+/).slice(0, 5);
+    expect(row('purchase_quantity')).toEqual(['purchase_quantity', '8', '64', '64', 'purchases_events']);
+    expect(row('revenue')).toEqual(['revenue', '4', '32', '32', 'purchases_events']);
+    expect(row('sessions')).toEqual(['sessions', '4', '704', '704', 'default']);
+    expect(row('segment_size')).toEqual(['segment_size', '6', '48', '48', 'default']);
+    expect(row('canvas_summary')).toEqual(['canvas_summary', '5', '3,655', '3,655', 'default']);
+    expect(row('custom_events')).toEqual(['custom_events', '1', '~1', '~1', 'purchases_events']);
+    expect(row('total')).toEqual(['total', '~4,525', '~4,525']);
+    expect(out).toMatch(/default\s+4,427\s+250,000 \/ 1 h\s+1/);
+    expect(out).toMatch(/purchases_events\s+97\s+1,000 \/ 1 h\s+1/);
+    expect(out).toContain('estimated duration: ~56.6 s at 100 ms per request and 8 in flight — bound by latency');
+    expect(out).toContain('the plan sends exactly the minimum');
+    expect(out).toContain('paged list: estimated');
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('prints the same plan as JSON with --json', async () => {
+    const { out, code } = await cli(['plan', '--emulator', '--pipeline', DEMO, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as PlanReport;
+    expect([report.requests, report.minimum, report.estimated, report.storedState]).toEqual([4525, 4525, true, 'none']);
+    expect(report.byPool.map((p) => [p.pool, p.requests, p.waves])).toEqual([['default', 4427, 1], ['purchases_events', 97, 1], ['cdi', 1, 1]]);
+    expect(report.estimate).toMatchObject({ latencyMs: 200, concurrency: 8, boundBy: 'latency' });
+  });
+
+  it('needs no API key to plan against a real service, and refuses a bad --latency-ms naming the flag', async () => {
+    const ok = await cli(['plan', '--base-url', 'https://rest.example.com', '--pipeline', DEMO, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01']);
+    expect(ok.code).toBe(0);
+    let err = '';
+    const cmd = makePlanCommand().exitOverride().configureOutput({ writeErr: (s) => (err += s), writeOut: () => undefined });
+    await expect(cmd.parseAsync(['--emulator', '--pipeline', DEMO, '--latency-ms', 'fast'], { from: 'user' })).rejects.toThrow(/--latency-ms/);
+    expect(err).toContain('"fast" is not a number of milliseconds ≥ 0; e.g. --latency-ms 200');
+  });
+
+  it('plans the scaled pipeline (103 series) in budgeted waves of the purchases pool and says that pool bounds the run', async () => {
+    const { out, code } = await cli(['plan', '--emulator', '--pipeline', SCALED, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01']);
+    expect(code).toBe(0);
+    // 32 hourly quantity series × 176 windows + 32 daily revenue series × 8 + 1 events page = 5,889: six hours of budget.
+    expect(out).toMatch(/purchases_events\s+5,889\s+1,000 \/ 1 h\s+6\s+5 h 00 min/);
+    expect(out).toMatch(/total\s+~14,542\s+~14,542/);
+    expect(out).toContain('bound by the purchases_events pool (purchases + events list, 1,000/hour)');
+  });
+});
+
+describe('engage-etl plan over a stored database', () => {
+  let fx: PipelineFixture;
+  beforeEach(async () => {
+    fx = await PipelineFixture.create({ now: '2025-03-10T05:30:00Z' });
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  it('reads the watermarks read-only, sends nothing, and predicts exactly what the next run sends', async () => {
+    await fx.run({ until: '2025-03-08T05:30:00Z' });
+    const sentBefore = fx.emulator.stats.requests;
+    const opts = resolveRunOptions(
+      { pipeline: fx.pipelinePath, baseUrl: fx.emulator.url, apiKey: fx.emulator.demoApiKey, db: fx.db, out: fx.out, until: '2025-03-10T05:30:00Z' },
+      {},
+      DateTime.fromISO('2025-03-10T05:31:00Z', { zone: 'utc' }),
+    );
+    const report = await buildPlanReport(opts, 50);
+    expect(report.storedState).toBe('read');
+    expect(fx.emulator.stats.requests).toBe(sentBefore);
+
+    const next = await fx.run({ until: '2025-03-10T05:30:00Z' });
+    expect(next.requests.planned).toBe(report.requests);
+    expect(next.requests.minimum).toBe(report.minimum);
+    // Paged lists were estimated from the rows the first run stored; the run's real count must match them here.
+    expect(next.requests.sent - next.requests.followUps - next.requests.retries).toBe(report.requests);
+  });
+});

@@ -1,0 +1,155 @@
+// The planner sends exactly the theoretical minimum: Σ ceil(units / 100) per series (look-back included), one request
+// per Canvas day, one per id — counted here independently of the planner's own window math, for hundreds of series.
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { parsePipelineText } from '../../src/config/load-pipeline-file.js';
+import { buildPlan, canvasSeriesKey } from '../../src/pipeline/plan.js';
+import type { PlanInput } from '../../src/pipeline/plan.js';
+import { estimateDuration, theoreticalWallMs } from '../../src/pipeline/plan-estimate.js';
+import type { SeriesState } from '../../src/load/warehouse.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+const apps = ['*', ...Array.from({ length: 9 }, (_, i) => `app_${i + 1}`)];
+const products = ['*', ...Array.from({ length: 11 }, (_, i) => `product_${i + 1}`)];
+const segments = ['*', ...Array.from({ length: 7 }, (_, i) => `seg_${i + 1}`)];
+const canvases = Array.from({ length: 12 }, (_, i) => `cv_${i + 1}`);
+
+/** 10 × 12 quantity (hourly) + 10 × 12 revenue (daily) + 10 × 8 sessions (hourly) + 7 segments + 12 Canvases = 339 series. */
+const SCALED = parsePipelineText(`
+name: scaled
+start_date: 2024-01-01
+lookback_days: 3
+streams:
+  purchase_quantity: { unit: hour, apps: ${JSON.stringify(apps)}, products: ${JSON.stringify(products)} }
+  revenue:           { unit: day, apps: ${JSON.stringify(apps)}, products: ${JSON.stringify(products)} }
+  sessions:          { unit: hour, apps: ${JSON.stringify(apps)}, segments: ${JSON.stringify(segments)} }
+  segment_size:      { segments: ${JSON.stringify(segments.slice(1))} }
+  custom_events:     {}
+  canvas_summary:    { canvases: ${JSON.stringify(canvases)} }
+  canvas_details:    { canvases: ${JSON.stringify(canvases)} }
+  email_templates:   { ids: [tpl_1, tpl_2, tpl_3] }
+  data_integrations: {}
+`, 'scaled.yaml');
+
+const utc = (iso: string) => DateTime.fromISO(iso, { zone: 'utc' });
+
+function input(over: Partial<PlanInput>): PlanInput {
+  return {
+    pipeline: SCALED,
+    streams: SCALED.streamNames,
+    states: [],
+    from: SCALED.startDate,
+    until: utc('2026-01-01T00:00:00Z'),
+    knownRows: { custom_events: 0, data_integrations: 0 },
+    ...over,
+  };
+}
+
+describe('buildPlan on a scaled pipeline of 339 series', () => {
+  it('plans a 2-year backfill in exactly Σ ceil(units / 100) requests per series and one per Canvas day', () => {
+    const plan = buildPlan(input({}));
+    // 2024-01-01 → 2026-01-01 is 731 days (2024 is a leap year) = 17,544 hours.
+    const days = 731;
+    const hours = days * 24;
+    const expected = {
+      purchase_quantity: 10 * 12 * Math.ceil(hours / 100),
+      revenue: 10 * 12 * Math.ceil(days / 100),
+      sessions: 10 * 8 * Math.ceil(hours / 100),
+      segment_size: 7 * Math.ceil(days / 100),
+      canvas_summary: 12 * days,
+    };
+    expect(expected).toEqual({ purchase_quantity: 21_120, revenue: 960, sessions: 14_080, segment_size: 56, canvas_summary: 8_772 });
+    for (const [stream, requests] of Object.entries(expected)) {
+      const s = plan.streams.find((x) => x.stream === stream)!;
+      expect({ stream, requests: s.requests, minimum: s.minimum }).toEqual({ stream, requests, minimum: requests });
+    }
+    expect(plan.series).toHaveLength(120 + 120 + 80 + 7);
+    expect(plan.canvases).toHaveLength(12);
+    const snapshots = 1 + 12 + 3 + 1;
+    expect(plan.requests).toBe(21_120 + 960 + 14_080 + 56 + 8_772 + snapshots);
+    expect(plan.minimum).toBe(plan.requests);
+    expect(plan.byPool).toEqual({ purchases_events: 21_120 + 960 + 1, default: 14_080 + 56 + 8_772 + 12 + 3, cdi: 1 });
+  });
+
+  it('cuts every series into contiguous windows of at most 100 units covering exactly the planned range', () => {
+    const plan = buildPlan(input({}));
+    for (const sp of plan.series) {
+      const unitMs = sp.def.unit === 'hour' ? HOUR : DAY;
+      expect(sp.windows[0]!.start.toMillis()).toBe(Date.UTC(2024, 0, 1));
+      expect(sp.windows.at(-1)!.end.toMillis()).toBe(Date.UTC(2026, 0, 1));
+      sp.windows.forEach((w, i) => {
+        expect(w.length).toBe((w.end.toMillis() - w.start.toMillis()) / unitMs);
+        expect(w.length).toBeLessThanOrEqual(100);
+        if (i > 0) expect(w.start.toMillis()).toBe(sp.windows[i - 1]!.end.toMillis());
+      });
+      // Only the oldest window may be short: the recent units travel in full requests.
+      expect(sp.windows.slice(1).every((w) => w.length === 100)).toBe(true);
+    }
+  });
+
+  it('plans a nightly increment as the look-back plus the new units: one request per series, two when an hourly range passes 100 hours', () => {
+    const watermark = new Date(Date.UTC(2026, 0, 1));
+    const states: SeriesState[] = [
+      ...buildPlan(input({})).series.map((sp) => ({ stream: sp.def.stream, seriesKey: sp.def.seriesKey, unit: sp.def.unit, watermark, rowsLoaded: 1, lastRunId: 'r1', updatedAt: watermark })),
+      ...canvases.map((id) => ({ stream: 'canvas_summary', seriesKey: canvasSeriesKey(id), unit: 'day', watermark, rowsLoaded: 1, lastRunId: 'r1', updatedAt: watermark })),
+    ];
+    // until 03:00 on Jan 2: daily ranges are Dec 29 → Jan 3 (5 days); hourly Dec 29 00:00 → Jan 2 03:00 (99 hours).
+    const night = buildPlan(input({ states, until: utc('2026-01-02T03:00:00Z') }));
+    const of = (stream: string) => night.streams.find((s) => s.stream === stream)!;
+    expect(of('purchase_quantity').requests).toBe(120);
+    expect(of('revenue').requests).toBe(120);
+    expect(of('sessions').requests).toBe(80);
+    expect(of('segment_size').requests).toBe(7);
+    expect(of('canvas_summary').requests).toBe(12 * 5);
+    expect(night.requests).toBe(night.minimum);
+    for (const sp of night.series) expect(sp.windows[0]!.start.toMillis()).toBe(Date.UTC(2025, 11, 29));
+
+    // until 05:30: hourly ranges grow to 102 hours (up to the end of the hour in progress) and need two requests.
+    const later = buildPlan(input({ states, until: utc('2026-01-02T05:30:00Z') }));
+    expect(later.streams.find((s) => s.stream === 'purchase_quantity')!.requests).toBe(240);
+    expect(later.streams.find((s) => s.stream === 'revenue')!.requests).toBe(120);
+    expect(later.requests).toBe(later.minimum);
+  });
+
+  it('marks the paged lists as estimates and counts their pages from the rows stored last time', () => {
+    const plan = buildPlan(input({ knownRows: { custom_events: 600, data_integrations: 25 } }));
+    const events = plan.streams.find((s) => s.stream === 'custom_events')!;
+    const cdi = plan.streams.find((s) => s.stream === 'data_integrations')!;
+    expect([events.requests, events.estimated, cdi.requests, cdi.estimated]).toEqual([3, true, 3, true]);
+    expect(plan.streams.find((s) => s.stream === 'canvas_details')!.estimated).toBe(false);
+    expect(plan.estimated).toBe(true);
+  });
+});
+
+describe('estimateDuration', () => {
+  it('counts the budget windows a pool needs and waits one window plus one round trip per extra wave', () => {
+    const e = estimateDuration({ purchases_events: 2_500, default: 100 }, { latencyMs: 100, concurrency: 8 });
+    const purchases = e.pools.find((p) => p.pool === 'purchases_events')!;
+    expect(purchases.waves).toBe(3);
+    expect(purchases.ms).toBe(2 * (3_600_000 + 100) + Math.ceil(500 / 8) * 100);
+    expect(e.boundBy).toBe('purchases_events');
+    expect(e.ms).toBe(purchases.ms);
+  });
+
+  it('is bound by latency when no pool runs out of budget', () => {
+    const e = estimateDuration({ default: 800, cdi: 10 }, { latencyMs: 50, concurrency: 8 });
+    expect(e.boundBy).toBe('latency');
+    expect(e.ms).toBe(Math.ceil(810 / 8) * 50);
+    expect(e.pools.every((p) => p.waves === 1)).toBe(true);
+  });
+
+  it('uses scaled-down pool limits when given, as the benchmark does', () => {
+    const pools = { purchases_events: { limit: 20, windowMs: 2_000 } };
+    expect(estimateDuration({ purchases_events: 100 }, { latencyMs: 50, concurrency: 8, pools }).pools[0]!.waves).toBe(5);
+    expect(theoreticalWallMs({ purchases_events: 100, default: 80 }, { latencyMs: 50, concurrency: 8, pools })).toBe(10_000);
+    // 800 requests at 250,000/hour "cost" 11.5 s at the pool's steady rate, more than their 5 s of latency.
+    expect(theoreticalWallMs({ default: 800 }, { latencyMs: 50, concurrency: 8 })).toBe(11_520);
+    expect(theoreticalWallMs({ default: 800 }, { latencyMs: 200, concurrency: 8 })).toBe(20_000);
+  });
+
+  it('refuses a negative latency with the flag and an example', () => {
+    expect(() => estimateDuration({ default: 1 }, { latencyMs: -1 })).toThrow(/--latency-ms.*-1.*--latency-ms 200/);
+  });
+});
