@@ -27,6 +27,13 @@ export interface ApiCall {
    * @default true
    */
   checkMessage?: boolean;
+  /**
+   * Resend a request whose 2xx answer was cut short or is not complete JSON. A non-idempotent write (an `inc` of
+   * /users/track) sets this to false: the 2xx says the platform took the request, so it resolves with `body: undefined`
+   * instead of applying the write twice.
+   * @default true
+   */
+  resendAfterCutShortSuccess?: boolean;
 }
 
 /** A successful (2xx) answer. */

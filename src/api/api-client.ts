@@ -23,6 +23,7 @@ interface PreparedCall {
   body: string | undefined;
   ctx: RequestContext;
   checkMessage: boolean;
+  resendCutShort: boolean;
   scim: boolean;
 }
 
@@ -193,6 +194,7 @@ export class ApiClient {
       body,
       ctx: { method: endpoint.method, endpoint: path, params: JSON.parse(this.#scrubber.scrub(JSON.stringify(params))) as Record<string, unknown> },
       checkMessage: call.checkMessage ?? true,
+      resendCutShort: call.resendAfterCutShortSuccess ?? true,
       scim,
     };
   }
@@ -233,6 +235,12 @@ export class ApiClient {
     try {
       text = await response.text();
     } catch (error) {
+      if (!p.resendCutShort && response.status >= 200 && response.status < 300 && !this.#closing.signal.aborted) {
+        this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
+        this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
+        finished(response.status);
+        return { status: response.status, headers: response.headers, body: undefined as T, url: p.url, attempts: attempt };
+      }
       const failure = this.#transportFailure(p, error, timeout, `the ${response.status} response body was cut short`);
       this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
       finished(response.status, failure);
@@ -267,6 +275,7 @@ export class ApiClient {
       if (text.trim() === '') return undefined as T;
       const body = parseJson(text);
       if (body === NOT_JSON) {
+        if (!p.resendCutShort) return undefined as T;
         throw new RetriableApiError(p.ctx, `the ${status} response body is not complete JSON (truncated?): ${quote(text)}`, { status });
       }
       if (p.checkMessage) expectSuccess(body, p.ctx, status);
