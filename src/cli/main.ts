@@ -4,6 +4,7 @@ import { EngageError } from '../errors.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { makeExportCommand } from './export-command.js';
 import { makePlanCommand } from './plan-command.js';
+import { makePushCommand } from './push-command.js';
 import { makeQueryCommand } from './query-command.js';
 import { makeRunCommand } from './run-command.js';
 import { makeStatusCommand } from './status-command.js';
@@ -18,7 +19,8 @@ export function makeProgram(): Command {
     .addCommand(makeStatusCommand())
     .addCommand(makeExportCommand())
     .addCommand(makeQueryCommand())
-    .addCommand(makeEmulatorCommand());
+    .addCommand(makeEmulatorCommand())
+    .addCommand(makePushCommand());
 }
 
 /** Run the CLI; errors become one line on stderr and a non-zero exit code. */

@@ -1,0 +1,78 @@
+// Where the rows of a push come from: a SELECT run on the warehouse, a table of it, or a CSV / JSON / Parquet file read
+// by DuckDB's own readers. The user's SQL is wrapped as a subquery, so a push query reads and cannot write.
+import { existsSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+import type { Warehouse } from '../load/warehouse.js';
+
+export type RowSource = { kind: 'sql'; sql: string } | { kind: 'table'; table: string } | { kind: 'file'; path: string };
+
+export interface SourceRows {
+  /** Column names in the source's order. */
+  columns: string[];
+  rows: Record<string, unknown>[];
+}
+
+const FILE_READERS: Record<string, string> = {
+  '.csv': 'read_csv_auto',
+  '.tsv': 'read_csv_auto',
+  '.json': 'read_json_auto',
+  '.ndjson': 'read_json_auto',
+  '.jsonl': 'read_json_auto',
+  '.parquet': 'read_parquet',
+};
+
+/** One line naming the source, for `_push_runs.source` and messages (SQL cut to 200 characters). */
+export function describeSource(source: RowSource): string {
+  switch (source.kind) {
+    case 'sql': {
+      const flat = source.sql.replace(/\s+/g, ' ').trim();
+      return `sql: ${flat.length > 200 ? `${flat.slice(0, 197)}...` : flat}`;
+    }
+    case 'table':
+      return `table: ${source.table}`;
+    case 'file':
+      return `file: ${resolve(source.path)}`;
+  }
+}
+
+/** The FROM-clause text and its parameters. Throws ConfigError for a missing table or file, or an unknown file type. */
+async function fromClause(warehouse: Warehouse, source: RowSource): Promise<{ from: string; params: unknown[]; flag: string }> {
+  switch (source.kind) {
+    case 'sql': {
+      const sql = source.sql.trim().replace(/;\s*$/, '');
+      if (sql === '') throw new ConfigError('--sql', 'is empty; give a SELECT whose columns follow the target\'s conventions (see docs/push.md)');
+      return { from: `(${sql}) AS "_push_source"`, params: [], flag: '--sql' };
+    }
+    case 'table': {
+      const found = await warehouse.query(`SELECT "table_name" FROM information_schema.tables WHERE "table_schema" = 'main' ORDER BY 1`);
+      const names = found.map((r) => r.table_name as string);
+      if (!names.includes(source.table)) {
+        const shown = names.filter((n) => !n.startsWith('_')).join(', ');
+        throw new ConfigError('--table', `no table "${source.table}" in ${warehouse.path}; tables: ${shown || '(none)'} — or use --sql`);
+      }
+      return { from: `"${source.table.replace(/"/g, '""')}"`, params: [], flag: '--table' };
+    }
+    case 'file': {
+      const path = resolve(source.path);
+      const reader = FILE_READERS[extname(path).toLowerCase()];
+      if (!reader) throw new ConfigError('--file', `${path} is not a .csv, .tsv, .json, .ndjson, .jsonl or .parquet file; convert it or load it with --sql`);
+      if (!existsSync(path)) throw new ConfigError('--file', `${path} does not exist`);
+      return { from: `${reader}($1)`, params: [path], flag: '--file' };
+    }
+  }
+}
+
+/** Read every row of the source, in the source's order. */
+export async function readSourceRows(warehouse: Warehouse, source: RowSource): Promise<SourceRows> {
+  const { from, params, flag } = await fromClause(warehouse, source);
+  let described: Record<string, unknown>[];
+  try {
+    described = await warehouse.query(`DESCRIBE SELECT * FROM ${from}`, params);
+  } catch (err) {
+    throw new ConfigError(flag, `cannot be read: ${(err as Error).message.replace(/^query on .*? failed: /, '')}`, { cause: err });
+  }
+  const columns = described.map((r) => r.column_name as string);
+  const rows = await warehouse.query(`SELECT * FROM ${from}`, params);
+  return { columns, rows };
+}
