@@ -26,7 +26,7 @@ import type { TableName } from '../load/table-specs.js';
 import { Warehouse } from '../load/warehouse.js';
 import { Committer } from './committer.js';
 import type { Plan } from './plan.js';
-import { buildPlan } from './plan.js';
+import { planRun, readStoredPlanState } from './plan-for-run.js';
 import type { RunReporter, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER } from './run-events.js';
 import { SeriesProgress } from './series-progress.js';
@@ -85,6 +85,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   const warnings: string[] = [];
   let followUps = 0;
   let plan: Plan | undefined;
+  let committed: Committer | undefined;
   try {
     wh = await Warehouse.open(opts.db);
     if (lock.tookOverStale) warnings.push(`took over a stale lock of a run that no longer exists (pid ${lock.tookOverFrom?.pid ?? '?'})`);
@@ -112,15 +113,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     if (opts.fullRefresh) {
       await wh.resetStreams([...opts.streams], opts.streams.flatMap((s) => STREAM_TABLES[s]));
     }
-    const counts = await tableCounts(wh, ['custom_events', 'data_integrations']);
-    plan = buildPlan({
-      pipeline: opts.pipeline,
-      streams: opts.streams,
-      states: await wh.readSeriesState(),
-      from: opts.from ?? opts.pipeline.startDate,
-      until,
-      knownRows: { custom_events: counts.custom_events ?? 0, data_integrations: counts.data_integrations ?? 0 },
-    });
+    plan = planRun(opts, await readStoredPlanState(wh));
     reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests });
 
     const committer = new Committer(wh, runId, (result) => {
@@ -134,6 +127,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       }
       reporter.emit({ type: 'committed', tables });
     });
+    committed = committer;
     const progress = new Map<string, StreamProgress>(plan.streams.map((s) => [s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 }]));
     const tick = (stream: StreamName, requests: number, rows: number) => {
       const p = progress.get(stream)!;
@@ -251,6 +245,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     return summary;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
+    // What was fetched before the failure lands with its watermarks, so a resumed run does not fetch it again.
+    await committed?.drain().catch(() => undefined);
     if (wh) {
       await wh.finishRun({ runId, finishedAt: new Date(), status: 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
     }
