@@ -78,3 +78,21 @@ export function user(fx: PushFixture, externalId: string) {
   if (!found) throw new Error(`no user ${externalId} in the emulator`);
   return found;
 }
+
+export interface SentRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: any;
+}
+
+/** A fetch that goes to the real server and remembers what was sent (for asserting on request bodies). */
+export function recordingFetch(): { fetch: typeof fetch; sent: SentRequest[] } {
+  const sent: SentRequest[] = [];
+  const recording: typeof fetch = async (input, init) => {
+    const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>));
+    sent.push({ method: init?.method ?? 'GET', url: String(input), headers, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
+    return fetch(input, init);
+  };
+  return { fetch: recording, sent };
+}
