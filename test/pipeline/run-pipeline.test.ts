@@ -6,25 +6,10 @@ import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_SPECS } from '../../src/load/table-specs.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
-import { PipelineFixture, utcDay } from './helpers/pipeline-fixture.js';
+import { PipelineFixture, testPipeline, utcDay } from './helpers/pipeline-fixture.js';
 
 const NOW = '2025-03-10T12:34:00Z';
-const PIPELINE = `
-name: test
-start_date: 2024-10-01
-lookback_days: 3
-streams:
-  purchase_quantity: { unit: day, apps: ["*", app_1], products: ["*", gems_small] }
-  revenue:           { unit: day, apps: ["*"], products: ["*"] }
-  sessions:          { unit: hour, apps: ["*"], segments: ["*", seg_1] }
-  segment_size:      { segments: [seg_1, seg_2] }
-  custom_events:     {}
-  canvas_summary:    { canvases: [cv_1, cv_2], variant_breakdown: true, step_breakdown: true }
-  canvas_details:    { canvases: [cv_1, cv_2] }
-  email_templates:   { ids: [tpl_1, tpl_2] }
-  content_blocks:    { ids: [cb_1, cb_2], inclusion_data: true }
-  data_integrations: {}
-`;
+const PIPELINE = testPipeline('2024-10-01');
 // 2024-10-01 … 2025-03-10: 161 days, the last one in progress at NOW.
 const DAYS = 161;
 const HOURS = 160 * 24 + 13;

@@ -13,9 +13,11 @@ import type { TableName } from '../../../src/load/table-specs.js';
 import { runPipeline } from '../../../src/pipeline/run-pipeline.js';
 import type { PipelineDeps, RunSummary } from '../../../src/pipeline/run-pipeline.js';
 
-export const SMALL_PIPELINE = `
+/** Every stream, a few series each, from `startDate`. */
+export function testPipeline(startDate = '2025-01-01'): string {
+  return `
 name: test
-start_date: 2025-01-01
+start_date: ${startDate}
 lookback_days: 3
 streams:
   purchase_quantity: { unit: day, apps: ["*", app_1], products: ["*", gems_small] }
@@ -29,6 +31,7 @@ streams:
   content_blocks:    { ids: [cb_1, cb_2], inclusion_data: true }
   data_integrations: {}
 `;
+}
 
 export class PipelineFixture {
   readonly dir: string;
@@ -49,7 +52,7 @@ export class PipelineFixture {
   static async create(opts: { now: string; pipeline?: string; emulator?: Parameters<typeof createEmulator>[0] }): Promise<PipelineFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'engage-pipeline-'));
     const pipelinePath = join(dir, 'pipeline.yaml');
-    await writeFile(pipelinePath, opts.pipeline ?? SMALL_PIPELINE);
+    await writeFile(pipelinePath, opts.pipeline ?? testPipeline());
     const emulator = await createEmulator({ seed: 1, port: 0, ...opts.emulator, now: opts.now });
     return new PipelineFixture(dir, emulator, pipelinePath);
   }
