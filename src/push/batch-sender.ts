@@ -13,10 +13,10 @@ export type OnAnswered = (outcomes: RowOutcome[]) => Promise<void>;
 const WHOLE_PUSH_STATUSES = new Set([401, 403, 405]);
 
 /** Split planned rows into requests: rows of one group key together, at most `size` per request, source order kept. */
-export function batchRows(target: PushTarget, rows: readonly PlannedRow[], size: number): PlannedRow[][] {
+export function batchRows(target: PushTarget, ctx: TargetContext, rows: readonly PlannedRow[], size: number): PlannedRow[][] {
   const groups = new Map<string, PlannedRow[]>();
   for (const row of rows) {
-    const key = target.groupKey(row);
+    const key = target.groupKey(row, ctx);
     const group = groups.get(key);
     if (group) group.push(row);
     else groups.set(key, [row]);

@@ -102,7 +102,7 @@ export interface PushTarget {
   /** The rows a ledger entry that left the source turns into (--mirror), or undefined. */
   leftSource?(destination: string, key: string, acked: RowValues): { values: RowValues; operation: Operation; payload: Json } | undefined;
   /** Rows that may share one request (same endpoint and path; same body-level fields). */
-  groupKey(row: PlannedRow): string;
+  groupKey(row: PlannedRow, ctx: TargetContext): string;
   call(rows: readonly PlannedRow[], ctx: TargetContext): ApiCall;
   /** Per-row outcomes of a 2xx answer. */
   read(response: ApiResponse<unknown>, rows: readonly PlannedRow[]): RowOutcome[];

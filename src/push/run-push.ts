@@ -113,7 +113,7 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
   const entries = await ledger.load();
   const plan = planPush(target, source, entries, ctx, { mappingHash, mirror: opts.mirror });
   ctx.bulk = plan.planned.length > opts.batchSize;
-  const batches = batchRows(target, plan.planned, opts.batchSize);
+  const batches = batchRows(target, ctx, plan.planned, opts.batchSize);
   const refusal = opts.maxRows !== undefined && plan.planned.length > opts.maxRows
     ? `${plan.planned.length} rows would be sent, more than --max-rows ${opts.maxRows}; check the query, or raise --max-rows`
     : undefined;

@@ -73,8 +73,8 @@ export const catalogItemsTarget: PushTarget = {
     return Object.keys(changed).length === 0 ? undefined : { operation: 'update', payload: changed };
   },
 
-  // Edits go one per request; creates of one catalog share requests.
-  groupKey: (row) => row.destination,
+  // Edits go one per request (the item is in the path); creates of one catalog share requests.
+  groupKey: (row, ctx) => (ctx.mapping.update ? `${row.destination}\u0000${row.key}` : row.destination),
 
   call(rows, ctx): ApiCall {
     const catalog = rows[0]!.destination;
