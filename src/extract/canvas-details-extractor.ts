@@ -5,6 +5,17 @@ import { fetchCanvasDetails } from '../api/metadata-endpoints.js';
 import type { ExtractedRows } from './extracted-rows.js';
 import { stringList, stringOrNull, timestampOrNull } from './extracted-rows.js';
 
+/**
+ * The deprecated `first_step_id` (spec 2.6: present only when the variant has a single first step). A server may drop a
+ * deprecated field, so it is derived from `first_step_ids` when that holds exactly one id: the stored value then does
+ * not depend on whether the server still sends it.
+ */
+function firstStepId(sent: unknown, firstStepIds: unknown): string | null {
+  const given = stringOrNull(sent);
+  if (given !== null) return given;
+  return Array.isArray(firstStepIds) && firstStepIds.length === 1 ? String(firstStepIds[0]) : null;
+}
+
 export async function fetchCanvasDetailsRows(client: ApiClient, canvasId: string): Promise<ExtractedRows> {
   const d = await fetchCanvasDetails(client, canvasId);
   return {
@@ -23,7 +34,7 @@ export async function fetchCanvasDetailsRows(client: ApiClient, canvasId: string
         table: 'canvas_variants',
         rows: (d.variants ?? []).map((v) => ({
           canvas_id: canvasId, variant_id: v.id, name: stringOrNull(v.name), first_step_ids: stringList(v.first_step_ids),
-          first_step_id: stringOrNull(v.first_step_id),
+          first_step_id: firstStepId(v.first_step_id, v.first_step_ids),
         })),
       },
       {
