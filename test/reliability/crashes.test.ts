@@ -1,0 +1,97 @@
+// Crashes: `engage-etl run` is SIGKILLed at 23 moments — mid-request (timed against the emulator's request count, with
+// latency so the request is in flight), inside a commit's transaction, between commits, after a Parquet file is staged,
+// after it is renamed into place, after a manifest, after the export — then rerun. After every kill a reader sees only
+// whole Parquet files and manifests naming existing files; after the successful rerun the tables and Parquet equal a clean
+// run's and no temp file is left.
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { CRASH_AT_ENV } from '../../src/load/crash-point.js';
+import type { CrashPoint } from '../../src/load/crash-point.js';
+import type { CliResult, Target } from './reliability-helpers.js';
+import {
+  CLI, SecretScan, assertReadersSeeWholeFiles, leftovers, makeTarget, parquetChecksums, removeDir, runInProcess, spawnRun,
+  startEmulator, tableChecksums, tempDir,
+} from './reliability-helpers.js';
+
+/** `request:n` kills when the emulator has received the run's n-th request; the others name a crash point. */
+type Kill = `request:${number}` | `${CrashPoint}:${number}`;
+
+// Each chain starts from nothing, is killed at each moment in turn (every rerun resumes what the previous left), and
+// ends with a run that succeeds. A run makes only a few commits (the committer batches what arrives meanwhile) and
+// exports only dirty partitions, so each kill is placed where the state left by the previous one makes it reachable.
+const CHAINS: Kill[][] = [
+  ['request:4', 'commit-merged:1', 'request:30', 'commit-merged:2', 'parquet-staged:1'],
+  ['request:80', 'commit-done:1', 'commit-done:2', 'parquet-placed:1', 'manifest-written:3'],
+  ['request:120', 'parquet-staged:10', 'parquet-placed:15', 'manifest-written:1', 'export-done:1'],
+  ['commit-merged:1', 'commit-done:1', 'request:50', 'manifest-written:2', 'parquet-placed:5'],
+  ['export-done:1', 'request:3', 'commit-done:1'],
+];
+
+describe('a run killed with SIGKILL at 23 moments', () => {
+  let dir: string;
+  let em: Emulator;
+  let clean: { tables: Record<string, string>; parquet: Record<string, string> };
+  const secrets = new SecretScan();
+  const killed: Kill[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CLI.replace(/bin[/\\]engage-etl\.js$/, 'dist/src/cli/main.js'))) throw new Error('the CLI is not built: run `npm run build` first (npm test does)');
+    dir = await tempDir();
+    // Latency keeps each request in flight long enough for a kill timed on the emulator's count to land mid-request.
+    em = await startEmulator({ latencyMs: 10 });
+    const t = await makeTarget(dir, 'clean');
+    await runInProcess(em, t);
+    clean = { tables: await tableChecksums(t.db), parquet: await parquetChecksums(t.out) };
+  });
+
+  afterAll(async () => {
+    await em?.close();
+    const found = await secrets.find(em.demoApiKey);
+    await removeDir(dir);
+    expect(found.places).toEqual([]);
+  });
+
+  async function killAt(t: Target, kill: Kill): Promise<CliResult> {
+    const [point, n] = kill.split(':') as [string, string];
+    if (point !== 'request') {
+      return spawnRun(t, em, em.demoApiKey, [], { [CRASH_AT_ENV]: kill }).done;
+    }
+    const before = em.stats.requests;
+    const { child, done } = spawnRun(t, em, em.demoApiKey);
+    const timer = setInterval(() => {
+      if (em.stats.requests - before >= Number(n)) child.kill('SIGKILL');
+    }, 2);
+    try {
+      return await done;
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  it.each(CHAINS.map((chain, i) => [i + 1, chain] as const))('chain %i: %j, then a rerun, ends equal to a clean run with no temp files', async (i, chain) => {
+    const t = await makeTarget(dir, `chain-${i}`);
+    secrets.target(t);
+    for (const kill of chain) {
+      const result = await killAt(t, kill);
+      secrets.text(result.stdout, result.stderr);
+      expect(result.signal, `${kill} was not reached: the run ended with code ${result.code}\n${result.stderr.slice(-500)}`).toBe('SIGKILL');
+      killed.push(kill);
+      await assertReadersSeeWholeFiles(t.out);
+    }
+    const rerun = await spawnRun(t, em, em.demoApiKey).done;
+    secrets.text(rerun.stdout, rerun.stderr);
+    expect(rerun.code, rerun.stderr.slice(-1000)).toBe(0);
+    expect(rerun.stderr).toContain('took over a stale lock');
+    await assertReadersSeeWholeFiles(t.out);
+    expect(await leftovers(t.dir)).toEqual([]);
+    expect(await tableChecksums(t.db)).toEqual(clean.tables);
+    expect(await parquetChecksums(t.out)).toEqual(clean.parquet);
+  });
+
+  it('survived 23 kills at every kind of moment', () => {
+    expect(killed.length).toBe(23);
+    expect(new Set(killed.map((k) => k.split(':')[0])).size).toBe(7);
+    console.info(`[reliability] crashes: ${killed.length} SIGKILLs survived (${[...new Set(killed.map((k) => k.split(':')[0]))].join(', ')})`);
+  });
+});
