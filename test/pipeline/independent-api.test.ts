@@ -1,5 +1,6 @@
 // The pipeline follows the spec, not our emulator: the same run against the emulator directly and against variant servers
 // that answer differently wherever the spec leaves room must load the same data, at a bounded extra cost.
+import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { createEmulator } from '../../src/emulator/server.js';
@@ -7,6 +8,7 @@ import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { differences, PipelineRuns } from './alt-server/pipeline-runs.js';
 import type { VariantOptions } from './alt-server/variant-server.js';
 import { VariantServer } from './alt-server/variant-server.js';
+import { parseUtcInstant } from '../../src/extract/windows.js';
 
 // --until on a day boundary: every planned unit is complete, so even a server that only returns whole units can return
 // all of them, and the two runs must agree row for row.
@@ -57,6 +59,91 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator?.close();
   await runs?.close();
+});
+
+/** One GET through node:http, to see header names exactly as they were written on the wire. */
+function rawGet(url: string, apiKey: string): Promise<{ status: number; rawHeaders: string[]; text: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { Authorization: `Bearer ${apiKey}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, text }));
+    }).on('error', reject);
+  });
+}
+
+describe('the variant server itself', () => {
+  it('reads a window as the whole units before ending_at, and never returns the unit in progress', async () => {
+    const variant = await VariantServer.create(emulator, { prefix: '/rest/v1', windows: 'whole' });
+    try {
+      const q = 'purchases/quantity_series?unit=day&length=3&ending_at=2025-03-05T23:59:59Z';
+      const s2 = JSON.parse((await rawGet(`${variant.url}/${q}`, emulator.demoApiKey)).text);
+      const s1 = JSON.parse((await rawGet(`${emulator.url}/${q}`, emulator.demoApiKey)).text);
+      expect(s2.data.map((p: { time: string }) => p.time)).toEqual(['2025-03-02', '2025-03-03', '2025-03-04']);
+      expect(s1.data.map((p: { time: string }) => p.time)).toEqual(['2025-03-03', '2025-03-04', '2025-03-05']);
+      // At NOW (2025-03-10T00:00Z) the day 2025-03-10 has just begun: asked for explicitly, it is still left out.
+      const late = JSON.parse((await rawGet(`${variant.url}/purchases/quantity_series?length=2&ending_at=2025-03-11T00:00:00Z`, emulator.demoApiKey)).text);
+      expect(late.data.map((p: { time: string }) => p.time)).toEqual(['2025-03-09']);
+      expect((await rawGet(`${variant.url.replace('/rest/v1', '')}/${q}`, emulator.demoApiKey)).status).toBe(404);
+    } finally {
+      await variant.close();
+    }
+  });
+
+  it('writes times, numbers, links and header names in the forms it was asked for, each the same value', async () => {
+    const variant = await VariantServer.create(emulator, {
+      prefix: '/api',
+      timeForm: ['millis-z', 'plus-zero', 'space', 'offset-east', 'offset-west'],
+      numberForm: ['float', 'string'],
+      extraFields: true,
+      link: { target: 'absolute', headerName: 'link', quoteRel: false },
+      rateLimitHeaderCase: 'upper',
+    });
+    try {
+      const q = 'sessions/data_series?unit=hour&length=5&ending_at=2025-03-05T04:59:59Z';
+      const res = await rawGet(`${variant.url}/${q}`, emulator.demoApiKey);
+      const plain = JSON.parse((await rawGet(`${emulator.url}/${q}`, emulator.demoApiKey)).text);
+      expect(res.text).toMatch(/"sessions":\d+\.0[,}]/);
+      const body = JSON.parse(res.text);
+      expect(body.data.map((p: { time: string }) => p.time)).toEqual([
+        '2025-03-05T00:00:00.000Z', '2025-03-05T01:00:00+00:00', '2025-03-05 02:00:00', '2025-03-05T04:00:00+01:00', '2025-03-04T23:00:00-05:00',
+      ]);
+      expect(body.data.map((p: { time: string }) => parseUtcInstant(p.time)?.toMillis()))
+        .toEqual(plain.data.map((p: { time: string }) => Date.parse(p.time)));
+      expect(body.data.map((p: { sessions: unknown }) => Number(p.sessions))).toEqual(plain.data.map((p: { sessions: number }) => p.sessions));
+      expect(typeof body.data[1].sessions).toBe('string');
+      expect(body.generated_by).toBe('variant');
+      expect(res.rawHeaders).toContain('X-RATELIMIT-REMAINING');
+
+      const page = await rawGet(`${variant.url}/cdi/integrations`, emulator.demoApiKey);
+      const at = page.rawHeaders.indexOf('link');
+      expect(at).toBeGreaterThanOrEqual(0);
+      expect(page.rawHeaders[at + 1]).toMatch(new RegExp(`^<${variant.url}/cdi/integrations\\?cursor=[A-Za-z0-9_-]+>; rel=next$`));
+    } finally {
+      await variant.close();
+    }
+  });
+
+  it('answers 429 with nothing but an HTTP-date Retry-After, and 502 with an HTML page', async () => {
+    const variant = await VariantServer.create(emulator, { faults: { every: 1, kinds: ['429-http-date', '502-html'], max: 2 } });
+    try {
+      const limited = await fetch(`${variant.url}/events/list`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } });
+      await limited.text();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+      expect([...limited.headers.keys()].filter((k) => k.startsWith('x-ratelimit'))).toEqual([]);
+      const bad = await fetch(`${variant.url}/events/list`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } });
+      expect(bad.status).toBe(502);
+      expect(bad.headers.get('content-type')).toBe('text/html');
+      expect(await bad.text()).toContain('<h1>502 Bad Gateway</h1>');
+      const ok = await fetch(`${variant.url}/events/list`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } });
+      expect(ok.status).toBe(200);
+      expect(variant.stats.faults).toMatchObject({ '429-http-date': 1, '502-html': 1 });
+    } finally {
+      await variant.close();
+    }
+  });
 });
 
 describe('the reference run straight against the emulator', () => {
@@ -171,5 +258,78 @@ describe('a server that leaves zero-valued points out', () => {
     // Only the S2 follow-up of each window's last unit: the zero runs, bracketed by returned points, cost nothing.
     expect(summary.requests.followUps).toBe(windows);
     expect(summary.warnings).toEqual([]);
+  }, 120_000);
+});
+
+describe('a run whose --until falls inside a unit, against a server that only knows whole units', () => {
+  // The day 2025-03-10 and the hour 15:00 are in progress at MID. The emulator returns them (partial); a server that
+  // returns only whole units cannot, under any window. The pipeline follows them up once, finds them absent, says so
+  // in a warning, stores nothing for them, and — as for any in-progress unit — keeps the watermark before them, so
+  // the next run asks again and loads them once they are complete.
+  const MID = '2025-03-10T15:30:00Z';
+  const NEXT = '2025-03-11T00:00:00Z';
+  const SERIES = 4 + 2 + 4 + 2;
+  let midEmulator: Emulator;
+  let open: RunSummary;
+  let whole: RunSummary;
+
+  beforeAll(async () => {
+    midEmulator = await createEmulator({ seed: 1, now: MID, rateLimits: false });
+    await runs.run({ name: 'mid-direct', baseUrl: midEmulator.url, apiKey: midEmulator.demoApiKey, from: FROM, until: MID });
+    for (const [name, reading] of [['mid-open', 'whole-open'], ['mid-whole', 'whole']] as const) {
+      const variant = await VariantServer.create(midEmulator, { windows: reading, prefix: '/rest' });
+      try {
+        const summary = await runs.run({ name, baseUrl: variant.url, apiKey: midEmulator.demoApiKey, from: FROM, until: MID });
+        if (reading === 'whole') whole = summary;
+        else open = summary;
+      } finally {
+        await variant.close();
+      }
+    }
+  }, 180_000);
+  afterAll(async () => midEmulator?.close());
+
+  it('loads the in-progress units from a whole-units server that answers for a window ending after them', async () => {
+    expect(differences(await runs.diff('mid-direct', 'mid-open'))).toEqual([]);
+    expect(open.requests.followUps).toBe(runs.seriesWindows(FROM, MID));
+    expect(open.warnings).toEqual([]);
+  });
+
+  it('lacks exactly the in-progress unit of each series when the server never returns one, and warns about each', async () => {
+    const strict = await runs.diff('mid-direct', 'mid-whole');
+    expect(strict.reduce((n, d) => n + d.onlyLeft, 0)).toBe(SERIES);
+    expect(strict.reduce((n, d) => n + d.onlyRight, 0)).toBe(0);
+    const complete = "time < TIMESTAMP '2025-03-10 00:00:00'";
+    expect(differences(await runs.diff('mid-direct', 'mid-whole', {
+      purchase_quantity: complete, revenue: complete, segment_size: complete, sessions: "time < TIMESTAMP '2025-03-10 15:00:00'",
+    }))).toEqual([]);
+    expect(whole.warnings).toHaveLength(SERIES);
+    for (const w of whole.warnings) expect(w).toMatch(/1 unit\(s\) between .* were not returned/);
+    expect(whole.requests.followUps).toBe(runs.seriesWindows(FROM, MID));
+  });
+
+  it('keeps the same watermarks as the direct run: before the unit in progress, never past it', async () => {
+    const sql = 'SELECT stream, series_key, watermark FROM _etl_series_state ORDER BY stream, series_key';
+    const direct = await runs.query('mid-direct', sql);
+    expect(await runs.query('mid-whole', sql)).toEqual(direct);
+    for (const row of direct.filter((r) => r['stream'] !== 'canvas_summary')) {
+      const expected = String(row['series_key']).startsWith('unit=hour') ? '2025-03-10T15:00:00.000Z' : '2025-03-10T00:00:00.000Z';
+      expect((row['watermark'] as Date).toISOString(), String(row['series_key'])).toBe(expected);
+    }
+  });
+
+  it('loads those units on the next run, once they are complete, and then agrees with the direct run row for row', async () => {
+    midEmulator.clock.set(NEXT);
+    await runs.run({ name: 'mid-direct', baseUrl: midEmulator.url, apiKey: midEmulator.demoApiKey, from: FROM, until: NEXT });
+    const variant = await VariantServer.create(midEmulator, { windows: 'whole', prefix: '/rest' });
+    let next: RunSummary;
+    try {
+      next = await runs.run({ name: 'mid-whole', baseUrl: variant.url, apiKey: midEmulator.demoApiKey, from: FROM, until: NEXT });
+    } finally {
+      await variant.close();
+    }
+    expect(differences(await runs.diff('mid-direct', 'mid-whole'))).toEqual([]);
+    expect(next.warnings).toEqual([]);
+    expect(next.requests.followUps).toBeLessThanOrEqual(next.requests.planned);
   }, 120_000);
 });
