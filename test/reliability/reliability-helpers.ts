@@ -132,13 +132,17 @@ function rowDigest(columns: string[]): string {
   return `count(*) AS n, md5(coalesce(string_agg(${row}, chr(10) ORDER BY ${row}), '')) AS digest`;
 }
 
-/** Per table: row count and an order-independent digest of its data columns; plus the series watermarks. */
-export async function tableChecksums(db: string): Promise<Record<string, string>> {
+/**
+ * Per table: row count and an order-independent digest of its data columns; plus the series watermarks. `ignore` names
+ * `table.column`s left out (history-dependent ones such as custom_events.first_seen_at).
+ */
+export async function tableChecksums(db: string, ignore: string[] = []): Promise<Record<string, string>> {
   const wh = await Warehouse.open(db, { readOnly: true });
   try {
     const out: Record<string, string> = {};
     for (const spec of TABLE_SPECS) {
-      const [row] = await wh.query(`SELECT ${rowDigest(dataColumns(spec.columns.map((c) => c.name)))} FROM "${spec.name}"`);
+      const columns = dataColumns(spec.columns.map((c) => c.name)).filter((c) => !ignore.includes(`${spec.name}.${c}`));
+      const [row] = await wh.query(`SELECT ${rowDigest(columns)} FROM "${spec.name}"`);
       out[spec.name] = `${String(row?.['n'])}:${String(row?.['digest'])}`;
     }
     const [state] = await wh.query(`SELECT ${rowDigest(['stream', 'series_key', 'unit', 'watermark'])} FROM "_etl_series_state"`);
@@ -179,7 +183,7 @@ export async function listFiles(dir: string): Promise<string[]> {
 }
 
 /** Per Parquet table folder: the file list and a digest of its data columns read back through DuckDB. */
-export async function parquetChecksums(out: string): Promise<Record<string, string>> {
+export async function parquetChecksums(out: string, ignore: string[] = []): Promise<Record<string, string>> {
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   try {
@@ -189,7 +193,8 @@ export async function parquetChecksums(out: string): Promise<Record<string, stri
       if (files.length === 0) continue;
       const glob = `'${join(out, table).replaceAll("'", "''")}/**/*.parquet'`;
       const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${glob}, hive_partitioning = true)`)).getRowObjectsJS().map((r) => String(r['column_name']));
-      const [row] = (await conn.runAndReadAll(`SELECT ${rowDigest(dataColumns(cols))} FROM read_parquet(${glob}, hive_partitioning = true)`)).getRowObjectsJS();
+      const columns = dataColumns(cols).filter((c) => !ignore.includes(`${table}.${c}`));
+      const [row] = (await conn.runAndReadAll(`SELECT ${rowDigest(columns)} FROM read_parquet(${glob}, hive_partitioning = true)`)).getRowObjectsJS();
       result[table] = `${files.join(',')}|${String(row?.['n'])}:${String(row?.['digest'])}`;
     }
     return result;
