@@ -6,6 +6,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { differences, PipelineRuns } from './alt-server/pipeline-runs.js';
+import type { RunRequest } from './alt-server/pipeline-runs.js';
 import type { VariantOptions } from './alt-server/variant-server.js';
 import { VariantServer } from './alt-server/variant-server.js';
 import { parseUtcInstant } from '../../src/extract/windows.js';
@@ -36,10 +37,10 @@ let runs: PipelineRuns;
 let direct: RunSummary;
 let windows: number;
 
-async function runThrough(name: string, options: VariantOptions, until = NOW): Promise<{ summary: RunSummary; variant: VariantServer }> {
+async function runThrough(name: string, options: VariantOptions, client: RunRequest['client'] = {}): Promise<{ summary: RunSummary; variant: VariantServer }> {
   const variant = await VariantServer.create(emulator, options);
   try {
-    const summary = await runs.run({ name, baseUrl: variant.url, apiKey: emulator.demoApiKey, from: FROM, until });
+    const summary = await runs.run({ name, baseUrl: variant.url, apiKey: emulator.demoApiKey, from: FROM, until: NOW, client });
     return { summary, variant };
   } finally {
     await variant.close();
@@ -205,15 +206,19 @@ describe('a server that spells everything the spec leaves open its own way', () 
 });
 
 describe('a server with faults the emulator never makes', () => {
-  it('loads the same rows after retrying 429 with an HTTP-date Retry-After, HTML 502 pages and a stalled answer', async () => {
+  it('loads the same rows after retrying 429 with an HTTP-date Retry-After, HTML 502 pages and an answer that outlives the timeout', async () => {
+    const reasons: string[] = [];
     const { summary, variant } = await runThrough('faults', {
       prefix: '/v1',
-      faults: { every: 7, kinds: ['429-http-date', '502-html', 'slow-first-byte', 'stall'], max: 8, slowMs: 200, stallMs: 3000 },
-    }, NOW);
+      faults: { every: 7, kinds: ['429-http-date', '502-html', 'slow-first-byte', 'stall'], max: 8, slowMs: 200, stallMs: 4000 },
+    }, { timeoutMs: 2000, onEvent: (e) => (e.type === 'retry-scheduled' ? reasons.push(e.reason) : undefined) });
     expect(differences(await runs.diff('direct', 'faults'))).toEqual([]);
     expect(variant.stats.faults).toEqual({ '429-http-date': 2, '502-html': 2, 'slow-first-byte': 2, stall: 2 });
     // A slow first byte within the timeout is an answer; the other six faults each cost exactly one retry.
     expect(summary.requests.retries).toBe(6);
+    expect(reasons.filter((r) => /rate limited/.test(r))).toHaveLength(2);
+    expect(reasons.filter((r) => /server error.*502 Bad Gateway/.test(r))).toHaveLength(2);
+    expect(reasons.filter((r) => /timeoutMs=2000/.test(r))).toHaveLength(2);
     expect(summary.requests.followUps).toBe(0);
   }, 120_000);
 });
