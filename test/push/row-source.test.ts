@@ -1,7 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readIndexErrors } from '../../src/push/index-errors.js';
 import type { PushFixture } from './push-test-helpers.js';
 import { push, pushFixture, pushed, sql, user } from './push-test-helpers.js';
 
@@ -35,13 +34,5 @@ describe('push sources', () => {
   it('refuses duplicate keys in the source on the later rows', async () => {
     const summary = await pushed(fx, 'email-suppressions', { sql: `SELECT * FROM (VALUES ('x@example.com'), ('X@example.com')) t(email)`, confirm: true });
     expect(summary.failures).toEqual([expect.objectContaining({ index: 1, status: 'invalid', error: expect.stringMatching(/duplicate of source row 0/) })]);
-  });
-});
-
-describe('readIndexErrors', () => {
-  it('reads [index, message] pairs, index-named messages, and keeps what names no index apart', () => {
-    const { byIndex, unplaced } = readIndexErrors([[2, 'taken'], ['index 0: bad'], ['no index here'], [9, 'out of range']], 3);
-    expect([...byIndex]).toEqual([[2, 'taken'], [0, 'index 0: bad']]);
-    expect(unplaced).toEqual(['no index here', 'out of range']);
   });
 });
