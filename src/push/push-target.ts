@@ -67,9 +67,10 @@ export interface PlannedRow {
   payload: Json;
 }
 
+/** What the platform said about one sent row (`invalid` never comes from the platform). */
 export interface RowOutcome {
   row: PlannedRow;
-  status: RowStatus;
+  status: Exclude<RowStatus, 'invalid'>;
   error?: string;
 }
 

@@ -149,29 +149,29 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
         continue;
       }
       const done = new Set<PlannedRow>();
+      const tally = async (outcomes: RowOutcome[]): Promise<void> => {
+        await ledger.record(outcomes.map((o) => toWrite(o, entries, runId, mappingHash)));
+        for (const o of outcomes) {
+          done.add(o.row);
+          if (o.status === 'accepted') {
+            counts.rowsAccepted++;
+            continue;
+          }
+          if (o.status === 'rejected') counts.rowsRejected++;
+          else counts.rowsTransient++;
+          fail({ index: o.row.index, destination: o.row.destination, key: o.row.key, status: o.status, error: o.error ?? o.status });
+        }
+      };
       try {
         await sendBatch(client, target, ctx, batch, async (outcomes) => {
-          const writes = outcomes.map((o) => toWrite(o, entries, runId, mappingHash));
-          await ledger.record(writes);
-          for (const o of outcomes) {
-            done.add(o.row);
-            if (o.status === 'accepted') counts.rowsAccepted++;
-            else {
-              if (o.status === 'rejected') counts.rowsRejected++;
-              else counts.rowsTransient++;
-              fail({ index: o.row.index, destination: o.row.destination, key: o.row.key, status: o.status === 'invalid' ? 'invalid' : o.status, error: o.error ?? o.status });
-            }
-          }
-          hooks.onProgress?.({ batch: i + 1, batches: batches.length, rows: outcomes.length, accepted: outcomes.filter((o) => o.status === 'accepted').length, failed: outcomes.filter((o) => o.status !== 'accepted').length });
+          await tally(outcomes);
+          const accepted = outcomes.filter((o) => o.status === 'accepted').length;
+          hooks.onProgress?.({ batch: i + 1, batches: batches.length, rows: outcomes.length, accepted, failed: outcomes.length - accepted });
         });
       } catch (error) {
         if (!(error instanceof RetriableApiError)) throw error;
         stoppedEarly = `sending stopped at batch ${i + 1} of ${batches.length}: ${error.message}`;
-        const left = batch.filter((r) => !done.has(r));
-        const outcomes: RowOutcome[] = left.map((row) => ({ row, status: 'transient', error: error.message }));
-        await ledger.record(outcomes.map((o) => toWrite(o, entries, runId, mappingHash)));
-        counts.rowsTransient += left.length;
-        for (const o of outcomes) fail({ index: o.row.index, destination: o.row.destination, key: o.row.key, status: 'transient', error: o.error ?? 'transient' });
+        await tally(batch.filter((r) => !done.has(r)).map((row) => ({ row, status: 'transient', error: error.message })));
       }
     }
     counts.requests = client.stats.requestsSent;
