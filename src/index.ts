@@ -35,3 +35,17 @@ export type { Emulator, EmulatorOptions, EmulatorStats } from './emulator/server
 export type { KeyFileEntry } from './emulator/credentials.js';
 export { describeWorkspace } from './emulator/describe-workspace.js';
 export type { Restatement } from './emulator/analytics/analytics-workspace.js';
+export { runPush } from './push/run-push.js';
+export type { PushResult, PushSummary, FailedRow } from './push/run-push.js';
+export { resolvePushOptions } from './push/push-options.js';
+export type { PushOptions, RawPushFlags } from './push/push-options.js';
+export { PUSH_TARGETS } from './push/target-registry.js';
+export type { PushTarget, TargetName } from './push/push-target.js';
+export type { DryRunReport } from './push/dry-run-report.js';
+export { resolveRunOptions } from './config/run-options.js';
+export type { RunOptions, RawRunFlags } from './config/run-options.js';
+export { loadPipelineFile } from './config/load-pipeline-file.js';
+export { STREAM_NAMES } from './config/pipeline-definition.js';
+export type { PipelineDefinition, StreamsConfig, StreamName } from './config/pipeline-definition.js';
+export { runPipeline } from './pipeline/run-pipeline.js';
+export type { RunSummary, PipelineDeps } from './pipeline/run-pipeline.js';
