@@ -228,7 +228,11 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       }
     }
 
-    await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY);
+    // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
+    // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
+    await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
+      if (error instanceof FatalError) void activeClient.close();
+    });
     await committer.drain();
     for (const w of warnings) reporter.emit({ type: 'warning', message: w });
 
@@ -334,7 +338,8 @@ class TaskQueues {
     this.#queues.set(pool, q);
   }
 
-  async run(workersPerPool: number): Promise<void> {
+  /** Runs every task; `onFailure` hears the first failure at once (while other tasks may still be running). */
+  async run(workersPerPool: number, onFailure: (error: unknown) => void = () => undefined): Promise<void> {
     let failure: { error: unknown } | undefined;
     const worker = async (queue: (() => Promise<void>)[]) => {
       while (!failure && queue.length > 0) {
@@ -342,7 +347,10 @@ class TaskQueues {
         try {
           await task();
         } catch (error) {
-          failure ??= { error };
+          if (!failure) {
+            failure = { error };
+            onFailure(error);
+          }
         }
       }
     };
