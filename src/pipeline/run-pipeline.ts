@@ -132,6 +132,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     const tick = (stream: StreamName, requests: number, rows: number) => {
       const p = progress.get(stream)!;
       p.requestsDone += requests;
+      // A paged list's page count is an estimate until its last page arrives.
+      p.requestsPlanned = Math.max(p.requestsPlanned, p.requestsDone);
       p.rows += rows;
       reporter.emit({ type: 'progress', progress: { ...p } });
     };
