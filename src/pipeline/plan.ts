@@ -2,7 +2,7 @@
 // minimum number of requests), per snapshot stream an estimate, and the totals per stream and per limit pool.
 import { DateTime } from 'luxon';
 import type { PoolId } from '../api/endpoints.js';
-import { ENDPOINTS, MAX_SERIES_LENGTH } from '../api/endpoints.js';
+import { CDI_PAGE_SIZE, ENDPOINTS, EVENTS_PAGE_SIZE, MAX_SERIES_LENGTH } from '../api/endpoints.js';
 import type { PipelineDefinition, StreamName } from '../config/pipeline-definition.js';
 import type { SeriesDefinition } from '../extract/series-streams.js';
 import { seriesDefinitions } from '../extract/series-streams.js';
@@ -112,7 +112,7 @@ export function buildPlan(input: PlanInput): Plan {
   const snapshots: SnapshotPlan[] = [];
   const s = input.pipeline.streams;
   if (s.custom_events && selected.has('custom_events')) {
-    snapshots.push({ kind: 'snapshot', stream: 'custom_events', pool: ENDPOINTS.eventsList.pool, ids: [], estimatedRequests: Math.floor(input.knownRows.custom_events / 250) + 1 });
+    snapshots.push({ kind: 'snapshot', stream: 'custom_events', pool: ENDPOINTS.eventsList.pool, ids: [], estimatedRequests: eventsPages(input.knownRows.custom_events) });
   }
   if (s.canvas_details && selected.has('canvas_details')) {
     snapshots.push({ kind: 'snapshot', stream: 'canvas_details', pool: ENDPOINTS.canvasDetails.pool, ids: s.canvas_details.canvases, estimatedRequests: s.canvas_details.canvases.length });
@@ -124,10 +124,20 @@ export function buildPlan(input: PlanInput): Plan {
     snapshots.push({ kind: 'snapshot', stream: 'content_blocks', pool: ENDPOINTS.contentBlockInfo.pool, ids: s.content_blocks.ids, estimatedRequests: s.content_blocks.ids.length });
   }
   if (s.data_integrations && selected.has('data_integrations')) {
-    snapshots.push({ kind: 'snapshot', stream: 'data_integrations', pool: ENDPOINTS.cdiIntegrations.pool, ids: [], estimatedRequests: Math.floor(input.knownRows.data_integrations / 10) + 1 });
+    snapshots.push({ kind: 'snapshot', stream: 'data_integrations', pool: ENDPOINTS.cdiIntegrations.pool, ids: [], estimatedRequests: integrationsPages(input.knownRows.data_integrations) });
   }
 
   return summarize(series, canvases, snapshots);
+}
+
+/** Pages to read `names` event names: the list is read until a page comes back short, so a full last page costs one more. */
+export function eventsPages(names: number): number {
+  return Math.floor(names / EVENTS_PAGE_SIZE) + 1;
+}
+
+/** Pages to read `integrations` integrations: the Link header stops at the last page, so a full last page costs nothing more. */
+export function integrationsPages(integrations: number): number {
+  return Math.max(1, Math.ceil(integrations / CDI_PAGE_SIZE));
 }
 
 /** A stored watermark as a UTC DateTime. */

@@ -1,0 +1,111 @@
+// `npm run bench`: every speed figure of issue 5, each measured in this one run, printed as a table with the machine
+// it ran on. `--quick` shrinks the load sizes for a smoke run; `--json <file>` also writes the figures as JSON.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { formatDuration } from '../src/pipeline/plan-estimate.js';
+import type { LoadChildResult } from './load-child.js';
+import { measureLoad } from './load-rate.js';
+import { measureNaive } from './naive-baseline.js';
+import { measureRequestRatios } from './request-ratio.js';
+import { LATENCY_MS, measureWallTime } from './wall-time.js';
+
+const run = promisify(execFile);
+const here = import.meta.dirname;
+const DEMO_PIPELINE = join(here, '../../pipelines/nightly.yaml');
+
+interface Row {
+  figure: string;
+  value: string;
+  goal: string;
+  ok: boolean | undefined;
+}
+
+function n(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+async function peakRss(rows: number): Promise<LoadChildResult> {
+  const { stdout } = await run(process.execPath, [join(here, 'load-child.js'), String(rows)], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadChildResult;
+}
+
+function table(rows: Row[]): string {
+  const w = [Math.max(...rows.map((r) => r.figure.length)), Math.max(...rows.map((r) => r.value.length)), Math.max(...rows.map((r) => r.goal.length))];
+  const line = (a: string, b: string, c: string, d: string) => `| ${a.padEnd(w[0]!)} | ${b.padStart(w[1]!)} | ${c.padEnd(w[2]!)} | ${d.padEnd(4)} |`;
+  return [
+    line('figure', 'value', 'goal', 'met'),
+    `|${'-'.repeat(w[0]! + 2)}|${'-'.repeat(w[1]! + 2)}|${'-'.repeat(w[2]! + 2)}|------|`,
+    ...rows.map((r) => line(r.figure, r.value, r.goal, r.ok === undefined ? '' : r.ok ? 'yes' : 'NO')),
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const jsonAt = process.argv.indexOf('--json');
+  const jsonFile = jsonAt >= 0 ? process.argv[jsonAt + 1] : undefined;
+  const loadRows = quick ? 200_000 : 1_000_000;
+  const rssSizes = quick ? [200_000, 1_000_000] : [1_000_000, 10_000_000];
+  const started = performance.now();
+  const step = (what: string) => process.stderr.write(`bench: ${what} (${formatDuration(performance.now() - started)} so far)\n`);
+
+  step('request ratios: 2-year backfill and nightly increment of the demo pipeline');
+  const ratios = await measureRequestRatios(DEMO_PIPELINE);
+  step(`wall time under scaled-down limits, ${LATENCY_MS} ms latency`);
+  const wall = await measureWallTime();
+  step(`load rates on ${n(loadRows)} rows`);
+  const load = await measureLoad(loadRows);
+  const rss: LoadChildResult[] = [];
+  for (const size of rssSizes) {
+    step(`peak RSS at ${n(size)} rows (child process)`);
+    rss.push(await peakRss(size));
+  }
+  step('naive baseline');
+  const naive = await measureNaive(LATENCY_MS);
+
+  const rows: Row[] = [
+    ...ratios.map((r) => ({
+      figure: `request ratio, ${r.label}`,
+      value: `${r.ratio.toFixed(2)} (${n(r.sent)} / ${n(r.minimum)})`,
+      goal: '1.00',
+      ok: r.sent === r.minimum,
+    })),
+    {
+      figure: `wall-time ratio (${n(wall.requests)} requests, ${wall.latencyMs} ms, ${wall.concurrency} in flight)`,
+      value: `${wall.ratio.toFixed(2)} (${formatDuration(wall.wallMs)} / ${formatDuration(wall.theoreticalMs)})`,
+      goal: '≤ 1.10',
+      ok: wall.ratio <= 1.1,
+    },
+    { figure: '429s from exhausted pools in those runs', value: String(wall.rateLimited + ratios.reduce((s, r) => s + r.rateLimited, 0)), goal: '0', ok: wall.rateLimited === 0 && ratios.every((r) => r.rateLimited === 0) },
+    { figure: `ingestion rows/s: checked values + Appender (${n(load.rows)} rows)`, value: n(load.appenderRate), goal: '', ok: undefined },
+    { figure: 'ingestion rows/s: read_json, NDJSON file already written', value: n(load.readJsonRate), goal: '', ok: undefined },
+    { figure: 'ingestion rows/s: read_json incl. writing the NDJSON file', value: n(load.readJsonWithWriteRate), goal: '', ok: undefined },
+    {
+      figure: 'ours / read_json (file already written)',
+      value: `${(load.appenderRate / load.readJsonRate).toFixed(2)}×`,
+      goal: '≥ 0.80×',
+      ok: load.appenderRate / load.readJsonRate >= 0.8,
+    },
+    { figure: 'ours / read_json incl. file writing', value: `${(load.appenderRate / load.readJsonWithWriteRate).toFixed(2)}×`, goal: '≥ 0.80×', ok: load.appenderRate / load.readJsonWithWriteRate >= 0.8 },
+    { figure: 'full commit rows/s (stage, de-duplicate, detect changes, insert)', value: n(load.commitRate), goal: '', ok: undefined },
+    { figure: `Parquet export rows/s (${load.parquetFiles} monthly files, zstd)`, value: n(load.parquetRate), goal: '', ok: undefined },
+    ...rss.map((r) => ({ figure: `peak RSS, ${n(r.rows)} rows through the Committer (${n(r.rows / (r.ms / 1000))} rows/s)`, value: `${n(r.peakRssMb)} MB`, goal: '≤ 300 MB', ok: r.peakRssMb <= 300 && r.tableRows === r.rows })),
+    {
+      figure: `naive baseline: ${n(naive.naiveRequests)} sequential day requests + ${n(naive.naiveRows)} INSERTs`,
+      value: formatDuration(naive.naiveMs),
+      goal: '',
+      ok: undefined,
+    },
+    { figure: `ours on the same export (${n(naive.oursRequests)} requests, ${n(naive.oursRows)} rows, Parquet included)`, value: formatDuration(naive.oursMs), goal: '', ok: undefined },
+    { figure: 'speed-up over the naive baseline', value: `${naive.speedUp.toFixed(1)}×`, goal: '', ok: undefined },
+  ];
+
+  const cpu = cpus();
+  const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${n(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}`;
+  process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
+  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, wall, load, rss, naive }, null, 2)}\n`);
+}
+
+await main();
