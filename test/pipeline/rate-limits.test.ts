@@ -117,14 +117,16 @@ streams:
     const resumed = await fx.run({}, { client: { fetch: recordingFetch, concurrency: CONCURRENCY } });
     expect(resumed.status).toBe('succeeded');
 
-    // 12 series × ceil(800 days / 100) = 96 windows in all; the first run fetched 30 of them.
+    // 12 series × ceil(800 days / 100) = 96 windows in all; the first run fetched up to 30 of them (the fatal answer
+    // closes the client, so requests still in flight then are cut off).
     const total = 12 * Math.ceil(800 / 100);
-    expect(firstQueries).toHaveLength(STOP_AFTER);
+    expect(firstQueries.length).toBeGreaterThan(STOP_AFTER - CONCURRENCY);
+    expect(firstQueries.length).toBeLessThanOrEqual(STOP_AFTER);
     const startedSeries = new Set(firstQueries.map((q) => {
       const p = new URLSearchParams(q);
       return `${p.get('app_id')}|${p.get('product')}`;
     })).size;
-    const budget = total - STOP_AFTER + CONCURRENCY + startedSeries;
+    const budget = total - firstQueries.length + CONCURRENCY + startedSeries;
     expect(secondQueries.length).toBeLessThanOrEqual(budget);
 
     const rows = await fx.query(`SELECT count(*) AS n, count(DISTINCT app_id || product || CAST(time AS VARCHAR)) AS k FROM purchase_quantity`);
