@@ -25,7 +25,13 @@ export function makeProgram(): Command {
 
 /** Run the CLI; errors become one line on stderr and a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
-  const program = makeProgram().exitOverride();
+  const program = makeProgram();
+  // addCommand() does not pass exitOverride down: set it on every command so usage errors exit 2, not commander's 1.
+  const override = (cmd: Command): void => {
+    cmd.exitOverride();
+    cmd.commands.forEach(override);
+  };
+  override(program);
   try {
     await program.parseAsync(argv);
   } catch (err) {

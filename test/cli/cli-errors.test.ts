@@ -111,3 +111,11 @@ describe('status, query and export', () => {
     }
   });
 });
+
+describe('usage errors', () => {
+  it('exit with 2 for a bad option of a subcommand, an unknown option and an unknown command', async () => {
+    expect((await cli(['query', 'SELECT 1', '--format', 'xml'])).code).toBe(2);
+    expect((await cli(['run', '--no-such-flag'])).code).toBe(2);
+    expect((await cli(['frobnicate'])).code).toBe(2);
+  });
+});
