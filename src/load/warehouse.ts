@@ -281,6 +281,25 @@ export class Warehouse {
     });
   }
 
+  /**
+   * Close the log entries of runs that never recorded their end (killed, crashed, power lost): status 'failed' with a
+   * note. Call it only while holding the run lock — then no run can still be running — before beginRun. Returns their ids.
+   */
+  async closeAbandonedRuns(at: Date): Promise<string[]> {
+    const rows = await this.query(`SELECT "run_id", "pid" FROM "_etl_runs" WHERE "status" = 'running' ORDER BY "started_at"`);
+    if (rows.length === 0) return [];
+    await this.#serial((conn) =>
+      conn.run(
+        `UPDATE "_etl_runs" SET "status" = 'failed', "finished_at" = $1,
+           "error" = 'ended without recording its end (the process was killed or crashed); its committed batches were kept and later runs resumed from them'
+         WHERE "status" = 'running'`,
+        [toDuckDBValue('TIMESTAMP', at, 'abandoned runs finishedAt')],
+        [TIMESTAMP],
+      ),
+    );
+    return rows.map((r) => `${String(r.run_id)} (pid ${String(r.pid)})`);
+  }
+
   /** Record the start of a run (status 'running'). */
   async beginRun(r: RunStart): Promise<void> {
     const existing = await this.query(`SELECT 1 FROM "_etl_runs" WHERE "run_id" = $1`, [r.runId]);

@@ -107,6 +107,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
         deps.client?.onEvent?.(e);
       },
     });
+    // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
+    for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push(`run ${abandoned} ended without recording its end (killed?); logged as failed`);
     await wh.beginRun({ runId, pipeline: opts.pipeline.name, startedAt: new Date(started), until: until.toJSDate() });
     reporter.emit({ type: 'run_started', runId, pipeline: opts.pipeline.name, until: until.toISO() ?? '', streams: [...opts.streams], source });
 

@@ -69,6 +69,7 @@ describe('two runs on one database', () => {
     secrets.text(next.stdout, next.stderr);
     expect(next.code, next.stderr.slice(-500)).toBe(0);
     expect(next.stderr).toContain(`took over a stale lock of a run that no longer exists (pid ${stale.pid})`);
+    expect(next.stderr).toMatch(new RegExp(`run \\S+ \\(pid ${stale.pid}\\) ended without recording its end`));
     expect(await leftovers(t.dir)).toEqual([]);
   });
 

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
+import { Warehouse } from '../../src/load/warehouse.js';
 import { CRASH_AT_ENV } from '../../src/load/crash-point.js';
 import type { CrashPoint } from '../../src/load/crash-point.js';
 import type { CliResult, Target } from './reliability-helpers.js';
@@ -87,6 +88,16 @@ describe('a run killed with SIGKILL at 23 moments', () => {
     expect(await leftovers(t.dir)).toEqual([]);
     expect(await tableChecksums(t.db)).toEqual(clean.tables);
     expect(await parquetChecksums(t.out)).toEqual(clean.parquet);
+    // The killed runs are closed in the run log, not left 'running' forever.
+    const wh = await Warehouse.open(t.db, { readOnly: true });
+    try {
+      const log = await wh.query(`SELECT "status", count(*) AS n FROM "_etl_runs" GROUP BY ALL ORDER BY ALL`);
+      expect(log.find((r) => r['status'] === 'running')).toBeUndefined();
+      expect(log.find((r) => r['status'] === 'succeeded')?.['n']).toBe(1);
+      expect(Number(log.find((r) => r['status'] === 'failed')?.['n'])).toBe(chain.length); // every kill came after the run was logged
+    } finally {
+      await wh.close();
+    }
   });
 
   it('survived 23 kills at every kind of moment', () => {
