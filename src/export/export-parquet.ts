@@ -62,18 +62,23 @@ function isAlive(pid: number): boolean {
 
 // A manifest being written: `<MANIFEST_NAME>.<pid>-<hex>.tmp` (the temp suffix exportParquet hands to writeManifest).
 const MANIFEST_TEMP = /^_manifest\.json\.(\d+)-[0-9a-f]+\.tmp$/;
+// The probe file of assertWritableDir: `.engage-etl-write-test-<pid>`.
+const WRITE_PROBE = /^\.engage-etl-write-test-(\d+)$/;
 
 /**
- * Remove what killed exports left: staging folders and half-written manifest temp files whose process is gone (or is
- * this process and no export of it uses them). Without this a run killed at the wrong moment leaves temp files forever.
+ * Remove what killed runs left in the output folder: staging folders, half-written manifest temp files and write
+ * probes whose process is gone (or is this process and no export of it uses them). Without this a run killed at the wrong moment leaves temp files forever.
  */
 async function removeStaleStaging(outDir: string): Promise<void> {
   const stale = (pid: number) => !(pid !== process.pid && Number.isInteger(pid) && isAlive(pid));
   for (const entry of await readdir(outDir, { withFileTypes: true })) {
     const path = join(outDir, entry.name);
+    const probe = WRITE_PROBE.exec(entry.name)?.[1];
     if (entry.name.startsWith(STAGING_PREFIX)) {
       const pid = Number(/^\.staging-(\d+)-/.exec(entry.name)?.[1]);
       if (!ACTIVE_STAGING.has(path) && stale(pid)) await rm(path, { recursive: true, force: true });
+    } else if (probe !== undefined) {
+      if (Number(probe) !== process.pid && stale(Number(probe))) await rm(path, { force: true });
     } else if (entry.isDirectory()) {
       for (const name of await readdir(path)) {
         const pid = MANIFEST_TEMP.exec(name)?.[1];

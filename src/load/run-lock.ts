@@ -1,9 +1,9 @@
 // One engage-etl run per database: a lock file `<db>.lock` created atomically, naming its holder. A holder whose process
 // is gone (crash, kill -9) leaves a stale lock, which the next run takes over and says so.
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { FatalError, LockedError } from '../errors.js';
 
 /** What a lock file holds. */
@@ -80,6 +80,7 @@ export class RunLock {
       command: opts.command ?? ['engage-etl', process.argv[2]].filter(Boolean).join(' '),
     };
     await mkdir(dirname(lockPath), { recursive: true });
+    await removeDeadTemps(lockPath);
     let tookOverFrom: LockHolder | undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       if (await createExclusive(lockPath, JSON.stringify(holder))) return new RunLock(lockPath, holder, tookOverFrom);
@@ -117,6 +118,22 @@ export class RunLock {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
+  }
+}
+
+/**
+ * Remove the temp files of lock attempts whose process is gone: `<lock>.<pid>.<hex>.tmp` (killed between writing and
+ * linking) and `<lock>.stale-<pid>-<hex>` (killed while taking over a stale lock). Left alone they would stay forever.
+ */
+async function removeDeadTemps(lockPath: string): Promise<void> {
+  const name = basename(lockPath);
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const temp = new RegExp(`^${escaped}(?:\\.(\\d+)\\.[0-9a-f]+\\.tmp|\\.stale-(\\d+)-[0-9a-f]+)$`);
+  for (const entry of await readdir(dirname(lockPath))) {
+    const m = temp.exec(entry);
+    const pid = Number(m?.[1] ?? m?.[2]);
+    if (!m || pid === process.pid || isAlive(pid)) continue;
+    await unlink(join(dirname(lockPath), entry)).catch(() => undefined);
   }
 }
 

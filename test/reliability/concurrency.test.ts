@@ -1,9 +1,10 @@
 // Concurrency: a second `engage-etl run` on a database a live run holds is refused at once, naming that run's pid and
 // start time; the lock of a killed run is stale and the next run takes it over.
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { CRASH_AT_ENV } from '../../src/load/crash-point.js';
@@ -73,17 +74,21 @@ describe('two runs on one database', () => {
     expect(await leftovers(t.dir)).toEqual([]);
   });
 
-  it('takes over a lock file naming a process that has exited', async () => {
+  it('takes over a lock file naming a process that has exited and sweeps the temp files such processes leave', async () => {
     const t = await makeTarget(dir, 'orphan');
     secrets.target(t);
     const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid!;
     const lock: LockHolder = { pid: gone, startedAt: '2025-06-14T23:00:00.000Z', host: hostname(), command: 'engage-etl run' };
     await writeFile(`${t.db}.lock`, JSON.stringify(lock));
+    // What a run killed while taking a lock or probing --out leaves; the next run must sweep it.
+    await mkdir(t.out, { recursive: true });
+    for (const leftover of [`${t.db}.lock.${gone}.0a1b2c3d.tmp`, `${t.db}.lock.stale-${gone}-0a1b2c3d`, join(t.out, `.engage-etl-write-test-${gone}`)]) await writeFile(leftover, '{}');
 
     const next = await spawnRun(t, em, em.demoApiKey).done;
     secrets.text(next.stdout, next.stderr);
     expect(next.code, next.stderr.slice(-500)).toBe(0);
     expect(next.stderr).toContain(`(pid ${gone})`);
     expect(existsSync(`${t.db}.lock`)).toBe(false);
+    expect(await leftovers(t.dir)).toEqual([]);
   });
 });
