@@ -1,9 +1,10 @@
-// Crashes: `engage-etl run` is SIGKILLed at 23 moments — mid-request (timed against the emulator's request count, with
+// Crashes: `engage-etl run` is SIGKILLed at 25 moments — mid-request (timed against the emulator's request count, with
 // latency so the request is in flight), inside a commit's transaction, between commits, after a Parquet file is staged,
 // after it is renamed into place, after a manifest, after the export — then rerun. After every kill a reader sees only
 // whole Parquet files and manifests naming existing files; after the successful rerun the tables and Parquet equal a clean
 // run's and no temp file is left.
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { Warehouse } from '../../src/load/warehouse.js';
@@ -11,7 +12,7 @@ import { CRASH_AT_ENV } from '../../src/load/crash-point.js';
 import type { CrashPoint } from '../../src/load/crash-point.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
-  CLI, SecretScan, assertReadersSeeWholeFiles, leftovers, makeTarget, parquetChecksums, removeDir, runInProcess, spawnRun,
+  CLI, PIPELINE_YAML, SecretScan, assertReadersSeeWholeFiles, leftovers, listFiles, makeTarget, parquetChecksums, removeDir, runInProcess, spawnRun,
   startEmulator, tableChecksums, tempDir,
 } from './reliability-helpers.js';
 
@@ -29,7 +30,7 @@ const CHAINS: Kill[][] = [
   ['export-done:1', 'request:3', 'commit-done:1'],
 ];
 
-describe('a run killed with SIGKILL at 23 moments', () => {
+describe('a run killed with SIGKILL at 25 moments', () => {
   let dir: string;
   let em: Emulator;
   let clean: { tables: Record<string, string>; parquet: Record<string, string> };
@@ -100,8 +101,35 @@ describe('a run killed with SIGKILL at 23 moments', () => {
     }
   });
 
-  it('survived 23 kills at every kind of moment', () => {
-    expect(killed.length).toBe(23);
+  it('a full refresh that empties partitions, killed after placing a file and after a manifest: no manifest names a missing file, the rerun removes the emptied files', async () => {
+    const t = await makeTarget(dir, 'emptied');
+    secrets.target(t);
+    await runInProcess(em, t);
+    expect((await listFiles(t.out)).some((f) => f.includes('_month=2025-03/'))).toBe(true);
+    // A later start_date: a full refresh leaves March empty in every series table.
+    const later = PIPELINE_YAML.replace('start_date: 2025-03-01', 'start_date: 2025-04-01');
+    await writeFile(t.pipeline, later);
+    for (const kill of ['parquet-placed:1', 'manifest-written:1'] as const) {
+      const result = await spawnRun(t, em, em.demoApiKey, ['--full-refresh'], { [CRASH_AT_ENV]: kill }).done;
+      secrets.text(result.stdout, result.stderr);
+      expect(result.signal, `${kill} was not reached: ${result.stderr.slice(-300)}`).toBe('SIGKILL');
+      killed.push(kill);
+      await assertReadersSeeWholeFiles(t.out);
+    }
+    const rerun = await spawnRun(t, em, em.demoApiKey).done;
+    expect(rerun.code, rerun.stderr.slice(-500)).toBe(0);
+    await assertReadersSeeWholeFiles(t.out);
+    expect((await listFiles(t.out)).filter((f) => f.includes('_month=2025-03'))).toEqual([]);
+    expect(await leftovers(t.dir)).toEqual([]);
+
+    const clean = await makeTarget(dir, 'emptied-clean', later);
+    await runInProcess(em, clean);
+    expect(await tableChecksums(t.db)).toEqual(await tableChecksums(clean.db));
+    expect(await parquetChecksums(t.out)).toEqual(await parquetChecksums(clean.out));
+  });
+
+  it('survived 25 kills at every kind of moment', () => {
+    expect(killed.length).toBe(25);
     expect(new Set(killed.map((k) => k.split(':')[0])).size).toBe(7);
     console.info(`[reliability] crashes: ${killed.length} SIGKILLs survived (${[...new Set(killed.map((k) => k.split(':')[0]))].join(', ')})`);
   });
