@@ -2,7 +2,7 @@
 // keeps per-series watermarks and the run log, and answers queries with plain JS values.
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { BIGINT, INTEGER, LIST, TIMESTAMP, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngageError, FatalError } from '../errors.js';
@@ -115,7 +115,10 @@ function openError(path: string, err: unknown): FatalError {
   if (/database does not exist/i.test(msg)) {
     return new FatalError(`no database at ${path}; run \`engage-etl run\` first or pass the --db of an existing one`, { cause: err });
   }
-  return new FatalError(`cannot open the database ${path}: ${msg}`, { cause: err });
+  if (/Is a directory/i.test(msg)) {
+    return new FatalError(`the database path ${path} is a folder; pass a file path with --db, e.g. --db ${join(path, 'engage.duckdb')}`, { cause: err });
+  }
+  return new FatalError(`cannot open the database ${path}: ${msg}; check the file (permissions, disk) or pass another --db`, { cause: err });
 }
 
 export class Warehouse {

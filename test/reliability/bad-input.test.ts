@@ -2,7 +2,7 @@
 // leaves DuckDB and Parquet as they were (a refused key or an unreachable service adds only a 'failed' row to the run log).
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
@@ -185,6 +185,15 @@ describe('bad input', () => {
     const result = await runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', fake, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
     expectOneLineError(result, /not a DuckDB database: .*notes\.duckdb/, '--db not a DuckDB file');
     expect(await readFile(fake)).toEqual(was);
+    await expectUntouched(before);
+  });
+
+  it('refuses a --db that is a folder, saying to pass a file', async () => {
+    const folder = join(dir, 'db-folder');
+    await mkdir(folder);
+    const before = await snapshot(t);
+    const result = await runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', folder, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
+    expectOneLineError(result, /the database path .*db-folder is a folder; pass a file path with --db/, '--db a folder');
     await expectUntouched(before);
   });
 
