@@ -18,17 +18,19 @@ export interface ListRule {
   max: number;
   /** Accept a lone string as a one-element list. */
   allowSingle: boolean;
+  /** Accept an empty list (for a list the spec bounds only from above, e.g. 4.1's "up to 50 external IDs"). @default false */
+  allowEmpty?: boolean;
   /** Syntax every element must match, with a description for the message. */
   pattern?: { re: RegExp; what: string };
 }
 
-/** A non-empty list of strings of at most `max` elements (or a lone string when allowed). */
+/** A list of strings of at most `max` elements, non-empty unless allowed (or a lone string when allowed). */
 export function stringList(value: unknown, rule: ListRule): Checked<string[]> {
   const list = typeof value === 'string' && rule.allowSingle ? [value] : value;
   if (!Array.isArray(list)) {
     return { ok: false, message: `${rule.field} must be ${rule.allowSingle ? 'a string or ' : ''}an array of strings, got ${show(value)}` };
   }
-  if (list.length === 0) return { ok: false, message: `${rule.field} is empty: send between 1 and ${rule.max} values` };
+  if (list.length === 0 && rule.allowEmpty !== true) return { ok: false, message: `${rule.field} is empty: send between 1 and ${rule.max} values` };
   if (list.length > rule.max) {
     return { ok: false, message: `${rule.field} has ${list.length} values, more than the ${rule.max} allowed per request: split it into several requests` };
   }

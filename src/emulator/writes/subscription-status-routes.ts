@@ -42,7 +42,9 @@ function parseChange(people: PeopleWorkspace, body: Record<string, unknown>, whe
   const lists: { externalIds: string[]; emails: string[]; phones: string[] } = { externalIds: [], emails: [], phones: [] };
   const external = pickKey('external_id', 'external_ids');
   if (external) {
-    const r = stringList(external[1], { field: `${where}${external[0]}`, max: MAX_IDS_PER_LIST, allowSingle: true });
+    // 4.1 bounds external_id only from above ("up to 50") while email and phone need at least 1; typed clients
+    // (braze-api) always send external_id, empty when they address users by email or phone.
+    const r = stringList(external[1], { field: `${where}${external[0]}`, max: MAX_IDS_PER_LIST, allowSingle: true, allowEmpty: true });
     if (!r.ok) return r;
     lists.externalIds = r.value;
   }
