@@ -374,6 +374,7 @@ describe('coverage of the client', () => {
     expect([...reached, ...notOffered].sort()).toEqual(Object.keys(ENDPOINTS).sort());
   });
 
+  // Runs last (a file's tests run in order): it holds only when the whole file runs, not under a -t filter.
   test('the tests above called every in-spec method of the client', () => {
     expect([...called].filter((m) => m in IN_SPEC).sort()).toEqual(Object.keys(IN_SPEC).sort());
   });
