@@ -32,31 +32,37 @@ describe('two runs on one database', () => {
   it('refuses the second run at once, naming the first run\'s pid and start time, and lets the first finish', async () => {
     const t = await makeTarget(dir, 'busy');
     secrets.target(t);
-    const first = spawnRun(t, em, em.demoApiKey);
-    let firstDone = false;
-    void first.done.then(() => (firstDone = true));
-    const lockPath = `${t.db}.lock`;
-    while (!existsSync(lockPath)) {
-      if (firstDone) throw new Error(`the first run ended before taking the lock: ${(await first.done).stderr}`);
-      await new Promise((r) => setTimeout(r, 10));
+    // Slower answers still: the first run must outlast the second one's start-up even on a loaded machine (≈ 4 s).
+    const slow = await startEmulator({ latencyMs: 200 });
+    try {
+      const first = spawnRun(t, slow, slow.demoApiKey);
+      let firstDone = false;
+      void first.done.then(() => (firstDone = true));
+      const lockPath = `${t.db}.lock`;
+      while (!existsSync(lockPath)) {
+        if (firstDone) throw new Error(`the first run ended before taking the lock: ${(await first.done).stderr}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const holder = JSON.parse(await readFile(lockPath, 'utf8')) as LockHolder;
+      expect(holder.pid).toBe(first.child.pid);
+
+      const second = await spawnRun(t, slow, slow.demoApiKey).done;
+      secrets.text(second.stdout, second.stderr);
+      expect(firstDone, 'the second run waited for the first instead of being refused at once').toBe(false);
+      expect(second.code).not.toBe(0);
+      const lines = second.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`pid ${first.child.pid}`);
+      expect(lines[0]).toContain(`started ${holder.startedAt}`);
+      expect(lines[0]).toMatch(/^engage-etl: another engage-etl run holds .*busy\.duckdb/);
+
+      const firstResult = await first.done;
+      secrets.text(firstResult.stdout, firstResult.stderr);
+      expect(firstResult.code, firstResult.stderr.slice(-500)).toBe(0);
+      expect(existsSync(lockPath)).toBe(false);
+    } finally {
+      await slow.close();
     }
-    const holder = JSON.parse(await readFile(lockPath, 'utf8')) as LockHolder;
-    expect(holder.pid).toBe(first.child.pid);
-
-    const second = await spawnRun(t, em, em.demoApiKey).done;
-    secrets.text(second.stdout, second.stderr);
-    expect(firstDone, 'the second run waited for the first instead of being refused at once').toBe(false);
-    expect(second.code).not.toBe(0);
-    const lines = second.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`pid ${first.child.pid}`);
-    expect(lines[0]).toContain(`started ${holder.startedAt}`);
-    expect(lines[0]).toMatch(/^engage-etl: another engage-etl run holds .*busy\.duckdb/);
-
-    const firstResult = await first.done;
-    secrets.text(firstResult.stdout, firstResult.stderr);
-    expect(firstResult.code, firstResult.stderr.slice(-500)).toBe(0);
-    expect(existsSync(lockPath)).toBe(false);
   });
 
   it('takes over the lock of a killed run and says so', async () => {
