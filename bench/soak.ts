@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   console.log('night  until       s     requests retries faults  rows      RSS MB  heap MB  DuckDB bytes');
   // One service for all nights, as in production (a new server per night would also grow the HTTP client's per-origin
   // connection pools, a leak of the soak, not of engage-etl). Its clock is moved to each night.
-  const emulator = await createEmulator({ seed: 1, now: FIRST_UNTIL.toISO()!, faultRate: FAULT_RATE, limitWindowScale: 1 / 3600 });
+  const emulator = await createEmulator({ seed: 1, now: FIRST_UNTIL.toISO()!, faultRate: FAULT_RATE });
   try {
     for (let night = 1; night <= nights; night += 1) {
       const until = FIRST_UNTIL.plus({ days: night - 1 });

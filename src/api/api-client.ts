@@ -1,5 +1,6 @@
 // The typed HTTP client of the platform: authentication, per-pool rate limits, a global concurrency cap, retries with
 // backoff (p-retry) that honour the server's advice, and errors that say what failed without ever showing a credential.
+import { setMaxListeners } from 'node:events';
 import pRetry, { AbortError } from 'p-retry';
 import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
 import type { ApiClientOptions, ClientEvent, ClientStats } from './api-client-options.js';
@@ -80,6 +81,8 @@ export class ApiClient {
     this.#onEvent = opts.onEvent;
     this.#scrubber = new SecretScrubber([opts.apiKey, opts.scimToken]);
     this.limiter = new Limiter({ now: this.#now, sleep: this.#sleep }, opts.pools ?? {}, this.#closing.signal);
+    // Every request in flight (and every waiting one) listens on the closing signal; more than Node's default 10 is normal.
+    setMaxListeners(0, this.#closing.signal);
   }
 
   /** Validates the options (ConfigError naming the option) and builds a client. Opens no connection. */
@@ -265,7 +268,9 @@ export class ApiClient {
   #interpret<T>(p: PreparedCall, response: Response, text: string, now: number): T {
     const { status } = response;
     if (status === 429 || status >= 500) {
-      const retryAfterMs = readRetryAfterMs(response.headers, now);
+      // X-RateLimit-Reset is the end of the pool's window: advice for a 429, not for a 5xx (which would then wait up to an
+      // hour, past the retry budget, for a fault that a short backoff cures).
+      const retryAfterMs = readRetryAfterMs(response.headers, now, status === 429);
       if (status === 429 && retryAfterMs !== undefined) this.limiter.blockUntil(p.endpoint.pool, now + retryAfterMs);
       const said = serverSays(parseJson(text), text);
       const reason = status === 429 ? `rate limited by the server (limit pool "${p.endpoint.pool}")` : 'server error';

@@ -65,8 +65,9 @@ export function readRateLimitAdvice(headers: HeaderReader, now: number): RateLim
 /**
  * How long the server asked us to wait, in milliseconds: `Retry-After` (delay seconds or HTTP date) first, else the time
  * until `X-RateLimit-Reset`. Undefined when neither header says anything usable. Never negative.
+ * @param includeReset whether `X-RateLimit-Reset` counts as advice (yes for a 429; no for a 5xx). @default true
  */
-export function readRetryAfterMs(headers: HeaderReader, now: number): number | undefined {
+export function readRetryAfterMs(headers: HeaderReader, now: number, includeReset = true): number | undefined {
   const retryAfter = firstRetryAfter(headers);
   if (retryAfter !== undefined) {
     const seconds = parseNumber(retryAfter);
@@ -74,6 +75,7 @@ export function readRetryAfterMs(headers: HeaderReader, now: number): number | u
     const date = Date.parse(retryAfter);
     if (!Number.isNaN(date)) return Math.max(0, date - now);
   }
+  if (!includeReset) return undefined;
   const resetAt = parseResetValue(firstValue(headers, 'x-ratelimit-reset'), now);
   return resetAt === undefined ? undefined : Math.max(0, resetAt - now);
 }

@@ -1,6 +1,7 @@
 // The command line: the only code that reads argv or calls process.exit. Each command lives in its own make*Command file.
 import { Command, CommanderError } from 'commander';
 import { EngageError } from '../errors.js';
+import { armCrashPoint, CRASH_AT_ENV } from '../load/crash-point.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { makeExportCommand } from './export-command.js';
 import { makePlanCommand } from './plan-command.js';
@@ -33,6 +34,7 @@ export async function main(argv: string[]): Promise<void> {
   };
   override(program);
   try {
+    armCrashPoint(process.env[CRASH_AT_ENV]);
     await program.parseAsync(argv);
   } catch (err) {
     process.exitCode = exitCodeOf(err);

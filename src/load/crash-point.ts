@@ -1,6 +1,7 @@
-// Test-only crash points for the reliability suite: ENGAGE_ETL_CRASH_AT="<point>:<n>" makes the process SIGKILL itself
-// the n-th time it reaches <point>, so a test can kill a run at moments timing alone cannot hit (inside a commit's
-// transaction, between a Parquet rename and its manifest). Unset — always, outside that suite — it does nothing.
+// Test-only crash points for the reliability suite: ENGAGE_ETL_CRASH_AT="<point>:<n>" (read by the CLI, which arms
+// them) makes the process SIGKILL itself the n-th time it reaches <point>, so a test can kill a run at moments timing
+// alone cannot hit (inside a commit's transaction, between a Parquet rename and its manifest). Unarmed — always,
+// outside that suite — it does nothing.
 import { ConfigError } from '../errors.js';
 
 /** The moments a run can be killed at, in the order a run reaches them. */
@@ -24,8 +25,14 @@ export type CrashPoint = (typeof CRASH_POINTS)[number];
 /** The environment variable naming the crash point; never set it outside tests. */
 export const CRASH_AT_ENV = 'ENGAGE_ETL_CRASH_AT';
 
-const target = parse(process.env[CRASH_AT_ENV]);
+let target: { point: CrashPoint; n: number } | undefined;
 let reached = 0;
+
+/** Arms the crash point named by the value of ENGAGE_ETL_CRASH_AT (`<point>:<n>`); undefined or empty disarms. */
+export function armCrashPoint(raw: string | undefined): void {
+  target = parse(raw);
+  reached = 0;
+}
 
 function parse(raw: string | undefined): { point: CrashPoint; n: number } | undefined {
   if (raw === undefined || raw === '') return undefined;

@@ -66,12 +66,9 @@ export async function makeTarget(dir: string, name = 'w', yaml = PIPELINE_YAML):
   return { dir, pipeline, db: join(dir, `${name}.duckdb`), out: join(dir, `${name}-parquet`) };
 }
 
-/**
- * The emulator of every reliability test: seed 1, frozen clock. Limit windows are scaled to about a second because the
- * client reads an injected 500's X-RateLimit-Reset (the end of the pool's hourly window) as advice to wait for it.
- */
+/** The emulator of every reliability test: seed 1, frozen clock, the real (hourly) limit windows. */
 export function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
-  return createEmulator({ seed: 1, now: FROZEN_NOW, limitWindowScale: 1 / 3600, ...opts });
+  return createEmulator({ seed: 1, now: FROZEN_NOW, ...opts });
 }
 
 /** Retries fast in process (the bounds under test are attempts and budget, not the default half-second backoff). */
