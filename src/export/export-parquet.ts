@@ -13,6 +13,7 @@ import type { TableName, TableSpec } from '../load/table-specs.js';
 import { assertWritableDir } from './assert-writable-dir.js';
 import { readManifest, writeManifest } from './table-manifest.js';
 import type { ManifestFile } from './table-manifest.js';
+import { isProcessAlive } from '../load/process-alive.js';
 
 export interface ExportOptions {
   /** 'dirty' rewrites only the partitions commits have marked since the last export; 'all' rewrites every partition. */
@@ -51,14 +52,6 @@ const ACTIVE_STAGING = new Set<string>();
 
 const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 // A manifest being written: `<MANIFEST_NAME>.<pid>-<hex>.tmp` (the temp suffix exportParquet hands to writeManifest).
 const MANIFEST_TEMP = /^_manifest\.json\.(\d+)-[0-9a-f]+\.tmp$/;
@@ -70,7 +63,7 @@ const WRITE_PROBE = /^\.engage-etl-write-test-(\d+)$/;
  * probes whose process is gone (or is this process and no export of it uses them). Without this a run killed at the wrong moment leaves temp files forever.
  */
 async function removeStaleStaging(outDir: string): Promise<void> {
-  const stale = (pid: number) => !(pid !== process.pid && Number.isInteger(pid) && isAlive(pid));
+  const stale = (pid: number) => !(pid !== process.pid && Number.isInteger(pid) && isProcessAlive(pid));
   for (const entry of await readdir(outDir, { withFileTypes: true })) {
     const path = join(outDir, entry.name);
     const probe = WRITE_PROBE.exec(entry.name)?.[1];

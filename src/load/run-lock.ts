@@ -5,6 +5,7 @@ import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FatalError, LockedError } from '../errors.js';
+import { isProcessAlive } from './process-alive.js';
 
 /** What a lock file holds. */
 export interface LockHolder {
@@ -26,15 +27,6 @@ export interface RunLockOptions {
 
 const MAX_ATTEMPTS = 5;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function parseHolder(text: string, lockPath: string): LockHolder {
   try {
@@ -98,7 +90,7 @@ export class RunLock {
             `wait for it or stop it — if that run is gone, delete ${lockPath}`,
         );
       }
-      if (isAlive(current.pid)) {
+      if (isProcessAlive(current.pid)) {
         throw new LockedError(`another engage-etl run holds ${db} (pid ${current.pid}, started ${current.startedAt}); wait for it or stop it`);
       }
       if (await removeIfUnchanged(lockPath, text)) tookOverFrom = current;
@@ -132,7 +124,7 @@ async function removeDeadTemps(lockPath: string): Promise<void> {
   for (const entry of await readdir(dirname(lockPath))) {
     const m = temp.exec(entry);
     const pid = Number(m?.[1] ?? m?.[2]);
-    if (!m || pid === process.pid || isAlive(pid)) continue;
+    if (!m || pid === process.pid || isProcessAlive(pid)) continue;
     await unlink(join(dirname(lockPath), entry)).catch(() => undefined);
   }
 }
