@@ -3,6 +3,7 @@
 import type { PoolOverrides } from '../src/api/limiter.js';
 import { estimateDuration, theoreticalWallMs } from '../src/pipeline/plan-estimate.js';
 import { EmulatorBench } from './emulator-run.js';
+import { scaledPools } from '../src/api/endpoints.js';
 
 export interface WallTimeFigures {
   requests: number;
@@ -21,14 +22,10 @@ export interface WallTimeFigures {
 export const LATENCY_MS = 50;
 const CONCURRENCY = 8;
 // The emulator multiplies every limit by LIMIT_SCALE and every window by WINDOW_SCALE (windows of at least 1 s); the
-// client is told the same limits, as it knows the real ones.
+// client is told the same limits (scaledPools), as it knows the real ones.
 const LIMIT_SCALE = 0.02;
 const WINDOW_SCALE = 1 / 1200;
-const CLIENT_POOLS: PoolOverrides = {
-  purchases_events: { limit: 20, windowMs: 3_000 },
-  default: { limit: 5_000, windowMs: 3_000 },
-  cdi: { limit: 1, windowMs: 1_000 },
-};
+const CLIENT_POOLS: PoolOverrides = scaledPools(LIMIT_SCALE, WINDOW_SCALE);
 
 const PIPELINE = `
 name: wall

@@ -44,6 +44,22 @@ export const LIMIT_POOLS: Readonly<Record<PoolId, LimitPool>> = {
   users_track: { id: 'users_track', limit: 250_000, windowMs: HOUR, label: 'users track (limit not stated by the spec; default assumed), 250,000/hour' },
 };
 
+/**
+ * A pool's limit and window scaled down (for tests, benchmarks and the emulator's `--limit-scale` /
+ * `--limit-window-scale`): the limit rounded and at least 1, the window at least one second.
+ */
+export function scaledPool(pool: PoolId, limitScale: number, windowScale: number): { limit: number; windowMs: number } {
+  return {
+    limit: Math.max(1, Math.round(LIMIT_POOLS[pool].limit * limitScale)),
+    windowMs: Math.max(1000, Math.round(LIMIT_POOLS[pool].windowMs * windowScale)),
+  };
+}
+
+/** Every pool scaled as `scaledPool` does: what a client must be told to match an emulator started with these scales. */
+export function scaledPools(limitScale: number, windowScale: number): Record<PoolId, { limit: number; windowMs: number }> {
+  return Object.fromEntries((Object.keys(LIMIT_POOLS) as PoolId[]).map((id) => [id, scaledPool(id, limitScale, windowScale)])) as Record<PoolId, { limit: number; windowMs: number }>;
+}
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** How a caller authenticates: a REST API key, or the SCIM token plus X-Request-Origin. */

@@ -1,7 +1,7 @@
 // Fixed-window rate limits per pool of spec section 8. Windows are aligned to their length on real time (not the
 // emulator clock, which may be frozen), so a client's limiter can trust `X-RateLimit-Reset`.
 import type { PoolId } from '../api/endpoints.js';
-import { LIMIT_POOLS } from '../api/endpoints.js';
+import { scaledPool } from '../api/endpoints.js';
 
 export interface PoolState {
   limit: number;
@@ -36,11 +36,11 @@ export class RateLimiter {
   }
 
   limitOf(pool: PoolId): number {
-    return Math.max(1, Math.round(LIMIT_POOLS[pool].limit * this.#limitScale));
+    return scaledPool(pool, this.#limitScale, this.#windowScale).limit;
   }
 
   windowMsOf(pool: PoolId): number {
-    return Math.max(1000, Math.round(LIMIT_POOLS[pool].windowMs * this.#windowScale));
+    return scaledPool(pool, this.#limitScale, this.#windowScale).windowMs;
   }
 
   #window(pool: PoolId): { start: number; used: number } {

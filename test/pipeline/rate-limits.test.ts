@@ -6,16 +6,13 @@ import type { ClientEvent } from '../../src/api/api-client-options.js';
 import type { PoolId } from '../../src/api/endpoints.js';
 import type { PoolOverrides } from '../../src/api/limiter.js';
 import { PipelineFixture } from './helpers/pipeline-fixture.js';
+import { scaledPools } from '../../src/api/endpoints.js';
 
 // The emulator multiplies limits by SCALE and windows by WINDOW_SCALE (fixed windows of at least 1 s, aligned on real
 // time); the client is told the same limits, as `engage-etl run` would know the real ones.
 const SCALE = 0.005;
 const WINDOW_SCALE = 1 / 1800;
-const CLIENT_POOLS: PoolOverrides = {
-  purchases_events: { limit: 5, windowMs: 2_000 },
-  default: { limit: 1_250, windowMs: 2_000 },
-  cdi: { limit: 1, windowMs: 1_000 },
-};
+const CLIENT_POOLS: PoolOverrides = scaledPools(SCALE, WINDOW_SCALE);
 
 const PIPELINE = `
 name: limits
