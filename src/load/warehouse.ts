@@ -22,6 +22,13 @@ export interface WarehouseOptions {
    * @default false
    */
   readOnly?: boolean;
+  /**
+   * DuckDB's memory_limit for a writer. Commits are small batches and exports go a month at a time, so a small buffer
+   * pool costs no speed (measured: 10M rows committed faster at 64 MB than with the default 80 % of RAM) and keeps the
+   * process flat as the tables grow; larger work spills to disk. Read-only openers (`query`, `status`) keep DuckDB's default.
+   * @default '64MB'
+   */
+  memoryLimit?: string;
 }
 
 /** The watermark of one series after a batch. */
@@ -153,7 +160,7 @@ export class Warehouse {
     }
     if (!entry) {
       try {
-        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY' } : {});
+        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY' } : { memory_limit: opts.memoryLimit ?? '64MB' });
         entry = { instance, readOnly, refs: 0 };
       } catch (err) {
         throw openError(abs, err);

@@ -9,9 +9,10 @@ export interface CommitPart extends ExtractedRows {
 
 /**
  * Rows waiting before producers are made to wait for the commit (keeps memory flat on long backfills). Measured with
- * `npm run bench` (1M rows): 100,000 peaked at 403 MB RSS, 25,000 at 279 MB, at the same load rate.
+ * `npm run bench` (1M rows): 100,000 peaked at 403 MB RSS, 25,000 at 279 MB, at the same load rate; with the warehouse's
+ * 64 MB DuckDB memory limit, 10,000 peaked at 254 MB (1M rows) and 287 MB (10M rows).
  */
-const MAX_PENDING_ROWS = 25_000;
+const MAX_PENDING_ROWS = 10_000;
 
 export class Committer {
   readonly #wh: Warehouse;
