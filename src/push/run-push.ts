@@ -31,22 +31,15 @@ export interface FailedRow {
   earlier?: boolean;
 }
 
-export interface PushSummary {
+/** The run's counts as `_push_runs` records them (`requests`: put on the wire, retries included), and what the CLI shows. */
+export interface PushSummary extends PushRunCounts {
   runId: string;
   target: string;
   /** succeeded: every row accepted or unchanged; partial: some rows failed (exit code 3). */
   status: 'succeeded' | 'partial';
   source: string;
-  rowsRead: number;
-  rowsUnchanged: number;
-  rowsAccepted: number;
-  rowsRejected: number;
-  rowsInvalid: number;
-  rowsTransient: number;
   /** Rejected or invalid before, unchanged since: not sent (counted apart from this run's rejections). */
   rowsStillRefused: number;
-  /** Requests put on the wire, retries included. */
-  requests: number;
   seconds: number;
   /** Failed rows, at most MAX_LISTED_FAILURES; the rest are in `_push_log`. */
   failures: FailedRow[];
