@@ -9,15 +9,7 @@ import type { RunOptions } from '../config/run-options.js';
 import type { StreamName } from '../config/pipeline-definition.js';
 import type { Emulator, EmulatorOptions } from '../emulator/server.js';
 import { createEmulator } from '../emulator/server.js';
-import { EngageError, FatalApiError, FatalError } from '../errors.js';
-import { fetchCanvasDay } from '../extract/canvas-summary-extractor.js';
-import { fetchCanvasDetailsRows } from '../extract/canvas-details-extractor.js';
-import { fetchContentBlockRows } from '../extract/content-blocks-extractor.js';
-import { fetchCustomEventRows } from '../extract/custom-events-extractor.js';
-import { fetchDataIntegrationRows } from '../extract/data-integrations-extractor.js';
-import { fetchEmailTemplateRows } from '../extract/email-templates-extractor.js';
-import type { ExtractedRows } from '../extract/extracted-rows.js';
-import { fetchSeriesWindow } from '../extract/series-extractor.js';
+import { EngageError, FatalError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
 import { crashPoint } from '../load/crash-point.js';
@@ -25,12 +17,13 @@ import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
 import { Warehouse } from '../load/warehouse.js';
 import { Committer } from './committer.js';
+import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
 import type { RunReporter, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER } from './run-events.js';
-import { SeriesProgress } from './series-progress.js';
 import { STREAM_TABLES } from './stream-tables.js';
+import { TaskQueues } from './task-queues.js';
 
 /** Workers per limit pool; matches the client's default cap on requests in flight. */
 const DEFAULT_CONCURRENCY = 8;
@@ -141,96 +134,17 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     };
     const activeClient = client;
     const tasks = new TaskQueues();
-
-    for (const sp of plan.series) {
-      const tracker = new SeriesProgress(
-        sp.windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })),
-        sp.completeEnd.toMillis(),
-        sp.watermark?.getTime(),
-      );
-      for (const window of sp.windows) {
-        tasks.add(sp.def.pool, async () => {
-          const result = await fetchSeriesWindow(activeClient, sp.def.source, window);
-          followUps += result.requests - 1;
-          if (result.absentUnits > 0) warnings.push(`${sp.def.stream} ${sp.def.seriesKey}: ${result.absentUnits} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; treated as absent upstream`);
-          const rows = [...result.points].map(([ms, value]) => sp.def.toRow(new Date(ms), value));
-          tracker.finish(window.start.toMillis(), rows.length);
-          const advanced = tracker.advance();
-          await committer.add({
-            upserts: [{ table: sp.def.table, rows }],
-            replaces: [],
-            state: advanced === undefined ? [] : [{ stream: sp.def.stream, seriesKey: sp.def.seriesKey, unit: sp.def.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
-          });
-          tick(sp.def.stream, 1, rows.length);
-        });
-      }
-    }
-
-    const canvasConfig = opts.pipeline.streams.canvas_summary;
-    for (const cp of plan.canvases) {
-      const tracker = new SeriesProgress(
-        cp.days.map((d) => ({ startMs: d.day.toMillis(), endMs: d.day.plus({ days: 1 }).toMillis() })),
-        cp.completeEnd.toMillis(),
-        cp.watermark?.getTime(),
-      );
-      for (const day of cp.days) {
-        tasks.add('default', async () => {
-          const rows = await fetchCanvasDay(activeClient, cp.canvasId, day, canvasConfig!);
-          tracker.finish(day.day.toMillis(), 1);
-          const advanced = tracker.advance();
-          await committer.add({
-            ...rows,
-            state: advanced === undefined ? [] : [{ stream: 'canvas_summary', seriesKey: cp.seriesKey, unit: 'day', watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
-          });
-          tick('canvas_summary', 1, countRows(rows));
-        });
-      }
-    }
-
-    for (const snap of plan.snapshots) {
-      const commitSnapshot = async (rows: ExtractedRows, requests: number) => {
-        await committer.add({ ...rows, state: [] });
-        tick(snap.stream, requests, countRows(rows));
-      };
-      switch (snap.stream) {
-        case 'custom_events':
-          tasks.add(snap.pool, async () => {
-            const rows = await fetchCustomEventRows(activeClient, until.toJSDate());
-            await commitSnapshot(rows, rows.pages);
-          });
-          break;
-        case 'data_integrations':
-          tasks.add(snap.pool, async () => {
-            const rows = await fetchDataIntegrationRows(activeClient);
-            await commitSnapshot(rows, rows.pages);
-          });
-          break;
-        case 'canvas_details':
-          for (const id of snap.ids) tasks.add(snap.pool, async () => commitSnapshot(await fetchCanvasDetailsRows(activeClient, id), 1));
-          break;
-        case 'email_templates':
-          for (const id of snap.ids) tasks.add(snap.pool, async () => commitSnapshot(await fetchEmailTemplateRows(activeClient, id), 1));
-          break;
-        case 'content_blocks': {
-          const inclusion = opts.pipeline.streams.content_blocks?.inclusionData ?? false;
-          for (const id of snap.ids) {
-            tasks.add(snap.pool, async () => {
-              try {
-                await commitSnapshot(await fetchContentBlockRows(activeClient, id, inclusion), 1);
-              } catch (err) {
-                // A block deleted in the dashboard must not break the nightly run: keep its last stored row, say so.
-                if (!(err instanceof FatalApiError && err.status === 400 && /deleted/i.test(err.message))) throw err;
-                warnings.push(`content block ${id} has been deleted upstream; its stored row is kept as it was (remove it from the pipeline file to silence this)`);
-                tick('content_blocks', 1, 0);
-              }
-            });
-          }
-          break;
-        }
-        default:
-          throw new FatalError(`internal: no extractor for snapshot stream ${snap.stream}`);
-      }
-    }
+    queueFetchTasks(plan, tasks, {
+      client: activeClient,
+      committer,
+      pipeline: opts.pipeline,
+      until,
+      tick,
+      warn: (message) => warnings.push(message),
+      followUps: (n) => {
+        followUps += n;
+      },
+    });
 
     // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
     // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
@@ -268,10 +182,6 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await lock.release();
     reporter.close();
   }
-}
-
-function countRows(rows: ExtractedRows): number {
-  return rows.upserts.reduce((n, u) => n + u.rows.length, 0);
 }
 
 function sumChanges(changes: Map<TableName, { inserted: number; updated: number; deleted: number }>): number {
@@ -328,38 +238,3 @@ async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
     warnings: s.warnings,
   };
 }
-
-/**
- * One FIFO queue per limit pool, each drained by its own workers: a pool that waits for its window never holds up
- * requests of another pool. The client bounds what is in flight overall. The first failure stops new work.
- */
-class TaskQueues {
-  readonly #queues = new Map<PoolId, (() => Promise<void>)[]>();
-
-  add(pool: PoolId, task: () => Promise<void>): void {
-    const q = this.#queues.get(pool) ?? [];
-    q.push(task);
-    this.#queues.set(pool, q);
-  }
-
-  /** Runs every task; `onFailure` hears the first failure at once (while other tasks may still be running). */
-  async run(workersPerPool: number, onFailure: (error: unknown) => void = () => undefined): Promise<void> {
-    let failure: { error: unknown } | undefined;
-    const worker = async (queue: (() => Promise<void>)[]) => {
-      while (!failure && queue.length > 0) {
-        const task = queue.shift()!;
-        try {
-          await task();
-        } catch (error) {
-          if (!failure) {
-            failure = { error };
-            onFailure(error);
-          }
-        }
-      }
-    };
-    await Promise.all([...this.#queues.values()].flatMap((q) => Array.from({ length: Math.max(1, workersPerPool) }, () => worker(q))));
-    if (failure) throw failure.error;
-  }
-}
-
