@@ -11,15 +11,20 @@ function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
   return idParam(query, 'app_id', (id) => ws.app(id), ws.apps.map((a) => a.id), 'all apps');
 }
 
-function purchases(req: EmulatorRequest, ctx: RouteContext) {
+/** The parameters purchases and sessions share: `length`, `unit`, `ending_at` (default now) and `app_id`. */
+function windowParams(req: EmulatorRequest, ctx: RouteContext) {
   const ws = ctx.workspace.analytics;
   const length = lengthParam(req.query, MAX_SERIES_LENGTH);
   const unit = unitParam(req.query, ['day', 'hour']);
   const nowMs = ctx.clock.nowMs();
   const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
-  const app = appParam(ws, req.query);
+  return { ws, unit, nowMs, starts: unitStartsEndingAt(endingMs, length, unit), app: appParam(ws, req.query) };
+}
+
+function purchases(req: EmulatorRequest, ctx: RouteContext) {
+  const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
   const product = idParam(req.query, 'product', (id) => ws.product(id), ws.products.map((p) => p.id), 'all products');
-  return purchasesSeries(ws, { ...(app ? { app } : {}), ...(product ? { product } : {}) }, unit, unitStartsEndingAt(endingMs, length, unit), nowMs);
+  return purchasesSeries(ws, { ...(app ? { app } : {}), ...(product ? { product } : {}) }, unit, starts, nowMs);
 }
 
 export const purchasesQuantityRoute: Route = readRoute(ENDPOINTS.purchasesQuantitySeries, (req, ctx) => {
@@ -33,14 +38,9 @@ export const purchasesRevenueRoute: Route = readRoute(ENDPOINTS.purchasesRevenue
 });
 
 export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req, ctx) => {
-  const ws = ctx.workspace.analytics;
-  const length = lengthParam(req.query, MAX_SERIES_LENGTH);
-  const unit = unitParam(req.query, ['day', 'hour']);
-  const nowMs = ctx.clock.nowMs();
-  const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
-  const app = appParam(ws, req.query);
+  const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
   const segment = idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'all users');
-  const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, unitStartsEndingAt(endingMs, length, unit), nowMs);
+  const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, starts, nowMs);
   const body: SeriesBody<SessionsPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, sessions: p.value })) };
   return { status: 200, body };
 });
