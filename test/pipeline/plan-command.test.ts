@@ -1,6 +1,6 @@
 // `engage-etl plan` prints what `run` would send, reads stored state read-only, and sends no request — checked on the
 // demo pipeline file, through the real CLI entry, and against what a real run then sends.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +88,26 @@ describe('engage-etl plan', () => {
     expect(out).toMatch(/purchases_events\s+5,889\s+1,000 \/ 1 h\s+6\s+5 h 00 min/);
     expect(out).toMatch(/total\s+~14,542\s+~14,542/);
     expect(out).toContain('bound by the purchases_events pool (purchases + events list, 1,000/hour)');
+  });
+
+  it('plans a workspace with hundreds of series (420) at exactly the minimum, sending nothing', async () => {
+    const apps = Array.from({ length: 12 }, (_, i) => `app_${i + 1}`);
+    const products = Array.from({ length: 25 }, (_, i) => `product_${i + 1}`);
+    const segments = Array.from({ length: 10 }, (_, i) => `segment_${i + 1}`);
+    const file = join(dir, 'wide.yaml');
+    await writeFile(file, [
+      'name: wide', 'start_date: 2024-01-01', 'lookback_days: 3', 'streams:',
+      `  purchase_quantity: { unit: day, apps: [${apps.join(', ')}], products: [${products.join(', ')}] }`,
+      `  sessions: { unit: hour, apps: [${apps.join(', ')}], segments: [${segments.join(', ')}] }`,
+    ].join('\n'));
+    const { out, code } = await cli(['plan', '--base-url', 'https://rest.example.com', '--pipeline', file, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as PlanReport;
+    // 2024-01-01 … 2025-12-31: 731 days → 8 requests per daily series; 17,544 hours → 176 per hourly series.
+    const expected = 300 * 8 + 120 * 176;
+    expect(report.requests).toBe(expected);
+    expect(report.minimum).toBe(expected);
+    expect(report.streams.map((st) => st.series)).toEqual([300, 120]);
   });
 });
 
