@@ -40,24 +40,19 @@ export interface SegmentSizeQuery {
   endingAt: string;
 }
 
+/** Query parameters shared by the two purchase series (4.10, 4.11). */
+function purchaseParams(q: PurchaseSeriesQuery): Record<string, string | number | undefined> {
+  return { ...windowQuery(q), unit: checkUnit(q.unit), app_id: q.appId, product: q.product };
+}
+
 /** GET /purchases/quantity_series → points of `purchase_quantity`. */
 export async function fetchPurchaseQuantity(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
-  return fetchSeries(client, ENDPOINTS.purchasesQuantitySeries, 'purchase_quantity', {
-    ...windowQuery(q),
-    unit: checkUnit(q.unit),
-    app_id: q.appId,
-    product: q.product,
-  });
+  return fetchSeries(client, ENDPOINTS.purchasesQuantitySeries, 'purchase_quantity', purchaseParams(q));
 }
 
 /** GET /purchases/revenue_series → points of `revenue`. */
 export async function fetchRevenue(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
-  return fetchSeries(client, ENDPOINTS.purchasesRevenueSeries, 'revenue', {
-    ...windowQuery(q),
-    unit: checkUnit(q.unit),
-    app_id: q.appId,
-    product: q.product,
-  });
+  return fetchSeries(client, ENDPOINTS.purchasesRevenueSeries, 'revenue', purchaseParams(q));
 }
 
 /** GET /sessions/data_series → points of `sessions`. */

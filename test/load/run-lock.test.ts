@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -7,21 +7,9 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError } from '../../src/errors.js';
 import { RunLock } from '../../src/load/run-lock.js';
-import { tempDir } from './warehouse-helpers.js';
+import { tempDirPerTest } from './warehouse-helpers.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let child: ChildProcess | undefined;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-
-afterEach(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
-  child = undefined;
-  await cleanup();
-});
+const t = tempDirPerTest();
 
 /** A real process that stays alive until killed. */
 async function startHolder(): Promise<ChildProcess> {
@@ -32,7 +20,7 @@ async function startHolder(): Promise<ChildProcess> {
 
 describe('RunLock', () => {
   it('creates <db>.lock naming this process and removes it on release', async () => {
-    const db = join(dir, 'w.duckdb');
+    const db = join(t.dir, 'w.duckdb');
     const lock = await RunLock.acquire(db, { command: 'engage-etl run' });
     const stored = JSON.parse(await readFile(`${db}.lock`, 'utf8'));
     expect(stored).toMatchObject({ pid: process.pid, host: hostname(), command: 'engage-etl run' });
@@ -43,21 +31,21 @@ describe('RunLock', () => {
   });
 
   it('refuses while a live process holds the lock, naming its pid and start time', async () => {
-    child = await startHolder();
-    const db = join(dir, 'w.duckdb');
-    await writeFile(`${db}.lock`, JSON.stringify({ pid: child.pid, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run' }));
+    t.child = await startHolder();
+    const db = join(t.dir, 'w.duckdb');
+    await writeFile(`${db}.lock`, JSON.stringify({ pid: t.child.pid, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run' }));
     const attempt = RunLock.acquire(db);
     await expect(attempt).rejects.toBeInstanceOf(LockedError);
-    await expect(attempt).rejects.toThrow(`another engage-etl run holds ${db} (pid ${child.pid}, started 2024-03-05T01:02:03.000Z); wait for it or stop it`);
+    await expect(attempt).rejects.toThrow(`another engage-etl run holds ${db} (pid ${t.child.pid}, started 2024-03-05T01:02:03.000Z); wait for it or stop it`);
   });
 
   it('takes over the lock of a process that has died, and says so', async () => {
-    child = await startHolder();
-    const deadPid = child.pid!;
-    const exited = new Promise((ok) => child!.once('exit', ok));
-    child.kill('SIGKILL');
+    t.child = await startHolder();
+    const deadPid = t.child.pid!;
+    const exited = new Promise((ok) => t.child!.once('exit', ok));
+    t.child.kill('SIGKILL');
     await exited;
-    const db = join(dir, 'w.duckdb');
+    const db = join(t.dir, 'w.duckdb');
     await writeFile(`${db}.lock`, JSON.stringify({ pid: deadPid, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run' }));
     const lock = await RunLock.acquire(db);
     expect(lock.tookOverStale).toBe(true);
@@ -67,7 +55,7 @@ describe('RunLock', () => {
   });
 
   it('refuses a second acquire while the first is held, and allows it after release', async () => {
-    const db = join(dir, 'w.duckdb');
+    const db = join(t.dir, 'w.duckdb');
     const first = await RunLock.acquire(db);
     await expect(RunLock.acquire(db)).rejects.toThrow(/another engage-etl run holds .* \(pid \d+, started /);
     await first.release();
@@ -76,7 +64,7 @@ describe('RunLock', () => {
   });
 
   it('does not remove a lock that another run has taken since', async () => {
-    const db = join(dir, 'w.duckdb');
+    const db = join(t.dir, 'w.duckdb');
     const lock = await RunLock.acquire(db);
     const other = JSON.stringify({ pid: process.pid, startedAt: '2030-01-01T00:00:00.000Z', host: hostname(), command: 'x' });
     await writeFile(`${db}.lock`, other);
@@ -85,7 +73,7 @@ describe('RunLock', () => {
   });
 
   it('names a lock file that is not an engage-etl lock and how to fix it', async () => {
-    const db = join(dir, 'w.duckdb');
+    const db = join(t.dir, 'w.duckdb');
     await writeFile(`${db}.lock`, 'garbage');
     await expect(RunLock.acquire(db)).rejects.toThrow(/is not an engage-etl lock .*if no run is active, delete it/);
   });

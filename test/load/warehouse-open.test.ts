@@ -1,29 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FatalError } from '../../src/errors.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { tempDir } from './warehouse-helpers.js';
+import { tempDirPerTest } from './warehouse-helpers.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let child: ChildProcess | undefined;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-
-afterEach(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
-  child = undefined;
-  await cleanup();
-});
+const t = tempDirPerTest();
 
 describe('Warehouse.open refuses what it cannot use', () => {
   it('says a file that is not a DuckDB database is not one, and how to fix it', async () => {
-    const path = join(dir, 'notes.duckdb');
+    const path = join(t.dir, 'notes.duckdb');
     await writeFile(path, 'these are my notes, not a database\n'.repeat(200));
     const open = Warehouse.open(path);
     await expect(open).rejects.toBeInstanceOf(FatalError);
@@ -31,20 +18,20 @@ describe('Warehouse.open refuses what it cannot use', () => {
   });
 
   it('says another process holds the file when a second process has it open', async () => {
-    const path = join(dir, 'held.duckdb');
+    const path = join(t.dir, 'held.duckdb');
     const first = await Warehouse.open(path);
     await first.close();
     const script = `import { DuckDBInstance } from '@duckdb/node-api';
       const db = await DuckDBInstance.create(${JSON.stringify(path)}); await db.connect(); console.log('ready'); setInterval(() => {}, 1000);`;
-    child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((ok) => child!.stdout!.once('data', () => ok()));
+    t.child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((ok) => t.child!.stdout!.once('data', () => ok()));
     await expect(Warehouse.open(path)).rejects.toThrow(
-      new RegExp(`another process holds the database ${path.replaceAll('.', '\\.')} \\(Conflicting lock is held in .*PID ${child.pid}\\)\\); wait for it`),
+      new RegExp(`another process holds the database ${path.replaceAll('.', '\\.')} \\(Conflicting lock is held in .*PID ${t.child.pid}\\)\\); wait for it`),
     );
   });
 
   it('opens an existing database read-only and refuses writes there', async () => {
-    const path = join(dir, 'w.duckdb');
+    const path = join(t.dir, 'w.duckdb');
     await (await Warehouse.open(path)).close();
     const reader = await Warehouse.open(path, { readOnly: true });
     try {
@@ -56,11 +43,11 @@ describe('Warehouse.open refuses what it cannot use', () => {
   });
 
   it('says there is no database when opening a missing file read-only', async () => {
-    await expect(Warehouse.open(join(dir, 'missing.duckdb'), { readOnly: true })).rejects.toThrow(/no database at .*missing\.duckdb; run `engage-etl run` first/);
+    await expect(Warehouse.open(join(t.dir, 'missing.duckdb'), { readOnly: true })).rejects.toThrow(/no database at .*missing\.duckdb; run `engage-etl run` first/);
   });
 
   it('refuses a DuckDB file whose tables differ from this version, naming the table', async () => {
-    const path = join(dir, 'old.duckdb');
+    const path = join(t.dir, 'old.duckdb');
     const wh = await Warehouse.open(path);
     await wh.query(`ALTER TABLE "revenue" ADD COLUMN "extra" INTEGER`);
     await wh.close();
@@ -68,7 +55,7 @@ describe('Warehouse.open refuses what it cannot use', () => {
   });
 
   it('fails calls after close with a clear message', async () => {
-    const wh = await Warehouse.open(join(dir, 'w.duckdb'));
+    const wh = await Warehouse.open(join(t.dir, 'w.duckdb'));
     await wh.close();
     await expect(wh.query('SELECT 1')).rejects.toThrow(/is closed; open it again/);
   });

@@ -6,7 +6,6 @@ import type { ClientEvent } from '../../src/api/api-client-options.js';
 import { FAULT_KINDS } from '../../src/emulator/fault-injector.js';
 import { RetriableApiError } from '../../src/errors.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import type { Target } from './reliability-helpers.js';
 import { SecretScan, makeTarget, parquetChecksums, removeDir, runInProcess, startEmulator, tableChecksums, tempDir } from './reliability-helpers.js';
 
 // At a 30 % fault rate, six attempts all fail for one request in 1,400; over ~150 requests that would fail one run in

@@ -19,7 +19,7 @@ function observeUnit(unitStartMs: number, unit: SeriesUnit, nowMs: number, full:
   return sum;
 }
 
-function series<V>(unitStarts: readonly number[], unit: SeriesUnit, nowMs: number, value: (start: number) => V | undefined): SeriesPoint<V>[] {
+function series<V>(unitStarts: readonly number[], unit: SeriesUnit, value: (start: number) => V | undefined): SeriesPoint<V>[] {
   const out: SeriesPoint<V>[] = [];
   for (const start of unitStarts) {
     const v = value(start);
@@ -37,7 +37,7 @@ export interface PurchasesFilter {
 export function purchasesSeries(ws: AnalyticsWorkspace, filter: PurchasesFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<{ quantity: number; revenue: number }>[] {
   const apps = filter.app ? [filter.app] : ws.apps;
   const products = filter.product ? [filter.product] : ws.products;
-  return series(unitStarts, unit, nowMs, (start) => {
+  return series(unitStarts, unit, (start) => {
     let quantity = 0;
     let revenue = 0;
     for (const app of apps) {
@@ -60,7 +60,7 @@ export interface SessionsFilter {
 export function sessionsSeries(ws: AnalyticsWorkspace, filter: SessionsFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
   const apps = filter.app ? [filter.app] : ws.apps;
   const segment = filter.segment;
-  return series(unitStarts, unit, nowMs, (start) => {
+  return series(unitStarts, unit, (start) => {
     let sum = 0;
     for (const app of apps) {
       const full = segment ? (h: number) => fullSegmentSessions(ws, app, segment, h) : (h: number) => fullSessions(ws, app, h);
@@ -74,5 +74,5 @@ export function sessionsSeries(ws: AnalyticsWorkspace, filter: SessionsFilter, u
 
 /** Daily segment size: a stock, present for every day that has begun (today included). */
 export function segmentSizeSeries(ws: AnalyticsWorkspace, segment: Segment, dayStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
-  return series(dayStarts, 'day', nowMs, (start) => (start > nowMs ? undefined : segmentSize(ws, segment, start)));
+  return series(dayStarts, 'day', (start) => (start > nowMs ? undefined : segmentSize(ws, segment, start)));
 }

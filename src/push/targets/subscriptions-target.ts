@@ -3,7 +3,7 @@
 import type { ApiCall } from '../../api/api-call.js';
 import { ENDPOINTS } from '../../api/endpoints.js';
 import type { FatalApiError } from '../../errors.js';
-import type { PinnedRows, PlannedRow, PushTarget, RowOutcome, SourceRow } from '../push-target.js';
+import type { PinnedRows, PushTarget, RowOutcome, SourceRow } from '../push-target.js';
 import { E164, EMAIL, checkColumns, isProblem, optionalText, requiredText } from '../row-checks.js';
 import type { Json, RowValues } from '../row-values.js';
 import { show } from '../row-values.js';
