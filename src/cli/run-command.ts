@@ -45,7 +45,7 @@ export function formatSummary(s: RunSummary): string {
     ...s.tables.map((t) => `  ${t.table.padEnd(width)}  ${fmt(t.rows).padStart(9)}  ${fmt(t.inserted).padStart(9)}  ${fmt(t.updated).padStart(8)}  ${fmt(t.deleted).padStart(8)}`),
     '',
     `DuckDB: ${s.db}   Parquet: ${s.out} (${s.parquet.filesWritten} files written, ${s.parquet.filesRemoved} removed)`,
-    ...s.warnings.map((w) => `warning: ${w}`),
+    ...s.warnings.map((w) => `warning: ${w.message}`),
     '',
     'Try:',
     `  npx engage-etl query "SELECT date_trunc('month', time) AS month, sum(revenue) AS revenue FROM revenue WHERE app_id = '*' AND product = '*' GROUP BY 1 ORDER BY 1 DESC LIMIT 6" --db ${s.db}`,

@@ -15,6 +15,7 @@ import { fetchSeriesWindow } from '../extract/series-extractor.js';
 import type { Committer } from './committer.js';
 import type { Plan } from './plan.js';
 import { SeriesProgress } from './series-progress.js';
+import type { RunWarning } from './run-events.js';
 import type { TaskQueues } from './task-queues.js';
 
 export interface FetchTaskContext {
@@ -25,7 +26,7 @@ export interface FetchTaskContext {
   until: DateTime;
   /** Progress of a stream: requests done and rows fetched since the last call. */
   tick(stream: StreamName, requests: number, rows: number): void;
-  warn(message: string): void;
+  warn(warning: RunWarning): void;
   /** Follow-up requests a window needed (a server that reads windows differently). */
   followUps(count: number): void;
 }
@@ -45,7 +46,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
       tasks.add(sp.def.pool, async () => {
         const result = await fetchSeriesWindow(ctx.client, sp.def.source, window);
         ctx.followUps(result.requests - 1);
-        if (result.absentUnits > 0) ctx.warn(`${sp.def.stream} ${sp.def.seriesKey}: ${result.absentUnits} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; treated as absent upstream`);
+        if (result.absentUnits > 0) ctx.warn({ code: 'units_absent', stream: sp.def.stream, message: `${sp.def.stream} ${sp.def.seriesKey}: ${result.absentUnits} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; treated as absent upstream` });
         const rows = [...result.points].map(([ms, value]) => sp.def.toRow(new Date(ms), value));
         tracker.finish(window.start.toMillis(), rows.length);
         const advanced = tracker.advance();
@@ -113,7 +114,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
             } catch (err) {
               // A block deleted in the dashboard must not break the nightly run: keep its last stored row, say so.
               if (!(err instanceof FatalApiError && err.status === 400 && /deleted/i.test(err.message))) throw err;
-              ctx.warn(`content block ${id} has been deleted upstream; its stored row is kept as it was (remove it from the pipeline file to silence this)`);
+              ctx.warn({ code: 'content_block_deleted', stream: 'content_blocks', message: `content block ${id} has been deleted upstream; its stored row is kept as it was (remove it from the pipeline file to silence this)` });
               ctx.tick('content_blocks', 1, 0);
             }
           });

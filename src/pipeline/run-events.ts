@@ -8,13 +8,24 @@ export interface StreamProgress {
   rows: number;
 }
 
+/**
+ * A warning of a run: a stable `code` a machine can match on (e.g. `series_hole`, `lock_taken_over`), the stream or
+ * limit pool it concerns when there is one, and a sentence for a person.
+ */
+export interface RunWarning {
+  code: string;
+  message: string;
+  stream?: string;
+  pool?: string;
+}
+
 export type RunEvent =
   | { type: 'run_started'; runId: string; pipeline: string; until: string; streams: string[]; source: string }
   | { type: 'planned'; streams: { stream: string; series: number; requests: number; minimum: number }[]; requests: number }
   | { type: 'progress'; progress: StreamProgress }
   | { type: 'retry'; endpoint: string; reason: string; waitMs: number; attempt: number }
   | { type: 'committed'; tables: { table: string; inserted: number; updated: number; deleted: number }[] }
-  | { type: 'warning'; message: string }
+  | ({ type: 'warning' } & RunWarning)
   | { type: 'exported'; files: number; rows: number }
   | { type: 'run_finished'; runId: string; status: 'succeeded' | 'failed'; seconds: number; error?: string };
 

@@ -20,7 +20,7 @@ import { Committer } from './committer.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
-import type { RunReporter, StreamProgress } from './run-events.js';
+import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER } from './run-events.js';
 import { STREAM_TABLES } from './stream-tables.js';
 import { TaskQueues } from './task-queues.js';
@@ -58,7 +58,7 @@ export interface RunSummary {
   requests: { planned: number; minimum: number; sent: number; retries: number; followUps: number; byPool: Partial<Record<PoolId, number>> };
   tables: TableSummary[];
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
-  warnings: string[];
+  warnings: RunWarning[];
   error?: string;
 }
 
@@ -75,13 +75,13 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   let emulator: Emulator | undefined;
   let client: ApiClient | undefined;
   const changes = new Map<TableName, { inserted: number; updated: number; deleted: number }>();
-  const warnings: string[] = [];
+  const warnings: RunWarning[] = [];
   let followUps = 0;
   let plan: Plan | undefined;
   let committed: Committer | undefined;
   try {
     wh = await Warehouse.open(opts.db);
-    if (lock.tookOverStale) warnings.push(`took over a stale lock of a run that no longer exists (pid ${lock.tookOverFrom?.pid ?? '?'})`);
+    if (lock.tookOverStale) warnings.push({ code: 'lock_taken_over', message: `took over a stale lock of a run that no longer exists (pid ${lock.tookOverFrom?.pid ?? '?'})` });
     let baseUrl = opts.baseUrl;
     let apiKey = opts.apiKey;
     if (opts.emulator) {
@@ -101,7 +101,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       },
     });
     // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
-    for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push(`run ${abandoned} ended without recording its end (killed?); logged as failed`);
+    for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
     await wh.beginRun({ runId, pipeline: opts.pipeline.name, startedAt: new Date(started), until: until.toJSDate() });
     reporter.emit({ type: 'run_started', runId, pipeline: opts.pipeline.name, until: until.toISO() ?? '', streams: [...opts.streams], source });
 
@@ -140,7 +140,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       pipeline: opts.pipeline,
       until,
       tick,
-      warn: (message) => warnings.push(message),
+      warn: (warning) => warnings.push(warning),
       followUps: (n) => {
         followUps += n;
       },
@@ -152,7 +152,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       if (error instanceof FatalError) void activeClient.close();
     });
     await committer.drain();
-    for (const w of warnings) reporter.emit({ type: 'warning', message: w });
+    for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
     crashPoint('export-done');
@@ -172,7 +172,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     if (wh) {
       await wh.finishRun({ runId, finishedAt: new Date(), status: 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
     }
-    for (const w of warnings) reporter.emit({ type: 'warning', message: w });
+    for (const w of warnings) reporter.emit({ type: 'warning', ...w });
     reporter.emit({ type: 'run_finished', runId, status: 'failed', seconds: (Date.now() - started) / 1000, error: message });
     throw err instanceof EngageError ? err : new FatalError(`run ${runId} failed: ${message}`, { cause: err });
   } finally {
@@ -207,7 +207,7 @@ interface SummaryInput {
   source: string;
   plan: Plan;
   changes: Map<TableName, { inserted: number; updated: number; deleted: number }>;
-  warnings: string[];
+  warnings: RunWarning[];
   followUps: number;
   client: ApiClient;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };

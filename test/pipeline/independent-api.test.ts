@@ -309,7 +309,7 @@ describe('a run whose --until falls inside a unit, against a server that only kn
       purchase_quantity: complete, revenue: complete, segment_size: complete, sessions: "time < TIMESTAMP '2025-03-10 15:00:00'",
     }))).toEqual([]);
     expect(whole.warnings).toHaveLength(SERIES);
-    for (const w of whole.warnings) expect(w).toMatch(/1 unit\(s\) between .* were not returned/);
+    for (const w of whole.warnings) expect(w.message).toMatch(/1 unit\(s\) between .* were not returned/);
     expect(whole.requests.followUps).toBe(runs.seriesWindows(FROM, MID));
   });
 
