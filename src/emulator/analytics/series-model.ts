@@ -15,13 +15,14 @@ export interface SeriesSource {
   restatementFactor(series: RestatedSeries, dayStartMs: number, keys: RestatementKeys): number;
 }
 
-export type RestatedSeries = 'purchases' | 'sessions' | 'segment_size' | 'canvas';
+export type RestatedSeries = 'purchases' | 'sessions' | 'segment_size' | 'canvas' | 'campaign';
 
 export interface RestatementKeys {
   appId?: string;
   product?: string;
   segmentId?: string;
   canvasId?: string;
+  campaignId?: string;
 }
 
 /** Hours after which late-arriving data is complete. */
@@ -62,8 +63,11 @@ function isDark(source: SeriesSource, app: App, hourStartMs: number): boolean {
 /** Final (fully arrived) purchase quantity of a product in an app during one hour. */
 export function fullPurchases(source: SeriesSource, app: App, product: Product, hourStartMs: number): number {
   if (isDark(source, app, hourStartMs)) return 0;
+  if (product.firstSaleMs !== undefined && hourStartMs < product.firstSaleMs) return 0;
   const mean = purchaseRate(source.seed, app, product) * hourShape(source, hourStartMs);
-  const base = Math.floor(mean + hashUnit(source.seed, 'pq', app.id, product.id, hourStartMs));
+  // A product's first-sale hour sells at least one unit, so a listed product always has a sale to show.
+  const first = hourStartMs === product.firstSaleMs ? 1 : 0;
+  const base = Math.max(first, Math.floor(mean + hashUnit(source.seed, 'pq', app.id, product.id, hourStartMs)));
   const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
   return Math.round(base * source.restatementFactor('purchases', day, { appId: app.id, product: product.id }));
 }
@@ -79,6 +83,7 @@ export function fullSessions(source: SeriesSource, app: App, hourStartMs: number
 
 /** Final sessions of a segment's members in an app during one hour: a deterministic thinning of the app's sessions. */
 export function fullSegmentSessions(source: SeriesSource, app: App, segment: Segment, hourStartMs: number): number {
+  if (hourStartMs < segment.lifecycle.createdMs) return 0;
   return Math.floor(fullSessions(source, app, hourStartMs) * segmentShare(source.seed, app.id, segment.id));
 }
 
@@ -95,7 +100,8 @@ export function observeHour(full: number, hourStartMs: number, nowMs: number): n
 
 /** Estimated segment size on a UTC day: a stock (the day's estimate), not a sum; zero before the workspace start. */
 export function segmentSize(source: SeriesSource, segment: Segment, dayStartMs: number): number {
-  if (dayStartMs < source.startMs) return 0;
+  // A segment has no estimate before the day it was created.
+  if (dayStartMs < source.startMs || dayStartMs + DAY_MS <= segment.lifecycle.createdMs) return 0;
   const noise = 0.98 + 0.04 * hashUnit(source.seed, 'segment-size', segment.id, dayStartMs);
   const days = (dayStartMs - source.startMs) / DAY_MS;
   const base = segment.baseSize * (1 + (0.4 * days) / 365) * (1 + 0.03 * Math.sin((2 * Math.PI * days) / 7)) * noise;

@@ -7,6 +7,14 @@ import type { AnalyticsWorkspace } from './analytics-workspace.js';
 import { idParam, instantParam, lengthParam, ParamError, readRoute, unitParam, unitStartsEndingAt } from './query-params.js';
 import { purchasesSeries, segmentSizeSeries, sessionsSeries } from './series-query.js';
 
+/** The platform keeps no series for a segment with analytics tracking off: a 400 that says so and how to fix it. */
+function trackedSegment<S extends { id: string; analyticsTrackingEnabled: boolean }>(segment: S | undefined): S | undefined {
+  if (segment && !segment.analyticsTrackingEnabled) {
+    throw new ParamError(`segment_id "${segment.id}" has analytics tracking off, so no series is kept for it; turn tracking on for the segment in the dashboard, or leave it out`);
+  }
+  return segment;
+}
+
 function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
   return idParam(query, 'app_id', (id) => ws.app(id), ws.apps.map((a) => a.id), 'all apps');
 }
@@ -39,7 +47,7 @@ export const purchasesRevenueRoute: Route = readRoute(ENDPOINTS.purchasesRevenue
 
 export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req, ctx) => {
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
-  const segment = idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'all users');
+  const segment = trackedSegment(idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'all users'));
   const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, starts, nowMs);
   const body: SeriesBody<SessionsPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, sessions: p.value })) };
   return { status: 200, body };
@@ -49,7 +57,7 @@ export const segmentSizeRoute: Route = readRoute(ENDPOINTS.segmentsDataSeries, (
   const ws = ctx.workspace.analytics;
   const rawSegment = req.query.get('segment_id');
   if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: one of ${ws.segments.map((s) => s.id).join(', ')}`);
-  const segment = idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'nothing (it is required)')!;
+  const segment = trackedSegment(idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'nothing (it is required)'))!;
   const length = lengthParam(req.query, MAX_SERIES_LENGTH);
   // Segment size is a daily estimate: no hourly form exists.
   unitParam(req.query, ['day']);
