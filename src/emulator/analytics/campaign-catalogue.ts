@@ -43,7 +43,7 @@ export interface Campaign {
 }
 
 /** Campaigns of the workspace: more than a list page of 100. */
-export const CAMPAIGN_COUNT = 140;
+export const CAMPAIGN_COUNT = 160;
 const CHANNELS = ['email', 'ios_push', 'android_push', 'sms', 'webhook', 'in_app_message'] as const;
 const THEMES = ['Weekly digest', 'Flash sale', 'New level pack', 'Come back bonus', 'Tournament reminder', 'Receipt follow-up', 'Birthday gift', 'Survey'];
 const TAGS = ['promo', 'retention', 'transactional', 'seasonal', 'newsletter'];
@@ -62,7 +62,7 @@ export function generateCampaigns(seed: number): Campaign[] {
 function generateCampaign(seed: number, k: number): Campaign {
   const id = `cmp_${k + 1}`;
   const rng = createRng(Math.floor(hashUnit(seed, 'campaign', id) * 2 ** 32));
-  const lifecycle = seededLifecycle(seed, 'campaign', k, CAMPAIGN_COUNT, { archivedShare: 0.15 });
+  const lifecycle = seededLifecycle(seed, 'campaign', k, CAMPAIGN_COUNT, { archivedShare: 0.1 });
   const channels = [...new Set([pick(rng, CHANNELS), ...(rng() < 0.5 ? [pick(rng, CHANNELS)] : [])])].sort();
   const variations: CampaignVariation[] = [];
   for (const channel of channels) {

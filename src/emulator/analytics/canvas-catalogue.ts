@@ -41,7 +41,7 @@ const TAGS = ['onboarding', 'retention', 'promo', 'seasonal', 'vip'];
 const DAY = 86_400_000;
 
 /** Canvases added for discovery after the original ones: more than a list page of 100. */
-export const ADDED_CANVASES = 140;
+export const ADDED_CANVASES = 160;
 const ADDED_THEMES = ['Daily login streak', 'Level milestone', 'Abandoned cart', 'Event countdown', 'Friend referral', 'Rate the app', 'Price drop', 'Reactivation'];
 
 /** The original Canvases (cv_1 … cv_n, unchanged), then the ones created over time. */
@@ -59,7 +59,7 @@ export function generateCanvases(seed: number, workspaceStartMs: number): Canvas
 
 function addedCanvas(seed: number, workspaceStartMs: number, index: number, k: number): Canvas {
   const canvas = generateCanvas(seed, workspaceStartMs, index);
-  const lifecycle = seededLifecycle(seed, 'canvas', k, ADDED_CANVASES, { archivedShare: 0.15 });
+  const lifecycle = seededLifecycle(seed, 'canvas', k, ADDED_CANVASES, { archivedShare: 0.1 });
   const createdDay = Math.floor(lifecycle.createdMs / DAY) * DAY;
   const firstEntryDayMs = createdDay + (1 + Math.floor(hashUnit(seed, 'canvas-first-entry', canvas.id) * 4)) * DAY;
   // An archived Canvas stops entering users on the day it is archived.

@@ -39,7 +39,7 @@ const EARLY_FROM = Date.UTC(2022, 9, 1);
 const EARLY_TO = Date.UTC(2024, 4, 31);
 const LATE_TO = Date.UTC(2027, 5, 30);
 /** Share of the added objects in the early wave. */
-const EARLY_SHARE = 0.75;
+const EARLY_SHARE = 0.8;
 
 export interface SeededLifecycleOptions {
   /** Share of objects archived some time after creation. */
