@@ -12,6 +12,7 @@ import {
   listedSegments,
   listedTemplates,
 } from '../../src/emulator/analytics/workspace-listing.js';
+import { describeWorkspace } from '../../src/emulator/describe-workspace.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { call, NOW, startEmulator } from './emulator-test-helpers.js';
 
@@ -356,5 +357,24 @@ describe('permissions and pools', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('--describe', () => {
+  it('names the campaigns, the archived objects, the untracked segment, the drag-and-drop template and every instant', () => {
+    const d = describeWorkspace(em.state) as any;
+    expect(d.campaigns).toHaveLength(ws().campaigns.length);
+    expect(d.campaigns[0]).toMatchObject({ id: 'cmp_1', created_at: expect.any(String), edits: expect.any(Array), variations: expect.any(Array) });
+    expect(d.untracked_segments).toEqual(['seg_101']);
+    expect(d.drag_and_drop_templates).toEqual(['tpl_101']);
+    expect(d.archived.canvases.map((c: { id: string }) => c.id)).toContain('cv_4');
+    expect(d.archived.campaigns.length).toBeGreaterThan(0);
+    expect(d.archived.segments.length).toBeGreaterThan(0);
+    expect(d.added_over_time.canvases[0]).toMatchObject({ id: 'cv_101', created_at: expect.any(String), edits: expect.any(Array) });
+    expect(d.added_over_time.products.map((p: { id: string }) => p.id)).toContain('extra_lives');
+    expect(d.added_over_time.email_templates.find((t: { drag_and_drop: boolean }) => t.drag_and_drop).id).toBe('tpl_101');
+    const later = d.added_over_time.canvases.filter((c: { created_at: string }) => Date.parse(c.created_at) > nowMs()).map((c: { id: string }) => c.id);
+    expect(later.length).toBeGreaterThan(0);
+    for (const id of later) expect(listedCanvases(ws(), nowMs(), { includeArchived: true }).map((c) => c.id)).not.toContain(id);
   });
 });

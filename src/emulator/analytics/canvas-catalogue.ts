@@ -58,7 +58,7 @@ export function generateCanvases(seed: number, workspaceStartMs: number): Canvas
 }
 
 function addedCanvas(seed: number, workspaceStartMs: number, index: number, k: number): Canvas {
-  const canvas = generateCanvas(seed, workspaceStartMs, index);
+  const canvas = generateCanvas(seed, workspaceStartMs, index, true);
   const lifecycle = seededLifecycle(seed, 'canvas', k, ADDED_CANVASES, { archivedShare: 0.1 });
   const createdDay = Math.floor(lifecycle.createdMs / DAY) * DAY;
   const firstEntryDayMs = createdDay + (1 + Math.floor(hashUnit(seed, 'canvas-first-entry', canvas.id) * 4)) * DAY;
@@ -87,11 +87,12 @@ export function canvasDetailsAt(canvas: Canvas, nowMs: number): CanvasDetails {
   return { ...structuredClone(canvas.details), updated_at: iso(lastEditAt(canvas.lifecycle, nowMs)), archived: archivedAt(canvas.lifecycle, nowMs) };
 }
 
-function generateCanvas(seed: number, workspaceStartMs: number, index: number): Canvas {
+/** `light`: two or three steps instead of four to six, so a workspace of 165 Canvases stays cheap to summarise. */
+function generateCanvas(seed: number, workspaceStartMs: number, index: number, light = false): Canvas {
   const id = `cv_${index}`;
   const rng = createRng(Math.floor(hashUnit(seed, 'canvas', id) * 2 ** 32));
   const channels = [...new Set([pick(rng, CHANNELS), pick(rng, CHANNELS), 'email'])].sort();
-  const stepCount = 4 + Math.floor(rng() * 3);
+  const stepCount = (light ? 2 : 4) + Math.floor(rng() * (light ? 2 : 3));
   const stepIds = Array.from({ length: stepCount }, (_, k) => `${id}_step_${k + 1}`);
   const messages: CanvasMessageVariation[] = [];
   const steps: CanvasStep[] = stepIds.map((stepId, k) => {

@@ -79,7 +79,9 @@ export function idParam<T>(query: URLSearchParams, name: string, find: (id: stri
   if (raw === null) return undefined;
   const found = find(raw);
   if (found === undefined) {
-    throw new ParamError(`${name} ${show(raw)} is not known to this workspace; use one of ${valid.join(', ')}, or omit ${name} for ${omitted}`);
+    // Long catalogues (segments, products) are named in part: the list endpoints give them all.
+    const named = valid.length > 12 ? `${valid.slice(0, 10).join(', ')}, … (${valid.length} in all)` : valid.join(', ');
+    throw new ParamError(`${name} ${show(raw)} is not known to this workspace; use one of ${named}, or omit ${name} for ${omitted}`);
   }
   return found;
 }

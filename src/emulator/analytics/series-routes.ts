@@ -56,7 +56,7 @@ export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req
 export const segmentSizeRoute: Route = readRoute(ENDPOINTS.segmentsDataSeries, (req, ctx) => {
   const ws = ctx.workspace.analytics;
   const rawSegment = req.query.get('segment_id');
-  if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: one of ${ws.segments.map((s) => s.id).join(', ')}`);
+  if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: the id of a segment, e.g. ${ws.segments[0]!.id} (/segments/list gives them all)`);
   const segment = trackedSegment(idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'nothing (it is required)'))!;
   const length = lengthParam(req.query, MAX_SERIES_LENGTH);
   // Segment size is a daily estimate: no hourly form exists.
