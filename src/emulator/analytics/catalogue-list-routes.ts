@@ -9,8 +9,9 @@ import {
   PRODUCT_LIST_PAGE_SIZE,
   SEGMENTS_LIST_PAGE_SIZE,
 } from '../../api/endpoints.js';
-import type { CampaignListBody, CanvasListBody, ContentBlockListBody, EmailTemplateListBody, ProductListBody, SegmentListBody } from '../../api/types.js';
+import type { EndpointSpec } from '../../api/endpoints.js';
 import type { Route } from '../route.js';
+import type { AnalyticsWorkspace } from './analytics-workspace.js';
 import { limitParam, offsetParam, pageParam, sortDirectionParam } from './list-params.js';
 import { booleanParam, instantParam, ParamError, readRoute } from './query-params.js';
 import type { ArchivableListOptions, ModifiedRange } from './workspace-listing.js';
@@ -38,47 +39,40 @@ function modifiedRange(query: URLSearchParams): ModifiedRange {
   return { ...(modifiedAfterMs !== undefined ? { modifiedAfterMs } : {}), ...(modifiedBeforeMs !== undefined ? { modifiedBeforeMs } : {}) };
 }
 
-export const canvasListRoute: Route = readRoute(ENDPOINTS.canvasList, (req, ctx) => {
-  const index = pageParam(req.query, CANVAS_LIST_PAGE_SIZE);
-  const all = listedCanvases(ctx.workspace.analytics, ctx.clock.nowMs(), archivableOptions(req.query));
-  const body: CanvasListBody = { canvases: page(all, index, CANVAS_LIST_PAGE_SIZE), message: 'success' };
-  return { status: 200, body };
-});
+/** A page-index list: `page` (0-based) of `pageSize` items of what `list` holds at now for the request's parameters. */
+function pagedRoute(endpoint: EndpointSpec, key: string, pageSize: number, list: (ws: AnalyticsWorkspace, nowMs: number, query: URLSearchParams) => unknown[]): Route {
+  return readRoute(endpoint, (req, ctx) => {
+    const index = pageParam(req.query, pageSize);
+    const all = list(ctx.workspace.analytics, ctx.clock.nowMs(), req.query);
+    return { status: 200, body: { [key]: page(all, index, pageSize), message: 'success' } };
+  });
+}
 
-export const campaignsListRoute: Route = readRoute(ENDPOINTS.campaignsList, (req, ctx) => {
-  const index = pageParam(req.query, CAMPAIGNS_LIST_PAGE_SIZE);
-  const all = listedCampaigns(ctx.workspace.analytics, ctx.clock.nowMs(), archivableOptions(req.query));
-  const body: CampaignListBody = { campaigns: page(all, index, CAMPAIGNS_LIST_PAGE_SIZE), message: 'success' };
-  return { status: 200, body };
-});
+/** Answers a `CanvasListBody`. */
+export const canvasListRoute: Route = pagedRoute(ENDPOINTS.canvasList, 'canvases', CANVAS_LIST_PAGE_SIZE, (ws, nowMs, q) => listedCanvases(ws, nowMs, archivableOptions(q)));
 
-export const segmentsListRoute: Route = readRoute(ENDPOINTS.segmentsList, (req, ctx) => {
-  const index = pageParam(req.query, SEGMENTS_LIST_PAGE_SIZE);
-  const all = listedSegments(ctx.workspace.analytics, ctx.clock.nowMs(), sortDirectionParam(req.query));
-  const body: SegmentListBody = { segments: page(all, index, SEGMENTS_LIST_PAGE_SIZE), message: 'success' };
-  return { status: 200, body };
-});
+/** Answers a `CampaignListBody`. */
+export const campaignsListRoute: Route = pagedRoute(ENDPOINTS.campaignsList, 'campaigns', CAMPAIGNS_LIST_PAGE_SIZE, (ws, nowMs, q) => listedCampaigns(ws, nowMs, archivableOptions(q)));
 
-export const productListRoute: Route = readRoute(ENDPOINTS.purchasesProductList, (req, ctx) => {
-  const index = pageParam(req.query, PRODUCT_LIST_PAGE_SIZE);
-  const body: ProductListBody = { products: page(listedProducts(ctx.workspace.analytics, ctx.clock.nowMs()), index, PRODUCT_LIST_PAGE_SIZE), message: 'success' };
-  return { status: 200, body };
-});
+/** Answers a `SegmentListBody`. */
+export const segmentsListRoute: Route = pagedRoute(ENDPOINTS.segmentsList, 'segments', SEGMENTS_LIST_PAGE_SIZE, (ws, nowMs, q) => listedSegments(ws, nowMs, sortDirectionParam(q)));
 
-export const emailTemplatesListRoute: Route = readRoute(ENDPOINTS.emailTemplatesList, (req, ctx) => {
-  const range = modifiedRange(req.query);
-  const limit = limitParam(req.query, METADATA_LIST_DEFAULT_LIMIT);
-  const offset = offsetParam(req.query);
-  const all = listedTemplates(ctx.workspace.analytics, ctx.clock.nowMs(), range);
-  const body: EmailTemplateListBody = { count: all.length, templates: all.slice(offset, offset + limit), message: 'success' };
-  return { status: 200, body };
-});
+/** Answers a `ProductListBody`. */
+export const productListRoute: Route = pagedRoute(ENDPOINTS.purchasesProductList, 'products', PRODUCT_LIST_PAGE_SIZE, (ws, nowMs) => listedProducts(ws, nowMs));
 
-export const contentBlocksListRoute: Route = readRoute(ENDPOINTS.contentBlocksList, (req, ctx) => {
-  const range = modifiedRange(req.query);
-  const limit = limitParam(req.query, METADATA_LIST_DEFAULT_LIMIT);
-  const offset = offsetParam(req.query);
-  const all = listedContentBlocks(ctx.workspace.analytics, ctx.clock.nowMs(), range);
-  const body: ContentBlockListBody = { count: all.length, content_blocks: all.slice(offset, offset + limit), message: 'success' };
-  return { status: 200, body };
-});
+/** A limit/offset list: `count` is every item matching the modification window, the page is `offset`..`offset + limit`. */
+function limitOffsetRoute(endpoint: EndpointSpec, key: string, list: (ws: AnalyticsWorkspace, nowMs: number, range: ModifiedRange) => unknown[]): Route {
+  return readRoute(endpoint, (req, ctx) => {
+    const range = modifiedRange(req.query);
+    const limit = limitParam(req.query, METADATA_LIST_DEFAULT_LIMIT);
+    const offset = offsetParam(req.query);
+    const all = list(ctx.workspace.analytics, ctx.clock.nowMs(), range);
+    return { status: 200, body: { count: all.length, [key]: all.slice(offset, offset + limit), message: 'success' } };
+  });
+}
+
+/** Answers an `EmailTemplateListBody`. */
+export const emailTemplatesListRoute: Route = limitOffsetRoute(ENDPOINTS.emailTemplatesList, 'templates', listedTemplates);
+
+/** Answers a `ContentBlockListBody`. */
+export const contentBlocksListRoute: Route = limitOffsetRoute(ENDPOINTS.contentBlocksList, 'content_blocks', listedContentBlocks);
