@@ -84,6 +84,13 @@ describe('/canvas/list', () => {
     expect(r.body.canvases).toEqual(listedCanvases(ws(), nowMs(), { lastEditAfterMs: Date.parse(`${since}Z`) }).slice(0, 100));
   });
 
+  it('reads the documentation\'s own offset form with a one-digit hour (-5:00)', async () => {
+    const r = await call(em, `/canvas/list?${new URLSearchParams({ 'last_edit.time[gt]': '2024-01-01T00:00:00-5:00' })}`);
+    expect(r.status).toBe(200);
+    expect(r.body.canvases).toEqual(listedCanvases(ws(), nowMs(), { lastEditAfterMs: Date.parse('2024-01-01T05:00:00Z') }).slice(0, 100));
+    expect((await call(em, '/canvas/list?last_edit.time%5Bgt%5D=2024-06-1')).status).toBe(400);
+  });
+
   it('answers a page past the end with an empty list', async () => {
     const r = await call(em, '/canvas/list?page=40');
     expect(r.body).toEqual({ canvases: [], message: 'success' });
