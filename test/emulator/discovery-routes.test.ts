@@ -367,6 +367,34 @@ describe('permissions and pools', () => {
   });
 });
 
+describe('a later run', () => {
+  it('discovers the objects created since, and each new one answers its details', async () => {
+    const ids = async (path: string, key: string, idKey = 'id') => {
+      const out: string[] = [];
+      for (let page = 0; ; page++) {
+        const items = (await call(em, `${path}${path.includes('?') ? '&' : '?'}page=${page}`)).body[key] as Record<string, string>[];
+        out.push(...items.map((i) => i[idKey]!));
+        if (items.length < 100) return out;
+      }
+    };
+    const before = { canvases: await ids('/canvas/list', 'canvases'), campaigns: await ids('/campaigns/list', 'campaigns'), segments: await ids('/segments/list', 'segments') };
+    const templatesBefore = (await call(em, '/templates/email/list?limit=1000')).body.count;
+    em.clock.advance(365 * 86_400_000);
+    const after = { canvases: await ids('/canvas/list', 'canvases'), campaigns: await ids('/campaigns/list', 'campaigns'), segments: await ids('/segments/list', 'segments') };
+    expect((await call(em, '/templates/email/list?limit=1000')).body.count).toBeGreaterThan(templatesBefore);
+    const details: Record<keyof typeof before, (id: string) => string> = {
+      canvases: (id) => `/canvas/details?canvas_id=${id}`,
+      campaigns: (id) => `/campaigns/details?campaign_id=${id}`,
+      segments: (id) => `/segments/details?segment_id=${id}`,
+    };
+    for (const kind of ['canvases', 'campaigns', 'segments'] as const) {
+      const added = after[kind].filter((id) => !before[kind].includes(id));
+      expect(added.length, kind).toBeGreaterThan(0);
+      for (const id of added) expect((await call(em, details[kind](id))).status, id).toBe(200);
+    }
+  });
+});
+
 describe('--describe', () => {
   it('names the campaigns, the archived objects, the untracked segment, the drag-and-drop template and every instant', () => {
     const d = describeWorkspace(em.state) as any;
