@@ -230,6 +230,15 @@ describe('/segments/list and /segments/details', () => {
     }
   });
 
+  it('treats a segment not yet created as unknown to its series too', async () => {
+    const later = ws().segments.find((s) => !existsAt(s.lifecycle, nowMs()))!;
+    for (const path of [`/segments/data_series?segment_id=${later.id}&length=3`, `/sessions/data_series?segment_id=${later.id}&length=3`]) {
+      const r = await call(em, path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.message).toContain(later.id);
+    }
+  });
+
   it('gives an added segment a zero size before its creation day and a positive one after', async () => {
     const seg = ws().segments.find((s) => s.lifecycle.createdMs > Date.parse('2023-06-01') && existsAt(s.lifecycle, nowMs()) && s.analyticsTrackingEnabled)!;
     const created = new Date(seg.lifecycle.createdMs).toISOString().slice(0, 10);

@@ -4,11 +4,17 @@ import { ENDPOINTS, MAX_SERIES_LENGTH } from '../../api/endpoints.js';
 import type { PurchaseQuantityPoint, RevenuePoint, SegmentSizePoint, SeriesBody, SessionsPoint } from '../../api/types.js';
 import type { EmulatorRequest, Route, RouteContext } from '../route.js';
 import type { AnalyticsWorkspace } from './analytics-workspace.js';
+import { existsAt } from './lifecycle.js';
 import { idParam, instantParam, lengthParam, ParamError, readRoute, unitParam, unitStartsEndingAt } from './query-params.js';
 import { purchasesSeries, segmentSizeSeries, sessionsSeries } from './series-query.js';
 
-/** The platform keeps no series for a segment with analytics tracking off: a 400 that says so and how to fix it. */
-function trackedSegment<S extends { id: string; analyticsTrackingEnabled: boolean }>(segment: S | undefined): S | undefined {
+/**
+ * `segment_id`: a segment that exists at now (one created later is unknown, as on every endpoint). The platform keeps no
+ * series for a segment with analytics tracking off: a 400 that says so and how to fix it.
+ */
+function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: number, omitted: string) {
+  const existing = ws.segments.filter((s) => existsAt(s.lifecycle, nowMs));
+  const segment = idParam(query, 'segment_id', (id) => existing.find((s) => s.id === id), existing.map((s) => s.id), omitted);
   if (segment && !segment.analyticsTrackingEnabled) {
     throw new ParamError(`segment_id "${segment.id}" has analytics tracking off, so no series is kept for it; turn tracking on for the segment in the dashboard, or leave it out`);
   }
@@ -47,7 +53,7 @@ export const purchasesRevenueRoute: Route = readRoute(ENDPOINTS.purchasesRevenue
 
 export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req, ctx) => {
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
-  const segment = trackedSegment(idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'all users'));
+  const segment = segmentParam(ws, req.query, nowMs, 'all users');
   const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, starts, nowMs);
   const body: SeriesBody<SessionsPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, sessions: p.value })) };
   return { status: 200, body };
@@ -57,11 +63,11 @@ export const segmentSizeRoute: Route = readRoute(ENDPOINTS.segmentsDataSeries, (
   const ws = ctx.workspace.analytics;
   const rawSegment = req.query.get('segment_id');
   if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: the id of a segment, e.g. ${ws.segments[0]!.id} (/segments/list gives them all)`);
-  const segment = trackedSegment(idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'nothing (it is required)'))!;
+  const nowMs = ctx.clock.nowMs();
+  const segment = segmentParam(ws, req.query, nowMs, 'nothing (it is required)')!;
   const length = lengthParam(req.query, MAX_SERIES_LENGTH);
   // Segment size is a daily estimate: no hourly form exists.
   unitParam(req.query, ['day']);
-  const nowMs = ctx.clock.nowMs();
   const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
   const points = segmentSizeSeries(ws, segment, unitStartsEndingAt(endingMs, length, 'day'), nowMs);
   const body: SeriesBody<SegmentSizePoint> = { message: 'success', data: points.map((p) => ({ time: p.time, size: p.value })) };
