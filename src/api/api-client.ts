@@ -5,6 +5,7 @@ import pRetry, { AbortError } from 'p-retry';
 import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
 import type { ApiClientOptions, ClientEvent, ClientStats } from './api-client-options.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { credentialProblem } from './credential-rules.js';
 import type { EndpointSpec, PoolId } from './endpoints.js';
 import { expectSuccess } from './expect-success.js';
 import type { PoolPermit } from './limit-pool.js';
@@ -12,6 +13,7 @@ import { Limiter } from './limiter.js';
 import { readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
 import { isRecord } from './response-shape.js';
 import { SecretScrubber } from './secret-scrubber.js';
+import { showUrl } from './show-url.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { ConfigError, FatalApiError, FatalError, RetriableApiError, type RequestContext } from '../errors.js';
 
@@ -59,13 +61,11 @@ export class ApiClient {
     if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
       throw new ConfigError('apiKey', 'the REST API key is empty; pass the key of the workspace (it needs the permissions of the endpoints you call)');
     }
-    // A key with whitespace or control characters cannot travel in a header; fetch would reject it on every attempt.
-    if (/[\s\x00-\x1f\x7f]/.test(opts.apiKey)) {
-      throw new ConfigError('apiKey', 'contains whitespace or control characters; copy the key again without spaces or line breaks');
-    }
-    if (opts.scimToken !== undefined && /[\s\x00-\x1f\x7f]/.test(opts.scimToken)) {
-      throw new ConfigError('scimToken', 'contains whitespace or control characters; copy the token again without spaces or line breaks');
-    }
+    // A key fetch cannot put in a header would fail every attempt as a "connection failure"; a short one is a placeholder.
+    const keyProblem = credentialProblem(opts.apiKey);
+    if (keyProblem) throw new ConfigError('apiKey', `the REST API key ${keyProblem}`);
+    const tokenProblem = opts.scimToken === undefined ? undefined : credentialProblem(opts.scimToken);
+    if (tokenProblem) throw new ConfigError('scimToken', `the SCIM token ${tokenProblem}`);
     this.#apiKey = opts.apiKey;
     this.#scimToken = opts.scimToken;
     this.#requestOrigin = opts.requestOrigin;
@@ -441,10 +441,10 @@ function normalizeBaseUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError('baseUrl', `"${raw}" is not a URL; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`);
+    throw new ConfigError('baseUrl', `${showUrl(raw)} is not a URL; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('baseUrl', `"${raw}" must start with http:// or https://`);
-  if (url.search || url.hash) throw new ConfigError('baseUrl', `"${raw}" must not carry a query or fragment; give only scheme, host and optional path prefix`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('baseUrl', `${showUrl(raw)} must start with http:// or https://`);
+  if (url.search || url.hash) throw new ConfigError('baseUrl', `${showUrl(raw)} must not carry a query or fragment; give only scheme, host and optional path prefix (and the key as apiKey)`);
   if (url.username || url.password) throw new ConfigError('baseUrl', 'must not carry credentials; pass the API key as apiKey');
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -1,6 +1,7 @@
 // Turns the raw `engage-etl run` flags, the environment and the pipeline file into one RunOptions, once, at the boundary.
 // Precedence: flag > environment (ENGAGE_BASE_URL, ENGAGE_API_KEY) > pipeline file (base_url only).
 import type { DateTime } from 'luxon';
+import { credentialProblem } from '../api/credential-rules.js';
 import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../extract/series-time.js';
 import { normalizeBaseUrl, showUrl } from './base-url.js';
@@ -97,6 +98,8 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     if (apiKey === undefined) {
       throw new ConfigError('--api-key', `the service at ${baseUrl} needs a REST API key: pass --api-key KEY or set the ENGAGE_API_KEY environment variable`);
     }
+    const keyProblem = credentialProblem(apiKey);
+    if (keyProblem) throw new ConfigError(nonEmpty(flags.apiKey) !== undefined ? '--api-key' : 'ENGAGE_API_KEY', `the REST API key ${keyProblem}`);
   }
 
   const nowUtc = now.toUTC();

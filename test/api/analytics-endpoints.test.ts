@@ -14,7 +14,7 @@ let client: ApiClient;
 
 beforeEach(async () => {
   server = await TestServer.create();
-  client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-xyz-1' });
+  client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-analytics-8c2f4a6e1b39' });
 });
 
 afterEach(async () => {

@@ -94,7 +94,7 @@ describe('what the client sends', () => {
   it('rejects bad options with a ConfigError naming the option', () => {
     expect(() => ApiClient.create({ baseUrl: 'not a url', apiKey: KEY })).toThrow(/baseUrl/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: '' })).toThrow(/apiKey/);
-    expect(() => ApiClient.create({ baseUrl: server.url, apiKey: 'abc\n' })).toThrow(/apiKey: contains whitespace/);
+    expect(() => ApiClient.create({ baseUrl: server.url, apiKey: 'abc\n' })).toThrow(/apiKey: the REST API key contains a space or control character/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: KEY, maxAttempts: 0 })).toThrow(/maxAttempts/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: KEY, pools: { cdi: { limit: 0, windowMs: 10 } } })).toThrow(/pools\.cdi\.limit/);
   });

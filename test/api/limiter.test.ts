@@ -11,7 +11,7 @@ let server: TestServer;
 const clients: ApiClient[] = [];
 
 function makeClient(opts: Partial<ApiClientOptions>): ApiClient {
-  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-123456', ...opts });
+  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', ...opts });
   clients.push(client);
   return client;
 }

@@ -14,7 +14,7 @@ let server: TestServer;
 const clients: ApiClient[] = [];
 
 function makeClient(baseUrl = server.url): ApiClient {
-  const client = ApiClient.create({ baseUrl, apiKey: 'k-abcdef' });
+  const client = ApiClient.create({ baseUrl, apiKey: 'k-paginate-3b7e91d04c2a' });
   clients.push(client);
   return client;
 }
