@@ -89,6 +89,18 @@ export interface ApiClientOptions {
    */
   maxRetryWaitMs?: number;
   /**
+   * Largest response body read, in bytes. A body announced (Content-Length) or streamed past it is cancelled and the
+   * request fails at once, without a retry.
+   * @default 67108864 (64 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * Pages one paginated list (/events/list, /cdi/integrations) may have; a list still going at this page fails, naming
+   * the endpoint and the page, instead of spending the pool's budget on a server that never ends it.
+   * @default 10000
+   */
+  maxPages?: number;
+  /**
    * Requests in flight at once, across all pools.
    * @default 8
    */

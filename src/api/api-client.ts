@@ -11,6 +11,7 @@ import { expectSuccess } from './expect-success.js';
 import type { PoolPermit } from './limit-pool.js';
 import { Limiter } from './limiter.js';
 import { readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
+import { readCappedBody } from './read-body.js';
 import { isRecord } from './response-shape.js';
 import { SecretScrubber } from './secret-scrubber.js';
 import { showUrl } from './show-url.js';
@@ -30,6 +31,11 @@ interface PreparedCall {
   scim: boolean;
 }
 
+/** 64 MiB: the largest real answer (a year of hourly series) is a few MB. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** 10,000 pages: /events/list at 250 a page is 2.5 million events, far past any workspace's catalogue. */
+export const DEFAULT_MAX_PAGES = 10_000;
+
 // Server text quoted in an error is cut here: enough to read the reason, not a whole HTML error page.
 const MAX_QUOTED_CHARS = 300;
 
@@ -47,6 +53,9 @@ export class ApiClient {
   readonly #maxRetryWaitMs: number;
   readonly #backoffBaseMs: number;
   readonly #backoffMaxMs: number;
+  readonly #maxBodyBytes: number;
+  /** Pages a paginated list may have before it is taken for a loop; read by the paginators. */
+  readonly maxPages: number;
   readonly #gate: ConcurrencyGate;
   readonly #fetch: typeof fetch;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -74,6 +83,8 @@ export class ApiClient {
     this.#maxRetryWaitMs = nonNegative('maxRetryWaitMs', opts.maxRetryWaitMs ?? 120_000);
     this.#backoffBaseMs = nonNegative('backoffBaseMs', opts.backoffBaseMs ?? 500);
     this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
+    this.#maxBodyBytes = positive('maxBodyBytes', opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, true);
+    this.maxPages = positive('maxPages', opts.maxPages ?? DEFAULT_MAX_PAGES, true);
     this.#gate = new ConcurrencyGate(positive('concurrency', opts.concurrency ?? 8, true));
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#sleep = opts.sleep ?? defaultSleep;
@@ -236,8 +247,23 @@ export class ApiClient {
       throw failure;
     }
     try {
-      text = await response.text();
+      const read = await readCappedBody(response, this.#maxBodyBytes);
+      if ('tooLarge' in read) {
+        this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
+        this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
+        const { declared, readBytes } = read.tooLarge;
+        const size = declared !== undefined ? `announces ${declared} bytes (Content-Length)` : `passed ${readBytes} bytes while streaming`;
+        const failure = new FatalApiError(
+          p.ctx,
+          `the ${response.status} response body ${size}, over maxBodyBytes=${this.#maxBodyBytes}; refused without reading the rest and not retried — no real answer is that large, so check the base URL, or raise maxBodyBytes if it is genuine`,
+          { status: response.status },
+        );
+        finished(response.status, failure);
+        throw new AbortError(failure);
+      }
+      text = read.text;
     } catch (error) {
+      if (error instanceof AbortError) throw error;
       if (!p.resendCutShort && response.status >= 200 && response.status < 300 && !this.#closing.signal.aborted) {
         this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
         this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
@@ -279,6 +305,14 @@ export class ApiClient {
     if (status >= 200 && status < 300) {
       if (text.trim() === '') return undefined as T;
       const body = parseJson(text);
+      const notJson = notJsonAnswer(response.headers.get('content-type'), text, body !== NOT_JSON);
+      if (notJson) {
+        throw new FatalApiError(
+          p.ctx,
+          `the server answered ${notJson} to ${p.method} ${p.ctx.endpoint} — is the base URL right? It must be the REST address of the instance (e.g. https://rest.example.com), not a dashboard or proxy page: ${quote(text)}`,
+          { status },
+        );
+      }
       if (body === NOT_JSON) {
         if (!p.resendCutShort) return undefined as T;
         throw new RetriableApiError(p.ctx, `the ${status} response body is not complete JSON (truncated?): ${quote(text)}`, { status });
@@ -398,6 +432,20 @@ function serverSays(body: unknown, text: string): string {
     if (parts.length > 0) return `server said ${parts.join('; ')}`;
   }
   return text.trim() === '' ? '' : `server said ${quote(text)}`;
+}
+
+/**
+ * Names a 2xx answer that is not JSON (`HTML (text/html)`, `text/plain, not JSON`), or undefined when it may be JSON.
+ * A missing Content-Type is accepted (independent servers omit it), and so is a wrong one over a body that parses.
+ */
+function notJsonAnswer(contentType: string | null, text: string, parses: boolean): string | undefined {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const looksHtml = /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
+  if (type === 'text/html' || type === 'application/xhtml+xml') return `HTML (${type})`;
+  if (type === '' || /^(application|text)\/(x-)?json$/.test(type) || type.endsWith('+json')) {
+    return looksHtml && !parses ? `HTML${type === '' ? ' (no Content-Type)' : ` under ${type}`}` : undefined;
+  }
+  return parses ? undefined : `${type}, not JSON`;
 }
 
 function quote(text: string): string {

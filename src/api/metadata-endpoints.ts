@@ -10,7 +10,7 @@ import type { CanvasDetails, ContentBlock, DataIntegration, EmailTemplate } from
 /** GET /cdi/integrations, following `rel="next"` links: each yield is one page (at most CDI_PAGE_SIZE integrations). */
 export async function* listDataIntegrations(client: ApiClient): AsyncGenerator<DataIntegration[]> {
   const call: ApiCall = { endpoint: ENDPOINTS.cdiIntegrations };
-  for await (const response of paginateLink<unknown>(client, call)) {
+  for await (const response of paginateLink<unknown>(client, call, { itemsOf: (body) => (isRecord(body) && Array.isArray(body.results) ? body.results : []) })) {
     const ctx = { ...contextOf(call), params: Object.fromEntries(new URL(response.url).searchParams) };
     const body = response.body;
     if (!isRecord(body) || !Array.isArray(body.results)) throw malformed(ctx, '`results` is missing or not an array', body, response.status);
