@@ -10,7 +10,7 @@ import type { EndpointSpec, PoolId } from './endpoints.js';
 import { expectSuccess } from './expect-success.js';
 import type { PoolPermit } from './limit-pool.js';
 import { Limiter } from './limiter.js';
-import { readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
+import { quoteHeaders, readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
 import { readCappedBody } from './read-body.js';
 import { isRecord } from './response-shape.js';
 import { SecretScrubber } from './secret-scrubber.js';
@@ -91,7 +91,10 @@ export class ApiClient {
     this.#now = opts.now ?? Date.now;
     this.#onEvent = opts.onEvent;
     this.#scrubber = new SecretScrubber([opts.apiKey, opts.scimToken]);
-    this.limiter = new Limiter({ now: this.#now, sleep: this.#sleep }, opts.pools ?? {}, this.#closing.signal);
+    this.limiter = new Limiter({ now: this.#now, sleep: this.#sleep }, opts.pools ?? {}, this.#closing.signal, {
+      ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+      onWait: (wait) => this.#emit({ type: 'waiting', ...wait }),
+    });
     // Every request in flight (and every waiting one) listens on the closing signal; more than Node's default 10 is normal.
     setMaxListeners(0, this.#closing.signal);
   }
@@ -297,9 +300,12 @@ export class ApiClient {
       // X-RateLimit-Reset is the end of the pool's window: advice for a 429, not for a 5xx (which would then wait up to an
       // hour, past the retry budget, for a fault that a short backoff cures).
       const retryAfterMs = readRetryAfterMs(response.headers, now, status === 429);
-      if (status === 429 && retryAfterMs !== undefined) this.limiter.blockUntil(p.endpoint.pool, now + retryAfterMs);
+      if (status === 429 && retryAfterMs !== undefined) {
+        this.limiter.blockUntil(p.endpoint.pool, now + retryAfterMs, quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Reset']));
+      }
       const said = serverSays(parseJson(text), text);
-      const reason = status === 429 ? `rate limited by the server (limit pool "${p.endpoint.pool}")` : 'server error';
+      const advice = status === 429 ? quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) : undefined;
+      const reason = status === 429 ? `rate limited by the server (limit pool "${p.endpoint.pool}"${advice ? `; ${advice}` : ''})` : 'server error';
       throw new RetriableApiError(p.ctx, `${reason}${said ? `: ${said}` : ''}`, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
     }
     if (status >= 200 && status < 300) {

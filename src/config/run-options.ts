@@ -6,6 +6,7 @@ import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../extract/series-time.js';
 import { normalizeBaseUrl, showUrl } from './base-url.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
+import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';
 import type { PipelineDefinition, StreamName } from './pipeline-definition.js';
 import { STREAM_NAMES } from './pipeline-definition.js';
@@ -23,6 +24,7 @@ export interface RawRunFlags {
   streams?: string;
   fullRefresh?: boolean;
   json?: boolean;
+  maxWait?: string;
 }
 
 export interface RunOptions {
@@ -49,6 +51,8 @@ export interface RunOptions {
   fullRefresh: boolean;
   /** Print the run summary as JSON. @default false */
   json: boolean;
+  /** Longest wait for a pool's rate-limit window (--max-wait). @default undefined (each pool's window + 5 minutes) */
+  maxWaitMs?: number;
 }
 
 export const DEFAULT_PIPELINE_PATH = 'pipelines/nightly.yaml';
@@ -125,7 +129,13 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     streams: selectStreams(flags.streams, pipeline, pipelinePath),
     fullRefresh: flags.fullRefresh === true,
     json: flags.json === true,
+    ...maxWaitOption(flags.maxWait),
   };
+}
+
+function maxWaitOption(raw: string | undefined): { maxWaitMs?: number } {
+  const ms = parseMaxWait(raw);
+  return ms === undefined ? {} : { maxWaitMs: ms };
 }
 
 function pathFlag(value: string | undefined, flag: string, fallback: string): string {

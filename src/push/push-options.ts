@@ -2,6 +2,7 @@
 // ENGAGE_REQUEST_ORIGIN) into a normalized PushOptions. Every refusal is a ConfigError naming the flag and the fix.
 import { credentialProblem } from '../api/credential-rules.js';
 import { normalizeBaseUrl, showUrl } from '../config/base-url.js';
+import { parseMaxWait } from '../config/max-wait-flag.js';
 import { ConfigError } from '../errors.js';
 import type { MappingOptions, TargetName } from './push-target.js';
 import { TARGET_NAMES } from './push-target.js';
@@ -27,6 +28,7 @@ export interface RawPushFlags {
   confirm?: boolean;
   maxRows?: string;
   json?: boolean;
+  maxWait?: string;
 }
 
 export interface PushOptions {
@@ -55,6 +57,8 @@ export interface PushOptions {
   maxRows?: number;
   /** Print the summary (or the dry-run report) as JSON. @default false */
   json: boolean;
+  /** Longest wait for a pool's rate-limit window (--max-wait). @default undefined (each pool's window + 5 minutes) */
+  maxWaitMs?: number;
 }
 
 export const DEFAULT_PUSH_DB = 'data/engage.duckdb';
@@ -119,6 +123,8 @@ export function resolvePushOptions(targetName: string, flags: RawPushFlags, env:
     ...(maxRows !== undefined ? { maxRows } : {}),
     json: flags.json === true,
   };
+  const maxWaitMs = parseMaxWait(flags.maxWait);
+  if (maxWaitMs !== undefined) opts.maxWaitMs = maxWaitMs;
   if (dryRun) return opts;
 
   const rawUrl = flags.baseUrl ?? env.ENGAGE_BASE_URL;

@@ -149,6 +149,7 @@ describe('reading rate-limit headers', () => {
       limit: 250_000,
       remaining: 249_996,
       resetAt: 1_592_427_600_000,
+      said: 'X-RateLimit-Limit: 250000, X-RateLimit-Remaining: 249996, X-RateLimit-Reset: 1592427600',
     });
   });
 });
