@@ -98,6 +98,9 @@ export class LimitPoolQueue {
   #serverWindowMs: number | undefined;
   #blockedUntil = 0;
   #blockedBecause: string | undefined;
+  // Until a first answer tells the server's limit and window, one request goes alone: a gateway counting 10 per second
+  // would otherwise meet a burst of the pool's whole hourly budget and answer most of it with 429.
+  #heardFromServer = false;
   readonly #maxWaitMs: number;
   readonly #onWait: ((wait: PoolWait) => void) | undefined;
 
@@ -123,6 +126,7 @@ export class LimitPoolQueue {
   /** Takes the server's view of this pool into account; called with the permit of the request whose response said it. */
   observe(permit: PoolPermit, advice: RateLimitAdvice): void {
     const now = this.#clock.now();
+    this.#heardFromServer = true;
     if (advice.limit !== undefined && advice.limit > 0) {
       this.#serverLimit = advice.limit;
       if (advice.resetAt !== undefined && advice.resetAt > now) {
@@ -188,7 +192,7 @@ export class LimitPoolQueue {
   }
 
   /** Milliseconds until the server's own (shorter) window has room, 0 when it has, by our count of what we sent. */
-  #serverCountWait(now: number): number {
+  #serverCountWait(now: number): number | 'release' {
     const limit = this.#serverLimit;
     const window = this.#serverWindowMs;
     if (limit === undefined || window === undefined || window >= this.windowMs) return 0;
@@ -197,7 +201,7 @@ export class LimitPoolQueue {
     while (first > this.#head && (this.#finished[first - 1] as number) + window > now) first--;
     const counted = this.#finished.length - first;
     if (this.#inFlight.size + counted < limit) return 0;
-    if (counted === 0) return 0;
+    if (counted === 0) return 'release';
     const needed = this.#inFlight.size + counted - limit + 1;
     const freedAt = this.#finished[first + Math.min(needed, counted) - 1] as number;
     return Math.max(1, freedAt + window - now);
@@ -230,6 +234,7 @@ export class LimitPoolQueue {
     if (server && server.remaining <= 0) {
       return { ms: Math.max(1, server.expiresAt - now), reason: `the server said ${server.said ?? 'its budget is spent'}` };
     }
+    if (!this.#heardFromServer && this.#inFlight.size > 0) return 'release';
     const counted = this.#finished.length - this.#head;
     if (this.#inFlight.size + counted >= this.#limit()) {
       if (counted === 0) return 'release';
@@ -237,6 +242,7 @@ export class LimitPoolQueue {
       return { ms, reason: `${this.#limit()} requests per ${describeMs(this.windowMs)} already sent (the pool's limit)` };
     }
     const serverWait = this.#serverCountWait(now);
+    if (serverWait === 'release') return 'release';
     if (serverWait > 0) {
       const limit = this.#serverLimit as number;
       return { ms: serverWait, reason: `${limit} requests per ${describeMs(this.#serverWindowMs as number)} already sent (the window the server declares)` };
