@@ -109,7 +109,7 @@ export interface ApiClientOptions {
   /**
    * Pages one paginated list (/events/list, /cdi/integrations) may have; a list still going at this page fails, naming
    * the endpoint and the page, instead of spending the pool's budget on a server that never ends it.
-   * @default 10000
+   * @default 500 (125,000 event names; half the hourly budget /events/list shares with the purchase series)
    */
   maxPages?: number;
   /**

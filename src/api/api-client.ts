@@ -33,8 +33,11 @@ interface PreparedCall {
 
 /** 64 MiB: the largest real answer (a year of hourly series) is a few MB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
-/** 10,000 pages: /events/list at 250 a page is 2.5 million events, far past any workspace's catalogue. */
-export const DEFAULT_MAX_PAGES = 10_000;
+/**
+ * 500 pages: 125,000 event names at 250 a page, far past any workspace's catalogue, yet half of the 1,000 requests an
+ * hour that /events/list shares with the purchase series, so a list that never ends cannot starve them.
+ */
+export const DEFAULT_MAX_PAGES = 500;
 
 // Server text quoted in an error is cut here: enough to read the reason, not a whole HTML error page.
 const MAX_QUOTED_CHARS = 300;
