@@ -67,6 +67,9 @@ const UNTIL_SLACK_MS = 60_000;
  */
 export function resolveRunOptions(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime): RunOptions {
   const apiKey = nonEmpty(flags.apiKey) ?? nonEmpty(env['ENGAGE_API_KEY']);
+  // Checked first: masking a key of a few letters out of the messages below would garble them ("--api-***ey").
+  const keyProblem = apiKey === undefined ? undefined : credentialProblem(apiKey);
+  if (keyProblem) throw new ConfigError(nonEmpty(flags.apiKey) !== undefined ? '--api-key' : 'ENGAGE_API_KEY', `the REST API key ${keyProblem}`);
   try {
     return resolve(flags, env, now, apiKey);
   } catch (err) {
@@ -102,8 +105,6 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     if (apiKey === undefined) {
       throw new ConfigError('--api-key', `the service at ${baseUrl} needs a REST API key: pass --api-key KEY or set the ENGAGE_API_KEY environment variable`);
     }
-    const keyProblem = credentialProblem(apiKey);
-    if (keyProblem) throw new ConfigError(nonEmpty(flags.apiKey) !== undefined ? '--api-key' : 'ENGAGE_API_KEY', `the REST API key ${keyProblem}`);
   }
 
   const nowUtc = now.toUTC();
