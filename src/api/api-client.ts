@@ -8,7 +8,7 @@ import { ConcurrencyGate } from './concurrency-gate.js';
 import { credentialProblem } from './credential-rules.js';
 import type { EndpointSpec, PoolId } from './endpoints.js';
 import { expectSuccess } from './expect-success.js';
-import type { PoolPermit } from './limit-pool.js';
+import { describeMs, type PoolPermit } from './limit-pool.js';
 import { Limiter } from './limiter.js';
 import { quoteHeaders, readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
 import { readCappedBody } from './read-body.js';
@@ -134,7 +134,7 @@ export class ApiClient {
           minTimeout: 0,
           shouldRetry: async ({ error, attemptNumber }) => {
             if (!(error instanceof RetriableApiError)) return false;
-            const wait = this.#retryWait(error, attemptNumber, waited);
+            const wait = this.#retryWait(error, attemptNumber, waited, prepared.endpoint.pool);
             if (wait === undefined) throw this.#budgetExhausted(prepared, error, attemptNumber, waited);
             waited += wait;
             this.#stats.retries++;
@@ -368,9 +368,13 @@ export class ApiClient {
     return new RetriableApiError(p.ctx, `${what} (connection failed: ${this.#scrubber.scrub(String(detail))})`);
   }
 
-  /** Wait before the next attempt, or undefined when it does not fit the retry budget. */
-  #retryWait(error: RetriableApiError, attempt: number, waited: number): number | undefined {
-    const left = this.#maxRetryWaitMs - waited;
+  /**
+   * Wait before the next attempt, or undefined when it does not fit the budget: `maxRetryWaitMs`, or for a 429's own
+   * advice the pool's `--max-wait` when that is longer (a server asking for a ten-minute pause is obeyed, not given up on).
+   */
+  #retryWait(error: RetriableApiError, attempt: number, waited: number, pool: PoolId): number | undefined {
+    const advised = error.status === 429 && error.retryAfterMs !== undefined;
+    const left = (advised ? Math.max(this.#maxRetryWaitMs, this.limiter.maxWaitMs(pool)) : this.#maxRetryWaitMs) - waited;
     const backoff = Math.min(this.#backoffMaxMs, this.#backoffBaseMs * 2 ** (attempt - 1));
     // Jitter spreads the retries of concurrent requests so they do not hit the server in lockstep.
     const jittered = Math.round(backoff * (0.5 + Math.random() * 0.5));
@@ -386,10 +390,11 @@ export class ApiClient {
 
   #budgetExhausted(p: PreparedCall, error: RetriableApiError, attempts: number, waited: number): RetriableApiError {
     const asked = error.retryAfterMs !== undefined ? `the server asked to wait ${error.retryAfterMs} ms, ` : '';
+    const maxWait = error.status === 429 && error.retryAfterMs !== undefined ? `; a 429's advice may use up to --max-wait, ${describeMs(this.limiter.maxWaitMs(p.endpoint.pool))}` : '';
     return this.#giveUp(
       p,
       error,
-      `${attempts} attempt${attempts === 1 ? '' : 's'} made; ${asked}which would exceed the retry wait budget (maxRetryWaitMs=${this.#maxRetryWaitMs}, ${waited} ms already waited)`,
+      `${attempts} attempt${attempts === 1 ? '' : 's'} made; ${asked}which would exceed the retry wait budget (maxRetryWaitMs=${this.#maxRetryWaitMs}, ${waited} ms already waited${maxWait})`,
     );
   }
 

@@ -101,7 +101,8 @@ export class LimitPoolQueue {
   // Until a first answer tells the server's limit and window, one request goes alone: a gateway counting 10 per second
   // would otherwise meet a burst of the pool's whole hourly budget and answer most of it with 429.
   #heardFromServer = false;
-  readonly #maxWaitMs: number;
+  /** Longest wait for budget (`--max-wait`); a 429's Retry-After is honoured up to it too. */
+  readonly maxWaitMs: number;
   readonly #onWait: ((wait: PoolWait) => void) | undefined;
 
   constructor(pool: { id: PoolId; limit: number; windowMs: number }, clock: LimiterClock, signal?: AbortSignal, policy: PoolWaitPolicy = {}) {
@@ -110,7 +111,7 @@ export class LimitPoolQueue {
     this.windowMs = pool.windowMs;
     this.#clock = clock;
     this.#signal = signal;
-    this.#maxWaitMs = policy.maxWaitMs ?? pool.windowMs + DEFAULT_MAX_WAIT_SLACK_MS;
+    this.maxWaitMs = policy.maxWaitMs ?? pool.windowMs + DEFAULT_MAX_WAIT_SLACK_MS;
     this.#onWait = policy.onWait;
   }
 
@@ -285,7 +286,7 @@ export class LimitPoolQueue {
             this.#wakeOnRelease = resolve;
           });
         } else {
-          if (wait.ms > this.#maxWaitMs) {
+          if (wait.ms > this.maxWaitMs) {
             // Every waiter would meet the same wall: fail them all now rather than one per wake-up.
             this.rejectWaiting(this.#tooLong(wait, now));
             continue;
@@ -306,7 +307,7 @@ export class LimitPoolQueue {
     const resumes = now + wait.ms;
     const when = Number.isFinite(resumes) && Math.abs(resumes) <= 8.64e15 ? new Date(resumes).toISOString() : 'never';
     return new FatalError(
-      `limit pool "${this.id}": ${wait.reason}; the next request could go at ${when}, a wait of ${describeMs(wait.ms)}, over the longest wait allowed (--max-wait, maxWaitMs: ${describeMs(this.#maxWaitMs)}); no request was sent — retry later, or raise --max-wait if the server's advice is right`,
+      `limit pool "${this.id}": ${wait.reason}; the next request could go at ${when}, a wait of ${describeMs(wait.ms)}, over the longest wait allowed (--max-wait, maxWaitMs: ${describeMs(this.maxWaitMs)}); no request was sent — retry later, or raise --max-wait if the server's advice is right`,
     );
   }
 }

@@ -62,6 +62,11 @@ export class Limiter {
     this.#pool(pool).blockUntil(until, because);
   }
 
+  /** The longest wait a pool accepts (`--max-wait`, or its window + 5 minutes). */
+  maxWaitMs(pool: PoolId): number {
+    return this.#pool(pool).maxWaitMs;
+  }
+
   /** Used, remaining and reset time of every pool. */
   snapshot(): Record<PoolId, PoolSnapshot> {
     const out = {} as Record<PoolId, PoolSnapshot>;

@@ -131,6 +131,21 @@ describe('Retry-After', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('of ten minutes, within --max-wait, is obeyed (not given up on) and the request then succeeds', async () => {
+    const { client, clock } = hostileClient(server.url);
+    server.handle((_req, res, i) => (i === 0 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': '600' }) : ok(res)));
+    expect(await within(2_000, client.request(call))).toBeUndefined();
+    expect(clock.sleeps).toContain(600_000);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('longer than --max-wait gives up at once, naming the cap', async () => {
+    const { client } = hostileClient(server.url, { maxWaitMs: 300_000 });
+    server.handle((_req, res) => json(res, 429, { message: 'slow down' }, { 'Retry-After': '600' }));
+    expectOneLineError(await within(2_000, client.request(call)), /the server asked to wait 600000 ms.*a 429's advice may use up to --max-wait, 5 min.*Retry-After: 600/);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('negative is taken as "now": the retry goes at once and succeeds', async () => {
     const { client, clock } = hostileClient(server.url);
     server.handle((_req, res, i) => (i === 0 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': '-30' }) : ok(res)));
