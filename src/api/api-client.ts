@@ -4,6 +4,7 @@ import { setMaxListeners } from 'node:events';
 import pRetry, { AbortError } from 'p-retry';
 import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
 import type { ApiClientOptions, ClientEvent, ClientStats } from './api-client-options.js';
+import { DEFAULT_CONCURRENCY } from './api-client-options.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import type { EndpointSpec, PoolId } from './endpoints.js';
 import { expectSuccess } from './expect-success.js';
@@ -74,7 +75,7 @@ export class ApiClient {
     this.#maxRetryWaitMs = nonNegative('maxRetryWaitMs', opts.maxRetryWaitMs ?? 120_000);
     this.#backoffBaseMs = nonNegative('backoffBaseMs', opts.backoffBaseMs ?? 500);
     this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
-    this.#gate = new ConcurrencyGate(positive('concurrency', opts.concurrency ?? 8, true));
+    this.#gate = new ConcurrencyGate(positive('concurrency', opts.concurrency ?? DEFAULT_CONCURRENCY, true));
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#sleep = opts.sleep ?? defaultSleep;
     this.#now = opts.now ?? Date.now;

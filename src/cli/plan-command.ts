@@ -10,7 +10,8 @@ import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import type { Plan } from '../pipeline/plan.js';
 import { planWithoutRunning } from '../pipeline/plan-for-run.js';
 import type { PlanEstimate } from '../pipeline/plan-estimate.js';
-import { DEFAULT_ESTIMATE_CONCURRENCY, DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration } from '../pipeline/plan-estimate.js';
+import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
+import { DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration } from '../pipeline/plan-estimate.js';
 import { addRunFlags } from './run-command.js';
 
 interface PlanFlags extends RawRunFlags {
@@ -60,7 +61,7 @@ export function makePlanCommand(): Command {
 /** Plans the run `opts` describes (database read-only, no request) and estimates it at `latencyMs`. */
 export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFAULT_ESTIMATE_LATENCY_MS): Promise<PlanReport> {
   const { plan, storedState } = await planWithoutRunning(opts);
-  const estimate: PlanEstimate = estimateDuration(plan.byPool, { latencyMs, concurrency: DEFAULT_ESTIMATE_CONCURRENCY });
+  const estimate: PlanEstimate = estimateDuration(plan.byPool, { latencyMs, concurrency: DEFAULT_CONCURRENCY });
   return {
     pipeline: opts.pipeline.name,
     until: opts.until.toUTC().toISO() ?? '',
