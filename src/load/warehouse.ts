@@ -9,6 +9,7 @@ import { EngageError, FatalError } from '../errors.js';
 import { mergeTable } from './bulk-merge.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { crashPoint } from './crash-point.js';
+import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
 import { beginRun, closeAbandonedRuns, finishRun } from './run-log.js';
 import type { RunEnd, RunStart } from './run-log.js';
@@ -250,13 +251,7 @@ export class Warehouse {
       for (const table of tables) {
         const spec = tableSpec(table);
         const month = spec.partitionSource ? ident(PARTITION_COLUMN) : `'${WHOLE_TABLE_PARTITION}'`;
-        await conn.run(
-          `INSERT INTO "_etl_dirty_partitions" SELECT DISTINCT $1, m."partition" FROM (SELECT ${month} AS "partition" FROM ${ident(table)}) m
-           WHERE m."partition" IS NOT NULL AND NOT EXISTS (
-             SELECT 1 FROM "_etl_dirty_partitions" d WHERE d."table_name" = $1 AND d."partition" = m."partition")`,
-          [table],
-          [VARCHAR],
-        );
+        await conn.run(markDirtySql('$1', `SELECT ${month} AS "partition" FROM ${ident(table)}`), [table], [VARCHAR]);
         await conn.run(`DELETE FROM ${ident(table)}`);
       }
       for (const state of ['_etl_series_state', '_etl_holes']) {

@@ -59,7 +59,7 @@ export const canvasDetailsStream = perIdStream({
   description: 'Each listed Canvas\'s details, variants and steps.',
   endpoint: ENDPOINTS.canvasDetails,
   tables: [canvasesTable, variantsTable, stepsTable],
-  options: { keys: ['canvases'], read: (r): CanvasDetailsOptions => ({ canvases: r.ids('canvases', 'Canvas ids, e.g. canvases: [cv_1]') }) },
+  options: { keys: ['canvases'], example: '{ canvases: [cv_1] }', read: (r): CanvasDetailsOptions => ({ canvases: r.ids('canvases', 'Canvas ids, e.g. canvases: [cv_1]') }) },
   ids: (o) => o.canvases,
   fetch: async (client, canvasId) => {
     const d = await fetchCanvasDetails(client, canvasId);

@@ -114,6 +114,7 @@ export const canvasSummaryStream = seriesStream({
   maxUnits: 1,
   options: {
     keys: ['canvases', 'variant_breakdown', 'step_breakdown', 'deleted_step_data'],
+    example: '{ canvases: [cv_1], variant_breakdown: true, step_breakdown: true }',
     read: (r): CanvasSummaryOptions => ({
       canvases: r.ids('canvases', 'Canvas ids, e.g. canvases: [cv_1]'),
       variantBreakdown: r.boolean('variant_breakdown'),

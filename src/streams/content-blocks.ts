@@ -33,6 +33,7 @@ export const contentBlocksStream = perIdStream({
   tables: [table],
   options: {
     keys: ['ids', 'inclusion_data'],
+    example: '{ ids: [cb_1], inclusion_data: true }',
     read: (r): ContentBlocksOptions => ({ ids: r.ids('ids', 'content block ids, e.g. ids: [cb_1]'), inclusionData: r.boolean('inclusion_data') }),
   },
   ids: (o) => o.ids,

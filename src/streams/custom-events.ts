@@ -21,7 +21,7 @@ export const customEventsStream = pagedListStream({
   description: 'Every custom event name the workspace has recorded.',
   endpoint: ENDPOINTS.eventsList,
   tables: [table],
-  options: { keys: [], read: () => ({}) },
+  options: { keys: [], example: '{}', read: () => ({}) },
   // The list is read until a page comes back short, so a full last page costs one more.
   estimatePages: (names) => Math.floor(names / EVENTS_PAGE_SIZE) + 1,
   fetch: async (client, _options, until) => {

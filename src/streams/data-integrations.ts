@@ -24,7 +24,7 @@ export const dataIntegrationsStream = pagedListStream({
   description: 'Every data integration of the workspace.',
   endpoint: ENDPOINTS.cdiIntegrations,
   tables: [table],
-  options: { keys: [], read: () => ({}) },
+  options: { keys: [], example: '{}', read: () => ({}) },
   // The Link header stops at the last page, so a full last page costs nothing more.
   estimatePages: (integrations) => Math.max(1, Math.ceil(integrations / CDI_PAGE_SIZE)),
   fetch: async (client) => {

@@ -26,7 +26,7 @@ export const emailTemplatesStream = perIdStream({
   description: 'Each listed email template\'s info.',
   endpoint: ENDPOINTS.emailTemplateInfo,
   tables: [table],
-  options: { keys: ['ids'], read: (r): EmailTemplatesOptions => ({ ids: r.ids('ids', 'email template ids, e.g. ids: [tpl_1]') }) },
+  options: { keys: ['ids'], example: '{ ids: [tpl_1] }', read: (r): EmailTemplatesOptions => ({ ids: r.ids('ids', 'email template ids, e.g. ids: [tpl_1]') }) },
   ids: (o) => o.ids,
   fetch: async (client, id) => {
     const t = await fetchEmailTemplate(client, id);

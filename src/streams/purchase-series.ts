@@ -47,6 +47,7 @@ export function purchaseSeriesStream<const N extends string, const T extends Pur
     maxUnits: MAX_SERIES_LENGTH,
     options: {
       keys: ['unit', 'apps', 'products'],
+      example: '{ unit: day, apps: ["*", app_1], products: ["*", gems_small] }',
       read: (r) => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), products: r.selectors('products', 'products: ["*", gems_small]') }),
     },
     series: (o) =>

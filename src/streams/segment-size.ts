@@ -27,6 +27,7 @@ export const segmentSizeStream = seriesStream({
   maxUnits: MAX_SERIES_LENGTH,
   options: {
     keys: ['unit', 'segments'],
+    example: '{ segments: [seg_1, seg_2] }',
     read: (r): SegmentSizeOptions => ({ unit: r.unit(['day']) as 'day', segments: r.ids('segments', 'segment ids, e.g. segments: [seg_1]') }),
   },
   series: (o) =>

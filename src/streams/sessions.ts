@@ -33,6 +33,7 @@ export const sessionsStream = seriesStream({
   maxUnits: MAX_SERIES_LENGTH,
   options: {
     keys: ['unit', 'apps', 'segments'],
+    example: '{ unit: hour, apps: ["*"], segments: ["*", seg_1] }',
     read: (r): SessionsOptions => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), segments: r.selectors('segments', 'segments: ["*", seg_1]') }),
   },
   series: (o) =>

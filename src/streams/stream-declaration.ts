@@ -13,6 +13,8 @@ import type { OptionReader } from './option-reader.js';
 export interface StreamOptions<O> {
   /** Keys the stream accepts, in the file's snake_case spelling. */
   readonly keys: readonly string[];
+  /** A working options block in YAML flow style, for docs, `--help` and the JSON Schema. */
+  readonly example: string;
   /** Reads and validates the options; every refusal goes through `r.fail` (file, line, field and fix). */
   read(r: OptionReader): O;
 }
