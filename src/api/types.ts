@@ -320,3 +320,28 @@ export interface ScheduleDeleteRequest {
 export interface EmailBlacklistRequest {
   email: string | string[];
 }
+
+// ---- events, KPI and Canvas daily series (issue 12) ------------------------------------------------------------------
+
+/** `GET /events/data_series`: occurrences of one custom event per unit. */
+export interface EventCountPoint { time: string; count: number }
+
+/** The four daily KPIs, each served by `/kpi/<metric>/data_series` with the metric's name as the value field. */
+export const KPI_METRICS = ['dau', 'mau', 'new_users', 'uninstalls'] as const;
+export type KpiMetric = (typeof KPI_METRICS)[number];
+export type KpiPoint<M extends KpiMetric = KpiMetric> = { time: string } & { [K in M]: number };
+
+/** One day of `GET /canvas/data_series`: the same fields as the `data` of a one-day data summary, minus `name`. */
+export interface CanvasDataSeriesStats extends Omit<CanvasDataSummary, 'name'> {
+  /** The day, `YYYY-MM-DD`. */
+  time: string;
+}
+
+export interface CanvasDataSeries {
+  name: string;
+  stats: CanvasDataSeriesStats[];
+}
+
+export interface CanvasDataSeriesBody extends SuccessBody {
+  data: CanvasDataSeries;
+}
