@@ -15,7 +15,9 @@ export interface SeriesSource {
   restatementFactor(series: RestatedSeries, dayStartMs: number, keys: RestatementKeys): number;
 }
 
-export type RestatedSeries = 'purchases' | 'sessions' | 'segment_size' | 'canvas' | 'events' | 'dau' | 'mau' | 'new_users' | 'uninstalls';
+/** The series a restatement can name. */
+export const RESTATED_SERIES = ['purchases', 'sessions', 'segment_size', 'canvas', 'events', 'dau', 'mau', 'new_users', 'uninstalls'] as const;
+export type RestatedSeries = (typeof RESTATED_SERIES)[number];
 
 export interface RestatementKeys {
   appId?: string;
