@@ -52,7 +52,7 @@ function seriesPoints(body: unknown): Record<string, unknown>[] | undefined {
   return Array.isArray(stats) ? (stats as Record<string, unknown>[]) : undefined;
 }
 
-/** A copy of a point whose first number (depth first, `time` aside) is one more: same time, another value. */
+/** A copy of a point whose first number (depth first, `time` aside) is one more: same time, another value (every series point has a number). */
 function conflicting(point: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(point);
   const bump = (o: Record<string, unknown>): boolean => {
@@ -66,7 +66,7 @@ function conflicting(point: Record<string, unknown>): Record<string, unknown> {
     }
     return false;
   };
-  if (!bump(copy)) copy.value = 1;
+  bump(copy);
   return copy;
 }
 
