@@ -180,6 +180,22 @@ describe('KPIs', () => {
     expect(dau.map((v) => v === 0)).toEqual([false, true, false]);
   });
 
+  it('take in the late data of sessions: the DAU and MAU of a recent day only grow, and are final after 48 hours', async () => {
+    scratch = await startEmulator({ now: '2024-06-11T01:00:00Z' });
+    const seen: { dau: number; mau: number }[] = [];
+    for (const at of ['2024-06-11T01:00:00Z', '2024-06-11T20:00:00Z', '2024-06-13T00:00:00Z', '2024-06-25T00:00:00Z']) {
+      scratch.clock.set(at);
+      const q = 'length=1&ending_at=2024-06-10&app_id=app_1';
+      seen.push({ dau: (await call(scratch, `/kpi/dau/data_series?${q}`)).body.data[0].dau, mau: (await call(scratch, `/kpi/mau/data_series?${q}`)).body.data[0].mau });
+    }
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i]!.dau).toBeGreaterThanOrEqual(seen[i - 1]!.dau);
+      expect(seen[i]!.mau).toBeGreaterThanOrEqual(seen[i - 1]!.mau);
+    }
+    expect(seen[0]!.dau).toBeLessThan(seen[3]!.dau);
+    expect(seen[2]).toEqual(seen[3]);
+  });
+
   it('follow restated sessions, and a restated KPI day changes that day only, never above the sessions', async () => {
     scratch = await startEmulator();
     const q = 'length=3&ending_at=2024-06-05&app_id=app_2';

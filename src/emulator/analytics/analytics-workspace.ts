@@ -1,5 +1,6 @@
 // The analytics side of the emulator's workspace: the seeded catalogue (apps, products, segments, Canvases, templates,
-// content blocks, integrations, event names) and the restatement hook that lets a test change a past day's data.
+// content blocks, integrations, event names), the restatement hook that lets a test change a past day's data, and the
+// skew hook that makes the Canvas data summary disagree with the data series (reconciliation tests).
 import type { DataIntegration, EmailTemplate } from '../../api/types.js';
 import { hashUnit } from '../random.js';
 import type { App, Product, Segment } from './analytics-catalogue.js';
