@@ -26,7 +26,7 @@ export type { EndpointSpec, EndpointName, LimitPool, PoolId } from './api/endpoi
 
 export { createEmulator } from './emulator/server.js';
 export type { Emulator, EmulatorOptions, EmulatorStats } from './emulator/server.js';
-export type { SeriesFault, SeriesFaultMode } from './emulator/series-faults.js';
+export type { SeriesFault, SeriesFaultMode, SeriesFaultRecord } from './emulator/series-faults.js';
 export type { KeyFileEntry } from './emulator/credentials.js';
 export { describeWorkspace } from './emulator/describe-workspace.js';
 export type { Restatement } from './emulator/analytics/analytics-workspace.js';

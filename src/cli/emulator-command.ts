@@ -74,7 +74,7 @@ export function makeEmulatorCommand(): Command {
     .option('--no-rate-limits', 'never answer 429 for an exhausted pool')
     .option(
       '--series-fault <spec>',
-      'alter series answers, e.g. endpoint=sessionsDataSeries,mode=drop_all,times=1 (modes drop_all, drop_point, conflicting_duplicate, outside_window; optional at=<time>, other keys match query values); repeatable',
+      'alter series answers, e.g. endpoint=sessionsDataSeries,mode=drop_all,times=1 (modes drop_all, drop_point, conflicting_duplicate, outside_window; optional at=<time>, times=<n>, rate=<p>; other keys match query values); repeatable',
       (spec: string, all: string[]) => [...all, spec],
       [] as string[],
     )

@@ -5,6 +5,7 @@
 import type { EndpointSpec } from '../api/endpoints.js';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { ConfigError } from '../errors.js';
+import { hashUnit } from './random.js';
 
 export const SERIES_FAULT_MODES = ['drop_all', 'drop_point', 'conflicting_duplicate', 'outside_window'] as const;
 export type SeriesFaultMode = (typeof SERIES_FAULT_MODES)[number];
@@ -28,6 +29,24 @@ export interface SeriesFault {
   query?: Record<string, string | null>;
   /** How many answers are hit; later ones are healthy. @default every matching answer */
   times?: number;
+  /**
+   * Probability in (0, 1] that a matching answer is hit, decided by (seed, request number) so a run replays exactly:
+   * random outages for property tests. An answer spared does not use up `times`. @default 1
+   */
+  rate?: number;
+}
+
+/** One answer a series fault altered, for tests to compare what a client stored with what it was sent. */
+export interface SeriesFaultRecord {
+  /** Request number (from 1, every request since start, as for `faultRate`). */
+  sequence: number;
+  /** Catalogue name of the endpoint. */
+  endpoint: string;
+  /** The request's query string. */
+  query: string;
+  mode: SeriesFaultMode;
+  /** The times of the points dropped (`drop_all`, `drop_point`), repeated (`conflicting_duplicate`) or added (`outside_window`). */
+  times: string[];
 }
 
 interface Armed {
@@ -35,6 +54,7 @@ interface Armed {
   endpointName: string;
   atMs: number | undefined;
   remaining: number;
+  rate: number;
 }
 
 /** Epoch ms of a wire time or a fault's `atTime`: a bare date or a time without a zone is UTC. */
@@ -99,17 +119,23 @@ function arm(fault: SeriesFault, where: string): Armed {
   }
   const times = fault.times ?? Number.POSITIVE_INFINITY;
   if (times !== Number.POSITIVE_INFINITY && (!Number.isInteger(times) || times < 1)) throw new ConfigError(`${where}.times`, `must be an integer ≥ 1 (omit it for every answer), got ${String(fault.times)}`);
+  const rate = fault.rate ?? 1;
+  if (typeof rate !== 'number' || !(rate > 0 && rate <= 1)) throw new ConfigError(`${where}.rate`, `must be a probability in (0, 1], got ${String(fault.rate)}`);
   for (const [k, v] of Object.entries(fault.query ?? {})) {
     if (v !== null && typeof v !== 'string') throw new ConfigError(`${where}.query.${k}`, `must be a string, or null for "absent", got ${JSON.stringify(v)}`);
   }
-  return { fault: { ...fault, ...(fault.query ? { query: { ...fault.query } } : {}) }, endpointName: endpoint.name, atMs, remaining: times };
+  return { fault: { ...fault, ...(fault.query ? { query: { ...fault.query } } : {}) }, endpointName: endpoint.name, atMs, remaining: times, rate };
 }
 
 /** The armed series faults of one emulator; the server asks it to alter every successful answer. */
 export class SeriesFaultInjector {
   readonly #armed: Armed[] = [];
+  readonly #seed: number;
+  /** Every answer altered so far, oldest first. */
+  readonly applied: SeriesFaultRecord[] = [];
 
-  constructor(faults: readonly SeriesFault[] = []) {
+  constructor(seed: number, faults: readonly SeriesFault[] = []) {
+    this.#seed = seed;
     faults.forEach((f, i) => this.add(f, `emulator option seriesFaults[${i}]`));
   }
 
@@ -124,33 +150,41 @@ export class SeriesFaultInjector {
   }
 
   /** Alter `body` in place when an armed fault matches; returns the mode applied. At most one fault per answer. */
-  apply(endpoint: EndpointSpec, query: URLSearchParams, body: unknown): SeriesFaultMode | undefined {
+  apply(sequence: number, endpoint: EndpointSpec, query: URLSearchParams, body: unknown): SeriesFaultMode | undefined {
     const points = seriesPoints(body);
     if (!points || points.length === 0) return undefined;
-    for (const armed of this.#armed) {
+    for (const [index, armed] of this.#armed.entries()) {
       if (armed.remaining <= 0 || armed.endpointName !== endpoint.name) continue;
       const wanted = Object.entries(armed.fault.query ?? {});
       if (!wanted.every(([k, v]) => (v === null ? !query.has(k) : query.get(k) === v))) continue;
       const at = armed.atMs === undefined ? Math.floor(points.length / 2) : points.findIndex((p) => typeof p.time === 'string' && timeMs(p.time) === armed.atMs);
       if (at < 0) continue;
+      if (armed.rate < 1 && hashUnit(this.#seed, 'series-fault', sequence, index) >= armed.rate) continue;
       armed.remaining -= 1;
-      switch (armed.fault.mode) {
+      const mode = armed.fault.mode;
+      let times: string[];
+      switch (mode) {
         case 'drop_all':
+          times = points.map((p) => String(p.time));
           points.length = 0;
           break;
         case 'drop_point':
+          times = [String(points[at]!.time)];
           points.splice(at, 1);
           break;
         case 'conflicting_duplicate':
+          times = [String(points[at]!.time)];
           points.splice(at + 1, 0, conflicting(points[at]!));
           break;
         case 'outside_window': {
           const first = points[0]!;
-          points.unshift({ ...structuredClone(first), time: unitBefore(String(first.time)) });
+          times = [unitBefore(String(first.time))];
+          points.unshift({ ...structuredClone(first), time: times[0] });
           break;
         }
       }
-      return armed.fault.mode;
+      this.applied.push({ sequence, endpoint: endpoint.name, query: query.toString(), mode, times });
+      return mode;
     }
     return undefined;
   }
@@ -158,7 +192,7 @@ export class SeriesFaultInjector {
 
 /**
  * The CLI form of a fault, `--series-fault endpoint=sessionsDataSeries,mode=drop_all,at=2024-06-01,times=1,app_id=app_1`:
- * `endpoint` and `mode` required, `at` and `times` optional, any other key a query value to match.
+ * `endpoint` and `mode` required, `at`, `times` and `rate` optional, any other key a query value to match.
  */
 export function parseSeriesFaultFlag(text: string): SeriesFault {
   const fields = new Map<string, string>();
@@ -167,15 +201,16 @@ export function parseSeriesFaultFlag(text: string): SeriesFault {
     if (eq <= 0) throw new ConfigError('--series-fault', `"${text}": each part must be key=value, e.g. endpoint=sessionsDataSeries,mode=drop_all,times=1`);
     fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
   }
-  const { endpoint, mode, at, times } = Object.fromEntries(fields) as Record<string, string | undefined>;
+  const { endpoint, mode, at, times, rate } = Object.fromEntries(fields) as Record<string, string | undefined>;
   if (endpoint === undefined || mode === undefined) throw new ConfigError('--series-fault', `"${text}" needs endpoint= and mode= (modes: ${SERIES_FAULT_MODES.join(', ')})`);
-  const query = Object.fromEntries([...fields].filter(([k]) => !['endpoint', 'mode', 'at', 'times'].includes(k)));
+  const query = Object.fromEntries([...fields].filter(([k]) => !['endpoint', 'mode', 'at', 'times', 'rate'].includes(k)));
   const fault: SeriesFault = { endpoint, mode: mode as SeriesFaultMode };
   if (at !== undefined) fault.atTime = at;
   if (times !== undefined) {
     if (!/^\d+$/.test(times)) throw new ConfigError('--series-fault', `"${text}": times must be an integer ≥ 1, got "${times}"`);
     fault.times = Number(times);
   }
+  if (rate !== undefined) fault.rate = rate.trim() === '' ? Number.NaN : Number(rate);
   if (Object.keys(query).length > 0) fault.query = query;
   arm(fault, '--series-fault');
   return fault;

@@ -16,7 +16,7 @@ import { FAULT_KINDS, faultFor } from './fault-injector.js';
 import type { PoolState } from './rate-limiter.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { EmulatorResponse, Route } from './route.js';
-import type { SeriesFault, SeriesFaultMode } from './series-faults.js';
+import type { SeriesFault, SeriesFaultMode, SeriesFaultRecord } from './series-faults.js';
 import { SERIES_FAULT_MODES, SeriesFaultInjector } from './series-faults.js';
 import { RouteTable } from './route-table.js';
 import type { Workspace } from './workspace.js';
@@ -76,6 +76,8 @@ export interface Emulator {
   injectSeriesFault(fault: SeriesFault): void;
   /** Disarm every series fault: later answers are healthy. */
   clearSeriesFaults(): void;
+  /** Every answer a series fault altered, oldest first: which points were dropped, repeated or added. */
+  seriesFaultLog(): readonly SeriesFaultRecord[];
 }
 
 interface Normalized {
@@ -144,7 +146,7 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
   const workspace = generateWorkspace({ seed: o.seed }, credentials);
   const table = new RouteTable(routes);
   const limiter = new RateLimiter({ limitScale: o.limitScale, windowScale: o.limitWindowScale, enabled: o.rateLimits });
-  const seriesFaults = new SeriesFaultInjector(opts.seriesFaults ?? []);
+  const seriesFaults = new SeriesFaultInjector(o.seed, opts.seriesFaults ?? []);
   const stats: EmulatorStats = {
     requests: 0,
     byPool: Object.fromEntries(Object.keys(LIMIT_POOLS).map((k) => [k, 0])) as Record<PoolId, number>,
@@ -221,7 +223,7 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
       return fail(500, `emulator bug in ${route.endpoint.name}: ${(err as Error).message}`, taken.state);
     }
     if (answer.status === 200) {
-      const altered = seriesFaults.apply(route.endpoint, query, answer.body);
+      const altered = seriesFaults.apply(sequence, route.endpoint, query, answer.body);
       if (altered) stats.seriesFaults[altered] += 1;
     }
     send(res, answer.status, answer.body, taken.state, answer.headers ?? {});
@@ -267,6 +269,9 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
     },
     clearSeriesFaults() {
       seriesFaults.clear();
+    },
+    seriesFaultLog() {
+      return [...seriesFaults.applied];
     },
     close() {
       closed ??= new Promise<void>((resolve, reject) => {

@@ -47,6 +47,42 @@ describe('series faults', () => {
     expect(e.stats.seriesFaults.drop_point).toBe(2);
   });
 
+  it('logs every altered answer: request number, endpoint, query, mode and the times dropped, repeated or added', async () => {
+    const e = await start({
+      seriesFaults: [
+        { endpoint: 'sessionsDataSeries', mode: 'drop_all', times: 1 },
+        { endpoint: 'sessionsDataSeries', mode: 'outside_window', times: 1 },
+      ],
+    });
+    await call(e, SESSIONS);
+    await call(e, '/kpi/dau/data_series?length=1');
+    await call(e, SESSIONS);
+    await call(e, SESSIONS);
+    expect(e.seriesFaultLog()).toEqual([
+      { sequence: 1, endpoint: 'sessionsDataSeries', query: 'length=5&ending_at=2024-06-05', mode: 'drop_all', times: DAYS },
+      { sequence: 3, endpoint: 'sessionsDataSeries', query: 'length=5&ending_at=2024-06-05', mode: 'outside_window', times: ['2024-05-31'] },
+    ]);
+  });
+
+  it('rate: hits matching answers at random, replayed exactly from the seed; spared answers keep their points', async () => {
+    const run = async (seed: number) => {
+      const e = await startEmulator({ seed, seriesFaults: [{ endpoint: 'sessionsDataSeries', mode: 'drop_point', rate: 0.5 }] });
+      try {
+        const lengths: number[] = [];
+        for (let i = 0; i < 30; i++) lengths.push((await call(e, SESSIONS)).body.data.length);
+        return { lengths, log: e.seriesFaultLog().map((r) => r.sequence) };
+      } finally {
+        await e.close();
+      }
+    };
+    const a = await run(1);
+    expect(a.lengths.filter((n) => n === 4).length).toBeGreaterThan(5);
+    expect(a.lengths.filter((n) => n === 5).length).toBeGreaterThan(5);
+    expect(a.log).toEqual(a.lengths.flatMap((n, i) => (n === 4 ? [i + 1] : [])));
+    expect(await run(1)).toEqual(a);
+    expect((await run(2)).lengths).not.toEqual(a.lengths);
+  });
+
   it('drop_point without atTime drops the middle point (index ⌊n/2⌋), on hourly answers too', async () => {
     const e = await start({ seriesFaults: [{ endpoint: 'eventsDataSeries', mode: 'drop_point' }] });
     const event = (await call(e, '/events/list')).body.events[0];
@@ -122,6 +158,7 @@ describe('series faults', () => {
     [{ endpoint: 'sessionsDataSeries', mode: 'drop_all', times: 0 }, /seriesFaults\[0\]\.times: must be an integer ≥ 1/],
     [{ endpoint: 'sessionsDataSeries', mode: 'drop_all', atTime: 'tuesday' }, /seriesFaults\[0\]\.atTime: "tuesday" is not a date or ISO 8601 instant/],
     [{ endpoint: 'sessionsDataSeries', mode: 'drop_all', query: { app_id: 3 } }, /seriesFaults\[0\]\.query\.app_id: must be a string, or null/],
+    [{ endpoint: 'sessionsDataSeries', mode: 'drop_all', rate: 0 }, /seriesFaults\[0\]\.rate: must be a probability in \(0, 1\], got 0/],
   ])('refuses the bad fault %o with a ConfigError naming the field', async (fault, message) => {
     await expect(startEmulator({ seriesFaults: [fault as never] })).rejects.toThrow(message);
     await expect(startEmulator({ seriesFaults: [fault as never] })).rejects.toBeInstanceOf(ConfigError);
@@ -132,8 +169,8 @@ describe('--series-fault', () => {
   const defaults: RawEmulatorFlags = { port: '4010', host: '127.0.0.1', seed: '1', latencyMs: '0', faultRate: '0', limitScale: '1', limitWindowScale: '1', rateLimits: true };
 
   it('reads endpoint, mode, at, times and query values, and may be repeated', () => {
-    expect(parseSeriesFaultFlag('endpoint=sessionsDataSeries,mode=drop_point,at=2024-06-01T05:00:00Z,times=2,app_id=app_1,unit=hour')).toEqual({
-      endpoint: 'sessionsDataSeries', mode: 'drop_point', atTime: '2024-06-01T05:00:00Z', times: 2, query: { app_id: 'app_1', unit: 'hour' },
+    expect(parseSeriesFaultFlag('endpoint=sessionsDataSeries,mode=drop_point,at=2024-06-01T05:00:00Z,times=2,rate=0.25,app_id=app_1,unit=hour')).toEqual({
+      endpoint: 'sessionsDataSeries', mode: 'drop_point', atTime: '2024-06-01T05:00:00Z', times: 2, rate: 0.25, query: { app_id: 'app_1', unit: 'hour' },
     });
     const opts = resolveEmulatorFlags({ ...defaults, seriesFault: ['endpoint=kpiDauDataSeries,mode=drop_all', 'endpoint=/canvas/data_series,mode=outside_window'] });
     expect(opts.seriesFaults).toEqual([{ endpoint: 'kpiDauDataSeries', mode: 'drop_all' }, { endpoint: '/canvas/data_series', mode: 'outside_window' }]);
@@ -144,6 +181,7 @@ describe('--series-fault', () => {
     ['endpoint=sessionsDataSeries,drop_all', /each part must be key=value/],
     ['endpoint=sessionsDataSeries,mode=drop_all,times=once', /times must be an integer ≥ 1, got "once"/],
     ['endpoint=sessionsDataSeries,mode=melt', /--series-fault\.mode: "melt" is not a series fault mode/],
+    ['endpoint=sessionsDataSeries,mode=drop_all,rate=often', /--series-fault\.rate: must be a probability in \(0, 1\], got NaN/],
   ])('refuses %s', (spec, message) => {
     expect(() => parseSeriesFaultFlag(spec)).toThrow(message);
   });
