@@ -5,6 +5,7 @@
 import type { EndpointSpec } from '../api/endpoints.js';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { ConfigError } from '../errors.js';
+import { DAY_MS, formatUnit, HOUR_MS } from './analytics/time-units.js';
 import { hashUnit } from './random.js';
 
 export const SERIES_FAULT_MODES = ['drop_all', 'drop_point', 'conflicting_duplicate', 'outside_window'] as const;
@@ -92,8 +93,8 @@ function conflicting(point: Record<string, unknown>): Record<string, unknown> {
 
 /** The wire time one unit before `time`, in the same form (a date steps back a day, an instant an hour). */
 function unitBefore(time: string): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(time)) return new Date(timeMs(time) - 86_400_000).toISOString().slice(0, 10);
-  return `${new Date(timeMs(time) - 3_600_000).toISOString().slice(0, 13)}:00:00Z`;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(time)) return formatUnit(timeMs(time) - DAY_MS, 'day');
+  return formatUnit(timeMs(time) - HOUR_MS, 'hour');
 }
 
 function endpointOf(name: string): EndpointSpec | undefined {
@@ -105,7 +106,7 @@ const SERIES_PATH = /(_series|\/data_series)$/;
 
 /** Check a fault and resolve its endpoint; every problem is a ConfigError naming `where` and the field. */
 function arm(fault: SeriesFault, where: string): Armed {
-  if (typeof fault !== 'object' || fault === null) throw new ConfigError(where, 'must be an object { endpoint, mode, atTime?, query?, times? }');
+  if (typeof fault !== 'object' || fault === null) throw new ConfigError(where, 'must be an object { endpoint, mode, atTime?, query?, times?, rate? }');
   const endpoint = typeof fault.endpoint === 'string' ? endpointOf(fault.endpoint) : undefined;
   const series = (Object.values(ENDPOINTS) as EndpointSpec[]).filter((e) => e.method === 'GET' && SERIES_PATH.test(e.path)).map((e) => e.name);
   if (!endpoint || !series.includes(endpoint.name)) {
@@ -136,6 +137,7 @@ export class SeriesFaultInjector {
 
   constructor(seed: number, faults: readonly SeriesFault[] = []) {
     this.#seed = seed;
+    if (!Array.isArray(faults)) throw new ConfigError('emulator option seriesFaults', 'must be an array of { endpoint, mode, atTime?, query?, times?, rate? }');
     faults.forEach((f, i) => this.add(f, `emulator option seriesFaults[${i}]`));
   }
 
