@@ -406,13 +406,9 @@ function quote(text: string): string {
   return JSON.stringify(flat.length > MAX_QUOTED_CHARS ? `${flat.slice(0, MAX_QUOTED_CHARS)}…` : flat);
 }
 
+/** Events want the reason alone, without the request the message starts with. */
 function reasonOf(error: Error): string {
-  if (!(error instanceof RetriableApiError || error instanceof FatalApiError)) return error.message;
-  // API errors read "<METHOD> <path> <params> failed[ with N]: <reason>" (src/errors.ts); events want the reason alone.
-  const { method, endpoint, params } = error.context;
-  const shown = params && Object.keys(params).length > 0 ? ` ${JSON.stringify(params)}` : '';
-  const prefix = `${method} ${endpoint}${shown} failed${error.status ? ` with ${error.status}` : ''}: `;
-  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  return error instanceof RetriableApiError || error instanceof FatalApiError ? error.reason : error.message;
 }
 
 function describeCall(p: PreparedCall): string {
