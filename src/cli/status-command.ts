@@ -5,16 +5,18 @@ import { formatRows } from './format-rows.js';
 
 export function makeStatusCommand(): Command {
   return new Command('status')
-    .description('Show each series\' watermark, last run, rows and staleness.')
+    .description('Show each series\' watermark, last run, rows, staleness and missing units (holes).')
     .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
     .option('--json', 'print JSON')
     .action(async (flags: { db: string; json?: boolean }) => {
       const wh = await Warehouse.open(flags.db, { readOnly: true });
       try {
         const rows = await wh.status();
+        const holes = await wh.readHoles();
+        const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
         const [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
         if (flags.json) {
-          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, series: rows }], 'json'));
+          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes }], 'json'));
           return;
         }
         process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
@@ -25,7 +27,15 @@ export function makeStatusCommand(): Command {
           rows_loaded: r.rowsLoaded,
           last_run: r.lastRunId,
           stale: staleness(r.stalenessMs),
+          open_holes: openOf(r.stream, r.seriesKey),
         })), 'table'));
+        if (holes.length > 0) {
+          const open = holes.filter((h) => h.status === 'open').length;
+          process.stdout.write(`\nmissing units: ${open} open (asked again by the next runs), ${holes.length - open} confirmed absent (no longer asked for)\n`);
+          process.stdout.write(formatRows(holes.map((h) => ({
+            stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
+          })), 'table'));
+        }
       } finally {
         await wh.close();
       }
