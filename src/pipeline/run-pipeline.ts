@@ -81,7 +81,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   let committed: Committer | undefined;
   try {
     wh = await Warehouse.open(opts.db);
-    if (lock.tookOverStale) warnings.push({ code: 'lock_taken_over', message: `took over a stale lock of a run that no longer exists (pid ${lock.tookOverFrom?.pid ?? '?'})` });
+    if (lock.staleNote) warnings.push({ code: 'lock_taken_over', message: lock.staleNote });
     let baseUrl = opts.baseUrl;
     let apiKey = opts.apiKey;
     if (opts.emulator) {
