@@ -2,8 +2,8 @@
 import { Command } from 'commander';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
+import { openWorkingCopy, publishSnapshot } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
-import { Warehouse } from '../load/warehouse.js';
 
 export function makeExportCommand(): Command {
   return new Command('export')
@@ -14,9 +14,12 @@ export function makeExportCommand(): Command {
       await assertWritableDir(flags.out);
       const lock = await RunLock.acquire(flags.db, { command: 'engage-etl export' });
       try {
-        const wh = await Warehouse.open(flags.db);
+        const { warehouse: wh, notes } = await openWorkingCopy(flags.db);
         try {
+          for (const note of notes) process.stderr.write(`warning: ${note.message}\n`);
           const s = await exportParquet(wh, flags.out, { scope: 'all' });
+          // The export cleared the dirty marks: readers of --db see that state too.
+          for (const note of (await publishSnapshot(wh, flags.db)).notes) process.stderr.write(`warning: ${note.message}\n`);
           process.stdout.write(`exported ${s.rowsWritten.toLocaleString('en-US')} rows in ${s.filesWritten} files to ${s.outDir} (${s.filesRemoved} stale files removed)\n`);
         } finally {
           await wh.close();

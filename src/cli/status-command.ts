@@ -1,6 +1,6 @@
 // `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is.
 import { Command } from 'commander';
-import { Warehouse } from '../load/warehouse.js';
+import { openPublished } from '../load/published-snapshot.js';
 import { formatRows } from './format-rows.js';
 
 export function makeStatusCommand(): Command {
@@ -9,7 +9,7 @@ export function makeStatusCommand(): Command {
     .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
     .option('--json', 'print JSON')
     .action(async (flags: { db: string; json?: boolean }) => {
-      const wh = await Warehouse.open(flags.db, { readOnly: true });
+      const wh = await openPublished(flags.db);
       try {
         const rows = await wh.status();
         const [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');

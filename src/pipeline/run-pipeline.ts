@@ -13,6 +13,7 @@ import { EngageError, FatalError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
 import { crashPoint } from '../load/crash-point.js';
+import { openWorkingCopy, publishSnapshot } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
 import { Warehouse } from '../load/warehouse.js';
@@ -80,7 +81,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   let plan: Plan | undefined;
   let committed: Committer | undefined;
   try {
-    wh = await Warehouse.open(opts.db);
+    const working = await openWorkingCopy(opts.db);
+    wh = working.warehouse;
+    warnings.push(...working.notes);
     if (lock.staleNote) warnings.push({ code: 'lock_taken_over', message: lock.staleNote });
     let baseUrl = opts.baseUrl;
     let apiKey = opts.apiKey;
@@ -163,6 +166,10 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       client: activeClient, parquet: exported,
     });
     await wh.finishRun({ runId, finishedAt: new Date(), status: 'succeeded', requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
+    for (const note of (await publishSnapshot(wh, opts.db)).notes) {
+      warnings.push(note);
+      reporter.emit({ type: 'warning', ...note });
+    }
     reporter.emit({ type: 'run_finished', runId, status: 'succeeded', seconds: summary.seconds });
     return summary;
   } catch (err) {
