@@ -18,6 +18,7 @@ export function makeExportCommand(): Command {
         try {
           for (const note of notes) process.stderr.write(`warning: ${note.message}\n`);
           const s = await exportParquet(wh, flags.out, { scope: 'all' });
+          for (const repair of s.repaired) process.stderr.write(`repaired ${repair.table}: ${repair.problems.join('; ')}\n`);
           // The export cleared the dirty marks: readers of --db see that state too.
           for (const note of (await publishSnapshot(wh, flags.db)).notes) process.stderr.write(`warning: ${note.message}\n`);
           process.stdout.write(`exported ${s.rowsWritten.toLocaleString('en-US')} rows in ${s.filesWritten} files to ${s.outDir} (${s.filesRemoved} stale files removed)\n`);

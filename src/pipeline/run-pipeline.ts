@@ -158,6 +158,11 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
+    for (const repair of exported.repaired) {
+      const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${opts.out} from DuckDB: ${repair.problems.join('; ')}` };
+      warnings.push(warning);
+      reporter.emit({ type: 'warning', ...warning });
+    }
     crashPoint('export-done');
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
 
