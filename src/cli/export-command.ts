@@ -7,8 +7,8 @@ import { RunLock } from '../load/run-lock.js';
 
 export function makeExportCommand(): Command {
   return new Command('export')
-    .description('Re-export every table of the warehouse to Parquet.')
-    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
+    .description('Re-export every table of the warehouse to Parquet, repairing damaged files and manifests.')
+    .option('--db <file>', 'DuckDB database file (its working copy .<name>.work is exported, then published over it)', 'data/engage.duckdb')
     .option('--out <dir>', 'Parquet output folder', 'data/parquet')
     .action(async (flags: { db: string; out: string }) => {
       await assertWritableDir(flags.out);

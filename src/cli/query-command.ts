@@ -8,7 +8,7 @@ export function makeQueryCommand(): Command {
   return new Command('query')
     .description('Run SQL against the DuckDB warehouse (read-only).')
     .argument('<sql>', 'the SQL statement, e.g. "SELECT * FROM revenue LIMIT 5"')
-    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
+    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', 'data/engage.duckdb')
     .addOption(new Option('--format <format>', 'output format').choices(ROW_FORMATS as string[]).default('table'))
     .action(async (sql: string, flags: { db: string; format: RowFormat }) => {
       const wh = await openPublished(flags.db);

@@ -1,22 +1,27 @@
 // `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is.
 import { Command } from 'commander';
 import { openPublished } from '../load/published-snapshot.js';
+import { RunLock } from '../load/run-lock.js';
 import { formatRows } from './format-rows.js';
 
 export function makeStatusCommand(): Command {
   return new Command('status')
     .description('Show each series\' watermark, last run, rows and staleness.')
-    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
+    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', 'data/engage.duckdb')
     .option('--json', 'print JSON')
     .action(async (flags: { db: string; json?: boolean }) => {
       const wh = await openPublished(flags.db);
       try {
         const rows = await wh.status();
         const [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+        // The published file shows the last successful run; a run going on now is known from its lock.
+        const holder = await RunLock.peek(flags.db);
+        const running = holder ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
         if (flags.json) {
-          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, series: rows }], 'json'));
+          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, running, series: rows }], 'json'));
           return;
         }
+        if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
         process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
         process.stdout.write(formatRows(rows.map((r) => ({
           stream: r.stream,

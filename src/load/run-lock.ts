@@ -137,6 +137,16 @@ export class RunLock {
     throw new LockedError(`could not take the lock ${lockPath} after ${MAX_ATTEMPTS} attempts: other runs keep taking it; try again`);
   }
 
+  /** The holder of the lock of `dbPath` when one is taken (a run, export or push may be going on), without touching it. */
+  static async peek(dbPath: string): Promise<LockHolder | undefined> {
+    const lockPath = `${resolve(dbPath)}.lock`;
+    try {
+      return parseHolder(await readFile(lockPath, 'utf8'), lockPath);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Give the lock up; only removes the file while it still names this holder. Safe to call twice. */
   async release(): Promise<void> {
     if (this.#released) return;
