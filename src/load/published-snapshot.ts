@@ -118,6 +118,15 @@ async function removeDeadParts(files: SnapshotFiles): Promise<void> {
   }
 }
 
+/** Make a copy of the published file the working copy. */
+async function adopt(files: SnapshotFiles): Promise<void> {
+  refuseWal(files);
+  // The old working copy's log belongs to the file being replaced: left there, DuckDB would replay it into the new one.
+  await unlink(`${files.working}.wal`).catch(() => undefined);
+  await copyAtomically(files, files.published, files.working);
+  await writeStamp(files, [await fileStamp(files.published)]);
+}
+
 /**
  * Make the working copy ready for a writer and return its path. Call while holding the run lock of `db`, before opening
  * it. A database from before published snapshots (only `db` exists) is adopted as the working copy; so is a published
@@ -130,14 +139,10 @@ export async function prepareWorkingCopy(db: string): Promise<{ files: SnapshotF
   await removeDeadParts(files);
   if (!existsSync(files.published)) return { files, notes };
   if (!existsSync(files.working)) {
-    refuseWal(files);
-    await copyAtomically(files, files.published, files.working);
-    await writeStamp(files, [await fileStamp(files.published)]);
+    await adopt(files);
     notes.push({ code: 'snapshot_adopted', message: `adopted ${files.published} as the working copy ${files.working}; readers keep opening ${files.published}` });
   } else if (await changedSincePublish(files)) {
-    refuseWal(files);
-    await copyAtomically(files, files.published, files.working);
-    await writeStamp(files, [await fileStamp(files.published)]);
+    await adopt(files);
     notes.push({
       code: 'snapshot_adopted',
       message: `${files.published} was changed by another program since engage-etl last published it; adopted it as the working copy so those changes are kept (anything a failed run had loaded since is fetched again)`,
