@@ -1,6 +1,6 @@
 // `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is.
 import { Command } from 'commander';
-import { openPublished } from '../load/published-snapshot.js';
+import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
 import { formatRows } from './format-rows.js';
 
@@ -17,11 +17,17 @@ export function makeStatusCommand(): Command {
         // The published file shows the last successful run; a run going on now is known from its lock.
         const holder = await RunLock.peek(flags.db);
         const running = holder ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
+        // A run that failed after the last successful one is not in the published file; its note says how it ended.
+        const note = await readLastRunNote(flags.db);
+        const latestFailure = note?.status === 'failed' && note.runId !== lastRun?.['run_id'] ? note : null;
         if (flags.json) {
-          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, running, series: rows }], 'json'));
+          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, series: rows }], 'json'));
           return;
         }
         if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
+        if (latestFailure) {
+          process.stdout.write(`latest run ${latestFailure.runId}: failed at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
+        }
         process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
         process.stdout.write(formatRows(rows.map((r) => ({
           stream: r.stream,

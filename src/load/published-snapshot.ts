@@ -19,6 +19,8 @@ export interface SnapshotFiles {
   working: string;
   /** `.<name>.published`: size, mtime and inode of the published file as the last publish left it. */
   stamp: string;
+  /** `.<name>.last-run.json`: the outcome of the latest run, failed ones included (the published file shows successes). */
+  lastRun: string;
 }
 
 /** Something the writer did to the files on its own and tells the user (a run reports it as a warning). */
@@ -30,7 +32,7 @@ export interface SnapshotNote {
 export function snapshotFiles(db: string): SnapshotFiles {
   const published = resolve(db);
   const hidden = join(dirname(published), `.${basename(published)}`);
-  return { published, working: `${hidden}.work`, stamp: `${hidden}.published` };
+  return { published, working: `${hidden}.work`, stamp: `${hidden}.published`, lastRun: `${hidden}.last-run.json` };
 }
 
 // A copy in progress: `.<name>.<pid>-<hex>.part`, renamed into place when complete (the working copy or the published file).
@@ -118,8 +120,30 @@ async function removeDeadParts(files: SnapshotFiles): Promise<void> {
   }
 }
 
+// Bytes 8–11 of every DuckDB database file.
+const DUCKDB_MAGIC = 'DUCK';
+
+/** Refuse, before copying anything, a --db that is a folder or not a DuckDB database (the messages Warehouse.open gives). */
+async function checkPublishedFile(files: SnapshotFiles): Promise<void> {
+  const path = files.published;
+  if ((await stat(path)).isDirectory()) {
+    throw new FatalError(`the database path ${path} is a folder; pass a file path with --db, e.g. --db ${join(path, 'engage.duckdb')}`);
+  }
+  const handle = await open(path, 'r');
+  const header = Buffer.alloc(12);
+  try {
+    await handle.read(header, 0, 12, 0);
+  } finally {
+    await handle.close();
+  }
+  if (header.subarray(8, 12).toString('latin1') !== DUCKDB_MAGIC) {
+    throw new FatalError(`the database file is not a DuckDB database: ${path} (move it away or pass another --db)`);
+  }
+}
+
 /** Make a copy of the published file the working copy. */
 async function adopt(files: SnapshotFiles): Promise<void> {
+  await checkPublishedFile(files);
   refuseWal(files);
   // The old working copy's log belongs to the file being replaced: left there, DuckDB would replay it into the new one.
   await unlink(`${files.working}.wal`).catch(() => undefined);
@@ -138,6 +162,7 @@ export async function prepareWorkingCopy(db: string): Promise<{ files: SnapshotF
   const notes: SnapshotNote[] = [];
   await removeDeadParts(files);
   if (!existsSync(files.published)) return { files, notes };
+  if (existsSync(files.working)) await checkPublishedFile(files);
   if (!existsSync(files.working)) {
     await adopt(files);
     notes.push({ code: 'snapshot_adopted', message: `adopted ${files.published} as the working copy ${files.working}; readers keep opening ${files.published}` });
@@ -194,4 +219,32 @@ export async function openPublished(db: string): Promise<Warehouse> {
     throw new FatalError(`no published database at ${files.published} yet: the first run has not finished; wait for it to succeed, then try again`);
   }
   return Warehouse.open(files.published, { readOnly: true });
+}
+
+/** The outcome of one run, as `status` shows it next to the published (last successful) state. */
+export interface LastRunNote {
+  runId: string;
+  status: 'succeeded' | 'failed';
+  startedAt: string;
+  finishedAt: string;
+  /** One-line reason of a failed run (already free of credentials, like every run error). */
+  error?: string;
+}
+
+/** Record the outcome of the latest run beside the database; a failed run is otherwise only in the working copy. */
+export async function writeLastRunNote(db: string, note: LastRunNote): Promise<void> {
+  const files = snapshotFiles(db);
+  const tmp = partPath(files);
+  await writeFile(tmp, `${JSON.stringify(note)}\n`);
+  await rename(tmp, files.lastRun);
+}
+
+/** The latest run's outcome, or undefined when none was recorded (or the note is unreadable). */
+export async function readLastRunNote(db: string): Promise<LastRunNote | undefined> {
+  try {
+    const value = JSON.parse(await readFile(snapshotFiles(db).lastRun, 'utf8')) as Partial<LastRunNote>;
+    return typeof value.runId === 'string' && (value.status === 'succeeded' || value.status === 'failed') ? (value as LastRunNote) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -13,7 +13,7 @@ import { EngageError, FatalError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
 import { crashPoint } from '../load/crash-point.js';
-import { openWorkingCopy, publishSnapshot } from '../load/published-snapshot.js';
+import { openWorkingCopy, publishSnapshot, writeLastRunNote } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
 import { Warehouse } from '../load/warehouse.js';
@@ -175,6 +175,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       warnings.push(note);
       reporter.emit({ type: 'warning', ...note });
     }
+    await writeLastRunNote(opts.db, { runId, status: 'succeeded', startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString() });
     reporter.emit({ type: 'run_finished', runId, status: 'succeeded', seconds: summary.seconds });
     return summary;
   } catch (err) {
@@ -183,6 +184,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await committed?.drain().catch(() => undefined);
     if (wh) {
       await wh.finishRun({ runId, finishedAt: new Date(), status: 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+      // The published file keeps the last successful run: `status` learns of this failure from the note.
+      await writeLastRunNote(opts.db, { runId, status: 'failed', startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
     }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
     reporter.emit({ type: 'run_finished', runId, status: 'failed', seconds: (Date.now() - started) / 1000, error: message });
