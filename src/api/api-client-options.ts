@@ -90,7 +90,7 @@ export interface ApiClientOptions {
   maxRetryWaitMs?: number;
   /**
    * Requests in flight at once, across all pools.
-   * @default 8
+   * @default DEFAULT_CONCURRENCY (8)
    */
   concurrency?: number;
   /**
@@ -129,3 +129,6 @@ export interface ApiClientOptions {
    */
   now?: () => number;
 }
+
+/** Requests in flight at once by default: the client's cap, the pipeline's workers per pool, and the planner's estimate. */
+export const DEFAULT_CONCURRENCY = 8;

@@ -4,6 +4,7 @@ import { setMaxListeners } from 'node:events';
 import pRetry, { AbortError } from 'p-retry';
 import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
 import type { ApiClientOptions, ClientEvent, ClientStats } from './api-client-options.js';
+import { DEFAULT_CONCURRENCY } from './api-client-options.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import type { EndpointSpec, PoolId } from './endpoints.js';
 import { expectSuccess } from './expect-success.js';
@@ -74,7 +75,7 @@ export class ApiClient {
     this.#maxRetryWaitMs = nonNegative('maxRetryWaitMs', opts.maxRetryWaitMs ?? 120_000);
     this.#backoffBaseMs = nonNegative('backoffBaseMs', opts.backoffBaseMs ?? 500);
     this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
-    this.#gate = new ConcurrencyGate(positive('concurrency', opts.concurrency ?? 8, true));
+    this.#gate = new ConcurrencyGate(positive('concurrency', opts.concurrency ?? DEFAULT_CONCURRENCY, true));
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#sleep = opts.sleep ?? defaultSleep;
     this.#now = opts.now ?? Date.now;
@@ -405,13 +406,9 @@ function quote(text: string): string {
   return JSON.stringify(flat.length > MAX_QUOTED_CHARS ? `${flat.slice(0, MAX_QUOTED_CHARS)}…` : flat);
 }
 
+/** Events want the reason alone, without the request the message starts with. */
 function reasonOf(error: Error): string {
-  if (!(error instanceof RetriableApiError || error instanceof FatalApiError)) return error.message;
-  // API errors read "<METHOD> <path> <params> failed[ with N]: <reason>" (src/errors.ts); events want the reason alone.
-  const { method, endpoint, params } = error.context;
-  const shown = params && Object.keys(params).length > 0 ? ` ${JSON.stringify(params)}` : '';
-  const prefix = `${method} ${endpoint}${shown} failed${error.status ? ` with ${error.status}` : ''}: `;
-  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  return error instanceof RetriableApiError || error instanceof FatalApiError ? error.reason : error.message;
 }
 
 function describeCall(p: PreparedCall): string {

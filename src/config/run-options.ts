@@ -2,7 +2,7 @@
 // Precedence: flag > environment (ENGAGE_BASE_URL, ENGAGE_API_KEY) > pipeline file (base_url only).
 import type { DateTime } from 'luxon';
 import { ConfigError } from '../errors.js';
-import { parseUtcInstant } from '../extract/series-time.js';
+import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from './base-url.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
 import { suggestion } from './nearest-name.js';

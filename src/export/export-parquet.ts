@@ -137,7 +137,7 @@ async function fileRows(wh: Warehouse, file: string): Promise<number> {
 
 async function exportTable(
   wh: Warehouse,
-  spec: TableSpec,
+  spec: TableSpec<TableName>,
   outDir: string,
   stagingDir: string,
   scope: 'dirty' | 'all',

@@ -224,7 +224,7 @@ export async function openPublished(db: string): Promise<Warehouse> {
 /** The outcome of one run, as `status` shows it next to the published (last successful) state. */
 export interface LastRunNote {
   runId: string;
-  status: 'succeeded' | 'failed';
+  status: 'succeeded' | 'completed_with_holes' | 'failed';
   startedAt: string;
   finishedAt: string;
   /** One-line reason of a failed run (already free of credentials, like every run error). */
@@ -243,7 +243,8 @@ export async function writeLastRunNote(db: string, note: LastRunNote): Promise<v
 export async function readLastRunNote(db: string): Promise<LastRunNote | undefined> {
   try {
     const value = JSON.parse(await readFile(snapshotFiles(db).lastRun, 'utf8')) as Partial<LastRunNote>;
-    return typeof value.runId === 'string' && (value.status === 'succeeded' || value.status === 'failed') ? (value as LastRunNote) : undefined;
+    const known = ['succeeded', 'completed_with_holes', 'failed'];
+    return typeof value.runId === 'string' && known.includes(String(value.status)) ? (value as LastRunNote) : undefined;
   } catch {
     return undefined;
   }

@@ -84,6 +84,12 @@ describe('emulator --describe', () => {
     expect(d.content_blocks.filter((b: { deleted: boolean }) => b.deleted).map((b: { id: string }) => b.id)).toEqual(['cb_8']);
     expect(d.data_integrations).toBe(23);
     expect(d.custom_event_names).toBe(612);
+    expect(d.custom_events).toHaveLength(612);
+    expect(d.custom_events[0]).toEqual({ name: expect.any(String), first_occurrence: expect.stringMatching(/^2023-0[1-3]-\d{2}T\d{2}:00:00\.000Z$/), mean_per_hour: expect.any(Number) });
+    expect(d.kpis.paths).toEqual(['/kpi/dau/data_series', '/kpi/mau/data_series', '/kpi/new_users/data_series', '/kpi/uninstalls/data_series']);
+    expect(d.test_hooks.restatable_series).toEqual(expect.arrayContaining(['events', 'dau', 'mau', 'new_users', 'uninstalls', 'canvas']));
+    expect(d.test_hooks.series_fault_modes).toEqual(expect.arrayContaining(['drop_all', 'drop_point', 'conflicting_duplicate', 'outside_window']));
+    expect(d.test_hooks.canvas_summary_skews).toEqual([]);
     expect(d.credentials.demo_api_key).toMatch(/^demo-[0-9a-f]{16}$/);
     expect(d.credentials.scim_token).toMatch(/^scim-[0-9a-f]{16}$/);
     expect(d).toHaveProperty('people');

@@ -1,6 +1,9 @@
-// Every READ route of the emulator (spec section 4: 4.3, 4.10–4.16, 4.19, 4.20).
+// Every READ route of the emulator (spec section 4: 4.3, 4.10–4.16, 4.19, 4.20; and the daily series of issue 12).
 import type { Route } from '../route.js';
 import { canvasDataSummaryRoute, canvasDetailsRoute } from './canvas-routes.js';
+import { canvasDataSeriesRoute } from './canvas-series-route.js';
+import { eventsDataSeriesRoute } from './event-series-route.js';
+import { kpiDauRoute, kpiMauRoute, kpiNewUsersRoute, kpiUninstallsRoute } from './kpi-routes.js';
 import { contentBlockRoute, emailTemplateRoute, eventsListRoute, integrationsRoute } from './metadata-routes.js';
 import { purchasesQuantityRoute, purchasesRevenueRoute, segmentSizeRoute, sessionsRoute } from './series-routes.js';
 
@@ -15,4 +18,10 @@ export const READ_ROUTES: readonly Route[] = [
   contentBlockRoute,
   sessionsRoute,
   segmentSizeRoute,
+  eventsDataSeriesRoute,
+  kpiDauRoute,
+  kpiMauRoute,
+  kpiNewUsersRoute,
+  kpiUninstallsRoute,
+  canvasDataSeriesRoute,
 ];

@@ -7,18 +7,36 @@ import type { AnalyticsWorkspace } from './analytics-workspace.js';
 import { idParam, instantParam, lengthParam, ParamError, readRoute, unitParam, unitStartsEndingAt } from './query-params.js';
 import { purchasesSeries, segmentSizeSeries, sessionsSeries } from './series-query.js';
 
-function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
+/** `app_id`: an app of the workspace, or undefined for all apps. */
+export function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
   return idParam(query, 'app_id', (id) => ws.app(id), ws.apps.map((a) => a.id), 'all apps');
 }
 
-/** The parameters purchases and sessions share: `length`, `unit`, `ending_at` (default now) and `app_id`. */
-function windowParams(req: EmulatorRequest, ctx: RouteContext) {
+/** `segment_id`: a segment of the workspace, or undefined for all users. */
+export function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
+  return idParam(query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'all users');
+}
+
+/** The parameters purchases, sessions and events share: `length`, `unit`, `ending_at` (default now) and `app_id`. */
+export function windowParams(req: EmulatorRequest, ctx: RouteContext) {
   const ws = ctx.workspace.analytics;
   const length = lengthParam(req.query, MAX_SERIES_LENGTH);
   const unit = unitParam(req.query, ['day', 'hour']);
   const nowMs = ctx.clock.nowMs();
   const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
   return { ws, unit, nowMs, starts: unitStartsEndingAt(endingMs, length, unit), app: appParam(ws, req.query) };
+}
+
+/**
+ * The window of the daily-only series (segment size, KPIs): `length` days ending with the day containing `ending_at`
+ * (default now). `unit=day` is accepted, any other unit refused: these series have no hourly form.
+ */
+export function dayWindowParams(req: EmulatorRequest, ctx: RouteContext) {
+  const length = lengthParam(req.query, MAX_SERIES_LENGTH);
+  unitParam(req.query, ['day']);
+  const nowMs = ctx.clock.nowMs();
+  const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
+  return { nowMs, days: unitStartsEndingAt(endingMs, length, 'day') };
 }
 
 function purchases(req: EmulatorRequest, ctx: RouteContext) {
@@ -39,7 +57,7 @@ export const purchasesRevenueRoute: Route = readRoute(ENDPOINTS.purchasesRevenue
 
 export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req, ctx) => {
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
-  const segment = idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'all users');
+  const segment = segmentParam(ws, req.query);
   const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, starts, nowMs);
   const body: SeriesBody<SessionsPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, sessions: p.value })) };
   return { status: 200, body };
@@ -50,12 +68,8 @@ export const segmentSizeRoute: Route = readRoute(ENDPOINTS.segmentsDataSeries, (
   const rawSegment = req.query.get('segment_id');
   if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: one of ${ws.segments.map((s) => s.id).join(', ')}`);
   const segment = idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'nothing (it is required)')!;
-  const length = lengthParam(req.query, MAX_SERIES_LENGTH);
-  // Segment size is a daily estimate: no hourly form exists.
-  unitParam(req.query, ['day']);
-  const nowMs = ctx.clock.nowMs();
-  const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
-  const points = segmentSizeSeries(ws, segment, unitStartsEndingAt(endingMs, length, 'day'), nowMs);
+  const { nowMs, days } = dayWindowParams(req, ctx);
+  const points = segmentSizeSeries(ws, segment, days, nowMs);
   const body: SeriesBody<SegmentSizePoint> = { message: 'success', data: points.map((p) => ({ time: p.time, size: p.value })) };
   return { status: 200, body };
 });
