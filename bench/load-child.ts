@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     try {
       const started = performance.now();
       const committer = new Committer(wh, 'bench-rss', () => undefined);
-      for (const page of syntheticPages(rows)) await committer.add({ upserts: [{ table: 'purchase_quantity', rows: page }], replaces: [], state: [] });
+      for (const page of syntheticPages(rows)) await committer.add({ upserts: [{ table: 'purchase_quantity', rows: page }], replaces: [], state: [], holes: [] });
       await committer.drain();
       const ms = performance.now() - started;
       const [count] = await wh.query('SELECT count(*) AS n FROM purchase_quantity');

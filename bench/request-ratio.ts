@@ -2,7 +2,7 @@
 // increment after it. The minimum of the paged lists is counted from what they turned out to hold.
 import { readFile } from 'node:fs/promises';
 import type { Plan } from '../src/pipeline/plan.js';
-import { eventsPages, integrationsPages } from '../src/pipeline/plan.js';
+import { STREAMS } from '../src/streams/registry.js';
 import { EmulatorBench } from './emulator-run.js';
 
 export interface RequestRatio {
@@ -18,8 +18,10 @@ export interface RequestRatio {
 /** The run's minimum with the paged lists' real page counts in place of the plan's estimate. */
 export async function trueMinimum(bench: EmulatorBench, plan: Plan): Promise<number> {
   let minimum = plan.streams.filter((s) => !s.estimated).reduce((n, s) => n + s.minimum, 0);
-  if (plan.streams.some((s) => s.stream === 'custom_events')) minimum += eventsPages(await bench.count('custom_events'));
-  if (plan.streams.some((s) => s.stream === 'data_integrations')) minimum += integrationsPages(await bench.count('data_integrations'));
+  for (const stream of STREAMS) {
+    if (stream.kind !== 'paged_list' || !plan.streams.some((s) => s.stream === stream.name)) continue;
+    minimum += stream.estimatePages(await bench.count(stream.tables[0].name));
+  }
   return minimum;
 }
 

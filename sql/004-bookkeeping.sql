@@ -17,3 +17,11 @@ CREATE TABLE IF NOT EXISTS "_etl_runs" (
 CREATE TABLE IF NOT EXISTS "_etl_dirty_partitions" (
   "table_name" VARCHAR, "partition" VARCHAR
 );
+
+-- Units a server left out of its answers, per series: re-requested by later runs inside the windows they send, until
+-- returned (the row is then removed) or until `hole_retries` later runs could not fill them ('confirmed_absent').
+-- attempts: runs that asked for the unit and did not get it.
+CREATE TABLE IF NOT EXISTS "_etl_holes" (
+  "stream" VARCHAR, "series_key" VARCHAR, "unit" VARCHAR, "unit_start" TIMESTAMP, "status" VARCHAR, "attempts" INTEGER,
+  "reason" VARCHAR, "first_run_id" VARCHAR, "last_run_id" VARCHAR, "updated_at" TIMESTAMP
+);

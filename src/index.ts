@@ -1,40 +1,36 @@
-// The public surface of engage-etl, by name.
+// The public surface of engage-etl, by name: what a user's code calls to run the export, the emulator and push, and the
+// types of what comes back. Everything else (paginators, header parsers, the merge) is internal and may change.
 export { EngageError, RetriableError, FatalError, ConfigError, RetriableApiError, FatalApiError, LockedError } from './errors.js';
 export type { RequestContext } from './errors.js';
-export { ENDPOINTS, LIMIT_POOLS, ALL_PERMISSIONS } from './api/endpoints.js';
-export type { EndpointSpec, EndpointName, LimitPool, PoolId } from './api/endpoints.js';
+
+export { loadPipelineFile, parsePipelineText } from './config/load-pipeline-file.js';
+export type { PipelineDefinition, StreamsConfig, StreamName } from './config/pipeline-definition.js';
+export { resolveRunOptions } from './config/run-options.js';
+export type { RunOptions, RawRunFlags } from './config/run-options.js';
+export { STREAM_NAMES } from './streams/registry.js';
+
+export { runPipeline } from './pipeline/run-pipeline.js';
+export type { RunSummary, PipelineDeps, TableSummary, HoleSummary, MissingUnitReport } from './pipeline/run-pipeline.js';
+export type { RunEvent, RunReporter, RunWarning, StreamProgress } from './pipeline/run-events.js';
+
+export { Warehouse } from './load/warehouse.js';
+export type { WarehouseOptions, StatusRow, SeriesState, Hole } from './load/warehouse.js';
+export { exportParquet } from './export/export-parquet.js';
+export type { ExportOptions, ExportSummary, TableExport } from './export/export-parquet.js';
+
 export { ApiClient } from './api/api-client.js';
 export type { ApiClientOptions, ClientEvent, ClientStats } from './api/api-client-options.js';
 export type { ApiCall, ApiResponse, QueryValue } from './api/api-call.js';
-export type { PoolSnapshot } from './api/limit-pool.js';
-export type { PoolOverride, PoolOverrides } from './api/limiter.js';
-export { expectSuccess } from './api/expect-success.js';
-export { paginateLink, resolveNextLink } from './api/paginate-link.js';
-export { paginatePageIndex } from './api/paginate-page-index.js';
-export type { PageIndexOptions } from './api/paginate-page-index.js';
-export { parseLinkHeader, findLink } from './api/link-header.js';
-export type { WebLink } from './api/link-header.js';
-export { fetchPurchaseQuantity, fetchRevenue, fetchSessions, fetchSegmentSize, listEventNames } from './api/analytics-endpoints.js';
-export type { SeriesPoint, PurchaseSeriesQuery, SessionsSeriesQuery, SegmentSizeQuery } from './api/analytics-endpoints.js';
-export { fetchCanvasSummary } from './api/canvas-summary.js';
-export type { CanvasSummaryQuery } from './api/canvas-summary.js';
-export { listDataIntegrations, fetchCanvasDetails, fetchEmailTemplate, fetchContentBlock } from './api/metadata-endpoints.js';
-export { Warehouse } from './load/warehouse.js';
-export type { WarehouseOptions, LoadBatch, CommitResult, SeriesStateUpdate, SeriesState, RunStart, RunEnd, StatusRow } from './load/warehouse.js';
-export type { TableChange } from './load/bulk-merge.js';
-export { RunLock } from './load/run-lock.js';
-export type { LockHolder, RunLockOptions } from './load/run-lock.js';
-export { TABLE_NAMES, TABLE_SPECS, tableSpec, isTableName } from './load/table-specs.js';
-export type { TableName, TableSpec, ColumnSpec, ColumnType } from './load/table-specs.js';
-export { exportParquet } from './export/export-parquet.js';
-export type { ExportOptions, ExportSummary, TableExport } from './export/export-parquet.js';
-export { assertWritableDir } from './export/assert-writable-dir.js';
-export type { TableManifest, ManifestFile } from './export/table-manifest.js';
+export { ENDPOINTS, LIMIT_POOLS, ALL_PERMISSIONS } from './api/endpoints.js';
+export type { EndpointSpec, EndpointName, LimitPool, PoolId } from './api/endpoints.js';
+
 export { createEmulator } from './emulator/server.js';
 export type { Emulator, EmulatorOptions, EmulatorStats } from './emulator/server.js';
+export type { SeriesFault, SeriesFaultMode, SeriesFaultRecord } from './emulator/series-faults.js';
 export type { KeyFileEntry } from './emulator/credentials.js';
 export { describeWorkspace } from './emulator/describe-workspace.js';
-export type { Restatement } from './emulator/analytics/analytics-workspace.js';
+export type { CanvasSummarySkew, Restatement } from './emulator/analytics/analytics-workspace.js';
+
 export { runPush } from './push/run-push.js';
 export type { PushResult, PushSummary, FailedRow } from './push/run-push.js';
 export { resolvePushOptions } from './push/push-options.js';
@@ -42,10 +38,3 @@ export type { PushOptions, RawPushFlags } from './push/push-options.js';
 export { PUSH_TARGETS } from './push/target-registry.js';
 export type { PushTarget, TargetName } from './push/push-target.js';
 export type { DryRunReport } from './push/dry-run-report.js';
-export { resolveRunOptions } from './config/run-options.js';
-export type { RunOptions, RawRunFlags } from './config/run-options.js';
-export { loadPipelineFile } from './config/load-pipeline-file.js';
-export { STREAM_NAMES } from './config/pipeline-definition.js';
-export type { PipelineDefinition, StreamsConfig, StreamName } from './config/pipeline-definition.js';
-export { runPipeline } from './pipeline/run-pipeline.js';
-export type { RunSummary, PipelineDeps } from './pipeline/run-pipeline.js';

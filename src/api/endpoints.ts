@@ -103,6 +103,12 @@ export const ENDPOINTS = {
   emailBlacklist: { name: 'emailBlacklist', method: 'POST', path: '/email/blacklist', pool: 'default', credential: 'api_key', permission: 'email.blacklist' },
   sessionsDataSeries: { name: 'sessionsDataSeries', method: 'GET', path: '/sessions/data_series', pool: 'default', credential: 'api_key', permission: 'sessions.data_series' },
   segmentsDataSeries: { name: 'segmentsDataSeries', method: 'GET', path: '/segments/data_series', pool: 'default', credential: 'api_key', permission: 'segments.data_series' },
+  eventsDataSeries: { name: 'eventsDataSeries', method: 'GET', path: '/events/data_series', pool: 'default', credential: 'api_key', permission: 'events.data_series' },
+  kpiDauDataSeries: { name: 'kpiDauDataSeries', method: 'GET', path: '/kpi/dau/data_series', pool: 'default', credential: 'api_key', permission: 'kpi.dau.data_series' },
+  kpiMauDataSeries: { name: 'kpiMauDataSeries', method: 'GET', path: '/kpi/mau/data_series', pool: 'default', credential: 'api_key', permission: 'kpi.mau.data_series' },
+  kpiNewUsersDataSeries: { name: 'kpiNewUsersDataSeries', method: 'GET', path: '/kpi/new_users/data_series', pool: 'default', credential: 'api_key', permission: 'kpi.new_users.data_series' },
+  kpiUninstallsDataSeries: { name: 'kpiUninstallsDataSeries', method: 'GET', path: '/kpi/uninstalls/data_series', pool: 'default', credential: 'api_key', permission: 'kpi.uninstalls.data_series' },
+  canvasDataSeries: { name: 'canvasDataSeries', method: 'GET', path: '/canvas/data_series', pool: 'default', credential: 'api_key', permission: 'canvas.data_series' },
   canvasList: { name: 'canvasList', method: 'GET', path: '/canvas/list', pool: 'default', credential: 'api_key', permission: 'canvas.list' },
   campaignsList: { name: 'campaignsList', method: 'GET', path: '/campaigns/list', pool: 'default', credential: 'api_key', permission: 'campaigns.list' },
   campaignsDetails: { name: 'campaignsDetails', method: 'GET', path: '/campaigns/details', pool: 'default', credential: 'api_key', permission: 'campaigns.details' },
@@ -125,6 +131,8 @@ export const ALL_PERMISSIONS: readonly string[] = [
 /** Largest `length` per request of the windowed series (section 8). */
 export const MAX_SERIES_LENGTH = 100;
 export const MAX_CANVAS_SUMMARY_DAYS = 14;
+/** Largest window of one `/canvas/data_series` request, in days (one point per day). */
+export const MAX_CANVAS_DATA_SERIES_DAYS = 14;
 /** Page sizes (section 4). */
 export const EVENTS_PAGE_SIZE = 250;
 export const CDI_PAGE_SIZE = 10;

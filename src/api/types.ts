@@ -172,15 +172,6 @@ export interface ContentBlock {
 
 // ---- 2.5 / 4.9 preference center -------------------------------------------------------------------------------------
 
-export interface PreferenceCenterUpdate {
-  name?: string;
-  preference_center_title?: string;
-  preference_center_page_html: string;
-  confirmation_page_html: string;
-  state?: 'active' | 'draft';
-  options?: { 'meta-viewport-content'?: string };
-}
-
 export interface PreferenceCenterUpdateBody extends SuccessBody {
   preference_center_api_id: string;
   created_at: string;
@@ -191,34 +182,11 @@ export interface PreferenceCenterUpdateBody extends SuccessBody {
 
 export type SubscriptionState = 'subscribed' | 'unsubscribed';
 
-export interface SubscriptionStatusSetRequest {
-  subscription_group_id: string;
-  subscription_state: SubscriptionState;
-  external_id?: string[];
-  email?: string | string[];
-  phone?: string[];
-}
-
 // ---- 2.2 / 4.2 user attributes ---------------------------------------------------------------------------------------
 
 export interface UserAlias {
   alias_name: string;
   alias_label: string;
-}
-
-/** A user attributes object: identifier keys plus any attribute (standard or custom). */
-export interface UserAttributesObject {
-  external_id?: string;
-  user_alias?: UserAlias;
-  platform_id?: string;
-  email?: string | null;
-  _update_existing_only?: boolean;
-  push_token_import?: boolean;
-  [attribute: string]: unknown;
-}
-
-export interface UsersTrackRequest {
-  attributes?: UserAttributesObject[];
 }
 
 export interface UsersTrackBody extends SuccessBody {
@@ -245,11 +213,6 @@ export interface ExternalIdRemoveBody extends SuccessBody {
 }
 
 // ---- 4.4 / 4.5 / 7.1 catalogs ----------------------------------------------------------------------------------------
-
-export interface CatalogItem {
-  id?: unknown;
-  [field: string]: unknown;
-}
 
 export type CatalogErrorId =
   | 'catalog-not-found'
@@ -311,14 +274,29 @@ export interface ScimListBody {
   Resources: ScimUser[];
 }
 
-// ---- 4.17 / 4.18 ---------------------------------------------------------------------------------------------------
+// ---- events, KPI and Canvas daily series (issue 12) ------------------------------------------------------------------
 
-export interface ScheduleDeleteRequest {
-  schedule_id: string;
+/** `GET /events/data_series`: occurrences of one custom event per unit. */
+export interface EventCountPoint { time: string; count: number }
+
+/** The four daily KPIs, each served by `/kpi/<metric>/data_series` with the metric's name as the value field. */
+export const KPI_METRICS = ['dau', 'mau', 'new_users', 'uninstalls'] as const;
+export type KpiMetric = (typeof KPI_METRICS)[number];
+export type KpiPoint<M extends KpiMetric = KpiMetric> = { time: string } & { [K in M]: number };
+
+/** One day of `GET /canvas/data_series`: the same fields as the `data` of a one-day data summary, minus `name`. */
+export interface CanvasDataSeriesStats extends Omit<CanvasDataSummary, 'name'> {
+  /** The day, `YYYY-MM-DD`. */
+  time: string;
 }
 
-export interface EmailBlacklistRequest {
-  email: string | string[];
+export interface CanvasDataSeries {
+  name: string;
+  stats: CanvasDataSeriesStats[];
+}
+
+export interface CanvasDataSeriesBody extends SuccessBody {
+  data: CanvasDataSeries;
 }
 
 // ---- discovery: list endpoints, segment and campaign details (issue 13) -----------------------------------------------

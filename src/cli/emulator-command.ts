@@ -8,6 +8,7 @@ import { demoApiKeyFor, loadKeyFile, buildCredentials } from '../emulator/creden
 import { describeWorkspace } from '../emulator/describe-workspace.js';
 import { generateWorkspace } from '../emulator/workspace.js';
 import { Clock } from '../emulator/clock.js';
+import { parseSeriesFaultFlag } from '../emulator/series-faults.js';
 
 /** Raw commander values of the emulator command. */
 export interface RawEmulatorFlags {
@@ -21,6 +22,7 @@ export interface RawEmulatorFlags {
   limitScale: string;
   limitWindowScale: string;
   rateLimits: boolean;
+  seriesFault?: string[];
   describe?: boolean;
 }
 
@@ -52,6 +54,7 @@ export function resolveEmulatorFlags(flags: RawEmulatorFlags): EmulatorOptions {
     }
     opts.now = flags.now;
   }
+  if (flags.seriesFault !== undefined && flags.seriesFault.length > 0) opts.seriesFaults = flags.seriesFault.map(parseSeriesFaultFlag);
   if (flags.keys !== undefined) opts.keys = loadKeyFile(flags.keys, demoApiKeyFor(seed));
   return opts;
 }
@@ -69,6 +72,12 @@ export function makeEmulatorCommand(): Command {
     .option('--limit-scale <x>', 'multiply every rate-limit pool\'s limit', '1')
     .option('--limit-window-scale <x>', 'multiply every rate-limit pool\'s window length', '1')
     .option('--no-rate-limits', 'never answer 429 for an exhausted pool')
+    .option(
+      '--series-fault <spec>',
+      'alter series answers, e.g. endpoint=sessionsDataSeries,mode=drop_all,times=1 (modes drop_all, drop_point, conflicting_duplicate, outside_window; optional at=<time>, times=<n>, rate=<p>; other keys match query values); repeatable',
+      (spec: string, all: string[]) => [...all, spec],
+      [] as string[],
+    )
     .option('--describe', 'print the workspace identifiers (apps, products, Canvases, keys...) as JSON and exit')
     .action(async (flags: RawEmulatorFlags) => {
       const opts = resolveEmulatorFlags(flags);

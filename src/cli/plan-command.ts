@@ -4,13 +4,13 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DateTime } from 'luxon';
 import { LIMIT_POOLS } from '../api/endpoints.js';
 import type { PoolId } from '../api/endpoints.js';
-import { MAX_SERIES_LENGTH } from '../api/endpoints.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import type { Plan } from '../pipeline/plan.js';
 import { planWithoutRunning } from '../pipeline/plan-for-run.js';
 import type { PlanEstimate } from '../pipeline/plan-estimate.js';
-import { DEFAULT_ESTIMATE_CONCURRENCY, DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration } from '../pipeline/plan-estimate.js';
+import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
+import { DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration } from '../pipeline/plan-estimate.js';
 import { addRunFlags } from './run-command.js';
 
 interface PlanFlags extends RawRunFlags {
@@ -60,7 +60,7 @@ export function makePlanCommand(): Command {
 /** Plans the run `opts` describes (database read-only, no request) and estimates it at `latencyMs`. */
 export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFAULT_ESTIMATE_LATENCY_MS): Promise<PlanReport> {
   const { plan, storedState } = await planWithoutRunning(opts);
-  const estimate: PlanEstimate = estimateDuration(plan.byPool, { latencyMs, concurrency: DEFAULT_ESTIMATE_CONCURRENCY });
+  const estimate: PlanEstimate = estimateDuration(plan.byPool, { latencyMs, concurrency: DEFAULT_CONCURRENCY });
   return {
     pipeline: opts.pipeline.name,
     until: opts.until.toUTC().toISO() ?? '',
@@ -84,7 +84,7 @@ export function formatPlan(r: PlanReport): string {
     '',
     `  ${'stream'.padEnd(width)}  ${'series'.padStart(6)}  ${'requests'.padStart(9)}  ${'minimum'.padStart(9)}  pool`,
     ...r.streams.map((s) =>
-      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? '  (paged list: estimated from the rows stored last time)' : ''}`),
+      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? '  (paged list: estimated from the rows stored last time)' : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}`),
     `  ${'total'.padEnd(width)}  ${''.padStart(6)}  ${n(r.requests, r.estimated).padStart(9)}  ${n(r.minimum, r.estimated).padStart(9)}`,
     '',
     `  ${'pool'.padEnd(poolWidth)}  ${'requests'.padStart(9)}  ${'limit'.padStart(16)}  ${'waves'.padStart(5)}  time alone`,
@@ -94,7 +94,7 @@ export function formatPlan(r: PlanReport): string {
     `estimated duration: ${r.estimated ? '~' : ''}${formatDuration(r.estimate.ms)} at ${r.estimate.latencyMs} ms per request and ${r.estimate.concurrency} in flight — ` +
       (r.estimate.boundBy === 'latency' ? 'bound by latency (no pool runs out of budget)' : `bound by the ${r.estimate.boundBy} pool (${LIMIT_POOLS[r.estimate.boundBy as PoolId].label})`),
     `minimum: ${r.requests === r.minimum ? 'the plan sends exactly the minimum' : `the plan sends ${n(r.requests - r.minimum)} more than the minimum`} ` +
-      `(Σ ceil(units / ${MAX_SERIES_LENGTH}) per series including the look-back, one request per Canvas day, one per id)`,
+      '(per series the fewest windows, each within its endpoint\'s largest length, that cover the look-back, the new units and the open holes; one request per id)',
     ...(r.estimated ? ['~ marks estimates: paged lists are counted from the rows stored last time; their real page count shows once fetched'] : []),
     '',
   ];

@@ -6,34 +6,25 @@ import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import type { SeriesUnit } from '../api/types.js';
 import { ConfigError } from '../errors.js';
-import { parseUtcInstant } from '../extract/series-time.js';
+import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from './base-url.js';
 import { suggestion } from './nearest-name.js';
-import type { PipelineDefinition, StreamName, StreamsConfig } from './pipeline-definition.js';
-import { ALL, STREAM_NAMES } from './pipeline-definition.js';
+import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
+import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
+import { ALL } from '../streams/option-reader.js';
+import type { OptionReader } from '../streams/option-reader.js';
 
 type Path = readonly (string | number)[];
 
 /** @default 3 — enough to catch the restatements the platform makes in the days after a day closes. */
 export const DEFAULT_LOOKBACK_DAYS = 3;
 
-const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'source', 'streams'] as const;
+/** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
+export const DEFAULT_HOLE_RETRIES = 3;
+
+const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'streams'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-
-/** Keys each stream accepts (the file's snake_case spelling). */
-const STREAM_KEYS: Readonly<Record<StreamName, readonly string[]>> = {
-  purchase_quantity: ['unit', 'apps', 'products'],
-  revenue: ['unit', 'apps', 'products'],
-  sessions: ['unit', 'apps', 'segments'],
-  segment_size: ['unit', 'segments'],
-  custom_events: [],
-  canvas_summary: ['canvases', 'variant_breakdown', 'step_breakdown', 'deleted_step_data'],
-  canvas_details: ['canvases'],
-  email_templates: ['ids'],
-  content_blocks: ['ids', 'inclusion_data'],
-  data_integrations: [],
-};
 
 /** Read and validate a pipeline file. Throws ConfigError on any problem, naming the file and field. */
 export function loadPipelineFile(path: string): PipelineDefinition {
@@ -129,11 +120,12 @@ class PipelineReader {
       this.fail(['name'], `${show(name)} is not a usable pipeline name; use letters, digits, "_" and "-" only, starting with a letter or digit (e.g. nightly)`);
     }
     const startDate = this.date(root, ['start_date']);
-    const lookbackDays = this.lookback(root);
+    const lookbackDays = this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)');
+    const holeRetries = this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)');
     const source = this.source(root);
     const streams = this.streams(root);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, source, streams, streamNames };
+    return { name, startDate, lookbackDays, holeRetries, source, streams, streamNames };
   }
 
   /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */
@@ -180,11 +172,11 @@ class PipelineReader {
     return parsed;
   }
 
-  private lookback(obj: Record<string, unknown>): number {
-    const value = obj['lookback_days'];
-    if (value === undefined || value === null) return DEFAULT_LOOKBACK_DAYS;
+  private wholeNumber(obj: Record<string, unknown>, key: string, fallback: number, example: string): number {
+    const value = obj[key];
+    if (value === undefined || value === null) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      this.fail(['lookback_days'], `${show(value)} is not a whole number of days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)`);
+      this.fail([key], `${show(value)} is not a whole number of ${example}`);
     }
     return value;
   }
@@ -212,64 +204,40 @@ class PipelineReader {
     if (Object.keys(value).length === 0) {
       this.fail(['streams'], `is empty; declare at least one stream among ${STREAM_NAMES.join(', ')}`);
     }
-    const out: StreamsConfig = {};
-    for (const name of STREAM_NAMES) {
-      if (!(name in value)) continue;
-      const raw = value[name];
-      const path = ['streams', name];
+    const out: Record<string, unknown> = {};
+    for (const stream of STREAMS) {
+      if (!(stream.name in value)) continue;
+      const raw = value[stream.name];
+      const path = ['streams', stream.name];
       // `custom_events:` with nothing after it is YAML null: read as "no options".
       const options = raw === null ? {} : raw;
       if (!isPlainObject(options)) this.fail(path, `must be a mapping of options (or {}), found ${typeName(raw)} ${show(raw)}`);
-      this.refuseUnknownKeys(options, path, STREAM_KEYS[name], `key in stream ${name}`);
-      this.assignStream(out, name, options, path);
+      this.refuseUnknownKeys(options, path, stream.options.keys, `key in stream ${stream.name}`);
+      out[stream.name] = stream.options.read(this.optionReader(options, path));
     }
-    return out;
+    return out as StreamsConfig;
   }
 
-  private assignStream(out: StreamsConfig, name: StreamName, o: Record<string, unknown>, path: Path): void {
-    switch (name) {
-      case 'purchase_quantity':
-      case 'revenue':
-        out[name] = { unit: this.unit(o, path), apps: this.selectors(o, path, 'apps'), products: this.selectors(o, path, 'products') };
-        return;
-      case 'sessions':
-        out.sessions = { unit: this.unit(o, path), apps: this.selectors(o, path, 'apps'), segments: this.selectors(o, path, 'segments') };
-        return;
-      case 'segment_size':
-        if (o['unit'] !== undefined && o['unit'] !== 'day') {
-          this.fail([...path, 'unit'], `${show(o['unit'])} is not available: segment size is a daily series only (spec 4.20); remove unit or write unit: day`);
-        }
-        out.segment_size = { unit: 'day', segments: this.ids(o, path, 'segments', 'segment ids, e.g. segments: [seg_1]') };
-        return;
-      case 'custom_events':
-      case 'data_integrations':
-        out[name] = {};
-        return;
-      case 'canvas_summary':
-        out.canvas_summary = {
-          canvases: this.ids(o, path, 'canvases', 'Canvas ids, e.g. canvases: [cv_1]'),
-          variantBreakdown: this.boolean(o, path, 'variant_breakdown'),
-          stepBreakdown: this.boolean(o, path, 'step_breakdown'),
-          deletedStepData: this.boolean(o, path, 'deleted_step_data'),
-        };
-        return;
-      case 'canvas_details':
-        out.canvas_details = { canvases: this.ids(o, path, 'canvases', 'Canvas ids, e.g. canvases: [cv_1]') };
-        return;
-      case 'email_templates':
-        out.email_templates = { ids: this.ids(o, path, 'ids', 'email template ids, e.g. ids: [tpl_1]') };
-        return;
-      case 'content_blocks':
-        out.content_blocks = { ids: this.ids(o, path, 'ids', 'content block ids, e.g. ids: [cb_1]'), inclusionData: this.boolean(o, path, 'inclusion_data') };
-        return;
-    }
+  /** The reader a stream declaration validates its options with: every refusal names file, line and field. */
+  private optionReader(o: Record<string, unknown>, path: Path): OptionReader {
+    return {
+      unit: (allowed) => this.unit(o, path, allowed),
+      boolean: (key) => this.boolean(o, path, key),
+      selectors: (key, example) => this.selectors(o, path, key, example),
+      ids: (key, example) => this.ids(o, path, key, example),
+      fail: (key, message) => this.fail(key === undefined ? path : [...path, key], message),
+    };
   }
 
-  private unit(o: Record<string, unknown>, path: Path): SeriesUnit {
+  private unit(o: Record<string, unknown>, path: Path, allowed: readonly SeriesUnit[]): SeriesUnit {
     const value = o['unit'];
-    if (value === undefined || value === null) return 'day';
-    if (value !== 'day' && value !== 'hour') this.fail([...path, 'unit'], `${show(value)} is not a unit; write unit: day or unit: hour`);
-    return value;
+    const fallback = allowed[0] ?? 'day';
+    if (value === undefined || value === null) return fallback;
+    if (allowed.length === 1 && value !== fallback && (value === 'day' || value === 'hour')) {
+      this.fail([...path, 'unit'], `${show(value)} is not available: ${String(path.at(-1))} is a ${fallback === 'day' ? 'daily' : 'hourly'} series only (its endpoint has no other unit); remove unit or write unit: ${fallback}`);
+    }
+    if (!allowed.includes(value as SeriesUnit)) this.fail([...path, 'unit'], `${show(value)} is not a unit; write ${allowed.map((u) => `unit: ${u}`).join(' or ')}`);
+    return value as SeriesUnit;
   }
 
   private boolean(o: Record<string, unknown>, path: Path, key: string): boolean {
@@ -280,9 +248,9 @@ class PipelineReader {
   }
 
   /** A filter list where "*" means "parameter omitted"; defaults to ["*"]. */
-  private selectors(o: Record<string, unknown>, path: Path, key: string): readonly string[] {
+  private selectors(o: Record<string, unknown>, path: Path, key: string, example: string): readonly string[] {
     if (o[key] === undefined || o[key] === null) return [ALL];
-    return this.list(o, [...path, key], true, `e.g. ${key}: ["*", ${key === 'products' ? 'gems_small' : key === 'apps' ? 'app_1' : 'seg_1'}] ("*" = all)`);
+    return this.list(o, [...path, key], true, `e.g. ${example} ("*" = all)`);
   }
 
   /** A required list of explicit ids (the endpoint needs one id per request, so "*" is meaningless). */

@@ -1,10 +1,15 @@
 // `engage-etl emulator --describe`: the identifiers a user needs to write a pipeline or a push against the emulator,
 // as plain JSON. The demo key and SCIM token are included on purpose: they are local fakes and calling is the point.
+import { KPI_METRICS } from '../api/types.js';
 import { originalSegmentCount } from './analytics/analytics-catalogue.js';
+import { eventProfile } from './analytics/event-model.js';
+import { MAU_WINDOW_DAYS } from './analytics/kpi-model.js';
 import type { Lifecycle } from './analytics/lifecycle.js';
 import { iso } from './analytics/lifecycle.js';
 import { originalContentBlockCount, originalTemplateCount } from './analytics/metadata-catalogue.js';
+import { RESTATED_SERIES } from './analytics/series-model.js';
 import { describePeople } from './people/people-workspace.js';
+import { SERIES_FAULT_MODES } from './series-faults.js';
 import type { Workspace } from './workspace.js';
 
 /** Creation, edit and archive instants: what the emulator's clock compares with now. */
@@ -66,7 +71,18 @@ export function describeWorkspace(workspace: Workspace): Record<string, unknown>
     drag_and_drop_templates: a.templates.filter((t) => t.dragAndDrop).map((t) => t.template.email_template_id),
     data_integrations: a.integrations.length,
     custom_event_names: a.eventNames.length,
+    // Counts of every name are served by /events/data_series from its first occurrence on (when /events/list lists it).
+    custom_events: a.eventNames.map((name) => {
+      const p = eventProfile(a, a.apps, name);
+      return { name, first_occurrence: new Date(p.firstHourMs).toISOString(), mean_per_hour: Math.round(p.ratePerHour * 100) / 100 };
+    }),
+    kpis: { metrics: [...KPI_METRICS], unit: 'day', mau_window_days: MAU_WINDOW_DAYS, paths: KPI_METRICS.map((m) => `/kpi/${m}/data_series`) },
     restatements: a.restatements(),
+    test_hooks: {
+      restatable_series: [...RESTATED_SERIES],
+      canvas_summary_skews: a.canvasSummarySkews(),
+      series_fault_modes: [...SERIES_FAULT_MODES],
+    },
     people: describePeople(workspace.people),
   };
 }

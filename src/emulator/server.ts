@@ -16,6 +16,8 @@ import { FAULT_KINDS, faultFor } from './fault-injector.js';
 import type { PoolState } from './rate-limiter.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { EmulatorResponse, Route } from './route.js';
+import type { SeriesFault, SeriesFaultMode, SeriesFaultRecord } from './series-faults.js';
+import { SERIES_FAULT_MODES, SeriesFaultInjector } from './series-faults.js';
 import { RouteTable } from './route-table.js';
 import type { Workspace } from './workspace.js';
 import { generateWorkspace } from './workspace.js';
@@ -44,6 +46,8 @@ export interface EmulatorOptions {
   limitWindowScale?: number;
   /** Largest request body accepted; larger ones get 413. @default 1048576 (1 MiB) */
   maxBodyBytes?: number;
+  /** Targeted faults in series answers (points dropped, a time repeated, a point outside the window). @default [] */
+  seriesFaults?: SeriesFault[];
 }
 
 export interface EmulatorStats {
@@ -55,6 +59,8 @@ export interface EmulatorStats {
   rateLimited: number;
   /** Injected faults by kind. */
   faults: Record<FaultKind, number>;
+  /** Series answers altered by a series fault, by mode. */
+  seriesFaults: Record<SeriesFaultMode, number>;
 }
 
 export interface Emulator {
@@ -66,6 +72,12 @@ export interface Emulator {
   demoApiKey: string;
   scimToken: string;
   stats: EmulatorStats;
+  /** Arm one more series fault (after the `seriesFaults` option's); throws ConfigError on a bad fault. */
+  injectSeriesFault(fault: SeriesFault): void;
+  /** Disarm every series fault: later answers are healthy. */
+  clearSeriesFaults(): void;
+  /** Every answer a series fault altered, oldest first: which points were dropped, repeated or added. */
+  seriesFaultLog(): readonly SeriesFaultRecord[];
 }
 
 interface Normalized {
@@ -134,11 +146,13 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
   const workspace = generateWorkspace({ seed: o.seed }, credentials);
   const table = new RouteTable(routes);
   const limiter = new RateLimiter({ limitScale: o.limitScale, windowScale: o.limitWindowScale, enabled: o.rateLimits });
+  const seriesFaults = new SeriesFaultInjector(o.seed, opts.seriesFaults ?? []);
   const stats: EmulatorStats = {
     requests: 0,
     byPool: Object.fromEntries(Object.keys(LIMIT_POOLS).map((k) => [k, 0])) as Record<PoolId, number>,
     rateLimited: 0,
     faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
+    seriesFaults: Object.fromEntries(SERIES_FAULT_MODES.map((k) => [k, 0])) as Record<SeriesFaultMode, number>,
   };
   const ctx = { workspace, clock };
 
@@ -208,6 +222,10 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
       // Never expected: every bad input must get a 4xx from the handler. The fuzz test keeps this path unused.
       return fail(500, `emulator bug in ${route.endpoint.name}: ${(err as Error).message}`, taken.state);
     }
+    if (answer.status === 200) {
+      const altered = seriesFaults.apply(sequence, route.endpoint, query, answer.body);
+      if (altered) stats.seriesFaults[altered] += 1;
+    }
     send(res, answer.status, answer.body, taken.state, answer.headers ?? {});
   }
 
@@ -246,6 +264,15 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
     demoApiKey: credentials.demoApiKey,
     scimToken: credentials.scimToken,
     stats,
+    injectSeriesFault(fault) {
+      seriesFaults.add(fault);
+    },
+    clearSeriesFaults() {
+      seriesFaults.clear();
+    },
+    seriesFaultLog() {
+      return [...seriesFaults.applied];
+    },
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -1,11 +1,11 @@
-// What an extractor hands to the loader: rows to upsert per table, and the scopes those rows replace.
-import type { TableName } from '../load/table-specs.js';
-import { parseUtcInstant } from './series-time.js';
+// What an extractor hands to the loader: rows to upsert per table, and the scopes those rows replace. Table names are
+// plain strings here (the loader checks them against the registry), so extract does not depend on load.
+import { parseUtcInstant } from '../time/utc-time.js';
 
 export interface ExtractedRows {
-  upserts: { table: TableName; rows: Record<string, unknown>[] }[];
+  upserts: { table: string; rows: Record<string, unknown>[] }[];
   /** Stored rows in these scopes that the upserts do not carry are deleted (a step removed from a Canvas, say). */
-  replaces: { table: TableName; columns: string[]; values: unknown[][] }[];
+  replaces: { table: string; columns: string[]; values: unknown[][] }[];
 }
 
 /** An ISO 8601 timestamp from a metadata body as a UTC Date; absent or unparsable → null (the column is nullable). */

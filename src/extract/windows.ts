@@ -1,12 +1,13 @@
-// Exact request windows for the analytics series: which units a run must (re)load, how to cut them into the fewest
-// `length`/`ending_at` requests, and how to re-request units a response left out. Pure, UTC, closed start / open end.
-import { DateTime } from 'luxon';
-import type { Unit } from './series-time.js';
-import { addUnits, ceilUnit, floorUnit, isoSeconds, unitsBetween } from './series-time.js';
+// Exact request windows for the analytics series: how to cut a range of units into the fewest `length`/`ending_at`
+// requests, and how to re-request units a response left out. Pure, UTC, closed start / open end. Which units a run
+// loads, and how far its watermark moves, is the incremental cursor's (incremental-cursor.ts).
+import type { Unit } from '../time/utc-time.js';
+import type { DateTime } from 'luxon';
+import { addUnits, floorUnit, isoSeconds, unitsBetween } from '../time/utc-time.js';
 
-// windows.ts is the one door to series time math: extractors import everything from here.
-export { addUnits, ceilUnit, floorUnit, isAligned, isoSeconds, parseSeriesTime, parseUtcInstant, unitMs, unitsBetween } from './series-time.js';
-export type { Unit } from './series-time.js';
+// windows.ts is the one door to series time math for extractors.
+export { addUnits, ceilUnit, floorUnit, isAligned, isoSeconds, parseSeriesTime, parseUtcInstant, unitMs, unitsBetween } from '../time/utc-time.js';
+export type { Unit } from '../time/utc-time.js';
 
 /** A run of whole UTC units, [start, end): both ends on unit boundaries, start before end. */
 export interface UnitRange {
@@ -21,58 +22,6 @@ export interface Window extends UnitRange {
   readonly length: number;
   /** The `ending_at` query parameter, `YYYY-MM-DDTHH:mm:ssZ`. */
   readonly endingAt: string;
-}
-
-export interface PlanRangeInput {
-  unit: Unit;
-  /** End of the last complete unit already loaded (exclusive); absent on a first run or a full refresh. */
-  watermark?: DateTime;
-  /** Earliest instant the pipeline covers (its start_date, or --from). */
-  from: DateTime;
-  /** The run's frozen upper bound (--until, @default the run's start time). */
-  until: DateTime;
-  /** Complete days re-fetched before the watermark, to pick up restatements. Whole days even for hourly series. */
-  lookbackDays: number;
-}
-
-/**
- * The units a run loads for one series, or undefined when there is nothing to load.
- *
- * - start: with a watermark, `floor(watermark) − lookbackDays days` (never before `floor(from)`); without, `floor(from)`.
- * - end: `ceil(until)` — the unit containing `until` is loaded although it is still in progress (it will be re-loaded
- *   next run because the watermark stops before it); when `until` is exactly a boundary the range ends there.
- */
-export function planRange(input: PlanRangeInput): UnitRange | undefined {
-  const { unit, watermark, from, until, lookbackDays } = input;
-  if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
-    throw new RangeError(`planRange: lookbackDays must be a whole number of days ≥ 0, got ${lookbackDays}`);
-  }
-  const floorFrom = floorUnit(from, unit);
-  let start = floorFrom;
-  if (watermark !== undefined) {
-    // Days are whole multiples of hours, so subtracting days from an aligned instant keeps it aligned for both units.
-    const rewound = addUnits(floorUnit(watermark, unit), -lookbackDays, 'day');
-    start = rewound.toMillis() > floorFrom.toMillis() ? rewound : floorFrom;
-  }
-  const end = ceilUnit(until, unit);
-  if (end.toMillis() <= start.toMillis()) return undefined;
-  return { unit, start, end };
-}
-
-/** End of the last COMPLETE unit at `until` (= floor(until)): the furthest a watermark may advance. */
-export function completeEnd(until: DateTime, unit: Unit): DateTime {
-  return floorUnit(until, unit);
-}
-
-/**
- * The watermark after loading `range` successfully at `until`: the end of the loaded complete units, never past the
- * unit still in progress at `until`, and never moving backwards (a backfill with an earlier --until keeps the old one).
- */
-export function advanceWatermark(previous: DateTime | undefined, range: UnitRange, until: DateTime): DateTime {
-  const complete = completeEnd(until, range.unit).toMillis();
-  const reached = Math.max(range.start.toMillis(), Math.min(range.end.toMillis(), complete));
-  const best = previous === undefined ? reached : Math.max(previous.toMillis(), reached);
-  return DateTime.fromMillis(best, { zone: 'utc' });
 }
 
 /** ceil(units / maxUnits): the fewest requests that can fetch the range when one request returns at most maxUnits. */
@@ -151,29 +100,4 @@ export function followUpWindows(run: UnitRange, maxUnits: number): Window[] {
     throw new RangeError(`followUpWindows: maxUnits must be a whole number ≥ 2 (a follow-up asks for one extra unit), got ${maxUnits}`);
   }
   return splitWindows(run, maxUnits - 1).map((w) => followUpWindow(w));
-}
-
-/** One Canvas data-summary request: a single UTC day. */
-export interface CanvasDayWindow {
-  /** Start of the UTC day. */
-  readonly day: DateTime;
-  /** `YYYY-MM-DDT00:00:00Z` */
-  readonly startingAt: string;
-  /** `YYYY-MM-DDT23:59:59Z` */
-  readonly endingAt: string;
-}
-
-/**
- * Every UTC day touched by the range, oldest first: Canvas summaries are roll-ups, so one request per day is the only
- * way to get per-day figures (a multi-day request would sum them).
- */
-export function canvasDayWindows(range: UnitRange): CanvasDayWindow[] {
-  const first = floorUnit(range.start, 'day');
-  const days = unitsBetween(first, ceilUnit(range.end, 'day'), 'day');
-  const out: CanvasDayWindow[] = [];
-  for (let i = 0; i < days; i += 1) {
-    const day = addUnits(first, i, 'day');
-    out.push({ day, startingAt: isoSeconds(day), endingAt: isoSeconds(addUnits(day, 1, 'day').minus(1000)) });
-  }
-  return out;
 }

@@ -4,6 +4,7 @@ import { TIMESTAMP, VARCHAR } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { FatalError } from '../errors.js';
 import { appendColumns } from './append-columns.js';
+import { markDirtySql } from './dirty-partitions.js';
 import { stagingSqlType, stagingType, toDuckDBValue } from './duckdb-values.js';
 import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident } from './table-specs.js';
 import type { ColumnSpec, TableSpec } from './table-specs.js';
@@ -162,10 +163,7 @@ export async function mergeTable(
      QUALIFY row_number() OVER (PARTITION BY ${spec.key.map(ident).join(', ')} ORDER BY "_seq" DESC) = 1`,
   );
 
-  const dirtySql = (source: string): string =>
-    `INSERT INTO "_etl_dirty_partitions" SELECT DISTINCT ${nameParam}, m."partition" FROM (${source}) m
-     WHERE m."partition" IS NOT NULL AND NOT EXISTS (
-       SELECT 1 FROM "_etl_dirty_partitions" d WHERE d."table_name" = ${nameParam} AND d."partition" = m."partition")`;
+  const dirtySql = (source: string): string => markDirtySql(nameParam, source);
 
   let deleted = 0;
   const scopeCols = await stageScopes(conn, spec, scopes, `_scope_${spec.name}`);

@@ -3,17 +3,25 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { BIGINT, INTEGER, LIST, TIMESTAMP, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
+import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngageError, FatalError } from '../errors.js';
-import { appendColumns } from './append-columns.js';
 import { mergeTable } from './bulk-merge.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { crashPoint } from './crash-point.js';
+import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
+import { beginRun, closeAbandonedRuns, finishRun } from './run-log.js';
+import type { RunEnd, RunStart } from './run-log.js';
+import { HOLES_SQL, SERIES_STATE_SQL, applyHoleUpdates, toHole, toSeriesState, upsertSeriesState } from './series-state-store.js';
+import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { applySqlDir } from './sql-dir.js';
+import { createTableSql } from './table-definition.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, tableSpec } from './table-specs.js';
 import type { TableName } from './table-specs.js';
+
+export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
+export type { RunEnd, RunStart } from './run-log.js';
 
 export interface WarehouseOptions {
   /**
@@ -31,25 +39,17 @@ export interface WarehouseOptions {
   memoryLimit?: string;
 }
 
-/** The watermark of one series after a batch. */
-export interface SeriesStateUpdate {
-  stream: string;
-  seriesKey: string;
-  unit: string;
-  /** Start of the first unit not yet final: the next run fetches from here. */
-  watermark: Date;
-  /** Rows the batch loaded for this series; added to the stored total. */
-  rowsLoaded: number;
-}
-
 /** What the pipeline hands over to commit at once. */
 export interface LoadBatch {
   runId: string;
   loadedAt: Date;
-  upserts: { table: TableName; rows: Record<string, unknown>[] }[];
+  /** Rows per table; a name outside the registry is refused (a programming error). */
+  upserts: { table: TableName | string; rows: Record<string, unknown>[] }[];
   /** Scopes whose stored rows NOT in this batch's upserts are deleted (e.g. canvas_steps of canvas cv_1). */
-  replaces?: { table: TableName; columns: string[]; values: unknown[][] }[];
+  replaces?: { table: TableName | string; columns: string[]; values: unknown[][] }[];
   state: SeriesStateUpdate[];
+  /** Hole changes of the series in this batch. @default [] */
+  holes?: HoleUpdate[];
 }
 
 export interface CommitResult {
@@ -57,38 +57,6 @@ export interface CommitResult {
   tables: Partial<Record<TableName, TableChange>>;
   /** inserted + updated + deleted over all tables. */
   rowsChanged: number;
-}
-
-/** A stored series watermark. */
-export interface SeriesState {
-  stream: string;
-  seriesKey: string;
-  unit: string;
-  watermark: Date;
-  /** Total rows loaded for this series over all runs. */
-  rowsLoaded: number;
-  lastRunId: string | null;
-  updatedAt: Date;
-}
-
-export interface RunStart {
-  runId: string;
-  pipeline: string;
-  startedAt: Date;
-  /** The run's frozen upper bound. */
-  until: Date;
-  /** @default process.pid */
-  pid?: number;
-}
-
-export interface RunEnd {
-  runId: string;
-  finishedAt: Date;
-  status: 'succeeded' | 'failed';
-  requests: number;
-  rowsChanged: number;
-  /** One-line reason of a failed run. */
-  error?: string;
 }
 
 export interface StatusRow extends SeriesState {
@@ -171,7 +139,10 @@ export class Warehouse {
     let conn: DuckDBConnection | undefined;
     try {
       conn = await entry.instance.connect();
-      if (!readOnly) await applySqlDir(conn);
+      if (!readOnly) {
+        for (const spec of TABLE_SPECS) await conn.run(createTableSql(spec));
+        await applySqlDir(conn);
+      }
       await checkSchema(conn, abs);
       return new Warehouse(abs, readOnly, conn);
     } catch (err) {
@@ -251,7 +222,8 @@ export class Warehouse {
         tables[table] = change;
         rowsChanged += change.inserted + change.updated + change.deleted;
       }
-      await upsertState(conn, batch);
+      await upsertSeriesState(conn, batch.runId, batch.loadedAt, batch.state);
+      await applyHoleUpdates(conn, batch.runId, batch.loadedAt, batch.holes ?? []);
       crashPoint('commit-merged');
       return { tables, rowsChanged };
     });
@@ -261,11 +233,12 @@ export class Warehouse {
 
   /** Every stored series watermark. */
   async readSeriesState(): Promise<SeriesState[]> {
-    const rows = await this.query(
-      `SELECT "stream", "series_key", "unit", "watermark", "rows_loaded", "last_run_id", "updated_at"
-       FROM "_etl_series_state" ORDER BY "stream", "series_key", "unit"`,
-    );
-    return rows.map(toSeriesState);
+    return (await this.query(SERIES_STATE_SQL)).map(toSeriesState);
+  }
+
+  /** Every stored hole (open and confirmed absent). */
+  async readHoles(): Promise<Hole[]> {
+    return (await this.query(HOLES_SQL)).map(toHole);
   }
 
   /**
@@ -278,64 +251,31 @@ export class Warehouse {
       for (const table of tables) {
         const spec = tableSpec(table);
         const month = spec.partitionSource ? ident(PARTITION_COLUMN) : `'${WHOLE_TABLE_PARTITION}'`;
-        await conn.run(
-          `INSERT INTO "_etl_dirty_partitions" SELECT DISTINCT $1, m."partition" FROM (SELECT ${month} AS "partition" FROM ${ident(table)}) m
-           WHERE m."partition" IS NOT NULL AND NOT EXISTS (
-             SELECT 1 FROM "_etl_dirty_partitions" d WHERE d."table_name" = $1 AND d."partition" = m."partition")`,
-          [table],
-          [VARCHAR],
-        );
+        await conn.run(markDirtySql('$1', `SELECT ${month} AS "partition" FROM ${ident(table)}`), [table], [VARCHAR]);
         await conn.run(`DELETE FROM ${ident(table)}`);
       }
-      await conn.run(`DELETE FROM "_etl_series_state" WHERE list_contains($1, "stream")`, [toDuckDBValue('VARCHAR[]', streams, 'streams')], [LIST(VARCHAR)]);
+      for (const state of ['_etl_series_state', '_etl_holes']) {
+        await conn.run(`DELETE FROM ${ident(state)} WHERE list_contains($1, "stream")`, [toDuckDBValue('VARCHAR[]', streams, 'streams')], [LIST(VARCHAR)]);
+      }
     });
   }
 
   /**
-   * Close the log entries of runs that never recorded their end (killed, crashed, power lost): status 'failed' with a
-   * note. Call it only while holding the run lock — then no run can still be running — before beginRun. Returns their ids.
+   * Close the log entries of runs that never recorded their end (killed, crashed, power lost). Call it only while holding
+   * the run lock — then no run can still be running — before beginRun. Returns their ids.
    */
-  async closeAbandonedRuns(at: Date): Promise<string[]> {
-    const rows = await this.query(`SELECT "run_id", "pid" FROM "_etl_runs" WHERE "status" = 'running' ORDER BY "started_at"`);
-    if (rows.length === 0) return [];
-    await this.#serial((conn) =>
-      conn.run(
-        `UPDATE "_etl_runs" SET "status" = 'failed', "finished_at" = $1,
-           "error" = 'ended without recording its end (the process was killed or crashed); its committed batches were kept and later runs resumed from them'
-         WHERE "status" = 'running'`,
-        [toDuckDBValue('TIMESTAMP', at, 'abandoned runs finishedAt')],
-        [TIMESTAMP],
-      ),
-    );
-    return rows.map((r) => `${String(r.run_id)} (pid ${String(r.pid)})`);
+  async closeAbandonedRuns(at: Date, log: '_etl_runs' | '_push_runs' = '_etl_runs'): Promise<string[]> {
+    return this.#serial((conn) => closeAbandonedRuns(conn, at, log));
   }
 
   /** Record the start of a run (status 'running'). */
   async beginRun(r: RunStart): Promise<void> {
-    const existing = await this.query(`SELECT 1 FROM "_etl_runs" WHERE "run_id" = $1`, [r.runId]);
-    if (existing.length > 0) throw new FatalError(`run ${r.runId} is already in the run log of ${this.path}; every run needs a new id`);
-    await this.#serial((conn) =>
-      conn.run(
-        `INSERT INTO "_etl_runs" ("run_id", "pipeline", "started_at", "until", "status", "requests", "rows_changed", "pid")
-         VALUES ($1, $2, $3, $4, 'running', 0, 0, $5)`,
-        [r.runId, r.pipeline, toDuckDBValue('TIMESTAMP', r.startedAt, 'run startedAt'), toDuckDBValue('TIMESTAMP', r.until, 'run until'), r.pid ?? process.pid],
-        [VARCHAR, VARCHAR, TIMESTAMP, TIMESTAMP, INTEGER],
-      ),
-    );
+    await this.#serial((conn) => beginRun(conn, this.path, r));
   }
 
   /** Record the end of a run begun with beginRun. */
   async finishRun(r: RunEnd): Promise<void> {
-    const rows = await this.#serial(async (conn) =>
-      (
-        await conn.runAndReadAll(
-          `UPDATE "_etl_runs" SET "finished_at" = $2, "status" = $3, "requests" = $4, "rows_changed" = $5, "error" = $6 WHERE "run_id" = $1`,
-          [r.runId, toDuckDBValue('TIMESTAMP', r.finishedAt, 'run finishedAt'), r.status, BigInt(r.requests), BigInt(r.rowsChanged), r.error ?? null],
-          [VARCHAR, TIMESTAMP, VARCHAR, BIGINT, BIGINT, VARCHAR],
-        )
-      ).getRows(),
-    );
-    if (Number(rows[0]?.[0] ?? 0) === 0) throw new FatalError(`run ${r.runId} is not in the run log of ${this.path}; call beginRun first`);
+    await this.#serial((conn) => finishRun(conn, this.path, r));
   }
 
   /** Run SQL and return its rows as plain JS objects (bigint → number when safe, TIMESTAMP/DATE → Date, JSON → its text). */
@@ -349,6 +289,46 @@ export class Warehouse {
         throw new FatalError(`query on ${this.path} failed: ${(err as Error).message}`, { cause: err });
       }
       return reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>);
+    });
+  }
+
+  /**
+   * Run ONE read-only query — a single SELECT (WITH … SELECT, FROM …) statement — exactly once, and return its columns and
+   * rows. A second statement, or a statement of another kind (DROP, INSERT, COPY, PRAGMA…), is refused before anything runs.
+   */
+  async readQuery(sql: string): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
+    return this.#serial(async (conn) => {
+      let extracted;
+      try {
+        extracted = await conn.extractStatements(sql);
+      } catch (err) {
+        throw new FatalError(`cannot be read: ${(err as Error).message.replace(/^Failed to extract statements: /, '').replace(/\s*\n[\s\S]*$/, '')}`, { cause: err });
+      }
+      if (extracted.count !== 1) {
+        throw new FatalError(`holds ${extracted.count} statements; give exactly one SELECT (or WITH … SELECT) — nothing was run`);
+      }
+      let prepared;
+      try {
+        prepared = await extracted.prepare(0);
+        if (prepared.statementType !== StatementType.SELECT) {
+          const kind = StatementType[prepared.statementType] ?? String(prepared.statementType);
+          throw new FatalError(`is a ${kind} statement; only a read-only SELECT (or WITH … SELECT) is accepted — nothing was run`);
+        }
+      } catch (err) {
+        if (err instanceof EngageError) throw err;
+        throw new FatalError(`cannot be read: ${(err as Error).message}`, { cause: err });
+      } finally {
+        // Preparing only binds (nothing runs); the statement is dropped before the run, as a prepared CSV reader holds a
+        // buffer of tens of MB that, with the run's own, would not fit the writer's memory limit.
+        prepared?.destroySync();
+      }
+      let reader;
+      try {
+        reader = await conn.runAndReadAll(sql);
+      } catch (err) {
+        throw new FatalError(`cannot be read: ${(err as Error).message}`, { cause: err });
+      }
+      return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>) };
     });
   }
 
@@ -382,18 +362,6 @@ function release(path: string): void {
   }
 }
 
-function toSeriesState(row: Record<string, unknown>): SeriesState {
-  return {
-    stream: row.stream as string,
-    seriesKey: row.series_key as string,
-    unit: row.unit as string,
-    watermark: row.watermark as Date,
-    rowsLoaded: Number(row.rows_loaded),
-    lastRunId: (row.last_run_id as string | null) ?? null,
-    updatedAt: row.updated_at as Date,
-  };
-}
-
 /** Refuse a database whose tables differ from this version's registry (an older or foreign file) before touching it. */
 async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> {
   const rows = (
@@ -415,38 +383,4 @@ async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> 
       );
     }
   }
-}
-
-/** Advance the series watermarks of a batch: last entry per series wins, rows_loaded adds up. */
-async function upsertState(conn: DuckDBConnection, batch: LoadBatch): Promise<void> {
-  if (batch.state.length === 0) return;
-  const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'BIGINT' | 'INTEGER'][] = [
-    ['_seq', 'INTEGER'], ['stream', 'VARCHAR'], ['series_key', 'VARCHAR'], ['unit', 'VARCHAR'], ['watermark', 'TIMESTAMP'], ['rows_loaded', 'BIGINT'],
-  ];
-  const columns = cols.map(() => [] as ReturnType<typeof toDuckDBValue>[]);
-  batch.state.forEach((s, i) => {
-    const at = `state entry ${i} of run ${batch.runId}`;
-    for (const [name, value] of [['stream', s.stream], ['seriesKey', s.seriesKey], ['unit', s.unit]] as const) {
-      if (typeof value !== 'string' || value === '') throw new FatalError(`${at}: ${name} must be a non-empty string, got ${JSON.stringify(value)}`);
-    }
-    const values = [i, s.stream, s.seriesKey, s.unit, s.watermark, s.rowsLoaded];
-    cols.forEach(([name, type], c) => columns[c]!.push(toDuckDBValue(type, values[c], `${at} field ${name}`)));
-  });
-  await conn.run(`CREATE OR REPLACE TEMP TABLE "_stg_state" (${cols.map(([n, t]) => `${ident(n)} ${t}`).join(', ')})`);
-  await appendColumns(conn, '_stg_state', cols.map(([, t]) => (t === 'VARCHAR' ? VARCHAR : t === 'TIMESTAMP' ? TIMESTAMP : t === 'BIGINT' ? BIGINT : INTEGER)), columns, batch.state.length);
-  await conn.run(
-    `CREATE OR REPLACE TEMP TABLE "_new_state" AS
-     SELECT n."stream", n."series_key", n."unit", n."watermark", COALESCE(o."rows_loaded", 0) + n."rows_loaded" AS "rows_loaded",
-            $1 AS "last_run_id", $2 AS "updated_at"
-     FROM (SELECT "stream", "series_key", "unit", arg_max("watermark", "_seq") AS "watermark", sum("rows_loaded")::BIGINT AS "rows_loaded"
-           FROM "_stg_state" GROUP BY ALL) n
-     LEFT JOIN "_etl_series_state" o ON o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
-    [batch.runId, toDuckDBValue('TIMESTAMP', batch.loadedAt, 'batch loadedAt')],
-    [VARCHAR, TIMESTAMP],
-  );
-  await conn.run(
-    `DELETE FROM "_etl_series_state" o USING "_new_state" n WHERE o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
-  );
-  await conn.run(`INSERT INTO "_etl_series_state" SELECT * FROM "_new_state"`);
-  await conn.run(`DROP TABLE "_stg_state"; DROP TABLE "_new_state"`);
 }

@@ -1,10 +1,12 @@
 // Serializes commits to DuckDB and batches whatever arrived while the previous commit ran, so fetched parts land in bulk
 // and in the order they were handed over: a watermark is never committed before the rows it covers.
 import type { ExtractedRows } from '../extract/extracted-rows.js';
-import type { CommitResult, LoadBatch, SeriesStateUpdate, Warehouse } from '../load/warehouse.js';
+import type { CommitResult, HoleUpdate, LoadBatch, SeriesStateUpdate, Warehouse } from '../load/warehouse.js';
 
+/** Rows with the watermarks and hole changes they allow: committed together, in one transaction. */
 export interface CommitPart extends ExtractedRows {
   state: SeriesStateUpdate[];
+  holes: HoleUpdate[];
 }
 
 /**
@@ -68,5 +70,6 @@ function toBatch(runId: string, parts: CommitPart[]): LoadBatch {
     upserts: parts.flatMap((p) => p.upserts),
     replaces: parts.flatMap((p) => p.replaces),
     state: parts.flatMap((p) => p.state),
+    holes: parts.flatMap((p) => p.holes),
   };
 }

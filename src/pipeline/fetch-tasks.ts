@@ -1,128 +1,123 @@
-// The fetch tasks of a planned run, queued per limit pool: one per series window, one per Canvas-day, one per metadata id
-// or paged list. Each task fetches, hands its rows (and the watermark they allow) to the committer, and reports progress.
+// The fetch tasks of a planned run, queued per limit pool, one kind of task per stream kind: a series window, a paged list,
+// an object by id. Each task fetches, hands its rows (with the watermark and hole changes they allow) to the committer,
+// and reports progress. Nothing here knows a stream by name: the declarations say what to fetch and how rows look.
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
-import type { PipelineDefinition, StreamName } from '../config/pipeline-definition.js';
-import { FatalApiError, FatalError } from '../errors.js';
-import { fetchCanvasDay } from '../extract/canvas-summary-extractor.js';
-import { fetchCanvasDetailsRows } from '../extract/canvas-details-extractor.js';
-import { fetchContentBlockRows } from '../extract/content-blocks-extractor.js';
-import { fetchCustomEventRows } from '../extract/custom-events-extractor.js';
-import { fetchDataIntegrationRows } from '../extract/data-integrations-extractor.js';
-import { fetchEmailTemplateRows } from '../extract/email-templates-extractor.js';
 import type { ExtractedRows } from '../extract/extracted-rows.js';
+import { CursorProgress, holeChanges, isWanted } from '../extract/incremental-cursor.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
+import type { HoleUpdate } from '../load/series-state-store.js';
+import type { StreamName } from '../streams/registry.js';
 import type { Committer } from './committer.js';
-import type { Plan } from './plan.js';
-import { SeriesProgress } from './series-progress.js';
+import type { Plan, SeriesPlan } from './plan.js';
 import type { RunWarning } from './run-events.js';
 import type { TaskQueues } from './task-queues.js';
 
 export interface FetchTaskContext {
   client: ApiClient;
   committer: Committer;
-  pipeline: PipelineDefinition;
   /** The run's frozen upper bound. */
   until: DateTime;
+  /** Runs that re-request a hole before it is confirmed absent. */
+  holeRetries: number;
   /** Progress of a stream: requests done and rows fetched since the last call. */
   tick(stream: StreamName, requests: number, rows: number): void;
   warn(warning: RunWarning): void;
-  /** Follow-up requests a window needed (a server that reads windows differently). */
-  followUps(count: number): void;
+  /** Follow-up requests a window needed (a server that reads windows differently), and re-asks of conflicting answers. */
+  extraRequests(followUps: number, reasks: number): void;
+  /** Hole changes committed, for the run summary. */
+  holes(stream: StreamName, seriesKey: string, changes: readonly HoleUpdate[]): void;
 }
 
 export function countRows(rows: ExtractedRows): number {
   return rows.upserts.reduce((n, u) => n + u.rows.length, 0);
 }
 
+/** Many parts as one: rows grouped by table, scopes concatenated. */
+export function mergeRows(parts: readonly ExtractedRows[]): ExtractedRows {
+  const byTable = new Map<string, Record<string, unknown>[]>();
+  const replaces: ExtractedRows['replaces'] = [];
+  for (const part of parts) {
+    for (const u of part.upserts) {
+      const rows = byTable.get(u.table);
+      if (rows) for (const row of u.rows) rows.push(row);
+      else byTable.set(u.table, [...u.rows]);
+    }
+    replaces.push(...part.replaces);
+  }
+  return { upserts: [...byTable].map(([table, rows]) => ({ table, rows })), replaces };
+}
+
 export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskContext): void {
-  for (const sp of plan.series) {
-    const tracker = new SeriesProgress(
-      sp.windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })),
-      sp.completeEnd.toMillis(),
-      sp.watermark?.getTime(),
-    );
-    for (const window of sp.windows) {
-      tasks.add(sp.def.pool, async () => {
-        const result = await fetchSeriesWindow(ctx.client, sp.def.source, window);
-        ctx.followUps(result.requests - 1);
-        if (result.absentUnits > 0) ctx.warn({ code: 'units_absent', stream: sp.def.stream, message: `${sp.def.stream} ${sp.def.seriesKey}: ${result.absentUnits} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; treated as absent upstream` });
-        const rows = [...result.points].map(([ms, value]) => sp.def.toRow(new Date(ms), value));
-        tracker.finish(window.start.toMillis(), rows.length);
-        const advanced = tracker.advance();
-        await ctx.committer.add({
-          upserts: [{ table: sp.def.table, rows }],
-          replaces: [],
-          state: advanced === undefined ? [] : [{ stream: sp.def.stream, seriesKey: sp.def.seriesKey, unit: sp.def.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
-        });
-        ctx.tick(sp.def.stream, 1, rows.length);
-      });
-    }
+  for (const sp of plan.series) queueSeries(sp, tasks, ctx);
+
+  for (const list of plan.lists) {
+    const name = list.stream.name as StreamName;
+    tasks.add(list.stream.endpoint.pool, async () => {
+      const rows = await list.stream.fetch(ctx.client, list.options, ctx.until.toJSDate());
+      await ctx.committer.add({ upserts: rows.upserts, replaces: rows.replaces, state: [], holes: [] });
+      ctx.tick(name, rows.pages, countRows(rows));
+    });
   }
 
-  const canvasConfig = ctx.pipeline.streams.canvas_summary;
-  for (const cp of plan.canvases) {
-    const tracker = new SeriesProgress(
-      cp.days.map((d) => ({ startMs: d.day.toMillis(), endMs: d.day.plus({ days: 1 }).toMillis() })),
-      cp.completeEnd.toMillis(),
-      cp.watermark?.getTime(),
-    );
-    for (const day of cp.days) {
-      tasks.add('default', async () => {
-        const rows = await fetchCanvasDay(ctx.client, cp.canvasId, day, canvasConfig!);
-        tracker.finish(day.day.toMillis(), 1);
-        const advanced = tracker.advance();
-        await ctx.committer.add({
-          ...rows,
-          state: advanced === undefined ? [] : [{ stream: 'canvas_summary', seriesKey: cp.seriesKey, unit: 'day', watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
-        });
-        ctx.tick('canvas_summary', 1, countRows(rows));
-      });
-    }
-  }
-
-  for (const snap of plan.snapshots) {
-    const commitSnapshot = async (rows: ExtractedRows, requests: number) => {
-      await ctx.committer.add({ ...rows, state: [] });
-      ctx.tick(snap.stream, requests, countRows(rows));
-    };
-    switch (snap.stream) {
-      case 'custom_events':
-        tasks.add(snap.pool, async () => {
-          const rows = await fetchCustomEventRows(ctx.client, ctx.until.toJSDate());
-          await commitSnapshot(rows, rows.pages);
-        });
-        break;
-      case 'data_integrations':
-        tasks.add(snap.pool, async () => {
-          const rows = await fetchDataIntegrationRows(ctx.client);
-          await commitSnapshot(rows, rows.pages);
-        });
-        break;
-      case 'canvas_details':
-        for (const id of snap.ids) tasks.add(snap.pool, async () => commitSnapshot(await fetchCanvasDetailsRows(ctx.client, id), 1));
-        break;
-      case 'email_templates':
-        for (const id of snap.ids) tasks.add(snap.pool, async () => commitSnapshot(await fetchEmailTemplateRows(ctx.client, id), 1));
-        break;
-      case 'content_blocks': {
-        const inclusion = ctx.pipeline.streams.content_blocks?.inclusionData ?? false;
-        for (const id of snap.ids) {
-          tasks.add(snap.pool, async () => {
-            try {
-              await commitSnapshot(await fetchContentBlockRows(ctx.client, id, inclusion), 1);
-            } catch (err) {
-              // A block deleted in the dashboard must not break the nightly run: keep its last stored row, say so.
-              if (!(err instanceof FatalApiError && err.status === 400 && /deleted/i.test(err.message))) throw err;
-              ctx.warn({ code: 'content_block_deleted', stream: 'content_blocks', message: `content block ${id} has been deleted upstream; its stored row is kept as it was (remove it from the pipeline file to silence this)` });
-              ctx.tick('content_blocks', 1, 0);
-            }
-          });
+  for (const p of plan.perId) {
+    const name = p.stream.name as StreamName;
+    for (const id of p.ids) {
+      tasks.add(p.stream.endpoint.pool, async () => {
+        let rows: ExtractedRows;
+        try {
+          rows = await p.stream.fetch(ctx.client, id, p.options);
+        } catch (err) {
+          const tolerated = p.stream.tolerate?.(err, id);
+          if (tolerated === undefined) throw err;
+          ctx.warn({ code: 'object_unavailable', stream: name, message: tolerated });
+          ctx.tick(name, 1, 0);
+          return;
         }
-        break;
-      }
-      default:
-        throw new FatalError(`internal: no extractor for snapshot stream ${snap.stream}`);
+        await ctx.committer.add({ ...rows, state: [], holes: [] });
+        ctx.tick(name, 1, countRows(rows));
+      });
     }
+  }
+}
+
+function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext): void {
+  const name = sp.stream.name as StreamName;
+  const { cursor, instance } = sp;
+  const progress = new CursorProgress(cursor);
+  const source = { endpoint: sp.stream.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.stream.maxUnits, fetch: instance.fetch };
+  for (const window of cursor.windows) {
+    tasks.add(sp.stream.endpoint.pool, async () => {
+      const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
+      ctx.extraRequests(result.followUps, result.requests - 1 - result.followUps);
+      if (result.outside.count > 0) {
+        ctx.warn({
+          code: 'points_outside_window', stream: name,
+          message: `${sp.stream.endpoint.path} returned ${result.outside.count} point(s) outside the window asked for ${sp.seriesKey} (${window.start.toISO()} to ${window.end.toISO()}, e.g. time ${JSON.stringify(result.outside.example)}); they were ignored`,
+        });
+      }
+      const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEnd.toMillis());
+      if (inProgress.length > 0) {
+        ctx.warn({
+          code: 'in_progress_units_absent', stream: name,
+          message: `${name} ${sp.seriesKey}: ${inProgress.length} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; they are still in progress at --until and are asked again next run`,
+        });
+      }
+      const rows = mergeRows([...result.points].map(([ms, value]) => instance.rows(new Date(ms), value)));
+      const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), result.missing, ctx.holeRetries).map((h) => ({
+        stream: name, seriesKey: sp.seriesKey, unit: instance.unit, unitStart: new Date(h.startMs), status: h.status, attempts: h.attempts, reason: h.reason,
+      }));
+      const rowCount = countRows(rows);
+      // rows_loaded counts the main table's rows (one per unit), whatever breakdowns ride along.
+      progress.finish(window.start.toMillis(), rows.upserts.find((u) => u.table === sp.stream.tables[0]?.name)?.rows.length ?? 0);
+      const advanced = progress.advance();
+      await ctx.committer.add({
+        ...rows,
+        state: advanced === undefined ? [] : [{ stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
+        holes,
+      });
+      if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);
+      ctx.tick(name, 1, rowCount);
+    });
   }
 }

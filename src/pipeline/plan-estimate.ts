@@ -1,19 +1,18 @@
 // How long a plan takes under the limit pools of spec section 8 and a given latency and concurrency: the figure
 // `engage-etl plan` prints before a backfill, and the theoretical bound the benchmark compares wall time with.
+import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
 import type { PoolId } from '../api/endpoints.js';
 import { LIMIT_POOLS } from '../api/endpoints.js';
 import type { PoolOverrides } from '../api/limiter.js';
 import { ConfigError } from '../errors.js';
 
-/** Requests in flight at once when nothing else is said: the client's default (ApiClientOptions.concurrency). */
-export const DEFAULT_ESTIMATE_CONCURRENCY = 8;
 /** Round trip of one request to the real service when nothing else is said, in milliseconds. */
 export const DEFAULT_ESTIMATE_LATENCY_MS = 200;
 
 export interface EstimateOptions {
   /** Round trip of one request, in milliseconds. @default 200 */
   latencyMs?: number;
-  /** Requests in flight at once, across all pools. @default 8 */
+  /** Requests in flight at once, across all pools. @default DEFAULT_CONCURRENCY (8), the client's own */
   concurrency?: number;
   /** Pool limits replacing those of spec section 8 (scaled-down tests and benchmarks). @default {} */
   pools?: PoolOverrides;
@@ -46,7 +45,7 @@ export interface PlanEstimate {
 
 function options(opts: EstimateOptions): { latencyMs: number; concurrency: number } {
   const latencyMs = opts.latencyMs ?? DEFAULT_ESTIMATE_LATENCY_MS;
-  const concurrency = opts.concurrency ?? DEFAULT_ESTIMATE_CONCURRENCY;
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isFinite(latencyMs) || latencyMs < 0) {
     throw new ConfigError('--latency-ms', `must be a number of milliseconds ≥ 0, got ${String(latencyMs)}; e.g. --latency-ms 200`);
   }

@@ -2,30 +2,34 @@
 // `engage-etl plan` (which opens the database read-only, or plans a first run when there is no database yet).
 import { existsSync } from 'node:fs';
 import type { RunOptions } from '../config/run-options.js';
-import type { TableName } from '../load/table-specs.js';
-import { Warehouse } from '../load/warehouse.js';
-import type { Plan } from './plan.js';
+import { openPublished } from '../load/published-snapshot.js';
+import { ident } from '../load/table-definition.js';
+import type { Warehouse } from '../load/warehouse.js';
+import { STREAMS } from '../streams/registry.js';
+import type { StreamName } from '../streams/registry.js';
+import type { Plan, PlannedHole, PlannedState } from './plan.js';
 import { buildPlan } from './plan.js';
 
-/** What the warehouse tells the planner: stored watermarks and the size of the paged snapshot tables. */
+/** What the warehouse tells the planner: stored watermarks, holes, and the size of the paged lists' tables. */
 export interface StoredPlanState {
-  states: Awaited<ReturnType<Warehouse['readSeriesState']>>;
-  knownRows: { custom_events: number; data_integrations: number };
+  states: readonly PlannedState[];
+  holes: readonly PlannedHole[];
+  knownRows: Partial<Record<StreamName, number>>;
 }
 
 /** Nothing stored: a first run (or a full refresh, which forgets state before planning). */
-export const EMPTY_PLAN_STATE: StoredPlanState = { states: [], knownRows: { custom_events: 0, data_integrations: 0 } };
+export const EMPTY_PLAN_STATE: StoredPlanState = { states: [], holes: [], knownRows: {} };
 
-/** Reads watermarks and snapshot row counts from an open warehouse. */
+/** Reads watermarks, holes and the paged lists' row counts from an open warehouse. */
 export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanState> {
-  const count = async (table: TableName): Promise<number> => {
-    const [row] = await wh.query(`SELECT count(*) AS n FROM "${table}"`);
-    return Number(row?.['n'] ?? 0);
-  };
-  return {
-    states: await wh.readSeriesState(),
-    knownRows: { custom_events: await count('custom_events'), data_integrations: await count('data_integrations') },
-  };
+  const knownRows: Partial<Record<StreamName, number>> = {};
+  for (const stream of STREAMS) {
+    if (stream.kind !== 'paged_list') continue;
+    const [row] = await wh.query(`SELECT count(*) AS n FROM ${ident(stream.tables[0].name)}`);
+    knownRows[stream.name] = Number(row?.['n'] ?? 0);
+  }
+  const holes = (await wh.readHoles()).map((h) => ({ stream: h.stream, seriesKey: h.seriesKey, startMs: h.unitStart.getTime(), attempts: h.attempts, status: h.status }));
+  return { states: await wh.readSeriesState(), holes, knownRows };
 }
 
 /** The plan of a run with these options over this stored state. */
@@ -34,6 +38,7 @@ export function planRun(opts: RunOptions, stored: StoredPlanState): Plan {
     pipeline: opts.pipeline,
     streams: opts.streams,
     states: stored.states,
+    holes: stored.holes,
     from: opts.from ?? opts.pipeline.startDate,
     until: opts.until.toUTC(),
     knownRows: stored.knownRows,
@@ -42,13 +47,13 @@ export function planRun(opts: RunOptions, stored: StoredPlanState): Plan {
 
 /**
  * The plan `engage-etl run` would follow now, without sending a request or writing anything: the database is opened
- * read-only when it exists (a running export holds it, so this fails then with the holder named), and a missing
+ * read-only when it exists (the published snapshot: a running export does not hold it), and a missing
  * database or --full-refresh plans from nothing.
  */
 export async function planWithoutRunning(opts: RunOptions): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'ignored (--full-refresh)' }> {
   if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE), storedState: 'ignored (--full-refresh)' };
   if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE), storedState: 'none' };
-  const wh = await Warehouse.open(opts.db, { readOnly: true });
+  const wh = await openPublished(opts.db);
   try {
     return { plan: planRun(opts, await readStoredPlanState(wh)), storedState: 'read' };
   } finally {

@@ -1,60 +1,53 @@
-// The request plan of a run, computed before anything is fetched: per series the exact range and its windows (the
-// minimum number of requests), per snapshot stream an estimate, and the totals per stream and per limit pool.
+// The request plan of a run, computed before anything is fetched, from the stream registry alone: per series its cursor
+// (range, open holes, the fewest windows covering them), per paged list an estimate, per id-by-id stream its ids, and the
+// totals per stream and per limit pool.
 import { DateTime } from 'luxon';
 import type { PoolId } from '../api/endpoints.js';
-import { CDI_PAGE_SIZE, ENDPOINTS, EVENTS_PAGE_SIZE, MAX_SERIES_LENGTH } from '../api/endpoints.js';
-import type { PipelineDefinition, StreamName } from '../config/pipeline-definition.js';
-import type { SeriesDefinition } from '../extract/series-streams.js';
-import { seriesDefinitions } from '../extract/series-streams.js';
-import type { CanvasDayWindow, UnitRange, Window } from '../extract/windows.js';
-import { canvasDayWindows, completeEnd, minimumRequests, planRange, splitWindows } from '../extract/windows.js';
-import type { SeriesState } from '../load/warehouse.js';
+import type { PipelineDefinition } from '../config/pipeline-definition.js';
+import type { CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
+import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
+import type { StreamName } from '../streams/registry.js';
+import { streamDeclaration } from '../streams/registry.js';
+import type { PagedListStream, PerIdStream, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
 
 export interface SeriesPlan {
-  kind: 'series';
-  def: SeriesDefinition;
-  range: UnitRange | undefined;
-  windows: Window[];
-  /** End of the last complete unit before --until: the farthest the watermark may go. */
-  completeEnd: DateTime;
-  watermark: Date | undefined;
-}
-
-export interface CanvasSummaryPlan {
-  kind: 'canvas_summary';
-  canvasId: string;
+  stream: SeriesStream;
+  instance: SeriesInstance;
   seriesKey: string;
-  range: UnitRange | undefined;
-  days: CanvasDayWindow[];
-  completeEnd: DateTime;
-  watermark: Date | undefined;
+  cursor: CursorPlan;
 }
 
-/** A stream fetched whole every run (metadata, event names): its request count is only known as an estimate. */
-export interface SnapshotPlan {
-  kind: 'snapshot';
-  stream: StreamName;
-  pool: PoolId;
-  /** Ids to fetch one by one (canvases, templates, blocks); empty for paged lists. */
-  ids: readonly string[];
+/** A list read whole every run: its page count is only known as an estimate. */
+export interface ListPlan {
+  stream: PagedListStream;
+  options: unknown;
   estimatedRequests: number;
+}
+
+/** Objects fetched one request per id. */
+export interface PerIdPlan {
+  stream: PerIdStream;
+  options: unknown;
+  ids: readonly string[];
 }
 
 export interface StreamPlanSummary {
   stream: StreamName;
   series: number;
   requests: number;
-  /** Σ ceil(units / max length) per series, plus the paged snapshots' estimate: what no client could go below. */
+  /** The fewest requests that can fetch the stream's units: what no client could go below. */
   minimum: number;
   pool: PoolId;
   /** True for paged lists (events, data integrations): their page count is only known once fetched. */
   estimated: boolean;
+  /** Open holes the plan re-requests. */
+  holes: number;
 }
 
 export interface Plan {
   series: SeriesPlan[];
-  canvases: CanvasSummaryPlan[];
-  snapshots: SnapshotPlan[];
+  lists: ListPlan[];
+  perId: PerIdPlan[];
   streams: StreamPlanSummary[];
   byPool: Partial<Record<PoolId, number>>;
   requests: number;
@@ -63,108 +56,85 @@ export interface Plan {
   estimated: boolean;
 }
 
+/** A stored watermark, as the planner needs it. */
+export interface PlannedState {
+  stream: string;
+  seriesKey: string;
+  watermark: Date;
+}
+
+/** A stored hole of one series. */
+export interface PlannedHole extends StoredHole {
+  stream: string;
+  seriesKey: string;
+}
+
 export interface PlanInput {
   pipeline: PipelineDefinition;
   streams: readonly StreamName[];
   /** Stored watermarks; empty for a first (or full-refresh) run. */
-  states: readonly SeriesState[];
+  states: readonly PlannedState[];
+  /** Stored holes (open and confirmed absent). @default [] */
+  holes?: readonly PlannedHole[];
   /** First day for series without state. */
   from: DateTime;
   until: DateTime;
-  /** Rows already stored in the paged snapshot tables, to estimate their page count. */
-  knownRows: { custom_events: number; data_integrations: number };
+  /** Rows stored in each paged list's main table, by stream, to estimate its page count. @default {} */
+  knownRows?: Partial<Record<StreamName, number>>;
 }
 
-export function canvasSeriesKey(canvasId: string): string {
-  return `unit=day|canvas_id=${canvasId}`;
-}
+const sep = '\u0000';
 
 export function buildPlan(input: PlanInput): Plan {
-  const selected = new Set<string>(input.streams);
-  const stateOf = new Map(input.states.map((s) => [`${s.stream}\u0000${s.seriesKey}`, s]));
-  const watermarkOf = (stream: string, key: string): Date | undefined => stateOf.get(`${stream}\u0000${key}`)?.watermark;
-  const lookbackDays = input.pipeline.lookbackDays;
-
-  const series = seriesDefinitions(input.pipeline, selected).map((def): SeriesPlan => {
-    const watermark = watermarkOf(def.stream, def.seriesKey);
-    const range = planRange({ unit: def.unit, watermark: utc(watermark), from: input.from, until: input.until, lookbackDays });
-    return {
-      kind: 'series', def, range, watermark,
-      windows: range ? splitWindows(range, MAX_SERIES_LENGTH) : [],
-      completeEnd: completeEnd(input.until, def.unit),
-    };
-  });
-
-  const canvasConfig = input.pipeline.streams.canvas_summary;
-  const canvases = canvasConfig && selected.has('canvas_summary')
-    ? canvasConfig.canvases.map((canvasId): CanvasSummaryPlan => {
-        const seriesKey = canvasSeriesKey(canvasId);
-        const watermark = watermarkOf('canvas_summary', seriesKey);
-        const range = planRange({ unit: 'day', watermark: utc(watermark), from: input.from, until: input.until, lookbackDays });
-        return {
-          kind: 'canvas_summary', canvasId, seriesKey, range, watermark,
-          days: range ? canvasDayWindows(range) : [],
-          completeEnd: completeEnd(input.until, 'day'),
-        };
-      })
-    : [];
-
-  const snapshots: SnapshotPlan[] = [];
-  const s = input.pipeline.streams;
-  if (s.custom_events && selected.has('custom_events')) {
-    snapshots.push({ kind: 'snapshot', stream: 'custom_events', pool: ENDPOINTS.eventsList.pool, ids: [], estimatedRequests: eventsPages(input.knownRows.custom_events) });
+  const watermarks = new Map(input.states.map((s) => [`${s.stream}${sep}${s.seriesKey}`, s.watermark]));
+  const holes = new Map<string, StoredHole[]>();
+  for (const h of input.holes ?? []) {
+    const key = `${h.stream}${sep}${h.seriesKey}`;
+    holes.set(key, [...(holes.get(key) ?? []), { startMs: h.startMs, attempts: h.attempts, status: h.status }]);
   }
-  if (s.canvas_details && selected.has('canvas_details')) {
-    snapshots.push({ kind: 'snapshot', stream: 'canvas_details', pool: ENDPOINTS.canvasDetails.pool, ids: s.canvas_details.canvases, estimatedRequests: s.canvas_details.canvases.length });
+  const plan: Plan = { series: [], lists: [], perId: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+
+  for (const name of input.streams) {
+    const options = input.pipeline.streams[name] as unknown;
+    if (options === undefined) continue;
+    const stream = streamDeclaration(name);
+    const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0 };
+    switch (stream.kind) {
+      case 'series':
+        for (const instance of stream.series(options)) {
+          const key = seriesKey(instance.unit, instance.dims);
+          const stored = watermarks.get(`${name}${sep}${key}`);
+          const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
+          const cursor = planCursor({
+            unit: instance.unit, maxUnits: stream.maxUnits, from: input.from, until: input.until, lookbackDays: input.pipeline.lookbackDays,
+            ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
+          });
+          plan.series.push({ stream, instance, seriesKey: key, cursor });
+          summary.series++;
+          // The cover of range ∪ open holes is the minimum for this series: the plan sends exactly that.
+          summary.requests += cursor.windows.length;
+          summary.minimum += cursor.windows.length;
+          summary.holes += seriesHoles.filter((h) => h.status === 'open').length;
+        }
+        break;
+      case 'paged_list': {
+        const estimatedRequests = stream.estimatePages(input.knownRows?.[name] ?? 0);
+        plan.lists.push({ stream, options, estimatedRequests });
+        Object.assign(summary, { series: 1, requests: estimatedRequests, minimum: estimatedRequests, estimated: true });
+        break;
+      }
+      case 'per_id': {
+        const ids = stream.ids(options);
+        plan.perId.push({ stream, options, ids });
+        Object.assign(summary, { series: ids.length, requests: ids.length, minimum: ids.length });
+        break;
+      }
+    }
+    plan.streams.push(summary);
+    plan.byPool[summary.pool] = (plan.byPool[summary.pool] ?? 0) + summary.requests;
+    plan.requests += summary.requests;
+    plan.minimum += summary.minimum;
+    plan.estimated ||= summary.estimated;
   }
-  if (s.email_templates && selected.has('email_templates')) {
-    snapshots.push({ kind: 'snapshot', stream: 'email_templates', pool: ENDPOINTS.emailTemplateInfo.pool, ids: s.email_templates.ids, estimatedRequests: s.email_templates.ids.length });
-  }
-  if (s.content_blocks && selected.has('content_blocks')) {
-    snapshots.push({ kind: 'snapshot', stream: 'content_blocks', pool: ENDPOINTS.contentBlockInfo.pool, ids: s.content_blocks.ids, estimatedRequests: s.content_blocks.ids.length });
-  }
-  if (s.data_integrations && selected.has('data_integrations')) {
-    snapshots.push({ kind: 'snapshot', stream: 'data_integrations', pool: ENDPOINTS.cdiIntegrations.pool, ids: [], estimatedRequests: integrationsPages(input.knownRows.data_integrations) });
-  }
-
-  return summarize(series, canvases, snapshots);
-}
-
-/** Pages to read `names` event names: the list is read until a page comes back short, so a full last page costs one more. */
-export function eventsPages(names: number): number {
-  return Math.floor(names / EVENTS_PAGE_SIZE) + 1;
-}
-
-/** Pages to read `integrations` integrations: the Link header stops at the last page, so a full last page costs nothing more. */
-export function integrationsPages(integrations: number): number {
-  return Math.max(1, Math.ceil(integrations / CDI_PAGE_SIZE));
-}
-
-/** A stored watermark as a UTC DateTime. */
-function utc(value: Date | undefined): DateTime | undefined {
-  return value ? DateTime.fromJSDate(value, { zone: 'utc' }) : undefined;
-}
-
-function summarize(series: SeriesPlan[], canvases: CanvasSummaryPlan[], snapshots: SnapshotPlan[]): Plan {
-  const streams = new Map<StreamName, StreamPlanSummary>();
-  const byPool: Partial<Record<PoolId, number>> = {};
-  const add = (stream: StreamName, pool: PoolId, requests: number, minimum: number, seriesCount: number, estimated = false) => {
-    const entry = streams.get(stream) ?? { stream, series: 0, requests: 0, minimum: 0, pool, estimated };
-    entry.series += seriesCount;
-    entry.requests += requests;
-    entry.minimum += minimum;
-    streams.set(stream, entry);
-    byPool[pool] = (byPool[pool] ?? 0) + requests;
-  };
-  for (const p of series) add(p.def.stream, p.def.pool, p.windows.length, p.range ? minimumRequests(p.range, MAX_SERIES_LENGTH) : 0, 1);
-  for (const c of canvases) add('canvas_summary', ENDPOINTS.canvasDataSummary.pool, c.days.length, c.days.length, 1);
-  // Id-by-id snapshots cost exactly one request per id; paged lists are estimated from the rows stored last time.
-  for (const s of snapshots) add(s.stream, s.pool, s.estimatedRequests, s.estimatedRequests, s.ids.length || 1, s.ids.length === 0);
-  const list = [...streams.values()];
-  return {
-    series, canvases, snapshots, streams: list, byPool,
-    requests: list.reduce((n, s) => n + s.requests, 0),
-    minimum: list.reduce((n, s) => n + s.minimum, 0),
-    estimated: list.some((s) => s.estimated),
-  };
+  return plan;
 }

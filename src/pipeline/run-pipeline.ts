@@ -4,37 +4,59 @@ import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
+import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
 import type { PoolId } from '../api/endpoints.js';
 import type { RunOptions } from '../config/run-options.js';
-import type { StreamName } from '../config/pipeline-definition.js';
-import type { Emulator, EmulatorOptions } from '../emulator/server.js';
-import { createEmulator } from '../emulator/server.js';
 import { EngageError, FatalError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
 import { crashPoint } from '../load/crash-point.js';
+import { openWorkingCopy, publishSnapshot, writeLastRunNote } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
-import { Warehouse } from '../load/warehouse.js';
+import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
+import type { StreamName } from '../streams/registry.js';
+import { streamDeclaration } from '../streams/registry.js';
 import { Committer } from './committer.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
-import { SILENT_REPORTER } from './run-events.js';
-import { STREAM_TABLES } from './stream-tables.js';
+import { SILENT_REPORTER, waitingEvent } from './run-events.js';
 import { TaskQueues } from './task-queues.js';
-
-/** Workers per limit pool; matches the client's default cap on requests in flight. */
-const DEFAULT_CONCURRENCY = 8;
 
 export interface PipelineDeps {
   /** Where progress goes. @default SILENT_REPORTER */
   reporter?: RunReporter;
   /** Client settings beyond base URL and key (tests and the benchmark scale pools, concurrency, timeouts). @default {} */
   client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'apiKey'>>;
-  /** Settings of the in-process emulator used with `--emulator`. @default { seed: 1 } */
-  emulator?: EmulatorOptions;
+  /**
+   * What to call the source in the summary instead of its base URL (the CLI says "built-in emulator" for `--emulator`).
+   * @default the base URL
+   */
+  sourceLabel?: string;
+}
+
+/** A unit still missing at the end of a run, as the summary lists it. */
+export interface MissingUnitReport {
+  stream: string;
+  seriesKey: string;
+  unitStart: string;
+  status: 'open' | 'confirmed_absent';
+  attempts: number;
+  reason: string;
+}
+
+/** What became of holes in this run. */
+export interface HoleSummary {
+  /** Units still missing after this run and to be asked again by the next (they make the run exit 3). */
+  open: number;
+  /** Holes this run filled. */
+  filled: number;
+  /** Holes confirmed absent in this run (no longer asked for). */
+  confirmedAbsent: number;
+  /** The open and newly confirmed holes, at most 50 (the rest in `status`). */
+  units: MissingUnitReport[];
 }
 
 export interface TableSummary {
@@ -49,7 +71,8 @@ export interface TableSummary {
 export interface RunSummary {
   runId: string;
   pipeline: string;
-  status: 'succeeded' | 'failed';
+  /** 'completed_with_holes': every window was fetched but some units are still missing (the CLI exits 3). */
+  status: 'succeeded' | 'completed_with_holes';
   until: string;
   source: string;
   db: string;
@@ -57,9 +80,9 @@ export interface RunSummary {
   seconds: number;
   requests: { planned: number; minimum: number; sent: number; retries: number; followUps: number; byPool: Partial<Record<PoolId, number>> };
   tables: TableSummary[];
+  holes: HoleSummary;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
   warnings: RunWarning[];
-  error?: string;
 }
 
 /** Runs the pipeline; resolves with the summary of a successful run and throws (after recording the failure) otherwise. */
@@ -72,31 +95,29 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   await assertWritableDir(opts.out);
   const lock = await RunLock.acquire(opts.db, { command: 'engage-etl run' });
   let wh: Warehouse | undefined;
-  let emulator: Emulator | undefined;
   let client: ApiClient | undefined;
   const changes = new Map<TableName, { inserted: number; updated: number; deleted: number }>();
   const warnings: RunWarning[] = [];
   let followUps = 0;
+  const holeChanges = new Map<string, HoleUpdate>();
   let plan: Plan | undefined;
   let committed: Committer | undefined;
   try {
-    wh = await Warehouse.open(opts.db);
-    if (lock.tookOverStale) warnings.push({ code: 'lock_taken_over', message: `took over a stale lock of a run that no longer exists (pid ${lock.tookOverFrom?.pid ?? '?'})` });
-    let baseUrl = opts.baseUrl;
-    let apiKey = opts.apiKey;
-    if (opts.emulator) {
-      emulator = await createEmulator({ seed: 1, ...deps.emulator });
-      baseUrl = emulator.url;
-      apiKey ??= emulator.demoApiKey;
-    }
+    const working = await openWorkingCopy(opts.db);
+    wh = working.warehouse;
+    warnings.push(...working.notes);
+    if (lock.staleNote) warnings.push({ code: 'lock_taken_over', message: lock.staleNote });
+    const { baseUrl, apiKey } = opts;
     if (!baseUrl || !apiKey) throw new FatalError('no source: pass --base-url and --api-key (or ENGAGE_BASE_URL / ENGAGE_API_KEY), or --emulator');
-    const source = opts.emulator ? 'built-in emulator' : baseUrl;
+    const source = deps.sourceLabel ?? baseUrl;
     client = ApiClient.create({
       ...deps.client,
       baseUrl,
       apiKey,
+      ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
       onEvent: (e) => {
         if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
+        if (e.type === 'waiting') reporter.emit(waitingEvent(e));
         deps.client?.onEvent?.(e);
       },
     });
@@ -106,7 +127,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     reporter.emit({ type: 'run_started', runId, pipeline: opts.pipeline.name, until: until.toISO() ?? '', streams: [...opts.streams], source });
 
     if (opts.fullRefresh) {
-      await wh.resetStreams([...opts.streams], opts.streams.flatMap((s) => STREAM_TABLES[s]));
+      await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
     }
     plan = planRun(opts, await readStoredPlanState(wh));
     reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests });
@@ -137,12 +158,15 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     queueFetchTasks(plan, tasks, {
       client: activeClient,
       committer,
-      pipeline: opts.pipeline,
       until,
+      holeRetries: opts.pipeline.holeRetries,
       tick,
       warn: (warning) => warnings.push(warning),
-      followUps: (n) => {
+      extraRequests: (n) => {
         followUps += n;
+      },
+      holes: (_stream, _key, changes) => {
+        for (const h of changes) holeChanges.set(`${h.stream}\u0000${h.seriesKey}\u0000${h.unitStart.getTime()}`, h);
       },
     });
 
@@ -152,18 +176,32 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       if (error instanceof FatalError) void activeClient.close();
     });
     await committer.drain();
+    const holes = summarizeHoles([...holeChanges.values()]);
+    if (holes.open > 0) {
+      warnings.push({ code: 'units_missing', message: `${holes.open} unit(s) are still missing after this run (listed in the summary and by \`engage-etl status\`); the next runs ask for them again, up to hole_retries (${opts.pipeline.holeRetries}) times` });
+    }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
+    for (const repair of exported.repaired) {
+      const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${opts.out} from DuckDB: ${repair.problems.join('; ')}` };
+      warnings.push(warning);
+      reporter.emit({ type: 'warning', ...warning });
+    }
     crashPoint('export-done');
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
 
     const summary = await summarize(wh, {
-      runId, opts, until, started, source, plan, changes, warnings, followUps,
+      runId, opts, until, started, source, plan, changes, warnings, followUps, holes,
       client: activeClient, parquet: exported,
     });
-    await wh.finishRun({ runId, finishedAt: new Date(), status: 'succeeded', requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
-    reporter.emit({ type: 'run_finished', runId, status: 'succeeded', seconds: summary.seconds });
+    await wh.finishRun({ runId, finishedAt: new Date(), status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
+    for (const note of (await publishSnapshot(wh, opts.db)).notes) {
+      warnings.push(note);
+      reporter.emit({ type: 'warning', ...note });
+    }
+    await writeLastRunNote(opts.db, { runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString() });
+    reporter.emit({ type: 'run_finished', runId, status: summary.status, seconds: summary.seconds });
     return summary;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -171,17 +209,36 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await committed?.drain().catch(() => undefined);
     if (wh) {
       await wh.finishRun({ runId, finishedAt: new Date(), status: 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+      // The published file keeps the last successful run: `status` learns of this failure from the note.
+      await writeLastRunNote(opts.db, { runId, status: 'failed', startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
     }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
     reporter.emit({ type: 'run_finished', runId, status: 'failed', seconds: (Date.now() - started) / 1000, error: message });
     throw err instanceof EngageError ? err : new FatalError(`run ${runId} failed: ${message}`, { cause: err });
   } finally {
     await client?.close();
-    await emulator?.close();
     await wh?.close();
     await lock.release();
     reporter.close();
   }
+}
+
+/** The warehouse tables of these streams, in registry order. */
+export function tablesOf(streams: readonly StreamName[]): TableName[] {
+  return [...new Set(streams.flatMap((s) => streamDeclaration(s).tables.map((t) => t.name as TableName)))];
+}
+
+/** Holes after the run from the changes it committed (the last change per unit counts). */
+function summarizeHoles(changes: readonly HoleUpdate[]): HoleSummary {
+  const units = changes
+    .filter((h): h is HoleUpdate & { status: 'open' | 'confirmed_absent' } => h.status !== 'filled')
+    .map((h) => ({ stream: h.stream, seriesKey: h.seriesKey, unitStart: h.unitStart.toISOString(), status: h.status, attempts: h.attempts, reason: h.reason }));
+  return {
+    open: units.filter((u) => u.status === 'open').length,
+    filled: changes.filter((h) => h.status === 'filled').length,
+    confirmedAbsent: units.filter((u) => u.status === 'confirmed_absent').length,
+    units: units.slice(0, 50),
+  };
 }
 
 function sumChanges(changes: Map<TableName, { inserted: number; updated: number; deleted: number }>): number {
@@ -209,17 +266,18 @@ interface SummaryInput {
   changes: Map<TableName, { inserted: number; updated: number; deleted: number }>;
   warnings: RunWarning[];
   followUps: number;
+  holes: HoleSummary;
   client: ApiClient;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
 }
 
 async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
-  const tables = [...new Set(s.opts.streams.flatMap((stream) => STREAM_TABLES[stream]))];
+  const tables = tablesOf(s.opts.streams);
   const counts = await tableCounts(wh, tables);
   return {
     runId: s.runId,
     pipeline: s.opts.pipeline.name,
-    status: 'succeeded',
+    status: s.holes.open > 0 ? 'completed_with_holes' : 'succeeded',
     until: s.until.toISO() ?? '',
     source: s.source,
     db: s.opts.db,
@@ -234,6 +292,7 @@ async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
       byPool: s.plan.byPool,
     },
     tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
+    holes: s.holes,
     parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
     warnings: s.warnings,
   };

@@ -137,10 +137,10 @@ export class PushLedger {
     );
   }
 
-  /** Start the run's `_push_runs` row; runs left 'running' by a process that died are marked 'interrupted'. */
+  /** Start the run's `_push_runs` row; runs left 'running' by a process that died are marked 'abandoned', as `run` does. */
   async beginRun(info: { startedAt: Date; mappingHash: string; source: string; dryRun: boolean }): Promise<void> {
     // The caller holds the run lock: no other push is alive, so a 'running' row belongs to a dead process.
-    await this.#wh.query(`UPDATE "_push_runs" SET "status" = 'interrupted' WHERE "status" = 'running'`);
+    await this.#wh.closeAbandonedRuns(info.startedAt, '_push_runs');
     await this.#wh.query(
       `INSERT INTO "_push_runs" ("run_id", "target", "started_at", "status", "mapping_hash", "source", "pid") VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [this.#runId, this.#target, info.startedAt, info.dryRun ? 'dry-run' : 'running', info.mappingHash, info.source, process.pid],

@@ -122,7 +122,7 @@ describe('refusals', () => {
     ['empty streams', `${HEAD}streams: {}\n`, 'at streams: is empty'],
     ['a stream that is not a mapping', `${HEAD}streams:\n  revenue: [a]\n`, 'at streams.revenue: must be a mapping of options'],
     ['an invalid unit', `${HEAD}streams:\n  sessions: { unit: week }\n`, 'at streams.sessions.unit: "week" is not a unit; write unit: day or unit: hour'],
-    ['an hourly segment size', `${HEAD}streams:\n  segment_size: { unit: hour, segments: [s] }\n`, 'at streams.segment_size.unit: "hour" is not available: segment size is a daily series only'],
+    ['an hourly segment size', `${HEAD}streams:\n  segment_size: { unit: hour, segments: [s] }\n`, 'at streams.segment_size.unit: "hour" is not available: segment_size is a daily series only'],
     ['a selector that is not a list', `${HEAD}streams:\n  revenue: { apps: app_1 }\n`, 'at streams.revenue.apps: must be a list, found a string "app_1"'],
     ['an empty list', `${HEAD}streams:\n  revenue: { products: [] }\n`, 'at streams.revenue.products: is an empty list'],
     ['a duplicate list entry', `${HEAD}streams:\n  revenue: { products: ["*", gems_small, gems_small] }\n`, 'at streams.revenue.products[2]: "gems_small" is listed twice (also at [1])'],

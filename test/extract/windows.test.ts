@@ -4,8 +4,8 @@ import { DateTime, Settings } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Unit, UnitRange, Window } from '../../src/extract/windows.js';
 import {
-  addUnits, advanceWatermark, canvasDayWindows, ceilUnit, completeEnd, floorUnit, followUpWindow, followUpWindows,
-  isoSeconds, minimumRequests, missingRuns, parseSeriesTime, parseUtcInstant, planRange, splitWindows, unitsBetween,
+  addUnits, floorUnit, followUpWindow, followUpWindows,
+  isoSeconds, minimumRequests, missingRuns, parseSeriesTime, parseUtcInstant, splitWindows, unitsBetween,
 } from '../../src/extract/windows.js';
 
 const utc = (iso: string): DateTime => DateTime.fromISO(iso, { zone: 'utc' });
@@ -51,59 +51,6 @@ describe('splitWindows', () => {
   });
 });
 
-describe('planRange', () => {
-  const from = utc('2024-01-01T00:00:00Z');
-
-  it('starts at from on a first run and includes the day still in progress at until', () => {
-    const range = planRange({ unit: 'day', from, until: utc('2024-03-10T15:00:00Z'), lookbackDays: 3 })!;
-    expect([iso(range.start), iso(range.end)]).toEqual(['2024-01-01T00:00:00Z', '2024-03-11T00:00:00Z']);
-  });
-
-  it('ends exactly at until when until is a unit boundary', () => {
-    const range = planRange({ unit: 'day', from, until: utc('2024-03-10T00:00:00Z'), lookbackDays: 3 })!;
-    expect(iso(range.end)).toBe('2024-03-10T00:00:00Z');
-  });
-
-  it('re-fetches the lookback days before the watermark, not the first day after it only', () => {
-    const range = planRange({ unit: 'day', watermark: utc('2024-03-08T00:00:00Z'), from, until: utc('2024-03-10T15:00:00Z'), lookbackDays: 3 })!;
-    expect([iso(range.start), iso(range.end)]).toEqual(['2024-03-05T00:00:00Z', '2024-03-11T00:00:00Z']);
-  });
-
-  it('counts the lookback of an hourly series in whole days of 24 hours', () => {
-    const range = planRange({ unit: 'hour', watermark: utc('2024-03-10T13:00:00Z'), from, until: utc('2024-03-10T15:20:00Z'), lookbackDays: 2 })!;
-    expect([iso(range.start), iso(range.end)]).toEqual(['2024-03-08T13:00:00Z', '2024-03-10T16:00:00Z']);
-  });
-
-  it('never starts before from, even when the lookback reaches further back', () => {
-    const range = planRange({ unit: 'day', watermark: utc('2024-01-02T00:00:00Z'), from, until: utc('2024-01-05T00:00:00Z'), lookbackDays: 7 })!;
-    expect(iso(range.start)).toBe('2024-01-01T00:00:00Z');
-  });
-
-  it('has nothing to do when until is not after from', () => {
-    expect(planRange({ unit: 'day', from, until: from, lookbackDays: 3 })).toBeUndefined();
-  });
-
-  it('refuses a negative or fractional lookback', () => {
-    expect(() => planRange({ unit: 'day', from, until: utc('2024-02-01T00:00:00Z'), lookbackDays: -1 })).toThrow(/lookbackDays/);
-    expect(() => planRange({ unit: 'day', from, until: utc('2024-02-01T00:00:00Z'), lookbackDays: 1.5 })).toThrow(/lookbackDays/);
-  });
-});
-
-describe('watermarks', () => {
-  it('advance only to the end of the last complete unit', () => {
-    const until = utc('2024-03-10T15:00:00Z');
-    const range = planRange({ unit: 'day', from: utc('2024-03-01T00:00:00Z'), until, lookbackDays: 0 })!;
-    expect(iso(completeEnd(until, 'day'))).toBe('2024-03-10T00:00:00Z');
-    expect(iso(advanceWatermark(undefined, range, until))).toBe('2024-03-10T00:00:00Z');
-  });
-
-  it('never move backwards when a backfill ends earlier than the last run', () => {
-    const until = utc('2024-02-10T00:00:00Z');
-    const range = planRange({ unit: 'day', from: utc('2024-02-01T00:00:00Z'), until, lookbackDays: 0 })!;
-    expect(iso(advanceWatermark(utc('2024-03-10T00:00:00Z'), range, until))).toBe('2024-03-10T00:00:00Z');
-  });
-});
-
 describe('coverage follow-ups', () => {
   it('finds the runs of planned units a response left out', () => {
     const window = { unit: 'day' as const, start: utc('2024-03-01T00:00:00Z'), end: utc('2024-03-08T00:00:00Z') };
@@ -138,17 +85,6 @@ describe('coverage follow-ups', () => {
     const ups = followUpWindows(run, 100);
     expect(ups.map((w) => w.length)).toEqual([2, 100]);
     expect(ups.every((w) => w.length <= 100)).toBe(true);
-  });
-});
-
-describe('canvasDayWindows', () => {
-  it('makes one whole-day request per UTC day, oldest first', () => {
-    const days = canvasDayWindows({ unit: 'day', start: utc('2024-02-28T00:00:00Z'), end: utc('2024-03-02T00:00:00Z') });
-    expect(days.map((d) => [d.startingAt, d.endingAt])).toEqual([
-      ['2024-02-28T00:00:00Z', '2024-02-28T23:59:59Z'],
-      ['2024-02-29T00:00:00Z', '2024-02-29T23:59:59Z'],
-      ['2024-03-01T00:00:00Z', '2024-03-01T23:59:59Z'],
-    ]);
   });
 });
 
@@ -213,49 +149,6 @@ describe.each(['UTC', 'America/New_York', 'Europe/Berlin'])('properties with the
     }));
   });
 
-  it('plans from floor(from) to ceil(until), re-including exactly lookbackDays complete days before a watermark', () => {
-    fc.assert(fc.property(unitArb, instant, instant, fc.option(instant, { nil: undefined }), fc.integer({ min: 0, max: 40 }),
-      (unit, a, b, wm, lookbackDays) => {
-        const [from, until] = a.toMillis() <= b.toMillis() ? [a, b] : [b, a];
-        const watermark = wm === undefined ? undefined : floorUnit(wm, unit);
-        const range = planRange({ unit, watermark, from, until, lookbackDays });
-        if (range === undefined) {
-          const start = watermark === undefined ? floorUnit(from, unit)
-            : DateTime.max(floorUnit(from, unit), watermark.minus(lookbackDays * DAY));
-          expect(ceilUnit(until, unit).toMillis()).toBeLessThanOrEqual(start.toMillis());
-          return;
-        }
-        expect(range.start.zoneName).toBe('UTC');
-        expect(range.start.toMillis()).toBeGreaterThanOrEqual(floorUnit(from, unit).toMillis());
-        expect(range.end.toMillis()).toBe(ceilUnit(until, unit).toMillis());
-        // The unit containing until is included; nothing after it is.
-        expect(range.end.toMillis()).toBeGreaterThanOrEqual(until.toMillis());
-        expect(range.end.toMillis() - until.toMillis()).toBeLessThan(unit === 'day' ? DAY : HOUR);
-        if (watermark === undefined) {
-          expect(range.start.toMillis()).toBe(floorUnit(from, unit).toMillis());
-        } else if (watermark.toMillis() - lookbackDays * DAY >= floorUnit(from, unit).toMillis()) {
-          expect(watermark.toMillis() - range.start.toMillis()).toBe(lookbackDays * DAY);
-        } else {
-          expect(range.start.toMillis()).toBe(floorUnit(from, unit).toMillis());
-        }
-      }));
-  });
-
-  it('never advances a watermark into the unit still in progress at until, nor backwards', () => {
-    fc.assert(fc.property(unitArb, instant, instant, fc.option(instant, { nil: undefined }), (unit, a, b, prev) => {
-      const [from, until] = a.toMillis() <= b.toMillis() ? [a, b] : [b, a];
-      const range = planRange({ unit, from, until, lookbackDays: 0 });
-      if (range === undefined) return;
-      const previous = prev === undefined ? undefined : floorUnit(prev, unit);
-      const next = advanceWatermark(previous, range, until);
-      if (previous !== undefined) expect(next.toMillis()).toBeGreaterThanOrEqual(previous.toMillis());
-      if (previous === undefined || previous.toMillis() <= completeEnd(until, unit).toMillis()) {
-        expect(next.toMillis()).toBeLessThanOrEqual(floorUnit(until, unit).toMillis());
-      }
-      expect(next.toMillis() % (unit === 'day' ? DAY : HOUR)).toBe(0);
-    }));
-  });
-
   it('parses every form of a series time back to the same UTC unit', () => {
     const offsetMinutes = fc.integer({ min: -48, max: 56 }).map((q) => q * 15);
     fc.assert(fc.property(unitArb, instant, offsetMinutes, fc.integer({ min: 0, max: DAY - 1 }), (unit, t, offset, within) => {
@@ -315,19 +208,6 @@ describe.each(['UTC', 'America/New_York', 'Europe/Berlin'])('properties with the
         }
       }
       expect(unitsOf(range).every((ms) => got.has(ms))).toBe(true);
-    }));
-  });
-
-  it('gives one Canvas request per UTC day, every day once', () => {
-    fc.assert(fc.property(rangeArb.filter((r) => unitsBetween(r.start, r.end, r.unit) <= 400), (range) => {
-      const days = canvasDayWindows(range);
-      expect(days[0]!.day.toMillis()).toBe(floorUnit(range.start, 'day').toMillis());
-      expect(days.at(-1)!.day.toMillis()).toBe(floorUnit(addUnits(range.end, -1, range.unit), 'day').toMillis());
-      days.forEach((d, i) => {
-        expect(d.startingAt).toBe(`${d.day.toFormat('yyyy-MM-dd')}T00:00:00Z`);
-        expect(d.endingAt).toBe(`${d.day.toFormat('yyyy-MM-dd')}T23:59:59Z`);
-        if (i > 0) expect(d.day.toMillis() - days[i - 1]!.day.toMillis()).toBe(DAY);
-      });
     }));
   });
 });

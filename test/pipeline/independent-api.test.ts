@@ -239,7 +239,7 @@ describe('a server that leaves zero-valued points out', () => {
   }, 120_000);
   afterAll(async () => zeroEmulator?.close());
 
-  it('loads every non-zero row and nothing else, spending no request on the points left out inside a window', async () => {
+  it('loads every non-zero row, spends no request on the points left out inside a window, and records each as a hole (exit 3)', async () => {
     const variant = await VariantServer.create(zeroEmulator, { omitZeros: true, windows: 'whole' });
     let summary: RunSummary;
     try {
@@ -260,9 +260,33 @@ describe('a server that leaves zero-valued points out', () => {
     expect(differences(await runs.diff('zeros-direct', 'zeros-variant', {
       purchase_quantity: 'purchase_quantity <> 0', revenue: 'revenue <> 0', sessions: 'sessions <> 0', segment_size: 'size <> 0',
     }))).toEqual([]);
-    // Only the S2 follow-up of each window's last unit: the zero runs, bracketed by returned points, cost nothing.
+    // Only the S2 follow-up of each window's last unit: the zero runs, bracketed by returned points, cost nothing now…
     expect(summary.requests.followUps).toBe(windows);
-    expect(summary.warnings).toEqual([]);
+    // …but a unit left out cannot be told from an outage: each is a hole, the run completes with exit 3.
+    expect(summary.status).toBe('completed_with_holes');
+    expect(summary.holes.open).toBe(Number(zeros!['n']));
+    expect(summary.warnings.map((w) => w.code)).toEqual(['units_missing']);
+    const [stored] = await runs.query('zeros-variant', `SELECT count(*) AS n, count(DISTINCT CAST(unit_start AS DATE)) AS days FROM _etl_holes WHERE status = 'open'`);
+    expect([Number(stored!['n']), Number(stored!['days'])]).toEqual([Number(zeros!['n']), ZERO_DAYS.length]);
+  }, 120_000);
+
+  it('asks for those holes again on the next runs, and after hole_retries runs without them confirms them absent (exit 0)', async () => {
+    const variant = await VariantServer.create(zeroEmulator, { omitZeros: true, windows: 'whole' });
+    const statuses: string[] = [];
+    let last: RunSummary | undefined;
+    try {
+      for (let run = 0; run < 3; run++) {
+        last = await runs.run({ name: 'zeros-variant', baseUrl: variant.url, apiKey: zeroEmulator.demoApiKey, from: FROM, until: NOW });
+        statuses.push(last.status);
+      }
+    } finally {
+      await variant.close();
+    }
+    // hole_retries is 3: the first run and two more leave them open, the third retry (fourth miss) confirms them.
+    expect(statuses).toEqual(['completed_with_holes', 'completed_with_holes', 'succeeded']);
+    expect(last!.holes).toMatchObject({ open: 0, confirmedAbsent: ZERO_DAYS.length * (4 + 2 + 4 * 24) });
+    const [stored] = await runs.query('zeros-variant', `SELECT count(*) FILTER (WHERE status = 'confirmed_absent') AS absent, count(*) FILTER (WHERE status = 'open') AS open, min(attempts) AS attempts FROM _etl_holes`);
+    expect([Number(stored!['absent']), Number(stored!['open']), Number(stored!['attempts'])]).toEqual([ZERO_DAYS.length * (4 + 2 + 4 * 24), 0, 4]);
   }, 120_000);
 });
 

@@ -3,10 +3,9 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { parsePipelineText } from '../../src/config/load-pipeline-file.js';
-import { buildPlan, canvasSeriesKey } from '../../src/pipeline/plan.js';
-import type { PlanInput } from '../../src/pipeline/plan.js';
+import { buildPlan } from '../../src/pipeline/plan.js';
+import type { PlanInput, PlannedState } from '../../src/pipeline/plan.js';
 import { estimateDuration, theoreticalWallMs } from '../../src/pipeline/plan-estimate.js';
-import type { SeriesState } from '../../src/load/warehouse.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -42,7 +41,6 @@ function input(over: Partial<PlanInput>): PlanInput {
     states: [],
     from: SCALED.startDate,
     until: utc('2026-01-01T00:00:00Z'),
-    knownRows: { custom_events: 0, data_integrations: 0 },
     ...over,
   };
 }
@@ -65,8 +63,7 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
       const s = plan.streams.find((x) => x.stream === stream)!;
       expect({ stream, requests: s.requests, minimum: s.minimum }).toEqual({ stream, requests, minimum: requests });
     }
-    expect(plan.series).toHaveLength(120 + 120 + 80 + 7);
-    expect(plan.canvases).toHaveLength(12);
+    expect(plan.series).toHaveLength(120 + 120 + 80 + 7 + 12);
     const snapshots = 1 + 12 + 3 + 1;
     expect(plan.requests).toBe(21_120 + 960 + 14_080 + 56 + 8_772 + snapshots);
     expect(plan.minimum).toBe(plan.requests);
@@ -77,14 +74,15 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
     const plan = buildPlan(input({}));
     const problems: string[] = [];
     for (const sp of plan.series) {
-      const unitMs = sp.def.unit === 'hour' ? HOUR : DAY;
-      const ws = sp.windows;
-      if (ws[0]!.start.toMillis() !== Date.UTC(2024, 0, 1) || ws.at(-1)!.end.toMillis() !== Date.UTC(2026, 0, 1)) problems.push(`${sp.def.seriesKey}: range`);
+      const unitMs = sp.instance.unit === 'hour' ? HOUR : DAY;
+      const max = sp.stream.name === 'canvas_summary' ? 1 : 100;
+      const ws = sp.cursor.windows;
+      if (ws[0]!.start.toMillis() !== Date.UTC(2024, 0, 1) || ws.at(-1)!.end.toMillis() !== Date.UTC(2026, 0, 1)) problems.push(`${sp.seriesKey}: range`);
       ws.forEach((w, i) => {
-        if (w.length !== (w.end.toMillis() - w.start.toMillis()) / unitMs || w.length > 100) problems.push(`${sp.def.seriesKey} window ${i}: length ${w.length}`);
-        if (i > 0 && w.start.toMillis() !== ws[i - 1]!.end.toMillis()) problems.push(`${sp.def.seriesKey} window ${i}: gap`);
+        if (w.length !== (w.end.toMillis() - w.start.toMillis()) / unitMs || w.length > max) problems.push(`${sp.seriesKey} window ${i}: length ${w.length}`);
+        if (i > 0 && w.start.toMillis() !== ws[i - 1]!.end.toMillis()) problems.push(`${sp.seriesKey} window ${i}: gap`);
         // Only the oldest window may be short: the recent units travel in full requests.
-        if (i > 0 && w.length !== 100) problems.push(`${sp.def.seriesKey} window ${i}: short`);
+        if (i > 0 && w.length !== max) problems.push(`${sp.seriesKey} window ${i}: short`);
       });
     }
     expect(problems).toEqual([]);
@@ -92,10 +90,8 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
 
   it('plans a nightly increment as the look-back plus the new units: one request per series, two when an hourly range passes 100 hours', () => {
     const watermark = new Date(Date.UTC(2026, 0, 1));
-    const states: SeriesState[] = [
-      ...buildPlan(input({})).series.map((sp) => ({ stream: sp.def.stream, seriesKey: sp.def.seriesKey, unit: sp.def.unit, watermark, rowsLoaded: 1, lastRunId: 'r1', updatedAt: watermark })),
-      ...canvases.map((id) => ({ stream: 'canvas_summary', seriesKey: canvasSeriesKey(id), unit: 'day', watermark, rowsLoaded: 1, lastRunId: 'r1', updatedAt: watermark })),
-    ];
+    const states: PlannedState[] = buildPlan(input({})).series.map((sp) => ({ stream: sp.stream.name, seriesKey: sp.seriesKey, watermark }));
+    expect(states.filter((s) => s.stream === 'canvas_summary').map((s) => s.seriesKey)).toEqual(canvases.map((id) => `unit=day|canvas_id=${id}`));
     // until 03:00 on Jan 2: daily ranges are Dec 29 → Jan 3 (5 days); hourly Dec 29 00:00 → Jan 2 03:00 (99 hours).
     const night = buildPlan(input({ states, until: utc('2026-01-02T03:00:00Z') }));
     const of = (stream: string) => night.streams.find((s) => s.stream === stream)!;
@@ -105,7 +101,7 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
     expect(of('segment_size').requests).toBe(7);
     expect(of('canvas_summary').requests).toBe(12 * 5);
     expect(night.requests).toBe(night.minimum);
-    for (const sp of night.series) expect(sp.windows[0]!.start.toMillis()).toBe(Date.UTC(2025, 11, 29));
+    for (const sp of night.series) expect(sp.cursor.windows[0]!.start.toMillis()).toBe(Date.UTC(2025, 11, 29));
 
     // until 05:30: hourly ranges grow to 102 hours (up to the end of the hour in progress) and need two requests.
     const later = buildPlan(input({ states, until: utc('2026-01-02T05:30:00Z') }));

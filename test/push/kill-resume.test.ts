@@ -109,6 +109,6 @@ describe('a push killed mid-way', () => {
     expect(r.forwarded.slice(1).flat().some((id) => firstBatch.includes(id))).toBe(false);
     for (const id of ['user_1', 'user_100', 'user_200']) expect(user(fx, id).subscriptionGroups.get('sg_email_2')).toBe('subscribed');
     const runs = await query(fx, `SELECT "status", "rows_accepted" FROM "_push_runs" ORDER BY "started_at"`);
-    expect(runs).toEqual([{ status: 'interrupted', rows_accepted: null }, { status: 'succeeded', rows_accepted: 150 }]);
+    expect(runs).toEqual([{ status: 'abandoned', rows_accepted: null }, { status: 'succeeded', rows_accepted: 150 }]);
   }, 30_000);
 });

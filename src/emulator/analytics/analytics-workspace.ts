@@ -1,5 +1,6 @@
 // The analytics side of the emulator's workspace: the seeded catalogue (apps, products, segments, Canvases, campaigns,
-// templates, content blocks, integrations, event names) and the restatement hook that lets a test change a past day's data.
+// templates, content blocks, integrations, event names), the restatement hook that lets a test change a past day's
+// data, and the skew hook that makes the Canvas data summary disagree with the data series (reconciliation tests).
 import type { DataIntegration } from '../../api/types.js';
 import { hashUnit } from '../random.js';
 import type { App, Product, Segment } from './analytics-catalogue.js';
@@ -20,6 +21,23 @@ export interface Restatement extends RestatementKeys {
   day: string;
   /** Multiplier of the day's final values (e.g. 1.5 adds half again); must be a finite number ≥ 0. */
   factor: number;
+}
+
+/**
+ * A deliberate disagreement between `/canvas/data_summary` and `/canvas/data_series` (to test reconciliation): every
+ * data summary of the Canvas whose window holds `day` has these amounts added to its `total_stats`; data series,
+ * variant and step statistics stay the model's.
+ */
+export interface CanvasSummarySkew {
+  canvasId: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+  /** Added to `total_stats.conversions` (an integer; the result never goes below 0). @default 0 */
+  conversions?: number;
+  /** Added to `total_stats.entries` (an integer; the result never goes below 0). @default 0 */
+  entries?: number;
+  /** Added to `total_stats.revenue`, in USD with at most cents. @default 0 */
+  revenue?: number;
 }
 
 /** First day of data: every series is zero before it. */
@@ -43,6 +61,7 @@ export class AnalyticsWorkspace implements SeriesSource {
   /** Alphabetical. */
   readonly eventNames: readonly string[];
   readonly #restatements: { r: Restatement; dayMs: number }[] = [];
+  readonly #skews: { s: CanvasSummarySkew; dayMs: number }[] = [];
 
   constructor(seed: number) {
     this.seed = seed;
@@ -93,6 +112,7 @@ export class AnalyticsWorkspace implements SeriesSource {
       [r.product, (id) => this.product(id), 'product'],
       [r.segmentId, (id) => this.segment(id), 'segmentId'],
       [r.canvasId, (id) => this.canvas(id), 'canvasId'],
+      [r.event, (name) => (this.eventNames.includes(name) ? name : undefined), 'event'],
       [r.campaignId, (id) => this.campaign(id), 'campaignId'],
     ];
     for (const [id, find, field] of checks) {
@@ -106,6 +126,33 @@ export class AnalyticsWorkspace implements SeriesSource {
     return this.#restatements.map(({ r, dayMs }) => ({ ...r, day: formatDay(dayMs) }));
   }
 
+  /** Make `/canvas/data_summary` disagree with `/canvas/data_series` (see CanvasSummarySkew). Throws RangeError on bad input. */
+  skewCanvasSummary(s: CanvasSummarySkew): void {
+    const dayMs = parseDay(s.day);
+    if (dayMs === undefined) throw new RangeError(`skewCanvasSummary: day "${s.day}" is not a UTC date; write it as YYYY-MM-DD, e.g. 2024-03-01`);
+    if (!this.canvas(s.canvasId)) throw new RangeError(`skewCanvasSummary: canvasId "${s.canvasId}" is not in the workspace; use one of ${this.canvases.map((c) => c.id).join(', ')}`);
+    for (const field of ['conversions', 'entries'] as const) {
+      const v = s[field];
+      if (v !== undefined && !Number.isSafeInteger(v)) throw new RangeError(`skewCanvasSummary: ${field} ${v} must be an integer (e.g. 5 adds five)`);
+    }
+    if (s.revenue !== undefined && (!Number.isFinite(s.revenue) || Math.abs(Math.round(s.revenue * 100) - s.revenue * 100) > 1e-6)) {
+      throw new RangeError(`skewCanvasSummary: revenue ${s.revenue} must be a finite amount in USD with at most cents (e.g. 12.5)`);
+    }
+    this.#skews.push({ s: { ...s }, dayMs });
+  }
+
+  /** The skews registered so far, oldest first (for tests and --describe). */
+  canvasSummarySkews(): CanvasSummarySkew[] {
+    return this.#skews.map(({ s }) => ({ ...s }));
+  }
+
+  /** The skews of one Canvas that fall on the given days, as amounts to add (revenue in cents). */
+  summarySkewsFor(canvasId: string, dayStarts: readonly number[]): { conversions: number; entries: number; revenueCents: number }[] {
+    return this.#skews
+      .filter(({ s, dayMs }) => s.canvasId === canvasId && dayStarts.includes(dayMs))
+      .map(({ s }) => ({ conversions: s.conversions ?? 0, entries: s.entries ?? 0, revenueCents: Math.round((s.revenue ?? 0) * 100) }));
+  }
+
   restatementFactor(series: RestatedSeries, dayStartMs: number, keys: RestatementKeys): number {
     let factor = 1;
     for (const { r, dayMs } of this.#restatements) {
@@ -114,6 +161,7 @@ export class AnalyticsWorkspace implements SeriesSource {
       if (r.product !== undefined && r.product !== keys.product) continue;
       if (r.segmentId !== undefined && r.segmentId !== keys.segmentId) continue;
       if (r.canvasId !== undefined && r.canvasId !== keys.canvasId) continue;
+      if (r.event !== undefined && r.event !== keys.event) continue;
       if (r.campaignId !== undefined && r.campaignId !== keys.campaignId) continue;
       factor *= r.factor;
     }

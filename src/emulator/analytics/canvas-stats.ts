@@ -1,12 +1,12 @@
 // Daily statistics of a Canvas, computed on demand: entries, conversions, conversions by entry time and revenue (kept
 // in cents so sums stay exact), split over variants so the parts sum to the totals, and per-step message statistics.
 // A window's summary is the sum of its days.
-import type { CanvasChannelMessageStats, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from '../../api/types.js';
+import type { CanvasChannelMessageStats, CanvasDataSeries, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from '../../api/types.js';
 import { hashUnit } from '../random.js';
 import type { Canvas, CanvasMessageVariation } from './canvas-catalogue.js';
 import type { SeriesSource } from './series-model.js';
 import { dayShape } from './series-model.js';
-import { DAY_MS } from './time-units.js';
+import { DAY_MS, formatDay } from './time-units.js';
 
 interface Totals {
   entries: number;
@@ -172,4 +172,23 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
     summary.step_stats = stepStats;
   }
   return summary;
+}
+
+/**
+ * What `/canvas/data_series` answers: one element per day that has begun at `nowMs` (later days are absent, as in every
+ * series), each exactly the `data` of a one-day data summary of that day, without `name`, with `time` the day.
+ */
+export function canvasDailyStats(source: SeriesSource, canvas: Canvas, dayStarts: readonly number[], nowMs: number, opts: SummaryOptions): CanvasDataSeries {
+  const stats = dayStarts
+    .filter((d) => d <= nowMs)
+    .map((d) => {
+      const day = canvasSummary(source, canvas, [d], nowMs, opts);
+      return {
+        time: formatDay(d),
+        total_stats: day.total_stats,
+        ...(day.variant_stats ? { variant_stats: day.variant_stats } : {}),
+        ...(day.step_stats ? { step_stats: day.step_stats } : {}),
+      };
+    });
+  return { name: canvas.details.name, stats };
 }

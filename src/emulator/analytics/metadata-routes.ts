@@ -3,6 +3,7 @@
 import { CDI_PAGE_SIZE, ENDPOINTS, EVENTS_PAGE_SIZE } from '../../api/endpoints.js';
 import type { ContentBlock, DataIntegrationsBody, EventsListBody } from '../../api/types.js';
 import type { Route } from '../route.js';
+import { happenedEventNames } from './event-model.js';
 import { contentBlockLastEditedAt, templateAt } from './metadata-catalogue.js';
 import { booleanParam, ParamError, readRoute } from './query-params.js';
 import { contentBlockAt, liveInclusions, templateRecordAt } from './workspace-listing.js';
@@ -36,7 +37,10 @@ export const eventsListRoute: Route = readRoute(ENDPOINTS.eventsList, (req, ctx)
   const raw = req.query.get('page');
   if (raw !== null && !/^\d{1,9}$/.test(raw)) throw new ParamError(`page must be an integer ≥ 0 (0 is the first ${EVENTS_PAGE_SIZE} names), got ${JSON.stringify(raw.slice(0, 60))}`);
   const page = raw === null ? 0 : Number(raw);
-  const body: EventsListBody = { message: 'success', events: ctx.workspace.analytics.eventNames.slice(page * EVENTS_PAGE_SIZE, (page + 1) * EVENTS_PAGE_SIZE) };
+  const ws = ctx.workspace.analytics;
+  // An event is listed once it has happened (its first occurrence's hour is over), so every name has counts.
+  const names = happenedEventNames(ws, ws.apps, ws.eventNames, ctx.clock.nowMs());
+  const body: EventsListBody = { message: 'success', events: names.slice(page * EVENTS_PAGE_SIZE, (page + 1) * EVENTS_PAGE_SIZE) };
   return { status: 200, body };
 });
 

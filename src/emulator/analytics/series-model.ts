@@ -15,13 +15,17 @@ export interface SeriesSource {
   restatementFactor(series: RestatedSeries, dayStartMs: number, keys: RestatementKeys): number;
 }
 
-export type RestatedSeries = 'purchases' | 'sessions' | 'segment_size' | 'canvas' | 'campaign';
+/** The series a restatement can name. */
+export const RESTATED_SERIES = ['purchases', 'sessions', 'segment_size', 'canvas', 'events', 'dau', 'mau', 'new_users', 'uninstalls', 'campaign'] as const;
+export type RestatedSeries = (typeof RESTATED_SERIES)[number];
 
 export interface RestatementKeys {
   appId?: string;
   product?: string;
   segmentId?: string;
   canvasId?: string;
+  /** A custom event name (series `events`). */
+  event?: string;
   campaignId?: string;
 }
 
@@ -55,7 +59,8 @@ export function dayShape(source: SeriesSource, dayStartMs: number): number {
   return (1 + (0.7 * days) / 365) * weekly;
 }
 
-function isDark(source: SeriesSource, app: App, hourStartMs: number): boolean {
+/** True for an hour before the workspace start or on the app's outage day: every series of the app is zero then. */
+export function isDark(source: SeriesSource, app: App, hourStartMs: number): boolean {
   const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
   return hourStartMs < source.startMs || day === app.outageDayMs;
 }

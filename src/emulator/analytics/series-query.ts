@@ -3,6 +3,7 @@
 import type { SeriesUnit } from '../../api/types.js';
 import type { App, Product, Segment } from './analytics-catalogue.js';
 import type { AnalyticsWorkspace } from './analytics-workspace.js';
+import { eventProfile, fullEventCount, fullSegmentEventCount } from './event-model.js';
 import { fullPurchases, fullSegmentSessions, fullSessions, observeHour, segmentSize } from './series-model.js';
 import { formatUnit, HOUR_MS, unitMs } from './time-units.js';
 
@@ -60,19 +61,35 @@ export interface SessionsFilter {
   segment?: Segment;
 }
 
-export function sessionsSeries(ws: AnalyticsWorkspace, filter: SessionsFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
-  const apps = filter.app ? [filter.app] : ws.apps;
-  const segment = filter.segment;
+/** A series summed over apps, each app's unit the observed sum of its hourly function. */
+function sumOverApps(apps: readonly App[], unit: SeriesUnit, unitStarts: readonly number[], nowMs: number, fullFor: (app: App) => (hourStartMs: number) => number): SeriesPoint<number>[] {
+  const fulls = apps.map(fullFor);
   return series(unitStarts, unit, (start) => {
     let sum = 0;
-    for (const app of apps) {
-      const full = segment ? (h: number) => fullSegmentSessions(ws, app, segment, h) : (h: number) => fullSessions(ws, app, h);
+    for (const full of fulls) {
       const v = observeUnit(start, unit, nowMs, full);
       if (v === undefined) return undefined;
       sum += v;
     }
     return sum;
   });
+}
+
+export function sessionsSeries(ws: AnalyticsWorkspace, filter: SessionsFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
+  const segment = filter.segment;
+  return sumOverApps(filter.app ? [filter.app] : ws.apps, unit, unitStarts, nowMs, (app) =>
+    segment ? (h) => fullSegmentSessions(ws, app, segment, h) : (h) => fullSessions(ws, app, h));
+}
+
+/**
+ * Occurrences of a custom event per unit, as `/events/data_series` answers them: an app's, or the sum over apps; a
+ * segment's members only when a segment is given. Any name has a count; the route refuses names the workspace lacks.
+ */
+export function eventCounts(ws: AnalyticsWorkspace, event: string, filter: SessionsFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
+  const profile = eventProfile(ws, ws.apps, event);
+  const segment = filter.segment;
+  return sumOverApps(filter.app ? [filter.app] : ws.apps, unit, unitStarts, nowMs, (app) =>
+    segment ? (h) => fullSegmentEventCount(ws, profile, app, segment, h) : (h) => fullEventCount(ws, profile, app, h));
 }
 
 /** Daily segment size: a stock, present for every day that has begun (today included). */

@@ -8,11 +8,16 @@ import { existsAt } from './lifecycle.js';
 import { idParam, instantParam, lengthParam, ParamError, readRoute, unitParam, unitStartsEndingAt } from './query-params.js';
 import { purchasesSeries, segmentSizeSeries, sessionsSeries } from './series-query.js';
 
+/** `app_id`: an app of the workspace, or undefined for all apps. */
+export function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
+  return idParam(query, 'app_id', (id) => ws.app(id), ws.apps.map((a) => a.id), 'all apps');
+}
+
 /**
- * `segment_id`: a segment that exists at now (one created later is unknown, as on every endpoint). The platform keeps no
- * series for a segment with analytics tracking off: a 400 that says so and how to fix it.
+ * `segment_id`: a segment that exists at now (one created later is unknown, as on every endpoint), or undefined for
+ * `omitted`. The platform keeps no series for a segment with analytics tracking off: a 400 that says so and how to fix it.
  */
-function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: number, omitted: string) {
+export function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: number, omitted = 'all users') {
   const existing = ws.segments.filter((s) => existsAt(s.lifecycle, nowMs));
   const segment = idParam(query, 'segment_id', (id) => existing.find((s) => s.id === id), existing.map((s) => s.id), omitted);
   if (segment && !segment.analyticsTrackingEnabled) {
@@ -21,18 +26,26 @@ function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: num
   return segment;
 }
 
-function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
-  return idParam(query, 'app_id', (id) => ws.app(id), ws.apps.map((a) => a.id), 'all apps');
-}
-
-/** The parameters purchases and sessions share: `length`, `unit`, `ending_at` (default now) and `app_id`. */
-function windowParams(req: EmulatorRequest, ctx: RouteContext) {
+/** The parameters purchases, sessions and events share: `length`, `unit`, `ending_at` (default now) and `app_id`. */
+export function windowParams(req: EmulatorRequest, ctx: RouteContext) {
   const ws = ctx.workspace.analytics;
   const length = lengthParam(req.query, MAX_SERIES_LENGTH);
   const unit = unitParam(req.query, ['day', 'hour']);
   const nowMs = ctx.clock.nowMs();
   const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
   return { ws, unit, nowMs, starts: unitStartsEndingAt(endingMs, length, unit), app: appParam(ws, req.query) };
+}
+
+/**
+ * The window of the daily-only series (segment size, KPIs): `length` days ending with the day containing `ending_at`
+ * (default now). `unit=day` is accepted, any other unit refused: these series have no hourly form.
+ */
+export function dayWindowParams(req: EmulatorRequest, ctx: RouteContext) {
+  const length = lengthParam(req.query, MAX_SERIES_LENGTH);
+  unitParam(req.query, ['day']);
+  const nowMs = ctx.clock.nowMs();
+  const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
+  return { nowMs, days: unitStartsEndingAt(endingMs, length, 'day') };
 }
 
 function purchases(req: EmulatorRequest, ctx: RouteContext) {
@@ -53,7 +66,7 @@ export const purchasesRevenueRoute: Route = readRoute(ENDPOINTS.purchasesRevenue
 
 export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req, ctx) => {
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
-  const segment = segmentParam(ws, req.query, nowMs, 'all users');
+  const segment = segmentParam(ws, req.query, nowMs);
   const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, starts, nowMs);
   const body: SeriesBody<SessionsPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, sessions: p.value })) };
   return { status: 200, body };
@@ -63,13 +76,9 @@ export const segmentSizeRoute: Route = readRoute(ENDPOINTS.segmentsDataSeries, (
   const ws = ctx.workspace.analytics;
   const rawSegment = req.query.get('segment_id');
   if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: the id of a segment, e.g. ${ws.segments[0]!.id} (/segments/list gives them all)`);
-  const nowMs = ctx.clock.nowMs();
-  const segment = segmentParam(ws, req.query, nowMs, 'nothing (it is required)')!;
-  const length = lengthParam(req.query, MAX_SERIES_LENGTH);
-  // Segment size is a daily estimate: no hourly form exists.
-  unitParam(req.query, ['day']);
-  const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
-  const points = segmentSizeSeries(ws, segment, unitStartsEndingAt(endingMs, length, 'day'), nowMs);
+  const segment = segmentParam(ws, req.query, ctx.clock.nowMs(), 'nothing (it is required)')!;
+  const { nowMs, days } = dayWindowParams(req, ctx);
+  const points = segmentSizeSeries(ws, segment, days, nowMs);
   const body: SeriesBody<SegmentSizePoint> = { message: 'success', data: points.map((p) => ({ time: p.time, size: p.value })) };
   return { status: 200, body };
 });

@@ -81,6 +81,12 @@ export const NOT_OFFERED_BY_CLIENT: Readonly<Partial<Record<EndpointName, string
   canvasDetails: NO_METHOD,
   canvasDataSummary: NO_METHOD,
   sessionsDataSeries: NO_METHOD,
+  eventsDataSeries: NO_METHOD,
+  kpiDauDataSeries: NO_METHOD,
+  kpiMauDataSeries: NO_METHOD,
+  kpiNewUsersDataSeries: NO_METHOD,
+  kpiUninstallsDataSeries: NO_METHOD,
+  canvasDataSeries: NO_METHOD,
   campaignsDataSeries: NO_METHOD,
   purchasesProductList: NO_METHOD,
 };

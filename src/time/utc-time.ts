@@ -1,4 +1,4 @@
-// Unit arithmetic and timestamp parsing for the analytics series, always in UTC whatever the machine's zone.
+// Unit arithmetic and timestamp parsing in UTC, whatever the machine's zone: shared by config, extract and load.
 // Days are counted as 86,400,000 ms of epoch time (UTC has no DST and JavaScript has no leap seconds), so all math is exact.
 import { DateTime } from 'luxon';
 import type { SeriesUnit } from '../api/types.js';

@@ -1,0 +1,225 @@
+-- Generated from the stream declarations in src/streams/ by `npm run sql`; do not edit by hand.
+-- engage-etl applies the same statements when it opens a database; bookkeeping tables are in sql/*.sql.
+
+-- In-app purchases per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.
+CREATE TABLE IF NOT EXISTS "purchase_quantity" (
+  "app_id" VARCHAR,
+  "product" VARCHAR,
+  "unit" VARCHAR,
+  "time" TIMESTAMP,
+  "purchase_quantity" BIGINT,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "purchase_quantity" IS 'In-app purchases per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.';
+
+-- Revenue (USD) per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.
+CREATE TABLE IF NOT EXISTS "revenue" (
+  "app_id" VARCHAR,
+  "product" VARCHAR,
+  "unit" VARCHAR,
+  "time" TIMESTAMP,
+  "revenue" DOUBLE,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "revenue" IS 'Revenue (USD) per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.';
+
+-- Sessions per app, segment and unit ("*" = all apps / no segment filter). Key: app_id, segment_id, unit, time.
+CREATE TABLE IF NOT EXISTS "sessions" (
+  "app_id" VARCHAR,
+  "segment_id" VARCHAR,
+  "unit" VARCHAR,
+  "time" TIMESTAMP,
+  "sessions" BIGINT,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "sessions" IS 'Sessions per app, segment and unit ("*" = all apps / no segment filter). Key: app_id, segment_id, unit, time.';
+
+-- Estimated size of a segment per day. Key: segment_id, time.
+CREATE TABLE IF NOT EXISTS "segment_size" (
+  "segment_id" VARCHAR,
+  "time" TIMESTAMP,
+  "size" BIGINT,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "segment_size" IS 'Estimated size of a segment per day. Key: segment_id, time.';
+
+-- Custom event names, with the --until of the first and last run that saw each listed. Key: name.
+CREATE TABLE IF NOT EXISTS "custom_events" (
+  "name" VARCHAR,
+  "first_seen_at" TIMESTAMP,
+  "last_seen_at" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("first_seen_at", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "custom_events" IS 'Custom event names, with the --until of the first and last run that saw each listed. Key: name.';
+
+-- A Canvas's totals per UTC day. Key: canvas_id, day.
+CREATE TABLE IF NOT EXISTS "canvas_summary" (
+  "canvas_id" VARCHAR,
+  "day" DATE,
+  "name" VARCHAR,
+  "entries" BIGINT,
+  "conversions" BIGINT,
+  "conversions_by_entry_time" BIGINT,
+  "revenue" DOUBLE,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("day", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "canvas_summary" IS 'A Canvas''s totals per UTC day. Key: canvas_id, day.';
+
+-- A Canvas variant's totals per UTC day. Key: canvas_id, day, variant_id.
+CREATE TABLE IF NOT EXISTS "canvas_variant_summary" (
+  "canvas_id" VARCHAR,
+  "day" DATE,
+  "variant_id" VARCHAR,
+  "name" VARCHAR,
+  "entries" BIGINT,
+  "conversions" BIGINT,
+  "revenue" DOUBLE,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("day", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "canvas_variant_summary" IS 'A Canvas variant''s totals per UTC day. Key: canvas_id, day, variant_id.';
+
+-- A Canvas step's totals per UTC day. Key: canvas_id, day, step_id.
+CREATE TABLE IF NOT EXISTS "canvas_step_summary" (
+  "canvas_id" VARCHAR,
+  "day" DATE,
+  "step_id" VARCHAR,
+  "name" VARCHAR,
+  "conversions" BIGINT,
+  "conversions_by_entry_time" BIGINT,
+  "revenue" DOUBLE,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("day", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "canvas_step_summary" IS 'A Canvas step''s totals per UTC day. Key: canvas_id, day, step_id.';
+
+-- Message statistics of a Canvas step per UTC day, channel and message (its position in the channel's list). Key: canvas_id, day, step_id, channel, message_index.
+CREATE TABLE IF NOT EXISTS "canvas_step_messages" (
+  "canvas_id" VARCHAR,
+  "day" DATE,
+  "step_id" VARCHAR,
+  "channel" VARCHAR,
+  "message_index" INTEGER,
+  "sent" BIGINT,
+  "opens" BIGINT,
+  "influenced_opens" BIGINT,
+  "bounces" BIGINT,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("day", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "canvas_step_messages" IS 'Message statistics of a Canvas step per UTC day, channel and message (its position in the channel''s list). Key: canvas_id, day, step_id, channel, message_index.';
+
+-- Canvases: name, flags, schedule, entry times, channels, tags and teams. Key: canvas_id.
+CREATE TABLE IF NOT EXISTS "canvases" (
+  "canvas_id" VARCHAR,
+  "name" VARCHAR,
+  "description" VARCHAR,
+  "created_at" TIMESTAMP,
+  "updated_at" TIMESTAMP,
+  "archived" BOOLEAN,
+  "draft" BOOLEAN,
+  "schedule_type" VARCHAR,
+  "first_entry" TIMESTAMP,
+  "last_entry" TIMESTAMP,
+  "channels" VARCHAR[],
+  "tags" VARCHAR[],
+  "teams" VARCHAR[],
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "canvases" IS 'Canvases: name, flags, schedule, entry times, channels, tags and teams. Key: canvas_id.';
+
+-- Variants of each Canvas and their first steps. Key: canvas_id, variant_id.
+CREATE TABLE IF NOT EXISTS "canvas_variants" (
+  "canvas_id" VARCHAR,
+  "variant_id" VARCHAR,
+  "name" VARCHAR,
+  "first_step_ids" VARCHAR[],
+  "first_step_id" VARCHAR,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "canvas_variants" IS 'Variants of each Canvas and their first steps. Key: canvas_id, variant_id.';
+
+-- Steps of each Canvas: type, next steps and paths, channels and messages. Key: canvas_id, step_id.
+CREATE TABLE IF NOT EXISTS "canvas_steps" (
+  "canvas_id" VARCHAR,
+  "step_id" VARCHAR,
+  "name" VARCHAR,
+  "type" VARCHAR,
+  "next_step_ids" VARCHAR[],
+  "next_paths" JSON,
+  "channels" VARCHAR[],
+  "messages" JSON,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "canvas_steps" IS 'Steps of each Canvas: type, next steps and paths, channels and messages. Key: canvas_id, step_id.';
+
+-- Email templates: names, subject, bodies and edit times. Key: email_template_id.
+CREATE TABLE IF NOT EXISTS "email_templates" (
+  "email_template_id" VARCHAR,
+  "template_name" VARCHAR,
+  "description" VARCHAR,
+  "subject" VARCHAR,
+  "preheader" VARCHAR,
+  "body" VARCHAR,
+  "plaintext_body" VARCHAR,
+  "should_inline_css" BOOLEAN,
+  "tags" VARCHAR,
+  "created_at" TIMESTAMP,
+  "updated_at" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "email_templates" IS 'Email templates: names, subject, bodies and edit times. Key: email_template_id.';
+
+-- Content blocks: content, type, tags, edit times and where they are included. Key: content_block_id.
+CREATE TABLE IF NOT EXISTS "content_blocks" (
+  "content_block_id" VARCHAR,
+  "name" VARCHAR,
+  "content" VARCHAR,
+  "description" VARCHAR,
+  "content_type" VARCHAR,
+  "tags" VARCHAR[],
+  "created_at" TIMESTAMP,
+  "last_edited" TIMESTAMP,
+  "inclusion_count" BIGINT,
+  "inclusion_data" JSON,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "content_blocks" IS 'Content blocks: content, type, tags, edit times and where they are included. Key: content_block_id.';
+
+-- Data (cloud data ingestion) integrations of the workspace and their last sync. Key: integration_id.
+CREATE TABLE IF NOT EXISTS "data_integrations" (
+  "integration_id" VARCHAR,
+  "app_group_id" VARCHAR,
+  "integration_name" VARCHAR,
+  "integration_type" VARCHAR,
+  "integration_status" VARCHAR,
+  "contact_emails" VARCHAR,
+  "last_updated_at" TIMESTAMP,
+  "warehouse_type" VARCHAR,
+  "last_job_start_time" TIMESTAMP,
+  "last_job_status" VARCHAR,
+  "next_scheduled_run" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "data_integrations" IS 'Data (cloud data ingestion) integrations of the workspace and their last sync. Key: integration_id.';

@@ -1,0 +1,234 @@
+// The incremental cursor of a series, in one place: its key, the range a run loads ((watermark − look-back, until], in
+// whole UTC units), the fewest windows that cover that range and the series' open holes, the watermark as windows
+// finish (a contiguous prefix, capped at the last complete unit), and what becomes of each hole. Pure; UTC.
+import { DateTime } from 'luxon';
+import type { Unit } from '../time/utc-time.js';
+import { addUnits, ceilUnit, floorUnit, isoSeconds, unitMs } from '../time/utc-time.js';
+import type { UnitRange, Window } from './windows.js';
+
+/** Stable identity of a series in the state tables, e.g. `unit=day|app_id=*|product=gems_small`. */
+export function seriesKey(unit: Unit, dims: Readonly<Record<string, string>>): string {
+  return [`unit=${unit}`, ...Object.entries(dims).map(([k, v]) => `${k}=${v}`)].join('|');
+}
+
+export interface PlanRangeInput {
+  unit: Unit;
+  /** Start of the first unit not yet final (exclusive end of what is loaded); absent on a first run or a full refresh. */
+  watermark?: DateTime;
+  /** Earliest instant the pipeline covers (its start_date, or --from). */
+  from: DateTime;
+  /** The run's frozen upper bound (--until, @default the run's start time). */
+  until: DateTime;
+  /** Complete days re-fetched before the watermark, to pick up restatements. Whole days even for hourly series. */
+  lookbackDays: number;
+}
+
+/**
+ * The units a run loads for one series, or undefined when there is nothing to load.
+ *
+ * - start: with a watermark, `floor(watermark) − lookbackDays days` (never before `floor(from)`); without, `floor(from)`.
+ * - end: `ceil(until)` — the unit containing `until` is loaded although it is still in progress (it will be re-loaded
+ *   next run because the watermark stops before it); when `until` is exactly a boundary the range ends there.
+ */
+export function planRange(input: PlanRangeInput): UnitRange | undefined {
+  const { unit, watermark, from, until, lookbackDays } = input;
+  if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
+    throw new RangeError(`planRange: lookbackDays must be a whole number of days ≥ 0, got ${lookbackDays}`);
+  }
+  const floorFrom = floorUnit(from, unit);
+  let start = floorFrom;
+  if (watermark !== undefined) {
+    // Days are whole multiples of hours, so subtracting days from an aligned instant keeps it aligned for both units.
+    const rewound = addUnits(floorUnit(watermark, unit), -lookbackDays, 'day');
+    start = rewound.toMillis() > floorFrom.toMillis() ? rewound : floorFrom;
+  }
+  const end = ceilUnit(until, unit);
+  if (end.toMillis() <= start.toMillis()) return undefined;
+  return { unit, start, end };
+}
+
+/** End of the last COMPLETE unit at `until` (= floor(until)): the furthest a watermark may advance. */
+export function completeEnd(until: DateTime, unit: Unit): DateTime {
+  return floorUnit(until, unit);
+}
+
+/** A unit a server left out, as stored between runs. */
+export interface StoredHole {
+  /** Start of the unit (epoch ms, UTC). */
+  startMs: number;
+  /** Runs that asked for the unit and did not get it. */
+  attempts: number;
+  status: 'open' | 'confirmed_absent';
+}
+
+/** A run of units [startMs, endMs). */
+interface Span {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * The fewest windows of at most `maxUnits` units that cover every wanted span, chronological. Greedy from the most recent
+ * unit backwards, each window starting at the oldest wanted unit it can still reach — optimal for covering points with
+ * fixed-length intervals, and for one contiguous range the same cut as splitWindows: only the oldest window is short.
+ */
+export function coverWindows(unit: Unit, wanted: readonly Span[], maxUnits: number): Window[] {
+  if (!Number.isInteger(maxUnits) || maxUnits < 1) throw new RangeError(`maxUnits must be a whole number ≥ 1, got ${maxUnits}`);
+  const size = unitMs(unit);
+  const spans = mergeSpans(wanted);
+  const windows: Window[] = [];
+  let k = spans.length - 1;
+  while (k >= 0) {
+    const endMs = spans[k]!.endMs;
+    const minStart = endMs - maxUnits * size;
+    let startMs = endMs;
+    while (k >= 0 && spans[k]!.endMs > minStart) {
+      const span = spans[k]!;
+      if (span.startMs >= minStart) {
+        startMs = span.startMs;
+        k--;
+      } else {
+        startMs = minStart;
+        spans[k] = { startMs: span.startMs, endMs: minStart };
+        break;
+      }
+    }
+    const start = DateTime.fromMillis(startMs, { zone: 'utc' });
+    const end = DateTime.fromMillis(endMs, { zone: 'utc' });
+    windows.push({ unit, start, end, length: (endMs - startMs) / size, endingAt: isoSeconds(end.minus(1000)) });
+  }
+  return windows.reverse();
+}
+
+function mergeSpans(spans: readonly Span[]): Span[] {
+  const sorted = [...spans].filter((s) => s.endMs > s.startMs).sort((a, b) => a.startMs - b.startMs);
+  const out: Span[] = [];
+  for (const s of sorted) {
+    const last = out.at(-1);
+    if (last && s.startMs <= last.endMs) last.endMs = Math.max(last.endMs, s.endMs);
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+export interface CursorInput extends PlanRangeInput {
+  /** The largest window one request may ask for, in units. */
+  maxUnits: number;
+  /** Holes stored for this series (open and confirmed absent). */
+  holes: readonly StoredHole[];
+}
+
+/** What a run does for one series. */
+export interface CursorPlan {
+  unit: Unit;
+  /** The range of this run, or undefined when nothing is due (holes may still be). */
+  range: UnitRange | undefined;
+  /** The fewest windows that cover the range and the open holes. */
+  windows: Window[];
+  /** End of the last complete unit before --until: the farthest the watermark may go, and the first unit no hole may name. */
+  completeEnd: DateTime;
+  /** The stored watermark (epoch ms). */
+  watermarkMs: number | undefined;
+  /** Stored holes by unit start; open ones outside the range are what extends the windows. */
+  holes: ReadonlyMap<number, StoredHole>;
+}
+
+export function planCursor(input: CursorInput): CursorPlan {
+  const range = planRange(input);
+  const size = unitMs(input.unit);
+  const wanted: Span[] = range ? [{ startMs: range.start.toMillis(), endMs: range.end.toMillis() }] : [];
+  for (const h of input.holes) if (h.status === 'open') wanted.push({ startMs: h.startMs, endMs: h.startMs + size });
+  return {
+    unit: input.unit,
+    range,
+    windows: coverWindows(input.unit, wanted, input.maxUnits),
+    completeEnd: completeEnd(input.until, input.unit),
+    watermarkMs: input.watermark?.toMillis(),
+    holes: new Map(input.holes.map((h) => [h.startMs, h])),
+  };
+}
+
+/** True when the plan wants the unit starting at `ms`: inside the range, or an open hole. */
+export function isWanted(plan: CursorPlan, ms: number): boolean {
+  const inRange = plan.range !== undefined && ms >= plan.range.start.toMillis() && ms < plan.range.end.toMillis();
+  return inRange || plan.holes.get(ms)?.status === 'open';
+}
+
+/** A change to a stored hole, to commit with the rows of the window that decided it. */
+export interface HoleChange {
+  startMs: number;
+  /** 'filled' removes the hole. */
+  status: 'open' | 'confirmed_absent' | 'filled';
+  attempts: number;
+  reason: string;
+}
+
+/**
+ * The hole changes a finished window implies: wanted complete units it did not return become (or stay) holes — confirmed
+ * absent once `holeRetries` later runs could not fill them — and stored holes it did return are filled. Units at or after
+ * `completeEnd` are still in progress: never holes, the watermark keeps them due anyway.
+ */
+export function holeChanges(plan: CursorPlan, returned: ReadonlySet<number>, missing: readonly { startMs: number; reason: string }[], holeRetries: number): HoleChange[] {
+  const changes: HoleChange[] = [];
+  const complete = plan.completeEnd.toMillis();
+  for (const { startMs, reason } of missing) {
+    if (startMs >= complete) continue;
+    const stored = plan.holes.get(startMs);
+    if (stored?.status === 'confirmed_absent') continue;
+    const attempts = (stored?.attempts ?? 0) + 1;
+    changes.push({ startMs, status: attempts > holeRetries ? 'confirmed_absent' : 'open', attempts, reason });
+  }
+  for (const ms of returned) {
+    const stored = plan.holes.get(ms);
+    if (stored) changes.push({ startMs: ms, status: 'filled', attempts: stored.attempts, reason: '' });
+  }
+  return changes;
+}
+
+/**
+ * Tracks the windows of one series through a run and decides how far its watermark may move: only over a contiguous
+ * prefix of finished windows, never past the last complete unit before the run's frozen upper bound, never backwards.
+ * Units a window left out do not hold the watermark back: they are recorded as holes and re-requested by later runs.
+ */
+export class CursorProgress {
+  readonly #spans: Span[];
+  readonly #done: boolean[];
+  readonly #completeEndMs: number;
+  #prefix = 0;
+  #committedMs: number | undefined;
+  #rowsSinceAdvance = 0;
+
+  constructor(plan: Pick<CursorPlan, 'windows' | 'completeEnd' | 'watermarkMs'>) {
+    this.#spans = plan.windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })).sort((a, b) => a.startMs - b.startMs);
+    this.#done = this.#spans.map(() => false);
+    this.#completeEndMs = plan.completeEnd.toMillis();
+    this.#committedMs = plan.watermarkMs;
+  }
+
+  /** Mark the window starting at `startMs` as finished (loaded, its holes recorded) with `rows` rows. */
+  finish(startMs: number, rows = 0): void {
+    this.#rowsSinceAdvance += rows;
+    const index = this.#spans.findIndex((s) => s.startMs === startMs);
+    if (index < 0) throw new RangeError(`CursorProgress: no planned window starts at ${new Date(startMs).toISOString()}`);
+    this.#done[index] = true;
+    while (this.#prefix < this.#done.length && this.#done[this.#prefix]) this.#prefix++;
+  }
+
+  /**
+   * The watermark this series may now record (with the rows loaded since the last one), or undefined when it does not
+   * move: the end of the finished prefix, capped at the last complete unit.
+   */
+  advance(): { watermarkMs: number; rows: number } | undefined {
+    if (this.#prefix === 0) return undefined;
+    const candidate = Math.min(this.#spans[this.#prefix - 1]!.endMs, this.#completeEndMs);
+    if (this.#committedMs !== undefined && candidate <= this.#committedMs) return undefined;
+    this.#committedMs = candidate;
+    const rows = this.#rowsSinceAdvance;
+    this.#rowsSinceAdvance = 0;
+    return { watermarkMs: candidate, rows };
+  }
+
+  get finished(): boolean {
+    return this.#prefix === this.#spans.length;
+  }
+}

@@ -1,0 +1,105 @@
+// How a warehouse table is declared: ordered, typed columns, a key and an optional month partition. A stream declaration
+// defines its tables with `defineTable`; the row type follows from the columns (a misspelt column is a compile error) and
+// the DDL is generated from the same object, so the schema has one source.
+
+/** DuckDB column types used by the warehouse. JSON columns take any JS value and store its JSON text. */
+export type ColumnType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMP' | 'DATE' | 'VARCHAR[]' | 'JSON';
+
+export interface ColumnSpec<N extends string = string, T extends ColumnType = ColumnType> {
+  readonly name: N;
+  readonly type: T;
+  /** On update the stored value is kept and a new value does not count as a change (custom_events.first_seen_at). */
+  readonly keepOnUpdate?: boolean;
+  /** The only values the column accepts (besides NULL). */
+  readonly allowed?: readonly string[];
+}
+
+export interface TableSpec<N extends string = string, C extends readonly ColumnSpec[] = readonly ColumnSpec[]> {
+  readonly name: N;
+  /** Key and value columns in table order; the `_` bookkeeping columns follow them. */
+  readonly columns: C;
+  readonly key: readonly C[number]['name'][];
+  /** The TIMESTAMP/DATE column whose month (`YYYY-MM`) names the row's Parquet partition; absent for whole-table files. */
+  readonly partitionSource?: C[number]['name'];
+  /** One line on what a row is; it becomes the table's COMMENT. */
+  readonly description: string;
+}
+
+/** The JS value a column takes in a row handed to the loader. */
+export type ColumnValue<T extends ColumnType> = T extends 'VARCHAR'
+  ? string
+  : T extends 'BIGINT' | 'INTEGER' | 'DOUBLE'
+    ? number
+    : T extends 'BOOLEAN'
+      ? boolean
+      : T extends 'TIMESTAMP' | 'DATE'
+        ? Date
+        : T extends 'VARCHAR[]'
+          ? string[]
+          : unknown;
+
+/** One row of a table: every column present, nullable. */
+export type RowOf<S extends TableSpec> = { [C in S['columns'][number] as C['name']]: ColumnValue<C['type']> | null };
+
+/** A typed batch of rows for one table, as extractors hand them over. */
+export interface TableRows<S extends TableSpec = TableSpec> {
+  readonly table: S['name'];
+  readonly rows: RowOf<S>[];
+}
+
+/** A column of a table declaration. */
+export function col<const N extends string, const T extends ColumnType>(name: N, type: T, opts: { keepOnUpdate?: boolean; allowed?: readonly string[] } = {}): ColumnSpec<N, T> {
+  return { name, type, ...opts };
+}
+
+/** Declares a table; the literal column names and types are kept so rows can be typed from them. */
+export function defineTable<const N extends string, const C extends readonly ColumnSpec[]>(spec: TableSpec<N, C>): TableSpec<N, C> {
+  return spec;
+}
+
+/** Rows for `table`, checked against its columns at compile time. */
+export function rowsOf<S extends TableSpec>(table: S, rows: RowOf<S>[]): { table: S['name']; rows: Record<string, unknown>[] } {
+  return { table: table.name, rows: rows as Record<string, unknown>[] };
+}
+
+/** Bookkeeping columns every table carries after its data columns. */
+export const BOOKKEEPING_COLUMNS: readonly ColumnSpec[] = [
+  { name: '_loaded_at', type: 'TIMESTAMP' },
+  { name: '_run_id', type: 'VARCHAR' },
+];
+
+/** Name of the virtual column holding the partition month of a partitioned table; it is the table's last column. */
+export const PARTITION_COLUMN = '_month';
+
+/** The partition value recorded for tables exported as a single file. */
+export const WHOLE_TABLE_PARTITION = '';
+
+/** Every column the table holds, in order: data, bookkeeping, and `_month` for partitioned tables. */
+export function allColumnNames(spec: TableSpec): string[] {
+  const names = [...spec.columns, ...BOOKKEEPING_COLUMNS].map((c) => c.name);
+  if (spec.partitionSource) names.push(PARTITION_COLUMN);
+  return names;
+}
+
+/** Quote an identifier for DuckDB SQL. */
+export function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function sqlString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** The idempotent DDL of a table, generated from its declaration (the only schema there is). */
+export function createTableSql(spec: TableSpec): string {
+  const lines = [...spec.columns, ...BOOKKEEPING_COLUMNS].map((c) => `  ${ident(c.name)} ${c.type}`);
+  if (spec.partitionSource) {
+    lines.push(`  ${ident(PARTITION_COLUMN)} VARCHAR GENERATED ALWAYS AS (strftime(${ident(spec.partitionSource)}, '%Y-%m')) VIRTUAL`);
+  }
+  const key = spec.key.map((k) => k).join(', ');
+  return [
+    `-- ${spec.description} Key: ${key}.`,
+    `CREATE TABLE IF NOT EXISTS ${ident(spec.name)} (\n${lines.join(',\n')}\n);`,
+    `COMMENT ON TABLE ${ident(spec.name)} IS ${sqlString(`${spec.description} Key: ${key}.`)};`,
+  ].join('\n');
+}

@@ -1,0 +1,19 @@
+// What a stream declaration may ask of its options block in the pipeline file. The config layer implements it, so every
+// refusal names the file, line, field (`streams.revenue.products[1]`), the value and the fix.
+import type { SeriesUnit } from '../api/types.js';
+
+/** In a selector list, `"*"` means "omit the parameter": the series over all apps / products / segments. */
+export const ALL = '*';
+
+export interface OptionReader {
+  /** `unit:` among `allowed`; absent → the first of `allowed`. */
+  unit(allowed: readonly SeriesUnit[]): SeriesUnit;
+  /** `key: true|false`; absent → false. */
+  boolean(key: string): boolean;
+  /** A filter list where `"*"` means "parameter omitted"; absent → `["*"]`. `example` completes "e.g. …". */
+  selectors(key: string, example: string): readonly string[];
+  /** A required list of explicit ids (`"*"` refused). `example` completes "list the …". */
+  ids(key: string, example: string): readonly string[];
+  /** Refuse the value at `key` (or the stream's block when `key` is undefined). */
+  fail(key: string | undefined, message: string): never;
+}

@@ -1,0 +1,91 @@
+// What a stream declares: its name, pipeline-file options, tables, endpoint (hence limit pool and permission) and kind.
+// Generic machinery plans, fetches, loads, exports and reports every stream from this object alone.
+import type { ApiClient } from '../api/api-client.js';
+import type { EndpointSpec } from '../api/endpoints.js';
+import type { SeriesUnit } from '../api/types.js';
+import type { ExtractedRows } from '../extract/extracted-rows.js';
+import type { SeriesPoint } from '../extract/series-extractor.js';
+import type { Window } from '../extract/windows.js';
+import type { TableSpec } from '../load/table-definition.js';
+import type { OptionReader } from './option-reader.js';
+
+/** The pipeline-file options of a stream: the keys it accepts and how to read them into a normalized value. */
+export interface StreamOptions<O> {
+  /** Keys the stream accepts, in the file's snake_case spelling. */
+  readonly keys: readonly string[];
+  /** A working options block in YAML flow style, for docs, `--help` and the JSON Schema. */
+  readonly example: string;
+  /** Reads and validates the options; every refusal goes through `r.fail` (file, line, field and fix). */
+  read(r: OptionReader): O;
+}
+
+interface StreamBase<N extends string, O, T extends readonly TableSpec[]> {
+  readonly name: N;
+  /** One line for `plan`, docs and the JSON Schema. */
+  readonly description: string;
+  /** The endpoint the stream reads: its limit pool and the permission the key needs. */
+  readonly endpoint: EndpointSpec;
+  /** The tables the stream fills; the first is its main table. A full refresh empties them all. */
+  readonly tables: T;
+  readonly options: StreamOptions<O>;
+}
+
+/** One series of a series stream: a fixed set of request parameters, fetched window by window. */
+export interface SeriesInstance<V = unknown> {
+  /** Parameters that identify the series besides its unit (`{ app_id: '*', product: 'gems' }`); they make its key. */
+  readonly dims: Readonly<Record<string, string>>;
+  readonly unit: SeriesUnit;
+  /** Fetches one window; points carry `time` exactly as the server wrote it. */
+  fetch(client: ApiClient, window: Window): Promise<SeriesPoint<V>[]>;
+  /** The rows of one unit (start of the unit, UTC) and, for breakdown tables, the scopes they replace. */
+  rows(unitStart: Date, value: V): ExtractedRows;
+}
+
+/** A time series with a unit: planned as exact incremental windows of at most `maxUnits` units. */
+export interface SeriesStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
+  readonly kind: 'series';
+  /** The largest window one request may ask for, in units (e.g. `length` 1–100; 1 for one-day roll-ups). */
+  readonly maxUnits: number;
+  /** The series the options ask for. */
+  series(options: O): SeriesInstance[];
+}
+
+/** A list read whole every run, page by page; its page count is estimated from the rows stored last time. */
+export interface PagedListStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
+  readonly kind: 'paged_list';
+  /** Pages to expect when the main table holds `storedRows` rows. */
+  estimatePages(storedRows: number): number;
+  /** Every page; `until` is the run's frozen upper bound (for first/last-seen stamps). */
+  fetch(client: ApiClient, options: O, until: Date): Promise<ExtractedRows & { pages: number }>;
+}
+
+/** Objects fetched one request per id, every run. */
+export interface PerIdStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
+  readonly kind: 'per_id';
+  ids(options: O): readonly string[];
+  fetch(client: ApiClient, id: string, options: O): Promise<ExtractedRows>;
+  /**
+   * An error for one id that must not fail the run (a content block deleted upstream): the warning to give instead.
+   * Undefined rethrows.
+   */
+  tolerate?(error: unknown, id: string): string | undefined;
+}
+
+export type StreamDeclaration<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> =
+  | SeriesStream<N, O, T>
+  | PagedListStream<N, O, T>
+  | PerIdStream<N, O, T>;
+
+// Declaring helpers keep a stream's literal name, options type and tables, from which the registry derives its types.
+
+export function seriesStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: SeriesStream<N, O, T>): SeriesStream<N, O, T> {
+  return stream;
+}
+
+export function pagedListStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: PagedListStream<N, O, T>): PagedListStream<N, O, T> {
+  return stream;
+}
+
+export function perIdStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: PerIdStream<N, O, T>): PerIdStream<N, O, T> {
+  return stream;
+}
