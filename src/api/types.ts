@@ -298,3 +298,148 @@ export interface CanvasDataSeries {
 export interface CanvasDataSeriesBody extends SuccessBody {
   data: CanvasDataSeries;
 }
+
+// ---- discovery: list endpoints, segment and campaign details (issue 13) -----------------------------------------------
+
+/** One entry of `/canvas/list`. */
+export interface CanvasListEntry {
+  id: string;
+  name: string;
+  /** ISO 8601 instant of the latest edit. */
+  last_edited: string;
+  tags: string[];
+}
+
+export interface CanvasListBody extends SuccessBody {
+  canvases: CanvasListEntry[];
+}
+
+/** One entry of `/campaigns/list`. */
+export interface CampaignListEntry extends CanvasListEntry {
+  is_api_campaign: boolean;
+}
+
+export interface CampaignListBody extends SuccessBody {
+  campaigns: CampaignListEntry[];
+}
+
+export interface SegmentListEntry {
+  id: string;
+  name: string;
+  analytics_tracking_enabled: boolean;
+  tags: string[];
+}
+
+export interface SegmentListBody extends SuccessBody {
+  segments: SegmentListEntry[];
+}
+
+export interface SegmentDetailsBody extends SuccessBody {
+  name: string;
+  description: string;
+  text_description: string;
+  created_at: string;
+  updated_at: string;
+  tags: string[];
+  teams: string[];
+}
+
+/** A message variation of a campaign, keyed by its id in `messages`; channel-specific fields vary. */
+export interface CampaignMessage {
+  channel: string;
+  name: string;
+  [channelSpecific: string]: unknown;
+}
+
+export interface CampaignConversionBehavior {
+  type: string;
+  /** Seconds after receipt during which a conversion counts. */
+  window: number;
+  [further: string]: unknown;
+}
+
+export interface CampaignDetailsBody extends SuccessBody {
+  name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+  archived: boolean;
+  draft: boolean;
+  enabled: boolean;
+  schedule_type: string;
+  channels: string[];
+  /** ISO 8601 instant of the first send; null while nothing has been sent. */
+  first_sent: string | null;
+  last_sent: string | null;
+  tags: string[];
+  teams: string[];
+  /** Keyed by message variation id. */
+  messages: Record<string, CampaignMessage>;
+  conversion_behaviors: CampaignConversionBehavior[];
+}
+
+/** Statistics of one message variation on one day; the common fields are typed, channel-specific ones vary. */
+export interface CampaignVariationStats {
+  variation_api_id: string;
+  sent: number;
+  opens: number;
+  unique_opens: number;
+  clicks: number;
+  unique_clicks: number;
+  bounces: number;
+  unsubscribes: number;
+  delivered: number;
+  [channelSpecific: string]: unknown;
+}
+
+export interface CampaignSeriesPoint {
+  /** UTC date, `YYYY-MM-DD`. */
+  time: string;
+  unique_recipients: number;
+  conversions: number;
+  conversions1: number;
+  conversions2: number;
+  conversions3: number;
+  /** USD. */
+  revenue: number;
+  /** Keyed by channel. */
+  messages: Record<string, CampaignVariationStats[]>;
+}
+
+export type CampaignSeriesBody = SeriesBody<CampaignSeriesPoint>;
+
+export interface ProductListBody extends SuccessBody {
+  products: string[];
+}
+
+export interface EmailTemplateListEntry {
+  email_template_id: string;
+  template_name: string;
+  created_at: string;
+  updated_at: string;
+  tags: string[];
+}
+
+export interface EmailTemplateListBody {
+  /** Number of templates matching the filters (all pages). Optional: another server may leave it out. */
+  count?: number;
+  templates: EmailTemplateListEntry[];
+  message?: string;
+}
+
+export interface ContentBlockListEntry {
+  content_block_id: string;
+  name: string;
+  content_type: 'html' | 'text';
+  liquid_tag: string;
+  inclusion_count: number;
+  created_at: string;
+  last_edited: string;
+  tags: string[];
+}
+
+export interface ContentBlockListBody {
+  count?: number;
+  content_blocks: ContentBlockListEntry[];
+  message?: string;
+}
