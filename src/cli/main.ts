@@ -1,6 +1,6 @@
 // The command line: the only code that reads argv or calls process.exit. Each command lives in its own make*Command file.
 import { Command, CommanderError } from 'commander';
-import { EngageError } from '../errors.js';
+import { ConfigError, EngageError } from '../errors.js';
 import { armCrashPoint, CRASH_AT_ENV } from '../load/crash-point.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { makeExportCommand } from './export-command.js';
@@ -51,6 +51,8 @@ export async function main(argv: string[]): Promise<void> {
 
 function exitCodeOf(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+  // A flag, variable or pipeline-file field to fix: a usage error like commander's, not a failure of the run.
+  if (err instanceof ConfigError) return 2;
   return 1;
 }
 

@@ -22,7 +22,7 @@ export function makePushCommand(): Command {
     .option('--sql <query>', 'SELECT whose columns follow the target\'s conventions (docs/push.md)')
     .option('--table <name>', 'push every row of this warehouse table')
     .option('--file <path>', 'push the rows of a .csv, .json/.ndjson or .parquet file')
-    .option('--db <file>', 'DuckDB database: source tables and the push ledger', DEFAULT_PUSH_DB)
+    .option('--db <file>', 'DuckDB database: source tables and the push ledger (the push works on .<name>.work beside it and publishes it over --db)', DEFAULT_PUSH_DB)
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY); never stored or logged')
     .option('--scim-token <token>', 'SCIM token for dashboard-user-deletions (or ENGAGE_SCIM_TOKEN); never stored or logged')

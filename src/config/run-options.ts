@@ -116,6 +116,13 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
   if (from !== undefined && from.toMillis() > until.toMillis()) {
     throw new ConfigError('--from', `${from.toISO()} is after --until ${until.toISO()}; pass a --from earlier than --until`);
   }
+  // Watermarks never stand before the start, so an --until at or before it leaves every series empty: a mistake to say
+  // at once (exit 2) rather than a run that loads nothing and reports success (docs/decisions.md).
+  const start = from ?? pipeline.startDate;
+  if (until.toMillis() <= start.toMillis()) {
+    const which = from !== undefined ? `--from ${from.toISO()}` : `start_date ${start.toISODate()} of ${pipelinePath}`;
+    throw new ConfigError('--until', `${until.toISO()} is not after ${which}: nothing is in range; pass a later --until, or an earlier ${from !== undefined ? '--from' : 'start_date'}`);
+  }
 
   return {
     pipeline,

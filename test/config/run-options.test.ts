@@ -146,6 +146,14 @@ describe('--from and --until', () => {
     expect(refusal({ emulator: true, from: '2024-03-05', until: '2024-03-01' }).message).toMatch(/^--from: 2024-03-05T00:00:00.000Z is after --until 2024-03-01T00:00:00.000Z/);
   });
 
+  it('refuses an --until at or before the start (start_date, or --from), saying nothing is in range', () => {
+    expect(refusal({ emulator: true, until: '2023-12-31' }).message)
+      .toMatch(/^--until: 2023-12-31T00:00:00.000Z is not after start_date 2024-01-01 of .*plain\.yaml: nothing is in range; pass a later --until, or an earlier start_date$/);
+    expect(refusal({ emulator: true, until: '2024-01-01' }).message).toMatch(/nothing is in range/);
+    expect(refusal({ emulator: true, from: '2024-02-01', until: '2024-02-01' }).message).toMatch(/^--until: .* is not after --from 2024-02-01T00:00:00.000Z: nothing is in range/);
+    expect(resolve({ emulator: true, until: '2024-01-01T01:00Z' }).until.toISO()).toBe('2024-01-01T01:00:00.000Z');
+  });
+
   it('allows --until a few seconds ahead of the clock but not beyond a minute', () => {
     expect(resolve({ emulator: true, until: '2024-03-10T15:30:59Z' }).until.toISO()).toBe('2024-03-10T15:30:59.000Z');
     expect(refusal({ emulator: true, until: '2024-03-10T15:31:01Z' }).message).toMatch(/^--until: .* is in the future/);
