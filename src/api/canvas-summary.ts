@@ -3,7 +3,7 @@
 import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, MAX_CANVAS_SUMMARY_DAYS } from './endpoints.js';
-import { checkStringParam, contextOf, isRecord, malformed, readNumber } from './response-shape.js';
+import { checkStringParam, contextOf, isRecord, malformed, readNumber, type NumberKind } from './response-shape.js';
 import type { CanvasChannelMessageStats, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from './types.js';
 import { FatalError, type RequestContext } from '../errors.js';
 
@@ -56,9 +56,9 @@ export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, statu
   const fail = (what: string): never => {
     throw malformed(ctx, what, body, status);
   };
-  const num = (obj: Record<string, unknown>, field: string, where: string): number => {
-    // Revenue is the one amount of a summary; every other figure is a count.
-    const read = readNumber(obj[field], field === 'revenue' ? 'amount' : 'count');
+  // Every figure of a summary is a count (BIGINT) except revenue, an amount, read with `kind` 'amount'.
+  const num = (obj: Record<string, unknown>, field: string, where: string, kind: NumberKind = 'count'): number => {
+    const read = readNumber(obj[field], kind);
     return 'value' in read ? read.value : fail(`${where}.${field}: ${read.problem}`);
   };
   const name = (obj: Record<string, unknown>, where: string): string =>
@@ -71,7 +71,7 @@ export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, statu
   const summary: CanvasDataSummary = {
     name: name(data, 'data'),
     total_stats: {
-      revenue: num(total, 'revenue', 'data.total_stats'),
+      revenue: num(total, 'revenue', 'data.total_stats', 'amount'),
       conversions: num(total, 'conversions', 'data.total_stats'),
       conversions_by_entry_time: num(total, 'conversions_by_entry_time', 'data.total_stats'),
       entries: num(total, 'entries', 'data.total_stats'),
@@ -84,7 +84,7 @@ export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, statu
     for (const [id, v] of Object.entries(data.variant_stats)) {
       const where = `data.variant_stats.${id}`;
       if (!isRecord(v)) return fail(`${where} is not an object`);
-      variants[id] = { name: name(v, where), revenue: num(v, 'revenue', where), conversions: num(v, 'conversions', where), entries: num(v, 'entries', where) };
+      variants[id] = { name: name(v, where), revenue: num(v, 'revenue', where, 'amount'), conversions: num(v, 'conversions', where), entries: num(v, 'entries', where) };
     }
     summary.variant_stats = variants;
   }
@@ -109,7 +109,7 @@ export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, statu
       }
       steps[id] = {
         name: name(s, where),
-        revenue: num(s, 'revenue', where),
+        revenue: num(s, 'revenue', where, 'amount'),
         conversions: num(s, 'conversions', where),
         conversions_by_entry_time: num(s, 'conversions_by_entry_time', where),
         messages,
