@@ -4,7 +4,7 @@ import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, EVENTS_PAGE_SIZE, MAX_SERIES_LENGTH, type EndpointSpec } from './endpoints.js';
 import { paginatePageIndex } from './paginate-page-index.js';
-import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed, toNumber } from './response-shape.js';
+import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed, readNumber } from './response-shape.js';
 import type { SeriesUnit } from './types.js';
 import { FatalError } from '../errors.js';
 
@@ -123,10 +123,9 @@ export function normalizeSeries(body: unknown, valueField: string, ctx: ReturnTy
     if (typeof point.time !== 'string' || point.time.trim() === '') {
       throw malformed(ctx, `data[${i}] has no \`time\` string: ${JSON.stringify(point)}`, body, status);
     }
-    const value = toNumber(point[valueField]);
-    if (value === undefined) {
-      throw malformed(ctx, `data[${i}] (time ${point.time}) has a non-numeric \`${valueField}\`: ${JSON.stringify(point[valueField])}`, body, status);
-    }
-    return { time: point.time, value };
+    // Revenue is the one series of amounts; quantities, sessions and segment sizes are counts (BIGINT columns).
+    const read = readNumber(point[valueField], valueField === 'revenue' ? 'amount' : 'count');
+    if ('problem' in read) throw malformed(ctx, `data[${i}] (time ${point.time}) field \`${valueField}\`: ${read.problem}`, body, status);
+    return { time: point.time, value: read.value };
   });
 }

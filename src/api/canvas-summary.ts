@@ -3,7 +3,7 @@
 import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, MAX_CANVAS_SUMMARY_DAYS } from './endpoints.js';
-import { checkStringParam, contextOf, isRecord, malformed, toNumber } from './response-shape.js';
+import { checkStringParam, contextOf, isRecord, malformed, readNumber } from './response-shape.js';
 import type { CanvasChannelMessageStats, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from './types.js';
 import { FatalError, type RequestContext } from '../errors.js';
 
@@ -57,8 +57,9 @@ export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, statu
     throw malformed(ctx, what, body, status);
   };
   const num = (obj: Record<string, unknown>, field: string, where: string): number => {
-    const n = toNumber(obj[field]);
-    return n ?? fail(`${where}.${field} is ${JSON.stringify(obj[field])}, not a number`);
+    // Revenue is the one amount of a summary; every other figure is a count.
+    const read = readNumber(obj[field], field === 'revenue' ? 'amount' : 'count');
+    return 'value' in read ? read.value : fail(`${where}.${field}: ${read.problem}`);
   };
   const name = (obj: Record<string, unknown>, where: string): string =>
     typeof obj.name === 'string' ? obj.name : fail(`${where}.name is ${JSON.stringify(obj.name)}, not a string`);

@@ -26,6 +26,12 @@ export function makeProgram(): Command {
 
 /** Run the CLI; errors become one line on stderr and a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
+  // `engage-etl query … | head -1`: once the reader is gone nobody can see the rest, so the command ends quietly, as
+  // cat and grep do, instead of crashing with an EPIPE stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const program = makeProgram();
   // addCommand() does not pass exitOverride down: set it on every command so usage errors exit 2, not commander's 1.
   const override = (cmd: Command): void => {

@@ -36,10 +36,16 @@ export function makePushCommand(): Command {
     .option('--confirm', 'required by irreversible targets (removals, suppressions, cancellations, deletions)')
     .option('--max-rows <n>', 'refuse the push when more rows than this would be sent')
     .option('--json', 'print the summary or dry-run report as JSON on stdout')
+    .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)')
     .addHelpText('after', `\nTargets:\n${targets}\n\nExit codes: 0 all rows accepted or unchanged, 3 some rows rejected/invalid/transient (listed; all in _push_log), 1 fatal error, 2 bad usage.\n\nExamples:\n  engage-etl push subscriptions --sql "SELECT 'sg_email_1' AS subscription_group_id, 'unsubscribed' AS subscription_state, external_id FROM churned"\n  engage-etl push user-attributes --table crm_users --inc loyalty_points --dry-run`)
     .action(async (targetName: string, flags: RawPushFlags) => {
       const opts = resolvePushOptions(targetName, flags, process.env);
       const result = await runPush(opts, {
+        client: {
+          onEvent: (e) => {
+            if (e.type === 'waiting') process.stderr.write(`push: waiting for limit pool "${e.pool}" until ${new Date(e.resumesAt).toISOString()}: ${e.reason}\n`);
+          },
+        },
         onProgress: (p) => {
           process.stderr.write(`push: batch ${p.batch}/${p.batches} answered: ${p.rows} rows (${p.accepted} accepted, ${p.failed} failed)\n`);
         },

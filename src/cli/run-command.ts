@@ -22,7 +22,8 @@ export function addRunFlags(cmd: Command): Command {
     .option('--until <datetime>', 'upper bound of the run, frozen at start (default: now); UTC unless a zone is given')
     .option('--streams <list>', 'comma-separated streams to run (default: all in the pipeline file)')
     .option('--full-refresh', 'drop the selected streams\' data and state, reload from --from / start_date')
-    .option('--json', 'print the summary as JSON on stdout');
+    .option('--json', 'print the summary as JSON on stdout')
+    .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)');
 }
 
 export function makeRunCommand(): Command {

@@ -22,7 +22,7 @@ import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
-import { SILENT_REPORTER } from './run-events.js';
+import { SILENT_REPORTER, waitingEvent } from './run-events.js';
 import { TaskQueues } from './task-queues.js';
 
 export interface PipelineDeps {
@@ -114,8 +114,10 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       ...deps.client,
       baseUrl,
       apiKey,
+      ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
       onEvent: (e) => {
         if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
+        if (e.type === 'waiting') reporter.emit(waitingEvent(e));
         deps.client?.onEvent?.(e);
       },
     });

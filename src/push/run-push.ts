@@ -124,9 +124,10 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     ...hooks.client,
     baseUrl: opts.baseUrl ?? '',
     // The SCIM target authenticates with the SCIM token only; the client still wants a key, which is never sent then.
-    apiKey: opts.apiKey ?? 'scim-only',
+    apiKey: opts.apiKey ?? 'scim-only-no-rest-key',
     ...(opts.scimToken !== undefined ? { scimToken: opts.scimToken } : {}),
     ...(opts.requestOrigin !== undefined ? { requestOrigin: opts.requestOrigin } : {}),
+    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
   });
   const counts: PushRunCounts = { rowsRead: plan.rowsRead, rowsUnchanged: plan.unchanged, rowsAccepted: 0, rowsRejected: 0, rowsInvalid: plan.invalid.length, rowsTransient: 0, requests: 0 };
   const failures: FailedRow[] = [];

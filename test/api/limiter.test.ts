@@ -11,7 +11,7 @@ let server: TestServer;
 const clients: ApiClient[] = [];
 
 function makeClient(opts: Partial<ApiClientOptions>): ApiClient {
-  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-123456', ...opts });
+  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', ...opts });
   clients.push(client);
   return client;
 }
@@ -149,6 +149,7 @@ describe('reading rate-limit headers', () => {
       limit: 250_000,
       remaining: 249_996,
       resetAt: 1_592_427_600_000,
+      said: 'X-RateLimit-Limit: 250000, X-RateLimit-Remaining: 249996, X-RateLimit-Reset: 1592427600',
     });
   });
 });

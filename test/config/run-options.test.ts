@@ -56,11 +56,11 @@ describe('defaults', () => {
 
 describe('precedence', () => {
   it('takes the flag over the environment over the file', () => {
-    const env = { ENGAGE_BASE_URL: 'https://env.example.com', ENGAGE_API_KEY: 'env-key' };
-    expect(resolveRunOptions({ pipeline: withSource, baseUrl: 'https://flag.example.com', apiKey: 'flag-key' }, env, NOW))
-      .toMatchObject({ baseUrl: 'https://flag.example.com', apiKey: 'flag-key' });
-    expect(resolveRunOptions({ pipeline: withSource }, env, NOW)).toMatchObject({ baseUrl: 'https://env.example.com', apiKey: 'env-key' });
-    expect(resolveRunOptions({ pipeline: withSource }, { ENGAGE_API_KEY: 'env-key' }, NOW)).toMatchObject({ baseUrl: 'https://file.example.com' });
+    const env = { ENGAGE_BASE_URL: 'https://env.example.com', ENGAGE_API_KEY: 'env-key-4d8a1f0c6e2b97' };
+    expect(resolveRunOptions({ pipeline: withSource, baseUrl: 'https://flag.example.com', apiKey: 'flag-key-9b3e7c1a5d0f24' }, env, NOW))
+      .toMatchObject({ baseUrl: 'https://flag.example.com', apiKey: 'flag-key-9b3e7c1a5d0f24' });
+    expect(resolveRunOptions({ pipeline: withSource }, env, NOW)).toMatchObject({ baseUrl: 'https://env.example.com', apiKey: 'env-key-4d8a1f0c6e2b97' });
+    expect(resolveRunOptions({ pipeline: withSource }, { ENGAGE_API_KEY: 'env-key-4d8a1f0c6e2b97' }, NOW)).toMatchObject({ baseUrl: 'https://file.example.com' });
   });
 
   it('treats an empty environment variable as unset', () => {
