@@ -30,7 +30,7 @@ async function logRun(wh: Warehouse, runId: string): Promise<void> {
 describe('published snapshot', () => {
   it('names the working copy and the stamp beside --db, hidden', () => {
     expect(snapshotFiles('/data/engage.duckdb')).toEqual({
-      published: '/data/engage.duckdb', working: '/data/.engage.duckdb.work', stamp: '/data/.engage.duckdb.published',
+      published: '/data/engage.duckdb', working: '/data/.engage.duckdb.work', stamp: '/data/.engage.duckdb.published', lastRun: '/data/.engage.duckdb.last-run.json',
     });
   });
 
