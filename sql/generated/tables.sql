@@ -139,6 +139,9 @@ CREATE TABLE IF NOT EXISTS "canvases" (
   "channels" VARCHAR[],
   "tags" VARCHAR[],
   "teams" VARCHAR[],
+  "last_edited" TIMESTAMP,
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR
 );
@@ -184,6 +187,8 @@ CREATE TABLE IF NOT EXISTS "email_templates" (
   "tags" VARCHAR,
   "created_at" TIMESTAMP,
   "updated_at" TIMESTAMP,
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR
 );
@@ -201,10 +206,79 @@ CREATE TABLE IF NOT EXISTS "content_blocks" (
   "last_edited" TIMESTAMP,
   "inclusion_count" BIGINT,
   "inclusion_data" JSON,
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR
 );
 COMMENT ON TABLE "content_blocks" IS 'Content blocks: content, type, tags, edit times and where they are included. Key: content_block_id.';
+
+-- Campaigns: name, flags, schedule, channels, first and last send, tags, teams and conversion behaviors. Key: campaign_id.
+CREATE TABLE IF NOT EXISTS "campaigns" (
+  "campaign_id" VARCHAR,
+  "name" VARCHAR,
+  "description" VARCHAR,
+  "created_at" TIMESTAMP,
+  "updated_at" TIMESTAMP,
+  "last_edited" TIMESTAMP,
+  "archived" BOOLEAN,
+  "draft" BOOLEAN,
+  "enabled" BOOLEAN,
+  "is_api_campaign" BOOLEAN,
+  "schedule_type" VARCHAR,
+  "channels" VARCHAR[],
+  "first_sent" TIMESTAMP,
+  "last_sent" TIMESTAMP,
+  "tags" VARCHAR[],
+  "teams" VARCHAR[],
+  "conversion_behaviors" JSON,
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "campaigns" IS 'Campaigns: name, flags, schedule, channels, first and last send, tags, teams and conversion behaviors. Key: campaign_id.';
+
+-- Message variations of each campaign: channel, name and the channel's own fields (subject, alert, body, url…). Key: campaign_id, variation_id.
+CREATE TABLE IF NOT EXISTS "campaign_messages" (
+  "campaign_id" VARCHAR,
+  "variation_id" VARCHAR,
+  "channel" VARCHAR,
+  "name" VARCHAR,
+  "message" JSON,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "campaign_messages" IS 'Message variations of each campaign: channel, name and the channel''s own fields (subject, alert, body, url…). Key: campaign_id, variation_id.';
+
+-- Segments: name, descriptions, whether analytics tracking is on, tags, teams and edit times. Key: segment_id.
+CREATE TABLE IF NOT EXISTS "segments" (
+  "segment_id" VARCHAR,
+  "name" VARCHAR,
+  "description" VARCHAR,
+  "text_description" VARCHAR,
+  "analytics_tracking_enabled" BOOLEAN,
+  "created_at" TIMESTAMP,
+  "updated_at" TIMESTAMP,
+  "tags" VARCHAR[],
+  "teams" VARCHAR[],
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "segments" IS 'Segments: name, descriptions, whether analytics tracking is on, tags, teams and edit times. Key: segment_id.';
+
+-- Products the workspace lists, with the --until of the run that first saw each. Key: product_id.
+CREATE TABLE IF NOT EXISTS "products" (
+  "product_id" VARCHAR,
+  "first_seen_at" TIMESTAMP,
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "products" IS 'Products the workspace lists, with the --until of the run that first saw each. Key: product_id.';
 
 -- Data (cloud data ingestion) integrations of the workspace and their last sync. Key: integration_id.
 CREATE TABLE IF NOT EXISTS "data_integrations" (
@@ -223,3 +297,18 @@ CREATE TABLE IF NOT EXISTS "data_integrations" (
   "_run_id" VARCHAR
 );
 COMMENT ON TABLE "data_integrations" IS 'Data (cloud data ingestion) integrations of the workspace and their last sync. Key: integration_id.';
+
+-- Every object the workspace's lists showed (listing: canvases, canvases+archived, campaigns, segments, products, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at. Key: listing, id.
+CREATE TABLE IF NOT EXISTS "listed_objects" (
+  "listing" VARCHAR,
+  "id" VARCHAR,
+  "name" VARCHAR,
+  "version" VARCHAR,
+  "tags" VARCHAR[],
+  "entry" JSON,
+  "first_seen_at" TIMESTAMP,
+  "_removed_at" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "listed_objects" IS 'Every object the workspace''s lists showed (listing: canvases, canvases+archived, campaigns, segments, products, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at. Key: listing, id.';

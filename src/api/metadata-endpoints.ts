@@ -1,11 +1,11 @@
 // The metadata reads (spec 4.3, 4.13, 4.15, 4.16): data integrations (Link-paginated), Canvas details, email templates
-// and content blocks. Bodies are checked for the fields the export stores; extra fields pass through.
+// and content blocks, campaign and segment details (issue 13). Bodies are checked for the fields the export stores; extra fields pass through.
 import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS } from './endpoints.js';
 import { paginateLink } from './paginate-link.js';
 import { checkStringParam, contextOf, isRecord, malformed, readNumber } from './response-shape.js';
-import type { CanvasDetails, ContentBlock, DataIntegration, EmailTemplate } from './types.js';
+import type { CampaignDetailsBody, CanvasDetails, ContentBlock, DataIntegration, EmailTemplate, SegmentDetailsBody } from './types.js';
 
 /** GET /cdi/integrations, following `rel="next"` links: each yield is one page (at most CDI_PAGE_SIZE integrations). */
 export async function* listDataIntegrations(client: ApiClient): AsyncGenerator<DataIntegration[]> {
@@ -61,4 +61,22 @@ async function fetchRecord<T>(client: ApiClient, call: ApiCall, requiredStrings:
     if (typeof body[field] !== 'string') throw malformed(ctx, `\`${field}\` is ${JSON.stringify(body[field])}, not a string`, body, response.status);
   }
   return body as T;
+}
+
+/** GET /campaigns/details?campaign_id=… */
+export async function fetchCampaignDetails(client: ApiClient, campaignId: string): Promise<CampaignDetailsBody> {
+  checkStringParam('campaignId', campaignId);
+  const call: ApiCall = { endpoint: ENDPOINTS.campaignsDetails, query: { campaign_id: campaignId } };
+  const details = await fetchRecord<CampaignDetailsBody>(client, call, ['name']);
+  const messages: unknown = details.messages;
+  if (messages !== undefined && messages !== null && !isRecord(messages)) {
+    throw malformed(contextOf(call), `\`messages\` is ${JSON.stringify(messages)}, not an object keyed by variation id`, details);
+  }
+  return details;
+}
+
+/** GET /segments/details?segment_id=… */
+export async function fetchSegmentDetails(client: ApiClient, segmentId: string): Promise<SegmentDetailsBody> {
+  checkStringParam('segmentId', segmentId);
+  return fetchRecord<SegmentDetailsBody>(client, { endpoint: ENDPOINTS.segmentsDetails, query: { segment_id: segmentId } }, ['name']);
 }

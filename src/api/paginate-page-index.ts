@@ -1,4 +1,4 @@
-// Page-index pagination (GET /events/list): ask for page 0, 1, 2… until a page comes back shorter than the page size.
+// Page-index pagination (GET /events/list, the discovery lists): ask for page 0, 1, 2… until a page comes back short.
 import type { ApiCall, ApiResponse } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { PageGuard } from './page-guard.js';
@@ -13,6 +13,13 @@ export interface PageIndexOptions<T> {
    * @default 'page'
    */
   param?: string;
+  /**
+   * The server may cut pages smaller than `pageSize` (a documented size another server does not keep, or an
+   * undocumented one): a first page shorter than `pageSize` then does not end the list, and the first page's length
+   * becomes the size a short page is measured against. Costs one more request when the whole list fits one short page.
+   * @default false
+   */
+  smallerPages?: boolean;
 }
 
 /**
@@ -27,14 +34,19 @@ export async function* paginatePageIndex<T>(
 ): AsyncGenerator<{ response: ApiResponse<T>; items: readonly unknown[]; page: number }> {
   const param = options.param ?? 'page';
   const guard = new PageGuard(`${call.endpoint.method} ${call.endpoint.path}`, client.maxPages);
+  let pageSize = options.pageSize;
   for (let page = 0; ; page++) {
     if (page >= client.maxPages) guard.check(page, [], `${param}=${page}`);
     const response = await client.request<T>({ ...call, query: { ...call.query, [param]: page } });
     const items = options.itemsOf(response.body);
     if (items.length === 0) return;
     // A short last page may hold the same item twice legitimately (two identical events); a full one never repeats a page.
-    if (items.length >= options.pageSize) guard.check(page, items, `${param}=${page}`);
+    if (items.length >= pageSize || options.smallerPages) guard.check(page, items, `${param}=${page}`);
     yield { response, items, page };
-    if (items.length < options.pageSize) return;
+    if (options.smallerPages && page === 0) {
+      pageSize = Math.min(pageSize, items.length);
+      continue;
+    }
+    if (items.length < pageSize) return;
   }
 }

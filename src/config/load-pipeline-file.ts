@@ -11,8 +11,8 @@ import { normalizeBaseUrl, showUrl } from './base-url.js';
 import { suggestion } from './nearest-name.js';
 import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
-import { ALL } from '../streams/option-reader.js';
-import type { OptionReader } from '../streams/option-reader.js';
+import { ALL, ALL_OBJECTS } from '../streams/option-reader.js';
+import type { IdSelection, OptionReader } from '../streams/option-reader.js';
 
 type Path = readonly (string | number)[];
 
@@ -225,6 +225,7 @@ class PipelineReader {
       boolean: (key) => this.boolean(o, path, key),
       selectors: (key, example) => this.selectors(o, path, key, example),
       ids: (key, example) => this.ids(o, path, key, example),
+      idSelection: (key, example, opts) => this.idSelection(o, path, key, example, opts?.aggregate ?? false),
       fail: (key, message) => this.fail(key === undefined ? path : [...path, key], message),
     };
   }
@@ -257,6 +258,21 @@ class PipelineReader {
   private ids(o: Record<string, unknown>, path: Path, key: string, example: string): readonly string[] {
     if (o[key] === undefined || o[key] === null) this.fail([...path, key], `is required but missing; list the ${example}`);
     return this.list(o, [...path, key], false, example);
+  }
+
+  /** An id list that may say `all` (alone, as `[all]` or beside ids); with `aggregate`, `"*"` too and a `["*"]` default. */
+  private idSelection(o: Record<string, unknown>, path: Path, key: string, example: string, aggregate: boolean): IdSelection {
+    const value = o[key];
+    const at = [...path, key];
+    const hint = `e.g. ${key}: all, ${key}: [all] or ${example}${aggregate ? ' ("*" = the aggregate over all)' : ''}`;
+    if (value === undefined || value === null) {
+      if (aggregate) return { all: false, ids: [ALL] };
+      this.fail(at, `is required but missing; write ${hint}`);
+    }
+    if (value === ALL_OBJECTS) return { all: true, ids: [] };
+    if (typeof value === 'string') this.fail(at, `must be a list or the word all, found the text ${show(value)}; ${hint}`);
+    const entries = this.list(o, at, aggregate, hint);
+    return { all: entries.includes(ALL_OBJECTS), ids: entries.filter((id) => id !== ALL_OBJECTS) };
   }
 
   private list(o: Record<string, unknown>, path: Path, allowAll: boolean, example: string): readonly string[] {

@@ -66,7 +66,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
       tasks.add(p.stream.endpoint.pool, async () => {
         let rows: ExtractedRows;
         try {
-          rows = await p.stream.fetch(ctx.client, id, p.options);
+          rows = await p.stream.fetch(ctx.client, id, p.options, p.listed?.get(id));
         } catch (err) {
           const tolerated = p.stream.tolerate?.(err, id);
           if (tolerated === undefined) throw err;

@@ -7,6 +7,8 @@ import { ident } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
+import type { Discovery } from './discover.js';
+import { discover } from './discover.js';
 import type { Plan, PlannedHole, PlannedState } from './plan.js';
 import { buildPlan } from './plan.js';
 
@@ -32,10 +34,11 @@ export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanStat
   return { states: await wh.readSeriesState(), holes, knownRows };
 }
 
-/** The plan of a run with these options over this stored state. */
-export function planRun(opts: RunOptions, stored: StoredPlanState): Plan {
+/** The plan of a run with these options over this stored state, and what discovery resolved `all` into. */
+export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: Discovery): Plan {
   return buildPlan({
-    pipeline: opts.pipeline,
+    pipeline: discovery?.pipeline ?? opts.pipeline,
+    ...(discovery ? { discovery } : {}),
     streams: opts.streams,
     states: stored.states,
     holes: stored.holes,
@@ -51,11 +54,14 @@ export function planRun(opts: RunOptions, stored: StoredPlanState): Plan {
  * database or --full-refresh plans from nothing.
  */
 export async function planWithoutRunning(opts: RunOptions): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'ignored (--full-refresh)' }> {
-  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE), storedState: 'ignored (--full-refresh)' };
-  if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE), storedState: 'none' };
+  // Without a request, `all` is what the last run's lists held; a first run's lists are unknown (one page each expected).
+  const until = opts.until.toUTC().toJSDate();
+  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover({ pipeline: opts.pipeline, streams: opts.streams, until })), storedState: 'ignored (--full-refresh)' };
+  if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover({ pipeline: opts.pipeline, streams: opts.streams, until })), storedState: 'none' };
   const wh = await openPublished(opts.db);
   try {
-    return { plan: planRun(opts, await readStoredPlanState(wh)), storedState: 'read' };
+    const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, wh, until });
+    return { plan: planRun(opts, await readStoredPlanState(wh), discovery), storedState: 'read' };
   } finally {
     await wh.close();
   }

@@ -9,6 +9,8 @@ import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
 import type { PagedListStream, PerIdStream, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
+import type { ListedObject } from '../streams/workspace-lists.js';
+import type { DiscoveredList, Discovery } from './discover.js';
 
 export interface SeriesPlan {
   stream: SeriesStream;
@@ -28,11 +30,17 @@ export interface ListPlan {
 export interface PerIdPlan {
   stream: PerIdStream;
   options: unknown;
+  /** The ids to fetch: listed objects unchanged since stored are left out. */
   ids: readonly string[];
+  /** List entries of discovered ids, handed to each fetch. */
+  listed?: ReadonlyMap<string, ListedObject>;
 }
 
+/** How plan rows name a list discovery reads: `discovery: canvases`. */
+export type DiscoveryLabel = `discovery: ${string}`;
+
 export interface StreamPlanSummary {
-  stream: StreamName;
+  stream: StreamName | DiscoveryLabel;
   series: number;
   requests: number;
   /** The fewest requests that can fetch the stream's units: what no client could go below. */
@@ -42,9 +50,13 @@ export interface StreamPlanSummary {
   estimated: boolean;
   /** Open holes the plan re-requests. */
   holes: number;
+  /** Listed objects whose details are stored at the version the list shows: not re-read (what discovery saves). */
+  unchanged?: number;
 }
 
 export interface Plan {
+  /** The workspace lists read at the start of the run (pages known for a run, estimated for `plan`). */
+  discovery: DiscoveredList[];
   series: SeriesPlan[];
   lists: ListPlan[];
   perId: PerIdPlan[];
@@ -81,6 +93,8 @@ export interface PlanInput {
   until: DateTime;
   /** Rows stored in each paged list's main table, by stream, to estimate its page count. @default {} */
   knownRows?: Partial<Record<StreamName, number>>;
+  /** What discovery found (its `pipeline` must be the one planned); absent when no option says `all`. */
+  discovery?: Discovery;
 }
 
 const sep = '\u0000';
@@ -92,7 +106,18 @@ export function buildPlan(input: PlanInput): Plan {
     const key = `${h.stream}${sep}${h.seriesKey}`;
     holes.set(key, [...(holes.get(key) ?? []), { startMs: h.startMs, attempts: h.attempts, status: h.status }]);
   }
-  const plan: Plan = { series: [], lists: [], perId: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+  const plan: Plan = { discovery: input.discovery?.lists ?? [], series: [], lists: [], perId: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+  const add = (summary: StreamPlanSummary) => {
+    plan.streams.push(summary);
+    plan.byPool[summary.pool] = (plan.byPool[summary.pool] ?? 0) + summary.requests;
+    plan.requests += summary.requests;
+    plan.minimum += summary.minimum;
+    plan.estimated ||= summary.estimated;
+  };
+  // A list's pages are the fewest requests that read it: the minimum is the count itself.
+  for (const l of plan.discovery) {
+    add({ stream: `discovery: ${l.listing}`, series: l.objects, requests: l.pages, minimum: l.pages, pool: l.endpoint.pool, estimated: l.estimated, holes: 0 });
+  }
 
   for (const name of input.streams) {
     const options = input.pipeline.streams[name] as unknown;
@@ -124,17 +149,18 @@ export function buildPlan(input: PlanInput): Plan {
         break;
       }
       case 'per_id': {
-        const ids = stream.ids(options);
-        plan.perId.push({ stream, options, ids });
-        Object.assign(summary, { series: ids.length, requests: ids.length, minimum: ids.length });
+        const discovered = input.discovery?.perId.get(name);
+        const all = stream.ids(options);
+        const ids = discovered ? all.filter((id) => !discovered.unchanged.has(id)) : all;
+        plan.perId.push({ stream, options, ids, ...(discovered ? { listed: discovered.listed } : {}) });
+        Object.assign(summary, { series: all.length, requests: ids.length, minimum: ids.length, ...(discovered ? { unchanged: all.length - ids.length } : {}) });
         break;
       }
+      case 'listing':
+        // Its rows come with discovery's pages, counted there.
+        break;
     }
-    plan.streams.push(summary);
-    plan.byPool[summary.pool] = (plan.byPool[summary.pool] ?? 0) + summary.requests;
-    plan.requests += summary.requests;
-    plan.minimum += summary.minimum;
-    plan.estimated ||= summary.estimated;
+    add(summary);
   }
   return plan;
 }

@@ -18,6 +18,7 @@ import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
 import { Committer } from './committer.js';
+import { discover } from './discover.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
@@ -129,7 +130,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     if (opts.fullRefresh) {
       await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
     }
-    plan = planRun(opts, await readStoredPlanState(wh));
+    const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, client, wh, until: until.toJSDate() });
+    warnings.push(...discovery.warnings);
+    plan = planRun(opts, await readStoredPlanState(wh), discovery);
     reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests });
 
     const committer = new Committer(wh, runId, (result) => {
@@ -144,6 +147,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       reporter.emit({ type: 'committed', tables });
     });
     committed = committer;
+    await committer.add({ ...discovery.rows, state: [], holes: [] });
     const progress = new Map<string, StreamProgress>(plan.streams.map((s) => [s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 }]));
     const tick = (stream: StreamName, requests: number, rows: number) => {
       const p = progress.get(stream)!;

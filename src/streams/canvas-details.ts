@@ -4,10 +4,16 @@ import { ENDPOINTS } from '../api/endpoints.js';
 import { fetchCanvasDetails } from '../api/metadata-endpoints.js';
 import { stringList, stringOrNull, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
+import { DISCOVERED_COLUMNS, discoveredValues } from './discovered-columns.js';
+import type { IdSelection } from './option-reader.js';
 import { perIdStream } from './stream-declaration.js';
+import { CANVAS_LIST, idListDiscovery } from './workspace-lists.js';
 
 export interface CanvasDetailsOptions {
-  canvases: readonly string[];
+  /** Canvas ids, or `all`: every Canvas the list shows. */
+  canvases: IdSelection;
+  /** With `all`: list archived Canvases too. @default false */
+  includeArchived: boolean;
 }
 
 const canvasesTable = defineTable({
@@ -17,7 +23,7 @@ const canvasesTable = defineTable({
     col('canvas_id', 'VARCHAR'), col('name', 'VARCHAR'), col('description', 'VARCHAR'), col('created_at', 'TIMESTAMP'),
     col('updated_at', 'TIMESTAMP'), col('archived', 'BOOLEAN'), col('draft', 'BOOLEAN'), col('schedule_type', 'VARCHAR'),
     col('first_entry', 'TIMESTAMP'), col('last_entry', 'TIMESTAMP'), col('channels', 'VARCHAR[]'), col('tags', 'VARCHAR[]'),
-    col('teams', 'VARCHAR[]'),
+    col('teams', 'VARCHAR[]'), col('last_edited', 'TIMESTAMP'), ...DISCOVERED_COLUMNS,
   ],
   key: ['canvas_id'],
 });
@@ -59,9 +65,14 @@ export const canvasDetailsStream = perIdStream({
   description: 'Each listed Canvas\'s details, variants and steps.',
   endpoint: ENDPOINTS.canvasDetails,
   tables: [canvasesTable, variantsTable, stepsTable],
-  options: { keys: ['canvases'], example: '{ canvases: [cv_1] }', read: (r): CanvasDetailsOptions => ({ canvases: r.ids('canvases', 'Canvas ids, e.g. canvases: [cv_1]') }) },
-  ids: (o) => o.canvases,
-  fetch: async (client, canvasId) => {
+  options: {
+    keys: ['canvases', 'include_archived'],
+    example: '{ canvases: all, include_archived: true }',
+    read: (r): CanvasDetailsOptions => ({ canvases: r.idSelection('canvases', 'canvases: [cv_1]'), includeArchived: r.boolean('include_archived') }),
+  },
+  discovery: idListDiscovery<CanvasDetailsOptions>(CANVAS_LIST, (o) => o.canvases, (o, canvases) => ({ ...o, canvases }), (o) => o.includeArchived),
+  ids: (o) => o.canvases.ids,
+  fetch: async (client, canvasId, _o, listed) => {
     const d = await fetchCanvasDetails(client, canvasId);
     return {
       upserts: [
@@ -71,6 +82,7 @@ export const canvasDetailsStream = perIdStream({
           archived: d.archived ?? null, draft: d.draft ?? null, schedule_type: stringOrNull(d.schedule_type),
           first_entry: timestampOrNull(d.first_entry), last_entry: timestampOrNull(d.last_entry),
           channels: stringList(d.channels), tags: stringList(d.tags), teams: stringList(d.teams),
+          last_edited: timestampOrNull(listed?.entry['last_edited']), ...discoveredValues(listed),
         }]),
         rowsOf(variantsTable, (d.variants ?? []).map((v) => ({
           canvas_id: canvasId, variant_id: v.id, name: stringOrNull(v.name), first_step_ids: stringList(v.first_step_ids),

@@ -8,10 +8,13 @@ import type { ExtractedRows } from '../extract/extracted-rows.js';
 import { isoSeconds } from '../extract/windows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
+import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
+import { CANVAS_LIST, idListDiscovery } from './workspace-lists.js';
 
 export interface CanvasSummaryOptions {
-  canvases: readonly string[];
+  /** Canvas ids, or `all`: every Canvas the list shows (archived ones left out). */
+  canvases: IdSelection;
   /** Send include_variant_breakdown. @default false */
   variantBreakdown: boolean;
   /** Send include_step_breakdown. @default false */
@@ -116,14 +119,15 @@ export const canvasSummaryStream = seriesStream({
     keys: ['canvases', 'variant_breakdown', 'step_breakdown', 'deleted_step_data'],
     example: '{ canvases: [cv_1], variant_breakdown: true, step_breakdown: true }',
     read: (r): CanvasSummaryOptions => ({
-      canvases: r.ids('canvases', 'Canvas ids, e.g. canvases: [cv_1]'),
+      canvases: r.idSelection('canvases', 'canvases: [cv_1]'),
       variantBreakdown: r.boolean('variant_breakdown'),
       stepBreakdown: r.boolean('step_breakdown'),
       deletedStepData: r.boolean('deleted_step_data'),
     }),
   },
+  discovery: idListDiscovery<CanvasSummaryOptions>(CANVAS_LIST, (o) => o.canvases, (o, canvases) => ({ ...o, canvases })),
   series: (o) =>
-    o.canvases.map((canvasId) => ({
+    o.canvases.ids.map((canvasId) => ({
       dims: { canvas_id: canvasId },
       unit: 'day' as const,
       // One day per window: `starting_at` / `ending_at` of that day leave no doubt about which day is meant.

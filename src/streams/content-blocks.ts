@@ -6,10 +6,14 @@ import { toNumber } from '../api/response-shape.js';
 import { FatalApiError } from '../errors.js';
 import { stringList, stringOrNull, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
+import { DISCOVERED_COLUMNS, discoveredValues } from './discovered-columns.js';
+import type { IdSelection } from './option-reader.js';
 import { perIdStream } from './stream-declaration.js';
+import { CONTENT_BLOCK_LIST, idListDiscovery } from './workspace-lists.js';
 
 export interface ContentBlocksOptions {
-  ids: readonly string[];
+  /** Ids, or `all`: every object the list shows. */
+  ids: IdSelection;
   /** Send include_inclusion_data=true. @default false */
   inclusionData: boolean;
 }
@@ -20,7 +24,7 @@ const table = defineTable({
   columns: [
     col('content_block_id', 'VARCHAR'), col('name', 'VARCHAR'), col('content', 'VARCHAR'), col('description', 'VARCHAR'),
     col('content_type', 'VARCHAR'), col('tags', 'VARCHAR[]'), col('created_at', 'TIMESTAMP'), col('last_edited', 'TIMESTAMP'),
-    col('inclusion_count', 'BIGINT'), col('inclusion_data', 'JSON'),
+    col('inclusion_count', 'BIGINT'), col('inclusion_data', 'JSON'), ...DISCOVERED_COLUMNS,
   ],
   key: ['content_block_id'],
 });
@@ -34,10 +38,11 @@ export const contentBlocksStream = perIdStream({
   options: {
     keys: ['ids', 'inclusion_data'],
     example: '{ ids: [cb_1], inclusion_data: true }',
-    read: (r): ContentBlocksOptions => ({ ids: r.ids('ids', 'content block ids, e.g. ids: [cb_1]'), inclusionData: r.boolean('inclusion_data') }),
+    read: (r): ContentBlocksOptions => ({ ids: r.idSelection('ids', 'ids: [cb_1]'), inclusionData: r.boolean('inclusion_data') }),
   },
-  ids: (o) => o.ids,
-  fetch: async (client, id, o) => {
+  discovery: idListDiscovery<ContentBlocksOptions>(CONTENT_BLOCK_LIST, (o) => o.ids, (o, ids) => ({ ...o, ids })),
+  ids: (o) => o.ids.ids,
+  fetch: async (client, id, o, listed) => {
     const b = await fetchContentBlock(client, id, o.inclusionData);
     return {
       upserts: [rowsOf(table, [{
@@ -45,6 +50,7 @@ export const contentBlocksStream = perIdStream({
         content_type: stringOrNull(b.content_type), tags: stringList(b.tags), created_at: timestampOrNull(b.created_at),
         last_edited: timestampOrNull(b.last_edited), inclusion_count: toNumber(b.inclusion_count) ?? null,
         inclusion_data: b.inclusion_data ?? null,
+        ...discoveredValues(listed),
       }])],
       replaces: [],
     };

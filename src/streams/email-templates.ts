@@ -3,10 +3,14 @@ import { ENDPOINTS } from '../api/endpoints.js';
 import { fetchEmailTemplate } from '../api/metadata-endpoints.js';
 import { stringOrNull, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
+import { DISCOVERED_COLUMNS, discoveredValues } from './discovered-columns.js';
+import type { IdSelection } from './option-reader.js';
 import { perIdStream } from './stream-declaration.js';
+import { EMAIL_TEMPLATE_LIST, idListDiscovery } from './workspace-lists.js';
 
 export interface EmailTemplatesOptions {
-  ids: readonly string[];
+  /** Ids, or `all`: every object the list shows. */
+  ids: IdSelection;
 }
 
 const table = defineTable({
@@ -15,7 +19,7 @@ const table = defineTable({
   columns: [
     col('email_template_id', 'VARCHAR'), col('template_name', 'VARCHAR'), col('description', 'VARCHAR'), col('subject', 'VARCHAR'),
     col('preheader', 'VARCHAR'), col('body', 'VARCHAR'), col('plaintext_body', 'VARCHAR'), col('should_inline_css', 'BOOLEAN'),
-    col('tags', 'VARCHAR'), col('created_at', 'TIMESTAMP'), col('updated_at', 'TIMESTAMP'),
+    col('tags', 'VARCHAR'), col('created_at', 'TIMESTAMP'), col('updated_at', 'TIMESTAMP'), ...DISCOVERED_COLUMNS,
   ],
   key: ['email_template_id'],
 });
@@ -26,9 +30,10 @@ export const emailTemplatesStream = perIdStream({
   description: 'Each listed email template\'s info.',
   endpoint: ENDPOINTS.emailTemplateInfo,
   tables: [table],
-  options: { keys: ['ids'], example: '{ ids: [tpl_1] }', read: (r): EmailTemplatesOptions => ({ ids: r.ids('ids', 'email template ids, e.g. ids: [tpl_1]') }) },
-  ids: (o) => o.ids,
-  fetch: async (client, id) => {
+  options: { keys: ['ids'], example: '{ ids: all }', read: (r): EmailTemplatesOptions => ({ ids: r.idSelection('ids', 'ids: [tpl_1]') }) },
+  discovery: idListDiscovery<EmailTemplatesOptions>(EMAIL_TEMPLATE_LIST, (o) => o.ids, (o, ids) => ({ ...o, ids })),
+  ids: (o) => o.ids.ids,
+  fetch: async (client, id, _o, listed) => {
     const t = await fetchEmailTemplate(client, id);
     return {
       upserts: [rowsOf(table, [{
@@ -36,6 +41,7 @@ export const emailTemplatesStream = perIdStream({
         subject: stringOrNull(t.subject), preheader: stringOrNull(t.preheader), body: stringOrNull(t.body),
         plaintext_body: stringOrNull(t.plaintext_body), should_inline_css: t.should_inline_css ?? null,
         tags: stringOrNull(t.tags), created_at: timestampOrNull(t.created_at), updated_at: timestampOrNull(t.updated_at),
+        ...discoveredValues(listed),
       }])],
       replaces: [],
     };

@@ -5,6 +5,19 @@ import type { SeriesUnit } from '../api/types.js';
 /** In a selector list, `"*"` means "omit the parameter": the series over all apps / products / segments. */
 export const ALL = '*';
 
+/** In an id list, `all` means every object the workspace lists (discovered at the start of each run). */
+export const ALL_OBJECTS = 'all';
+
+/**
+ * An id list as the pipeline file says it: `all` (every object the workspace lists), explicit ids, or both
+ * (`products: ["*", all]`). Discovery turns `all` into ids before planning, so the planner only sees `all: false`.
+ */
+export interface IdSelection {
+  readonly all: boolean;
+  /** Explicit entries, in file order (`"*"` among them where the list allows the aggregate). */
+  readonly ids: readonly string[];
+}
+
 export interface OptionReader {
   /** `unit:` among `allowed`; absent → the first of `allowed`. */
   unit(allowed: readonly SeriesUnit[]): SeriesUnit;
@@ -14,6 +27,11 @@ export interface OptionReader {
   selectors(key: string, example: string): readonly string[];
   /** A required list of explicit ids (`"*"` refused). `example` completes "list the …". */
   ids(key: string, example: string): readonly string[];
+  /**
+   * An id list that may say `all`: `key: all`, `key: [all]`, or `all` beside ids. With `aggregate`, `"*"` is allowed
+   * too and the key defaults to `["*"]` (a selector list); otherwise the key is required. `example` completes "e.g. …".
+   */
+  idSelection(key: string, example: string, opts?: { aggregate?: boolean }): IdSelection;
   /** Refuse the value at `key` (or the stream's block when `key` is undefined). */
   fail(key: string | undefined, message: string): never;
 }

@@ -8,8 +8,10 @@ import type { SeriesUnit } from '../api/types.js';
 import type { RowOf, TableSpec } from '../load/table-definition.js';
 import { rowsOf } from '../load/table-definition.js';
 import { ALL } from './option-reader.js';
+import type { IdSelection } from './option-reader.js';
 import type { SeriesStream } from './stream-declaration.js';
 import { seriesStream } from './stream-declaration.js';
+import { PRODUCT_LIST, idListDiscovery } from './workspace-lists.js';
 
 /** A purchases series (quantity or revenue): one series per app × product pair. */
 export interface PurchaseSeriesOptions {
@@ -17,8 +19,8 @@ export interface PurchaseSeriesOptions {
   unit: SeriesUnit;
   /** App ids, `"*"` for all apps. @default ['*'] */
   apps: readonly string[];
-  /** Product names, `"*"` for all products. @default ['*'] */
-  products: readonly string[];
+  /** Product names, `"*"` for all products (one aggregate series), `all` for every listed product. @default ['*'] */
+  products: IdSelection;
 }
 
 /** `"*"` means the parameter is omitted. */
@@ -47,12 +49,13 @@ export function purchaseSeriesStream<const N extends string, const T extends Pur
     maxUnits: MAX_SERIES_LENGTH,
     options: {
       keys: ['unit', 'apps', 'products'],
-      example: '{ unit: day, apps: ["*", app_1], products: ["*", gems_small] }',
-      read: (r) => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), products: r.selectors('products', 'products: ["*", gems_small]') }),
+      example: '{ unit: day, apps: ["*", app_1], products: ["*", all] }',
+      read: (r) => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), products: r.idSelection('products', 'products: ["*", gems_small]', { aggregate: true }) }),
     },
+    discovery: idListDiscovery<PurchaseSeriesOptions>(PRODUCT_LIST, (o) => o.products, (o, products) => ({ ...o, products })),
     series: (o) =>
       o.apps.flatMap((app) =>
-        o.products.map((product) => ({
+        o.products.ids.map((product) => ({
           dims: { app_id: app, product },
           unit: o.unit,
           fetch: (client, w) => spec.fetch(client, { length: w.length, endingAt: w.endingAt, unit: o.unit, appId: param(app), product: param(product) }),

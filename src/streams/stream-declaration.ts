@@ -8,6 +8,7 @@ import type { SeriesPoint } from '../extract/series-extractor.js';
 import type { Window } from '../extract/windows.js';
 import type { TableSpec } from '../load/table-definition.js';
 import type { OptionReader } from './option-reader.js';
+import type { ListedObject, ListRequest, WorkspaceList } from './workspace-lists.js';
 
 /** The pipeline-file options of a stream: the keys it accepts and how to read them into a normalized value. */
 export interface StreamOptions<O> {
@@ -28,6 +29,22 @@ interface StreamBase<N extends string, O, T extends readonly TableSpec[]> {
   /** The tables the stream fills; the first is its main table. A full refresh empties them all. */
   readonly tables: T;
   readonly options: StreamOptions<O>;
+  /** How `all` in the options becomes ids: absent for streams whose options cannot say `all`. */
+  readonly discovery?: StreamDiscovery<O>;
+}
+
+/** The entries of the lists discovery read this run. */
+export type ListedLookup = (request: ListRequest) => readonly ListedObject[];
+
+/** How a stream's `all` is resolved from the workspace's lists at the start of each run (src/pipeline/discover.ts). */
+export interface StreamDiscovery<O> {
+  /** The lists these options need read (none when they say no `all`). */
+  needs(options: O): readonly ListRequest[];
+  /**
+   * The options with every `all` replaced by the listed ids, and what the run should be told (once each): objects left
+   * out (a segment whose analytics tracking is off) are skipped, never failed.
+   */
+  resolve(options: O, listed: ListedLookup): { options: O; notes: readonly string[] };
 }
 
 /** One series of a series stream: a fixed set of request parameters, fetched window by window. */
@@ -63,7 +80,11 @@ export interface PagedListStream<N extends string = string, O = unknown, T exten
 export interface PerIdStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
   readonly kind: 'per_id';
   ids(options: O): readonly string[];
-  fetch(client: ApiClient, id: string, options: O): Promise<ExtractedRows>;
+  /**
+   * One object's rows. `listed` is its list entry when discovery found it: the list's fields (last_edited, tags…) go
+   * into the row, and its version into `_list_version`, so the next run re-reads the object only when that moves.
+   */
+  fetch(client: ApiClient, id: string, options: O, listed?: ListedObject): Promise<ExtractedRows>;
   /**
    * An error for one id that must not fail the run (a content block deleted upstream): the warning to give instead.
    * Undefined rethrows.
@@ -71,10 +92,22 @@ export interface PerIdStream<N extends string = string, O = unknown, T extends r
   tolerate?(error: unknown, id: string): string | undefined;
 }
 
+/**
+ * A workspace list stored as it is (the product list): discovery reads it at the start of the run and its rows cost no
+ * request beyond the list's pages, which the plan counts under discovery.
+ */
+export interface ListingStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
+  readonly kind: 'listing';
+  readonly list: WorkspaceList;
+  /** The rows of the listed objects; `until` is the run's frozen upper bound (for first-seen stamps). */
+  rows(listed: readonly ListedObject[], until: Date): ExtractedRows;
+}
+
 export type StreamDeclaration<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> =
   | SeriesStream<N, O, T>
   | PagedListStream<N, O, T>
-  | PerIdStream<N, O, T>;
+  | PerIdStream<N, O, T>
+  | ListingStream<N, O, T>;
 
 // Declaring helpers keep a stream's literal name, options type and tables, from which the registry derives its types.
 
@@ -87,5 +120,9 @@ export function pagedListStream<const N extends string, O, const T extends reado
 }
 
 export function perIdStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: PerIdStream<N, O, T>): PerIdStream<N, O, T> {
+  return stream;
+}
+
+export function listingStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: ListingStream<N, O, T>): ListingStream<N, O, T> {
   return stream;
 }

@@ -42,13 +42,16 @@ describe('the shipped nightly pipeline', () => {
 
   it('targets exactly the ids the demo workspace guarantees', () => {
     const s = nightly.streams;
-    expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*', 'app_1', 'app_2', 'app_3'], products: ['*', 'gems_small'] });
+    const all = { all: true, ids: [] };
+    expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*', 'app_1', 'app_2', 'app_3'], products: { all: true, ids: ['*'] } });
     expect(s.sessions?.unit).toBe('hour');
-    expect(s.segment_size?.segments).toEqual(['seg_1', 'seg_2', 'seg_3', 'seg_4', 'seg_5', 'seg_6']);
-    expect(s.canvas_summary).toEqual({ canvases: ['cv_1', 'cv_2', 'cv_3', 'cv_4', 'cv_5'], variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
-    expect(s.canvas_details?.canvases).toEqual(['cv_1', 'cv_2', 'cv_3', 'cv_4', 'cv_5']);
-    expect(s.email_templates?.ids).toEqual(['tpl_1', 'tpl_2', 'tpl_3', 'tpl_4', 'tpl_5', 'tpl_6', 'tpl_7', 'tpl_8']);
-    expect(s.content_blocks).toEqual({ ids: ['cb_1', 'cb_2', 'cb_3', 'cb_4', 'cb_5', 'cb_6', 'cb_7'], inclusionData: true });
+    expect(s.segment_size?.segments).toEqual(all);
+    expect(s.canvas_summary).toEqual({ canvases: all, variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
+    expect(s.canvas_details).toEqual({ canvases: all, includeArchived: false });
+    expect(s.email_templates?.ids).toEqual(all);
+    expect(s.content_blocks).toEqual({ ids: all, inclusionData: true });
+    expect(s.campaigns).toEqual({ campaigns: all, includeArchived: false });
+    expect(s.segments).toEqual({ segments: all });
     expect(nightly.source).toEqual({});
   });
 });
@@ -57,9 +60,9 @@ describe('defaults', () => {
   it('fills lookback 3, unit day, "*" selectors and false booleans, and reads a bare stream key as no options', () => {
     const p = loadPipelineFile(file(`${HEAD}streams:\n  revenue: {}\n  sessions: {}\n  canvas_summary: { canvases: [cv_1] }\n  content_blocks: { ids: [cb_1] }\n  custom_events:\n`));
     expect(p.lookbackDays).toBe(3);
-    expect(p.streams.revenue).toEqual({ unit: 'day', apps: ['*'], products: ['*'] });
+    expect(p.streams.revenue).toEqual({ unit: 'day', apps: ['*'], products: { all: false, ids: ['*'] } });
     expect(p.streams.sessions).toEqual({ unit: 'day', apps: ['*'], segments: ['*'] });
-    expect(p.streams.canvas_summary).toEqual({ canvases: ['cv_1'], variantBreakdown: false, stepBreakdown: false, deletedStepData: false });
+    expect(p.streams.canvas_summary).toEqual({ canvases: { all: false, ids: ['cv_1'] }, variantBreakdown: false, stepBreakdown: false, deletedStepData: false });
     expect(p.streams.content_blocks?.inclusionData).toBe(false);
     expect(p.streams.custom_events).toEqual({});
     expect(p.streamNames).toEqual(['revenue', 'sessions', 'custom_events', 'canvas_summary', 'content_blocks']);

@@ -1,0 +1,172 @@
+// Discovery, at the start of each run: read once each workspace list the pipeline's `all` needs, store the entries
+// (stamping `_removed_at` on what a list stopped showing), and resolve every `all` into ids before planning. Per-id
+// streams then re-read only the objects whose list version moved since their row was written. Without a client (the
+// `plan` command) the last run's stored lists stand in for the lists, and page counts are estimates.
+import type { ApiClient } from '../api/api-client.js';
+import type { EndpointSpec } from '../api/endpoints.js';
+import type { PipelineDefinition } from '../config/pipeline-definition.js';
+import type { ExtractedRows } from '../extract/extracted-rows.js';
+import { ident } from '../load/table-definition.js';
+import type { TableSpec } from '../load/table-definition.js';
+import type { Warehouse } from '../load/warehouse.js';
+import type { StreamName } from '../streams/registry.js';
+import { streamDeclaration } from '../streams/registry.js';
+import type { ListingStream, StreamDeclaration } from '../streams/stream-declaration.js';
+import type { ListedObject, ListRequest } from '../streams/workspace-lists.js';
+import { listedObjectsTable, listingKey } from '../streams/workspace-lists.js';
+import type { RunWarning } from './run-events.js';
+
+/** One list as the run reads it (or, for `plan`, as it expects to). */
+export interface DiscoveredList {
+  /** `canvases`, `canvases+archived`, `products`… (see listingKey). */
+  listing: string;
+  endpoint: EndpointSpec;
+  /** Pages read, or for `plan` the pages expected from the entries stored last run. */
+  pages: number;
+  estimated: boolean;
+  objects: number;
+}
+
+/** What a per-id stream's ids came from, for the plan and the fetch tasks. */
+export interface DiscoveredIds {
+  /** The list entry of each listed id: its fields and version go into the row. */
+  listed: ReadonlyMap<string, ListedObject>;
+  /** Listed ids whose stored row was written at the version the list shows now: not re-read. */
+  unchanged: ReadonlySet<string>;
+}
+
+export interface Discovery {
+  /** The pipeline with every `all` replaced by ids. */
+  pipeline: PipelineDefinition;
+  lists: DiscoveredList[];
+  perId: ReadonlyMap<StreamName, DiscoveredIds>;
+  /** List entries, listing streams' rows, and rows newly stamped `_removed_at`: committed before anything is fetched. */
+  rows: ExtractedRows;
+  warnings: RunWarning[];
+}
+
+export interface DiscoverInput {
+  pipeline: PipelineDefinition;
+  streams: readonly StreamName[];
+  /** Reads the lists; absent for `plan`, which sends nothing and takes the stored lists instead. */
+  client?: ApiClient;
+  /** Absent when no database exists yet (or a full refresh plans from nothing). */
+  wh?: Warehouse;
+  /** The run's frozen upper bound: stamps first_seen_at and _removed_at. */
+  until: Date;
+}
+
+/** Nothing discovered: a pipeline without `all`. */
+export function noDiscovery(pipeline: PipelineDefinition): Discovery {
+  return { pipeline, lists: [], perId: new Map(), rows: { upserts: [], replaces: [] }, warnings: [] };
+}
+
+export async function discover(input: DiscoverInput): Promise<Discovery> {
+  const requests = new Map<string, ListRequest>();
+  for (const name of input.streams) {
+    const options = input.pipeline.streams[name] as unknown;
+    if (options === undefined) continue;
+    for (const r of listsOf(streamDeclaration(name), options)) requests.set(listingKey(r), r);
+  }
+  if (requests.size === 0) return noDiscovery(input.pipeline);
+
+  const read = await Promise.all([...requests].map(async ([key, r]) => ({ key, r, ...(await readList(input, key, r)) })));
+  const byKey = new Map(read.map((l) => [l.key, l.objects]));
+  const lookup = (r: ListRequest): readonly ListedObject[] => byKey.get(listingKey(r)) ?? [];
+  const discovery = noDiscovery(input.pipeline);
+  discovery.lists.push(...read.map((l) => ({ listing: l.key, endpoint: l.r.list.endpoint, pages: l.pages, estimated: input.client === undefined, objects: l.objects.length })));
+
+  const streams: Record<string, unknown> = { ...input.pipeline.streams };
+  const perId = new Map<StreamName, DiscoveredIds>();
+  for (const name of input.streams) {
+    const options = streams[name];
+    const stream = streamDeclaration(name);
+    if (options === undefined) continue;
+    if (stream.kind === 'listing') {
+      const listed = lookup({ list: stream.list, includeArchived: false });
+      if (input.client) discovery.rows.upserts.push(...stream.rows(listed, input.until).upserts);
+      await markRemoved(input, discovery, stream.tables[0]!, new Set(listed.map((o) => o.id)));
+      continue;
+    }
+    const needs = stream.discovery?.needs(options) ?? [];
+    if (stream.discovery === undefined || needs.length === 0) continue;
+    const resolved = stream.discovery.resolve(options, lookup);
+    streams[name] = resolved.options;
+    for (const note of resolved.notes) discovery.warnings.push({ code: 'objects_skipped', stream: name, message: note });
+    if (stream.kind !== 'per_id') continue;
+    const listed = new Map(needs.flatMap((r) => lookup(r)).map((o) => [o.id, o]));
+    const explicit = new Set(stream.ids(options));
+    const stored = await storedVersions(input.wh, stream.tables[0]!);
+    const unchanged = new Set([...listed.values()].filter((o) => stored.get(o.id) === o.version).map((o) => o.id));
+    perId.set(name, { listed, unchanged });
+    await markRemoved(input, discovery, stream.tables[0]!, new Set([...listed.keys(), ...explicit]));
+  }
+  for (const l of read) {
+    if (!input.client) continue;
+    discovery.rows.upserts.push({
+      table: listedObjectsTable.name,
+      rows: l.objects.map((o) => ({ listing: l.key, id: o.id, name: o.name, version: o.version, tags: o.tags, entry: o.entry, first_seen_at: input.until, _removed_at: null })),
+    });
+    const listed = new Set(l.objects.map((o) => o.id));
+    const stale = (await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL`, [l.key])).filter((row) => !listed.has(String(row['id'])));
+    if (stale.length > 0) discovery.rows.upserts.push({ table: listedObjectsTable.name, rows: stale.map((row) => ({ ...row, _removed_at: input.until })) });
+  }
+  return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId };
+}
+
+function listsOf(stream: StreamDeclaration, options: unknown): readonly ListRequest[] {
+  if (stream.kind === 'listing') return [{ list: (stream as ListingStream).list, includeArchived: false }];
+  return stream.discovery?.needs(options) ?? [];
+}
+
+/** Every page of a list (live), or the entries the last runs stored for it (plan). */
+async function readList(input: DiscoverInput, key: string, r: ListRequest): Promise<{ objects: ListedObject[]; pages: number }> {
+  if (input.client) {
+    const objects: ListedObject[] = [];
+    let pages = 0;
+    for await (const page of r.list.pages(input.client, r.includeArchived)) {
+      pages++;
+      objects.push(...page);
+    }
+    // An empty first page is a request too.
+    return { objects, pages: Math.max(pages, 1) };
+  }
+  const rows = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL`, [key]);
+  const objects = rows.map((row) => ({
+    id: String(row['id']), name: (row['name'] as string | null) ?? null, version: String(row['version']),
+    tags: (row['tags'] as string[] | null) ?? [], entry: (row['entry'] as Record<string, unknown> | null) ?? {},
+  }));
+  return { objects, pages: r.list.estimatePages(objects.length) };
+}
+
+/** Stored rows of `spec` matching `where`, as rows to upsert again (JSON columns parsed back from their text). */
+async function storedRows(wh: Warehouse | undefined, spec: TableSpec, where: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+  if (!wh) return [];
+  const columns = spec.columns.map((c) => ident(c.name)).join(', ');
+  const rows = await wh.query(`SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where}`, params);
+  const json = spec.columns.filter((c) => c.type === 'JSON').map((c) => c.name);
+  return rows.map((row) => {
+    for (const c of json) if (typeof row[c] === 'string') row[c] = JSON.parse(row[c]);
+    return row;
+  });
+}
+
+function hasDiscoveredColumns(spec: TableSpec): boolean {
+  return spec.columns.some((c) => c.name === '_list_version') && spec.columns.some((c) => c.name === '_removed_at');
+}
+
+/** The list version each stored object was written at; objects stamped removed count as changed (they are re-read). */
+async function storedVersions(wh: Warehouse | undefined, spec: TableSpec): Promise<Map<string, string>> {
+  if (!wh || !hasDiscoveredColumns(spec)) return new Map();
+  const key = ident(spec.key[0]!);
+  const rows = await wh.query(`SELECT ${key} AS id, "_list_version" AS v FROM ${ident(spec.name)} WHERE "_removed_at" IS NULL AND "_list_version" IS NOT NULL`);
+  return new Map(rows.map((r) => [String(r['id']), String(r['v'])]));
+}
+
+/** Stamps `_removed_at` on the stored rows of `spec` that are not among `kept` (a list with `all` no longer shows them). */
+async function markRemoved(input: DiscoverInput, discovery: Discovery, spec: TableSpec, kept: ReadonlySet<string>): Promise<void> {
+  if (!input.client || !hasDiscoveredColumns(spec)) return;
+  const key = spec.key[0]!;
+  const gone = (await storedRows(input.wh, spec, `"_removed_at" IS NULL`, [])).filter((row) => !kept.has(String(row[key])));
+  if (gone.length > 0) discovery.rows.upserts.push({ table: spec.name, rows: gone.map((row) => ({ ...row, _removed_at: input.until })) });
+}

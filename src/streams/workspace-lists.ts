@@ -1,0 +1,165 @@
+// The workspace's lists that `all` is resolved from (issue 13): Canvases, campaigns, segments, products, email templates
+// and content blocks. Each says how to read its pages, what an entry's version is (what moves when the object is
+// edited) and how many pages to expect; discovery reads each list a run needs once and stores its entries.
+import type { ApiClient } from '../api/api-client.js';
+import type { EndpointSpec } from '../api/endpoints.js';
+import { CANVAS_LIST_PAGE_SIZE, ENDPOINTS, METADATA_LIST_MAX_LIMIT, PRODUCT_LIST_PAGE_SIZE } from '../api/endpoints.js';
+import { listCampaigns, listCanvases, listContentBlocks, listEmailTemplates, listProducts, listSegments } from '../api/list-endpoints.js';
+import { stringList, timestampOrNull } from '../extract/extracted-rows.js';
+import { col, defineTable } from '../load/table-definition.js';
+import type { IdSelection } from './option-reader.js';
+
+/** One entry of a list, as discovery keeps it. */
+export interface ListedObject {
+  readonly id: string;
+  readonly name: string | null;
+  /**
+   * What moves when the object is edited: its edit instant in UTC ISO form (so `+02:00` and `Z` readings of one instant
+   * agree), or for segments, whose list has no edit time, the listed fields themselves. Details are re-read when it moves.
+   */
+  readonly version: string;
+  readonly tags: string[];
+  /** The entry as the server sent it (list-only fields such as `is_api_campaign`, `analytics_tracking_enabled`). */
+  readonly entry: Readonly<Record<string, unknown>>;
+}
+
+export type WorkspaceListName = 'canvases' | 'campaigns' | 'segments' | 'products' | 'email_templates' | 'content_blocks';
+
+/** One list of the workspace. */
+export interface WorkspaceList {
+  readonly name: WorkspaceListName;
+  readonly endpoint: EndpointSpec;
+  /** True when the list takes `include_archived`. */
+  readonly archivable: boolean;
+  /** Requests to expect for `n` entries (a full last page costs one more: the list ends on a short or empty page). */
+  estimatePages(n: number): number;
+  /** Every page, in order. */
+  pages(client: ApiClient, includeArchived: boolean): AsyncGenerator<ListedObject[]>;
+}
+
+/** The edit instant as UTC ISO; an entry without one counts as changed every run (its details are always re-read). */
+function instantVersion(raw: unknown): string {
+  return timestampOrNull(raw)?.toISOString() ?? `unknown:${JSON.stringify(raw ?? null)}`;
+}
+
+function nameOf(raw: unknown): string | null {
+  return typeof raw === 'string' ? raw : null;
+}
+
+function asEntry(e: object): Readonly<Record<string, unknown>> {
+  return e as Readonly<Record<string, unknown>>;
+}
+
+const pageIndexEstimate = (size: number) => (n: number) => Math.floor(n / size) + 1;
+
+async function* mapPages<E>(pages: AsyncGenerator<E[]>, toListed: (entry: E) => ListedObject): AsyncGenerator<ListedObject[]> {
+  for await (const page of pages) yield page.map(toListed);
+}
+
+function editable(entry: { id: string; name?: unknown; last_edited?: unknown; tags?: unknown }): ListedObject {
+  return { id: entry.id, name: nameOf(entry.name), version: instantVersion(entry.last_edited), tags: stringList(entry.tags), entry };
+}
+
+export const CANVAS_LIST: WorkspaceList = {
+  name: 'canvases',
+  endpoint: ENDPOINTS.canvasList,
+  archivable: true,
+  estimatePages: pageIndexEstimate(CANVAS_LIST_PAGE_SIZE),
+  pages: (client, includeArchived) => mapPages(listCanvases(client, { includeArchived }), editable),
+};
+
+export const CAMPAIGN_LIST: WorkspaceList = {
+  name: 'campaigns',
+  endpoint: ENDPOINTS.campaignsList,
+  archivable: true,
+  estimatePages: pageIndexEstimate(CANVAS_LIST_PAGE_SIZE),
+  pages: (client, includeArchived) => mapPages(listCampaigns(client, { includeArchived }), editable),
+};
+
+export const SEGMENT_LIST: WorkspaceList = {
+  name: 'segments',
+  endpoint: ENDPOINTS.segmentsList,
+  archivable: false,
+  estimatePages: pageIndexEstimate(CANVAS_LIST_PAGE_SIZE),
+  pages: (client) =>
+    mapPages(listSegments(client), (e) => ({
+      id: e.id, name: nameOf(e.name), tags: stringList(e.tags), entry: asEntry(e),
+      version: JSON.stringify([e.name ?? null, stringList(e.tags), e.analytics_tracking_enabled ?? null]),
+    })),
+};
+
+export const PRODUCT_LIST: WorkspaceList = {
+  name: 'products',
+  endpoint: ENDPOINTS.purchasesProductList,
+  archivable: false,
+  estimatePages: pageIndexEstimate(PRODUCT_LIST_PAGE_SIZE),
+  pages: (client) => mapPages(listProducts(client), (p) => ({ id: p, name: p, version: p, tags: [], entry: { product: p } })),
+};
+
+// One request of the largest `limit` covers up to 1,000 objects when the server sends `count`.
+const offsetEstimate = (n: number) => Math.floor(n / METADATA_LIST_MAX_LIMIT) + 1;
+
+export const EMAIL_TEMPLATE_LIST: WorkspaceList = {
+  name: 'email_templates',
+  endpoint: ENDPOINTS.emailTemplatesList,
+  archivable: false,
+  estimatePages: offsetEstimate,
+  pages: (client) =>
+    mapPages(listEmailTemplates(client), (e) => ({
+      id: e.email_template_id, name: nameOf(e.template_name), version: instantVersion(e.updated_at), tags: stringList(e.tags), entry: asEntry(e),
+    })),
+};
+
+export const CONTENT_BLOCK_LIST: WorkspaceList = {
+  name: 'content_blocks',
+  endpoint: ENDPOINTS.contentBlocksList,
+  archivable: false,
+  estimatePages: offsetEstimate,
+  pages: (client) =>
+    mapPages(listContentBlocks(client), (e) => ({
+      // A block's inclusions change when a Canvas starts or stops using it, not when it is edited: both make it re-read.
+      id: e.content_block_id, name: nameOf(e.name), version: `${instantVersion(e.last_edited)} included:${String(e.inclusion_count ?? '?')}`, tags: stringList(e.tags), entry: asEntry(e),
+    })),
+};
+
+/** A list as one run reads it: archived objects included or not. */
+export interface ListRequest {
+  readonly list: WorkspaceList;
+  readonly includeArchived: boolean;
+}
+
+/** The key a listing is stored under: `canvases`, or `canvases+archived` when archived objects were asked for. */
+export function listingKey(r: ListRequest): string {
+  return r.includeArchived && r.list.archivable ? `${r.list.name}+archived` : r.list.name;
+}
+
+/**
+ * Every list entry the last runs saw. An entry a later listing no longer holds keeps its row, stamped `_removed_at`;
+ * it is cleared if the object is listed again. Its row count per listing estimates the next run's discovery pages.
+ */
+export const listedObjectsTable = defineTable({
+  name: 'listed_objects',
+  description: 'Every object the workspace\'s lists showed (listing: canvases, canvases+archived, campaigns, segments, products, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at.',
+  columns: [
+    col('listing', 'VARCHAR'), col('id', 'VARCHAR'), col('name', 'VARCHAR'), col('version', 'VARCHAR'), col('tags', 'VARCHAR[]'), col('entry', 'JSON'),
+    col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }), col('_removed_at', 'TIMESTAMP'),
+  ],
+  key: ['listing', 'id'],
+});
+
+/** `selection` with `all` replaced by the listed ids (explicit ids first, each id once). */
+export function withListed(selection: IdSelection, listed: readonly ListedObject[]): IdSelection {
+  if (!selection.all) return selection;
+  return { all: false, ids: [...new Set([...selection.ids, ...listed.map((o) => o.id)])] };
+}
+
+/** The discovery of a stream whose one id list (`key` of its options) may say `all`, read from `list`. */
+export function idListDiscovery<O>(list: WorkspaceList, get: (o: O) => IdSelection, set: (o: O, ids: IdSelection) => O, includeArchived: (o: O) => boolean = () => false) {
+  return {
+    needs: (o: O): ListRequest[] => (get(o).all ? [{ list, includeArchived: includeArchived(o) }] : []),
+    resolve: (o: O, listed: (r: ListRequest) => readonly ListedObject[]) => ({
+      options: set(o, withListed(get(o), listed({ list, includeArchived: includeArchived(o) }))),
+      notes: [] as string[],
+    }),
+  };
+}
