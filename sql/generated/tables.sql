@@ -305,7 +305,7 @@ CREATE TABLE IF NOT EXISTS "listed_objects" (
   "name" VARCHAR,
   "version" VARCHAR,
   "tags" VARCHAR[],
-  "entry" JSON,
+  "attributes" JSON,
   "first_seen_at" TIMESTAMP,
   "_removed_at" TIMESTAMP,
   "_loaded_at" TIMESTAMP,

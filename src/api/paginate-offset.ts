@@ -15,8 +15,8 @@ export interface OffsetPageOptions<T> {
 }
 
 /**
- * Yields each non-empty page. The list ends at an empty page, at a page shorter than the first (the server's real page
- * size, whatever `limit` it honours), or at a page shorter than `limit` once `count` says every item has come. The
+ * Yields each page, one per request (an empty last page included). The list ends at an empty page, at a page shorter
+ * than the first (the server's real page size, whatever `limit` it honours), or at a page shorter than `limit` once `count` says every item has come. The
  * offset advances by the items received, so a server that caps `limit` loses nothing. Loops and runaway lists stop at
  * the PageGuard.
  */
@@ -32,7 +32,11 @@ export async function* paginateOffset<T>(
     if (page >= client.maxPages) guard.check(page, [], `offset=${offset}`);
     const response = await client.request<T>({ ...call, query: { ...call.query, limit: options.limit, offset } });
     const items = options.itemsOf(response.body);
-    if (items.length === 0) return;
+    // The empty page is yielded too: one yield per request, so callers count requests exactly.
+    if (items.length === 0) {
+      yield { response, items, page };
+      return;
+    }
     guard.check(page, items, `offset=${offset}`);
     yield { response, items, page };
     offset += items.length;

@@ -23,8 +23,8 @@ export interface PageIndexOptions<T> {
 }
 
 /**
- * Yields each non-empty page with its items. Stops after a page shorter than `pageSize` or at an empty one. A full page
- * whose items all came on earlier pages (the server ignores the page parameter), or a list still full at the client's
+ * Yields each page with its items, one per request (an empty last page included). Stops after a page shorter than
+ * `pageSize` or at an empty one. A full page whose items all came on earlier pages (the server ignores the page parameter), or a list still full at the client's
  * `maxPages`, is a FatalError naming the endpoint and the page rather than an endless loop.
  */
 export async function* paginatePageIndex<T>(
@@ -39,7 +39,11 @@ export async function* paginatePageIndex<T>(
     if (page >= client.maxPages) guard.check(page, [], `${param}=${page}`);
     const response = await client.request<T>({ ...call, query: { ...call.query, [param]: page } });
     const items = options.itemsOf(response.body);
-    if (items.length === 0) return;
+    // The empty page is yielded too: one yield per request, so callers count requests exactly.
+    if (items.length === 0) {
+      yield { response, items, page };
+      return;
+    }
     // A short last page may hold the same item twice legitimately (two identical events); a full one never repeats a page.
     if (items.length >= pageSize || options.smallerPages) guard.check(page, items, `${param}=${page}`);
     yield { response, items, page };

@@ -105,7 +105,7 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     if (!input.client) continue;
     discovery.rows.upserts.push({
       table: listedObjectsTable.name,
-      rows: l.objects.map((o) => ({ listing: l.key, id: o.id, name: o.name, version: o.version, tags: o.tags, entry: o.entry, first_seen_at: input.until, _removed_at: null })),
+      rows: l.objects.map((o) => ({ listing: l.key, id: o.id, name: o.name, version: o.version, tags: o.tags, attributes: o.attributes, first_seen_at: input.until, _removed_at: null })),
     });
     const listed = new Set(l.objects.map((o) => o.id));
     const stale = (await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL`, [l.key])).filter((row) => !listed.has(String(row['id'])));
@@ -128,13 +128,12 @@ async function readList(input: DiscoverInput, key: string, r: ListRequest): Prom
       pages++;
       objects.push(...page);
     }
-    // An empty first page is a request too.
-    return { objects, pages: Math.max(pages, 1) };
+    return { objects, pages };
   }
   const rows = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL`, [key]);
   const objects = rows.map((row) => ({
     id: String(row['id']), name: (row['name'] as string | null) ?? null, version: String(row['version']),
-    tags: (row['tags'] as string[] | null) ?? [], entry: (row['entry'] as Record<string, unknown> | null) ?? {},
+    tags: (row['tags'] as string[] | null) ?? [], attributes: (row['attributes'] as Record<string, unknown> | null) ?? {},
   }));
   return { objects, pages: r.list.estimatePages(objects.length) };
 }

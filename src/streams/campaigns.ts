@@ -61,8 +61,8 @@ export const campaignsStream = perIdStream({
         rowsOf(campaignsTable, [{
           campaign_id: campaignId, name: stringOrNull(d.name), description: stringOrNull(d.description),
           created_at: timestampOrNull(d.created_at), updated_at: timestampOrNull(d.updated_at),
-          last_edited: timestampOrNull(listed?.entry['last_edited']), archived: booleanOrNull(d.archived), draft: booleanOrNull(d.draft),
-          enabled: booleanOrNull(d.enabled), is_api_campaign: booleanOrNull(listed?.entry['is_api_campaign']),
+          last_edited: timestampOrNull(listed?.attributes['last_edited']), archived: booleanOrNull(d.archived), draft: booleanOrNull(d.draft),
+          enabled: booleanOrNull(d.enabled), is_api_campaign: booleanOrNull(listed?.attributes['is_api_campaign']),
           schedule_type: stringOrNull(d.schedule_type), channels: stringList(d.channels), first_sent: timestampOrNull(d.first_sent),
           last_sent: timestampOrNull(d.last_sent), tags: stringList(d.tags), teams: stringList(d.teams),
           conversion_behaviors: d.conversion_behaviors ?? [], ...discoveredValues(listed),

@@ -82,7 +82,7 @@ export const canvasDetailsStream = perIdStream({
           archived: d.archived ?? null, draft: d.draft ?? null, schedule_type: stringOrNull(d.schedule_type),
           first_entry: timestampOrNull(d.first_entry), last_entry: timestampOrNull(d.last_entry),
           channels: stringList(d.channels), tags: stringList(d.tags), teams: stringList(d.teams),
-          last_edited: timestampOrNull(listed?.entry['last_edited']), ...discoveredValues(listed),
+          last_edited: timestampOrNull(listed?.attributes['last_edited']), ...discoveredValues(listed),
         }]),
         rowsOf(variantsTable, (d.variants ?? []).map((v) => ({
           canvas_id: canvasId, variant_id: v.id, name: stringOrNull(v.name), first_step_ids: stringList(v.first_step_ids),

@@ -38,7 +38,7 @@ export const segmentSizeStream = seriesStream({
     // The platform keeps no series for a segment whose analytics tracking is off: asking would only earn a 400.
     resolve: (o, listed) => {
       const all = listed({ list: SEGMENT_LIST, includeArchived: false });
-      const untracked = all.filter((s) => s.entry['analytics_tracking_enabled'] === false);
+      const untracked = all.filter((s) => s.attributes['analytics_tracking_enabled'] === false);
       const skipped = new Set(untracked.map((s) => s.id));
       const notes = untracked.length === 0 ? [] : [
         `segment_size: skipped ${untracked.length} segment(s) whose analytics tracking is off (${untracked.slice(0, 10).map((s) => s.id).join(', ')}${untracked.length > 10 ? ', …' : ''}); the platform keeps no size series for them — turn tracking on in the dashboard to export them`,

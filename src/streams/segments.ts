@@ -36,7 +36,7 @@ export const segmentsStream = perIdStream({
   ids: (o) => o.segments.ids,
   fetch: async (client, segmentId, _o, listed) => {
     const d = await fetchSegmentDetails(client, segmentId);
-    const tracking = listed?.entry['analytics_tracking_enabled'];
+    const tracking = listed?.attributes['analytics_tracking_enabled'];
     return {
       upserts: [rowsOf(table, [{
         segment_id: segmentId, name: stringOrNull(d.name), description: stringOrNull(d.description), text_description: stringOrNull(d.text_description),

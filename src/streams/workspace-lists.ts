@@ -4,6 +4,7 @@
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
 import { CANVAS_LIST_PAGE_SIZE, ENDPOINTS, METADATA_LIST_MAX_LIMIT, PRODUCT_LIST_PAGE_SIZE } from '../api/endpoints.js';
+import { toNumber } from '../api/response-shape.js';
 import { listCampaigns, listCanvases, listContentBlocks, listEmailTemplates, listProducts, listSegments } from '../api/list-endpoints.js';
 import { stringList, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable } from '../load/table-definition.js';
@@ -19,8 +20,11 @@ export interface ListedObject {
    */
   readonly version: string;
   readonly tags: string[];
-  /** The entry as the server sent it (list-only fields such as `is_api_campaign`, `analytics_tracking_enabled`). */
-  readonly entry: Readonly<Record<string, unknown>>;
+  /**
+   * The list-only fields the tables keep (`last_edited`, `is_api_campaign`, `analytics_tracking_enabled`,
+   * `inclusion_count`), normalized (instants as UTC ISO, numbers as numbers) so that every reading stores the same.
+   */
+  readonly attributes: Readonly<Record<string, unknown>>;
 }
 
 export type WorkspaceListName = 'canvases' | 'campaigns' | 'segments' | 'products' | 'email_templates' | 'content_blocks';
@@ -46,18 +50,18 @@ function nameOf(raw: unknown): string | null {
   return typeof raw === 'string' ? raw : null;
 }
 
-function asEntry(e: object): Readonly<Record<string, unknown>> {
-  return e as Readonly<Record<string, unknown>>;
-}
-
-const pageIndexEstimate = (size: number) => (n: number) => Math.floor(n / size) + 1;
+// Read until a page is shorter than the first: a list shorter than one page costs a second, empty, request (the
+// server's page size might be that short), and a full last page costs one more.
+const pageIndexEstimate = (size: number) => (n: number) => (n > 0 && n < size ? 2 : Math.floor(n / size) + 1);
 
 async function* mapPages<E>(pages: AsyncGenerator<E[]>, toListed: (entry: E) => ListedObject): AsyncGenerator<ListedObject[]> {
   for await (const page of pages) yield page.map(toListed);
 }
 
-function editable(entry: { id: string; name?: unknown; last_edited?: unknown; tags?: unknown }): ListedObject {
-  return { id: entry.id, name: nameOf(entry.name), version: instantVersion(entry.last_edited), tags: stringList(entry.tags), entry };
+function editable(entry: { id: string; name?: unknown; last_edited?: unknown; tags?: unknown; is_api_campaign?: unknown }): ListedObject {
+  const attributes: Record<string, unknown> = { last_edited: timestampOrNull(entry.last_edited)?.toISOString() ?? null };
+  if (entry.is_api_campaign !== undefined) attributes['is_api_campaign'] = typeof entry.is_api_campaign === 'boolean' ? entry.is_api_campaign : null;
+  return { id: entry.id, name: nameOf(entry.name), version: instantVersion(entry.last_edited), tags: stringList(entry.tags), attributes };
 }
 
 export const CANVAS_LIST: WorkspaceList = {
@@ -83,7 +87,8 @@ export const SEGMENT_LIST: WorkspaceList = {
   estimatePages: pageIndexEstimate(CANVAS_LIST_PAGE_SIZE),
   pages: (client) =>
     mapPages(listSegments(client), (e) => ({
-      id: e.id, name: nameOf(e.name), tags: stringList(e.tags), entry: asEntry(e),
+      id: e.id, name: nameOf(e.name), tags: stringList(e.tags),
+      attributes: { analytics_tracking_enabled: typeof e.analytics_tracking_enabled === 'boolean' ? e.analytics_tracking_enabled : null },
       version: JSON.stringify([e.name ?? null, stringList(e.tags), e.analytics_tracking_enabled ?? null]),
     })),
 };
@@ -93,7 +98,7 @@ export const PRODUCT_LIST: WorkspaceList = {
   endpoint: ENDPOINTS.purchasesProductList,
   archivable: false,
   estimatePages: pageIndexEstimate(PRODUCT_LIST_PAGE_SIZE),
-  pages: (client) => mapPages(listProducts(client), (p) => ({ id: p, name: p, version: p, tags: [], entry: { product: p } })),
+  pages: (client) => mapPages(listProducts(client), (p) => ({ id: p, name: p, version: p, tags: [], attributes: {} })),
 };
 
 // One request of the largest `limit` covers up to 1,000 objects when the server sends `count`.
@@ -106,7 +111,7 @@ export const EMAIL_TEMPLATE_LIST: WorkspaceList = {
   estimatePages: offsetEstimate,
   pages: (client) =>
     mapPages(listEmailTemplates(client), (e) => ({
-      id: e.email_template_id, name: nameOf(e.template_name), version: instantVersion(e.updated_at), tags: stringList(e.tags), entry: asEntry(e),
+      id: e.email_template_id, name: nameOf(e.template_name), version: instantVersion(e.updated_at), tags: stringList(e.tags), attributes: {},
     })),
 };
 
@@ -118,7 +123,8 @@ export const CONTENT_BLOCK_LIST: WorkspaceList = {
   pages: (client) =>
     mapPages(listContentBlocks(client), (e) => ({
       // A block's inclusions change when a Canvas starts or stops using it, not when it is edited: both make it re-read.
-      id: e.content_block_id, name: nameOf(e.name), version: `${instantVersion(e.last_edited)} included:${String(e.inclusion_count ?? '?')}`, tags: stringList(e.tags), entry: asEntry(e),
+      id: e.content_block_id, name: nameOf(e.name), tags: stringList(e.tags), attributes: { inclusion_count: toNumber(e.inclusion_count) ?? null },
+      version: `${instantVersion(e.last_edited)} included:${String(toNumber(e.inclusion_count) ?? '?')}`,
     })),
 };
 
@@ -141,7 +147,7 @@ export const listedObjectsTable = defineTable({
   name: 'listed_objects',
   description: 'Every object the workspace\'s lists showed (listing: canvases, canvases+archived, campaigns, segments, products, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at.',
   columns: [
-    col('listing', 'VARCHAR'), col('id', 'VARCHAR'), col('name', 'VARCHAR'), col('version', 'VARCHAR'), col('tags', 'VARCHAR[]'), col('entry', 'JSON'),
+    col('listing', 'VARCHAR'), col('id', 'VARCHAR'), col('name', 'VARCHAR'), col('version', 'VARCHAR'), col('tags', 'VARCHAR[]'), col('attributes', 'JSON'),
     col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }), col('_removed_at', 'TIMESTAMP'),
   ],
   key: ['listing', 'id'],

@@ -10,6 +10,7 @@ import type { RunRequest } from './alt-server/pipeline-runs.js';
 import type { VariantOptions } from './alt-server/variant-server.js';
 import { VariantServer } from './alt-server/variant-server.js';
 import { parseUtcInstant } from '../../src/extract/windows.js';
+import { listedCampaigns, listedCanvases, listedContentBlocks, listedSegments, listedTemplates } from '../../src/emulator/analytics/workspace-listing.js';
 
 // --until on a day boundary: every planned unit is complete, so even a server that only returns whole units can return
 // all of them, and the two runs must agree row for row.
@@ -26,9 +27,12 @@ streams:
   segment_size:      { segments: [seg_1, seg_2] }
   custom_events:     {}
   canvas_summary:    { canvases: [cv_1], variant_breakdown: true, step_breakdown: true }
-  canvas_details:    { canvases: [cv_1, cv_2, cv_3] }
-  email_templates:   { ids: [tpl_1, tpl_2] }
-  content_blocks:    { ids: [cb_1, cb_2], inclusion_data: true }
+  canvas_details:    { canvases: all }
+  email_templates:   { ids: all }
+  content_blocks:    { ids: all, inclusion_data: true }
+  campaigns:         { include_archived: true }
+  segments:          {}
+  products:          {}
   data_integrations: {}
 `;
 
@@ -202,6 +206,27 @@ describe('a server that spells everything the spec leaves open its own way', () 
     expect(summary.requests.followUps).toBe(0);
     expect(summary.warnings).toEqual([]);
     expect(variant.stats.byPath['/events/list']).toBe(3);
+  }, 120_000);
+});
+
+describe('a server that reads the list endpoints its own way', () => {
+  it('loads every listed object exactly: pages of 40, no `count`, limits capped, edit times with offsets', async () => {
+    const { summary, variant } = await runThrough('lists', {
+      lists: { pageSize: 40 },
+      metadataTimeForm: ['offset-east', 'offset-west', 'plus-zero'],
+    });
+    expect(differences(await runs.diff('direct', 'lists'))).toEqual([]);
+    expect(summary.warnings).toEqual([]);
+    const ws = emulator.state.analytics;
+    const now = Date.parse(NOW);
+    // Read until a page is shorter than the first: ⌊n / 40⌋ + 1 pages; `count` absent, so the last template and block
+    // pages are confirmed by an empty or short one.
+    const pages = (n: number) => Math.floor(n / 40) + 1;
+    expect(variant.stats.byPath['/canvas/list']).toBe(pages(listedCanvases(ws, now).length));
+    expect(variant.stats.byPath['/campaigns/list']).toBe(pages(listedCampaigns(ws, now, { includeArchived: true }).length));
+    expect(variant.stats.byPath['/segments/list']).toBe(pages(listedSegments(ws, now).length));
+    expect(variant.stats.byPath['/templates/email/list']).toBe(pages(listedTemplates(ws, now).length));
+    expect(variant.stats.byPath['/content_blocks/list']).toBe(pages(listedContentBlocks(ws, now).length));
   }, 120_000);
 });
 

@@ -1,4 +1,5 @@
 // The nightly pipeline end to end: real emulator over HTTP, real DuckDB file, real Parquet read back by hyparquet.
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
@@ -104,7 +105,8 @@ describe('a first run against the emulator', () => {
   it('writes Parquet that an independent reader (hyparquet) reads back equal to every DuckDB table', async () => {
     for (const spec of TABLE_SPECS) {
       const dir = join(f.out, spec.name);
-      const files = (await readdir(dir, { recursive: true })).filter((p) => p.endsWith('.parquet'));
+      // A table no declared stream fills has no folder yet.
+      const files = existsSync(dir) ? (await readdir(dir, { recursive: true })).filter((p) => p.endsWith('.parquet')) : [];
       const cols = spec.columns.map((c) => c.name);
       const fromParquet: Record<string, unknown>[] = [];
       for (const file of files) {

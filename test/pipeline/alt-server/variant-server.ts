@@ -65,6 +65,12 @@ export interface VariantOptions {
   rateLimitHeaderCase?: 'live' | 'upper' | 'lower' | 'none';
   /** @default no faults */
   faults?: FaultPlan;
+  /**
+   * Another reading of the discovery lists: page-index lists (Canvases, campaigns, segments, products) cut into pages
+   * of `pageSize` instead of the emulator's, limit/offset lists (templates, blocks) capped at `pageSize` whatever
+   * `limit` asks, `count` left out. List entries' timestamps follow `metadataTimeForm`. @default the emulator's reading
+   */
+  lists?: { pageSize: number };
 }
 
 export interface VariantStats {
@@ -81,6 +87,16 @@ const SERIES_VALUE_FIELD: Readonly<Record<string, string>> = {
   '/sessions/data_series': 'sessions',
   '/segments/data_series': 'size',
 };
+
+/** Page-index lists: the body key of their entries and the emulator's page size. */
+const PAGE_LISTS: Readonly<Record<string, { key: string; size: number }>> = {
+  '/canvas/list': { key: 'canvases', size: 100 },
+  '/campaigns/list': { key: 'campaigns', size: 100 },
+  '/segments/list': { key: 'segments', size: 100 },
+  '/purchases/product_list': { key: 'products', size: 10 },
+};
+
+const OFFSET_LISTS: Readonly<Record<string, string>> = { '/templates/email/list': 'templates', '/content_blocks/list': 'content_blocks' };
 
 const METADATA_TIMESTAMPS = ['created_at', 'updated_at', 'first_entry', 'last_entry', 'last_edited', 'last_updated_at', 'last_job_start_time', 'next_scheduled_run'];
 
@@ -181,14 +197,43 @@ export class VariantServer {
         const v = req.headers[name];
         if (typeof v === 'string') headers[name] = v;
       }
-      const qs = query.toString();
-      const upstream = await fetch(`${emulator.url}${path}${qs ? `?${qs}` : ''}`, {
-        method: req.method ?? 'GET',
-        headers,
-        body: req.method === 'GET' || req.method === 'HEAD' || body.length === 0 ? undefined : body,
-        redirect: 'manual',
-      });
-      const text = await upstream.text();
+      const forward = (q: URLSearchParams) => {
+        const qs = q.toString();
+        return fetch(`${emulator.url}${path}${qs ? `?${qs}` : ''}`, {
+          method: req.method ?? 'GET',
+          headers,
+          body: req.method === 'GET' || req.method === 'HEAD' || body.length === 0 ? undefined : body,
+          redirect: 'manual',
+        });
+      };
+      const pageList = PAGE_LISTS[path];
+      const offsetList = OFFSET_LISTS[path];
+      if (options.lists && offsetList) {
+        const limit = Number(query.get('limit') ?? '100');
+        if (Number.isInteger(limit) && limit > options.lists.pageSize) query.set('limit', String(options.lists.pageSize));
+      }
+      let upstream = await forward(query);
+      let text = await upstream.text();
+      if (options.lists && pageList && upstream.status === 200) {
+        // Our page k holds items [k·size, (k+1)·size) of the whole list, read from the emulator's pages.
+        const size = options.lists.pageSize;
+        const page = Number(query.get('page') ?? '0');
+        const first = Math.floor((page * size) / pageList.size);
+        const last = Math.floor(((page + 1) * size - 1) / pageList.size);
+        const items: unknown[] = [];
+        let message: unknown = 'success';
+        for (let k = first; k <= last; k++) {
+          const q = new URLSearchParams(query);
+          q.set('page', String(k));
+          upstream = await forward(q);
+          const part = JSON.parse(await upstream.text()) as Json;
+          message = part.message;
+          const chunk = Array.isArray(part[pageList.key]) ? (part[pageList.key] as unknown[]) : [];
+          items.push(...chunk.map((item, i) => ({ item, at: k * pageList.size + i })).filter(({ at }) => at >= page * size && at < (page + 1) * size).map(({ item }) => item));
+          if (chunk.length < pageList.size) break;
+        }
+        text = JSON.stringify({ [pageList.key]: items, message });
+      }
 
       const out: Record<string, string> = {};
       for (const [suffix, value] of [['Limit', upstream.headers.get('x-ratelimit-limit')], ['Remaining', upstream.headers.get('x-ratelimit-remaining')], ['Reset', upstream.headers.get('x-ratelimit-reset')]] as const) {
@@ -349,6 +394,16 @@ function rewriteOther(path: string, body: unknown, o: VariantOptions): unknown {
       return extra({ ...stamps(body), inclusion_count: num(body.inclusion_count) });
     case '/templates/email/info':
       return extra(stamps(body));
+    case '/canvas/list':
+    case '/campaigns/list':
+    case '/segments/list':
+    case '/templates/email/list':
+    case '/content_blocks/list': {
+      const key = PAGE_LISTS[path]?.key ?? OFFSET_LISTS[path]!;
+      const { count, ...rest } = body;
+      const listed = Array.isArray(body[key]) ? (body[key] as unknown[]).map((e) => (isObject(e) ? extra(stamps(e)) : e)) : body[key];
+      return extra({ ...rest, ...(o.lists || count === undefined ? {} : { count }), [key]: listed });
+    }
     case '/cdi/integrations':
       return extra({ ...body, results: Array.isArray(body.results) ? body.results.map((r) => (isObject(r) ? extra(stamps(r)) : r)) : body.results });
     default:

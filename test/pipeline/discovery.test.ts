@@ -1,0 +1,164 @@
+// `all` in the pipeline file, over HTTP against the emulator: discovery lists the workspace at the start of each run,
+// loads exactly what the lists show, re-reads only what changed, and finds objects created between two runs.
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnalyticsWorkspace } from '../../src/emulator/analytics/analytics-workspace.js';
+import {
+  listedCampaigns, listedCanvases, listedContentBlocks, listedProducts, listedSegments, listedTemplates,
+} from '../../src/emulator/analytics/workspace-listing.js';
+import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
+import { PipelineFixture } from './helpers/pipeline-fixture.js';
+
+const NOW = '2024-06-15T12:00:00Z';
+const LATER = '2024-07-15T12:00:00Z';
+
+const PIPELINE = `
+name: discovery
+start_date: 2024-06-12
+lookback_days: 1
+streams:
+  canvas_summary:  { canvases: all }
+  canvas_details:  { canvases: all }
+  campaigns:       { include_archived: true }
+  segments:        {}
+  products:        {}
+  segment_size:    { segments: all }
+  email_templates: { ids: all }
+  content_blocks:  { ids: all }
+`;
+
+const ms = (iso: string) => Date.parse(iso);
+
+async function ids(f: PipelineFixture, sql: string): Promise<string[]> {
+  return (await f.query(sql)).map((r) => String(Object.values(r)[0])).sort();
+}
+
+const sorted = (xs: readonly string[]) => [...xs].sort();
+
+/** Runs the pipeline and keeps the plan's requests per stream (and per discovery list) as the run announced them. */
+async function runPlanned(f: PipelineFixture): Promise<{ summary: RunSummary; planned: Record<string, number>; sent: number }> {
+  const planned: Record<string, number> = {};
+  const before = f.emulator.stats.requests;
+  const summary = await f.run({}, {
+    reporter: {
+      emit: (e) => {
+        if (e.type === 'planned') for (const s of e.streams) planned[s.stream] = s.requests;
+      },
+      close: () => undefined,
+    },
+  });
+  return { summary, planned, sent: f.emulator.stats.requests - before };
+}
+
+/** Requests of the per-id streams (details and info): what the lists' pages spare. */
+const PER_ID = ['canvas_details', 'campaigns', 'segments', 'email_templates', 'content_blocks'];
+
+describe('a run whose pipeline says `all`', () => {
+  let f: PipelineFixture;
+  let ws: AnalyticsWorkspace;
+  let first: Awaited<ReturnType<typeof runPlanned>>;
+  let second: Awaited<ReturnType<typeof runPlanned>>;
+  let third: Awaited<ReturnType<typeof runPlanned>>;
+
+  beforeAll(async () => {
+    f = await PipelineFixture.create({ now: NOW, pipeline: PIPELINE });
+    ws = f.emulator.state.analytics;
+    first = await runPlanned(f);
+  }, 120_000);
+  afterAll(async () => f.close());
+
+  it('loads every object the lists show, archived ones only where include_archived says so, and nothing else', async () => {
+    const now = ms(NOW);
+    expect(await ids(f, 'SELECT canvas_id FROM canvases')).toEqual(sorted(listedCanvases(ws, now).map((c) => c.id)));
+    expect(listedCanvases(ws, now, { includeArchived: true }).length).toBeGreaterThan(listedCanvases(ws, now).length);
+    const campaigns = listedCampaigns(ws, now, { includeArchived: true });
+    expect(campaigns.length).toBeGreaterThan(listedCampaigns(ws, now).length);
+    expect(await ids(f, 'SELECT campaign_id FROM campaigns')).toEqual(sorted(campaigns.map((c) => c.id)));
+    const [archived] = await f.query('SELECT count(*) AS n FROM campaigns WHERE archived');
+    expect(Number(archived!['n'])).toBe(campaigns.length - listedCampaigns(ws, now).length);
+    expect(await ids(f, 'SELECT segment_id FROM segments')).toEqual(sorted(listedSegments(ws, now).map((s) => s.id)));
+    expect(await ids(f, 'SELECT product_id FROM products')).toEqual(sorted(listedProducts(ws, now)));
+    expect(await ids(f, 'SELECT email_template_id FROM email_templates')).toEqual(sorted(listedTemplates(ws, now).map((t) => t.email_template_id)));
+    expect(await ids(f, 'SELECT content_block_id FROM content_blocks')).toEqual(sorted(listedContentBlocks(ws, now).map((b) => b.content_block_id)));
+    expect(await ids(f, 'SELECT DISTINCT canvas_id FROM canvas_summary')).toEqual(sorted(listedCanvases(ws, now).map((c) => c.id)));
+    const [messages] = await f.query('SELECT count(DISTINCT campaign_id) AS n FROM campaign_messages');
+    expect(Number(messages!['n'])).toBe(campaigns.length);
+  });
+
+  it('skips segments whose analytics tracking is off, saying so once, without failing the run', async () => {
+    const tracked = listedSegments(ws, ms(NOW)).filter((s) => s.analytics_tracking_enabled).map((s) => s.id);
+    expect(tracked).not.toContain('seg_101');
+    expect(await ids(f, 'SELECT DISTINCT segment_id FROM segment_size')).toEqual(sorted(tracked));
+    const skipped = first.summary.warnings.filter((w) => w.code === 'objects_skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]!.message).toContain('seg_101');
+    expect(first.summary.status).toBe('succeeded');
+  });
+
+  it('sends exactly the minimum: the list pages, one request per object, the series windows', () => {
+    const now = ms(NOW);
+    expect(first.summary.requests.sent).toBe(first.summary.requests.minimum);
+    expect(first.sent).toBe(first.summary.requests.minimum);
+    // Page-index lists of 100 and product pages of 10, read until a page is shorter than the first; templates and blocks
+    // in one request of up to 1,000 (`count` says it is the last).
+    const pages = (n: number, size: number) => (n > 0 && n < size ? 2 : Math.floor(n / size) + 1);
+    expect(first.planned['discovery: canvases']).toBe(pages(listedCanvases(ws, now).length, 100));
+    expect(first.planned['discovery: campaigns+archived']).toBe(pages(listedCampaigns(ws, now, { includeArchived: true }).length, 100));
+    expect(first.planned['discovery: segments']).toBe(pages(listedSegments(ws, now).length, 100));
+    expect(first.planned['discovery: products']).toBe(pages(listedProducts(ws, now).length, 10));
+    expect(first.planned['discovery: email_templates']).toBe(1);
+    expect(first.planned['discovery: content_blocks']).toBe(1);
+    expect(first.planned['canvas_details']).toBe(listedCanvases(ws, now).length);
+    expect(first.planned['campaigns']).toBe(listedCampaigns(ws, now, { includeArchived: true }).length);
+  });
+
+  describe('a second run on the unchanged workspace', () => {
+    beforeAll(async () => {
+      second = await runPlanned(f);
+    }, 120_000);
+
+    it('sends only the list pages for metadata, and keeps every stored object', async () => {
+      const now = ms(NOW);
+      expect(second.sent).toBe(second.summary.requests.minimum);
+      for (const stream of PER_ID) expect(second.planned[stream], stream).toBe(0);
+      const lists = Object.entries(second.planned).filter(([k]) => k.startsWith('discovery: ')).reduce((n, [, v]) => n + v, 0);
+      const series = (second.planned['canvas_summary'] ?? 0) + (second.planned['segment_size'] ?? 0);
+      expect(second.sent).toBe(lists + series);
+      expect(await ids(f, 'SELECT canvas_id FROM canvases')).toEqual(sorted(listedCanvases(ws, now).map((c) => c.id)));
+      expect(second.summary.tables.filter((t) => ['canvases', 'campaigns', 'segments', 'email_templates', 'content_blocks', 'products'].includes(t.table)).every((t) => t.inserted + t.updated + t.deleted === 0)).toBe(true);
+    });
+  });
+
+  describe('a run a month later', () => {
+    let before: string[];
+
+    beforeAll(async () => {
+      before = listedCanvases(ws, ms(NOW)).map((c) => c.id);
+      f.emulator.clock.set(LATER);
+      third = await runPlanned(f);
+    }, 300_000);
+
+    it('loads a Canvas created in between, with its history from the start date', async () => {
+      const created = listedCanvases(ws, ms(LATER)).map((c) => c.id).filter((id) => !before.includes(id));
+      expect(created.length).toBeGreaterThan(0);
+      const days = DateTime.fromISO(LATER, { zone: 'utc' }).startOf('day').diff(DateTime.fromISO('2024-06-12', { zone: 'utc' }), 'days').days + 1;
+      for (const id of created) {
+        const [row] = await f.query(`SELECT count(*) AS n, min(day) AS lo FROM canvas_summary WHERE canvas_id = '${id}'`);
+        expect(Number(row!['n']), id).toBe(days);
+        expect(row!['lo']).toEqual(new Date('2024-06-12T00:00:00Z'));
+      }
+      expect(await ids(f, 'SELECT canvas_id FROM canvases WHERE _removed_at IS NULL')).toEqual(sorted(listedCanvases(ws, ms(LATER)).map((c) => c.id)));
+    });
+
+    it('re-reads only the objects whose list entry moved, and marks the ones the list no longer shows', async () => {
+      const moved = (a: { id: string; last_edited: string }[], b: { id: string; last_edited: string }[]) =>
+        b.filter((x) => a.find((y) => y.id === x.id)?.last_edited !== x.last_edited).length;
+      const canvasesChanged = moved(listedCanvases(ws, ms(NOW)), listedCanvases(ws, ms(LATER)));
+      expect(third.planned['canvas_details']).toBe(canvasesChanged);
+      expect(third.planned['campaigns']).toBe(moved(listedCampaigns(ws, ms(NOW), { includeArchived: true }), listedCampaigns(ws, ms(LATER), { includeArchived: true })));
+      expect(third.sent).toBe(third.summary.requests.minimum);
+      const gone = listedCanvases(ws, ms(NOW)).map((c) => c.id).filter((id) => !listedCanvases(ws, ms(LATER)).some((c) => c.id === id));
+      expect(await ids(f, 'SELECT canvas_id FROM canvases WHERE _removed_at IS NOT NULL')).toEqual(sorted(gone));
+    });
+  });
+});
