@@ -84,7 +84,7 @@ export function formatPlan(r: PlanReport): string {
     '',
     `  ${'stream'.padEnd(width)}  ${'series'.padStart(6)}  ${'requests'.padStart(9)}  ${'minimum'.padStart(9)}  pool`,
     ...r.streams.map((s) =>
-      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? '  (paged list: estimated from the rows stored last time)' : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}`),
+      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? '  (paged list: estimated from the rows stored last time)' : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}${s.unchanged ? `  (${n(s.unchanged)} listed unchanged since stored: not re-read)` : ''}`),
     `  ${'total'.padEnd(width)}  ${''.padStart(6)}  ${n(r.requests, r.estimated).padStart(9)}  ${n(r.minimum, r.estimated).padStart(9)}`,
     '',
     `  ${'pool'.padEnd(poolWidth)}  ${'requests'.padStart(9)}  ${'limit'.padStart(16)}  ${'waves'.padStart(5)}  time alone`,
@@ -95,6 +95,7 @@ export function formatPlan(r: PlanReport): string {
       (r.estimate.boundBy === 'latency' ? 'bound by latency (no pool runs out of budget)' : `bound by the ${r.estimate.boundBy} pool (${LIMIT_POOLS[r.estimate.boundBy as PoolId].label})`),
     `minimum: ${r.requests === r.minimum ? 'the plan sends exactly the minimum' : `the plan sends ${n(r.requests - r.minimum)} more than the minimum`} ` +
       '(per series the fewest windows, each within its endpoint\'s largest length, that cover the look-back, the new units and the open holes; one request per id)',
+    ...(r.streams.some((s) => s.stream.startsWith('discovery: ')) ? ['discovery: each list `all` needs is read once at the start of the run; `series` is the objects it held last run, and only objects whose list entry moved are re-read'] : []),
     ...(r.estimated ? ['~ marks estimates: paged lists are counted from the rows stored last time; their real page count shows once fetched'] : []),
     '',
   ];

@@ -7,6 +7,8 @@ import {
   listedCampaigns, listedCanvases, listedContentBlocks, listedProducts, listedSegments, listedTemplates,
 } from '../../src/emulator/analytics/workspace-listing.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
+import { buildPlanReport, formatPlan } from '../../src/cli/plan-command.js';
+import { resolveRunOptions } from '../../src/config/run-options.js';
 import { PipelineFixture } from './helpers/pipeline-fixture.js';
 
 const NOW = '2024-06-15T12:00:00Z';
@@ -110,6 +112,18 @@ describe('a run whose pipeline says `all`', () => {
     expect(first.planned['discovery: content_blocks']).toBe(1);
     expect(first.planned['canvas_details']).toBe(listedCanvases(ws, now).length);
     expect(first.planned['campaigns']).toBe(listedCampaigns(ws, now, { includeArchived: true }).length);
+  });
+
+  it('lets `plan` count the next run from the stored lists, without a request: list pages, and no details re-read', async () => {
+    const before = f.emulator.stats.requests;
+    const opts = resolveRunOptions({ pipeline: f.pipelinePath, baseUrl: f.emulator.url, apiKey: f.emulator.demoApiKey, db: f.db, out: f.out, until: NOW }, {}, DateTime.fromISO(LATER));
+    const report = await buildPlanReport(opts);
+    expect(f.emulator.stats.requests).toBe(before);
+    const row = (name: string) => report.streams.find((s) => s.stream === name)!;
+    expect(row('discovery: canvases')).toMatchObject({ requests: first.planned['discovery: canvases'], series: listedCanvases(ws, ms(NOW)).length, estimated: true });
+    expect(row('canvas_details')).toMatchObject({ requests: 0, unchanged: listedCanvases(ws, ms(NOW)).length });
+    expect(row('campaigns')).toMatchObject({ requests: 0, unchanged: listedCampaigns(ws, ms(NOW), { includeArchived: true }).length });
+    expect(formatPlan(report)).toContain('listed unchanged since stored: not re-read');
   });
 
   describe('a second run on the unchanged workspace', () => {

@@ -13,6 +13,23 @@ import { resolveRunOptions } from '../../src/config/run-options.js';
 import { PipelineFixture } from './helpers/pipeline-fixture.js';
 
 const DEMO = join(import.meta.dirname, '../../pipelines/nightly.yaml');
+
+/** The demo pipeline with its ids written out (the shipped one says `all`, which a first plan cannot count). */
+const EXPLICIT_DEMO = `name: nightly
+start_date: 2024-01-01
+lookback_days: 3
+streams:
+  purchase_quantity: { unit: day, apps: ["*", app_1, app_2, app_3], products: ["*", gems_small] }
+  revenue:           { unit: day, apps: ["*", app_1], products: ["*", gems_small] }
+  sessions:          { unit: hour, apps: ["*", app_2], segments: ["*", seg_1] }
+  segment_size:      { segments: [seg_1, seg_2, seg_3, seg_4, seg_5, seg_6] }
+  custom_events:     {}
+  canvas_summary:    { canvases: [cv_1, cv_2, cv_3, cv_4, cv_5], variant_breakdown: true, step_breakdown: true }
+  canvas_details:    { canvases: [cv_1, cv_2, cv_3, cv_4, cv_5] }
+  email_templates:   { ids: [tpl_1, tpl_2, tpl_3, tpl_4, tpl_5, tpl_6, tpl_7, tpl_8] }
+  content_blocks:    { ids: [cb_1, cb_2, cb_3, cb_4, cb_5, cb_6, cb_7], inclusion_data: true }
+  data_integrations: {}
+`;
 const SCALED = join(import.meta.dirname, '../../pipelines/scaled.yaml');
 
 async function cli(args: string[]): Promise<{ out: string; err: string; code: number }> {
@@ -36,6 +53,7 @@ describe('engage-etl plan', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engage-plan-'));
+    await writeFile(join(dir, 'explicit.yaml'), EXPLICIT_DEMO);
   });
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -43,7 +61,7 @@ describe('engage-etl plan', () => {
 
   it('prints the demo pipeline\'s 2-year backfill per stream and per pool, at the minimum, without creating the database', async () => {
     const db = join(dir, 'none.duckdb');
-    const { out, code } = await cli(['plan', '--emulator', '--pipeline', DEMO, '--db', db, '--until', '2026-01-01', '--latency-ms', '100']);
+    const { out, code } = await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', db, '--until', '2026-01-01', '--latency-ms', '100']);
     expect(code).toBe(0);
     // 731 days = 17,544 hours: 8 quantity and 4 revenue series × 8 windows, 4 hourly sessions × 176, 6 segments × 8,
     // 5 Canvases × 731 days, 5 + 8 + 7 ids, and one page each of the events and integrations lists.
@@ -64,7 +82,7 @@ describe('engage-etl plan', () => {
   });
 
   it('prints the same plan as JSON with --json', async () => {
-    const { out, code } = await cli(['plan', '--emulator', '--pipeline', DEMO, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
+    const { out, code } = await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(out) as PlanReport;
     expect([report.requests, report.minimum, report.estimated, report.storedState]).toEqual([4525, 4525, true, 'none']);
