@@ -72,6 +72,12 @@ async function main(): Promise<void> {
       goal: '1.00',
       ok: r.sent === r.minimum,
     })),
+    ...ratios.slice(1).map((r) => ({
+      figure: `details and info requests, ${r.label} (unchanged workspace: list pages only)`,
+      value: n(r.perIdRequests),
+      goal: '0',
+      ok: r.perIdRequests === 0,
+    })),
     {
       figure: `wall-time ratio (${n(wall.requests)} requests, ${wall.latencyMs} ms, ${wall.concurrency} in flight)`,
       value: `${wall.ratio.toFixed(2)} (${formatDuration(wall.wallMs)} / ${formatDuration(wall.theoreticalMs)})`,

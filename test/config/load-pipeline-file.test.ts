@@ -43,7 +43,7 @@ describe('the shipped nightly pipeline', () => {
   it('targets exactly the ids the demo workspace guarantees', () => {
     const s = nightly.streams;
     const all = { all: true, ids: [] };
-    expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*', 'app_1', 'app_2', 'app_3'], products: { all: true, ids: ['*'] } });
+    expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*', 'app_1'], products: { all: true, ids: ['*'] } });
     expect(s.sessions?.unit).toBe('hour');
     expect(s.segment_size?.segments).toEqual(all);
     expect(s.canvas_summary).toEqual({ canvases: all, variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
