@@ -16,9 +16,9 @@ export interface OffsetPageOptions<T> {
 
 /**
  * Yields each page, one per request (an empty last page included). The list ends at an empty page, at a page shorter
- * than the first (the server's real page size, whatever `limit` it honours), or at a page shorter than `limit` once `count` says every item has come. The
- * offset advances by the items received, so a server that caps `limit` loses nothing. Loops and runaway lists stop at
- * the PageGuard.
+ * than the first (the server's real page size, whatever `limit` it honours), or at a page shorter than `limit` once
+ * `count` equals the items received. The offset advances by the items received, so a server that caps `limit` loses
+ * nothing. Loops and runaway lists stop at the PageGuard.
  */
 export async function* paginateOffset<T>(
   client: ApiClient,
@@ -43,6 +43,7 @@ export async function* paginateOffset<T>(
     firstLength ??= items.length;
     if (items.length < firstLength) return;
     const count = options.countOf(response.body);
-    if (items.length < options.limit && count !== undefined && offset >= count) return;
+    // `count` ends the list only when it agrees with what came: one that says fewer than were received is plainly wrong.
+    if (items.length < options.limit && count === offset) return;
   }
 }
