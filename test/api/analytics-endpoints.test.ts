@@ -102,7 +102,8 @@ describe('events list', () => {
     server.handle((req, res) => json(res, 200, { message: 'success', events: req.query.get('page') === '0' ? full : [] }));
     const pages: string[][] = [];
     for await (const page of listEventNames(client)) pages.push(page);
-    expect(pages).toHaveLength(1);
+    // One page per request, the empty one included, so callers count requests exactly.
+    expect(pages.map((p) => p.length)).toEqual([EVENTS_PAGE_SIZE, 0]);
     expect(server.requests).toHaveLength(2);
   });
 
