@@ -134,6 +134,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     warnings.push(...discovery.warnings);
     plan = planRun(opts, await readStoredPlanState(wh), discovery);
     reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests });
+    for (const l of discovery.lists) reporter.emit({ type: 'progress', progress: { stream: `discovery: ${l.listing}`, requestsPlanned: l.pages, requestsDone: l.pages, rows: l.objects } });
 
     const committer = new Committer(wh, runId, (result) => {
       const tables = Object.entries(result.tables).map(([table, c]) => ({ table, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
