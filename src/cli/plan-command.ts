@@ -95,7 +95,7 @@ export function formatPlan(r: PlanReport): string {
       (r.estimate.boundBy === 'latency' ? 'bound by latency (no pool runs out of budget)' : `bound by the ${r.estimate.boundBy} pool (${LIMIT_POOLS[r.estimate.boundBy as PoolId].label})`),
     `minimum: ${r.requests === r.minimum ? 'the plan sends exactly the minimum' : `the plan sends ${n(r.requests - r.minimum)} more than the minimum`} ` +
       '(per series the fewest windows, each within its endpoint\'s largest length, that cover the look-back, the new units and the open holes; one request per id)',
-    ...(r.streams.some((s) => s.stream.startsWith('discovery: ')) ? ['discovery: each list `all` needs is read once at the start of the run; `series` is the objects it held last run, and only objects whose list entry moved are re-read'] : []),
+    ...(r.streams.some((s) => s.stream.startsWith('discovery: ')) ? ['discovery: each list `all` needs is read once at the start of the run; `series` is the objects it held at the last run, and only objects whose list entry moved are re-read. Before a first run no list is known: `all` counts nothing here, and the run adds a request per object found and its series windows'] : []),
     ...(r.estimated ? ['~ marks estimates: paged lists are counted from the rows stored last time; their real page count shows once fetched'] : []),
     '',
   ];
