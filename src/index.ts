@@ -8,6 +8,7 @@ export type { PipelineDefinition, StreamsConfig, StreamName } from './config/pip
 export { resolveRunOptions } from './config/run-options.js';
 export type { RunOptions, RawRunFlags } from './config/run-options.js';
 export { STREAM_NAMES } from './streams/registry.js';
+export type { IdSelection } from './streams/option-reader.js';
 
 export { runPipeline } from './pipeline/run-pipeline.js';
 export type { RunSummary, PipelineDeps, TableSummary, HoleSummary, MissingUnitReport } from './pipeline/run-pipeline.js';
