@@ -6,7 +6,7 @@ import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { ExtractedRows } from '../extract/extracted-rows.js';
-import { ident } from '../load/table-definition.js';
+import { ident, rowsOf } from '../load/table-definition.js';
 import type { TableSpec } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
@@ -103,10 +103,9 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
   }
   for (const l of read) {
     if (!input.client) continue;
-    discovery.rows.upserts.push({
-      table: listedObjectsTable.name,
-      rows: l.objects.map((o) => ({ listing: l.key, id: o.id, name: o.name, version: o.version, tags: o.tags, attributes: o.attributes, first_seen_at: input.until, _removed_at: null })),
-    });
+    discovery.rows.upserts.push(rowsOf(listedObjectsTable, l.objects.map((o) => ({
+      listing: l.key, id: o.id, name: o.name, version: o.version, tags: o.tags, attributes: o.attributes, first_seen_at: input.until, _removed_at: null,
+    }))));
     const listed = new Set(l.objects.map((o) => o.id));
     const stale = (await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL`, [l.key])).filter((row) => !listed.has(String(row['id'])));
     if (stale.length > 0) discovery.rows.upserts.push({ table: listedObjectsTable.name, rows: stale.map((row) => ({ ...row, _removed_at: input.until })) });
