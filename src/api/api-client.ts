@@ -8,6 +8,8 @@ import { DEFAULT_CONCURRENCY } from './api-client-options.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { credentialProblem } from './credential-rules.js';
 import type { EndpointSpec, PoolId } from './endpoints.js';
+import { normalizeBaseUrl } from './base-url.js';
+import { fillPath } from './endpoint-path.js';
 import { expectSuccess } from './expect-success.js';
 import { describeMs, type PoolPermit } from './limit-pool.js';
 import { Limiter } from './limiter.js';
@@ -70,7 +72,7 @@ export class ApiClient {
   readonly #stats: ClientStats = { requestsSent: 0, retries: 0, retryWaitMs: 0, transportErrors: 0, byStatus: {}, succeeded: 0, failed: 0 };
 
   private constructor(opts: ApiClientOptions) {
-    this.baseUrl = normalizeBaseUrl(opts.baseUrl);
+    this.baseUrl = clientBaseUrl(opts.baseUrl);
     if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
       throw new ConfigError('apiKey', 'the REST API key is empty; pass the key of the workspace (it needs the permissions of the endpoints you call)');
     }
@@ -481,31 +483,15 @@ function eventBase(p: PreparedCall): { endpoint: string; method: EndpointSpec['m
   return { endpoint: p.endpoint.name, method: p.method, path: p.ctx.endpoint, pool: p.endpoint.pool };
 }
 
-function fillPath(endpoint: EndpointSpec, params: Record<string, string>): string {
-  return endpoint.path.replace(/:([A-Za-z_]+)/g, (_match, name: string) => {
-    const value = params[name];
-    if (value === undefined || value === '') {
-      throw new ConfigError(`pathParams.${name}`, `${endpoint.method} ${endpoint.path} needs a value for :${name}; pass it in pathParams`);
-    }
-    return encodeURIComponent(value);
-  });
-}
-
 function queryText(value: Exclude<QueryValue, undefined>): string {
   return typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
 }
 
-function normalizeBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('baseUrl', `${showUrl(raw)} is not a URL; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('baseUrl', `${showUrl(raw)} must start with http:// or https://`);
-  if (url.search || url.hash) throw new ConfigError('baseUrl', `${showUrl(raw)} must not carry a query or fragment; give only scheme, host and optional path prefix (and the key as apiKey)`);
-  if (url.username || url.password) throw new ConfigError('baseUrl', 'must not carry credentials; pass the API key as apiKey');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+/** The base URL by the one rule (src/api/base-url.ts), refused as a ConfigError naming the option. */
+function clientBaseUrl(raw: string): string {
+  const checked = normalizeBaseUrl(raw);
+  if (!checked.ok) throw new ConfigError('baseUrl', `${showUrl(raw)} ${checked.reason}; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`);
+  return checked.url;
 }
 
 function positive(name: string, value: number, integer: boolean): number {

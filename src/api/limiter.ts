@@ -18,6 +18,12 @@ export type PoolOverrides = Partial<Record<PoolId, PoolOverride>>;
 /** The longest --max-wait accepted: a day covers every pool's window (SCIM counts per day). */
 export const MAX_WAIT_LIMIT_MS = 24 * 3_600_000;
 
+/** A pool's limit and window with the overrides applied: one rule for the limiter and the duration estimate. */
+export function effectivePool(pool: PoolId, overrides: PoolOverrides): { limit: number; windowMs: number } {
+  const o = overrides[pool];
+  return { limit: o?.limit ?? LIMIT_POOLS[pool].limit, windowMs: o?.windowMs ?? LIMIT_POOLS[pool].windowMs };
+}
+
 /** Per-pool budgets shared by every request of one client. */
 export class Limiter {
   readonly #pools: Map<PoolId, LimitPoolQueue>;
@@ -40,9 +46,7 @@ export class Limiter {
     }
     this.#pools = new Map(
       Object.values(LIMIT_POOLS).map((pool) => {
-        const override = overrides[pool.id];
-        const spec = { id: pool.id, limit: override?.limit ?? pool.limit, windowMs: override?.windowMs ?? pool.windowMs };
-        return [pool.id, new LimitPoolQueue(spec, clock, signal, policy)] as const;
+        return [pool.id, new LimitPoolQueue({ id: pool.id, ...effectivePool(pool.id, overrides) }, clock, signal, policy)] as const;
       }),
     );
   }

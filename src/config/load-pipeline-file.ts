@@ -7,7 +7,7 @@ import type { Document } from 'yaml';
 import type { SeriesUnit } from '../api/types.js';
 import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
-import { normalizeBaseUrl, showUrl } from './base-url.js';
+import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
 import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';

@@ -4,7 +4,7 @@ import type { DateTime } from 'luxon';
 import { credentialProblem } from '../api/credential-rules.js';
 import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
-import { normalizeBaseUrl, showUrl } from './base-url.js';
+import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
 import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';

@@ -8,7 +8,7 @@ import type { CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
 import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
-import type { PagedListStream, PerIdStream, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
+import type { ListingStream, PagedListStream, PerIdStream, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
 import type { ListedObject } from '../streams/workspace-lists.js';
 import type { DiscoveredList, Discovery } from './discover.js';
 
@@ -60,6 +60,8 @@ export interface Plan {
   series: SeriesPlan[];
   lists: ListPlan[];
   perId: PerIdPlan[];
+  /** Lists stored as they are: their rows come with discovery, so they cost nothing here. */
+  listings: ListingStream[];
   streams: StreamPlanSummary[];
   byPool: Partial<Record<PoolId, number>>;
   requests: number;
@@ -106,7 +108,7 @@ export function buildPlan(input: PlanInput): Plan {
     const key = `${h.stream}${sep}${h.seriesKey}`;
     holes.set(key, [...(holes.get(key) ?? []), { startMs: h.startMs, attempts: h.attempts, status: h.status }]);
   }
-  const plan: Plan = { discovery: input.discovery?.lists ?? [], series: [], lists: [], perId: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+  const plan: Plan = { discovery: input.discovery?.lists ?? [], series: [], lists: [], perId: [], listings: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
   const add = (summary: StreamPlanSummary) => {
     plan.streams.push(summary);
     plan.byPool[summary.pool] = (plan.byPool[summary.pool] ?? 0) + summary.requests;
@@ -158,6 +160,7 @@ export function buildPlan(input: PlanInput): Plan {
       }
       case 'listing':
         // Its rows come with discovery's pages, counted there.
+        plan.listings.push(stream);
         break;
     }
     add(summary);

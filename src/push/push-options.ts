@@ -1,7 +1,7 @@
 // The options of one push, parsed once from flags and environment (ENGAGE_BASE_URL, ENGAGE_API_KEY, ENGAGE_SCIM_TOKEN,
 // ENGAGE_REQUEST_ORIGIN) into a normalized PushOptions. Every refusal is a ConfigError naming the flag and the fix.
 import { credentialProblem } from '../api/credential-rules.js';
-import { normalizeBaseUrl, showUrl } from '../config/base-url.js';
+import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { parseMaxWait } from '../config/max-wait-flag.js';
 import { ConfigError } from '../errors.js';
 import type { MappingOptions, TargetName } from './push-target.js';

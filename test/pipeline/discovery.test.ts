@@ -139,6 +139,10 @@ describe('a run whose pipeline says `all`', () => {
       const series = (second.planned['canvas_summary'] ?? 0) + (second.planned['segment_size'] ?? 0);
       expect(second.sent).toBe(lists + series);
       expect(await ids(f, 'SELECT canvas_id FROM canvases')).toEqual(sorted(listedCanvases(ws, now).map((c) => c.id)));
+      // Nothing re-read, yet every stream is current as of this run's --until (what `status` and freshness read).
+      const snapshots = await f.query(`SELECT stream, watermark FROM _etl_series_state WHERE unit = 'snapshot' ORDER BY stream`);
+      expect(snapshots.map((r) => r['stream'])).toEqual(['campaigns', 'canvas_details', 'content_blocks', 'email_templates', 'products', 'segments']);
+      expect(new Set(snapshots.map((r) => (r['watermark'] as Date).toISOString()))).toEqual(new Set([new Date(NOW).toISOString()]));
       expect(second.summary.tables.filter((t) => ['canvases', 'campaigns', 'segments', 'email_templates', 'content_blocks', 'products'].includes(t.table)).every((t) => t.inserted + t.updated + t.deleted === 0)).toBe(true);
     });
   });

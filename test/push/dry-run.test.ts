@@ -73,6 +73,8 @@ describe('push --dry-run', () => {
     const result = await push(fx, 'preference-center', { table: 'pcs', dryRun: true });
     if (result.kind !== 'dry-run') throw new Error('expected a dry run');
     expect(result.report.requests).toBe(120);
-    expect(result.report.etaSeconds).toBe(11 * 60 + 12);
+    // As `plan` estimates it: 12 budgets of 10; each of the first 11 waits a window plus its last round trip (0.1 s),
+    // the last 10 requests take their own round trips.
+    expect(result.report.etaSeconds).toBe(662.1); // 11 × (60 + 0.1) + 10 × 0.1
   });
 });

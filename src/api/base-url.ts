@@ -1,5 +1,5 @@
-// One rule for the API base URL, wherever it comes from (flag, environment, pipeline file).
-export { showUrl } from '../api/show-url.js';
+// One rule for the API base URL, wherever it comes from (flag, environment, pipeline file, the client's own option).
+export { showUrl } from './show-url.js';
 
 /**
  * The base URL without a trailing slash, or a reason it is unusable. Credentials, query and fragment are refused:
