@@ -13,11 +13,17 @@ import type { Plan } from '../src/pipeline/plan.js';
 import { planWithoutRunning } from '../src/pipeline/plan-for-run.js';
 import { runPipeline } from '../src/pipeline/run-pipeline.js';
 import type { RunSummary } from '../src/pipeline/run-pipeline.js';
+import type { RunEvent } from '../src/pipeline/run-events.js';
 
 export interface MeasuredRun {
   summary: RunSummary;
   /** The plan the run followed (planned read-only just before it, as `engage-etl plan` does). */
   plan: Plan;
+  /**
+   * Requests per stream as the run itself planned them, after discovery resolved `all` (the read-only plan above can
+   * only count what the last run's lists held).
+   */
+  planned: { stream: string; requests: number; minimum: number }[];
   wallMs: number;
   /** Requests the emulator received during this run, per pool, and its 429s from exhausted pools. */
   received: number;
@@ -57,10 +63,13 @@ export class EmulatorBench {
     const { plan } = await planWithoutRunning(opts);
     const before = { requests: this.emulator.stats.requests, rateLimited: this.emulator.stats.rateLimited };
     const started = performance.now();
-    const summary = await runPipeline(opts, { client });
+    let planned: MeasuredRun['planned'] = [];
+    const reporter = { emit: (e: RunEvent) => void (e.type === 'planned' ? (planned = e.streams) : undefined), close: () => undefined };
+    const summary = await runPipeline(opts, { client, reporter });
     return {
       summary,
       plan,
+      planned,
       wallMs: performance.now() - started,
       received: this.emulator.stats.requests - before.requests,
       rateLimited: this.emulator.stats.rateLimited - before.rateLimited,

@@ -2,9 +2,9 @@
 // increment after it. The minimum of the paged lists is counted from what they turned out to hold; discovery's list
 // pages are known exactly once read, so they count as read.
 import { readFile } from 'node:fs/promises';
-import type { Plan } from '../src/pipeline/plan.js';
 import { STREAMS } from '../src/streams/registry.js';
 import { EmulatorBench } from './emulator-run.js';
+import type { MeasuredRun } from './emulator-run.js';
 
 export interface RequestRatio {
   label: string;
@@ -18,12 +18,12 @@ export interface RequestRatio {
   perIdRequests: number;
 }
 
-/** The run's minimum with the paged lists' real page counts in place of the plan's estimate. */
-export async function trueMinimum(bench: EmulatorBench, plan: Plan): Promise<number> {
-  let minimum = plan.streams.filter((s) => !s.estimated).reduce((n, s) => n + s.minimum, 0);
-  for (const stream of STREAMS) {
-    if (stream.kind !== 'paged_list' || !plan.streams.some((s) => s.stream === stream.name)) continue;
-    minimum += stream.estimatePages(await bench.count(stream.tables[0].name));
+/** The run's minimum, as it planned it, with the paged lists' real page counts in place of the plan's estimate. */
+export async function trueMinimum(bench: EmulatorBench, planned: MeasuredRun['planned']): Promise<number> {
+  let minimum = 0;
+  for (const s of planned) {
+    const stream = STREAMS.find((d) => d.name === s.stream);
+    minimum += stream?.kind === 'paged_list' ? stream.estimatePages(await bench.count(stream.tables[0].name)) : s.minimum;
   }
   return minimum;
 }
@@ -34,7 +34,7 @@ export async function measureRequestRatios(demoPipelinePath: string): Promise<Re
     const out: RequestRatio[] = [];
     for (const [label, until] of [['2-year backfill (demo pipeline)', '2026-01-01T06:00:00Z'], ['nightly increment (next day)', '2026-01-02T06:00:00Z']] as const) {
       const run = await bench.run(until);
-      const minimum = await trueMinimum(bench, run.plan);
+      const minimum = await trueMinimum(bench, run.planned);
       out.push({
         label,
         sent: run.summary.requests.sent,
@@ -43,7 +43,7 @@ export async function measureRequestRatios(demoPipelinePath: string): Promise<Re
         wallMs: run.wallMs,
         rows: run.summary.tables.reduce((n, t) => n + t.inserted + t.updated, 0),
         rateLimited: run.rateLimited,
-        perIdRequests: run.plan.perId.reduce((n, p) => n + p.ids.length, 0),
+        perIdRequests: run.planned.filter((p) => STREAMS.find((d) => d.name === p.stream)?.kind === 'per_id').reduce((n, p) => n + p.requests, 0),
       });
     }
     return out;
