@@ -11,11 +11,12 @@ import type { Emulator, EmulatorOptions } from '../emulator/server.js';
 import { createEmulator } from '../emulator/server.js';
 import { EngageError, FatalError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
-import { exportParquet } from '../export/export-parquet.js';
+import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import { crashPoint } from '../load/crash-point.js';
 import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
 import { Warehouse } from '../load/warehouse.js';
+import { createAnalyticsViews } from '../views/analytics-views.js';
 import { Committer } from './committer.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
@@ -157,12 +158,15 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
     crashPoint('export-done');
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
+    await createAnalyticsViews(wh);
 
     const summary = await summarize(wh, {
       runId, opts, until, started, source, plan, changes, warnings, followUps,
       client: activeClient, parquet: exported,
     });
     await wh.finishRun({ runId, finishedAt: new Date(), status: 'succeeded', requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
+    // After the run's end is recorded, so the exported run log and the report show this run's outcome.
+    await exportBookkeeping(wh, opts.out);
     reporter.emit({ type: 'run_finished', runId, status: 'succeeded', seconds: summary.seconds });
     return summary;
   } catch (err) {
