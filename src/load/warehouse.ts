@@ -352,6 +352,11 @@ export class Warehouse {
     });
   }
 
+  /** Run `fn` alone on the connection, for what query() cannot do: stream a result, COPY it to a file or pipe. */
+  withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    return this.#serial(fn);
+  }
+
   /** Per series: watermark, last run and its outcome, rows loaded, and staleness (now − watermark). */
   async status(now: Date = new Date()): Promise<StatusRow[]> {
     const rows = await this.query(
