@@ -11,9 +11,10 @@ export function makeQueryCommand(): Command {
     .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
     .addOption(new Option('--format <format>', 'output format (csv, json, ndjson and parquet stream every row; table shows the first 1,000)').choices(QUERY_FORMATS as string[]).default('table'))
     .option('--output <file>', 'write to this file instead of stdout')
+    .option('--memory-limit <size>', 'DuckDB memory limit: caps the memory of a large export; raise it for heavy joins', '256MB')
     .addHelpText('after', '\nExamples:\n  engage-etl query "SELECT * FROM analytics.purchases_daily ORDER BY day DESC LIMIT 7"\n  engage-etl query "SELECT * FROM revenue" --format parquet --output revenue.parquet')
-    .action(async (sql: string, flags: { db: string; format: QueryFormat; output?: string }) => {
-      const wh = await Warehouse.open(flags.db, { readOnly: true });
+    .action(async (sql: string, flags: { db: string; format: QueryFormat; output?: string; memoryLimit: string }) => {
+      const wh = await Warehouse.open(flags.db, { readOnly: true, memoryLimit: flags.memoryLimit });
       try {
         await wh.withConnection((conn) => writeQueryResult(conn, sql, { format: flags.format, ...(flags.output ? { output: flags.output } : {}) }, process.stdout));
       } finally {
