@@ -85,7 +85,7 @@ describe('the analyst views of a demo warehouse', () => {
     const expected = [...all].map(([k, r]) => {
       const rev = revenue.get(k)?.value ?? null;
       const qty = quantity.get(k)?.value ?? null;
-      return { ...r, revenue: rev, purchases: qty, revenue_per_purchase: rev !== null && qty ? rev / qty : null };
+      return { ...r, revenue: rev, purchases: qty, revenue_per_purchase: rev !== null && qty ? rev / qty : null } as Row;
     });
     const pick = (app: boolean, product: boolean) =>
       expected
@@ -142,7 +142,7 @@ describe('the analyst views of a demo warehouse', () => {
       const s = num(r.size);
       return { day: day(r.time), segment_id: r.segment_id, size: s, previous_size: prev, growth: prev === null ? null : s - prev, growth_rate: prev ? (s - prev) / prev : null };
     });
-    const actual = (await q(`SELECT * FROM analytics.segment_size_daily`)).map((r) => ({ ...r, day: day(r.day) }));
+    const actual: Row[] = (await q(`SELECT * FROM analytics.segment_size_daily`)).map((r) => ({ ...r, day: day(r.day) }));
     expectSameRows(actual, expected, ['segment_id', 'day']);
     expect(actual.filter((r) => r.previous_size === null)).toHaveLength(2);
   });
@@ -218,7 +218,7 @@ describe('the analyst views of a demo warehouse', () => {
         first_day: a.first_day, last_day: a.last_day,
       };
     });
-    const actual = (await q(`SELECT * FROM analytics.canvas_step_funnel`)).map((r) => ({ ...r, first_day: day(r.first_day), last_day: day(r.last_day) }));
+    const actual: Row[] = (await q(`SELECT * FROM analytics.canvas_step_funnel`)).map((r) => ({ ...r, first_day: day(r.first_day), last_day: day(r.last_day) }));
     expectSameRows(actual, expected, ['canvas_id', 'step_id']);
     expect(actual.some((r) => num(r.position) >= 3)).toBe(true);
   });
