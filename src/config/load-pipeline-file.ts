@@ -17,8 +17,9 @@ type Path = readonly (string | number)[];
 /** @default 3 — enough to catch the restatements the platform makes in the days after a day closes. */
 export const DEFAULT_LOOKBACK_DAYS = 3;
 
-const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'source', 'streams'] as const;
+const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'source', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
+const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Keys each stream accepts (the file's snake_case spelling). */
@@ -133,7 +134,8 @@ class PipelineReader {
     const source = this.source(root);
     const streams = this.streams(root);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, source, streams, streamNames };
+    const report = this.report(root);
+    return { name, startDate, lookbackDays, source, streams, streamNames, ...(report ? { report } : {}) };
   }
 
   /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */
@@ -200,6 +202,18 @@ class PipelineReader {
     const url = normalizeBaseUrl(raw);
     if (!url.ok) this.fail(['source', 'base_url'], `${showUrl(raw)} ${url.reason}; e.g. base_url: https://rest.example.com`);
     return { baseUrl: url.url };
+  }
+
+  private report(obj: Record<string, unknown>): { path: string } | undefined {
+    const value = obj['report'];
+    if (value === undefined || value === null) return undefined;
+    if (!isPlainObject(value)) this.fail(['report'], `must be a mapping, found ${typeName(value)}; e.g. report: { path: data/report.html }`);
+    this.refuseUnknownKeys(value, ['report'], REPORT_KEYS, 'key in report');
+    const path = value['path'];
+    if (typeof path !== 'string' || !/\.html?$/i.test(path.trim())) {
+      this.fail(['report', 'path'], `${show(path)} is not the path of an HTML file; e.g. report: { path: data/report.html }`);
+    }
+    return { path: path.trim() };
   }
 
   private streams(obj: Record<string, unknown>): StreamsConfig {

@@ -105,4 +105,6 @@ export interface PipelineDefinition {
   streams: StreamsConfig;
   /** The declared streams, in STREAM_NAMES order. */
   streamNames: readonly StreamName[];
+  /** `report: { path }`: the HTML report written after every successful run (path relative to the working folder). */
+  report?: { path: string };
 }

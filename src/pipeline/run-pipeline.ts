@@ -16,6 +16,7 @@ import { crashPoint } from '../load/crash-point.js';
 import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
 import { Warehouse } from '../load/warehouse.js';
+import { writeReport } from '../report/write-report.js';
 import { createAnalyticsViews } from '../views/analytics-views.js';
 import { Committer } from './committer.js';
 import { queueFetchTasks } from './fetch-tasks.js';
@@ -61,6 +62,8 @@ export interface RunSummary {
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
   warnings: RunWarning[];
   error?: string;
+  /** Absolute path of the HTML report written after the run, when the pipeline file asks for one (`report: { path }`). */
+  report?: string;
 }
 
 /** Runs the pipeline; resolves with the summary of a successful run and throws (after recording the failure) otherwise. */
@@ -167,6 +170,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await wh.finishRun({ runId, finishedAt: new Date(), status: 'succeeded', requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
     // After the run's end is recorded, so the exported run log and the report show this run's outcome.
     await exportBookkeeping(wh, opts.out);
+    if (opts.pipeline.report) summary.report = (await writeReport(wh, opts.pipeline.report.path)).path;
     reporter.emit({ type: 'run_finished', runId, status: 'succeeded', seconds: summary.seconds });
     return summary;
   } catch (err) {

@@ -1,5 +1,6 @@
 // A demo warehouse for the analyst views and the report: the real pipeline against the emulator on port 0, over a
 // window that crosses a year (two year partitions), with totals and breakdowns in every purchase and session series.
+import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 
 export const ANALYST_NOW = '2025-02-10T12:34:00Z';
@@ -21,9 +22,12 @@ streams:
   data_integrations: {}
 `;
 
-/** Run the pipeline once; the caller closes the fixture. */
-export async function analystWarehouse(pipelineExtra = ''): Promise<PipelineFixture> {
-  const f = await PipelineFixture.create({ now: ANALYST_NOW, pipeline: PIPELINE + pipelineExtra });
-  await f.run();
-  return f;
+/** Run the pipeline once (its file extended by `pipelineExtra`); the caller closes the fixture. */
+export async function analystRun(pipelineExtra = ''): Promise<{ fixture: PipelineFixture; summary: RunSummary }> {
+  const fixture = await PipelineFixture.create({ now: ANALYST_NOW, pipeline: PIPELINE + pipelineExtra });
+  return { fixture, summary: await fixture.run() };
+}
+
+export async function analystWarehouse(): Promise<PipelineFixture> {
+  return (await analystRun()).fixture;
 }
