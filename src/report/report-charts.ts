@@ -19,36 +19,39 @@ export const REPORT_DAYS = 90;
 
 const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS}`;
 
+/** A measure per day from a totals view ("All apps") and its per-app view, last REPORT_DAYS days; NULL (not loaded) left out. */
+const allAndPerApp = (totals: string, perApp: string, measure: string) =>
+  `SELECT "day" AS "x", 'All apps' AS "series", "${measure}" AS "y" FROM "analytics"."${totals}" WHERE "${measure}" IS NOT NULL AND ${lastDays(totals)}
+   UNION ALL
+   SELECT "day", "app_id", "${measure}" FROM "analytics"."${perApp}" WHERE "${measure}" IS NOT NULL AND ${lastDays(perApp)}
+   ORDER BY "series", "x"`;
+
+/** A measure of the last 30 runs that have it, one bar per run labelled by its id (its start time, unique) and outcome. */
+const recentRuns = (measure: string, series: string) =>
+  `SELECT "run_id" || ' ' || "status" AS "x", '${series}' AS "series", "${measure}" AS "y"
+   FROM (SELECT * FROM "analytics"."runs" WHERE "${measure}" IS NOT NULL ORDER BY "started_at" DESC LIMIT 30) ORDER BY "started_at"`;
+
 export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'revenue',
     title: 'Revenue per day',
     caption: `All apps (the platform's total) and each loaded app, last ${REPORT_DAYS} days.`,
     kind: 'line',
-    sql: `SELECT "day" AS "x", 'All apps' AS "series", "revenue" AS "y" FROM "analytics"."purchases_daily" WHERE "revenue" IS NOT NULL AND ${lastDays('purchases_daily')}
-          UNION ALL
-          SELECT "day", "app_id", "revenue" FROM "analytics"."purchases_daily_by_app" WHERE "revenue" IS NOT NULL AND ${lastDays('purchases_daily_by_app')}
-          ORDER BY "series", "x"`,
+    sql: allAndPerApp('purchases_daily', 'purchases_daily_by_app', 'revenue'),
   },
   {
     id: 'purchases',
     title: 'Purchases per day',
     caption: `All apps and each loaded app, last ${REPORT_DAYS} days.`,
     kind: 'line',
-    sql: `SELECT "day" AS "x", 'All apps' AS "series", "purchases" AS "y" FROM "analytics"."purchases_daily" WHERE "purchases" IS NOT NULL AND ${lastDays('purchases_daily')}
-          UNION ALL
-          SELECT "day", "app_id", "purchases" FROM "analytics"."purchases_daily_by_app" WHERE "purchases" IS NOT NULL AND ${lastDays('purchases_daily_by_app')}
-          ORDER BY "series", "x"`,
+    sql: allAndPerApp('purchases_daily', 'purchases_daily_by_app', 'purchases'),
   },
   {
     id: 'sessions',
     title: 'Sessions per day',
     caption: `All apps and each loaded app, last ${REPORT_DAYS} days.`,
     kind: 'line',
-    sql: `SELECT "day" AS "x", 'All apps' AS "series", "sessions" AS "y" FROM "analytics"."sessions_daily" WHERE ${lastDays('sessions_daily')}
-          UNION ALL
-          SELECT "day", "app_id", "sessions" FROM "analytics"."sessions_daily_by_app" WHERE ${lastDays('sessions_daily_by_app')}
-          ORDER BY "series", "x"`,
+    sql: allAndPerApp('sessions_daily', 'sessions_daily_by_app', 'sessions'),
   },
   {
     id: 'segments',
@@ -78,18 +81,16 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'run-requests',
     title: 'API requests of recent runs',
-    caption: 'The last 30 runs, by start time (UTC).',
+    caption: 'The last 30 runs, labelled by run id (its start time, UTC) and outcome.',
     kind: 'bar',
-    sql: `SELECT strftime("started_at", '%Y-%m-%d %H:%M') || ' ' || "status" AS "x", 'requests' AS "series", "requests" AS "y"
-          FROM (SELECT * FROM "analytics"."runs" WHERE "requests" IS NOT NULL ORDER BY "started_at" DESC LIMIT 30) ORDER BY "x"`,
+    sql: recentRuns('requests', 'requests'),
   },
   {
     id: 'run-durations',
     title: 'Duration of recent runs',
     caption: 'Seconds from start to end of the last 30 finished runs.',
     kind: 'bar',
-    sql: `SELECT strftime("started_at", '%Y-%m-%d %H:%M') || ' ' || "status" AS "x", 'seconds' AS "series", "duration_seconds" AS "y"
-          FROM (SELECT * FROM "analytics"."runs" WHERE "duration_seconds" IS NOT NULL ORDER BY "started_at" DESC LIMIT 30) ORDER BY "x"`,
+    sql: recentRuns('duration_seconds', 'seconds'),
   },
 ];
 
