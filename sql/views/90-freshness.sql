@@ -18,12 +18,13 @@ COMMENT ON COLUMN "analytics"."runs"."requests" IS 'API requests the run sent.';
 COMMENT ON COLUMN "analytics"."runs"."rows_changed" IS 'Rows inserted, updated or deleted by the run.';
 COMMENT ON COLUMN "analytics"."runs"."error" IS 'Why a failed run failed; NULL otherwise.';
 
+-- "now" is taken as UTC whatever the session's TimeZone (CAST(now() AS TIMESTAMP) would give local wall-clock time).
 -- open_holes: the count of open holes per series comes from the table "_etl_holes" once it exists; until then NULL.
 CREATE OR REPLACE VIEW "analytics"."freshness" AS
 SELECT
   s."stream", s."series_key", s."unit", s."watermark",
-  CAST(now() AS TIMESTAMP) - s."watermark" AS "age",
-  epoch(CAST(now() AS TIMESTAMP) - s."watermark") / 3600 AS "age_hours",
+  make_timestamp(epoch_us(now())) - s."watermark" AS "age",
+  epoch(make_timestamp(epoch_us(now())) - s."watermark") / 3600 AS "age_hours",
   s."rows_loaded",
   CAST(NULL AS BIGINT) AS "open_holes",
   s."last_run_id", r."status" AS "last_run_status",

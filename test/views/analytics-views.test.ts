@@ -270,6 +270,11 @@ describe('the analyst views of a demo warehouse', () => {
     const conn = await instance.connect();
     try {
       await conn.run(parquetViewsSql(f.out));
+      // Watermarks are UTC: the age must not move with the session's time zone (UTC+14 here).
+      await conn.run(`SET TimeZone = 'Pacific/Kiritimati'`);
+      const ages = (await conn.runAndReadAll(`SELECT epoch_ms(watermark) AS w, age_hours FROM analytics.freshness`)).getRowObjectsJS();
+      expect(ages.length).toBeGreaterThan(0);
+      for (const a of ages) expect(Number(a.age_hours)).toBeCloseTo((Date.now() - Number(a.w)) / 3_600_000, 1);
       for (const view of views) {
         const sql = `SELECT COLUMNS(c -> c NOT IN ('age', 'age_hours')) FROM analytics."${view}" ORDER BY ALL`;
         const fromParquet = (await conn.runAndReadAll(sql)).getRowObjectsJS().map((r) => fromDuckDBValue(r) as Row);
