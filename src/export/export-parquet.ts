@@ -86,12 +86,15 @@ function relativeFile(spec: TableSpec, partition: string): string {
 /** Whether the table's folder still holds files of the `_month=` layout. */
 async function hasLegacyLayout(tableDir: string): Promise<boolean> {
   if (!existsSync(tableDir)) return false;
-  return (await readdir(tableDir)).some((name) => name === LEGACY_MANIFEST || LEGACY_MONTH_FOLDER.test(name));
+  return (await readdir(tableDir)).some(isLegacy);
 }
+
+/** A month folder, the manifest, or a manifest temp file a killed export of that layout left. */
+const isLegacy = (name: string): boolean => name.startsWith(LEGACY_MANIFEST) || LEGACY_MONTH_FOLDER.test(name);
 
 async function removeLegacyLayout(tableDir: string): Promise<void> {
   for (const name of await readdir(tableDir)) {
-    if (name === LEGACY_MANIFEST || LEGACY_MONTH_FOLDER.test(name)) await rm(join(tableDir, name), { recursive: true, force: true });
+    if (isLegacy(name)) await rm(join(tableDir, name), { recursive: true, force: true });
   }
 }
 

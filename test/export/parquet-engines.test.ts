@@ -3,7 +3,7 @@
 // exactly. Also: a tree in the old `_month=` layout moves to the new one on the next export, losing nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
@@ -94,6 +94,8 @@ describe('the Parquet tree of a demo warehouse, read by the rules of other engin
       await wh.query(`COPY (SELECT * FROM "${spec.name}") TO '${join(old, spec.name)}' (FORMAT parquet, PARTITION_BY ("_month"), FILENAME_PATTERN 'data')`);
       await rename(join(f.out, MANIFEST_DIR, `${spec.name}.json`), join(old, spec.name, '_manifest.json'));
     }
+    // A killed export of that layout also left a manifest temp file.
+    await writeFile(join(old, 'revenue', '_manifest.json.4242-deadbeef.tmp'), '{');
     expect((await visibleFiles(old)).hidden.length).toBeGreaterThan(10);
 
     const summary = await exportParquet(wh, old, { scope: 'dirty' });
