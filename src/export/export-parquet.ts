@@ -293,20 +293,27 @@ export async function exportParquet(wh: Warehouse, outDir: string, opts: ExportO
 export async function exportBookkeeping(wh: Warehouse, outDir: string): Promise<void> {
   const out = resolve(outDir);
   const runTag = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  for (const { table, folder } of BOOKKEEPING_EXPORTS) {
-    const dir = join(out, folder);
-    await mkdir(dir, { recursive: true });
-    // The temp name does not end in .parquet, so no `*.parquet` glob reads a half-written file.
-    const staged = join(dir, `${DATA_FILE}.${runTag}.part`);
-    const [row] = await wh.query(`COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (FORMAT parquet, COMPRESSION zstd)`);
-    const file = join(dir, DATA_FILE);
-    await rename(staged, file);
-    const columns = await wh.query(`SELECT "column_name", "data_type" FROM information_schema.columns WHERE "table_schema" = 'main' AND "table_name" = $1 ORDER BY "ordinal_position"`, [table]);
-    await writeManifest(out, {
-      table: folder, format: 'parquet', compression: 'zstd', partitionColumn: null,
-      columns: columns.map((c) => ({ name: c.column_name as string, type: c.data_type as string })),
-      files: [{ path: DATA_FILE, partition: null, rows: Number(row?.Count ?? 0), bytes: (await stat(file)).size }],
-      updatedAt: new Date().toISOString(),
-    }, runTag);
+  // Staged like the tables' files, so a killed export's leftovers are swept by the next export's stale-staging pass.
+  const stagingDir = join(out, `${STAGING_PREFIX}${runTag}`);
+  ACTIVE_STAGING.add(stagingDir);
+  try {
+    await mkdir(stagingDir, { recursive: true });
+    for (const { table, folder } of BOOKKEEPING_EXPORTS) {
+      const staged = join(stagingDir, `${folder}.${DATA_FILE}.part`);
+      const [row] = await wh.query(`COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (FORMAT parquet, COMPRESSION zstd)`);
+      const file = join(out, folder, DATA_FILE);
+      await mkdir(join(out, folder), { recursive: true });
+      await rename(staged, file);
+      const columns = await wh.query(`SELECT "column_name", "data_type" FROM information_schema.columns WHERE "table_schema" = 'main' AND "table_name" = $1 ORDER BY "ordinal_position"`, [table]);
+      await writeManifest(out, {
+        table: folder, format: 'parquet', compression: 'zstd', partitionColumn: null,
+        columns: columns.map((c) => ({ name: c.column_name as string, type: c.data_type as string })),
+        files: [{ path: DATA_FILE, partition: null, rows: Number(row?.Count ?? 0), bytes: (await stat(file)).size }],
+        updatedAt: new Date().toISOString(),
+      }, runTag);
+    }
+  } finally {
+    await rm(stagingDir, { recursive: true, force: true });
+    ACTIVE_STAGING.delete(stagingDir);
   }
 }

@@ -205,10 +205,15 @@ export async function parquetChecksums(out: string, ignore: string[] = []): Prom
   }
 }
 
-/** Size, mtime and inode of every file under `dir`: any rewrite changes at least one of them. */
+/**
+ * Size, mtime and inode of every file under `dir`: any rewrite changes at least one of them. The exported run log and
+ * watermarks (and their manifests) are left out: every run rewrites them, since every run adds itself to the log.
+ */
 export async function fileStamps(dir: string): Promise<Record<string, string>> {
   const stamps: Record<string, string> = {};
+  const bookkeeping = new Set(BOOKKEEPING_EXPORTS.flatMap((t) => [t.folder, `manifests/${t.folder}.json`]));
   for (const f of await listFiles(dir)) {
+    if (bookkeeping.has(f.split('/')[0]!) || bookkeeping.has(f)) continue;
     const s = await stat(join(dir, f));
     stamps[f] = `${s.size}:${s.mtimeMs}:${s.ino}`;
   }
