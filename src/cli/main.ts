@@ -7,8 +7,10 @@ import { makeExportCommand } from './export-command.js';
 import { makePlanCommand } from './plan-command.js';
 import { makePushCommand } from './push-command.js';
 import { makeQueryCommand } from './query-command.js';
+import { makeReportCommand } from './report-command.js';
 import { makeRunCommand } from './run-command.js';
 import { makeStatusCommand } from './status-command.js';
+import { makeViewsCommand } from './views-command.js';
 
 export function makeProgram(): Command {
   return new Command('engage-etl')
@@ -21,7 +23,9 @@ export function makeProgram(): Command {
     .addCommand(makeExportCommand())
     .addCommand(makeQueryCommand())
     .addCommand(makeEmulatorCommand())
-    .addCommand(makePushCommand());
+    .addCommand(makePushCommand())
+    .addCommand(makeViewsCommand())
+    .addCommand(makeReportCommand());
 }
 
 /** Run the CLI; errors become one line on stderr and a non-zero exit code. */

@@ -74,9 +74,10 @@ export function formatSummary(s: RunSummary): string {
     ...holeLines(s),
     '',
     'Try:',
-    `  npx engage-etl query "SELECT date_trunc('month', time) AS month, sum(revenue) AS revenue FROM revenue WHERE app_id = '*' AND product = '*' GROUP BY 1 ORDER BY 1 DESC LIMIT 6" --db ${s.db}`,
-    `  npx engage-etl query "SELECT _month, count(*) AS hours FROM read_parquet('${s.out}/sessions/**/*.parquet', hive_partitioning=true) GROUP BY 1 ORDER BY 1 DESC LIMIT 3" --db ${s.db}`,
+    `  npx engage-etl query "SELECT date_trunc('month', day) AS month, sum(revenue) AS revenue FROM analytics.purchases_daily GROUP BY 1 ORDER BY 1 DESC LIMIT 6" --db ${s.db}`,
+    `  npx engage-etl query "SELECT year, count(*) AS hours FROM read_parquet('${s.out}/sessions/**/*.parquet', hive_partitioning=true) GROUP BY 1 ORDER BY 1 DESC LIMIT 3" --db ${s.db}`,
     '',
+    ...(s.report ? [`Report: ${s.report}`, ''] : []),
   ];
   return lines.join('\n');
 }

@@ -22,8 +22,9 @@ export const DEFAULT_LOOKBACK_DAYS = 3;
 /** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
 export const DEFAULT_HOLE_RETRIES = 3;
 
-const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'streams'] as const;
+const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
+const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Read and validate a pipeline file. Throws ConfigError on any problem, naming the file and field. */
@@ -125,7 +126,8 @@ class PipelineReader {
     const source = this.source(root);
     const streams = this.streams(root);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, holeRetries, source, streams, streamNames };
+    const report = this.report(root);
+    return { name, startDate, lookbackDays, holeRetries, source, streams, streamNames, ...(report ? { report } : {}) };
   }
 
   /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */
@@ -192,6 +194,18 @@ class PipelineReader {
     const url = normalizeBaseUrl(raw);
     if (!url.ok) this.fail(['source', 'base_url'], `${showUrl(raw)} ${url.reason}; e.g. base_url: https://rest.example.com`);
     return { baseUrl: url.url };
+  }
+
+  private report(obj: Record<string, unknown>): { path: string } | undefined {
+    const value = obj['report'];
+    if (value === undefined || value === null) return undefined;
+    if (!isPlainObject(value)) this.fail(['report'], `must be a mapping, found ${typeName(value)}; e.g. report: { path: data/report.html }`);
+    this.refuseUnknownKeys(value, ['report'], REPORT_KEYS, 'key in report');
+    const path = value['path'];
+    if (typeof path !== 'string' || !/\.html?$/i.test(path.trim())) {
+      this.fail(['report', 'path'], `${show(path)} is not the path of an HTML file; e.g. report: { path: data/report.html }`);
+    }
+    return { path: path.trim() };
   }
 
   private streams(obj: Record<string, unknown>): StreamsConfig {

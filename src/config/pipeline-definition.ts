@@ -21,4 +21,6 @@ export interface PipelineDefinition {
   streams: StreamsConfig;
   /** The declared streams, in registry order. */
   streamNames: readonly StreamName[];
+  /** `report: { path }`: the HTML report written after every successful run (path relative to the working folder). */
+  report?: { path: string };
 }

@@ -213,12 +213,12 @@ export async function publishSnapshot(working: Warehouse, db: string): Promise<{
  * Open the published file read-only, as `query`, `status` and `plan` do: it never waits for, nor blocks, a writer. Says
  * so when the first run has not published anything yet.
  */
-export async function openPublished(db: string): Promise<Warehouse> {
+export async function openPublished(db: string, opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
   const files = snapshotFiles(db);
   if (!existsSync(files.published) && existsSync(files.working)) {
     throw new FatalError(`no published database at ${files.published} yet: the first run has not finished; wait for it to succeed, then try again`);
   }
-  return Warehouse.open(files.published, { readOnly: true });
+  return Warehouse.open(files.published, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
 }
 
 /** The outcome of one run, as `status` shows it next to the published (last successful) state. */

@@ -9,7 +9,7 @@ import type { PoolId } from '../api/endpoints.js';
 import type { RunOptions } from '../config/run-options.js';
 import { EngageError, FatalError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
-import { exportParquet } from '../export/export-parquet.js';
+import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import { crashPoint } from '../load/crash-point.js';
 import { openWorkingCopy, publishSnapshot, writeLastRunNote } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
@@ -17,6 +17,8 @@ import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
+import { writeReport } from '../report/write-report.js';
+import { createAnalyticsViews } from '../views/analytics-views.js';
 import { Committer } from './committer.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
@@ -83,6 +85,8 @@ export interface RunSummary {
   holes: HoleSummary;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
   warnings: RunWarning[];
+  /** Absolute path of the HTML report written after the run, when the pipeline file asks for one (`report: { path }`). */
+  report?: string;
 }
 
 /** Runs the pipeline; resolves with the summary of a successful run and throws (after recording the failure) otherwise. */
@@ -190,12 +194,17 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     }
     crashPoint('export-done');
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
+    await createAnalyticsViews(wh);
 
     const summary = await summarize(wh, {
       runId, opts, until, started, source, plan, changes, warnings, followUps, holes,
       client: activeClient, parquet: exported,
     });
     await wh.finishRun({ runId, finishedAt: new Date(), status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
+    // After the run's end is recorded, so the exported run log and the report show this run's outcome; before the
+    // publish, so a report that cannot be written fails the run rather than leaving a published run without it.
+    await exportBookkeeping(wh, opts.out);
+    if (opts.pipeline.report) summary.report = (await writeReport(wh, opts.pipeline.report.path)).path;
     for (const note of (await publishSnapshot(wh, opts.db)).notes) {
       warnings.push(note);
       reporter.emit({ type: 'warning', ...note });

@@ -158,3 +158,22 @@ describe('refusals', () => {
     expect(err.message).not.toContain('hunter2');
   });
 });
+
+describe('the report option', () => {
+  it('reads report: { path } and leaves it out when absent; the nightly pipeline writes data/report.html', () => {
+    expect(loadPipelineFile(file(`${HEAD}report: { path: out/r.html }\nstreams: { custom_events: {} }\n`)).report).toEqual({ path: 'out/r.html' });
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).report).toBeUndefined();
+    expect(loadPipelineFile('pipelines/nightly.yaml').report).toEqual({ path: 'data/report.html' });
+  });
+
+  it.each([
+    [`report: data/report.html`, 'at report:', 'must be a mapping', 'e.g. report: { path: data/report.html }'],
+    [`report: { path: data/report.pdf }`, 'at report.path:', 'not the path of an HTML file', 'e.g. report: { path: data/report.html }'],
+    [`report: { file: r.html }`, 'at report.file:', 'unknown key in report', 'Valid: path'],
+  ])('refuses %s, naming the field and the fix', (line, where, why, fix) => {
+    const err = refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`));
+    expect(err.message).toContain(where);
+    expect(err.message).toContain(why);
+    expect(err.message).toContain(fix);
+  });
+});
