@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../extract/series-time.js';
 import { normalizeBaseUrl, showUrl } from './base-url.js';
 import { suggestion } from './nearest-name.js';
+import { readRetryLimits } from './retry-limits.js';
 import type { PipelineDefinition, StreamName, StreamsConfig } from './pipeline-definition.js';
 import { ALL, STREAM_NAMES } from './pipeline-definition.js';
 
@@ -17,7 +18,7 @@ type Path = readonly (string | number)[];
 /** @default 3 — enough to catch the restatements the platform makes in the days after a day closes. */
 export const DEFAULT_LOOKBACK_DAYS = 3;
 
-const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'source', 'streams'] as const;
+const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'source', 'retries', 'streams'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
@@ -131,9 +132,10 @@ class PipelineReader {
     const startDate = this.date(root, ['start_date']);
     const lookbackDays = this.lookback(root);
     const source = this.source(root);
+    const retries = readRetryLimits(root['retries'], (path, message, atKey) => this.fail(path, message, atKey));
     const streams = this.streams(root);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, source, streams, streamNames };
+    return { name, startDate, lookbackDays, source, retries, streams, streamNames };
   }
 
   /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */

@@ -2,6 +2,7 @@
 // config/ sees only these types, never the raw YAML.
 import type { DateTime } from 'luxon';
 import type { SeriesUnit } from '../api/types.js';
+import type { RetryLimits } from './retry-limits.js';
 
 /** Every stream a pipeline may declare, in the order runs process them. */
 export const STREAM_NAMES = [
@@ -102,6 +103,8 @@ export interface PipelineDefinition {
   lookbackDays: number;
   /** Where the API lives, when the file says; flags and environment override it. The API key is never in the file. */
   source: { baseUrl?: string };
+  /** Retry limits of the run's API client (`retries:` in the file). @default DEFAULT_RETRY_LIMITS (6 attempts, 120 s) */
+  retries: RetryLimits;
   streams: StreamsConfig;
   /** The declared streams, in STREAM_NAMES order. */
   streamNames: readonly StreamName[];

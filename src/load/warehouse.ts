@@ -84,7 +84,7 @@ export interface RunStart {
 export interface RunEnd {
   runId: string;
   finishedAt: Date;
-  status: 'succeeded' | 'failed';
+  status: 'succeeded' | 'failed' | 'interrupted';
   requests: number;
   rowsChanged: number;
   /** One-line reason of a failed run. */

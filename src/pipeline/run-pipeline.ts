@@ -5,11 +5,12 @@ import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
 import type { PoolId } from '../api/endpoints.js';
+import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
 import type { RunOptions } from '../config/run-options.js';
 import type { StreamName } from '../config/pipeline-definition.js';
 import type { Emulator, EmulatorOptions } from '../emulator/server.js';
 import { createEmulator } from '../emulator/server.js';
-import { EngageError, FatalError } from '../errors.js';
+import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
 import { crashPoint } from '../load/crash-point.js';
@@ -19,9 +20,11 @@ import { Warehouse } from '../load/warehouse.js';
 import { Committer } from './committer.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
+import { estimateDuration } from './plan-estimate.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER } from './run-events.js';
+import { StreamClock } from './stream-clock.js';
 import { STREAM_TABLES } from './stream-tables.js';
 import { TaskQueues } from './task-queues.js';
 
@@ -35,6 +38,8 @@ export interface PipelineDeps {
   client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'apiKey'>>;
   /** Settings of the in-process emulator used with `--emulator`. @default { seed: 1 } */
   emulator?: EmulatorOptions;
+  /** Aborting it (Ctrl-C) stops the run like a fatal answer: what was fetched is committed, the run is logged 'interrupted'. @default none */
+  signal?: AbortSignal;
 }
 
 export interface TableSummary {
@@ -92,14 +97,23 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     if (!baseUrl || !apiKey) throw new FatalError('no source: pass --base-url and --api-key (or ENGAGE_BASE_URL / ENGAGE_API_KEY), or --emulator');
     const source = opts.emulator ? 'built-in emulator' : baseUrl;
     client = ApiClient.create({
+      retryAdvice: RUN_RETRY_ADVICE,
+      maxAttempts: opts.pipeline.retries.maxAttempts,
+      maxRetryWaitMs: opts.pipeline.retries.maxWaitSeconds * 1000,
       ...deps.client,
       baseUrl,
       apiKey,
       onEvent: (e) => {
         if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
+        if (e.type === 'request-finished') {
+          const { method, path, query, status, ms, attempt, pool, rateLimit, error } = e;
+          reporter.emit({ type: 'request', method, path, query, status, ms, attempt, pool, rateLimit, ...(error !== undefined ? { error } : {}) });
+        }
         deps.client?.onEvent?.(e);
       },
     });
+    const stopping = client;
+    deps.signal?.addEventListener('abort', () => void stopping.close(), { once: true });
     // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
     for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
     await wh.beginRun({ runId, pipeline: opts.pipeline.name, startedAt: new Date(started), until: until.toJSDate() });
@@ -108,8 +122,10 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     if (opts.fullRefresh) {
       await wh.resetStreams([...opts.streams], opts.streams.flatMap((s) => STREAM_TABLES[s]));
     }
+    reporter.emit({ type: 'phase', phase: 'plan' });
     plan = planRun(opts, await readStoredPlanState(wh));
-    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests });
+    const estimate = estimateDuration(plan.byPool, { concurrency: deps.client?.concurrency ?? DEFAULT_CONCURRENCY, pools: deps.client?.pools ?? {} });
+    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, estimateMs: estimate.ms });
 
     const committer = new Committer(wh, runId, (result) => {
       const tables = Object.entries(result.tables).map(([table, c]) => ({ table, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
@@ -124,6 +140,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     });
     committed = committer;
     const progress = new Map<string, StreamProgress>(plan.streams.map((s) => [s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 }]));
+    reporter.emit({ type: 'phase', phase: 'fetch' });
+    const clock = new StreamClock(plan.streams);
     const tick = (stream: StreamName, requests: number, rows: number) => {
       const p = progress.get(stream)!;
       p.requestsDone += requests;
@@ -131,6 +149,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       p.requestsPlanned = Math.max(p.requestsPlanned, p.requestsDone);
       p.rows += rows;
       reporter.emit({ type: 'progress', progress: { ...p } });
+      const finished = clock.tick(stream, requests, rows);
+      if (finished) reporter.emit({ type: 'stream_finished', ...finished });
     };
     const activeClient = client;
     const tasks = new TaskQueues();
@@ -151,9 +171,12 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
       if (error instanceof FatalError) void activeClient.close();
     });
+    for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
+    reporter.emit({ type: 'phase', phase: 'commit' });
     await committer.drain();
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
+    reporter.emit({ type: 'phase', phase: 'export' });
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
     crashPoint('export-done');
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
@@ -165,15 +188,17 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await wh.finishRun({ runId, finishedAt: new Date(), status: 'succeeded', requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
     reporter.emit({ type: 'run_finished', runId, status: 'succeeded', seconds: summary.seconds });
     return summary;
-  } catch (err) {
+  } catch (caught) {
+    const interrupted = deps.signal?.aborted === true;
+    const err = interrupted ? new InterruptedError(`run ${runId} interrupted: what was fetched before was committed; run the same command again to resume`, { cause: caught }) : caught;
     const message = err instanceof Error ? err.message : String(err);
     // What was fetched before the failure lands with its watermarks, so a resumed run does not fetch it again.
     await committed?.drain().catch(() => undefined);
     if (wh) {
-      await wh.finishRun({ runId, finishedAt: new Date(), status: 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+      await wh.finishRun({ runId, finishedAt: new Date(), status: interrupted ? 'interrupted' : 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
     }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
-    reporter.emit({ type: 'run_finished', runId, status: 'failed', seconds: (Date.now() - started) / 1000, error: message });
+    reporter.emit({ type: 'run_finished', runId, status: interrupted ? 'interrupted' : 'failed', seconds: (Date.now() - started) / 1000, error: message });
     throw err instanceof EngageError ? err : new FatalError(`run ${runId} failed: ${message}`, { cause: err });
   } finally {
     await client?.close();

@@ -75,12 +75,11 @@ describe('bad input', () => {
     return runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...args], { ENGAGE_API_KEY: key });
   }
 
-  /** The run failed with exactly one `engage-etl:` line, last on stderr, matching `what`. */
-  function expectOneLineError(result: CliResult, what: RegExp, label: string): string {
+  /** The run failed with `code` (2: usage/configuration, 1: failed) and exactly one `engage-etl:` line, last on stderr, matching `what`. */
+  function expectOneLineError(result: CliResult, what: RegExp, label: string, code: 1 | 2 = 1): string {
     secrets.text(result.stdout, result.stderr);
     tried.push(label);
-    expect(result.code, result.stderr).not.toBe(0);
-    expect(result.code).not.toBeNull();
+    expect(result.code, result.stderr).toBe(code);
     const lines = result.stderr.trimEnd().split('\n');
     const errors = lines.filter((l) => l.startsWith('engage-etl: '));
     expect(errors, result.stderr).toHaveLength(1);
@@ -116,18 +115,18 @@ describe('bad input', () => {
     ['not a mapping', '- just\n- a list\n', /.+/],
   ];
 
-  it.each(BAD_FILES)('refuses a pipeline file with %s, naming the file and the field, and touches nothing', async (label, text, what) => {
+  it.each(BAD_FILES)('refuses a pipeline file with %s with exit 2, naming the file and the field, and touches nothing', async (label, text, what) => {
     const file = join(dir, `bad-${label.replaceAll(' ', '-')}.yaml`);
     await writeFile(file, text);
     const before = await snapshot(t);
-    const line = expectOneLineError(await run(['--pipeline', file]), what, `pipeline file: ${label}`);
+    const line = expectOneLineError(await run(['--pipeline', file]), what, `pipeline file: ${label}`, 2);
     expect(line).toContain(file);
     await expectUntouched(before);
   });
 
   it('refuses a missing pipeline file', async () => {
     const before = await snapshot(t);
-    expectOneLineError(await run(['--pipeline', join(dir, 'nope.yaml')]), /nope\.yaml.*no such file.*--pipeline/, 'missing pipeline file');
+    expectOneLineError(await run(['--pipeline', join(dir, 'nope.yaml')]), /nope\.yaml.*no such file.*--pipeline/, 'missing pipeline file', 2);
     await expectUntouched(before);
   });
 
@@ -139,7 +138,7 @@ describe('bad input', () => {
     ['unknown --streams', ['--streams', 'revenue,sesions'], /--streams: unknown stream "sesions"/],
   ])('refuses %s', async (label, args, what) => {
     const before = await snapshot(t);
-    expectOneLineError(await run(args), what, label);
+    expectOneLineError(await run(args), what, label, 2);
     await expectUntouched(before);
   });
 

@@ -1,0 +1,199 @@
+// The terminal display of a run: a header (phase, elapsed time, ETA), one line per stream, a total line and the limit
+// pools' waits, redrawn in place. Every line is cut to the terminal's width, so a redraw always erases exactly what it
+// drew and a narrow terminal never keeps stale copies. Warnings, retries and (at debug) requests scroll above it.
+import type { Writable } from 'node:stream';
+import type { RunPhase, RunReporter, StreamProgress } from '../pipeline/run-events.js';
+import type { LogLevel, ReportedEvent, WaitingEvent } from './log-level.js';
+import { levelOf, shows } from './log-level.js';
+
+/** The part of a TTY stream the display reads: its width (absent when not a terminal). */
+type Terminal = Writable & { columns?: number };
+
+export interface TtyOptions {
+  /** @default 'info' (below info the block is not drawn, only what the level shows scrolls) */
+  level?: LogLevel;
+  /** Epoch milliseconds. @default Date.now */
+  now?: () => number;
+  /** Redraws (for the elapsed time) between events, in ms; 0 turns the timer off. @default 1000 */
+  refreshMs?: number;
+}
+
+type Outcome = RunPhase | 'starting' | 'done' | 'failed' | 'interrupted';
+
+export class TtyProgressReporter implements RunReporter {
+  readonly #out: Terminal;
+  readonly #level: LogLevel;
+  readonly #now: () => number;
+  readonly #startMs: number;
+  readonly #streams = new Map<string, StreamProgress & { seconds?: number }>();
+  readonly #waits = new Map<string, WaitingEvent>();
+  readonly #timer: NodeJS.Timeout | undefined;
+  #title = 'engage-etl run';
+  #phase: Outcome = 'starting';
+  #estimateMs: number | undefined;
+  #fetchStartMs: number | undefined;
+  #endMs: number | undefined;
+  #drawn = 0;
+  #lastDraw = 0;
+
+  constructor(out: Terminal, opts: TtyOptions = {}) {
+    this.#out = out;
+    this.#level = opts.level ?? 'info';
+    this.#now = opts.now ?? Date.now;
+    this.#startMs = this.#now();
+    const refresh = opts.refreshMs ?? 1000;
+    if (refresh > 0 && this.#block()) {
+      this.#timer = setInterval(() => this.#draw(true), refresh);
+      this.#timer.unref();
+    }
+  }
+
+  emit(event: ReportedEvent): void {
+    switch (event.type) {
+      case 'run_started':
+        this.#title = `engage-etl run ${event.runId} · ${event.pipeline}`;
+        break;
+      case 'phase':
+        this.#phase = event.phase;
+        if (event.phase === 'fetch') this.#fetchStartMs = this.#now();
+        if (event.phase !== 'fetch') this.#waits.clear();
+        break;
+      case 'planned':
+        this.#estimateMs = event.estimateMs;
+        for (const s of event.streams) this.#streams.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
+        break;
+      case 'progress':
+        this.#streams.set(event.progress.stream, { ...this.#streams.get(event.progress.stream), ...event.progress });
+        break;
+      case 'stream_finished': {
+        const s = this.#streams.get(event.stream);
+        if (s) s.seconds = event.seconds;
+        break;
+      }
+      case 'waiting':
+        if (event.remaining > 0 && Date.parse(event.resumesAt) > this.#now()) this.#waits.set(event.pool, event);
+        else this.#waits.delete(event.pool);
+        break;
+      case 'warning':
+        this.#scroll(event, `warning: ${event.message}`);
+        return;
+      case 'retry':
+        this.#scroll(event, `retrying ${event.endpoint} in ${(event.waitMs / 1000).toFixed(1)} s (attempt ${event.attempt}): ${event.reason}`);
+        return;
+      case 'request': {
+        const limits = Object.entries(event.rateLimit).map(([k, v]) => `${k.replace('x-ratelimit-', '')}=${v}`).join(' ');
+        this.#scroll(event, `${event.method} ${event.path}${event.query ? `?${event.query}` : ''} → ${event.status ?? event.error ?? 'no response'} ${event.ms} ms${limits ? ` [${limits}]` : ''}`);
+        return;
+      }
+      case 'run_finished':
+        this.#phase = event.status === 'succeeded' ? 'done' : event.status;
+        this.#endMs = this.#now();
+        this.#waits.clear();
+        this.#draw(true);
+        return;
+      default:
+        break;
+    }
+    this.#draw(event.type !== 'progress');
+  }
+
+  /** A line for the person at the terminal, above the block (e.g. what Ctrl-C does). */
+  note(line: string): void {
+    this.#erase();
+    this.#out.write(`${this.#fit(line)}\n`);
+    this.#draw(true);
+  }
+
+  close(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#draw(true);
+    this.#drawn = 0; // the final block stays on screen
+  }
+
+  /** The lines of the block as they would be drawn now (cut to the width). */
+  lines(): string[] {
+    if (!this.#block()) return [];
+    const now = this.#endMs ?? this.#now();
+    const elapsed = now - this.#startMs;
+    const eta = this.#endMs === undefined ? this.#etaMs(now) : undefined;
+    const header = `${this.#title} · ${this.#phase} · elapsed ${clock(elapsed)}${eta === undefined ? '' : ` · ETA ~${clock(eta)}`}`;
+    const streams = [...this.#streams.values()];
+    const width = Math.max(5, ...streams.map((s) => s.stream.length));
+    const total = streams.reduce((t, s) => ({ done: t.done + s.requestsDone, planned: t.planned + s.requestsPlanned, rows: t.rows + s.rows }), { done: 0, planned: 0, rows: 0 });
+    const row = (name: string, done: number, planned: number, rows: number, tail: string) =>
+      `  ${name.padEnd(width)} ${`${done}/${planned}`.padStart(13)} req ${`${percent(done, planned)}%`.padStart(4)} ${rows.toLocaleString('en-US').padStart(11)} rows${tail}`;
+    const lines = [
+      header,
+      ...streams.map((s) => row(s.stream, s.requestsDone, s.requestsPlanned, s.rows, s.seconds === undefined ? '' : `  done in ${s.seconds.toFixed(1)} s`)),
+      row('total', total.done, total.planned, total.rows, ''),
+      ...[...this.#waits.values()].map((w) => `  waiting: pool ${w.pool}, ${w.remaining} requests left, resumes at ${timeOfDay(w.resumesAt)} (${w.reason})`),
+    ];
+    return lines.map((l) => this.#fit(l));
+  }
+
+  /** Below info the block is noise the user asked not to see. */
+  #block(): boolean {
+    return shows(this.#level, 'info');
+  }
+
+  /** Remaining fetch time: the plan's estimate until a twentieth is done, then the pace so far; never before a wait ends. */
+  #etaMs(now: number): number | undefined {
+    if (this.#phase !== 'fetch' || this.#fetchStartMs === undefined) return this.#phase === 'plan' || this.#phase === 'starting' ? this.#estimateMs : undefined;
+    let done = 0;
+    let planned = 0;
+    for (const s of this.#streams.values()) {
+      done += s.requestsDone;
+      planned += s.requestsPlanned;
+    }
+    const spent = now - this.#fetchStartMs;
+    let eta = planned > 0 && done / planned >= 0.05 ? (spent * (planned - done)) / done : Math.max(0, (this.#estimateMs ?? 0) - spent);
+    for (const w of this.#waits.values()) eta = Math.max(eta, Date.parse(w.resumesAt) - now);
+    return eta;
+  }
+
+  #scroll(event: ReportedEvent, line: string): void {
+    if (!shows(this.#level, levelOf(event))) return;
+    this.note(line);
+  }
+
+  #fit(line: string): string {
+    // One column is kept free: a line exactly as wide as the terminal leaves some terminals in a pending wrap.
+    const width = Math.max(10, (this.#out.columns ?? 80) - 1);
+    return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
+  }
+
+  #erase(): void {
+    if (this.#drawn > 0) this.#out.write(`\x1b[${this.#drawn}A\x1b[0J`);
+    this.#drawn = 0;
+  }
+
+  #draw(force: boolean): void {
+    if (!this.#block()) return;
+    const now = this.#now();
+    if (!force && now - this.#lastDraw < 100) return;
+    this.#lastDraw = now;
+    const lines = this.lines();
+    this.#erase();
+    this.#out.write(`${lines.join('\n')}\n`);
+    this.#drawn = lines.length;
+  }
+}
+
+function percent(done: number, planned: number): number {
+  return planned === 0 ? 100 : Math.floor((100 * Math.min(done, planned)) / planned);
+}
+
+/** `0:42`, `12:05`, `1:02:09`. */
+function clock(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** The local wall-clock time a wait ends, as the person at the terminal reads it. */
+function timeOfDay(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toTimeString().slice(0, 8);
+}
