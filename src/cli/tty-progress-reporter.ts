@@ -51,7 +51,7 @@ export class TtyProgressReporter implements RunReporter {
   emit(event: ReportedEvent): void {
     switch (event.type) {
       case 'run_started':
-        this.#title = `engage-etl run ${event.runId} · ${event.pipeline}`;
+        this.#title = `${event.pipeline} run ${event.runId}`;
         break;
       case 'phase':
         this.#phase = event.phase;
@@ -110,23 +110,26 @@ export class TtyProgressReporter implements RunReporter {
     this.#drawn = 0; // the final block stays on screen
   }
 
-  /** The lines of the block as they would be drawn now (cut to the width). */
+  /**
+   * The lines of the block as they would be drawn now, cut to the width. What matters most comes first on each line
+   * (phase and times; a stream's name and percentage), so a narrow terminal cuts only the details.
+   */
   lines(): string[] {
     if (!this.#block()) return [];
     const now = this.#endMs ?? this.#now();
-    const elapsed = now - this.#startMs;
     const eta = this.#endMs === undefined ? this.#etaMs(now) : undefined;
-    const header = `${this.#title} · ${this.#phase} · elapsed ${clock(elapsed)}${eta === undefined ? '' : ` · ETA ~${clock(eta)}`}`;
+    const header = `${this.#phase} · elapsed ${clock(now - this.#startMs)}${eta === undefined ? '' : ` · ETA ~${clock(eta)}`} · ${this.#title}`;
     const streams = [...this.#streams.values()];
-    const width = Math.max(5, ...streams.map((s) => s.stream.length));
     const total = streams.reduce((t, s) => ({ done: t.done + s.requestsDone, planned: t.planned + s.requestsPlanned, rows: t.rows + s.rows }), { done: 0, planned: 0, rows: 0 });
-    const row = (name: string, done: number, planned: number, rows: number, tail: string) =>
-      `  ${name.padEnd(width)} ${`${done}/${planned}`.padStart(13)} req ${`${percent(done, planned)}%`.padStart(4)} ${rows.toLocaleString('en-US').padStart(11)} rows${tail}`;
+    const name = Math.max(5, ...streams.map((s) => s.stream.length));
+    const req = `${total.planned}/${total.planned}`.length;
+    const row = (label: string, done: number, planned: number, rows: number, tail: string) =>
+      `  ${label.padEnd(name)} ${`${percent(done, planned)}%`.padStart(4)} ${`${done}/${planned}`.padStart(req)} req ${rows.toLocaleString('en-US')} rows${tail}`;
     const lines = [
       header,
-      ...streams.map((s) => row(s.stream, s.requestsDone, s.requestsPlanned, s.rows, s.seconds === undefined ? '' : `  done in ${s.seconds.toFixed(1)} s`)),
+      ...streams.map((s) => row(s.stream, s.requestsDone, s.requestsPlanned, s.rows, s.seconds === undefined ? '' : `, done in ${s.seconds.toFixed(1)} s`)),
       row('total', total.done, total.planned, total.rows, ''),
-      ...[...this.#waits.values()].map((w) => `  waiting: pool ${w.pool}, ${w.remaining} requests left, resumes at ${timeOfDay(w.resumesAt)} (${w.reason})`),
+      ...[...this.#waits.values()].map((w) => `  waiting: ${w.pool} resumes at ${timeOfDay(w.resumesAt)}, ${w.remaining} requests left (${w.reason})`),
     ];
     return lines.map((l) => this.#fit(l));
   }

@@ -190,7 +190,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     return summary;
   } catch (caught) {
     const interrupted = deps.signal?.aborted === true;
-    const err = interrupted ? new InterruptedError(`run ${runId} interrupted: what was fetched before was committed; run the same command again to resume`, { cause: caught }) : caught;
+    const err = interrupted ? new InterruptedError(`run ${runId} interrupted: what was fetched before was committed; run it again (without --full-refresh) to resume`, { cause: caught }) : caught;
     const message = err instanceof Error ? err.message : String(err);
     // What was fetched before the failure lands with its watermarks, so a resumed run does not fetch it again.
     await committed?.drain().catch(() => undefined);

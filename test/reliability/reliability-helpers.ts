@@ -97,10 +97,10 @@ export function spawnRun(t: Target, em: { url: string }, apiKey: string, extra: 
   return spawnCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...extra], { ENGAGE_API_KEY: apiKey, ...env });
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export function spawnCli(args: string[], env: Record<string, string> = {}, cwd = REPO): { child: ChildProcess; done: Promise<CliResult> } {
   const started = Date.now();
   const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: REPO,
+    cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TZ: 'UTC', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -115,8 +115,8 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): { ch
   return { child, done };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return spawnCli(args, env).done;
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = REPO): Promise<CliResult> {
+  return spawnCli(args, env, cwd).done;
 }
 
 /** Columns of a table that carry data (bookkeeping `_run_id`, `_loaded_at`, `_month` excluded). */
