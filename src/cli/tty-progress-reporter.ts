@@ -6,8 +6,8 @@ import type { RunPhase, RunReporter, StreamProgress } from '../pipeline/run-even
 import type { LogLevel, ReportedEvent, WaitingEvent } from './log-level.js';
 import { levelOf, shows } from './log-level.js';
 
-/** The part of a TTY stream the display reads: its width (absent when not a terminal). */
-type Terminal = Writable & { columns?: number };
+/** The part of a TTY stream the display reads: its size (absent when not a terminal). */
+type Terminal = Writable & { columns?: number; rows?: number };
 
 export interface TtyOptions {
   /** @default 'info' (below info the block is not drawn, only what the level shows scrolls) */
@@ -99,9 +99,7 @@ export class TtyProgressReporter implements RunReporter {
 
   /** A line for the person at the terminal, above the block (e.g. what Ctrl-C does). */
   note(line: string): void {
-    this.#erase();
-    this.#out.write(`${this.#fit(line)}\n`);
-    this.#draw(true);
+    this.#paint([this.#fit(line)]);
   }
 
   close(): void {
@@ -131,7 +129,15 @@ export class TtyProgressReporter implements RunReporter {
       row('total', total.done, total.planned, total.rows, ''),
       ...[...this.#waits.values()].map((w) => `  waiting: ${w.pool} resumes at ${timeOfDay(w.resumesAt)}, ${w.remaining} requests left (${w.reason})`),
     ];
-    return lines.map((l) => this.#fit(l));
+    return this.#fitHeight(lines).map((l) => this.#fit(l));
+  }
+
+  /** A block taller than the terminal could not be redrawn in place: the streams that do not fit are summed up in one line. */
+  #fitHeight(lines: string[]): string[] {
+    const rows = this.#out.rows;
+    if (rows === undefined || lines.length < rows) return lines;
+    const keep = Math.max(1, rows - 3);
+    return [...lines.slice(0, keep), `  … ${lines.length - keep - 1} more lines`, lines.at(-1)!];
   }
 
   /** Below info the block is noise the user asked not to see. */
@@ -165,9 +171,17 @@ export class TtyProgressReporter implements RunReporter {
     return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
   }
 
-  #erase(): void {
-    if (this.#drawn > 0) this.#out.write(`\x1b[${this.#drawn}A\x1b[0J`);
-    this.#drawn = 0;
+  /**
+   * Redraws the block in place, `above` scrolling out over it. Each line clears itself (EL) and only what is below the
+   * new block is cleared (ED): clearing from the block's top would, with the block at the top of the screen, clear the
+   * whole screen — which tmux (scroll-on-clear) and some terminals copy into the scrollback as a stale block.
+   */
+  #paint(above: string[]): void {
+    const lines = this.lines();
+    if (above.length === 0 && lines.length === 0) return;
+    const up = this.#drawn > 0 ? `\x1b[${this.#drawn}A\r` : '';
+    this.#out.write(`${up}${[...above, ...lines].map((l) => `\x1b[2K${l}`).join('\n')}\n\x1b[0J`);
+    this.#drawn = lines.length;
   }
 
   #draw(force: boolean): void {
@@ -175,10 +189,7 @@ export class TtyProgressReporter implements RunReporter {
     const now = this.#now();
     if (!force && now - this.#lastDraw < 100) return;
     this.#lastDraw = now;
-    const lines = this.lines();
-    this.#erase();
-    this.#out.write(`${lines.join('\n')}\n`);
-    this.#drawn = lines.length;
+    this.#paint([]);
   }
 }
 
