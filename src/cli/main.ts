@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { applyDotEnv } from '../config/dot-env.js';
 import { EngageError } from '../errors.js';
 import { armCrashPoint, CRASH_AT_ENV } from '../load/crash-point.js';
+import { makeCheckCommand } from './check-command.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { EXIT_CODE_HELP, exitCodeOf, ReportedError } from './exit-codes.js';
 import { makeExportCommand } from './export-command.js';
@@ -21,6 +22,7 @@ export function makeProgram(): Command {
     .addCommand(makeRunCommand())
     .addCommand(makePlanCommand())
     .addCommand(makeStatusCommand())
+    .addCommand(makeCheckCommand())
     .addCommand(makeExportCommand())
     .addCommand(makeQueryCommand())
     .addCommand(makeEmulatorCommand())

@@ -10,7 +10,7 @@ import type { Target } from '../reliability/reliability-helpers.js';
 import { PIPELINE_YAML, REPO, UNTIL, makeTarget, removeDir, runCli, spawnCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 
-const COMMANDS = ['run', 'plan', 'status', 'export', 'query', 'emulator', 'push'];
+const COMMANDS = ['run', 'plan', 'status', 'check', 'export', 'query', 'emulator', 'push'];
 
 let dir: string;
 let em: Emulator;
@@ -37,6 +37,15 @@ describe('the exit-code table', () => {
       expect(r.code, cmd).toBe(0);
       expect(r.stdout, cmd).toContain(EXIT_CODE_HELP.trim());
     }
+  });
+});
+
+describe('--version', () => {
+  it('prints the version of package.json and exits 0', async () => {
+    const pkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
   });
 });
 
