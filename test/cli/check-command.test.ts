@@ -2,7 +2,6 @@
 // headroom; a key missing one permission names that stream and permission (exit 2) and passes the others; a base URL
 // that does not answer, or answers 404 everywhere, exits 2 saying so; the README's permissions table is the generated one.
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
@@ -11,7 +10,7 @@ import { permissionsTable } from '../../src/cli/check-command.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { CheckReport } from '../../src/pipeline/check-streams.js';
 import type { Target } from '../reliability/reliability-helpers.js';
-import { REPO, makeTarget, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import { closedPort, REPO, makeTarget, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
 
 const NO_SESSIONS_KEY = 'check-no-sessions-5c1e0a9b7d3f';
 
@@ -65,12 +64,7 @@ describe('engage-etl check', () => {
   });
 
   it('says the base URL does not answer, and names every stream as failing on a base URL that answers 404', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await closedPort();
     const dead = await check(em.demoApiKey, `http://127.0.0.1:${port}`);
     expect(dead.code).toBe(2);
     expect(dead.stderr).toMatch(/^engage-etl: the base URL: no answer .*ECONNREFUSED.*check --base-url/);

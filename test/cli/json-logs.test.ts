@@ -3,7 +3,6 @@
 // log file of which every line parses — run exactly as written, with node's absolute path and the key from .env.
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DateTime } from 'luxon';
@@ -12,7 +11,7 @@ import { LOG_LEVELS } from '../../src/cli/log-level.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { CliResult, Target } from '../reliability/reliability-helpers.js';
-import { REPO, UNTIL, makeTarget, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import { closedPort, REPO, UNTIL, makeTarget, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
 
 const SMALL_PIPELINE = (start: string, extra = '') => `name: logs
 start_date: ${start}
@@ -99,12 +98,7 @@ describe('run --json', () => {
   });
 
   it('prints the result line and JSON events when the run fails too, naming the retry limits of the pipeline file', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await closedPort();
     const failing = await makeTarget(dir, 'failing', SMALL_PIPELINE('2025-06-01', 'retries: { max_attempts: 1 }\n'));
     const r = await runCli(['run', '--pipeline', failing.pipeline, '--base-url', `http://127.0.0.1:${port}`, '--db', failing.db, '--out', failing.out, '--until', UNTIL, '--json'], { ENGAGE_API_KEY: em.demoApiKey });
     expect(r.code, r.stderr).toBe(1);

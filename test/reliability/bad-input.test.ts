@@ -1,7 +1,6 @@
 // Bad input: each mistake a user can make ends `engage-etl run` with one clear line on stderr and a non-zero exit, and
 // leaves DuckDB and Parquet as they were (a refused key or an unreachable service adds only a 'failed' row to the run log).
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
-  PIPELINE_YAML, SecretScan, UNTIL, fileStamps, listFiles, makeTarget, removeDir, runCli, runInProcess, startEmulator, tableChecksums, tempDir,
+  PIPELINE_YAML, SecretScan, UNTIL, closedPort, fileStamps, listFiles, makeTarget, removeDir, runCli, runInProcess, startEmulator, tableChecksums, tempDir,
 } from './reliability-helpers.js';
 
 /** A key the emulator grants every permission but the sessions series: the run meets a 403 on its first sessions request. */
@@ -164,12 +163,7 @@ describe('bad input', () => {
 
   it('gives up within 30 s when the base URL refuses connections', async () => {
     const before = await snapshot(t);
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await closedPort();
     const result = await runCli(['run', '--pipeline', t.pipeline, '--base-url', `http://127.0.0.1:${port}`, '--db', t.db, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
     expectOneLineError(result, /ECONNREFUSED/, 'base URL refusing connections');
     expect(result.ms).toBeLessThan(30_000);

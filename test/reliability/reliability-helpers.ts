@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -288,4 +289,14 @@ export class SecretScan {
     }
     return { places, searched: { texts: this.#texts.length, tables, files } };
   }
+}
+
+/** A local port nothing listens on (opened, then closed): a base URL there refuses connections. */
+export function closedPort(): Promise<number> {
+  return new Promise<number>((resolvePort) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolvePort(p));
+    });
+  });
 }
