@@ -99,6 +99,10 @@ async function copyThroughFifo(copy: (target: string) => Promise<unknown>, stdou
     const readEnd = await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
     const holdEnd = await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
     const reader = new Socket({ fd: readEnd.fd, readable: true, writable: false });
+    // A reader of stdout that goes away (`| head -1`) must not leave DuckDB blocked on a full FIFO nobody drains: the
+    // read end is closed first (before any other listener, which may exit the process), so COPY's write fails at once.
+    const readerGone = (): void => void reader.destroy();
+    if ('prependOnceListener' in stdout) stdout.prependOnceListener('error', readerGone);
     const piped = pipeline(reader, stdout, { end: false });
     try {
       await copy(fifo);
@@ -106,6 +110,7 @@ async function copyThroughFifo(copy: (target: string) => Promise<unknown>, stdou
       await holdEnd.close();
       await piped.catch(() => undefined);
       await readEnd.close().catch(() => undefined);
+      stdout.off('error', readerGone);
     }
     await piped;
   } finally {

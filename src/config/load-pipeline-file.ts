@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from './base-url.js';
 import { suggestion } from './nearest-name.js';
+import { readRetryLimits } from './retry-limits.js';
 import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { ALL } from '../streams/option-reader.js';
@@ -22,7 +23,7 @@ export const DEFAULT_LOOKBACK_DAYS = 3;
 /** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
 export const DEFAULT_HOLE_RETRIES = 3;
 
-const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'streams', 'report'] as const;
+const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'retries', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -124,10 +125,11 @@ class PipelineReader {
     const lookbackDays = this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)');
     const holeRetries = this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)');
     const source = this.source(root);
+    const retries = readRetryLimits(root['retries'], (path, message, atKey) => this.fail(path, message, atKey));
     const streams = this.streams(root);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
     const report = this.report(root);
-    return { name, startDate, lookbackDays, holeRetries, source, streams, streamNames, ...(report ? { report } : {}) };
+    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(report ? { report } : {}) };
   }
 
   /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */

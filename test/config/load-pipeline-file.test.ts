@@ -177,3 +177,19 @@ describe('the report option', () => {
     expect(err.message).toContain(fix);
   });
 });
+
+describe('retries', () => {
+  it('defaults to 6 attempts and 120 s of waiting, and reads both limits from the file', () => {
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).retries).toEqual({ maxAttempts: 6, maxWaitSeconds: 120 });
+    expect(loadPipelineFile(file(`${HEAD}retries: { max_attempts: 2, max_wait_seconds: 0 }\nstreams: { custom_events: {} }\n`)).retries).toEqual({ maxAttempts: 2, maxWaitSeconds: 0 });
+  });
+
+  it.each([
+    ['retries: 3', /at retries: must be a mapping/],
+    ['retries: { max_attempts: 0 }', /at retries\.max_attempts: 0 is not a whole number from 1 to 20/],
+    ['retries: { max_wait_seconds: 1.5 }', /at retries\.max_wait_seconds: 1\.5 is not a whole number/],
+    ['retries: { attempts: 3 }', /p\d+\.yaml:3:\d+ at retries\.attempts: unknown key in retries "attempts"; use max_attempts or max_wait_seconds/],
+  ])('refuses %s, naming the field', (line, what) => {
+    expect(refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`)).message).toMatch(what);
+  });
+});

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../src/api/api-client-options.js';
 import { FAULT_KINDS } from '../../src/emulator/fault-injector.js';
 import { RetriableApiError } from '../../src/errors.js';
+import { snapshotFiles } from '../../src/load/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { SecretScan, makeTarget, parquetChecksums, removeDir, runInProcess, startEmulator, tableChecksums, tempDir } from './reliability-helpers.js';
 
@@ -87,8 +88,9 @@ describe('a multi-month backfill under injected faults', () => {
     expect(message).not.toContain('\n');
     expect(message).toMatch(/^(GET|POST) \/\S+ .*gave up: .*\b2 attempts\b/);
 
-    // What was committed is kept, and it is right: every stored row is the clean run's row for its key.
-    const wh = await Warehouse.open(t.db, { readOnly: true });
+    // What was committed is kept, and it is right: every stored row is the clean run's row for its key. The failed
+    // first run published nothing: what it committed is in its working copy.
+    const wh = await Warehouse.open(snapshotFiles(t.db).working, { readOnly: true });
     try {
       const [kept] = await wh.query(`SELECT (SELECT count(*) FROM "sessions") + (SELECT count(*) FROM "revenue") + (SELECT count(*) FROM "canvas_summary") AS n`);
       expect(Number(kept?.['n'])).toBeGreaterThan(0);

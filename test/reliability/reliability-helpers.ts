@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -99,10 +100,10 @@ export function spawnRun(t: Target, em: { url: string }, apiKey: string, extra: 
   return spawnCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...extra], { ENGAGE_API_KEY: apiKey, ...env });
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export function spawnCli(args: string[], env: Record<string, string> = {}, cwd = REPO): { child: ChildProcess; done: Promise<CliResult> } {
   const started = Date.now();
   const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: REPO,
+    cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TZ: 'UTC', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -117,8 +118,8 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): { ch
   return { child, done };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return spawnCli(args, env).done;
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = REPO): Promise<CliResult> {
+  return spawnCli(args, env, cwd).done;
 }
 
 /** Columns of a table that carry data (bookkeeping `_run_id`, `_loaded_at`, `_month` excluded). */
@@ -301,4 +302,14 @@ export class SecretScan {
     }
     return { places, searched: { texts: this.#texts.length, tables, files } };
   }
+}
+
+/** A local port nothing listens on (opened, then closed): a base URL there refuses connections. */
+export function closedPort(): Promise<number> {
+  return new Promise<number>((resolvePort) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolvePort(p));
+    });
+  });
 }
