@@ -9,6 +9,7 @@ import { formatDuration } from '../src/pipeline/plan-estimate.js';
 import type { LoadChildResult } from './load-child.js';
 import { measureLoad } from './load-rate.js';
 import { measureNaive } from './naive-baseline.js';
+import { measureQueryRss } from './query-rss.js';
 import { measureRequestRatios } from './request-ratio.js';
 import { LATENCY_MS, measureWallTime } from './wall-time.js';
 
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
     step(`peak RSS at ${n(size)} rows (child process)`);
     rss.push(await peakRss(size));
   }
+  step(`query --format csv to stdout at ${rssSizes.map((s) => n(s)).join(' and ')} rows (child process)`);
+  const queryRss = await measureQueryRss(rssSizes);
   step('naive baseline');
   const naive = await measureNaive(LATENCY_MS);
 
@@ -90,8 +93,14 @@ async function main(): Promise<void> {
     },
     { figure: 'ours / read_json incl. file writing', value: `${(load.appenderRate / load.readJsonWithWriteRate).toFixed(2)}×`, goal: '≥ 0.80×', ok: load.appenderRate / load.readJsonWithWriteRate >= 0.8 },
     { figure: 'full commit rows/s (stage, de-duplicate, detect changes, insert)', value: n(load.commitRate), goal: '', ok: undefined },
-    { figure: `Parquet export rows/s (${load.parquetFiles} monthly files, zstd)`, value: n(load.parquetRate), goal: '', ok: undefined },
+    { figure: `Parquet export rows/s (${load.parquetFiles} yearly files, zstd)`, value: n(load.parquetRate), goal: '', ok: undefined },
     ...rss.map((r) => ({ figure: `peak RSS, ${n(r.rows)} rows through the Committer (${n(r.rows / (r.ms / 1000))} rows/s)`, value: `${n(r.peakRssMb)} MB`, goal: '≤ 300 MB', ok: r.peakRssMb <= 300 && r.tableRows === r.rows })),
+    ...queryRss.map((q) => ({
+      figure: `peak RSS, query --format ${q.format} of ${n(q.rows)} rows to stdout (${n(q.bytes / 2 ** 20)} MB written)`,
+      value: `${n(q.peakRssMb)} MB`,
+      goal: '≤ 400 MB (bounded by the 256 MB DuckDB limit, not by rows)',
+      ok: q.peakRssMb <= 400,
+    })),
     {
       figure: `naive baseline: ${n(naive.naiveRequests)} sequential day requests + ${n(naive.naiveRows)} INSERTs`,
       value: formatDuration(naive.naiveMs),
@@ -105,7 +114,7 @@ async function main(): Promise<void> {
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${n(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}`;
   process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
-  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, wall, load, rss, naive }, null, 2)}\n`);
+  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, wall, load, rss, queryRss, naive }, null, 2)}\n`);
 }
 
 await main();

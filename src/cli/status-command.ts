@@ -1,34 +1,77 @@
-// `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is.
+// `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is. With
+// --fail-if-stale it is a freshness check for monitors (like `dbt source freshness`): exit 1 when a series is too old.
 import { Command } from 'commander';
+import { parseDuration } from '../config/duration.js';
+import { suggestion } from '../config/nearest-name.js';
+import { STREAM_NAMES } from '../config/pipeline-definition.js';
+import { ConfigError } from '../errors.js';
 import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
-import { RunLock } from '../load/run-lock.js';
+import { liveLockHolder, RunLock } from '../load/run-lock.js';
+import type { Hole, StatusRow } from '../load/warehouse.js';
+import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
+
+interface StatusFlags {
+  db: string;
+  json?: boolean;
+  failIfStale?: string;
+  stream?: string;
+}
+
+/** A series older than the threshold, or a named stream with no series at all. */
+interface Stale {
+  stream: string;
+  series: string | null;
+  hours: number | null;
+}
 
 export function makeStatusCommand(): Command {
   return new Command('status')
-    .description('Show each series\' watermark, last run, rows, staleness and missing units (holes).')
+    .description('Show each series\' watermark, last run, rows, staleness and missing units (holes); with --fail-if-stale, fail when data is older than a threshold.')
     .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', 'data/engage.duckdb')
     .option('--json', 'print JSON')
-    .action(async (flags: { db: string; json?: boolean }) => {
+    .option('--fail-if-stale <duration>', 'exit 1 when a series\' watermark is older than this (e.g. 26h, 90m, 2d), or when nothing was loaded')
+    .option('--stream <name>', 'only this stream (shown and checked)')
+    .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n\nA run whose lock is still there but whose process is gone is shown as abandoned.')
+    .action(async (flags: StatusFlags) => {
+      const thresholdMs = flags.failIfStale === undefined ? undefined : parseDuration(flags.failIfStale, '--fail-if-stale');
+      if (flags.stream !== undefined && !(STREAM_NAMES as readonly string[]).includes(flags.stream)) {
+        throw new ConfigError('--stream', `unknown stream ${JSON.stringify(flags.stream)}.${suggestion(flags.stream, STREAM_NAMES)}`);
+      }
       const wh = await openPublished(flags.db);
+      let rows: StatusRow[];
+      let holes: Hole[];
+      let lastRun: Record<string, unknown> | undefined;
       try {
-        const rows = await wh.status();
-        const holes = await wh.readHoles();
-        const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
-        const [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
-        // The published file shows the last successful run; a run going on now is known from its lock.
-        const holder = await RunLock.peek(flags.db);
-        const running = holder ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
-        // A run that failed after the last successful one is not in the published file; its note says how it ended.
-        const note = await readLastRunNote(flags.db);
-        const latestFailure = note?.status === 'failed' && note.runId !== lastRun?.['run_id'] ? note : null;
-        if (flags.json) {
-          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes }], 'json'));
-          return;
-        }
+        rows = (await wh.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+        holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
+        [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+      } finally {
+        await wh.close();
+      }
+      const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
+      // The published file shows the last successful run; a run going on now is known from its lock, and a lock whose
+      // process is gone is a run that was killed or crashed (the next run takes the lock over and logs it abandoned).
+      const holder = await RunLock.peek(flags.db);
+      const live = holder ? await liveLockHolder(flags.db) : undefined;
+      const running = live ? { pid: live.pid, startedAt: live.startedAt, command: live.command } : null;
+      const abandoned = holder && !live ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
+      if (lastRun?.['status'] === 'running' && !live) {
+        lastRun['status'] = 'abandoned';
+        lastRun['error'] = 'the process ended without recording its end (killed or crashed); the next run closes it and resumes from what was committed';
+      }
+      // A run that failed (or was interrupted) after the last successful one is not in the published file; its note says how it ended.
+      const note = await readLastRunNote(flags.db);
+      const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.runId !== lastRun?.['run_id'] ? note : null;
+      const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
+      if (flags.json) {
+        const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
+        process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, abandoned, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, freshness }], 'json'));
+      } else {
         if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
+        if (abandoned) process.stdout.write(`${abandoned.command} (pid ${abandoned.pid}, started ${abandoned.startedAt}) is abandoned: its process ended without finishing (killed or crashed); the next run takes over and resumes from what was committed\n`);
         if (latestFailure) {
-          process.stdout.write(`latest run ${latestFailure.runId}: failed at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
+          process.stdout.write(`latest run ${latestFailure.runId}: ${latestFailure.status} at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
         }
         process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
         process.stdout.write(formatRows(rows.map((r) => ({
@@ -47,10 +90,18 @@ export function makeStatusCommand(): Command {
             stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
           })), 'table'));
         }
-      } finally {
-        await wh.close();
+      }
+      if (stale.length > 0) {
+        const shown = stale.slice(0, 5).map((s) => (s.series === null ? `${s.stream} (never loaded)` : `${s.stream} ${s.series} (${s.hours} h)`)).join(', ');
+        process.stderr.write(`engage-etl: ${stale.length} series older than ${flags.failIfStale}: ${shown}${stale.length > 5 ? ', …' : ''}; run \`engage-etl run\` or look at the last run's error\n`);
+        process.exitCode = EXIT.failed;
       }
     });
+}
+
+function staleSeries(rows: readonly StatusRow[], thresholdMs: number, stream: string | undefined): Stale[] {
+  if (rows.length === 0) return [{ stream: stream ?? '(any)', series: null, hours: null }];
+  return rows.filter((r) => r.stalenessMs > thresholdMs).map((r) => ({ stream: r.stream, series: r.seriesKey, hours: Math.round(r.stalenessMs / 360_000) / 10 }));
 }
 
 function staleness(ms: number): string {

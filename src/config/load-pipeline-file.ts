@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
+import { readRetryLimits } from './retry-limits.js';
 import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { ALL } from '../streams/option-reader.js';
@@ -22,8 +23,9 @@ export const DEFAULT_LOOKBACK_DAYS = 3;
 /** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
 export const DEFAULT_HOLE_RETRIES = 3;
 
-const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'streams'] as const;
+const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'retries', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
+const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Read and validate a pipeline file. Throws ConfigError on any problem, naming the file and field. */
@@ -123,9 +125,11 @@ class PipelineReader {
     const lookbackDays = this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)');
     const holeRetries = this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)');
     const source = this.source(root);
+    const retries = readRetryLimits(root['retries'], (path, message, atKey) => this.fail(path, message, atKey));
     const streams = this.streams(root);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, holeRetries, source, streams, streamNames };
+    const report = this.report(root);
+    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(report ? { report } : {}) };
   }
 
   /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */
@@ -192,6 +196,18 @@ class PipelineReader {
     const url = normalizeBaseUrl(raw);
     if (!url.ok) this.fail(['source', 'base_url'], `${showUrl(raw)} ${url.reason}; e.g. base_url: https://rest.example.com`);
     return { baseUrl: url.url };
+  }
+
+  private report(obj: Record<string, unknown>): { path: string } | undefined {
+    const value = obj['report'];
+    if (value === undefined || value === null) return undefined;
+    if (!isPlainObject(value)) this.fail(['report'], `must be a mapping, found ${typeName(value)}; e.g. report: { path: data/report.html }`);
+    this.refuseUnknownKeys(value, ['report'], REPORT_KEYS, 'key in report');
+    const path = value['path'];
+    if (typeof path !== 'string' || !/\.html?$/i.test(path.trim())) {
+      this.fail(['report', 'path'], `${show(path)} is not the path of an HTML file; e.g. report: { path: data/report.html }`);
+    }
+    return { path: path.trim() };
   }
 
   private streams(obj: Record<string, unknown>): StreamsConfig {

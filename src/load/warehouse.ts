@@ -33,8 +33,8 @@ export interface WarehouseOptions {
   /**
    * DuckDB's memory_limit for a writer. Commits are small batches and exports go a month at a time, so a small buffer
    * pool costs no speed (measured: 10M rows committed faster at 64 MB than with the default 80 % of RAM) and keeps the
-   * process flat as the tables grow; larger work spills to disk. Read-only openers (`query`, `status`) keep DuckDB's default.
-   * @default '64MB'
+   * process flat as the tables grow; larger work spills to disk. Read-only openers keep DuckDB's default unless given one.
+   * @default '64MB' for a writer, DuckDB's default (80 % of RAM) for a read-only opener
    */
   memoryLimit?: string;
 }
@@ -128,7 +128,7 @@ export class Warehouse {
     }
     if (!entry) {
       try {
-        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY' } : { memory_limit: opts.memoryLimit ?? '64MB' });
+        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? '64MB' });
         entry = { instance, readOnly, refs: 0 };
       } catch (err) {
         throw openError(abs, err);
@@ -330,6 +330,11 @@ export class Warehouse {
       }
       return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>) };
     });
+  }
+
+  /** Run `fn` alone on the connection, for what query() cannot do: stream a result, COPY it to a file or pipe. */
+  withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    return this.#serial(fn);
   }
 
   /** Per series: watermark, last run and its outcome, rows loaded, and staleness (now − watermark). */

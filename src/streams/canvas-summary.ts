@@ -9,6 +9,7 @@ import { isoSeconds } from '../extract/windows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
 import { seriesStream } from './stream-declaration.js';
+import { flagSchema, idsSchema, optionsSchema } from './option-schema.js';
 
 export interface CanvasSummaryOptions {
   canvases: readonly string[];
@@ -114,6 +115,12 @@ export const canvasSummaryStream = seriesStream({
   maxUnits: 1,
   options: {
     keys: ['canvases', 'variant_breakdown', 'step_breakdown', 'deleted_step_data'],
+    schema: optionsSchema({
+      canvases: idsSchema('Canvas ids'),
+      variant_breakdown: flagSchema('send include_variant_breakdown'),
+      step_breakdown: flagSchema('send include_step_breakdown'),
+      deleted_step_data: flagSchema('send include_deleted_step_data'),
+    }, ['canvases']),
     example: '{ canvases: [cv_1], variant_breakdown: true, step_breakdown: true }',
     read: (r): CanvasSummaryOptions => ({
       canvases: r.ids('canvases', 'Canvas ids, e.g. canvases: [cv_1]'),

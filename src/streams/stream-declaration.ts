@@ -8,11 +8,14 @@ import type { SeriesPoint } from '../extract/series-extractor.js';
 import type { Window } from '../extract/windows.js';
 import type { TableSpec } from '../load/table-definition.js';
 import type { OptionReader } from './option-reader.js';
+import type { OptionSchema } from './option-schema.js';
 
 /** The pipeline-file options of a stream: the keys it accepts and how to read them into a normalized value. */
 export interface StreamOptions<O> {
   /** Keys the stream accepts, in the file's snake_case spelling. */
   readonly keys: readonly string[];
+  /** The JSON Schema of the options block (the pipeline file's schema is assembled from these). */
+  readonly schema: OptionSchema;
   /** A working options block in YAML flow style, for docs, `--help` and the JSON Schema. */
   readonly example: string;
   /** Reads and validates the options; every refusal goes through `r.fail` (file, line, field and fix). */

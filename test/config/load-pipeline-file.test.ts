@@ -158,3 +158,38 @@ describe('refusals', () => {
     expect(err.message).not.toContain('hunter2');
   });
 });
+
+describe('the report option', () => {
+  it('reads report: { path } and leaves it out when absent; the nightly pipeline writes data/report.html', () => {
+    expect(loadPipelineFile(file(`${HEAD}report: { path: out/r.html }\nstreams: { custom_events: {} }\n`)).report).toEqual({ path: 'out/r.html' });
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).report).toBeUndefined();
+    expect(loadPipelineFile('pipelines/nightly.yaml').report).toEqual({ path: 'data/report.html' });
+  });
+
+  it.each([
+    [`report: data/report.html`, 'at report:', 'must be a mapping', 'e.g. report: { path: data/report.html }'],
+    [`report: { path: data/report.pdf }`, 'at report.path:', 'not the path of an HTML file', 'e.g. report: { path: data/report.html }'],
+    [`report: { file: r.html }`, 'at report.file:', 'unknown key in report', 'Valid: path'],
+  ])('refuses %s, naming the field and the fix', (line, where, why, fix) => {
+    const err = refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`));
+    expect(err.message).toContain(where);
+    expect(err.message).toContain(why);
+    expect(err.message).toContain(fix);
+  });
+});
+
+describe('retries', () => {
+  it('defaults to 6 attempts and 120 s of waiting, and reads both limits from the file', () => {
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).retries).toEqual({ maxAttempts: 6, maxWaitSeconds: 120 });
+    expect(loadPipelineFile(file(`${HEAD}retries: { max_attempts: 2, max_wait_seconds: 0 }\nstreams: { custom_events: {} }\n`)).retries).toEqual({ maxAttempts: 2, maxWaitSeconds: 0 });
+  });
+
+  it.each([
+    ['retries: 3', /at retries: must be a mapping/],
+    ['retries: { max_attempts: 0 }', /at retries\.max_attempts: 0 is not a whole number from 1 to 20/],
+    ['retries: { max_wait_seconds: 1.5 }', /at retries\.max_wait_seconds: 1\.5 is not a whole number/],
+    ['retries: { attempts: 3 }', /p\d+\.yaml:3:\d+ at retries\.attempts: unknown key in retries "attempts"; use max_attempts or max_wait_seconds/],
+  ])('refuses %s, naming the field', (line, what) => {
+    expect(refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`)).message).toMatch(what);
+  });
+});
