@@ -210,7 +210,7 @@ describe('retries', () => {
     const error = await failure(makeClient({ maxRetryWaitMs: 120_000, maxWaitMs: 120_000 }).request({ endpoint: ENDPOINTS.eventsList }));
     expect(error).toBeInstanceOf(RetriableApiError);
     expect(error.message).toMatch(/3 attempts made; the server asked to wait 50000 ms/);
-    expect(error.message).toMatch(/retry wait budget of 120000 ms \(100000 ms already waited\)/);
+    expect(error.message).toMatch(/retry wait budget of 120000 ms \(100000 ms already waited[;)]/);
     expect(clock.sleeps).toEqual([50_000, 50_000]);
     expect(server.requests).toHaveLength(3);
   });
