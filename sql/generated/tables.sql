@@ -40,6 +40,18 @@ CREATE TABLE IF NOT EXISTS "sessions" (
 );
 COMMENT ON TABLE "sessions" IS 'Sessions per app, segment and unit ("*" = all apps / no segment filter). Key: app_id, segment_id, unit, time.';
 
+-- Daily active users, monthly active users (30 days ending the day), new users and uninstalls per app and UTC day ("*" = all apps). Key: metric, app_id, time.
+CREATE TABLE IF NOT EXISTS "kpi_series" (
+  "metric" VARCHAR,
+  "app_id" VARCHAR,
+  "time" TIMESTAMP,
+  "value" BIGINT,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "kpi_series" IS 'Daily active users, monthly active users (30 days ending the day), new users and uninstalls per app and UTC day ("*" = all apps). Key: metric, app_id, time.';
+
 -- Estimated size of a segment per day. Key: segment_id, time.
 CREATE TABLE IF NOT EXISTS "segment_size" (
   "segment_id" VARCHAR,
@@ -61,6 +73,20 @@ CREATE TABLE IF NOT EXISTS "custom_events" (
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("first_seen_at", '%Y-%m')) VIRTUAL
 );
 COMMENT ON TABLE "custom_events" IS 'Custom event names, with the --until of the first and last run that saw each listed. Key: name.';
+
+-- Occurrences of a custom event per app, segment and unit ("*" = all apps / no segment filter). Key: event, app_id, segment_id, unit, time.
+CREATE TABLE IF NOT EXISTS "event_counts" (
+  "event" VARCHAR,
+  "app_id" VARCHAR,
+  "segment_id" VARCHAR,
+  "unit" VARCHAR,
+  "time" TIMESTAMP,
+  "count" BIGINT,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "event_counts" IS 'Occurrences of a custom event per app, segment and unit ("*" = all apps / no segment filter). Key: event, app_id, segment_id, unit, time.';
 
 -- A Canvas's totals per UTC day. Key: canvas_id, day.
 CREATE TABLE IF NOT EXISTS "canvas_summary" (

@@ -225,6 +225,8 @@ class PipelineReader {
       boolean: (key) => this.boolean(o, path, key),
       selectors: (key, example) => this.selectors(o, path, key, example),
       ids: (key, example) => this.ids(o, path, key, example),
+      choice: (key, allowed) => this.choice(o, path, key, allowed),
+      raw: (key) => o[key] ?? undefined,
       fail: (key, message) => this.fail(key === undefined ? path : [...path, key], message),
     };
   }
@@ -238,6 +240,13 @@ class PipelineReader {
     }
     if (!allowed.includes(value as SeriesUnit)) this.fail([...path, 'unit'], `${show(value)} is not a unit; write ${allowed.map((u) => `unit: ${u}`).join(' or ')}`);
     return value as SeriesUnit;
+  }
+
+  private choice<T extends string>(o: Record<string, unknown>, path: Path, key: string, allowed: readonly T[]): T {
+    const value = o[key];
+    if (value === undefined || value === null) return allowed[0]!;
+    if (!allowed.includes(value as T)) this.fail([...path, key], `${show(value)} is not accepted; write ${allowed.map((a) => `${key}: ${a}`).join(' or ')}`);
+    return value as T;
   }
 
   private boolean(o: Record<string, unknown>, path: Path, key: string): boolean {

@@ -10,6 +10,7 @@ import type { RunOptions } from '../config/run-options.js';
 import { EngageError, FatalError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
+import type { ReconciliationRow } from '../load/audit-store.js';
 import { crashPoint } from '../load/crash-point.js';
 import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
@@ -20,7 +21,8 @@ import { streamDeclaration } from '../streams/registry.js';
 import { Committer } from './committer.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
-import { planRun, readStoredPlanState } from './plan-for-run.js';
+import { combinePlans, planRun, readStoredPlanState, runPhases } from './plan-for-run.js';
+import { runReconciliations } from './reconcile.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER } from './run-events.js';
 import { TaskQueues } from './task-queues.js';
@@ -81,6 +83,10 @@ export interface RunSummary {
   requests: { planned: number; minimum: number; sent: number; retries: number; followUps: number; byPool: Partial<Record<PoolId, number>> };
   tables: TableSummary[];
   holes: HoleSummary;
+  /** Comparisons of another endpoint with the stored days (`reconcile: true`), by status; mismatches are also warnings. */
+  reconciliation: { match: number; mismatch: number; incomplete: number };
+  /** Stored values of complete units this run's re-fetches changed (recorded in `_etl_restatements`). */
+  restatements: number;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
   warnings: RunWarning[];
 }
@@ -125,9 +131,6 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     if (opts.fullRefresh) {
       await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
     }
-    plan = planRun(opts, await readStoredPlanState(wh));
-    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests });
-
     const committer = new Committer(wh, runId, (result) => {
       const tables = Object.entries(result.tables).map(([table, c]) => ({ table, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
       for (const t of tables) {
@@ -138,9 +141,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
         changes.set(t.table as TableName, sum);
       }
       reporter.emit({ type: 'committed', tables });
-    });
+    }, until.toJSDate());
     committed = committer;
-    const progress = new Map<string, StreamProgress>(plan.streams.map((s) => [s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 }]));
+    const progress = new Map<string, StreamProgress>();
     const tick = (stream: StreamName, requests: number, rows: number) => {
       const p = progress.get(stream)!;
       p.requestsDone += requests;
@@ -150,28 +153,45 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       reporter.emit({ type: 'progress', progress: { ...p } });
     };
     const activeClient = client;
-    const tasks = new TaskQueues();
-    queueFetchTasks(plan, tasks, {
+    const taskContext = {
       client: activeClient,
       committer,
       until,
       holeRetries: opts.pipeline.holeRetries,
       tick,
-      warn: (warning) => warnings.push(warning),
-      extraRequests: (n) => {
+      warn: (warning: RunWarning) => warnings.push(warning),
+      extraRequests: (n: number) => {
         followUps += n;
       },
-      holes: (_stream, _key, changes) => {
+      holes: (_stream: StreamName, _key: string, changes: readonly HoleUpdate[]) => {
         for (const h of changes) holeChanges.set(`${h.stream}\u0000${h.seriesKey}\u0000${h.unitStart.getTime()}`, h);
       },
+    };
+    // Streams whose stored values others read (custom_events for `events: all`) are loaded first; the rest is planned
+    // from what they stored.
+    const plans: Plan[] = [];
+    for (const streams of runPhases(opts)) {
+      const phaseOpts = { ...opts, streams };
+      const phasePlan = planRun(phaseOpts, await readStoredPlanState(wh, phaseOpts));
+      plans.push(phasePlan);
+      plan = combinePlans(plans);
+      reporter.emit({ type: 'planned', streams: phasePlan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: phasePlan.requests });
+      for (const s of phasePlan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
+      const tasks = new TaskQueues();
+      queueFetchTasks(phasePlan, tasks, taskContext);
+      // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
+      // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
+      await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
+        if (error instanceof FatalError) void activeClient.close();
+      });
+      await committer.drain();
+    }
+    plan ??= combinePlans(plans);
+    const reconciled = await runReconciliations(plan.reconciliations, {
+      client: activeClient, wh, runId, until, from: opts.from ?? opts.pipeline.startDate, lookbackDays: opts.pipeline.lookbackDays,
+      warn: (warning) => warnings.push(warning),
     });
-
-    // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
-    // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
-    await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
-      if (error instanceof FatalError) void activeClient.close();
-    });
-    await committer.drain();
+    for (const r of plan.reconciliations) tick(r.stream.name as StreamName, r.checks.length, 0);
     const holes = summarizeHoles([...holeChanges.values()]);
     if (holes.open > 0) {
       warnings.push({ code: 'units_missing', message: `${holes.open} unit(s) are still missing after this run (listed in the summary and by \`engage-etl status\`); the next runs ask for them again, up to hole_retries (${opts.pipeline.holeRetries}) times` });
@@ -183,7 +203,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
 
     const summary = await summarize(wh, {
-      runId, opts, until, started, source, plan, changes, warnings, followUps, holes,
+      runId, opts, until, started, source, plan, changes, warnings, followUps, holes, reconciled,
       client: activeClient, parquet: exported,
     });
     await wh.finishRun({ runId, finishedAt: new Date(), status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
@@ -251,6 +271,7 @@ interface SummaryInput {
   warnings: RunWarning[];
   followUps: number;
   holes: HoleSummary;
+  reconciled: readonly ReconciliationRow[];
   client: ApiClient;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
 }
@@ -277,6 +298,12 @@ async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
     },
     tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
     holes: s.holes,
+    reconciliation: {
+      match: s.reconciled.filter((r) => r.status === 'match').length,
+      mismatch: s.reconciled.filter((r) => r.status === 'mismatch').length,
+      incomplete: s.reconciled.filter((r) => r.status === 'incomplete').length,
+    },
+    restatements: Number((await wh.query('SELECT count(*) AS n FROM "_etl_restatements" WHERE "run_id" = $1', [s.runId]))[0]?.['n'] ?? 0),
     parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
     warnings: s.warnings,
   };

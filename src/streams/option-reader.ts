@@ -14,6 +14,10 @@ export interface OptionReader {
   selectors(key: string, example: string): readonly string[];
   /** A required list of explicit ids (`"*"` refused). `example` completes "list the …". */
   ids(key: string, example: string): readonly string[];
+  /** `key:` one of `allowed`; absent → the first of `allowed`. */
+  choice<T extends string>(key: string, allowed: readonly T[]): T;
+  /** The raw value at `key`, for options with a shape of their own (`events: all` or a list); undefined when absent. */
+  raw(key: string): unknown;
   /** Refuse the value at `key` (or the stream's block when `key` is undefined). */
   fail(key: string | undefined, message: string): never;
 }

@@ -7,6 +7,8 @@ import { contentBlocksStream } from './content-blocks.js';
 import { customEventsStream } from './custom-events.js';
 import { dataIntegrationsStream } from './data-integrations.js';
 import { emailTemplatesStream } from './email-templates.js';
+import { eventCountsStream } from './event-counts.js';
+import { kpisStream } from './kpis.js';
 import { purchaseQuantityStream } from './purchase-quantity.js';
 import { revenueStream } from './revenue.js';
 import { segmentSizeStream } from './segment-size.js';
@@ -17,8 +19,10 @@ export const STREAMS = [
   purchaseQuantityStream,
   revenueStream,
   sessionsStream,
+  kpisStream,
   segmentSizeStream,
   customEventsStream,
+  eventCountsStream,
   canvasSummaryStream,
   canvasDetailsStream,
   emailTemplatesStream,

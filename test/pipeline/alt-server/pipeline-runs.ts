@@ -70,8 +70,8 @@ export class PipelineRuns {
 
   /**
    * Windows of the `length`/`ending_at` series a first run over [from, until] plans: the requests no client can do
-   * without, and the ones a server with another window reading may need one follow-up each for. (Canvas summary days
-   * ask with `starting_at`, which every reading agrees on.)
+   * without, and the ones a server with another window reading may need one follow-up each for. (Canvas days read from
+   * data_summary ask with `starting_at`, which every reading agrees on.)
    */
   seriesWindows(from: string, until: string): number {
     const pipeline = loadPipelineFile(this.pipelinePath);
@@ -82,7 +82,7 @@ export class PipelineRuns {
       from: DateTime.fromISO(from, { zone: 'utc' }),
       until: DateTime.fromISO(until, { zone: 'utc' }),
     });
-    return plan.series.filter((s) => s.stream.name !== 'canvas_summary').reduce((n, s) => n + s.cursor.windows.length, 0);
+    return plan.series.filter((s) => s.endpoint.path !== '/canvas/data_summary').reduce((n, s) => n + s.cursor.windows.length, 0);
   }
 
   /**
