@@ -175,6 +175,14 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       const phasePlan = planRun(phaseOpts, await readStoredPlanState(wh, phaseOpts));
       plans.push(phasePlan);
       plan = combinePlans(plans);
+      for (const s of phasePlan.streams) {
+        if (s.reads && s.series === 0) {
+          warnings.push({
+            code: 'no_stored_values', stream: s.stream,
+            message: `${s.stream} is built from the stored ${s.reads} and none is stored, so it loaded nothing; add the stream that fills ${s.reads.split('.')[0]} to the pipeline (e.g. custom_events: {}) or list the values in the options`,
+          });
+        }
+      }
       reporter.emit({ type: 'planned', streams: phasePlan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: phasePlan.requests });
       for (const s of phasePlan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
       const tasks = new TaskQueues();

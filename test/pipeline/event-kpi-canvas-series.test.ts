@@ -1,6 +1,7 @@
 // Event counts, KPIs and daily Canvas statistics over HTTP against the emulator: every table equals what the emulator's
 // MODEL computes for the same units (the model functions, not HTTP), a nightly increment and a look-back restatement,
 // both Canvas sources giving identical rows, reconciliation catching a seeded mismatch, and the restatement audit.
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { restatementReport } from '../../src/cli/status-command.js';
@@ -312,7 +313,6 @@ describe('a key without canvas.data_series', () => {
     });
     try {
       await expect(f.run({ apiKey: key })).rejects.toThrow(/403.*set `source: data_summary` on the canvas_summary stream/s);
-      const { writeFile } = await import('node:fs/promises');
       await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  canvas_summary: { canvases: [cv_1], source: data_summary }\n`);
       const ok = await f.run({ apiKey: key });
       expect(ok.tables.find((t) => t.table === 'canvas_summary')!.rows).toBe(10);
@@ -328,5 +328,26 @@ describe('the KPI option', () => {
     expect(() => parsePipelineText('name: t\nstart_date: 2025-01-01\nstreams:\n  kpis: { metrics: [dau, wau] }\n', 'x.yaml')).toThrow(/"wau" is not a KPI; list some of dau, mau, new_users, uninstalls/);
     const p = parsePipelineText('name: t\nstart_date: 2025-01-01\nstreams:\n  kpis: {}\n', 'x.yaml');
     expect(p.streams.kpis?.metrics).toEqual(KPI_METRICS as readonly KpiMetric[]);
+  });
+});
+
+describe('events: all without custom_events in the pipeline', () => {
+  it('reads the names earlier runs stored, and warns when there are none', async () => {
+    const f = await fixture();
+    try {
+      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n`);
+      const empty = await f.run();
+      expect(empty.warnings.map((w) => [w.code, w.stream])).toEqual([['no_stored_values', 'event_counts']]);
+      expect(empty.warnings[0]!.message).toContain('custom_events: {}');
+      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  custom_events: {}\n`);
+      await f.run();
+      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n`);
+      const later = await f.run();
+      expect(later.warnings).toEqual([]);
+      const rows = await f.query('SELECT DISTINCT event FROM event_counts ORDER BY 1');
+      expect(rows.map((r) => r['event'])).toEqual(EVENTS);
+    } finally {
+      await f.close();
+    }
   });
 });
