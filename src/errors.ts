@@ -63,10 +63,13 @@ export class RetriableApiError extends RetriableError {
   readonly status: number | undefined;
   /** Milliseconds the server asked us to wait (Retry-After or X-RateLimit-Reset), when it said. */
   readonly retryAfterMs: number | undefined;
+  /** What went wrong, without the request (the message is the request, then this). */
+  readonly reason: string;
 
   constructor(ctx: RequestContext, reason: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
     super(`${describe(ctx)} failed${opts.status ? ` with ${opts.status}` : ''}: ${reason}`, { cause: opts.cause });
     this.name = 'RetriableApiError';
+    this.reason = reason;
     this.context = ctx;
     this.status = opts.status;
     this.retryAfterMs = opts.retryAfterMs;
@@ -79,10 +82,13 @@ export class FatalApiError extends FatalError {
   readonly status: number | undefined;
   /** The parsed response body, when there was one (already scrubbed of credentials). */
   readonly body: unknown;
+  /** What went wrong, without the request (the message is the request, then this). */
+  readonly reason: string;
 
   constructor(ctx: RequestContext, reason: string, opts: { status?: number; body?: unknown; cause?: unknown } = {}) {
     super(`${describe(ctx)} failed${opts.status ? ` with ${opts.status}` : ''}: ${reason}`, { cause: opts.cause });
     this.name = 'FatalApiError';
+    this.reason = reason;
     this.context = ctx;
     this.status = opts.status;
     this.body = opts.body;

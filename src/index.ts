@@ -29,7 +29,7 @@ export type { Emulator, EmulatorOptions, EmulatorStats } from './emulator/server
 export type { SeriesFault, SeriesFaultMode, SeriesFaultRecord } from './emulator/series-faults.js';
 export type { KeyFileEntry } from './emulator/credentials.js';
 export { describeWorkspace } from './emulator/describe-workspace.js';
-export type { Restatement } from './emulator/analytics/analytics-workspace.js';
+export type { CanvasSummarySkew, Restatement } from './emulator/analytics/analytics-workspace.js';
 
 export { runPush } from './push/run-push.js';
 export type { PushResult, PushSummary, FailedRow } from './push/run-push.js';

@@ -4,7 +4,7 @@ import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, EVENTS_PAGE_SIZE, MAX_SERIES_LENGTH, type EndpointSpec } from './endpoints.js';
 import { paginatePageIndex } from './paginate-page-index.js';
-import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed, toNumber } from './response-shape.js';
+import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed, readNumber, type NumberKind } from './response-shape.js';
 import type { KpiMetric, SeriesUnit } from './types.js';
 import { FatalError } from '../errors.js';
 
@@ -47,12 +47,12 @@ function purchaseParams(q: PurchaseSeriesQuery): Record<string, string | number 
 
 /** GET /purchases/quantity_series → points of `purchase_quantity`. */
 export async function fetchPurchaseQuantity(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
-  return fetchSeries(client, ENDPOINTS.purchasesQuantitySeries, 'purchase_quantity', purchaseParams(q));
+  return fetchSeries(client, ENDPOINTS.purchasesQuantitySeries, 'purchase_quantity', purchaseParams(q), 'count');
 }
 
 /** GET /purchases/revenue_series → points of `revenue`. */
 export async function fetchRevenue(client: ApiClient, q: PurchaseSeriesQuery): Promise<SeriesPoint[]> {
-  return fetchSeries(client, ENDPOINTS.purchasesRevenueSeries, 'revenue', purchaseParams(q));
+  return fetchSeries(client, ENDPOINTS.purchasesRevenueSeries, 'revenue', purchaseParams(q), 'amount');
 }
 
 /** GET /sessions/data_series → points of `sessions`. */
@@ -62,13 +62,13 @@ export async function fetchSessions(client: ApiClient, q: SessionsSeriesQuery): 
     unit: checkUnit(q.unit),
     app_id: q.appId,
     segment_id: q.segmentId,
-  });
+  }, 'count');
 }
 
 /** GET /segments/data_series → daily points of `size`. */
 export async function fetchSegmentSize(client: ApiClient, q: SegmentSizeQuery): Promise<SeriesPoint[]> {
   checkStringParam('segmentId', q.segmentId);
-  return fetchSeries(client, ENDPOINTS.segmentsDataSeries, 'size', { segment_id: q.segmentId, ...windowQuery(q) });
+  return fetchSeries(client, ENDPOINTS.segmentsDataSeries, 'size', { segment_id: q.segmentId, ...windowQuery(q) }, 'count');
 }
 
 /** GET /events/list, page by page: each yield is one page of event names (at most EVENTS_PAGE_SIZE). */
@@ -109,25 +109,27 @@ async function fetchSeries(
   endpoint: EndpointSpec,
   valueField: string,
   query: Record<string, string | number | undefined>,
+  kind: NumberKind,
 ): Promise<SeriesPoint[]> {
   const call: ApiCall = { endpoint, query };
   const response = await client.request<unknown>(call);
-  return normalizeSeries(response.body, valueField, contextOf(call), response.status);
+  return normalizeSeries(response.body, valueField, contextOf(call), response.status, kind);
 }
 
-/** Checks a series body and maps each point to { time, value }; unknown extra fields are ignored. */
-export function normalizeSeries(body: unknown, valueField: string, ctx: ReturnType<typeof contextOf>, status?: number): SeriesPoint[] {
+/**
+ * Checks a series body and maps each point to { time, value }; unknown extra fields are ignored.
+ * @param kind what the values are: counts (whole numbers, BIGINT) or amounts (revenue). @default 'count'
+ */
+export function normalizeSeries(body: unknown, valueField: string, ctx: ReturnType<typeof contextOf>, status?: number, kind: NumberKind = 'count'): SeriesPoint[] {
   if (!isRecord(body) || !Array.isArray(body.data)) throw malformed(ctx, '`data` is missing or not an array', body, status);
   return body.data.map((point: unknown, i: number) => {
     if (!isRecord(point)) throw malformed(ctx, `data[${i}] is ${JSON.stringify(point)}, not an object`, body, status);
     if (typeof point.time !== 'string' || point.time.trim() === '') {
       throw malformed(ctx, `data[${i}] has no \`time\` string: ${JSON.stringify(point)}`, body, status);
     }
-    const value = toNumber(point[valueField]);
-    if (value === undefined) {
-      throw malformed(ctx, `data[${i}] (time ${point.time}) has a non-numeric \`${valueField}\`: ${JSON.stringify(point[valueField])}`, body, status);
-    }
-    return { time: point.time, value };
+    const read = readNumber(point[valueField], kind);
+    if ('problem' in read) throw malformed(ctx, `data[${i}] (time ${point.time}) field \`${valueField}\`: ${read.problem}`, body, status);
+    return { time: point.time, value: read.value };
   });
 }
 
@@ -145,7 +147,7 @@ export async function fetchEventCounts(client: ApiClient, q: EventCountsQuery): 
     unit: checkUnit(q.unit),
     app_id: q.appId,
     segment_id: q.segmentId,
-  });
+  }, 'count');
 }
 
 export interface KpiQuery {
@@ -167,5 +169,5 @@ const KPI_ENDPOINTS: Record<KpiMetric, EndpointSpec> = {
 export async function fetchKpi(client: ApiClient, q: KpiQuery): Promise<SeriesPoint[]> {
   const endpoint = KPI_ENDPOINTS[q.metric];
   if (endpoint === undefined) throw new FatalError(`Parameter metric must be one of ${Object.keys(KPI_ENDPOINTS).join(', ')}, got ${JSON.stringify(q.metric)}.`);
-  return fetchSeries(client, endpoint, q.metric, { ...windowQuery(q), app_id: q.appId });
+  return fetchSeries(client, endpoint, q.metric, { ...windowQuery(q), app_id: q.appId }, 'count');
 }

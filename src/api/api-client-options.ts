@@ -36,6 +36,18 @@ export type ClientEvent =
       attempt: number;
       reason: string;
       waitMs: number;
+    }
+  | {
+      /** A pool waits ANNOUNCE_WAIT_MS or more for budget; its requests resume at `resumesAt`. */
+      type: 'waiting';
+      pool: PoolId;
+      /** Requests the pool may send now (0 while it waits). */
+      remaining: number;
+      /** Epoch ms. */
+      resumesAt: number;
+      waitMs: number;
+      /** Why: the pool's own limit, the window the server declares, or the server's words (`X-RateLimit-Remaining: 0, …`). */
+      reason: string;
     };
 
 /** Counters of one client's life, for the run log and the benchmark. */
@@ -88,6 +100,24 @@ export interface ApiClientOptions {
    * @default 120000
    */
   maxRetryWaitMs?: number;
+  /**
+   * Largest response body read, in bytes. A body announced (Content-Length) or streamed past it is cancelled and the
+   * request fails at once, without a retry.
+   * @default 67108864 (64 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * Pages one paginated list (/events/list, /cdi/integrations) may have; a list still going at this page fails, naming
+   * the endpoint and the page, instead of spending the pool's budget on a server that never ends it.
+   * @default 500 (125,000 event names; half the hourly budget /events/list shares with the purchase series)
+   */
+  maxPages?: number;
+  /**
+   * Longest wait for a pool's budget (its window, the server's X-RateLimit-Reset, a 429's Retry-After). A longer wait
+   * fails at once with the server's advice quoted, instead of hanging; at most 24 h.
+   * @default the pool's own window + 5 minutes (65 min for hourly pools, 6 min for per-minute ones)
+   */
+  maxWaitMs?: number;
   /**
    * Requests in flight at once, across all pools.
    * @default DEFAULT_CONCURRENCY (8)

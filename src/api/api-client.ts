@@ -6,13 +6,18 @@ import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
 import type { ApiClientOptions, ClientEvent, ClientStats } from './api-client-options.js';
 import { DEFAULT_CONCURRENCY } from './api-client-options.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { credentialProblem } from './credential-rules.js';
 import type { EndpointSpec, PoolId } from './endpoints.js';
+import { normalizeBaseUrl } from './base-url.js';
+import { fillPath } from './endpoint-path.js';
 import { expectSuccess } from './expect-success.js';
-import type { PoolPermit } from './limit-pool.js';
+import { describeMs, type PoolPermit } from './limit-pool.js';
 import { Limiter } from './limiter.js';
-import { readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
+import { quoteHeaders, readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
+import { readCappedBody } from './read-body.js';
 import { isRecord } from './response-shape.js';
 import { SecretScrubber } from './secret-scrubber.js';
+import { showUrl } from './show-url.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { ConfigError, FatalApiError, FatalError, RetriableApiError, type RequestContext } from '../errors.js';
 
@@ -28,6 +33,14 @@ interface PreparedCall {
   resendCutShort: boolean;
   scim: boolean;
 }
+
+/** 64 MiB: the largest real answer (a year of hourly series) is a few MB. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * 500 pages: 125,000 event names at 250 a page, far past any workspace's catalogue, yet half of the 1,000 requests an
+ * hour that /events/list shares with the purchase series, so a list that never ends cannot starve them.
+ */
+export const DEFAULT_MAX_PAGES = 500;
 
 // Server text quoted in an error is cut here: enough to read the reason, not a whole HTML error page.
 const MAX_QUOTED_CHARS = 300;
@@ -46,6 +59,9 @@ export class ApiClient {
   readonly #maxRetryWaitMs: number;
   readonly #backoffBaseMs: number;
   readonly #backoffMaxMs: number;
+  readonly #maxBodyBytes: number;
+  /** Pages a paginated list may have before it is taken for a loop; read by the paginators. */
+  readonly maxPages: number;
   readonly #gate: ConcurrencyGate;
   readonly #fetch: typeof fetch;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -56,17 +72,15 @@ export class ApiClient {
   readonly #stats: ClientStats = { requestsSent: 0, retries: 0, retryWaitMs: 0, transportErrors: 0, byStatus: {}, succeeded: 0, failed: 0 };
 
   private constructor(opts: ApiClientOptions) {
-    this.baseUrl = normalizeBaseUrl(opts.baseUrl);
+    this.baseUrl = clientBaseUrl(opts.baseUrl);
     if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
       throw new ConfigError('apiKey', 'the REST API key is empty; pass the key of the workspace (it needs the permissions of the endpoints you call)');
     }
-    // A key with whitespace or control characters cannot travel in a header; fetch would reject it on every attempt.
-    if (/[\s\x00-\x1f\x7f]/.test(opts.apiKey)) {
-      throw new ConfigError('apiKey', 'contains whitespace or control characters; copy the key again without spaces or line breaks');
-    }
-    if (opts.scimToken !== undefined && /[\s\x00-\x1f\x7f]/.test(opts.scimToken)) {
-      throw new ConfigError('scimToken', 'contains whitespace or control characters; copy the token again without spaces or line breaks');
-    }
+    // A key fetch cannot put in a header would fail every attempt as a "connection failure"; a short one is a placeholder.
+    const keyProblem = credentialProblem(opts.apiKey);
+    if (keyProblem) throw new ConfigError('apiKey', `the REST API key ${keyProblem}`);
+    const tokenProblem = opts.scimToken === undefined ? undefined : credentialProblem(opts.scimToken);
+    if (tokenProblem) throw new ConfigError('scimToken', `the SCIM token ${tokenProblem}`);
     this.#apiKey = opts.apiKey;
     this.#scimToken = opts.scimToken;
     this.#requestOrigin = opts.requestOrigin;
@@ -75,13 +89,18 @@ export class ApiClient {
     this.#maxRetryWaitMs = nonNegative('maxRetryWaitMs', opts.maxRetryWaitMs ?? 120_000);
     this.#backoffBaseMs = nonNegative('backoffBaseMs', opts.backoffBaseMs ?? 500);
     this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
+    this.#maxBodyBytes = positive('maxBodyBytes', opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, true);
+    this.maxPages = positive('maxPages', opts.maxPages ?? DEFAULT_MAX_PAGES, true);
     this.#gate = new ConcurrencyGate(positive('concurrency', opts.concurrency ?? DEFAULT_CONCURRENCY, true));
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#sleep = opts.sleep ?? defaultSleep;
     this.#now = opts.now ?? Date.now;
     this.#onEvent = opts.onEvent;
     this.#scrubber = new SecretScrubber([opts.apiKey, opts.scimToken]);
-    this.limiter = new Limiter({ now: this.#now, sleep: this.#sleep }, opts.pools ?? {}, this.#closing.signal);
+    this.limiter = new Limiter({ now: this.#now, sleep: this.#sleep }, opts.pools ?? {}, this.#closing.signal, {
+      ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+      onWait: (wait) => this.#emit({ type: 'waiting', ...wait }),
+    });
     // Every request in flight (and every waiting one) listens on the closing signal; more than Node's default 10 is normal.
     setMaxListeners(0, this.#closing.signal);
   }
@@ -118,7 +137,7 @@ export class ApiClient {
           minTimeout: 0,
           shouldRetry: async ({ error, attemptNumber }) => {
             if (!(error instanceof RetriableApiError)) return false;
-            const wait = this.#retryWait(error, attemptNumber, waited);
+            const wait = this.#retryWait(error, attemptNumber, waited, prepared.endpoint.pool);
             if (wait === undefined) throw this.#budgetExhausted(prepared, error, attemptNumber, waited);
             waited += wait;
             this.#stats.retries++;
@@ -237,8 +256,23 @@ export class ApiClient {
       throw failure;
     }
     try {
-      text = await response.text();
+      const read = await readCappedBody(response, this.#maxBodyBytes);
+      if ('tooLarge' in read) {
+        this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
+        this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
+        const { declared, readBytes } = read.tooLarge;
+        const size = declared !== undefined ? `announces ${declared} bytes (Content-Length)` : `passed ${readBytes} bytes while streaming`;
+        const failure = new FatalApiError(
+          p.ctx,
+          `the ${response.status} response body ${size}, over maxBodyBytes=${this.#maxBodyBytes}; refused without reading the rest and not retried — no real answer is that large, so check the base URL, or raise maxBodyBytes if it is genuine`,
+          { status: response.status },
+        );
+        finished(response.status, failure);
+        throw new AbortError(failure);
+      }
+      text = read.text;
     } catch (error) {
+      if (error instanceof AbortError) throw error;
       if (!p.resendCutShort && response.status >= 200 && response.status < 300 && !this.#closing.signal.aborted) {
         this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
         this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
@@ -272,14 +306,25 @@ export class ApiClient {
       // X-RateLimit-Reset is the end of the pool's window: advice for a 429, not for a 5xx (which would then wait up to an
       // hour, past the retry budget, for a fault that a short backoff cures).
       const retryAfterMs = readRetryAfterMs(response.headers, now, status === 429);
-      if (status === 429 && retryAfterMs !== undefined) this.limiter.blockUntil(p.endpoint.pool, now + retryAfterMs);
+      if (status === 429 && retryAfterMs !== undefined) {
+        this.limiter.blockUntil(p.endpoint.pool, now + retryAfterMs, quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Reset']));
+      }
       const said = serverSays(parseJson(text), text);
-      const reason = status === 429 ? `rate limited by the server (limit pool "${p.endpoint.pool}")` : 'server error';
+      const advice = status === 429 ? quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) : undefined;
+      const reason = status === 429 ? `rate limited by the server (limit pool "${p.endpoint.pool}"${advice ? `; ${advice}` : ''})` : 'server error';
       throw new RetriableApiError(p.ctx, `${reason}${said ? `: ${said}` : ''}`, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
     }
     if (status >= 200 && status < 300) {
       if (text.trim() === '') return undefined as T;
       const body = parseJson(text);
+      const notJson = notJsonAnswer(response.headers.get('content-type'), text, body !== NOT_JSON);
+      if (notJson) {
+        throw new FatalApiError(
+          p.ctx,
+          `the server answered ${notJson} to ${p.method} ${p.ctx.endpoint} — is the base URL right? It must be the REST address of the instance (e.g. https://rest.example.com), not a dashboard or proxy page: ${quote(text)}`,
+          { status },
+        );
+      }
       if (body === NOT_JSON) {
         if (!p.resendCutShort) return undefined as T;
         throw new RetriableApiError(p.ctx, `the ${status} response body is not complete JSON (truncated?): ${quote(text)}`, { status });
@@ -326,9 +371,13 @@ export class ApiClient {
     return new RetriableApiError(p.ctx, `${what} (connection failed: ${this.#scrubber.scrub(String(detail))})`);
   }
 
-  /** Wait before the next attempt, or undefined when it does not fit the retry budget. */
-  #retryWait(error: RetriableApiError, attempt: number, waited: number): number | undefined {
-    const left = this.#maxRetryWaitMs - waited;
+  /**
+   * Wait before the next attempt, or undefined when it does not fit the budget: `maxRetryWaitMs`, or for a 429's own
+   * advice the pool's `--max-wait` when that is longer (a server asking for a ten-minute pause is obeyed, not given up on).
+   */
+  #retryWait(error: RetriableApiError, attempt: number, waited: number, pool: PoolId): number | undefined {
+    const advised = error.status === 429 && error.retryAfterMs !== undefined;
+    const left = (advised ? Math.max(this.#maxRetryWaitMs, this.limiter.maxWaitMs(pool)) : this.#maxRetryWaitMs) - waited;
     const backoff = Math.min(this.#backoffMaxMs, this.#backoffBaseMs * 2 ** (attempt - 1));
     // Jitter spreads the retries of concurrent requests so they do not hit the server in lockstep.
     const jittered = Math.round(backoff * (0.5 + Math.random() * 0.5));
@@ -344,10 +393,11 @@ export class ApiClient {
 
   #budgetExhausted(p: PreparedCall, error: RetriableApiError, attempts: number, waited: number): RetriableApiError {
     const asked = error.retryAfterMs !== undefined ? `the server asked to wait ${error.retryAfterMs} ms, ` : '';
+    const maxWait = error.status === 429 && error.retryAfterMs !== undefined ? `; a 429's advice may use up to --max-wait, ${describeMs(this.limiter.maxWaitMs(p.endpoint.pool))}` : '';
     return this.#giveUp(
       p,
       error,
-      `${attempts} attempt${attempts === 1 ? '' : 's'} made; ${asked}which would exceed the retry wait budget (maxRetryWaitMs=${this.#maxRetryWaitMs}, ${waited} ms already waited)`,
+      `${attempts} attempt${attempts === 1 ? '' : 's'} made; ${asked}which would exceed the retry wait budget (maxRetryWaitMs=${this.#maxRetryWaitMs}, ${waited} ms already waited${maxWait})`,
     );
   }
 
@@ -401,18 +451,28 @@ function serverSays(body: unknown, text: string): string {
   return text.trim() === '' ? '' : `server said ${quote(text)}`;
 }
 
+/**
+ * Names a 2xx answer that is not JSON (`HTML (text/html)`, `text/plain, not JSON`), or undefined when it may be JSON.
+ * A missing Content-Type is accepted (independent servers omit it), and so is a wrong one over a body that parses.
+ */
+function notJsonAnswer(contentType: string | null, text: string, parses: boolean): string | undefined {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const looksHtml = /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
+  if (type === 'text/html' || type === 'application/xhtml+xml') return `HTML (${type})`;
+  if (type === '' || /^(application|text)\/(x-)?json$/.test(type) || type.endsWith('+json')) {
+    return looksHtml && !parses ? `HTML${type === '' ? ' (no Content-Type)' : ` under ${type}`}` : undefined;
+  }
+  return parses ? undefined : `${type}, not JSON`;
+}
+
 function quote(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return JSON.stringify(flat.length > MAX_QUOTED_CHARS ? `${flat.slice(0, MAX_QUOTED_CHARS)}…` : flat);
 }
 
+/** Events want the reason alone, without the request the message starts with. */
 function reasonOf(error: Error): string {
-  if (!(error instanceof RetriableApiError || error instanceof FatalApiError)) return error.message;
-  // API errors read "<METHOD> <path> <params> failed[ with N]: <reason>" (src/errors.ts); events want the reason alone.
-  const { method, endpoint, params } = error.context;
-  const shown = params && Object.keys(params).length > 0 ? ` ${JSON.stringify(params)}` : '';
-  const prefix = `${method} ${endpoint}${shown} failed${error.status ? ` with ${error.status}` : ''}: `;
-  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  return error instanceof RetriableApiError || error instanceof FatalApiError ? error.reason : error.message;
 }
 
 function describeCall(p: PreparedCall): string {
@@ -423,31 +483,15 @@ function eventBase(p: PreparedCall): { endpoint: string; method: EndpointSpec['m
   return { endpoint: p.endpoint.name, method: p.method, path: p.ctx.endpoint, pool: p.endpoint.pool };
 }
 
-function fillPath(endpoint: EndpointSpec, params: Record<string, string>): string {
-  return endpoint.path.replace(/:([A-Za-z_]+)/g, (_match, name: string) => {
-    const value = params[name];
-    if (value === undefined || value === '') {
-      throw new ConfigError(`pathParams.${name}`, `${endpoint.method} ${endpoint.path} needs a value for :${name}; pass it in pathParams`);
-    }
-    return encodeURIComponent(value);
-  });
-}
-
 function queryText(value: Exclude<QueryValue, undefined>): string {
   return typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
 }
 
-function normalizeBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('baseUrl', `"${raw}" is not a URL; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('baseUrl', `"${raw}" must start with http:// or https://`);
-  if (url.search || url.hash) throw new ConfigError('baseUrl', `"${raw}" must not carry a query or fragment; give only scheme, host and optional path prefix`);
-  if (url.username || url.password) throw new ConfigError('baseUrl', 'must not carry credentials; pass the API key as apiKey');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+/** The base URL by the one rule (src/api/base-url.ts), refused as a ConfigError naming the option. */
+function clientBaseUrl(raw: string): string {
+  const checked = normalizeBaseUrl(raw);
+  if (!checked.ok) throw new ConfigError('baseUrl', `${showUrl(raw)} ${checked.reason}; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`);
+  return checked.url;
 }
 
 function positive(name: string, value: number, integer: boolean): number {

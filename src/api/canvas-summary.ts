@@ -3,7 +3,7 @@
 import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, MAX_CANVAS_SUMMARY_DAYS } from './endpoints.js';
-import { checkStringParam, contextOf, isRecord, malformed, toNumber } from './response-shape.js';
+import { checkStringParam, contextOf, isRecord, malformed, readNumber, type NumberKind } from './response-shape.js';
 import type { CanvasChannelMessageStats, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from './types.js';
 import { FatalError, type RequestContext } from '../errors.js';
 
@@ -67,9 +67,10 @@ export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, statu
  * summary, or one day of a data series. `fail` throws with the whole body attached.
  */
 export function normalizeCanvasStats(data: Record<string, unknown>, where: string, fail: (what: string) => never): Omit<CanvasDataSummary, 'name'> {
-  const num = (obj: Record<string, unknown>, field: string, at: string): number => {
-    const n = toNumber(obj[field]);
-    return n ?? fail(`${at}.${field} is ${JSON.stringify(obj[field])}, not a number`);
+  // Every figure of a summary is a count (BIGINT) except revenue, an amount, read with `kind` 'amount'.
+  const num = (obj: Record<string, unknown>, field: string, at: string, kind: NumberKind = 'count'): number => {
+    const read = readNumber(obj[field], kind);
+    return 'value' in read ? read.value : fail(`${at}.${field}: ${read.problem}`);
   };
   const name = (obj: Record<string, unknown>, at: string): string =>
     typeof obj.name === 'string' ? obj.name : fail(`${at}.name is ${JSON.stringify(obj.name)}, not a string`);
@@ -78,7 +79,7 @@ export function normalizeCanvasStats(data: Record<string, unknown>, where: strin
   const total = data.total_stats;
   const summary: Omit<CanvasDataSummary, 'name'> = {
     total_stats: {
-      revenue: num(total, 'revenue', `${where}.total_stats`),
+      revenue: num(total, 'revenue', `${where}.total_stats`, 'amount'),
       conversions: num(total, 'conversions', `${where}.total_stats`),
       conversions_by_entry_time: num(total, 'conversions_by_entry_time', `${where}.total_stats`),
       entries: num(total, 'entries', `${where}.total_stats`),
@@ -91,7 +92,7 @@ export function normalizeCanvasStats(data: Record<string, unknown>, where: strin
     for (const [id, v] of Object.entries(data.variant_stats)) {
       const at = `${where}.variant_stats.${id}`;
       if (!isRecord(v)) return fail(`${at} is not an object`);
-      variants[id] = { name: name(v, at), revenue: num(v, 'revenue', at), conversions: num(v, 'conversions', at), entries: num(v, 'entries', at) };
+      variants[id] = { name: name(v, at), revenue: num(v, 'revenue', at, 'amount'), conversions: num(v, 'conversions', at), entries: num(v, 'entries', at) };
     }
     summary.variant_stats = variants;
   }
@@ -116,7 +117,7 @@ export function normalizeCanvasStats(data: Record<string, unknown>, where: strin
       }
       steps[id] = {
         name: name(s, at),
-        revenue: num(s, 'revenue', at),
+        revenue: num(s, 'revenue', at, 'amount'),
         conversions: num(s, 'conversions', at),
         conversions_by_entry_time: num(s, 'conversions_by_entry_time', at),
         messages,

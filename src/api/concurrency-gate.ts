@@ -11,9 +11,6 @@ export class ConcurrencyGate {
     this.#max = max;
   }
 
-  get active(): number {
-    return this.#active;
-  }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.#active >= this.#max) {

@@ -109,6 +109,16 @@ export const ENDPOINTS = {
   kpiNewUsersDataSeries: { name: 'kpiNewUsersDataSeries', method: 'GET', path: '/kpi/new_users/data_series', pool: 'default', credential: 'api_key', permission: 'kpi.new_users.data_series' },
   kpiUninstallsDataSeries: { name: 'kpiUninstallsDataSeries', method: 'GET', path: '/kpi/uninstalls/data_series', pool: 'default', credential: 'api_key', permission: 'kpi.uninstalls.data_series' },
   canvasDataSeries: { name: 'canvasDataSeries', method: 'GET', path: '/canvas/data_series', pool: 'default', credential: 'api_key', permission: 'canvas.data_series' },
+  canvasList: { name: 'canvasList', method: 'GET', path: '/canvas/list', pool: 'default', credential: 'api_key', permission: 'canvas.list' },
+  campaignsList: { name: 'campaignsList', method: 'GET', path: '/campaigns/list', pool: 'default', credential: 'api_key', permission: 'campaigns.list' },
+  campaignsDetails: { name: 'campaignsDetails', method: 'GET', path: '/campaigns/details', pool: 'default', credential: 'api_key', permission: 'campaigns.details' },
+  campaignsDataSeries: { name: 'campaignsDataSeries', method: 'GET', path: '/campaigns/data_series', pool: 'default', credential: 'api_key', permission: 'campaigns.data_series' },
+  segmentsList: { name: 'segmentsList', method: 'GET', path: '/segments/list', pool: 'default', credential: 'api_key', permission: 'segments.list' },
+  segmentsDetails: { name: 'segmentsDetails', method: 'GET', path: '/segments/details', pool: 'default', credential: 'api_key', permission: 'segments.details' },
+  // The platform documents product_list as sharing the 1,000-per-hour pool of the purchase series and the events list.
+  purchasesProductList: { name: 'purchasesProductList', method: 'GET', path: '/purchases/product_list', pool: 'purchases_events', credential: 'api_key', permission: 'purchases.product_list' },
+  emailTemplatesList: { name: 'emailTemplatesList', method: 'GET', path: '/templates/email/list', pool: 'default', credential: 'api_key', permission: 'templates.email.list' },
+  contentBlocksList: { name: 'contentBlocksList', method: 'GET', path: '/content_blocks/list', pool: 'default', credential: 'api_key', permission: 'content_blocks.list' },
 } as const satisfies Record<string, EndpointSpec>;
 
 export type EndpointName = keyof typeof ENDPOINTS;
@@ -126,3 +136,17 @@ export const MAX_CANVAS_DATA_SERIES_DAYS = 14;
 /** Page sizes (section 4). */
 export const EVENTS_PAGE_SIZE = 250;
 export const CDI_PAGE_SIZE = 10;
+/** Page size of `/canvas/list`, `/campaigns/list` and `/segments/list` (`page` is 0-based; a short page ends the list). */
+export const CANVAS_LIST_PAGE_SIZE = 100;
+export const CAMPAIGNS_LIST_PAGE_SIZE = 100;
+export const SEGMENTS_LIST_PAGE_SIZE = 100;
+/**
+ * Page size of `/purchases/product_list`. The platform does not document it; the emulator chooses 10 (docs/emulator.md),
+ * so a client must not assume a size: it reads pages until one is empty or shorter than the first.
+ */
+export const PRODUCT_LIST_PAGE_SIZE = 10;
+/** `limit` of `/templates/email/list` and `/content_blocks/list`: default and largest value. */
+export const METADATA_LIST_DEFAULT_LIMIT = 100;
+export const METADATA_LIST_MAX_LIMIT = 1_000;
+/** Largest `length` of `/campaigns/data_series` (days). */
+export const MAX_CAMPAIGN_SERIES_LENGTH = 100;

@@ -10,6 +10,31 @@ export interface LimiterClock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** A wait for budget long enough to tell the user about. */
+export interface PoolWait {
+  pool: PoolId;
+  /** Requests the pool may still send now (0 while it waits for its window). */
+  remaining: number;
+  /** Epoch ms when requests resume. */
+  resumesAt: number;
+  waitMs: number;
+  /** Why, with the server's words when they are the cause. */
+  reason: string;
+}
+
+/** How long a pool may wait, and who hears about long waits. */
+export interface PoolWaitPolicy {
+  /** Longest wait for budget; a longer one fails at once. @default the pool's window + DEFAULT_MAX_WAIT_SLACK_MS */
+  maxWaitMs?: number;
+  /** Told of every wait of ANNOUNCE_WAIT_MS or more. @default none */
+  onWait?: (wait: PoolWait) => void;
+}
+
+/** A wait for budget this long or longer is announced (TTY line, JSON event). */
+export const ANNOUNCE_WAIT_MS = 5_000;
+/** The default cap on a wait for budget is the pool's own window plus this: the longest wait a well-behaved server asks. */
+export const DEFAULT_MAX_WAIT_SLACK_MS = 5 * 60_000;
+
 /** A granted slot of a pool. Hand it back with `release()` once the response (or failure) is in. */
 export interface PoolPermit {
   readonly pool: PoolId;
@@ -38,6 +63,8 @@ export interface PoolSnapshot {
 interface ServerView {
   remaining: number;
   expiresAt: number;
+  /** The headers that set this view, quoted in messages. */
+  said: string | undefined;
 }
 
 interface Waiter {
@@ -66,14 +93,26 @@ export class LimitPoolQueue {
   #wakeOnRelease: (() => void) | undefined;
   #server: ServerView | undefined;
   #serverLimit: number | undefined;
+  // The window the server's X-RateLimit-Limit counts over, as far as its reset times show (a gateway may count per
+  // second where the spec says per hour); undefined until a response says limit and reset together.
+  #serverWindowMs: number | undefined;
   #blockedUntil = 0;
+  #blockedBecause: string | undefined;
+  // Until a first answer tells the server's limit and window, one request goes alone: a gateway counting 10 per second
+  // would otherwise meet a burst of the pool's whole hourly budget and answer most of it with 429.
+  #heardFromServer = false;
+  /** Longest wait for budget (`--max-wait`); a 429's Retry-After is honoured up to it too. */
+  readonly maxWaitMs: number;
+  readonly #onWait: ((wait: PoolWait) => void) | undefined;
 
-  constructor(pool: { id: PoolId; limit: number; windowMs: number }, clock: LimiterClock, signal?: AbortSignal) {
+  constructor(pool: { id: PoolId; limit: number; windowMs: number }, clock: LimiterClock, signal?: AbortSignal, policy: PoolWaitPolicy = {}) {
     this.id = pool.id;
     this.#configuredLimit = pool.limit;
     this.windowMs = pool.windowMs;
     this.#clock = clock;
     this.#signal = signal;
+    this.maxWaitMs = policy.maxWaitMs ?? pool.windowMs + DEFAULT_MAX_WAIT_SLACK_MS;
+    this.#onWait = policy.onWait;
   }
 
   /** Waits (in this pool's own queue) until the pool can afford one more request, then counts it as in flight. */
@@ -88,7 +127,16 @@ export class LimitPoolQueue {
   /** Takes the server's view of this pool into account; called with the permit of the request whose response said it. */
   observe(permit: PoolPermit, advice: RateLimitAdvice): void {
     const now = this.#clock.now();
-    if (advice.limit !== undefined && advice.limit > 0) this.#serverLimit = advice.limit;
+    this.#heardFromServer = true;
+    if (advice.limit !== undefined && advice.limit > 0) {
+      this.#serverLimit = advice.limit;
+      if (advice.resetAt !== undefined && advice.resetAt > now) {
+        // The longest time to a reset seen so far is the best lower bound of the server's window (whole seconds, as
+        // servers round); never longer than our own, so an absurd reset cannot stretch the local count.
+        const span = Math.min(this.windowMs, Math.ceil((advice.resetAt - now) / 1000) * 1000);
+        this.#serverWindowMs = Math.max(this.#serverWindowMs ?? 0, span);
+      }
+    }
     if (advice.remaining === undefined) return;
     // Requests sent after this one may have reached the server before it counted; assume they were not counted.
     let sentLater = 0;
@@ -96,16 +144,24 @@ export class LimitPoolQueue {
     const remaining = advice.remaining - sentLater;
     const expiresAt = advice.resetAt ?? now + this.windowMs;
     const current = this.#currentServerView(now);
-    if (current === undefined || expiresAt > current.expiresAt + SAME_WINDOW_TOLERANCE_MS) {
-      this.#server = { remaining, expiresAt };
-    } else if (expiresAt >= current.expiresAt - SAME_WINDOW_TOLERANCE_MS) {
+    const tolerance = Math.min(SAME_WINDOW_TOLERANCE_MS, (this.#serverWindowMs ?? this.windowMs) / 2);
+    if (current === undefined || expiresAt > current.expiresAt + tolerance) {
+      this.#server = { remaining, expiresAt, said: advice.said };
+    } else if (expiresAt >= current.expiresAt - tolerance) {
       current.remaining = Math.min(current.remaining, remaining);
+      current.said = advice.said ?? current.said;
     }
   }
 
-  /** Holds every request of this pool until the given epoch ms (a 429 told us the server's budget is spent). */
-  blockUntil(until: number): void {
-    this.#blockedUntil = Math.max(this.#blockedUntil, until);
+  /**
+   * Holds every request of this pool until the given epoch ms (a 429 told us the server's budget is spent).
+   * @param because the server's words (`Retry-After: 120`), quoted if the hold is announced or refused.
+   */
+  blockUntil(until: number, because?: string): void {
+    if (until > this.#blockedUntil) {
+      this.#blockedUntil = until;
+      this.#blockedBecause = because;
+    }
   }
 
   snapshot(): PoolSnapshot {
@@ -131,7 +187,25 @@ export class LimitPoolQueue {
   }
 
   #limit(): number {
-    return Math.min(this.#configuredLimit, this.#serverLimit ?? Infinity);
+    // A limit the server counts over a shorter window than ours is checked over that window (#serverCountWait), not ours.
+    const serverOverOurWindow = this.#serverLimit !== undefined && (this.#serverWindowMs ?? this.windowMs) >= this.windowMs;
+    return Math.min(this.#configuredLimit, serverOverOurWindow ? (this.#serverLimit as number) : Infinity);
+  }
+
+  /** Milliseconds until the server's own (shorter) window has room, 0 when it has, by our count of what we sent. */
+  #serverCountWait(now: number): number | 'release' {
+    const limit = this.#serverLimit;
+    const window = this.#serverWindowMs;
+    if (limit === undefined || window === undefined || window >= this.windowMs) return 0;
+    // #finished is sorted; the requests completed within the last `window` are its tail.
+    let first = this.#finished.length;
+    while (first > this.#head && (this.#finished[first - 1] as number) + window > now) first--;
+    const counted = this.#finished.length - first;
+    if (this.#inFlight.size + counted < limit) return 0;
+    if (counted === 0) return 'release';
+    const needed = this.#inFlight.size + counted - limit + 1;
+    const freedAt = this.#finished[first + Math.min(needed, counted) - 1] as number;
+    return Math.max(1, freedAt + window - now);
   }
 
   #currentServerView(now: number): ServerView | undefined {
@@ -148,16 +222,33 @@ export class LimitPoolQueue {
     }
   }
 
-  /** Milliseconds until the next request may go, 0 when it may go now, or 'release' when only a completion can help. */
-  #waitNeeded(now: number): number | 'release' {
+  /**
+   * Milliseconds until the next request may go and why, 0 when it may go now, or 'release' when only a completion can
+   * help (every counted request is still in flight).
+   */
+  #waitNeeded(now: number): { ms: number; reason: string } | 0 | 'release' {
     this.#prune(now);
-    if (this.#blockedUntil > now) return this.#blockedUntil - now;
+    if (this.#blockedUntil > now) {
+      return { ms: this.#blockedUntil - now, reason: `the server answered 429${this.#blockedBecause ? ` with ${this.#blockedBecause}` : ''}` };
+    }
     const server = this.#currentServerView(now);
-    if (server && server.remaining <= 0) return Math.max(1, server.expiresAt - now);
+    if (server && server.remaining <= 0) {
+      return { ms: Math.max(1, server.expiresAt - now), reason: `the server said ${server.said ?? 'its budget is spent'}` };
+    }
+    if (!this.#heardFromServer && this.#inFlight.size > 0) return 'release';
     const counted = this.#finished.length - this.#head;
-    if (this.#inFlight.size + counted < this.#limit()) return 0;
-    if (counted === 0) return 'release';
-    return Math.max(1, (this.#finished[this.#head] as number) + this.windowMs - now);
+    if (this.#inFlight.size + counted >= this.#limit()) {
+      if (counted === 0) return 'release';
+      const ms = Math.max(1, (this.#finished[this.#head] as number) + this.windowMs - now);
+      return { ms, reason: `${this.#limit()} requests per ${describeMs(this.windowMs)} already sent (the pool's limit)` };
+    }
+    const serverWait = this.#serverCountWait(now);
+    if (serverWait === 'release') return 'release';
+    if (serverWait > 0) {
+      const limit = this.#serverLimit as number;
+      return { ms: serverWait, reason: `${limit} requests per ${describeMs(this.#serverWindowMs as number)} already sent (the window the server declares)` };
+    }
+    return 0;
   }
 
   #grant(): PoolPermit {
@@ -186,7 +277,8 @@ export class LimitPoolQueue {
     try {
       while (this.#waiters.length > 0) {
         if (this.#signal?.aborted) throw closedError(this.id);
-        const wait = this.#waitNeeded(this.#clock.now());
+        const now = this.#clock.now();
+        const wait = this.#waitNeeded(now);
         if (wait === 0) {
           (this.#waiters.shift() as Waiter).resolve(this.#grant());
         } else if (wait === 'release') {
@@ -194,7 +286,15 @@ export class LimitPoolQueue {
             this.#wakeOnRelease = resolve;
           });
         } else {
-          await this.#clock.sleep(wait, this.#signal);
+          if (wait.ms > this.maxWaitMs) {
+            // Every waiter would meet the same wall: fail them all now rather than one per wake-up.
+            this.rejectWaiting(this.#tooLong(wait, now));
+            continue;
+          }
+          if (wait.ms >= ANNOUNCE_WAIT_MS) {
+            this.#onWait?.({ pool: this.id, remaining: 0, resumesAt: now + wait.ms, waitMs: wait.ms, reason: wait.reason });
+          }
+          await this.#clock.sleep(wait.ms, this.#signal);
         }
       }
     } catch (error) {
@@ -203,6 +303,23 @@ export class LimitPoolQueue {
       this.#pumping = false;
     }
   }
+  #tooLong(wait: { ms: number; reason: string }, now: number): FatalError {
+    const resumes = now + wait.ms;
+    const when = Number.isFinite(resumes) && Math.abs(resumes) <= 8.64e15 ? new Date(resumes).toISOString() : 'never';
+    return new FatalError(
+      `limit pool "${this.id}": ${wait.reason}; the next request could go at ${when}, a wait of ${describeMs(wait.ms)}, over the longest wait allowed (--max-wait, maxWaitMs: ${describeMs(this.maxWaitMs)}); no request was sent — retry later, or raise --max-wait if the server's advice is right`,
+    );
+  }
+}
+
+/** `250 ms`, `45 s`, `12 min`, `3.5 h`, `40 days` — enough precision for a person. */
+export function describeMs(ms: number): string {
+  if (!Number.isFinite(ms)) return 'for ever';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 2 * 86_400_000) return `${Math.round(ms / 360_000) / 10} h`;
+  return `${Math.round(ms / 86_400_000)} days`;
 }
 
 function closedError(pool: PoolId): FatalError {

@@ -1,7 +1,7 @@
 // The client-side limiter: one independent queue per limit pool of spec section 8, so endpoints that share a limit share
 // a budget and a pool waiting for its window never holds up another pool.
 import { LIMIT_POOLS, type PoolId } from './endpoints.js';
-import { LimitPoolQueue, type LimiterClock, type PoolPermit, type PoolSnapshot } from './limit-pool.js';
+import { LimitPoolQueue, type LimiterClock, type PoolPermit, type PoolSnapshot, type PoolWaitPolicy } from './limit-pool.js';
 import type { RateLimitAdvice } from './rate-limit-headers.js';
 import { ConfigError } from '../errors.js';
 
@@ -15,11 +15,23 @@ export interface PoolOverride {
 
 export type PoolOverrides = Partial<Record<PoolId, PoolOverride>>;
 
+/** The longest --max-wait accepted: a day covers every pool's window (SCIM counts per day). */
+export const MAX_WAIT_LIMIT_MS = 24 * 3_600_000;
+
+/** A pool's limit and window with the overrides applied: one rule for the limiter and the duration estimate. */
+export function effectivePool(pool: PoolId, overrides: PoolOverrides): { limit: number; windowMs: number } {
+  const o = overrides[pool];
+  return { limit: o?.limit ?? LIMIT_POOLS[pool].limit, windowMs: o?.windowMs ?? LIMIT_POOLS[pool].windowMs };
+}
+
 /** Per-pool budgets shared by every request of one client. */
 export class Limiter {
   readonly #pools: Map<PoolId, LimitPoolQueue>;
 
-  constructor(clock: LimiterClock, overrides: PoolOverrides = {}, signal?: AbortSignal) {
+  constructor(clock: LimiterClock, overrides: PoolOverrides = {}, signal?: AbortSignal, policy: PoolWaitPolicy = {}) {
+    if (policy.maxWaitMs !== undefined && (!Number.isFinite(policy.maxWaitMs) || policy.maxWaitMs < 0 || policy.maxWaitMs > MAX_WAIT_LIMIT_MS)) {
+      throw new ConfigError('maxWaitMs', `must be a number of milliseconds from 0 to ${MAX_WAIT_LIMIT_MS} (24 h), got ${String(policy.maxWaitMs)}`);
+    }
     for (const [id, override] of Object.entries(overrides)) {
       if (!(id in LIMIT_POOLS)) {
         throw new ConfigError(`pools.${id}`, `unknown limit pool "${id}"; use one of ${Object.keys(LIMIT_POOLS).join(', ')}`);
@@ -34,9 +46,7 @@ export class Limiter {
     }
     this.#pools = new Map(
       Object.values(LIMIT_POOLS).map((pool) => {
-        const override = overrides[pool.id];
-        const spec = { id: pool.id, limit: override?.limit ?? pool.limit, windowMs: override?.windowMs ?? pool.windowMs };
-        return [pool.id, new LimitPoolQueue(spec, clock, signal)] as const;
+        return [pool.id, new LimitPoolQueue({ id: pool.id, ...effectivePool(pool.id, overrides) }, clock, signal, policy)] as const;
       }),
     );
   }
@@ -52,8 +62,13 @@ export class Limiter {
   }
 
   /** Holds every request of a pool until an epoch ms (after a 429 that said how long). */
-  blockUntil(pool: PoolId, until: number): void {
-    this.#pool(pool).blockUntil(until);
+  blockUntil(pool: PoolId, until: number, because?: string): void {
+    this.#pool(pool).blockUntil(until, because);
+  }
+
+  /** The longest wait a pool accepts (`--max-wait`, or its window + 5 minutes). */
+  maxWaitMs(pool: PoolId): number {
+    return this.#pool(pool).maxWaitMs;
   }
 
   /** Used, remaining and reset time of every pool. */

@@ -4,13 +4,13 @@ import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS } from './endpoints.js';
 import { paginateLink } from './paginate-link.js';
-import { checkStringParam, contextOf, isRecord, malformed } from './response-shape.js';
+import { checkStringParam, contextOf, isRecord, malformed, readNumber } from './response-shape.js';
 import type { CanvasDetails, ContentBlock, DataIntegration, EmailTemplate } from './types.js';
 
 /** GET /cdi/integrations, following `rel="next"` links: each yield is one page (at most CDI_PAGE_SIZE integrations). */
 export async function* listDataIntegrations(client: ApiClient): AsyncGenerator<DataIntegration[]> {
   const call: ApiCall = { endpoint: ENDPOINTS.cdiIntegrations };
-  for await (const response of paginateLink<unknown>(client, call)) {
+  for await (const response of paginateLink<unknown>(client, call, { itemsOf: (body) => (isRecord(body) && Array.isArray(body.results) ? body.results : []) })) {
     const ctx = { ...contextOf(call), params: Object.fromEntries(new URL(response.url).searchParams) };
     const body = response.body;
     if (!isRecord(body) || !Array.isArray(body.results)) throw malformed(ctx, '`results` is missing or not an array', body, response.status);
@@ -42,11 +42,14 @@ export async function fetchEmailTemplate(client: ApiClient, emailTemplateId: str
 /** GET /content_blocks/info?content_block_id=…&include_inclusion_data=true|false (sent literally, as the spec asks). */
 export async function fetchContentBlock(client: ApiClient, contentBlockId: string, includeInclusionData: boolean): Promise<ContentBlock> {
   checkStringParam('contentBlockId', contentBlockId);
-  return fetchRecord<ContentBlock>(
-    client,
-    { endpoint: ENDPOINTS.contentBlockInfo, query: { content_block_id: contentBlockId, include_inclusion_data: includeInclusionData } },
-    ['content_block_id', 'name'],
-  );
+  const call: ApiCall = { endpoint: ENDPOINTS.contentBlockInfo, query: { content_block_id: contentBlockId, include_inclusion_data: includeInclusionData } };
+  const block = await fetchRecord<ContentBlock>(client, call, ['content_block_id', 'name']);
+  const count: unknown = block.inclusion_count;
+  if (count !== undefined && count !== null) {
+    const read = readNumber(count, 'count');
+    if ('problem' in read) throw malformed(contextOf(call), `field inclusion_count: ${read.problem}`, block);
+  }
+  return block;
 }
 
 async function fetchRecord<T>(client: ApiClient, call: ApiCall, requiredStrings: readonly string[]): Promise<T> {

@@ -3,6 +3,7 @@
 import type { ApiCall, ApiResponse } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { findLink } from './link-header.js';
+import { PageGuard } from './page-guard.js';
 import { FatalError } from '../errors.js';
 
 /**
@@ -30,20 +31,34 @@ export function resolveNextLink(target: string, baseUrl: string, currentUrl: str
   return resolved.href;
 }
 
+/** How a Link-paginated list is read. */
+export interface LinkPaginationOptions<T> {
+  /**
+   * The items of a page's body, to recognise a page of items already seen; a malformed body may give `[]`.
+   * @default none (only repeated links and cursors, and maxPages, end a loop)
+   */
+  itemsOf?(body: T): readonly unknown[];
+}
+
 /**
  * Yields every page of a Link-paginated endpoint, starting with `call`. Throws FatalError when a page links to a URL
- * (or a cursor) already fetched, which would otherwise loop for ever.
+ * (or a cursor) already fetched, when a page holds only items of earlier pages (new cursors over old items), or when
+ * the list passes the client's `maxPages`: each would otherwise loop for ever.
  */
-export async function* paginateLink<T>(client: ApiClient, call: ApiCall): AsyncGenerator<ApiResponse<T>> {
+export async function* paginateLink<T>(client: ApiClient, call: ApiCall, options: LinkPaginationOptions<T> = {}): AsyncGenerator<ApiResponse<T>> {
   const seenUrls = new Set<string>();
   const seenCursors = new Set<string>();
+  const guard = new PageGuard(`${call.endpoint.method} ${call.endpoint.path}`, client.maxPages);
   let next: ApiCall | undefined = call;
   let page = 0;
   while (next) {
+    const where = next.url === undefined ? 'the first page' : `"${new URL(next.url).search || new URL(next.url).pathname}"`;
+    if (page >= client.maxPages) guard.check(page, [], where);
     const response: ApiResponse<T> = await client.request<T>(next);
     seenUrls.add(new URL(response.url).href);
     const cursor = new URL(response.url).searchParams.get('cursor');
     if (cursor !== null) seenCursors.add(cursor);
+    guard.check(page, options.itemsOf?.(response.body) ?? [], where);
     yield response;
     page++;
     const target = findLink(response.headers.get('link'), 'next');

@@ -1,7 +1,7 @@
 // Page-index pagination (GET /events/list): ask for page 0, 1, 2… until a page comes back shorter than the page size.
 import type { ApiCall, ApiResponse } from './api-call.js';
 import type { ApiClient } from './api-client.js';
-import { FatalError } from '../errors.js';
+import { PageGuard } from './page-guard.js';
 
 export interface PageIndexOptions<T> {
   /** Items in a full page (EVENTS_PAGE_SIZE for /events/list). */
@@ -17,7 +17,8 @@ export interface PageIndexOptions<T> {
 
 /**
  * Yields each non-empty page with its items. Stops after a page shorter than `pageSize` or at an empty one. A full page
- * identical to the previous one means the server ignores the page parameter: FatalError rather than an endless loop.
+ * whose items all came on earlier pages (the server ignores the page parameter), or a list still full at the client's
+ * `maxPages`, is a FatalError naming the endpoint and the page rather than an endless loop.
  */
 export async function* paginatePageIndex<T>(
   client: ApiClient,
@@ -25,18 +26,14 @@ export async function* paginatePageIndex<T>(
   options: PageIndexOptions<T>,
 ): AsyncGenerator<{ response: ApiResponse<T>; items: readonly unknown[]; page: number }> {
   const param = options.param ?? 'page';
-  let previous: string | undefined;
+  const guard = new PageGuard(`${call.endpoint.method} ${call.endpoint.path}`, client.maxPages);
   for (let page = 0; ; page++) {
+    if (page >= client.maxPages) guard.check(page, [], `${param}=${page}`);
     const response = await client.request<T>({ ...call, query: { ...call.query, [param]: page } });
     const items = options.itemsOf(response.body);
     if (items.length === 0) return;
-    const fingerprint = JSON.stringify(items);
-    if (items.length >= options.pageSize && fingerprint === previous) {
-      throw new FatalError(
-        `${call.endpoint.method} ${call.endpoint.path}: ${param}=${page} returned the same ${items.length} items as ${param}=${page - 1}; the server seems to ignore "${param}", stopping instead of looping.`,
-      );
-    }
-    previous = fingerprint;
+    // A short last page may hold the same item twice legitimately (two identical events); a full one never repeats a page.
+    if (items.length >= options.pageSize) guard.check(page, items, `${param}=${page}`);
     yield { response, items, page };
     if (items.length < options.pageSize) return;
   }

@@ -7,6 +7,8 @@ export interface RateLimitAdvice {
   remaining?: number;
   /** Epoch milliseconds at which the server's window resets. */
   resetAt?: number;
+  /** The headers as the server wrote them (`X-RateLimit-Remaining: 0, X-RateLimit-Reset: 99999999999`), for messages. */
+  said?: string;
 }
 
 /** Anything with a case-insensitive `get`, like the fetch `Headers`. */
@@ -59,7 +61,20 @@ export function readRateLimitAdvice(headers: HeaderReader, now: number): RateLim
   if (remaining !== undefined && remaining >= 0) advice.remaining = Math.floor(remaining);
   const resetAt = parseResetValue(firstValue(headers, 'x-ratelimit-reset'), now);
   if (resetAt !== undefined) advice.resetAt = resetAt;
+  // Quoted only when something usable was said: the quote explains a wait, and garbage alone causes none.
+  const said = Object.keys(advice).length > 0 ? quoteHeaders(headers, ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) : undefined;
+  if (said !== undefined) advice.said = said;
   return advice;
+}
+
+/** The named headers present, as `Name: value, Name: value` (values cut at 40 characters), or undefined when none is. */
+export function quoteHeaders(headers: HeaderReader, names: readonly string[]): string | undefined {
+  const parts: string[] = [];
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== null) parts.push(`${name}: ${value.length > 40 ? `${value.slice(0, 40)}…` : value}`);
+  }
+  return parts.length === 0 ? undefined : parts.join(', ');
 }
 
 /**

@@ -33,6 +33,30 @@ export function toNumber(value: unknown): number | undefined {
   return undefined;
 }
 
+/** What a numeric field holds: a count (stored as BIGINT) or an amount (DOUBLE). */
+export type NumberKind = 'count' | 'amount';
+
+/**
+ * A number from a JSON number or numeric string, or why it cannot be stored: not a number ("NaN", "abc"), beyond a float
+ * (1e400), or for a count not a whole number held exactly (12.5, 1e20 — BIGINT and JavaScript agree up to 2^53-1).
+ */
+export function readNumber(value: unknown, kind: NumberKind): { value: number } | { problem: string } {
+  if (value === undefined) return { problem: 'missing' };
+  const shown = JSON.stringify(value) ?? String(value);
+  if (typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(value) && !Number.isFinite(Number(value))) {
+    return { problem: `${shown} overflows a 64-bit float` };
+  }
+  // JSON.parse turns 1e400 into Infinity, which JSON.stringify would show as null.
+  if (typeof value === 'number' && !Number.isNaN(value) && !Number.isFinite(value)) return { problem: `a number beyond a 64-bit float (${value > 0 ? '' : '-'}1e309 or more) overflows` };
+  const n = toNumber(value);
+  if (n === undefined) return { problem: `${shown} is not a number` };
+  if (kind === 'count' && !Number.isInteger(n)) return { problem: `${shown} is not a whole number, as a count must be` };
+  if (kind === 'count' && !Number.isSafeInteger(n)) {
+    return { problem: `${shown} is past the largest count stored exactly (${Number.MAX_SAFE_INTEGER}); the server's value overflows` };
+  }
+  return { value: n };
+}
+
 /** Throws a FatalError (the caller's mistake, caught before any request) unless `value` is an integer in [min, max]. */
 export function checkIntegerParam(name: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {

@@ -172,15 +172,6 @@ export interface ContentBlock {
 
 // ---- 2.5 / 4.9 preference center -------------------------------------------------------------------------------------
 
-export interface PreferenceCenterUpdate {
-  name?: string;
-  preference_center_title?: string;
-  preference_center_page_html: string;
-  confirmation_page_html: string;
-  state?: 'active' | 'draft';
-  options?: { 'meta-viewport-content'?: string };
-}
-
 export interface PreferenceCenterUpdateBody extends SuccessBody {
   preference_center_api_id: string;
   created_at: string;
@@ -191,34 +182,11 @@ export interface PreferenceCenterUpdateBody extends SuccessBody {
 
 export type SubscriptionState = 'subscribed' | 'unsubscribed';
 
-export interface SubscriptionStatusSetRequest {
-  subscription_group_id: string;
-  subscription_state: SubscriptionState;
-  external_id?: string[];
-  email?: string | string[];
-  phone?: string[];
-}
-
 // ---- 2.2 / 4.2 user attributes ---------------------------------------------------------------------------------------
 
 export interface UserAlias {
   alias_name: string;
   alias_label: string;
-}
-
-/** A user attributes object: identifier keys plus any attribute (standard or custom). */
-export interface UserAttributesObject {
-  external_id?: string;
-  user_alias?: UserAlias;
-  platform_id?: string;
-  email?: string | null;
-  _update_existing_only?: boolean;
-  push_token_import?: boolean;
-  [attribute: string]: unknown;
-}
-
-export interface UsersTrackRequest {
-  attributes?: UserAttributesObject[];
 }
 
 export interface UsersTrackBody extends SuccessBody {
@@ -245,11 +213,6 @@ export interface ExternalIdRemoveBody extends SuccessBody {
 }
 
 // ---- 4.4 / 4.5 / 7.1 catalogs ----------------------------------------------------------------------------------------
-
-export interface CatalogItem {
-  id?: unknown;
-  [field: string]: unknown;
-}
 
 export type CatalogErrorId =
   | 'catalog-not-found'
@@ -311,16 +274,6 @@ export interface ScimListBody {
   Resources: ScimUser[];
 }
 
-// ---- 4.17 / 4.18 ---------------------------------------------------------------------------------------------------
-
-export interface ScheduleDeleteRequest {
-  schedule_id: string;
-}
-
-export interface EmailBlacklistRequest {
-  email: string | string[];
-}
-
 // ---- events, KPI and Canvas daily series (issue 12) ------------------------------------------------------------------
 
 /** `GET /events/data_series`: occurrences of one custom event per unit. */
@@ -344,4 +297,149 @@ export interface CanvasDataSeries {
 
 export interface CanvasDataSeriesBody extends SuccessBody {
   data: CanvasDataSeries;
+}
+
+// ---- discovery: list endpoints, segment and campaign details (issue 13) -----------------------------------------------
+
+/** One entry of `/canvas/list`. */
+export interface CanvasListEntry {
+  id: string;
+  name: string;
+  /** ISO 8601 instant of the latest edit. */
+  last_edited: string;
+  tags: string[];
+}
+
+export interface CanvasListBody extends SuccessBody {
+  canvases: CanvasListEntry[];
+}
+
+/** One entry of `/campaigns/list`. */
+export interface CampaignListEntry extends CanvasListEntry {
+  is_api_campaign: boolean;
+}
+
+export interface CampaignListBody extends SuccessBody {
+  campaigns: CampaignListEntry[];
+}
+
+export interface SegmentListEntry {
+  id: string;
+  name: string;
+  analytics_tracking_enabled: boolean;
+  tags: string[];
+}
+
+export interface SegmentListBody extends SuccessBody {
+  segments: SegmentListEntry[];
+}
+
+export interface SegmentDetailsBody extends SuccessBody {
+  name: string;
+  description: string;
+  text_description: string;
+  created_at: string;
+  updated_at: string;
+  tags: string[];
+  teams: string[];
+}
+
+/** A message variation of a campaign, keyed by its id in `messages`; channel-specific fields vary. */
+export interface CampaignMessage {
+  channel: string;
+  name: string;
+  [channelSpecific: string]: unknown;
+}
+
+export interface CampaignConversionBehavior {
+  type: string;
+  /** Seconds after receipt during which a conversion counts. */
+  window: number;
+  [further: string]: unknown;
+}
+
+export interface CampaignDetailsBody extends SuccessBody {
+  name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+  archived: boolean;
+  draft: boolean;
+  enabled: boolean;
+  schedule_type: string;
+  channels: string[];
+  /** ISO 8601 instant of the first send; null while nothing has been sent. */
+  first_sent: string | null;
+  last_sent: string | null;
+  tags: string[];
+  teams: string[];
+  /** Keyed by message variation id. */
+  messages: Record<string, CampaignMessage>;
+  conversion_behaviors: CampaignConversionBehavior[];
+}
+
+/** Statistics of one message variation on one day; the common fields are typed, channel-specific ones vary. */
+export interface CampaignVariationStats {
+  variation_api_id: string;
+  sent: number;
+  opens: number;
+  unique_opens: number;
+  clicks: number;
+  unique_clicks: number;
+  bounces: number;
+  unsubscribes: number;
+  delivered: number;
+  [channelSpecific: string]: unknown;
+}
+
+export interface CampaignSeriesPoint {
+  /** UTC date, `YYYY-MM-DD`. */
+  time: string;
+  unique_recipients: number;
+  conversions: number;
+  conversions1: number;
+  conversions2: number;
+  conversions3: number;
+  /** USD. */
+  revenue: number;
+  /** Keyed by channel. */
+  messages: Record<string, CampaignVariationStats[]>;
+}
+
+export type CampaignSeriesBody = SeriesBody<CampaignSeriesPoint>;
+
+export interface ProductListBody extends SuccessBody {
+  products: string[];
+}
+
+export interface EmailTemplateListEntry {
+  email_template_id: string;
+  template_name: string;
+  created_at: string;
+  updated_at: string;
+  tags: string[];
+}
+
+export interface EmailTemplateListBody {
+  /** Number of templates matching the filters (all pages). Optional: another server may leave it out. */
+  count?: number;
+  templates: EmailTemplateListEntry[];
+  message?: string;
+}
+
+export interface ContentBlockListEntry {
+  content_block_id: string;
+  name: string;
+  content_type: 'html' | 'text';
+  liquid_tag: string;
+  inclusion_count: number;
+  created_at: string;
+  last_edited: string;
+  tags: string[];
+}
+
+export interface ContentBlockListBody {
+  count?: number;
+  content_blocks: ContentBlockListEntry[];
+  message?: string;
 }

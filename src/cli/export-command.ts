@@ -2,21 +2,25 @@
 import { Command } from 'commander';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
+import { openWorkingCopy, publishSnapshot } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
-import { Warehouse } from '../load/warehouse.js';
 
 export function makeExportCommand(): Command {
   return new Command('export')
-    .description('Re-export every table of the warehouse to Parquet.')
-    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
+    .description('Re-export every table of the warehouse to Parquet, repairing damaged files and manifests.')
+    .option('--db <file>', 'DuckDB database file (its working copy .<name>.work is exported, then published over it)', 'data/engage.duckdb')
     .option('--out <dir>', 'Parquet output folder', 'data/parquet')
     .action(async (flags: { db: string; out: string }) => {
       await assertWritableDir(flags.out);
       const lock = await RunLock.acquire(flags.db, { command: 'engage-etl export' });
       try {
-        const wh = await Warehouse.open(flags.db);
+        const { warehouse: wh, notes } = await openWorkingCopy(flags.db);
         try {
+          for (const note of notes) process.stderr.write(`warning: ${note.message}\n`);
           const s = await exportParquet(wh, flags.out, { scope: 'all' });
+          for (const repair of s.repaired) process.stderr.write(`repaired ${repair.table}: ${repair.problems.join('; ')}\n`);
+          // The export cleared the dirty marks: readers of --db see that state too.
+          for (const note of (await publishSnapshot(wh, flags.db)).notes) process.stderr.write(`warning: ${note.message}\n`);
           process.stdout.write(`exported ${s.rowsWritten.toLocaleString('en-US')} rows in ${s.filesWritten} files to ${s.outDir} (${s.filesRemoved} stale files removed)\n`);
         } finally {
           await wh.close();

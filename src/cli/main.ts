@@ -1,6 +1,6 @@
 // The command line: the only code that reads argv or calls process.exit. Each command lives in its own make*Command file.
 import { Command, CommanderError } from 'commander';
-import { EngageError } from '../errors.js';
+import { ConfigError, EngageError } from '../errors.js';
 import { armCrashPoint, CRASH_AT_ENV } from '../load/crash-point.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { makeExportCommand } from './export-command.js';
@@ -26,6 +26,12 @@ export function makeProgram(): Command {
 
 /** Run the CLI; errors become one line on stderr and a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
+  // `engage-etl query … | head -1`: once the reader is gone nobody can see the rest, so the command ends quietly, as
+  // cat and grep do, instead of crashing with an EPIPE stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const program = makeProgram();
   // addCommand() does not pass exitOverride down: set it on every command so usage errors exit 2, not commander's 1.
   const override = (cmd: Command): void => {
@@ -45,6 +51,8 @@ export async function main(argv: string[]): Promise<void> {
 
 function exitCodeOf(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+  // A flag, variable or pipeline-file field to fix: a usage error like commander's, not a failure of the run.
+  if (err instanceof ConfigError) return 2;
   return 1;
 }
 

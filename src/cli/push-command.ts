@@ -22,7 +22,7 @@ export function makePushCommand(): Command {
     .option('--sql <query>', 'SELECT whose columns follow the target\'s conventions (docs/push.md)')
     .option('--table <name>', 'push every row of this warehouse table')
     .option('--file <path>', 'push the rows of a .csv, .json/.ndjson or .parquet file')
-    .option('--db <file>', 'DuckDB database: source tables and the push ledger', DEFAULT_PUSH_DB)
+    .option('--db <file>', 'DuckDB database: source tables and the push ledger (the push works on .<name>.work beside it and publishes it over --db)', DEFAULT_PUSH_DB)
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY); never stored or logged')
     .option('--scim-token <token>', 'SCIM token for dashboard-user-deletions (or ENGAGE_SCIM_TOKEN); never stored or logged')
@@ -36,10 +36,16 @@ export function makePushCommand(): Command {
     .option('--confirm', 'required by irreversible targets (removals, suppressions, cancellations, deletions)')
     .option('--max-rows <n>', 'refuse the push when more rows than this would be sent')
     .option('--json', 'print the summary or dry-run report as JSON on stdout')
+    .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)')
     .addHelpText('after', `\nTargets:\n${targets}\n\nExit codes: 0 all rows accepted or unchanged, 3 some rows rejected/invalid/transient (listed; all in _push_log), 1 fatal error, 2 bad usage.\n\nExamples:\n  engage-etl push subscriptions --sql "SELECT 'sg_email_1' AS subscription_group_id, 'unsubscribed' AS subscription_state, external_id FROM churned"\n  engage-etl push user-attributes --table crm_users --inc loyalty_points --dry-run`)
     .action(async (targetName: string, flags: RawPushFlags) => {
       const opts = resolvePushOptions(targetName, flags, process.env);
       const result = await runPush(opts, {
+        client: {
+          onEvent: (e) => {
+            if (e.type === 'waiting') process.stderr.write(`push: waiting for limit pool "${e.pool}" until ${new Date(e.resumesAt).toISOString()}: ${e.reason}\n`);
+          },
+        },
         onProgress: (p) => {
           process.stderr.write(`push: batch ${p.batch}/${p.batches} answered: ${p.rows} rows (${p.accepted} accepted, ${p.failed} failed)\n`);
         },

@@ -49,6 +49,9 @@ export class TtyProgressReporter implements RunReporter {
       case 'warning':
         this.#above(`warning: ${event.message}`);
         return;
+      case 'waiting':
+        this.#above(`waiting for limit pool "${event.pool}" (${event.remaining} requests left) until ${event.resumesAt}: ${event.reason}`);
+        return;
       case 'retry':
         this.#above(`retrying ${event.endpoint} in ${(event.waitMs / 1000).toFixed(1)} s (attempt ${event.attempt}): ${event.reason}`);
         return;

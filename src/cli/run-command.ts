@@ -16,13 +16,14 @@ export function addRunFlags(cmd: Command): Command {
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY); never stored or logged')
     .option('--emulator', 'run against the built-in emulator instead of a real instance')
-    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
+    .option('--db <file>', 'DuckDB database file that readers and BI tools open: replaced whole after each successful run (the run itself writes .<name>.work beside it)', 'data/engage.duckdb')
     .option('--out <dir>', 'Parquet output folder', 'data/parquet')
     .option('--from <date>', 'first day for series without state (default: the pipeline\'s start_date); UTC unless a zone is given')
     .option('--until <datetime>', 'upper bound of the run, frozen at start (default: now); UTC unless a zone is given')
     .option('--streams <list>', 'comma-separated streams to run (default: all in the pipeline file)')
     .option('--full-refresh', 'drop the selected streams\' data and state, reload from --from / start_date')
-    .option('--json', 'print the summary as JSON on stdout');
+    .option('--json', 'print the summary as JSON on stdout')
+    .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)');
 }
 
 export function makeRunCommand(): Command {

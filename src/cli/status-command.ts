@@ -2,19 +2,20 @@
 // reconciliation; with --restatements, how many stored values changed at each age and the look-back that covers them.
 import { Command, InvalidArgumentError } from 'commander';
 import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
-import { Warehouse } from '../load/warehouse.js';
+import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
+import { RunLock } from '../load/run-lock.js';
 import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
 import { formatRows } from './format-rows.js';
 
 export function makeStatusCommand(): Command {
   return new Command('status')
     .description('Show each series\' watermark, last run, rows, staleness and missing units (holes).')
-    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
+    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', 'data/engage.duckdb')
     .option('--json', 'print JSON')
     .option('--restatements', 'per stream, how many stored values a re-fetch changed at each age (days before --until), and the lookback_days that covers --share of them')
     .option('--share <fraction>', 'share of the restated values the advised lookback_days must cover', shareArg, DEFAULT_RESTATEMENT_SHARE)
     .action(async (flags: { db: string; json?: boolean; restatements?: boolean; share: number }) => {
-      const wh = await Warehouse.open(flags.db, { readOnly: true });
+      const wh = await openPublished(flags.db);
       try {
         const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
         if (flags.restatements) {
@@ -26,9 +27,19 @@ export function makeStatusCommand(): Command {
         const holes = await wh.readHoles();
         const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
         const [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+        // The published file shows the last successful run; a run going on now is known from its lock.
+        const holder = await RunLock.peek(flags.db);
+        const running = holder ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
+        // A run that failed after the last successful one is not in the published file; its note says how it ended.
+        const note = await readLastRunNote(flags.db);
+        const latestFailure = note?.status === 'failed' && note.runId !== lastRun?.['run_id'] ? note : null;
         if (flags.json) {
-          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation }], 'json'));
+          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation }], 'json'));
           return;
+        }
+        if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
+        if (latestFailure) {
+          process.stdout.write(`latest run ${latestFailure.runId}: failed at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
         }
         process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
         process.stdout.write(formatRows(rows.map((r) => ({

@@ -7,7 +7,7 @@ import type { Document } from 'yaml';
 import type { SeriesUnit } from '../api/types.js';
 import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
-import { normalizeBaseUrl, showUrl } from './base-url.js';
+import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
 import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
@@ -226,7 +226,8 @@ class PipelineReader {
       selectors: (key, example) => this.selectors(o, path, key, example),
       ids: (key, example) => this.ids(o, path, key, example),
       choice: (key, allowed) => this.choice(o, path, key, allowed),
-      raw: (key) => o[key] ?? undefined,
+      idsOr: (key, word, example) => (o[key] === word ? word : this.ids(o, path, key, `${example}, or ${key}: ${word}`)),
+      subset: (key, allowed) => this.subset(o, path, key, allowed),
       fail: (key, message) => this.fail(key === undefined ? path : [...path, key], message),
     };
   }
@@ -247,6 +248,15 @@ class PipelineReader {
     if (value === undefined || value === null) return allowed[0]!;
     if (!allowed.includes(value as T)) this.fail([...path, key], `${show(value)} is not accepted; write ${allowed.map((a) => `${key}: ${a}`).join(' or ')}`);
     return value as T;
+  }
+
+  private subset<T extends string>(o: Record<string, unknown>, path: Path, key: string, allowed: readonly T[]): readonly T[] {
+    if (o[key] === undefined || o[key] === null) return allowed;
+    const values = this.list(o, [...path, key], false, `e.g. ${key}: [${allowed.join(', ')}]`);
+    values.forEach((v, i) => {
+      if (!allowed.includes(v as T)) this.fail([...path, key, i], `${show(v)} is not accepted; list some of ${allowed.join(', ')}`);
+    });
+    return values as readonly T[];
   }
 
   private boolean(o: Record<string, unknown>, path: Path, key: string): boolean {

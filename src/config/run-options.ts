@@ -1,10 +1,12 @@
 // Turns the raw `engage-etl run` flags, the environment and the pipeline file into one RunOptions, once, at the boundary.
 // Precedence: flag > environment (ENGAGE_BASE_URL, ENGAGE_API_KEY) > pipeline file (base_url only).
 import type { DateTime } from 'luxon';
+import { credentialProblem } from '../api/credential-rules.js';
 import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
-import { normalizeBaseUrl, showUrl } from './base-url.js';
+import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
+import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';
 import type { PipelineDefinition, StreamName } from './pipeline-definition.js';
 import { STREAM_NAMES } from './pipeline-definition.js';
@@ -22,6 +24,7 @@ export interface RawRunFlags {
   streams?: string;
   fullRefresh?: boolean;
   json?: boolean;
+  maxWait?: string;
 }
 
 export interface RunOptions {
@@ -48,6 +51,8 @@ export interface RunOptions {
   fullRefresh: boolean;
   /** Print the run summary as JSON. @default false */
   json: boolean;
+  /** Longest wait for a pool's rate-limit window (--max-wait). @default undefined (each pool's window + 5 minutes) */
+  maxWaitMs?: number;
 }
 
 export const DEFAULT_PIPELINE_PATH = 'pipelines/nightly.yaml';
@@ -62,6 +67,9 @@ const UNTIL_SLACK_MS = 60_000;
  */
 export function resolveRunOptions(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime): RunOptions {
   const apiKey = nonEmpty(flags.apiKey) ?? nonEmpty(env['ENGAGE_API_KEY']);
+  // Checked first: masking a key of a few letters out of the messages below would garble them ("--api-***ey").
+  const keyProblem = apiKey === undefined ? undefined : credentialProblem(apiKey);
+  if (keyProblem) throw new ConfigError(nonEmpty(flags.apiKey) !== undefined ? '--api-key' : 'ENGAGE_API_KEY', `the REST API key ${keyProblem}`);
   try {
     return resolve(flags, env, now, apiKey);
   } catch (err) {
@@ -108,6 +116,13 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
   if (from !== undefined && from.toMillis() > until.toMillis()) {
     throw new ConfigError('--from', `${from.toISO()} is after --until ${until.toISO()}; pass a --from earlier than --until`);
   }
+  // Watermarks never stand before the start, so an --until at or before it leaves every series empty: a mistake to say
+  // at once (exit 2) rather than a run that loads nothing and reports success (docs/decisions.md).
+  const start = from ?? pipeline.startDate;
+  if (until.toMillis() <= start.toMillis()) {
+    const which = from !== undefined ? `--from ${from.toISO()}` : `start_date ${start.toISODate()} of ${pipelinePath}`;
+    throw new ConfigError('--until', `${until.toISO()} is not after ${which}: nothing is in range; pass a later --until, or an earlier ${from !== undefined ? '--from' : 'start_date'}`);
+  }
 
   return {
     pipeline,
@@ -122,7 +137,13 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     streams: selectStreams(flags.streams, pipeline, pipelinePath),
     fullRefresh: flags.fullRefresh === true,
     json: flags.json === true,
+    ...maxWaitOption(flags.maxWait),
   };
+}
+
+function maxWaitOption(raw: string | undefined): { maxWaitMs?: number } {
+  const ms = parseMaxWait(raw);
+  return ms === undefined ? {} : { maxWaitMs: ms };
 }
 
 function pathFlag(value: string | undefined, flag: string, fallback: string): string {

@@ -1,6 +1,7 @@
 // Who may call the emulator: the seeded demo API key (every permission), the SCIM token, and extra keys given as
 // options or in a keys file (`{ "keys": [ { "key", "name", "permissions" } ] }`), validated with errors naming the field.
 import { readFileSync } from 'node:fs';
+import { credentialProblem } from '../api/credential-rules.js';
 import { ALL_PERMISSIONS } from '../api/endpoints.js';
 import { ConfigError } from '../errors.js';
 import { hashUnit } from './random.js';
@@ -41,7 +42,9 @@ export function validateKeys(entries: unknown, where: string, demoApiKey: string
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(at, 'must be an object { "key", "name", "permissions" }');
     const { key, name, permissions } = entry as Record<string, unknown>;
     if (typeof key !== 'string' || key.trim() === '') throw new ConfigError(`${at}.key`, 'must be a non-empty string');
-    if (/\s/.test(key)) throw new ConfigError(`${at}.key`, 'must not contain white space (it travels in an Authorization header)');
+    // The client's own rule: a key it would refuse could never be used against this emulator.
+    const problem = credentialProblem(key);
+    if (problem) throw new ConfigError(`${at}.key`, `${problem} (it travels in an Authorization header)`);
     if (seen.has(key)) throw new ConfigError(`${at}.key`, 'repeats another key (or the demo key): every key must be unique');
     seen.add(key);
     if (typeof name !== 'string' || name.trim() === '') throw new ConfigError(`${at}.name`, 'must be a non-empty string naming the key');

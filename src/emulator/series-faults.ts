@@ -8,7 +8,7 @@ import { ConfigError } from '../errors.js';
 import { DAY_MS, formatUnit, HOUR_MS } from './analytics/time-units.js';
 import { hashUnit } from './random.js';
 
-export const SERIES_FAULT_MODES = ['drop_all', 'drop_point', 'conflicting_duplicate', 'outside_window'] as const;
+export const SERIES_FAULT_MODES = ['drop_all', 'drop_point', 'conflicting_duplicate', 'outside_window', 'misplaced_point'] as const;
 export type SeriesFaultMode = (typeof SERIES_FAULT_MODES)[number];
 
 export interface SeriesFault {
@@ -18,6 +18,8 @@ export interface SeriesFault {
    * `drop_all`: the answer's points are all left out (`data: []`, an outage). `drop_point`: one point is left out.
    * `conflicting_duplicate`: one point is repeated right after itself with a different value (its first number + 1).
    * `outside_window`: a point one unit before the first point is added (a copy of the first point's values).
+   * `misplaced_point`: one point is sent under a time a year (366 days) earlier, far outside the window asked: its unit
+   * is missing and a point lies outside.
    */
   mode: SeriesFaultMode;
   /**
@@ -46,7 +48,7 @@ export interface SeriesFaultRecord {
   /** The request's query string. */
   query: string;
   mode: SeriesFaultMode;
-  /** The times of the points dropped (`drop_all`, `drop_point`), repeated (`conflicting_duplicate`) or added (`outside_window`). */
+  /** The times of the points dropped (`drop_all`, `drop_point`), repeated (`conflicting_duplicate`), added (`outside_window`) or moved (`misplaced_point`). */
   times: string[];
 }
 
@@ -92,6 +94,12 @@ function conflicting(point: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** The wire time one unit before `time`, in the same form (a date steps back a day, an instant an hour). */
+/** The same wire form, 366 days earlier. */
+function yearBefore(time: string): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(time)) return formatUnit(timeMs(time) - 366 * DAY_MS, 'day');
+  return formatUnit(timeMs(time) - 366 * DAY_MS, 'hour');
+}
+
 function unitBefore(time: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(time)) return formatUnit(timeMs(time) - DAY_MS, 'day');
   return formatUnit(timeMs(time) - HOUR_MS, 'hour');
@@ -177,6 +185,10 @@ export class SeriesFaultInjector {
         case 'conflicting_duplicate':
           times = [String(points[at]!.time)];
           points.splice(at + 1, 0, conflicting(points[at]!));
+          break;
+        case 'misplaced_point':
+          times = [String(points[at]!.time)];
+          points[at] = { ...points[at]!, time: yearBefore(String(points[at]!.time)) };
           break;
         case 'outside_window': {
           const first = points[0]!;

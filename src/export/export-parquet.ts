@@ -11,6 +11,7 @@ import type { Warehouse } from '../load/warehouse.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, tableSpec } from '../load/table-specs.js';
 import type { TableName, TableSpec } from '../load/table-specs.js';
 import { assertWritableDir } from './assert-writable-dir.js';
+import { findDamage } from './damaged-files.js';
 import { readManifest, writeManifest } from './table-manifest.js';
 import type { ManifestFile } from './table-manifest.js';
 import { isProcessAlive } from '../load/process-alive.js';
@@ -33,8 +34,17 @@ export interface TableExport {
   rowsWritten: number;
 }
 
+/** A table whose files were damaged outside the export (manifest, Parquet file) and rewritten from DuckDB. */
+export interface ExportRepair {
+  table: TableName;
+  /** What was wrong, one phrase per problem. */
+  problems: string[];
+}
+
 export interface ExportSummary {
   outDir: string;
+  /** Damage found and repaired by this export. */
+  repaired: ExportRepair[];
   /** Tables whose files or manifest were touched. */
   tables: TableExport[];
   filesWritten: number;
@@ -133,10 +143,14 @@ async function exportTable(
   scope: 'dirty' | 'all',
   dirty: Map<string, Set<string>>,
   runTag: string,
+  repaired: ExportRepair[],
 ): Promise<TableExport | undefined> {
   const tableDir = join(outDir, spec.name);
-  const partitions = await partitionsToWrite(wh, spec, tableDir, scope, dirty);
-  if (partitions.length === 0) return undefined;
+  const planned = await partitionsToWrite(wh, spec, tableDir, scope, dirty);
+  const damage = await findDamage(tableDir, await partitionsOnDisk(spec, tableDir), new Set(planned), (p) => relativeFile(spec, p));
+  if (damage.problems.length > 0) repaired.push({ table: spec.name, problems: damage.problems });
+  const partitions = [...new Set([...planned, ...damage.partitions])].sort();
+  if (partitions.length === 0 && !damage.manifestDamaged) return undefined;
   for (const p of partitions) {
     if (spec.partitionSource ? !MONTH.test(p) : p !== WHOLE_TABLE_PARTITION) {
       const expected = spec.partitionSource ? 'a YYYY-MM month' : "'' (the table is one file)";
@@ -243,11 +257,11 @@ export async function exportParquet(wh: Warehouse, outDir: string, opts: ExportO
   const runTag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const stagingDir = join(out, `${STAGING_PREFIX}${runTag}`);
   ACTIVE_STAGING.add(stagingDir);
-  const summary: ExportSummary = { outDir: out, tables: [], filesWritten: 0, filesRemoved: 0, rowsWritten: 0 };
+  const summary: ExportSummary = { outDir: out, repaired: [], tables: [], filesWritten: 0, filesRemoved: 0, rowsWritten: 0 };
   try {
     await mkdir(stagingDir);
     for (const spec of tables) {
-      const done = await exportTable(wh, spec, out, stagingDir, opts.scope, dirty, runTag);
+      const done = await exportTable(wh, spec, out, stagingDir, opts.scope, dirty, runTag, summary.repaired);
       if (!done) continue;
       summary.tables.push(done);
       summary.filesWritten += done.filesWritten;

@@ -26,13 +26,45 @@ export interface TableManifest {
   updatedAt: string;
 }
 
-/** The table's current manifest, or undefined when there is none (or it cannot be parsed: it is rebuilt from the files). */
-export async function readManifest(tableDir: string): Promise<TableManifest | undefined> {
-  try {
-    return JSON.parse(await readFile(join(tableDir, MANIFEST_NAME), 'utf8')) as TableManifest;
-  } catch {
-    return undefined;
+/** A table's manifest as found on disk: absent, present but unusable (the reason), or whole. */
+export type ManifestReading = { state: 'missing' } | { state: 'damaged'; reason: string } | { state: 'ok'; manifest: TableManifest };
+
+function shapeProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is not a JSON object';
+  const files = (value as { files?: unknown }).files;
+  if (!Array.isArray(files)) return '"files" is not a list';
+  for (const [i, f] of files.entries()) {
+    const file = f as Partial<ManifestFile> | null;
+    const ok = typeof file === 'object' && file !== null && typeof file.path === 'string' && (file.partition === null || typeof file.partition === 'string') &&
+      Number.isFinite(file.rows) && Number.isFinite(file.bytes);
+    if (!ok) return `files[${i}] is not {path, partition, rows, bytes}`;
   }
+  return undefined;
+}
+
+/** Read and check the table's manifest: JSON of the shape TableManifest, every file entry complete. */
+export async function inspectManifest(tableDir: string): Promise<ManifestReading> {
+  let text: string;
+  try {
+    text = await readFile(join(tableDir, MANIFEST_NAME), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
+    return { state: 'damaged', reason: `${MANIFEST_NAME} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { state: 'damaged', reason: `${MANIFEST_NAME} is not JSON` };
+  }
+  const problem = shapeProblem(value);
+  return problem ? { state: 'damaged', reason: `${MANIFEST_NAME} has the wrong shape: ${problem}` } : { state: 'ok', manifest: value as TableManifest };
+}
+
+/** The table's current manifest, or undefined when there is none or it is damaged (it is rebuilt from the files). */
+export async function readManifest(tableDir: string): Promise<TableManifest | undefined> {
+  const reading = await inspectManifest(tableDir);
+  return reading.state === 'ok' ? reading.manifest : undefined;
 }
 
 export async function writeManifest(tableDir: string, manifest: TableManifest, tempSuffix: string): Promise<void> {

@@ -18,6 +18,8 @@ export const CRASH_POINTS = [
   'manifest-written',
   /** The whole export is done; the run is not yet recorded as succeeded. */
   'export-done',
+  /** A copy of the database (working copy adopted, or snapshot published) is complete beside its target, not yet renamed. */
+  'snapshot-copied',
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];

@@ -1,11 +1,12 @@
-// One engage-etl run per database: a lock file `<db>.lock` created atomically, naming its holder. A holder whose process
-// is gone (crash, kill -9) leaves a stale lock, which the next run takes over and says so.
+// One engage-etl run per database: a lock file `<db>.lock` created atomically, naming its holder and when its process
+// started. A holder whose process is gone (crash, kill -9) — or whose pid now belongs to a process started later (pid
+// reused, e.g. after a reboot) — leaves a stale lock, which the next run takes over and says so.
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FatalError, LockedError } from '../errors.js';
-import { isProcessAlive } from './process-alive.js';
+import { isProcessAlive, processStartTime } from './process-alive.js';
 
 /** What a lock file holds. */
 export interface LockHolder {
@@ -15,6 +16,8 @@ export interface LockHolder {
   host: string;
   /** The command that took the lock, without its options (options may carry credentials). */
   command: string;
+  /** ISO 8601 start of the holder's process, where the system tells it (Linux): tells a reused pid from the holder. */
+  processStartedAt?: string;
 }
 
 export interface RunLockOptions {
@@ -26,13 +29,16 @@ export interface RunLockOptions {
 }
 
 const MAX_ATTEMPTS = 5;
-
+// Start times come from /proc in clock ticks after a boot time given in whole seconds: equal within this margin.
+const START_TIME_SLACK_MS = 2000;
 
 function parseHolder(text: string, lockPath: string): LockHolder {
   try {
     const value = JSON.parse(text) as Partial<LockHolder>;
     if (typeof value.pid === 'number' && typeof value.startedAt === 'string' && typeof value.host === 'string') {
-      return { pid: value.pid, startedAt: value.startedAt, host: value.host, command: String(value.command ?? '') };
+      const holder: LockHolder = { pid: value.pid, startedAt: value.startedAt, host: value.host, command: String(value.command ?? '') };
+      if (typeof value.processStartedAt === 'string') holder.processStartedAt = value.processStartedAt;
+      return holder;
     }
   } catch {
     // fall through to the error below
@@ -40,22 +46,48 @@ function parseHolder(text: string, lockPath: string): LockHolder {
   throw new FatalError(`the lock file ${lockPath} is not an engage-etl lock (${JSON.stringify(text.slice(0, 80))}); if no run is active, delete it`);
 }
 
+/**
+ * The start of the live process that now has the holder's pid, when that process cannot be the holder: it started at
+ * another time than the lock records, or (a lock without that record) after the lock was taken.
+ */
+function reusedPidStart(holder: LockHolder): Date | undefined {
+  const actual = processStartTime(holder.pid);
+  if (!actual) return undefined;
+  const recorded = holder.processStartedAt === undefined ? undefined : Date.parse(holder.processStartedAt);
+  if (recorded !== undefined && Number.isFinite(recorded)) return Math.abs(actual.getTime() - recorded) > START_TIME_SLACK_MS ? actual : undefined;
+  const locked = Date.parse(holder.startedAt);
+  return Number.isFinite(locked) && actual.getTime() > locked + START_TIME_SLACK_MS ? actual : undefined;
+}
+
 export class RunLock {
   readonly lockPath: string;
   readonly holder: LockHolder;
   /** The holder of the stale lock this run took over, when there was one. */
   readonly tookOverFrom: LockHolder | undefined;
+  /** Why that lock was stale: its process is gone, or its pid now belongs to an unrelated process started at this time. */
+  readonly staleBecause: { reason: 'process-gone' } | { reason: 'pid-reused'; processStartedAt: Date } | undefined;
   #released = false;
 
-  private constructor(lockPath: string, holder: LockHolder, tookOverFrom: LockHolder | undefined) {
+  private constructor(lockPath: string, holder: LockHolder, tookOverFrom: LockHolder | undefined, staleBecause: RunLock['staleBecause']) {
     this.lockPath = lockPath;
     this.holder = holder;
     this.tookOverFrom = tookOverFrom;
+    this.staleBecause = staleBecause;
   }
 
   /** True when acquire found a stale lock (its process gone) and took it over. */
   get tookOverStale(): boolean {
     return this.tookOverFrom !== undefined;
+  }
+
+  /** The sentence telling the user a stale lock was taken over, when one was. */
+  get staleNote(): string | undefined {
+    const from = this.tookOverFrom;
+    if (!from) return undefined;
+    const reused = this.staleBecause?.reason === 'pid-reused'
+      ? ` — the lock was taken ${from.startedAt}; that pid now belongs to an unrelated process started ${this.staleBecause.processStartedAt.toISOString()}, which was left alone`
+      : '';
+    return `took over a stale lock of a run that no longer exists (pid ${from.pid})${reused}`;
   }
 
   /**
@@ -71,11 +103,14 @@ export class RunLock {
       host: hostname(),
       command: opts.command ?? ['engage-etl', process.argv[2]].filter(Boolean).join(' '),
     };
+    const ownStart = processStartTime(process.pid);
+    if (ownStart) holder.processStartedAt = ownStart.toISOString();
     await mkdir(dirname(lockPath), { recursive: true });
     await removeDeadTemps(lockPath);
     let tookOverFrom: LockHolder | undefined;
+    let staleBecause: RunLock['staleBecause'];
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      if (await createExclusive(lockPath, JSON.stringify(holder))) return new RunLock(lockPath, holder, tookOverFrom);
+      if (await createExclusive(lockPath, JSON.stringify(holder))) return new RunLock(lockPath, holder, tookOverFrom, staleBecause);
       let text: string;
       try {
         text = await readFile(lockPath, 'utf8');
@@ -90,12 +125,26 @@ export class RunLock {
             `wait for it or stop it — if that run is gone, delete ${lockPath}`,
         );
       }
-      if (isProcessAlive(current.pid)) {
+      const reused = isProcessAlive(current.pid) ? reusedPidStart(current) : undefined;
+      if (isProcessAlive(current.pid) && !reused) {
         throw new LockedError(`another engage-etl run holds ${db} (pid ${current.pid}, started ${current.startedAt}); wait for it or stop it`);
       }
-      if (await removeIfUnchanged(lockPath, text)) tookOverFrom = current;
+      if (await removeIfUnchanged(lockPath, text)) {
+        tookOverFrom = current;
+        staleBecause = reused ? { reason: 'pid-reused', processStartedAt: reused } : { reason: 'process-gone' };
+      }
     }
     throw new LockedError(`could not take the lock ${lockPath} after ${MAX_ATTEMPTS} attempts: other runs keep taking it; try again`);
+  }
+
+  /** The holder of the lock of `dbPath` when one is taken (a run, export or push may be going on), without touching it. */
+  static async peek(dbPath: string): Promise<LockHolder | undefined> {
+    const lockPath = `${resolve(dbPath)}.lock`;
+    try {
+      return parseHolder(await readFile(lockPath, 'utf8'), lockPath);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Give the lock up; only removes the file while it still names this holder. Safe to call twice. */

@@ -7,6 +7,9 @@ import { appendColumns } from './append-columns.js';
 import { toDuckDBValue } from './duckdb-values.js';
 import { ident } from './table-definition.js';
 
+/** Series key and unit of the state row of a stream that is read whole (a list, objects by id): one row per stream. */
+export const SNAPSHOT = 'snapshot';
+
 /** The watermark of one series after a batch. */
 export interface SeriesStateUpdate {
   stream: string;
@@ -90,7 +93,7 @@ export const SERIES_STATE_SQL = `SELECT "stream", "series_key", "unit", "waterma
 
 export const HOLES_SQL = `SELECT * FROM "_etl_holes" ORDER BY "stream", "series_key", "unit_start"`;
 
-/** Advance the series watermarks of a batch: last entry per series wins, rows_loaded adds up. */
+/** Advance the series watermarks of a batch: last entry per series wins, never backwards; rows_loaded adds up. */
 export async function upsertSeriesState(conn: DuckDBConnection, runId: string, loadedAt: Date, state: readonly SeriesStateUpdate[]): Promise<void> {
   if (state.length === 0) return;
   const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'BIGINT' | 'INTEGER'][] = [
@@ -109,7 +112,8 @@ export async function upsertSeriesState(conn: DuckDBConnection, runId: string, l
   await appendColumns(conn, '_stg_state', cols.map(([, t]) => (t === 'VARCHAR' ? VARCHAR : t === 'TIMESTAMP' ? TIMESTAMP : t === 'BIGINT' ? BIGINT : INTEGER)), columns, state.length);
   await conn.run(
     `CREATE OR REPLACE TEMP TABLE "_new_state" AS
-     SELECT n."stream", n."series_key", n."unit", n."watermark", COALESCE(o."rows_loaded", 0) + n."rows_loaded" AS "rows_loaded",
+     SELECT n."stream", n."series_key", n."unit", greatest(n."watermark", o."watermark") AS "watermark",
+            COALESCE(o."rows_loaded", 0) + n."rows_loaded" AS "rows_loaded",
             $1 AS "last_run_id", $2 AS "updated_at"
      FROM (SELECT "stream", "series_key", "unit", arg_max("watermark", "_seq") AS "watermark", sum("rows_loaded")::BIGINT AS "rows_loaded"
            FROM "_stg_state" GROUP BY ALL) n

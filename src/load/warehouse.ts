@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { LIST, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
+import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngageError, FatalError } from '../errors.js';
 import { mergeTable } from './bulk-merge.js';
@@ -293,6 +293,46 @@ export class Warehouse {
         throw new FatalError(`query on ${this.path} failed: ${(err as Error).message}`, { cause: err });
       }
       return reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>);
+    });
+  }
+
+  /**
+   * Run ONE read-only query — a single SELECT (WITH … SELECT, FROM …) statement — exactly once, and return its columns and
+   * rows. A second statement, or a statement of another kind (DROP, INSERT, COPY, PRAGMA…), is refused before anything runs.
+   */
+  async readQuery(sql: string): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
+    return this.#serial(async (conn) => {
+      let extracted;
+      try {
+        extracted = await conn.extractStatements(sql);
+      } catch (err) {
+        throw new FatalError(`cannot be read: ${(err as Error).message.replace(/^Failed to extract statements: /, '').replace(/\s*\n[\s\S]*$/, '')}`, { cause: err });
+      }
+      if (extracted.count !== 1) {
+        throw new FatalError(`holds ${extracted.count} statements; give exactly one SELECT (or WITH … SELECT) — nothing was run`);
+      }
+      let prepared;
+      try {
+        prepared = await extracted.prepare(0);
+        if (prepared.statementType !== StatementType.SELECT) {
+          const kind = StatementType[prepared.statementType] ?? String(prepared.statementType);
+          throw new FatalError(`is a ${kind} statement; only a read-only SELECT (or WITH … SELECT) is accepted — nothing was run`);
+        }
+      } catch (err) {
+        if (err instanceof EngageError) throw err;
+        throw new FatalError(`cannot be read: ${(err as Error).message}`, { cause: err });
+      } finally {
+        // Preparing only binds (nothing runs); the statement is dropped before the run, as a prepared CSV reader holds a
+        // buffer of tens of MB that, with the run's own, would not fit the writer's memory limit.
+        prepared?.destroySync();
+      }
+      let reader;
+      try {
+        reader = await conn.runAndReadAll(sql);
+      } catch (err) {
+        throw new FatalError(`cannot be read: ${(err as Error).message}`, { cause: err });
+      }
+      return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>) };
     });
   }
 

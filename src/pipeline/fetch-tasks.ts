@@ -6,7 +6,8 @@ import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows } from '../extract/extracted-rows.js';
 import { CursorProgress, holeChanges, isWanted } from '../extract/incremental-cursor.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
-import type { HoleUpdate } from '../load/series-state-store.js';
+import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.js';
+import { SNAPSHOT } from '../load/series-state-store.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Committer } from './committer.js';
 import type { Plan, SeriesPlan } from './plan.js';
@@ -55,13 +56,16 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
     const name = list.stream.name as StreamName;
     tasks.add(list.stream.endpoint.pool, async () => {
       const rows = await list.stream.fetch(ctx.client, list.options, ctx.until.toJSDate());
-      await ctx.committer.add({ upserts: rows.upserts, replaces: rows.replaces, state: [], holes: [] });
+      await ctx.committer.add({ upserts: rows.upserts, replaces: rows.replaces, state: [snapshotState(name, ctx, countRows(rows))], holes: [] });
       ctx.tick(name, rows.pages, countRows(rows));
     });
   }
 
   for (const p of plan.perId) {
     const name = p.stream.name as StreamName;
+    // The stream's snapshot is as of --until once its last id is in: that commit records it.
+    let left = p.ids.length;
+    const done = (rows: number) => (--left === 0 ? [snapshotState(name, ctx, rows)] : []);
     for (const id of p.ids) {
       tasks.add(p.stream.endpoint.pool, async () => {
         let rows: ExtractedRows;
@@ -71,14 +75,23 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
           const tolerated = p.stream.tolerate?.(err, id);
           if (tolerated === undefined) throw err;
           ctx.warn({ code: 'object_unavailable', stream: name, message: tolerated });
+          await ctx.committer.add({ upserts: [], replaces: [], state: done(0), holes: [] });
           ctx.tick(name, 1, 0);
           return;
         }
-        await ctx.committer.add({ ...rows, state: [], holes: [] });
+        await ctx.committer.add({ ...rows, state: done(countRows(rows)), holes: [] });
         ctx.tick(name, 1, countRows(rows));
       });
     }
   }
+}
+
+/**
+ * The state row of a list or id-by-id stream: its "watermark" is the instant its snapshot was taken as of (--until),
+ * so `status`, freshness checks and metrics cover these streams as they do series.
+ */
+function snapshotState(stream: StreamName, ctx: FetchTaskContext, rows: number): SeriesStateUpdate {
+  return { stream, seriesKey: SNAPSHOT, unit: SNAPSHOT, watermark: ctx.until.toJSDate(), rowsLoaded: rows };
 }
 
 function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext): void {

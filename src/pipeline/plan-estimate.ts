@@ -4,6 +4,7 @@ import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
 import type { PoolId } from '../api/endpoints.js';
 import { LIMIT_POOLS } from '../api/endpoints.js';
 import type { PoolOverrides } from '../api/limiter.js';
+import { effectivePool } from '../api/limiter.js';
 import { ConfigError } from '../errors.js';
 
 /** Round trip of one request to the real service when nothing else is said, in milliseconds. */
@@ -55,10 +56,6 @@ function options(opts: EstimateOptions): { latencyMs: number; concurrency: numbe
   return { latencyMs, concurrency };
 }
 
-function poolLimit(pool: PoolId, overrides: PoolOverrides): { limit: number; windowMs: number } {
-  const o = overrides[pool];
-  return { limit: o?.limit ?? LIMIT_POOLS[pool].limit, windowMs: o?.windowMs ?? LIMIT_POOLS[pool].windowMs };
-}
 
 /**
  * Estimated duration of sending `byPool` requests. A pool spends its whole budget at once, then waits until its oldest
@@ -73,7 +70,7 @@ export function estimateDuration(byPool: Partial<Record<PoolId, number>>, opts: 
   const pools: PoolEstimate[] = [];
   for (const [id, requests] of Object.entries(byPool) as [PoolId, number | undefined][]) {
     if (!requests) continue;
-    const { limit, windowMs } = poolLimit(id, overrides);
+    const { limit, windowMs } = effectivePool(id, overrides);
     const waves = Math.ceil(requests / limit);
     const lastWave = requests - (waves - 1) * limit;
     const ms = (waves - 1) * (windowMs + latencyMs) + Math.ceil(lastWave / concurrency) * latencyMs;
@@ -98,7 +95,7 @@ export function theoreticalWallMs(byPool: Partial<Record<PoolId, number>>, opts:
   for (const [id, requests] of Object.entries(byPool) as [PoolId, number | undefined][]) {
     if (!requests) continue;
     total += requests;
-    const { limit, windowMs } = poolLimit(id, overrides);
+    const { limit, windowMs } = effectivePool(id, overrides);
     poolBound = Math.max(poolBound, (requests * windowMs) / limit);
   }
   return Math.max((total * latencyMs) / concurrency, poolBound);

@@ -2,9 +2,10 @@
 // `engage-etl plan` (which opens the database read-only, or plans a first run when there is no database yet).
 import { existsSync } from 'node:fs';
 import type { RunOptions } from '../config/run-options.js';
+import { openPublished } from '../load/published-snapshot.js';
 import { ident } from '../load/table-definition.js';
-import { Warehouse } from '../load/warehouse.js';
 import { tableSpec } from '../load/table-specs.js';
+import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS, streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Plan, PlannedHole, PlannedState } from './plan.js';
@@ -58,13 +59,13 @@ export function planRun(opts: RunOptions, stored: StoredPlanState): Plan {
 
 /**
  * The plan `engage-etl run` would follow now, without sending a request or writing anything: the database is opened
- * read-only when it exists (a running export holds it, so this fails then with the holder named), and a missing
+ * read-only when it exists (the published snapshot: a running export does not hold it), and a missing
  * database or --full-refresh plans from nothing.
  */
 export async function planWithoutRunning(opts: RunOptions): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'ignored (--full-refresh)' }> {
   if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE), storedState: 'ignored (--full-refresh)' };
   if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE), storedState: 'none' };
-  const wh = await Warehouse.open(opts.db, { readOnly: true });
+  const wh = await openPublished(opts.db);
   try {
     return { plan: planRun(opts, await readStoredPlanState(wh, opts)), storedState: 'read' };
   } finally {

@@ -1,5 +1,6 @@
 // What a run tells the outside world while it works. The pipeline emits these; the CLI renders them as TTY progress or
 // as JSON lines. No event ever carries a credential.
+import type { ClientEvent } from '../api/api-client-options.js';
 
 export interface StreamProgress {
   stream: string;
@@ -24,6 +25,8 @@ export type RunEvent =
   | { type: 'planned'; streams: { stream: string; series: number; requests: number; minimum: number }[]; requests: number }
   | { type: 'progress'; progress: StreamProgress }
   | { type: 'retry'; endpoint: string; reason: string; waitMs: number; attempt: number }
+  /** A limit pool waits for its window (announced from 5 s); `resumesAt` is an ISO instant. */
+  | { type: 'waiting'; pool: string; remaining: number; resumesAt: string; reason: string }
   | { type: 'committed'; tables: { table: string; inserted: number; updated: number; deleted: number }[] }
   | ({ type: 'warning' } & RunWarning)
   | { type: 'exported'; files: number; rows: number }
@@ -33,6 +36,11 @@ export interface RunReporter {
   emit(event: RunEvent): void;
   /** Flush and release the terminal. */
   close(): void;
+}
+
+/** The run's announcement of a client's wait for a limit pool. */
+export function waitingEvent(e: Extract<ClientEvent, { type: 'waiting' }>): Extract<RunEvent, { type: 'waiting' }> {
+  return { type: 'waiting', pool: e.pool, remaining: e.remaining, resumesAt: new Date(e.resumesAt).toISOString(), reason: e.reason };
 }
 
 export const SILENT_REPORTER: RunReporter = { emit() {}, close() {} };

@@ -12,10 +12,10 @@ import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportParquet } from '../export/export-parquet.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import { crashPoint } from '../load/crash-point.js';
+import { openWorkingCopy, publishSnapshot, writeLastRunNote } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
 import type { TableName } from '../load/table-specs.js';
-import type { HoleUpdate } from '../load/warehouse.js';
-import { Warehouse } from '../load/warehouse.js';
+import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
 import { Committer } from './committer.js';
@@ -24,7 +24,7 @@ import type { Plan } from './plan.js';
 import { combinePlans, planRun, readStoredPlanState, runPhases } from './plan-for-run.js';
 import { runReconciliations } from './reconcile.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
-import { SILENT_REPORTER } from './run-events.js';
+import { SILENT_REPORTER, waitingEvent } from './run-events.js';
 import { TaskQueues } from './task-queues.js';
 
 export interface PipelineDeps {
@@ -109,8 +109,10 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   let plan: Plan | undefined;
   let committed: Committer | undefined;
   try {
-    wh = await Warehouse.open(opts.db);
-    if (lock.tookOverStale) warnings.push({ code: 'lock_taken_over', message: `took over a stale lock of a run that no longer exists (pid ${lock.tookOverFrom?.pid ?? '?'})` });
+    const working = await openWorkingCopy(opts.db);
+    wh = working.warehouse;
+    warnings.push(...working.notes);
+    if (lock.staleNote) warnings.push({ code: 'lock_taken_over', message: lock.staleNote });
     const { baseUrl, apiKey } = opts;
     if (!baseUrl || !apiKey) throw new FatalError('no source: pass --base-url and --api-key (or ENGAGE_BASE_URL / ENGAGE_API_KEY), or --emulator');
     const source = deps.sourceLabel ?? baseUrl;
@@ -118,8 +120,10 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       ...deps.client,
       baseUrl,
       apiKey,
+      ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
       onEvent: (e) => {
         if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
+        if (e.type === 'waiting') reporter.emit(waitingEvent(e));
         deps.client?.onEvent?.(e);
       },
     });
@@ -207,6 +211,11 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
+    for (const repair of exported.repaired) {
+      const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${opts.out} from DuckDB: ${repair.problems.join('; ')}` };
+      warnings.push(warning);
+      reporter.emit({ type: 'warning', ...warning });
+    }
     crashPoint('export-done');
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
 
@@ -215,6 +224,11 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       client: activeClient, parquet: exported,
     });
     await wh.finishRun({ runId, finishedAt: new Date(), status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
+    for (const note of (await publishSnapshot(wh, opts.db)).notes) {
+      warnings.push(note);
+      reporter.emit({ type: 'warning', ...note });
+    }
+    await writeLastRunNote(opts.db, { runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString() });
     reporter.emit({ type: 'run_finished', runId, status: summary.status, seconds: summary.seconds });
     return summary;
   } catch (err) {
@@ -223,6 +237,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await committed?.drain().catch(() => undefined);
     if (wh) {
       await wh.finishRun({ runId, finishedAt: new Date(), status: 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+      // The published file keeps the last successful run: `status` learns of this failure from the note.
+      await writeLastRunNote(opts.db, { runId, status: 'failed', startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
     }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
     reporter.emit({ type: 'run_finished', runId, status: 'failed', seconds: (Date.now() - started) / 1000, error: message });

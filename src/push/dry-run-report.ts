@@ -1,7 +1,8 @@
 // What `--dry-run` shows: per endpoint the rows by operation and the requests they need, sample request bodies, and the
 // time the limit pools of spec section 8 impose. Built from the plan and the batches; nothing is sent.
-import type { EndpointSpec, PoolId } from '../api/endpoints.js';
-import { LIMIT_POOLS } from '../api/endpoints.js';
+import { fillPath } from '../api/endpoint-path.js';
+import type { PoolId } from '../api/endpoints.js';
+import { estimateDuration } from '../pipeline/plan-estimate.js';
 import type { PushPlan } from './push-plan.js';
 import type { Operation, PlannedRow, PushTarget, TargetContext } from './push-target.js';
 
@@ -32,7 +33,7 @@ export interface DryRunReport {
   rowsStillRefused: number;
   endpoints: EndpointPlan[];
   requests: number;
-  /** Lower bound of the push's duration under the limit pools (plus ASSUMED_SECONDS_PER_REQUEST per request). */
+  /** The push's duration under the limit pools, estimated as `plan` does (ASSUMED_SECONDS_PER_REQUEST per request, one at a time). */
   etaSeconds: number;
   /** First invalid rows with their reasons (at most 10). */
   invalidSamples: { index: number; error: string }[];
@@ -49,15 +50,7 @@ function cutLists(value: unknown): unknown {
   return value;
 }
 
-function fillPath(endpoint: EndpointSpec, params: Record<string, string> = {}): string {
-  return endpoint.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => encodeURIComponent(params[name] ?? `:${name}`));
-}
 
-/** Seconds the pools make `requests` requests of one pool last at least: a full window per budget after the first. */
-export function poolSeconds(pool: PoolId, requests: number): number {
-  const { limit, windowMs } = LIMIT_POOLS[pool];
-  return requests <= limit ? 0 : (Math.ceil(requests / limit) - 1) * (windowMs / 1000);
-}
 
 export function buildDryRunReport(args: {
   target: PushTarget;
@@ -75,7 +68,7 @@ export function buildDryRunReport(args: {
     const name = `${call.endpoint.method} ${call.endpoint.path}`;
     let entry = byEndpoint.get(name);
     if (!entry) {
-      entry = { endpoint: name, pool: call.endpoint.pool, rows: 0, requests: 0, operations: {}, sample: { method: call.endpoint.method, path: fillPath(call.endpoint, call.pathParams), body: cutLists(call.body) } };
+      entry = { endpoint: name, pool: call.endpoint.pool, rows: 0, requests: 0, operations: {}, sample: { method: call.endpoint.method, path: fillPath(call.endpoint, call.pathParams, 'show'), body: cutLists(call.body) } };
       byEndpoint.set(name, entry);
     }
     entry.requests++;
@@ -83,7 +76,8 @@ export function buildDryRunReport(args: {
     for (const row of batch) entry.operations[row.operation] = (entry.operations[row.operation] ?? 0) + 1;
     perPool.set(call.endpoint.pool, (perPool.get(call.endpoint.pool) ?? 0) + 1);
   }
-  const waits = [...perPool].reduce((sum, [pool, n]) => sum + poolSeconds(pool, n), 0);
+  // The estimate `engage-etl plan` makes, for requests sent one at a time (push sends them in order).
+  const eta = estimateDuration(Object.fromEntries(perPool), { latencyMs: ASSUMED_SECONDS_PER_REQUEST * 1000, concurrency: 1 });
   return {
     target: target.name,
     source: args.source,
@@ -94,7 +88,7 @@ export function buildDryRunReport(args: {
     rowsStillRefused: plan.stillRefused.length,
     endpoints: [...byEndpoint.values()],
     requests: batches.length,
-    etaSeconds: Math.round((waits + batches.length * ASSUMED_SECONDS_PER_REQUEST) * 10) / 10,
+    etaSeconds: Math.round(eta.ms / 100) / 10,
     invalidSamples: plan.invalid.slice(0, 10).map((r) => ({ index: r.index, error: r.error })),
     ...(args.refusal ? { refusal: args.refusal } : {}),
   };

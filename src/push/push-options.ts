@@ -1,6 +1,8 @@
 // The options of one push, parsed once from flags and environment (ENGAGE_BASE_URL, ENGAGE_API_KEY, ENGAGE_SCIM_TOKEN,
 // ENGAGE_REQUEST_ORIGIN) into a normalized PushOptions. Every refusal is a ConfigError naming the flag and the fix.
-import { normalizeBaseUrl, showUrl } from '../config/base-url.js';
+import { credentialProblem } from '../api/credential-rules.js';
+import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
+import { parseMaxWait } from '../config/max-wait-flag.js';
 import { ConfigError } from '../errors.js';
 import type { MappingOptions, TargetName } from './push-target.js';
 import { TARGET_NAMES } from './push-target.js';
@@ -26,6 +28,7 @@ export interface RawPushFlags {
   confirm?: boolean;
   maxRows?: string;
   json?: boolean;
+  maxWait?: string;
 }
 
 export interface PushOptions {
@@ -54,6 +57,8 @@ export interface PushOptions {
   maxRows?: number;
   /** Print the summary (or the dry-run report) as JSON. @default false */
   json: boolean;
+  /** Longest wait for a pool's rate-limit window (--max-wait). @default undefined (each pool's window + 5 minutes) */
+  maxWaitMs?: number;
 }
 
 export const DEFAULT_PUSH_DB = 'data/engage.duckdb';
@@ -118,6 +123,8 @@ export function resolvePushOptions(targetName: string, flags: RawPushFlags, env:
     ...(maxRows !== undefined ? { maxRows } : {}),
     json: flags.json === true,
   };
+  const maxWaitMs = parseMaxWait(flags.maxWait);
+  if (maxWaitMs !== undefined) opts.maxWaitMs = maxWaitMs;
   if (dryRun) return opts;
 
   const rawUrl = flags.baseUrl ?? env.ENGAGE_BASE_URL;
@@ -131,12 +138,16 @@ export function resolvePushOptions(targetName: string, flags: RawPushFlags, env:
     if (!token) throw new ConfigError('--scim-token', 'is missing: dashboard-user-deletions authenticates with the SCIM token (--scim-token or ENGAGE_SCIM_TOKEN)');
     const origin = flags.requestOrigin ?? env.ENGAGE_REQUEST_ORIGIN;
     if (!origin) throw new ConfigError('--request-origin', 'is missing: SCIM requests carry X-Request-Origin (--request-origin or ENGAGE_REQUEST_ORIGIN)');
+    const tokenProblem = credentialProblem(token);
+    if (tokenProblem) throw new ConfigError(flags.scimToken !== undefined ? '--scim-token' : 'ENGAGE_SCIM_TOKEN', `the SCIM token ${tokenProblem}`);
     opts.scimToken = token;
     opts.requestOrigin = origin;
     return opts;
   }
   const apiKey = flags.apiKey ?? env.ENGAGE_API_KEY;
   if (!apiKey) throw new ConfigError('--api-key', 'is missing: give the REST API key with --api-key or ENGAGE_API_KEY (it needs the permission of the target\'s endpoint)');
+  const keyProblem = credentialProblem(apiKey);
+  if (keyProblem) throw new ConfigError(flags.apiKey !== undefined ? '--api-key' : 'ENGAGE_API_KEY', `the REST API key ${keyProblem}`);
   opts.apiKey = apiKey;
   return opts;
 }

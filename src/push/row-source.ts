@@ -1,5 +1,5 @@
 // Where the rows of a push come from: a SELECT run on the warehouse, a table of it, or a CSV / JSON / Parquet file read
-// by DuckDB's own readers. The user's SQL is wrapped as a subquery, so a push query reads and cannot write.
+// by DuckDB's own readers. The user's SQL must be one read-only statement (DuckDB's own parser says so) and runs once.
 import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -36,13 +36,13 @@ export function describeSource(source: RowSource): string {
   }
 }
 
-/** The FROM-clause text and its parameters. Throws ConfigError for a missing table or file, or an unknown file type. */
-async function fromClause(warehouse: Warehouse, source: RowSource): Promise<{ from: string; params: unknown[]; flag: string }> {
+/** The one SELECT that reads the source. Throws ConfigError for a missing table or file, or an unknown file type. */
+async function sourceQuery(warehouse: Warehouse, source: RowSource): Promise<{ sql: string; flag: string }> {
   switch (source.kind) {
     case 'sql': {
-      const sql = source.sql.trim().replace(/;\s*$/, '');
-      if (sql === '') throw new ConfigError('--sql', 'is empty; give a SELECT whose columns follow the target\'s conventions (see docs/push.md)');
-      return { from: `(${sql}) AS "_push_source"`, params: [], flag: '--sql' };
+      const sql = source.sql.trim();
+      if (sql.replace(/;\s*$/, '').trim() === '') throw new ConfigError('--sql', 'is empty; give a SELECT whose columns follow the target\'s conventions (see docs/push.md)');
+      return { sql, flag: '--sql' };
     }
     case 'table': {
       const found = await warehouse.query(`SELECT "table_name" FROM information_schema.tables WHERE "table_schema" = 'main' ORDER BY 1`);
@@ -51,28 +51,24 @@ async function fromClause(warehouse: Warehouse, source: RowSource): Promise<{ fr
         const shown = names.filter((n) => !n.startsWith('_')).join(', ');
         throw new ConfigError('--table', `no table "${source.table}" in ${warehouse.path}; tables: ${shown || '(none)'} — or use --sql`);
       }
-      return { from: `"${source.table.replace(/"/g, '""')}"`, params: [], flag: '--table' };
+      return { sql: `SELECT * FROM "${source.table.replace(/"/g, '""')}"`, flag: '--table' };
     }
     case 'file': {
       const path = resolve(source.path);
       const reader = FILE_READERS[extname(path).toLowerCase()];
       if (!reader) throw new ConfigError('--file', `${path} is not a .csv, .tsv, .json, .ndjson, .jsonl or .parquet file; convert it or load it with --sql`);
       if (!existsSync(path)) throw new ConfigError('--file', `${path} does not exist`);
-      return { from: `${reader}($1)`, params: [path], flag: '--file' };
+      return { sql: `SELECT * FROM ${reader}('${path.replaceAll("'", "''")}')`, flag: '--file' };
     }
   }
 }
 
-/** Read every row of the source, in the source's order. */
+/** Read every row of the source, in the source's order, running its query once. */
 export async function readSourceRows(warehouse: Warehouse, source: RowSource): Promise<SourceRows> {
-  const { from, params, flag } = await fromClause(warehouse, source);
-  let described: Record<string, unknown>[];
+  const { sql, flag } = await sourceQuery(warehouse, source);
   try {
-    described = await warehouse.query(`DESCRIBE SELECT * FROM ${from}`, params);
+    return await warehouse.readQuery(sql);
   } catch (err) {
-    throw new ConfigError(flag, `cannot be read: ${(err as Error).message.replace(/^query on .*? failed: /, '')}`, { cause: err });
+    throw new ConfigError(flag, (err as Error).message, { cause: err });
   }
-  const columns = described.map((r) => r.column_name as string);
-  const rows = await warehouse.query(`SELECT * FROM ${from}`, params);
-  return { columns, rows };
 }

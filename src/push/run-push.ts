@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
 import { ConfigError, FatalError, RetriableApiError } from '../errors.js';
+import { openWorkingCopy, publishSnapshot } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
-import { Warehouse } from '../load/warehouse.js';
+import type { Warehouse } from '../load/warehouse.js';
 import { batchRows, sendBatch } from './batch-sender.js';
 import type { DryRunReport } from './dry-run-report.js';
 import { buildDryRunReport } from './dry-run-report.js';
@@ -79,9 +80,12 @@ function newRunId(now: Date): string {
 export async function runPush(opts: PushOptions, hooks: PushHooks = {}): Promise<PushResult> {
   const lock = await RunLock.acquire(opts.db, { command: `engage-etl push ${opts.target}` });
   try {
-    const warehouse = await Warehouse.open(opts.db);
+    const { warehouse } = await openWorkingCopy(opts.db);
     try {
-      return await pushWith(warehouse, opts, hooks);
+      const result = await pushWith(warehouse, opts, hooks);
+      // The ledger, the run and row logs are read from --db too; a dry run wrote nothing, so nothing is published.
+      if (result.kind === 'push') await publishSnapshot(warehouse, opts.db);
+      return result;
     } finally {
       await warehouse.close();
     }
@@ -120,9 +124,10 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     ...hooks.client,
     baseUrl: opts.baseUrl ?? '',
     // The SCIM target authenticates with the SCIM token only; the client still wants a key, which is never sent then.
-    apiKey: opts.apiKey ?? 'scim-only',
+    apiKey: opts.apiKey ?? 'scim-only-no-rest-key',
     ...(opts.scimToken !== undefined ? { scimToken: opts.scimToken } : {}),
     ...(opts.requestOrigin !== undefined ? { requestOrigin: opts.requestOrigin } : {}),
+    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
   });
   const counts: PushRunCounts = { rowsRead: plan.rowsRead, rowsUnchanged: plan.unchanged, rowsAccepted: 0, rowsRejected: 0, rowsInvalid: plan.invalid.length, rowsTransient: 0, requests: 0 };
   const failures: FailedRow[] = [];

@@ -51,7 +51,7 @@ export const contentBlocksStream = perIdStream({
   },
   // Spec 7.2 words the refusal "Content Block has been deleted—content not available".
   tolerate: (error, id) =>
-    error instanceof FatalApiError && error.status === 400 && /deleted/i.test(error.message)
+    error instanceof FatalApiError && error.status === 400 && /deleted/i.test(error.reason)
       ? `content block ${id} has been deleted upstream; its stored row is kept as it was (remove it from the pipeline file to silence this)`
       : undefined,
 });

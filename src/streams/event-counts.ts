@@ -42,7 +42,7 @@ export const eventCountsStream = seriesStream({
     keys: ['events', 'unit', 'apps', 'segments'],
     example: '{ events: [cart_add, level_complete], unit: day, apps: ["*"], segments: ["*", seg_1] }',
     read: (r): EventCountsOptions => ({
-      events: r.raw('events') === ALL_EVENTS ? ALL_EVENTS : r.ids('events', 'event names, or events: all for every name the custom_events stream stores'),
+      events: r.idsOr('events', ALL_EVENTS, 'event names, e.g. events: [first_purchase] (all: every name the custom_events stream stores)'),
       unit: r.unit(['day', 'hour']),
       apps: r.selectors('apps', 'apps: ["*", app_1]'),
       segments: r.selectors('segments', 'segments: ["*", seg_1]'),

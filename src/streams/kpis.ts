@@ -39,13 +39,7 @@ export const kpisStream = seriesStream({
   options: {
     keys: ['metrics', 'apps'],
     example: '{ metrics: [dau, mau, new_users, uninstalls], apps: ["*", app_1] }',
-    read: (r): KpisOptions => {
-      const metrics = r.raw('metrics') === undefined ? KPI_METRICS : r.ids('metrics', 'KPIs, e.g. metrics: [dau, mau, new_users, uninstalls]');
-      for (const m of metrics) {
-        if (!(KPI_METRICS as readonly string[]).includes(m)) r.fail('metrics', `"${m}" is not a KPI; list some of ${KPI_METRICS.join(', ')}`);
-      }
-      return { metrics: metrics as readonly KpiMetric[], apps: r.selectors('apps', 'apps: ["*", app_1]') };
-    },
+    read: (r): KpisOptions => ({ metrics: r.subset('metrics', KPI_METRICS), apps: r.selectors('apps', 'apps: ["*", app_1]') }),
   },
   series: (o) =>
     o.metrics.flatMap((metric) =>

@@ -11,7 +11,7 @@ let server: TestServer;
 const clients: ApiClient[] = [];
 
 function makeClient(opts: Partial<ApiClientOptions>): ApiClient {
-  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-123456', ...opts });
+  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', ...opts });
   clients.push(client);
   return client;
 }
@@ -40,12 +40,11 @@ afterEach(async () => {
 describe('limit pools against a real server', () => {
   it('never lets more requests than the limit arrive within one window', async () => {
     const client = makeClient({ pools: { cdi: { limit: 3, windowMs: 300 } } });
-    const started = Date.now();
     await Promise.all(Array.from({ length: 9 }, () => client.request({ endpoint: ENDPOINTS.cdiIntegrations })));
     expect(server.requests).toHaveLength(9);
+    // At most three in any 300 ms, as the server saw them (so nine span two windows at least): a slow machine only
+    // spreads them further, it cannot make this fail.
     expect(maxInAnyWindow(server.requests, 300)).toBeLessThanOrEqual(3);
-    // Nine requests at three per 300 ms need at least two full windows.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
   });
 
   it('makes purchases and the events list draw from one shared budget', async () => {
@@ -63,12 +62,13 @@ describe('limit pools against a real server', () => {
   it('keeps serving other pools while one pool waits for its window', async () => {
     const client = makeClient({ pools: { cdi: { limit: 1, windowMs: 60_000 } } });
     await client.request({ endpoint: ENDPOINTS.cdiIntegrations });
+    let blockedSettled = false;
     const blocked = client.request({ endpoint: ENDPOINTS.cdiIntegrations });
-    blocked.catch(() => undefined);
-    const started = Date.now();
+    blocked.then(() => (blockedSettled = true), () => (blockedSettled = true));
     await client.request({ endpoint: ENDPOINTS.sessionsDataSeries, query: { length: 1 } });
     await client.request({ endpoint: ENDPOINTS.segmentsDataSeries, query: { length: 1 } });
-    expect(Date.now() - started).toBeLessThan(1000);
+    // The default pool's requests were answered while the cdi request still waits for its window.
+    expect(blockedSettled).toBe(false);
     const snapshot = client.limiter.snapshot();
     expect(snapshot.cdi).toMatchObject({ used: 1, remaining: 0, waiting: 1 });
     expect(snapshot.cdi.resetAt).toBeGreaterThan(Date.now() + 50_000);
@@ -149,6 +149,7 @@ describe('reading rate-limit headers', () => {
       limit: 250_000,
       remaining: 249_996,
       resetAt: 1_592_427_600_000,
+      said: 'X-RateLimit-Limit: 250000, X-RateLimit-Remaining: 249996, X-RateLimit-Reset: 1592427600',
     });
   });
 });

@@ -14,7 +14,7 @@ let server: TestServer;
 const clients: ApiClient[] = [];
 
 function makeClient(baseUrl = server.url): ApiClient {
-  const client = ApiClient.create({ baseUrl, apiKey: 'k-abcdef' });
+  const client = ApiClient.create({ baseUrl, apiKey: 'k-paginate-3b7e91d04c2a' });
   clients.push(client);
   return client;
 }
@@ -89,9 +89,9 @@ describe('following next links', () => {
   });
 
   it('stops with a FatalError when a page links back to a page already fetched', async () => {
-    server.handle((req, res) => {
+    server.handle((req, res, index) => {
       const next = req.query.get('cursor') === 'a' ? 'b' : 'a';
-      json(res, 200, { results: [integration(next)], message: 'success' }, { Link: `</cdi/integrations?cursor=${next}>; rel="next"` });
+      json(res, 200, { results: [integration(`i${index}`)], message: 'success' }, { Link: `</cdi/integrations?cursor=${next}>; rel="next"` });
     });
     const error = await collectIds(makeClient()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FatalError);

@@ -68,9 +68,9 @@ describe('engage-etl run refuses bad input before touching anything', () => {
   });
 
   it('never prints the API key, even when a flag is wrong', async () => {
-    const r = await cli(['run', '--base-url', 'not a url', '--api-key', 'sk-secret-1234', '--db', db]);
+    const r = await cli(['run', '--base-url', 'not a url', '--api-key', 'sk-secret-1234abcd5678', '--db', db]);
     expect(r.code).not.toBe(0);
-    expect(r.stderr + r.stdout).not.toContain('sk-secret-1234');
+    expect(r.stderr + r.stdout).not.toContain('sk-secret-1234abcd5678');
   });
 });
 

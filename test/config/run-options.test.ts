@@ -56,11 +56,11 @@ describe('defaults', () => {
 
 describe('precedence', () => {
   it('takes the flag over the environment over the file', () => {
-    const env = { ENGAGE_BASE_URL: 'https://env.example.com', ENGAGE_API_KEY: 'env-key' };
-    expect(resolveRunOptions({ pipeline: withSource, baseUrl: 'https://flag.example.com', apiKey: 'flag-key' }, env, NOW))
-      .toMatchObject({ baseUrl: 'https://flag.example.com', apiKey: 'flag-key' });
-    expect(resolveRunOptions({ pipeline: withSource }, env, NOW)).toMatchObject({ baseUrl: 'https://env.example.com', apiKey: 'env-key' });
-    expect(resolveRunOptions({ pipeline: withSource }, { ENGAGE_API_KEY: 'env-key' }, NOW)).toMatchObject({ baseUrl: 'https://file.example.com' });
+    const env = { ENGAGE_BASE_URL: 'https://env.example.com', ENGAGE_API_KEY: 'env-key-4d8a1f0c6e2b97' };
+    expect(resolveRunOptions({ pipeline: withSource, baseUrl: 'https://flag.example.com', apiKey: 'flag-key-9b3e7c1a5d0f24' }, env, NOW))
+      .toMatchObject({ baseUrl: 'https://flag.example.com', apiKey: 'flag-key-9b3e7c1a5d0f24' });
+    expect(resolveRunOptions({ pipeline: withSource }, env, NOW)).toMatchObject({ baseUrl: 'https://env.example.com', apiKey: 'env-key-4d8a1f0c6e2b97' });
+    expect(resolveRunOptions({ pipeline: withSource }, { ENGAGE_API_KEY: 'env-key-4d8a1f0c6e2b97' }, NOW)).toMatchObject({ baseUrl: 'https://file.example.com' });
   });
 
   it('treats an empty environment variable as unset', () => {
@@ -144,6 +144,14 @@ describe('--from and --until', () => {
 
   it('refuses --from after --until', () => {
     expect(refusal({ emulator: true, from: '2024-03-05', until: '2024-03-01' }).message).toMatch(/^--from: 2024-03-05T00:00:00.000Z is after --until 2024-03-01T00:00:00.000Z/);
+  });
+
+  it('refuses an --until at or before the start (start_date, or --from), saying nothing is in range', () => {
+    expect(refusal({ emulator: true, until: '2023-12-31' }).message)
+      .toMatch(/^--until: 2023-12-31T00:00:00.000Z is not after start_date 2024-01-01 of .*plain\.yaml: nothing is in range; pass a later --until, or an earlier start_date$/);
+    expect(refusal({ emulator: true, until: '2024-01-01' }).message).toMatch(/nothing is in range/);
+    expect(refusal({ emulator: true, from: '2024-02-01', until: '2024-02-01' }).message).toMatch(/^--until: .* is not after --from 2024-02-01T00:00:00.000Z: nothing is in range/);
+    expect(resolve({ emulator: true, until: '2024-01-01T01:00Z' }).until.toISO()).toBe('2024-01-01T01:00:00.000Z');
   });
 
   it('allows --until a few seconds ahead of the clock but not beyond a minute', () => {

@@ -145,16 +145,16 @@ describe('what every route gets', () => {
   ];
 
   it('refuses a key without the permission with a 403 naming it, and answers a key that has only it', async () => {
-    const keys = PERMISSIONS.map(([, permission], i) => ({ key: `only-${i}`, name: `only ${permission}`, permissions: [permission] }));
-    const limited = await startEmulator({ keys: [...keys, { key: 'sessions-only', name: 'sessions only', permissions: ['sessions.data_series'] }] });
+    const keys = PERMISSIONS.map(([, permission], i) => ({ key: `only-${i}-5d0c8e2a7b41f396`, name: `only ${permission}`, permissions: [permission] }));
+    const limited = await startEmulator({ keys: [...keys, { key: 'sessions-only-9e3f1a7c2b05', name: 'sessions only', permissions: ['sessions.data_series'] }] });
     try {
       for (const [i, [path, permission]] of PERMISSIONS.entries()) {
         const url = path.replace('EVENT', event);
-        const denied = await call(limited, url, { key: 'sessions-only' });
+        const denied = await call(limited, url, { key: 'sessions-only-9e3f1a7c2b05' });
         expect(denied.status, url).toBe(403);
         expect(denied.body.message).toContain(`requires the ${permission} permission`);
-        expect(denied.body.message).not.toContain('sessions-only');
-        expect((await call(limited, url, { key: `only-${i}` })).status, url).toBe(200);
+        expect(denied.body.message).not.toContain('sessions-only-9e3f1a7c2b05');
+        expect((await call(limited, url, { key: `only-${i}-5d0c8e2a7b41f396` })).status, url).toBe(200);
         expect((await call(limited, url)).status, `${url} with the demo key`).toBe(200);
       }
     } finally {

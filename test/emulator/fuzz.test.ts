@@ -14,11 +14,12 @@ beforeAll(async () => {
 afterAll(() => em.close());
 
 const PARAM_NAMES = ['length', 'unit', 'ending_at', 'starting_at', 'app_id', 'product', 'segment_id', 'canvas_id', 'page', 'cursor',
-  'email_template_id', 'content_block_id', 'include_inclusion_data', 'include_variant_breakdown', 'include_step_breakdown', 'include_deleted_step_data', 'filter', 'event'];
+  'email_template_id', 'content_block_id', 'include_inclusion_data', 'include_variant_breakdown', 'include_step_breakdown', 'include_deleted_step_data', 'filter', 'event',
+  'campaign_id', 'include_archived', 'sort_direction', 'last_edit.time[gt]', 'modified_after', 'modified_before', 'limit', 'offset'];
 const value = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.integer({ min: -1000, max: 100_000 }).map(String),
-  fc.constantFrom('true', 'false', 'day', 'hour', 'app_1', 'seg_1', 'cv_1', 'tpl_1', 'cb_1', 'cb_8', 'gems_small', '2024-06-01', '2024-06-01T00:00:00Z', '9999-12-31T23:59:59Z', '0001-01-01', '1e9', 'NaN', '%', '%E0%A4%A', 'achievement_bought'),
+  fc.constantFrom('true', 'false', 'day', 'hour', 'app_1', 'seg_1', 'cv_1', 'tpl_1', 'cb_1', 'cb_8', 'gems_small', 'cmp_1', 'seg_101', 'cv_101', 'asc', 'desc', '2024-06-01', '2024-06-01T00:00:00Z', '9999-12-31T23:59:59Z', '0001-01-01', '1e9', 'NaN', '%', '%E0%A4%A', 'achievement_bought'),
 );
 const query = fc.array(fc.tuple(fc.constantFrom(...PARAM_NAMES), value), { maxLength: 6 }).map((pairs) => new URLSearchParams(pairs).toString());
 const json = fc.jsonValue({ maxDepth: 4 });

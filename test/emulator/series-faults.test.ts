@@ -31,7 +31,8 @@ describe('series faults', () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ message: 'success', data: [] });
     expect(times((await call(e, SESSIONS)).body)).toEqual(DAYS);
-    expect(e.stats.seriesFaults).toEqual({ drop_all: 1, drop_point: 0, conflicting_duplicate: 0, outside_window: 0 });
+    expect(e.stats.seriesFaults.drop_all).toBe(1);
+    expect(Object.values(e.stats.seriesFaults).reduce((a, b) => a + b, 0)).toBe(1);
   });
 
   it('drop_point with atTime: the point is missing the first N times an answer holds it; answers without it are untouched', async () => {

@@ -157,8 +157,8 @@ describe('authentication', () => {
   });
 
   it('refuses bad extra keys at start with a ConfigError naming the field', async () => {
-    await expect(startEmulator({ keys: [{ key: 'k1', name: 'x', permissions: ['purchases.everything'] }] })).rejects.toThrow(ConfigError);
-    await expect(startEmulator({ keys: [{ key: 'k1', name: 'x', permissions: ['purchases.everything'] }] })).rejects.toThrow(/keys\[0\]\.permissions\[0\]: "purchases\.everything" is not a permission/);
+    await expect(startEmulator({ keys: [{ key: 'key-one-3a9d7f1b5c20', name: 'x', permissions: ['purchases.everything'] }] })).rejects.toThrow(ConfigError);
+    await expect(startEmulator({ keys: [{ key: 'key-one-3a9d7f1b5c20', name: 'x', permissions: ['purchases.everything'] }] })).rejects.toThrow(/keys\[0\]\.permissions\[0\]: "purchases\.everything" is not a permission/);
     await expect(startEmulator({ keys: [{ key: '', name: 'x', permissions: [] }] })).rejects.toThrow(/keys\[0\]\.key: must be a non-empty string/);
   });
 

@@ -363,6 +363,44 @@ describe('errors the server itself gives, as the client surfaces them', () => {
   });
 });
 
+describe('discovery lists and details (issue 13) through the client\'s list and details methods', () => {
+  test('canvas.list and campaigns.list page by 100 and honour include_archived and sort_direction', async () => {
+    const first = (await braze.canvas.list({ page: 0 })) as { canvases: { id: string }[] };
+    const raw = await call(em, '/canvas/list?page=0');
+    expect(first).toEqual(raw.body);
+    expect(first.canvases).toHaveLength(100);
+    const newest = (await braze.campaigns.list({ page: 0, include_archived: true, sort_direction: 'desc' })) as { campaigns: { id: string; is_api_campaign: boolean }[] };
+    expect(newest).toEqual((await call(em, '/campaigns/list?page=0&include_archived=true&sort_direction=desc')).body);
+    expect(typeof newest.campaigns[0]!.is_api_campaign).toBe('boolean');
+  });
+
+  test('campaigns.details answers the campaign; an unknown one is a 400 naming it', async () => {
+    const answer = await braze.campaigns.details({ campaign_id: 'cmp_1' });
+    expect(answer).toEqual((await call(em, '/campaigns/details?campaign_id=cmp_1')).body);
+    expect(answer).toMatchObject({ name: expect.any(String), channels: expect.any(Array), messages: expect.any(Object) });
+    const failure = await clientFailure(braze.campaigns.details({ campaign_id: 'cmp_nope' }));
+    expect(failure.status).toBe(400);
+    expect(failure.message).toContain('cmp_nope');
+  });
+
+  test('segments.list and segments.details answer what the wire holds', async () => {
+    const list = (await braze.segments.list({ page: 0 })) as { segments: { id: string; analytics_tracking_enabled: boolean }[] };
+    expect(list).toEqual((await call(em, '/segments/list?page=0')).body);
+    expect(list.segments.some((s) => !s.analytics_tracking_enabled)).toBe(true);
+    const details = await braze.segments.details({ segment_id: 'seg_1' });
+    expect(details).toEqual((await call(em, '/segments/details?segment_id=seg_1')).body);
+  });
+
+  test('templates.email_templates.list and templates.content_blocks.list send limit and offset', async () => {
+    const templates = (await braze.templates.email_templates.list({ limit: 5, offset: 10 })) as { count: number; templates: unknown[] };
+    expect(templates).toEqual((await call(em, '/templates/email/list?limit=5&offset=10')).body);
+    expect(templates.templates).toHaveLength(5);
+    const blocks = (await braze.templates.content_blocks.list({ limit: 3 })) as { count: number; content_blocks: unknown[] };
+    expect(blocks).toEqual((await call(em, '/content_blocks/list?limit=3')).body);
+    expect(blocks.count).toBeGreaterThan(100);
+  });
+});
+
 describe('coverage of the client', () => {
   test('every client method is either tested here or named as outside the spec, and every spec endpoint is reached or named', () => {
     const methods = listClientMethods(new Braze('http://127.0.0.1:1', 'unused')).sort();

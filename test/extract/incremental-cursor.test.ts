@@ -1,7 +1,8 @@
 // The incremental cursor: examples that read as the rules, then properties over random ranges, outages and zones.
 import fc from 'fast-check';
-import { DateTime, Settings } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { useMachineZone } from '../helpers/machine-zone.js';
 import type { CursorPlan, StoredHole } from '../../src/extract/incremental-cursor.js';
 import { CursorProgress, completeEnd, coverWindows, holeChanges, isWanted, planCursor, planRange, seriesKey } from '../../src/extract/incremental-cursor.js';
 import type { Unit } from '../../src/extract/windows.js';
@@ -157,16 +158,7 @@ const instant = fc.tuple(instantMs, fc.constantFrom(...ZONES)).map(([ms, zone]) 
 const unitArb = fc.constantFrom<Unit>('day', 'hour');
 
 describe.each(['UTC', 'America/New_York'])('properties with the machine zone set to %s', (zone) => {
-  const saved = { tz: process.env.TZ, luxon: Settings.defaultZone };
-  beforeAll(() => {
-    process.env.TZ = zone;
-    Settings.defaultZone = zone;
-  });
-  afterAll(() => {
-    if (saved.tz === undefined) delete process.env.TZ;
-    else process.env.TZ = saved.tz;
-    Settings.defaultZone = saved.luxon;
-  });
+  useMachineZone(zone);
 
   it('plans from floor(from) to ceil(until), re-including exactly lookbackDays complete days before a watermark', () => {
     fc.assert(fc.property(unitArb, instant, instant, fc.option(instant, { nil: undefined }), fc.integer({ min: 0, max: 40 }),

@@ -1,7 +1,8 @@
 // Exact windows: examples that read as the rules, then properties over random ranges in several machine zones.
 import fc from 'fast-check';
-import { DateTime, Settings } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { useMachineZone } from '../helpers/machine-zone.js';
 import type { Unit, UnitRange, Window } from '../../src/extract/windows.js';
 import {
   addUnits, floorUnit, followUpWindow, followUpWindows,
@@ -113,16 +114,7 @@ const rangeArb = fc.tuple(unitArb, instant, fc.integer({ min: 1, max: 1500 })).m
 });
 
 describe.each(['UTC', 'America/New_York', 'Europe/Berlin'])('properties with the machine zone set to %s', (zone) => {
-  const saved = { tz: process.env.TZ, luxon: Settings.defaultZone };
-  beforeAll(() => {
-    process.env.TZ = zone;
-    Settings.defaultZone = zone;
-  });
-  afterAll(() => {
-    if (saved.tz === undefined) delete process.env.TZ;
-    else process.env.TZ = saved.tz;
-    Settings.defaultZone = saved.luxon;
-  });
+  useMachineZone(zone);
 
   it('runs in that zone (so the properties below really exercise it)', () => {
     expect(DateTime.local().zoneName).toBe(zone);

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError } from '../../src/errors.js';
 import { RunLock } from '../../src/load/run-lock.js';
+import type { LockHolder } from '../../src/load/run-lock.js';
 import { tempDirPerTest } from './warehouse-helpers.js';
 
 const t = tempDirPerTest();
@@ -33,10 +34,46 @@ describe('RunLock', () => {
   it('refuses while a live process holds the lock, naming its pid and start time', async () => {
     t.child = await startHolder();
     const db = join(t.dir, 'w.duckdb');
-    await writeFile(`${db}.lock`, JSON.stringify({ pid: t.child.pid, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run' }));
+    // A lock is always taken after its process started: written now, like the holder would.
+    const startedAt = new Date(Date.now() + 3000).toISOString();
+    await writeFile(`${db}.lock`, JSON.stringify({ pid: t.child.pid, startedAt, host: hostname(), command: 'engage-etl run' }));
     const attempt = RunLock.acquire(db);
     await expect(attempt).rejects.toBeInstanceOf(LockedError);
-    await expect(attempt).rejects.toThrow(`another engage-etl run holds ${db} (pid ${t.child.pid}, started 2024-03-05T01:02:03.000Z); wait for it or stop it`);
+    await expect(attempt).rejects.toThrow(`another engage-etl run holds ${db} (pid ${t.child.pid}, started ${startedAt}); wait for it or stop it`);
+  });
+
+  it('records the start of its process, and refuses a lock whose pid is alive with that same start', async () => {
+    const db = join(t.dir, 'w.duckdb');
+    const lock = await RunLock.acquire(db);
+    const stored = JSON.parse(await readFile(`${db}.lock`, 'utf8')) as LockHolder;
+    expect(Math.abs(Date.parse(stored.processStartedAt!) - (Date.now() - process.uptime() * 1000))).toBeLessThan(3000);
+    await expect(RunLock.acquire(db)).rejects.toBeInstanceOf(LockedError);
+    await lock.release();
+  });
+
+  it('takes over a lock whose pid is alive but belongs to a process started at another time (pid reused), without naming it as the holder', async () => {
+    t.child = await startHolder();
+    const db = join(t.dir, 'w.duckdb');
+    const reused: LockHolder = {
+      pid: t.child.pid!, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run', processStartedAt: '2024-03-05T01:02:01.000Z',
+    };
+    await writeFile(`${db}.lock`, JSON.stringify(reused));
+    const lock = await RunLock.acquire(db);
+    expect(lock.tookOverFrom?.pid).toBe(t.child.pid);
+    expect(lock.staleBecause?.reason).toBe('pid-reused');
+    expect(lock.staleNote).toMatch(new RegExp(`^took over a stale lock of a run that no longer exists \\(pid ${t.child.pid}\\) — .*unrelated process started .*left alone$`));
+    expect(lock.staleNote).not.toMatch(/stop it|kill/);
+    expect(t.child.exitCode).toBeNull();
+    await lock.release();
+  });
+
+  it('takes over a lock written before this start-time record, whose live pid started after the lock was taken', async () => {
+    t.child = await startHolder();
+    const db = join(t.dir, 'w.duckdb');
+    await writeFile(`${db}.lock`, JSON.stringify({ pid: t.child.pid, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run' }));
+    const lock = await RunLock.acquire(db);
+    expect(lock.staleBecause?.reason).toBe('pid-reused');
+    await lock.release();
   });
 
   it('takes over the lock of a process that has died, and says so', async () => {

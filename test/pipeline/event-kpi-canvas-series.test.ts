@@ -325,7 +325,7 @@ describe('a key without canvas.data_series', () => {
 describe('the KPI option', () => {
   it('is checked against the four KPIs', async () => {
     const { parsePipelineText } = await import('../../src/config/load-pipeline-file.js');
-    expect(() => parsePipelineText('name: t\nstart_date: 2025-01-01\nstreams:\n  kpis: { metrics: [dau, wau] }\n', 'x.yaml')).toThrow(/"wau" is not a KPI; list some of dau, mau, new_users, uninstalls/);
+    expect(() => parsePipelineText('name: t\nstart_date: 2025-01-01\nstreams:\n  kpis: { metrics: [dau, wau] }\n', 'x.yaml')).toThrow(/"wau" is not accepted; list some of dau, mau, new_users, uninstalls/);
     const p = parsePipelineText('name: t\nstart_date: 2025-01-01\nstreams:\n  kpis: {}\n', 'x.yaml');
     expect(p.streams.kpis?.metrics).toEqual(KPI_METRICS as readonly KpiMetric[]);
   });

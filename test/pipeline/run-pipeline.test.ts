@@ -95,7 +95,7 @@ describe('a first run against the emulator', () => {
   });
 
   it('never lets a watermark enter the in-progress day or hour', async () => {
-    const rows = await f.query('SELECT stream, unit, max(watermark) AS wm FROM _etl_series_state GROUP BY ALL');
+    const rows = await f.query("SELECT stream, unit, max(watermark) AS wm FROM _etl_series_state WHERE unit IN ('day', 'hour') GROUP BY ALL");
     for (const r of rows) {
       expect(r['wm'], String(r['stream'])).toEqual(r['unit'] === 'hour' ? new Date('2025-03-10T12:00:00Z') : utcDay('2025-03-10'));
     }

@@ -30,7 +30,7 @@ async function cutShortServer(): Promise<{ url: string; requests: () => number }
 describe('ApiCall.resendAfterCutShortSuccess', () => {
   it('when false, a 201 cut short resolves once with no body instead of being sent again', async () => {
     const server = await cutShortServer();
-    const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k', backoffBaseMs: 1 });
+    const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-cut-short-6a0f2e8d4b17', backoffBaseMs: 1 });
     try {
       const response = await client.request({ endpoint: ENDPOINTS.usersTrack, body: { attributes: [{ external_id: 'u', points: { inc: 5 } }] }, resendAfterCutShortSuccess: false });
       expect(response.status).toBe(201);
@@ -43,7 +43,7 @@ describe('ApiCall.resendAfterCutShortSuccess', () => {
 
   it('by default the same answer is retried', async () => {
     const server = await cutShortServer();
-    const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k', backoffBaseMs: 1, maxAttempts: 2 });
+    const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-cut-short-6a0f2e8d4b17', backoffBaseMs: 1, maxAttempts: 2 });
     try {
       await expect(client.request({ endpoint: ENDPOINTS.usersTrack, body: { attributes: [] } })).rejects.toThrow(/cut short/);
       expect(server.requests()).toBe(2);

@@ -28,6 +28,36 @@ describe('push --dry-run', () => {
     expect(await query(fx, `SELECT count(*) AS n FROM "_push_runs"`)).toEqual([{ n: 0 }]);
   });
 
+  it('refuses --sql holding a second statement, or a statement that is not a SELECT, before running anything: the table survives', async () => {
+    await sql(fx, `CREATE TABLE crm_users AS SELECT 'user_' || i AS external_id, 'gold' AS tier FROM range(5) t(i)`);
+    const attempts: [string, RegExp][] = [
+      [`SELECT external_id, tier FROM crm_users; DROP TABLE crm_users`, /--sql: holds 2 statements; give exactly one SELECT .* nothing was run/],
+      [`SELECT external_id, tier FROM crm_users) ; DROP TABLE crm_users; SELECT * FROM (SELECT external_id, tier FROM crm_users`, /--sql: cannot be read: Parser Error/],
+      [`DROP TABLE crm_users`, /--sql: is a DROP statement; only a read-only SELECT .* nothing was run/],
+      [`INSERT INTO crm_users VALUES ('intruder', 'none')`, /--sql: is a INSERT statement/],
+    ];
+    for (const [text, refusal] of attempts) {
+      for (const dryRun of [true, false]) {
+        const { result, requests } = await countRequests(fx, () => push(fx, 'user-attributes', { sql: text, dryRun }).catch((err: Error) => err));
+        expect(result).toBeInstanceOf(Error);
+        expect((result as Error).message).toMatch(refusal);
+        expect(requests).toBe(0);
+      }
+    }
+    expect(await query(fx, `SELECT count(*) AS n FROM crm_users`)).toEqual([{ n: 5 }]);
+    expect(await query(fx, `SELECT count(*) AS n FROM "_push_runs"`)).toEqual([{ n: 0 }]);
+  });
+
+  it('runs the --sql query once: a query that advances a sequence per row read advances it once per row', async () => {
+    await sql(fx, `CREATE SEQUENCE reads START 1`, `CREATE TABLE crm_users AS SELECT 'user_' || i AS external_id, 'gold' AS tier FROM range(1, 4) t(i)`);
+    const summary = await pushed(fx, 'user-attributes', { sql: `SELECT external_id, tier FROM crm_users WHERE nextval('reads') > 0` });
+    expect(summary.rowsAccepted).toBe(3);
+    // Three rows read once leave the sequence below 6 in the database the push published; read twice, at 6 or more.
+    const [row] = await query(fx, `SELECT currval('reads') AS n`);
+    expect(Number(row?.['n'])).toBeGreaterThanOrEqual(3);
+    expect(Number(row?.['n'])).toBeLessThan(6);
+  });
+
   it('shows only what changed since the last push, and says when --max-rows would refuse it; no --confirm needed', async () => {
     await sql(fx, `CREATE TABLE gone AS SELECT 'bounce' || i || '@example.net' AS email FROM range(30) t(i)`);
     await pushed(fx, 'email-suppressions', { table: 'gone', confirm: true });
@@ -43,6 +73,8 @@ describe('push --dry-run', () => {
     const result = await push(fx, 'preference-center', { table: 'pcs', dryRun: true });
     if (result.kind !== 'dry-run') throw new Error('expected a dry run');
     expect(result.report.requests).toBe(120);
-    expect(result.report.etaSeconds).toBe(11 * 60 + 12);
+    // As `plan` estimates it: 12 budgets of 10; each of the first 11 waits a window plus its last round trip (0.1 s),
+    // the last 10 requests take their own round trips.
+    expect(result.report.etaSeconds).toBe(662.1); // 11 × (60 + 0.1) + 10 × 0.1
   });
 });

@@ -46,9 +46,9 @@ describe('engage-etl push', () => {
     expect(second.stdout).toMatch(/succeeded .* 0 requests/);
   });
 
-  it('exits 1 with the flag and the fix for an irreversible target without --confirm', async () => {
+  it('exits 2 (a usage error) with the flag and the fix for an irreversible target without --confirm', async () => {
     const run = await cli(['push', 'email-suppressions', '--sql', "SELECT 'a@example.com' AS email", '--db', fx.db, '--api-key', fx.em.demoApiKey, '--base-url', fx.em.url]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/engage-etl: --confirm: email-suppressions cannot be undone; look at --dry-run first/);
     expect(run.stderr).not.toContain(fx.em.demoApiKey);
   });

@@ -80,6 +80,21 @@ describe('two runs on one database', () => {
     expect(await leftovers(t.dir)).toEqual([]);
   });
 
+  it('takes over a lock whose pid now belongs to a live, unrelated process (pid reused), without telling the user to stop it', async () => {
+    const t = await makeTarget(dir, 'reused');
+    secrets.target(t);
+    // This test process is alive and is no engage-etl run: the lock records another process start for its pid.
+    const lock: LockHolder = { pid: process.pid, startedAt: '2025-06-14T23:00:00.000Z', host: hostname(), command: 'engage-etl run', processStartedAt: '2025-06-14T22:59:58.000Z' };
+    await writeFile(`${t.db}.lock`, JSON.stringify(lock));
+    const next = await spawnRun(t, em, em.demoApiKey).done;
+    secrets.text(next.stdout, next.stderr);
+    expect(next.code, next.stderr.slice(-500)).toBe(0);
+    expect(next.stderr).toContain(`took over a stale lock of a run that no longer exists (pid ${process.pid})`);
+    expect(next.stderr).toContain('now belongs to an unrelated process');
+    expect(next.stderr).not.toMatch(/stop it/);
+    expect(existsSync(`${t.db}.lock`)).toBe(false);
+  });
+
   it('takes over a lock file naming a process that has exited and sweeps the temp files such processes leave', async () => {
     const t = await makeTarget(dir, 'orphan');
     secrets.target(t);

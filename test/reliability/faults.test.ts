@@ -1,10 +1,12 @@
 // Faults: a backfill through 30 % injected faults (429, 500, 503, cut-short bodies, reset connections) ends exactly like
 // a fault-free one, with bounded retries; a request that runs out of attempts fails the run clearly and keeps what was
 // committed, and the next run completes it.
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../src/api/api-client-options.js';
 import { FAULT_KINDS } from '../../src/emulator/fault-injector.js';
 import { RetriableApiError } from '../../src/errors.js';
+import { snapshotFiles } from '../../src/load/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { SecretScan, makeTarget, parquetChecksums, removeDir, runInProcess, startEmulator, tableChecksums, tempDir } from './reliability-helpers.js';
 
@@ -87,8 +89,9 @@ describe('a multi-month backfill under injected faults', () => {
     expect(message).not.toContain('\n');
     expect(message).toMatch(/^(GET|POST) \/\S+ .*gave up: .*\b2 attempts\b/);
 
-    // What was committed is kept, and it is right: every stored row is the clean run's row for its key.
-    const wh = await Warehouse.open(t.db, { readOnly: true });
+    // What was committed is kept, in the working copy (a failed first run publishes nothing to readers), and it is right.
+    expect(existsSync(t.db)).toBe(false);
+    const wh = await Warehouse.open(snapshotFiles(t.db).working, { readOnly: true });
     try {
       const [kept] = await wh.query(`SELECT (SELECT count(*) FROM "sessions") + (SELECT count(*) FROM "revenue") + (SELECT count(*) FROM "canvas_summary") AS n`);
       expect(Number(kept?.['n'])).toBeGreaterThan(0);

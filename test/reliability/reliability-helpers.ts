@@ -15,6 +15,7 @@ import type { RawRunFlags } from '../../src/config/run-options.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/server.js';
+import { snapshotFiles } from '../../src/load/published-snapshot.js';
 import { TABLE_SPECS } from '../../src/load/table-specs.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
@@ -274,17 +275,20 @@ export class SecretScan {
           if (JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)).includes(secret)) places.push(`rows of ${f}`);
         }
       }
-      if (!existsSync(t.db)) continue;
-      const wh = await Warehouse.open(t.db, { readOnly: true });
-      try {
-        const all = await wh.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`);
-        for (const { table_name } of all) {
-          tables += 1;
-          const [hit] = await wh.query(`SELECT count(*) AS n FROM "${String(table_name)}" t WHERE contains(CAST(t AS VARCHAR), $1)`, [secret]);
-          if (Number(hit?.['n']) > 0) places.push(`table ${String(table_name)} of ${t.db}`);
+      // The published file and the working copy beside it (which alone holds failed runs' messages).
+      for (const db of [t.db, snapshotFiles(t.db).working]) {
+        if (!existsSync(db)) continue;
+        const wh = await Warehouse.open(db, { readOnly: true });
+        try {
+          const all = await wh.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`);
+          for (const { table_name } of all) {
+            tables += 1;
+            const [hit] = await wh.query(`SELECT count(*) AS n FROM "${String(table_name)}" t WHERE contains(CAST(t AS VARCHAR), $1)`, [secret]);
+            if (Number(hit?.['n']) > 0) places.push(`table ${String(table_name)} of ${db}`);
+          }
+        } finally {
+          await wh.close();
         }
-      } finally {
-        await wh.close();
       }
     }
     return { places, searched: { texts: this.#texts.length, tables, files } };

@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
+import { snapshotFiles } from '../../src/load/published-snapshot.js';
 import type { Target } from './reliability-helpers.js';
 import { SecretScan, UNTIL, makeTarget, removeDir, runCli, startEmulator, tempDir } from './reliability-helpers.js';
 
@@ -46,8 +47,10 @@ describe('secrets', () => {
     expect((await run(LIMITED_KEY)).stderr).toMatch(/403/);
     expect((await run(em.demoApiKey, ['--until', em.demoApiKey])).stderr).toMatch(/--until: "\*\*\*" is not an ISO 8601/);
     expect((await run(WRONG_KEY, ['--from', `since ${WRONG_KEY}`])).stderr).toMatch(/--from: "since \*\*\*"/);
-    expect((await cli(['status', '--db', t.db])).code).toBe(0);
-    expect((await cli(['query', 'SELECT * FROM "_etl_runs"', '--db', t.db])).stdout).toContain('failed');
+    const status = await cli(['status', '--db', t.db]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^latest run \S+: failed at .* — .*403/m);
+    expect((await cli(['query', 'SELECT * FROM "_etl_runs"', '--db', snapshotFiles(t.db).working])).stdout).toContain('failed');
 
     for (const key of [em.demoApiKey, WRONG_KEY, LIMITED_KEY]) {
       const found = await scan.find(key);

@@ -1,6 +1,9 @@
 // The identifiers of the analytics side, generated from the seed: apps, products with their USD prices, segments, and
 // the per-entity base rates the series model grows from. Seed 1 has fixed counts so the demo pipeline can name its ids.
+// Products and segments after the original ones appear over time, for discovery.
 import { hashUnit } from '../random.js';
+import type { Lifecycle } from './lifecycle.js';
+import { ADDED_ID_BASE, seededLifecycle } from './lifecycle.js';
 
 export interface App {
   id: string;
@@ -15,6 +18,11 @@ export interface Product {
   id: string;
   /** Integer USD price: revenue = quantity × price. */
   priceUsd: number;
+  /**
+   * Start of the hour of the product's first sale (at least one unit sells in it); undefined for the original products,
+   * which sell from the workspace start. The product list names a product once this hour has begun.
+   */
+  firstSaleMs?: number;
 }
 
 export interface Segment {
@@ -22,6 +30,13 @@ export interface Segment {
   name: string;
   /** Estimated size at the workspace start. */
   baseSize: number;
+  description: string;
+  tags: string[];
+  teams: string[];
+  /** Creation, edits and archiving: an archived segment is never listed; its series stay readable. */
+  lifecycle: Lifecycle;
+  /** False for a segment without analytics tracking: the platform keeps no series for it (400 on its series). */
+  analyticsTrackingEnabled: boolean;
 }
 
 const PRODUCT_NAMES = ['gems_small', 'gems_medium', 'gems_large', 'coins_pack', 'starter_bundle', 'season_pass', 'no_ads', 'vip_month'] as const;
@@ -52,21 +67,67 @@ export function generateApps(seed: number, workspaceStartMs: number): App[] {
   });
 }
 
+/** Products first sold after July 2025 (after every window the original tests read), one every five weeks or so. */
+const ADDED_PRODUCTS: readonly [string, number][] = [
+  ['extra_lives', 1], ['booster_pack', 3], ['hint_bundle', 2], ['skin_dragon', 6], ['skin_robot', 6], ['energy_refill', 1], ['mega_chest', 25],
+  ['piggy_bank', 8], ['battle_pass_plus', 18], ['name_change', 2], ['pet_egg', 5], ['double_xp', 4], ['remove_timer', 3], ['gift_card', 12],
+];
+const ADDED_PRODUCTS_FROM = Date.UTC(2025, 7, 1);
+const ADDED_PRODUCTS_TO = Date.UTC(2027, 5, 30);
+const HOUR = 3_600_000;
+
 export function generateProducts(seed: number): Product[] {
   const n = countFor(seed, 'products', 7, 6, 8);
-  return PRODUCT_NAMES.slice(0, n).map((id) => ({
+  const originals = PRODUCT_NAMES.slice(0, n).map((id) => ({
     id,
     priceUsd: seed === 1 ? BASE_PRICES[id] : BASE_PRICES[id] + Math.floor(hashUnit(seed, 'price', id) * 3),
   }));
+  const step = (ADDED_PRODUCTS_TO - ADDED_PRODUCTS_FROM) / ADDED_PRODUCTS.length;
+  const added = ADDED_PRODUCTS.map(([id, priceUsd], k) => ({
+    id,
+    priceUsd,
+    firstSaleMs: Math.floor((ADDED_PRODUCTS_FROM + (k + hashUnit(seed, 'first-sale', id)) * step) / HOUR) * HOUR,
+  }));
+  return [...originals, ...added];
+}
+
+/** Segments added for discovery after the original ones: more than a list page of 100. */
+export const ADDED_SEGMENTS = 140;
+const SEGMENT_TEAMS = ['Growth', 'Lifecycle', 'Monetization', 'Analytics'];
+
+/** How many segments a seed had before discovery (6 for seed 1); the added ones follow. */
+export function originalSegmentCount(seed: number): number {
+  return countFor(seed, 'segments', 6, 4, 8);
 }
 
 export function generateSegments(seed: number): Segment[] {
-  const n = countFor(seed, 'segments', 6, 4, 8);
-  return Array.from({ length: n }, (_, i) => ({
+  const n = originalSegmentCount(seed);
+  // The original segments exist before the workspace's data starts and never change.
+  const originals = Array.from({ length: n }, (_, i): Segment => ({
     id: `seg_${i + 1}`,
     name: SEGMENT_NAMES[i] ?? `Segment ${i + 1}`,
     baseSize: 800 + Math.floor(hashUnit(seed, 'segment-size', i) * 40_000),
+    description: `Seeded segment ${i + 1} of the emulator workspace.`,
+    tags: i % 2 === 0 ? ['core'] : [],
+    teams: [SEGMENT_TEAMS[i % SEGMENT_TEAMS.length]!],
+    lifecycle: { createdMs: Date.UTC(2022, 11, 1 + i), editsMs: [] },
+    analyticsTrackingEnabled: true,
   }));
+  const added = Array.from({ length: ADDED_SEGMENTS }, (_, k): Segment => {
+    const i = ADDED_ID_BASE + k - 1;
+    return {
+      id: `seg_${i + 1}`,
+      name: k === 0 ? 'Untracked test users' : `Cohort ${k + 1}`,
+      baseSize: 800 + Math.floor(hashUnit(seed, 'segment-size', i) * 40_000),
+      description: `Segment ${i + 1} of the emulator workspace, created over time for discovery.`,
+      tags: k % 3 === 0 ? ['cohort'] : [],
+      teams: [SEGMENT_TEAMS[k % SEGMENT_TEAMS.length]!],
+      lifecycle: seededLifecycle(seed, 'segment', k, ADDED_SEGMENTS, { archivedShare: k === 0 ? 0 : 0.1 }),
+      // The first added segment has analytics tracking off: listed, but with no series.
+      analyticsTrackingEnabled: k !== 0,
+    };
+  });
+  return [...originals, ...added];
 }
 
 /** Mean purchases per hour of a product in an app at the workspace start (cheap products sell more). */

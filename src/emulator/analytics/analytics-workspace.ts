@@ -1,13 +1,15 @@
-// The analytics side of the emulator's workspace: the seeded catalogue (apps, products, segments, Canvases, templates,
-// content blocks, integrations, event names), the restatement hook that lets a test change a past day's data, and the
-// skew hook that makes the Canvas data summary disagree with the data series (reconciliation tests).
-import type { DataIntegration, EmailTemplate } from '../../api/types.js';
+// The analytics side of the emulator's workspace: the seeded catalogue (apps, products, segments, Canvases, campaigns,
+// templates, content blocks, integrations, event names), the restatement hook that lets a test change a past day's
+// data, and the skew hook that makes the Canvas data summary disagree with the data series (reconciliation tests).
+import type { DataIntegration } from '../../api/types.js';
 import { hashUnit } from '../random.js';
 import type { App, Product, Segment } from './analytics-catalogue.js';
 import { generateApps, generateProducts, generateSegments } from './analytics-catalogue.js';
+import type { Campaign } from './campaign-catalogue.js';
+import { generateCampaigns } from './campaign-catalogue.js';
 import type { Canvas } from './canvas-catalogue.js';
-import { generateCanvases } from './canvas-catalogue.js';
-import type { ContentBlockRecord } from './metadata-catalogue.js';
+import { generateCanvases, originalCanvasCount } from './canvas-catalogue.js';
+import type { ContentBlockRecord, TemplateRecord } from './metadata-catalogue.js';
 import { generateContentBlocks, generateEventNames, generateIntegrations, generateTemplates } from './metadata-catalogue.js';
 import type { RestatedSeries, RestatementKeys, SeriesSource } from './series-model.js';
 import { formatDay, parseDay } from './time-units.js';
@@ -50,7 +52,10 @@ export class AnalyticsWorkspace implements SeriesSource {
   readonly products: readonly Product[];
   readonly segments: readonly Segment[];
   readonly canvases: readonly Canvas[];
-  readonly templates: readonly EmailTemplate[];
+  /** The original Canvases (cv_1 … cv_n, present since before discovery); the rest of `canvases` were added after. */
+  readonly originalCanvasCount: number;
+  readonly campaigns: readonly Campaign[];
+  readonly templates: readonly TemplateRecord[];
   readonly contentBlocks: readonly ContentBlockRecord[];
   readonly integrations: readonly DataIntegration[];
   /** Alphabetical. */
@@ -66,8 +71,10 @@ export class AnalyticsWorkspace implements SeriesSource {
     this.products = generateProducts(seed);
     this.segments = generateSegments(seed);
     this.canvases = generateCanvases(seed, this.startMs);
+    this.originalCanvasCount = originalCanvasCount(seed);
+    this.campaigns = generateCampaigns(seed);
     this.templates = generateTemplates(seed);
-    this.contentBlocks = generateContentBlocks(seed, this.canvases);
+    this.contentBlocks = generateContentBlocks(seed, this.canvases.slice(0, this.originalCanvasCount), this.canvases.slice(this.originalCanvasCount));
     this.integrations = generateIntegrations(seed, this.appGroupId);
     this.eventNames = generateEventNames(seed);
   }
@@ -88,6 +95,10 @@ export class AnalyticsWorkspace implements SeriesSource {
     return this.canvases.find((c) => c.id === id);
   }
 
+  campaign(id: string): Campaign | undefined {
+    return this.campaigns.find((c) => c.id === id);
+  }
+
   /**
    * Restate a past day: from now on every value of that day of the series (narrowed by app, product, segment or Canvas
    * when given) is multiplied by `factor`. Restatements of the same day compound. Throws RangeError on bad input.
@@ -102,6 +113,7 @@ export class AnalyticsWorkspace implements SeriesSource {
       [r.segmentId, (id) => this.segment(id), 'segmentId'],
       [r.canvasId, (id) => this.canvas(id), 'canvasId'],
       [r.event, (name) => (this.eventNames.includes(name) ? name : undefined), 'event'],
+      [r.campaignId, (id) => this.campaign(id), 'campaignId'],
     ];
     for (const [id, find, field] of checks) {
       if (id !== undefined && !find(id)) throw new RangeError(`restate: ${field} "${id}" is not in the workspace (see \`engage-etl emulator --describe\`)`);
@@ -150,6 +162,7 @@ export class AnalyticsWorkspace implements SeriesSource {
       if (r.segmentId !== undefined && r.segmentId !== keys.segmentId) continue;
       if (r.canvasId !== undefined && r.canvasId !== keys.canvasId) continue;
       if (r.event !== undefined && r.event !== keys.event) continue;
+      if (r.campaignId !== undefined && r.campaignId !== keys.campaignId) continue;
       factor *= r.factor;
     }
     return factor;

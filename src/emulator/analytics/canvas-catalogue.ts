@@ -1,8 +1,11 @@
 // Canvases of the seeded workspace: variants, a small step graph, channels and message variations, plus the daily
 // rates their statistics grow from. Ids follow one scheme for every seed: cv_N, cv_N_variant_K, cv_N_step_K, cv_N_step_K_msg_J.
+// The first few are the original demo Canvases; the rest are created (and some archived) over time for discovery.
 import type { CanvasDetails, CanvasStep, CanvasVariant } from '../../api/types.js';
 import { createRng, hashUnit, pick } from '../random.js';
 import { countFor } from './analytics-catalogue.js';
+import type { Lifecycle } from './lifecycle.js';
+import { ADDED_ID_BASE, archivedAt, fixedLifecycle, iso, lastEditAt, seededLifecycle } from './lifecycle.js';
 
 export interface CanvasMessageVariation {
   id: string;
@@ -12,7 +15,9 @@ export interface CanvasMessageVariation {
 
 export interface Canvas {
   id: string;
+  /** Details as of the end of time: `canvasDetailsAt` reads `updated_at` and `archived` at an instant. */
   details: CanvasDetails;
+  lifecycle: Lifecycle;
   /** Steps removed from the Canvas: absent from details, their stats appear only with include_deleted_step_data. */
   deletedSteps: { id: string; name: string; channels: string[]; messages: CanvasMessageVariation[] }[];
   /** Every message variation of the Canvas's live steps. */
@@ -35,16 +40,59 @@ const TEAMS = ['Growth', 'Lifecycle', 'Monetization'];
 const TAGS = ['onboarding', 'retention', 'promo', 'seasonal', 'vip'];
 const DAY = 86_400_000;
 
-export function generateCanvases(seed: number, workspaceStartMs: number): Canvas[] {
-  const n = countFor(seed, 'canvases', 5, 3, 7);
-  return Array.from({ length: n }, (_, i) => generateCanvas(seed, workspaceStartMs, i + 1));
+/** Canvases added for discovery after the original ones: more than a list page of 100. */
+export const ADDED_CANVASES = 160;
+const ADDED_THEMES = ['Daily login streak', 'Level milestone', 'Abandoned cart', 'Event countdown', 'Friend referral', 'Rate the app', 'Price drop', 'Reactivation'];
+
+/** The original Canvases (cv_1 … cv_n, unchanged), then the ones created over time. */
+/** How many original Canvases a seed has (5 for seed 1). */
+export function originalCanvasCount(seed: number): number {
+  return countFor(seed, 'canvases', 5, 3, 7);
 }
 
-function generateCanvas(seed: number, workspaceStartMs: number, index: number): Canvas {
+export function generateCanvases(seed: number, workspaceStartMs: number): Canvas[] {
+  const n = originalCanvasCount(seed);
+  const originals = Array.from({ length: n }, (_, i) => generateCanvas(seed, workspaceStartMs, i + 1));
+  const added = Array.from({ length: ADDED_CANVASES }, (_, k) => addedCanvas(seed, workspaceStartMs, ADDED_ID_BASE + k, k));
+  return [...originals, ...added];
+}
+
+function addedCanvas(seed: number, workspaceStartMs: number, index: number, k: number): Canvas {
+  const canvas = generateCanvas(seed, workspaceStartMs, index, true);
+  const lifecycle = seededLifecycle(seed, 'canvas', k, ADDED_CANVASES, { archivedShare: 0.1 });
+  const createdDay = Math.floor(lifecycle.createdMs / DAY) * DAY;
+  const firstEntryDayMs = createdDay + (1 + Math.floor(hashUnit(seed, 'canvas-first-entry', canvas.id) * 4)) * DAY;
+  // An archived Canvas stops entering users on the day it is archived.
+  const lastEntryDayMs = lifecycle.archivedMs === undefined ? undefined : Math.floor(lifecycle.archivedMs / DAY) * DAY;
+  return {
+    ...canvas,
+    lifecycle,
+    firstEntryDayMs,
+    lastEntryDayMs,
+    details: {
+      ...canvas.details,
+      name: `${ADDED_THEMES[k % ADDED_THEMES.length]} ${Math.floor(k / ADDED_THEMES.length) + 1}`,
+      description: `Canvas ${index} of the emulator workspace, created over time for discovery.`,
+      created_at: iso(lifecycle.createdMs),
+      updated_at: iso(lastEditAt(lifecycle, Number.MAX_SAFE_INTEGER)),
+      archived: lifecycle.archivedMs !== undefined,
+      first_entry: new Date(firstEntryDayMs + 9 * 3_600_000).toISOString(),
+      last_entry: new Date((lastEntryDayMs ?? firstEntryDayMs + 700 * DAY) + 20 * 3_600_000).toISOString(),
+    },
+  };
+}
+
+/** The details a Canvas answers at `nowMs`: `updated_at` is its latest edit so far, `archived` whether it is archived yet. */
+export function canvasDetailsAt(canvas: Canvas, nowMs: number): CanvasDetails {
+  return { ...structuredClone(canvas.details), updated_at: iso(lastEditAt(canvas.lifecycle, nowMs)), archived: archivedAt(canvas.lifecycle, nowMs) };
+}
+
+/** `light`: two or three steps instead of four to six, so a workspace of 165 Canvases stays cheap to summarise. */
+function generateCanvas(seed: number, workspaceStartMs: number, index: number, light = false): Canvas {
   const id = `cv_${index}`;
   const rng = createRng(Math.floor(hashUnit(seed, 'canvas', id) * 2 ** 32));
   const channels = [...new Set([pick(rng, CHANNELS), pick(rng, CHANNELS), 'email'])].sort();
-  const stepCount = 4 + Math.floor(rng() * 3);
+  const stepCount = (light ? 2 : 4) + Math.floor(rng() * (light ? 2 : 3));
   const stepIds = Array.from({ length: stepCount }, (_, k) => `${id}_step_${k + 1}`);
   const messages: CanvasMessageVariation[] = [];
   const steps: CanvasStep[] = stepIds.map((stepId, k) => {
@@ -87,11 +135,13 @@ function generateCanvas(seed: number, workspaceStartMs: number, index: number): 
   const deletedSteps = index === 2
     ? [{ id: `${id}_step_${stepCount + 1}`, name: `Old reminder (${stepCount + 1})`, channels: ['email'], messages: [{ id: `${id}_step_${stepCount + 1}_msg_1`, channel: 'email', stepId: `${id}_step_${stepCount + 1}` }] }]
     : [];
+  const updatedAt = new Date(firstEntryDayMs + 30 * DAY).toISOString();
   return {
     id,
+    lifecycle: fixedLifecycle(createdAt, updatedAt, archived),
     details: {
       created_at: createdAt,
-      updated_at: new Date(firstEntryDayMs + 30 * DAY).toISOString(),
+      updated_at: updatedAt,
       name: CANVAS_NAMES[index - 1] ?? `Canvas ${index}`,
       description: `Seeded Canvas ${index} of the emulator workspace.`,
       archived,

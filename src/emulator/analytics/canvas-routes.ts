@@ -4,24 +4,28 @@ import type { CanvasDataSummary, CanvasDataSummaryBody } from '../../api/types.j
 import type { Route } from '../route.js';
 import type { AnalyticsWorkspace } from './analytics-workspace.js';
 import type { Canvas } from './canvas-catalogue.js';
+import { canvasDetailsAt } from './canvas-catalogue.js';
 import type { SummaryOptions } from './canvas-stats.js';
 import { canvasSummary } from './canvas-stats.js';
 import { booleanParam, daysBetween, instantParam, lengthParam, ParamError, readRoute } from './query-params.js';
 import { DAY_MS, formatDay, unitStart } from './time-units.js';
+import { canvasAt } from './workspace-listing.js';
 
 /** The live service's own words for a missing or unknown canvas_id (recorded response). */
 export const CANVAS_ID_ERROR = 'canvas_id must be a string of the Canvas api identifier';
 
-export function canvasParam(ws: AnalyticsWorkspace, query: URLSearchParams): Canvas {
+/** A Canvas not yet created at `nowMs` is as unknown as one that never existed. */
+export function canvasParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: number): Canvas {
   const raw = query.get('canvas_id');
-  const canvas = raw === null ? undefined : ws.canvas(raw);
+  const canvas = raw === null ? undefined : canvasAt(ws, raw, nowMs);
   if (!canvas) throw new ParamError(CANVAS_ID_ERROR);
   return canvas;
 }
 
 export const canvasDetailsRoute: Route = readRoute(ENDPOINTS.canvasDetails, (req, ctx) => {
-  const canvas = canvasParam(ctx.workspace.analytics, req.query);
-  return { status: 200, body: structuredClone(canvas.details) };
+  const nowMs = ctx.clock.nowMs();
+  const canvas = canvasParam(ctx.workspace.analytics, req.query, nowMs);
+  return { status: 200, body: canvasDetailsAt(canvas, nowMs) };
 });
 
 /**
@@ -58,8 +62,8 @@ export function summaryOptions(query: URLSearchParams): SummaryOptions {
 
 export const canvasDataSummaryRoute: Route = readRoute(ENDPOINTS.canvasDataSummary, (req, ctx) => {
   const ws = ctx.workspace.analytics;
-  const canvas = canvasParam(ws, req.query);
   const nowMs = ctx.clock.nowMs();
+  const canvas = canvasParam(ws, req.query, nowMs);
   const days = canvasWindowDays(req.query, nowMs, MAX_CANVAS_SUMMARY_DAYS);
   const data = canvasSummary(ws, canvas, days, nowMs, summaryOptions(req.query));
   applySummarySkews(ws, canvas, days, nowMs, data);

@@ -9,8 +9,8 @@ import { readRoute } from './query-params.js';
 
 export const canvasDataSeriesRoute: Route = readRoute(ENDPOINTS.canvasDataSeries, (req, ctx) => {
   const ws = ctx.workspace.analytics;
-  const canvas = canvasParam(ws, req.query);
   const nowMs = ctx.clock.nowMs();
+  const canvas = canvasParam(ws, req.query, nowMs);
   const days = canvasWindowDays(req.query, nowMs, MAX_CANVAS_DATA_SERIES_DAYS);
   const body: CanvasDataSeriesBody = { data: canvasDailyStats(ws, canvas, days, nowMs, summaryOptions(req.query)), message: 'success' };
   return { status: 200, body };

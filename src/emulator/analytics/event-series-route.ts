@@ -17,7 +17,7 @@ export const eventsDataSeriesRoute: Route = readRoute(ENDPOINTS.eventsDataSeries
     throw new ParamError(`event ${shown} is not a custom event of this workspace (names are case-sensitive); ${NAMES_HINT}`);
   }
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
-  const segment = segmentParam(ws, req.query);
+  const segment = segmentParam(ws, req.query, nowMs);
   const points = eventCounts(ws, event, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, starts, nowMs);
   const body: SeriesBody<EventCountPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, count: p.value })) };
   return { status: 200, body };

@@ -4,7 +4,9 @@ import { CDI_PAGE_SIZE, ENDPOINTS, EVENTS_PAGE_SIZE } from '../../api/endpoints.
 import type { ContentBlock, DataIntegrationsBody, EventsListBody } from '../../api/types.js';
 import type { Route } from '../route.js';
 import { happenedEventNames } from './event-model.js';
+import { contentBlockLastEditedAt, templateAt } from './metadata-catalogue.js';
 import { booleanParam, ParamError, readRoute } from './query-params.js';
+import { contentBlockAt, liveInclusions, templateRecordAt } from './workspace-listing.js';
 
 /** Cursors are opaque to clients; inside they carry the offset of the page. */
 export function integrationsCursor(offset: number): string {
@@ -43,24 +45,26 @@ export const eventsListRoute: Route = readRoute(ENDPOINTS.eventsList, (req, ctx)
 });
 
 export const emailTemplateRoute: Route = readRoute(ENDPOINTS.emailTemplateInfo, (req, ctx) => {
-  const templates = ctx.workspace.analytics.templates;
   const id = req.query.get('email_template_id');
   if (id === null || id === '') throw new ParamError('email_template_id is required: the API identifier of an email template');
-  const template = templates.find((t) => t.email_template_id === id);
-  if (!template) throw new ParamError(`email_template_id ${JSON.stringify(id.slice(0, 60))} is not an email template of this workspace`);
-  return { status: 200, body: { ...template } };
+  // A template not yet created is unknown; a drag-and-drop template answers although the list leaves it out.
+  const nowMs = ctx.clock.nowMs();
+  const record = templateRecordAt(ctx.workspace.analytics, id, nowMs);
+  if (!record) throw new ParamError(`email_template_id ${JSON.stringify(id.slice(0, 60))} is not an email template of this workspace`);
+  return { status: 200, body: templateAt(record, nowMs) };
 });
 
 export const contentBlockRoute: Route = readRoute(ENDPOINTS.contentBlockInfo, (req, ctx) => {
   const ws = ctx.workspace.analytics;
   const id = req.query.get('content_block_id');
   if (id === null || id.trim() === '') throw new ParamError('Content Block ID cannot be blank');
-  const block = ws.contentBlocks.find((b) => b.id === id);
+  const nowMs = ctx.clock.nowMs();
+  const block = contentBlockAt(ws, id, nowMs);
   if (!block) throw new ParamError('Content Block ID is invalid for this workspace');
   if (block.deleted) throw new ParamError('Content Block has been deleted—content not available');
   const includeInclusionData = booleanParam(req.query, 'include_inclusion_data', 'Include Inclusion Data—error');
   // Archived (and deleted) Canvases are excluded from inclusions; the count follows the same rule.
-  const inclusions = block.includedIn.filter((inc) => ws.canvas(inc.canvasId)?.details.archived === false).map((inc) => inc.messageId);
+  const inclusions = liveInclusions(ws, block, nowMs);
   const body: ContentBlock = {
     content_block_id: block.id,
     name: block.name,
@@ -69,7 +73,7 @@ export const contentBlockRoute: Route = readRoute(ENDPOINTS.contentBlockInfo, (r
     content_type: block.contentType,
     tags: [...block.tags],
     created_at: block.createdAt,
-    last_edited: block.lastEdited,
+    last_edited: contentBlockLastEditedAt(block, nowMs),
     inclusion_count: inclusions.length,
     ...(includeInclusionData ? { inclusion_data: inclusions } : {}),
     message: 'success',

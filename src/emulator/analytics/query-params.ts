@@ -52,13 +52,14 @@ export function unitParam(query: URLSearchParams, allowed: readonly SeriesUnit[]
 }
 
 /**
- * An ISO 8601 instant parameter (`ending_at`, `starting_at`); a date or a time without a zone is UTC. A `+hh:mm` offset
- * that arrived as a space (an unencoded `+` in the query string) is read as `+`.
+ * An ISO 8601 instant parameter (`ending_at`, `starting_at`, `last_edit.time[gt]`, `modified_after`); a date or a time
+ * without a zone is UTC. A `+hh:mm` offset that arrived as a space (an unencoded `+` in the query string) is read as `+`.
  */
 export function instantParam(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
   if (raw === null) return undefined;
-  const text = raw.replace(/ (\d{2}(:?\d{2})?)$/, '+$1');
+  // The platform's own examples write offsets with a one-digit hour (`2020-06-28T23:59:59-5:00`): padded to `-05:00`.
+  const text = raw.replace(/ (\d{1,2}(:?\d{2})?)$/, '+$1').replace(/(T[\d:.]+[+-])(\d)(:?\d{2})?$/, (_m, time: string, hour: string, rest: string | undefined) => `${time}0${hour}${rest ?? ''}`);
   const dt = DateTime.fromISO(text, { zone: 'utc' });
   if (!dt.isValid) throw new ParamError(`${name} must be an ISO 8601 date-time such as 2024-03-01T00:00:00Z, got ${show(raw)}`);
   return dt.toMillis();
@@ -79,7 +80,9 @@ export function idParam<T>(query: URLSearchParams, name: string, find: (id: stri
   if (raw === null) return undefined;
   const found = find(raw);
   if (found === undefined) {
-    throw new ParamError(`${name} ${show(raw)} is not known to this workspace; use one of ${valid.join(', ')}, or omit ${name} for ${omitted}`);
+    // Long catalogues (segments, products) are named in part: the list endpoints give them all.
+    const named = valid.length > 12 ? `${valid.slice(0, 10).join(', ')}, … (${valid.length} in all)` : valid.join(', ');
+    throw new ParamError(`${name} ${show(raw)} is not known to this workspace; use one of ${named}, or omit ${name} for ${omitted}`);
   }
   return found;
 }

@@ -16,7 +16,7 @@ export interface SeriesSource {
 }
 
 /** The series a restatement can name. */
-export const RESTATED_SERIES = ['purchases', 'sessions', 'segment_size', 'canvas', 'events', 'dau', 'mau', 'new_users', 'uninstalls'] as const;
+export const RESTATED_SERIES = ['purchases', 'sessions', 'segment_size', 'canvas', 'events', 'dau', 'mau', 'new_users', 'uninstalls', 'campaign'] as const;
 export type RestatedSeries = (typeof RESTATED_SERIES)[number];
 
 export interface RestatementKeys {
@@ -26,6 +26,7 @@ export interface RestatementKeys {
   canvasId?: string;
   /** A custom event name (series `events`). */
   event?: string;
+  campaignId?: string;
 }
 
 /** Hours after which late-arriving data is complete. */
@@ -67,8 +68,11 @@ export function isDark(source: SeriesSource, app: App, hourStartMs: number): boo
 /** Final (fully arrived) purchase quantity of a product in an app during one hour. */
 export function fullPurchases(source: SeriesSource, app: App, product: Product, hourStartMs: number): number {
   if (isDark(source, app, hourStartMs)) return 0;
+  if (product.firstSaleMs !== undefined && hourStartMs < product.firstSaleMs) return 0;
   const mean = purchaseRate(source.seed, app, product) * hourShape(source, hourStartMs);
-  const base = Math.floor(mean + hashUnit(source.seed, 'pq', app.id, product.id, hourStartMs));
+  // A product's first-sale hour sells at least one unit, so a listed product always has a sale to show.
+  const first = hourStartMs === product.firstSaleMs ? 1 : 0;
+  const base = Math.max(first, Math.floor(mean + hashUnit(source.seed, 'pq', app.id, product.id, hourStartMs)));
   const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
   return Math.round(base * source.restatementFactor('purchases', day, { appId: app.id, product: product.id }));
 }
@@ -84,6 +88,7 @@ export function fullSessions(source: SeriesSource, app: App, hourStartMs: number
 
 /** Final sessions of a segment's members in an app during one hour: a deterministic thinning of the app's sessions. */
 export function fullSegmentSessions(source: SeriesSource, app: App, segment: Segment, hourStartMs: number): number {
+  if (hourStartMs < segment.lifecycle.createdMs) return 0;
   return Math.floor(fullSessions(source, app, hourStartMs) * segmentShare(source.seed, app.id, segment.id));
 }
 
@@ -100,7 +105,8 @@ export function observeHour(full: number, hourStartMs: number, nowMs: number): n
 
 /** Estimated segment size on a UTC day: a stock (the day's estimate), not a sum; zero before the workspace start. */
 export function segmentSize(source: SeriesSource, segment: Segment, dayStartMs: number): number {
-  if (dayStartMs < source.startMs) return 0;
+  // A segment has no estimate before the day it was created.
+  if (dayStartMs < source.startMs || dayStartMs + DAY_MS <= segment.lifecycle.createdMs) return 0;
   const noise = 0.98 + 0.04 * hashUnit(source.seed, 'segment-size', segment.id, dayStartMs);
   const days = (dayStartMs - source.startMs) / DAY_MS;
   const base = segment.baseSize * (1 + (0.4 * days) / 365) * (1 + 0.03 * Math.sin((2 * Math.PI * days) / 7)) * noise;

@@ -39,10 +39,13 @@ export function purchasesSeries(ws: AnalyticsWorkspace, filter: PurchasesFilter,
   const apps = filter.app ? [filter.app] : ws.apps;
   const products = filter.product ? [filter.product] : ws.products;
   return series(unitStarts, unit, (start) => {
+    if (start > nowMs) return undefined;
     let quantity = 0;
     let revenue = 0;
+    // Products not yet sold in this unit add nothing: skipping them keeps "all products" as cheap as before they existed.
+    const selling = products.filter((p) => p.firstSaleMs === undefined || p.firstSaleMs < start + unitMs(unit));
     for (const app of apps) {
-      for (const product of products) {
+      for (const product of selling) {
         const q = observeUnit(start, unit, nowMs, (h) => fullPurchases(ws, app, product, h));
         if (q === undefined) return undefined;
         quantity += q;

@@ -4,6 +4,7 @@ import { ENDPOINTS, MAX_SERIES_LENGTH } from '../../api/endpoints.js';
 import type { PurchaseQuantityPoint, RevenuePoint, SegmentSizePoint, SeriesBody, SessionsPoint } from '../../api/types.js';
 import type { EmulatorRequest, Route, RouteContext } from '../route.js';
 import type { AnalyticsWorkspace } from './analytics-workspace.js';
+import { existsAt } from './lifecycle.js';
 import { idParam, instantParam, lengthParam, ParamError, readRoute, unitParam, unitStartsEndingAt } from './query-params.js';
 import { purchasesSeries, segmentSizeSeries, sessionsSeries } from './series-query.js';
 
@@ -12,9 +13,17 @@ export function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
   return idParam(query, 'app_id', (id) => ws.app(id), ws.apps.map((a) => a.id), 'all apps');
 }
 
-/** `segment_id`: a segment of the workspace, or undefined for all users. */
-export function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
-  return idParam(query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'all users');
+/**
+ * `segment_id`: a segment that exists at now (one created later is unknown, as on every endpoint), or undefined for
+ * `omitted`. The platform keeps no series for a segment with analytics tracking off: a 400 that says so and how to fix it.
+ */
+export function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: number, omitted = 'all users') {
+  const existing = ws.segments.filter((s) => existsAt(s.lifecycle, nowMs));
+  const segment = idParam(query, 'segment_id', (id) => existing.find((s) => s.id === id), existing.map((s) => s.id), omitted);
+  if (segment && !segment.analyticsTrackingEnabled) {
+    throw new ParamError(`segment_id "${segment.id}" has analytics tracking off, so no series is kept for it; turn tracking on for the segment in the dashboard, or leave it out`);
+  }
+  return segment;
 }
 
 /** The parameters purchases, sessions and events share: `length`, `unit`, `ending_at` (default now) and `app_id`. */
@@ -57,7 +66,7 @@ export const purchasesRevenueRoute: Route = readRoute(ENDPOINTS.purchasesRevenue
 
 export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req, ctx) => {
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
-  const segment = segmentParam(ws, req.query);
+  const segment = segmentParam(ws, req.query, nowMs);
   const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, starts, nowMs);
   const body: SeriesBody<SessionsPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, sessions: p.value })) };
   return { status: 200, body };
@@ -66,8 +75,8 @@ export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req
 export const segmentSizeRoute: Route = readRoute(ENDPOINTS.segmentsDataSeries, (req, ctx) => {
   const ws = ctx.workspace.analytics;
   const rawSegment = req.query.get('segment_id');
-  if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: one of ${ws.segments.map((s) => s.id).join(', ')}`);
-  const segment = idParam(req.query, 'segment_id', (id) => ws.segment(id), ws.segments.map((s) => s.id), 'nothing (it is required)')!;
+  if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: the id of a segment, e.g. ${ws.segments[0]!.id} (/segments/list gives them all)`);
+  const segment = segmentParam(ws, req.query, ctx.clock.nowMs(), 'nothing (it is required)')!;
   const { nowMs, days } = dayWindowParams(req, ctx);
   const points = segmentSizeSeries(ws, segment, days, nowMs);
   const body: SeriesBody<SegmentSizePoint> = { message: 'success', data: points.map((p) => ({ time: p.time, size: p.value })) };

@@ -16,7 +16,7 @@ export interface Kit {
 }
 
 export function makeKit(seed = 1): Kit {
-  const workspace = generateWorkspace({ seed }, { apiKeys: new Map(), demoApiKey: 'demo-key', scimToken: 'scim-token' });
+  const workspace = generateWorkspace({ seed }, { apiKeys: new Map(), demoApiKey: 'demo-7e3b0c9a5d1f2468', scimToken: 'scim-2c8f6a0e4b1d9735' });
   const clock = new Clock(START);
   return {
     workspace,

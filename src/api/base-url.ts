@@ -1,4 +1,5 @@
-// One rule for the API base URL, wherever it comes from (flag, environment, pipeline file).
+// One rule for the API base URL, wherever it comes from (flag, environment, pipeline file, the client's own option).
+export { showUrl } from './show-url.js';
 
 /**
  * The base URL without a trailing slash, or a reason it is unusable. Credentials, query and fragment are refused:
@@ -15,9 +16,4 @@ export function normalizeBaseUrl(raw: string): { ok: true; url: string } | { ok:
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'carries a user name or password; credentials go in --api-key or ENGAGE_API_KEY only' };
   if (url.search !== '' || url.hash !== '') return { ok: false, reason: 'has a query or fragment; give only scheme, host and optional path' };
   return { ok: true, url: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
-}
-
-/** The text of a URL fit for a message: any `user:password@` part is masked. */
-export function showUrl(raw: string): string {
-  return JSON.stringify(raw.replace(/\/\/[^/@]*@/, '//***@'));
 }
