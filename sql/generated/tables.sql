@@ -88,6 +88,43 @@ CREATE TABLE IF NOT EXISTS "event_counts" (
 );
 COMMENT ON TABLE "event_counts" IS 'Occurrences of a custom event per app, segment and unit ("*" = all apps / no segment filter). Key: event, app_id, segment_id, unit, time.';
 
+-- A campaign's totals per UTC day. Key: campaign_id, time.
+CREATE TABLE IF NOT EXISTS "campaign_series" (
+  "campaign_id" VARCHAR,
+  "time" TIMESTAMP,
+  "unique_recipients" BIGINT,
+  "conversions" BIGINT,
+  "conversions1" BIGINT,
+  "conversions2" BIGINT,
+  "conversions3" BIGINT,
+  "revenue" DOUBLE,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "campaign_series" IS 'A campaign''s totals per UTC day. Key: campaign_id, time.';
+
+-- A campaign message variation's statistics per UTC day and channel; `channel_stats` holds the fields only that channel has. Key: campaign_id, time, channel, variation_api_id.
+CREATE TABLE IF NOT EXISTS "campaign_message_series" (
+  "campaign_id" VARCHAR,
+  "time" TIMESTAMP,
+  "channel" VARCHAR,
+  "variation_api_id" VARCHAR,
+  "sent" BIGINT,
+  "opens" BIGINT,
+  "unique_opens" BIGINT,
+  "clicks" BIGINT,
+  "unique_clicks" BIGINT,
+  "bounces" BIGINT,
+  "unsubscribes" BIGINT,
+  "delivered" BIGINT,
+  "channel_stats" JSON,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "campaign_message_series" IS 'A campaign message variation''s statistics per UTC day and channel; `channel_stats` holds the fields only that channel has. Key: campaign_id, time, channel, variation_api_id.';
+
 -- A Canvas's totals per UTC day. Key: canvas_id, day.
 CREATE TABLE IF NOT EXISTS "canvas_summary" (
   "canvas_id" VARCHAR,

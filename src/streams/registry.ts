@@ -1,6 +1,7 @@
 // The registry: every stream engage-etl knows, in the order runs process them. Config, plan, fetch, load, export, status
 // and `plan` read this list; adding a stream is one file under streams/ and one line here.
 import type { TableSpec } from '../load/table-definition.js';
+import { campaignSeriesStream } from './campaign-series.js';
 import { canvasDetailsStream } from './canvas-details.js';
 import { canvasSummaryStream } from './canvas-summary.js';
 import { contentBlocksStream } from './content-blocks.js';
@@ -23,6 +24,7 @@ export const STREAMS = [
   segmentSizeStream,
   customEventsStream,
   eventCountsStream,
+  campaignSeriesStream,
   canvasSummaryStream,
   canvasDetailsStream,
   emailTemplatesStream,
