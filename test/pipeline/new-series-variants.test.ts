@@ -1,4 +1,4 @@
-// The event, KPI and Canvas data series through the alternate-reading server: other readings of `length`/`ending_at`,
+// The event, KPI, campaign and Canvas data series through the alternate-reading server: other readings of `length`/`ending_at`,
 // one unit fewer than asked, other time and number spellings, extra and missing fields. The pipeline must load exactly
 // the rows of a run straight against the emulator, with at most one follow-up request per window.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ streams:
   kpis:           { metrics: [dau, mau, new_users, uninstalls], apps: ["*", app_1] }
   event_counts:   { events: [achievement_bought, achievement_claimed], unit: hour, apps: ["*"], segments: ["*", seg_1] }
   canvas_summary: { canvases: [cv_1, cv_2], variant_breakdown: true, step_breakdown: true }
+  campaign_series: { campaigns: [cmp_1, cmp_2] }
 `;
 
 let emulator: Emulator;
@@ -49,13 +50,14 @@ afterAll(async () => {
 });
 
 describe('the reference run of the new series', () => {
-  it('fills the three tables and needs no follow-up', async () => {
+  it('fills the new tables and needs no follow-up', async () => {
     const counts = await runs.counts('direct');
-    // 99 days, 2,376 hours: 8 KPI series, 4 hourly event series, 2 Canvases.
-    expect([counts['kpi_series'], counts['event_counts'], counts['canvas_summary']]).toEqual([8 * 99, 4 * 2376, 2 * 99]);
+    // 99 days, 2,376 hours: 8 KPI series, 4 hourly event series, 2 Canvases, 2 campaigns.
+    expect([counts['kpi_series'], counts['event_counts'], counts['canvas_summary'], counts['campaign_series']]).toEqual([8 * 99, 4 * 2376, 2 * 99, 2 * 99]);
+    expect(counts['campaign_message_series']).toBeGreaterThan(0);
     expect(direct.requests.followUps).toBe(0);
-    // Windows: 8 × 1 (99 days), 4 × 24 (2,376 hours), 2 × ceil(99 / 14) = 8: every Canvas window asks with length.
-    expect(windows).toBe(8 + 4 * 24 + 2 * 8);
+    // Windows: 8 × 1 (99 days), 4 × 24 (2,376 hours), 2 × ceil(99 / 14) = 8 (every Canvas window asks with length), 2 × 1.
+    expect(windows).toBe(8 + 4 * 24 + 2 * 8 + 2);
     expect(direct.warnings).toEqual([]);
   });
 });

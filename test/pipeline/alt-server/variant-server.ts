@@ -89,6 +89,8 @@ const SERIES_VALUE_FIELD: Readonly<Record<string, string>> = {
 
 /** Daily series whose points are whole Canvas roll-ups under `data.stats` rather than `{ time, <value> }` under `data`. */
 const CANVAS_SERIES_PATH = '/canvas/data_series';
+/** Daily series whose points carry several figures and per-channel lists rather than one value. */
+const CAMPAIGN_SERIES_PATH = '/campaigns/data_series';
 
 const METADATA_TIMESTAMPS = ['created_at', 'updated_at', 'first_entry', 'last_entry', 'last_edited', 'last_updated_at', 'last_job_start_time', 'next_scheduled_run'];
 
@@ -174,7 +176,8 @@ export class VariantServer {
       const unit: keyof typeof UNIT_MS = query.get('unit') === 'hour' ? 'hour' : 'day';
       const reading = options.windows ?? 'contains';
       const isCanvasSeries = path === CANVAS_SERIES_PATH;
-      if ((valueField || isCanvasSeries) && reading !== 'contains') {
+      const isCampaignSeries = path === CAMPAIGN_SERIES_PATH;
+      if ((valueField || isCanvasSeries || isCampaignSeries) && reading !== 'contains') {
         // S2: the units [floor(E) − length, floor(E)). Asking the emulator (S1) for the unit containing floor(E) − 1 ms
         // returns exactly those.
         const raw = query.get('ending_at');
@@ -234,7 +237,9 @@ export class VariantServer {
         ? rewriteSeries(parsed, valueField, unit, reading, now, options)
         : isCanvasSeries
           ? rewriteCanvasSeries(parsed, reading, now, options)
-          : rewriteOther(path, parsed, options);
+          : isCampaignSeries
+            ? rewriteCampaignSeries(parsed, reading, now, options)
+            : rewriteOther(path, parsed, options);
       sendJson(res, 200, rewritten, out);
     };
 
@@ -348,6 +353,33 @@ function rewriteCanvasSeries(body: unknown, reading: WindowReading, nowMs: numbe
     return { ...(o.extraFields ? { flags: [] } : {}), time: rewriteTime(String(time), timeForm()), ...rewriteCanvasStats(rest, o, numberForm) };
   });
   return { ...(o.extraFields ? { generated_by: 'variant' } : {}), ...body, data: { ...body.data, stats } };
+}
+
+/** A campaign series read like the other series; every figure of a day and of its variation entries in the asked number forms. */
+function rewriteCampaignSeries(body: unknown, reading: WindowReading, nowMs: number, o: VariantOptions): unknown {
+  if (!isObject(body) || !Array.isArray(body.data)) return body;
+  let days = (body.data as Json[]).map((d) => ({ d, ms: Date.parse(`${String(d.time)}T00:00:00Z`) }));
+  days.sort((a, b) => a.ms - b.ms);
+  if (reading === 'whole') days = days.filter(({ ms }) => ms + UNIT_MS.day <= nowMs);
+  if (o.fewerAtOldEnd) days = days.slice(1);
+  const timeForm = rotation<TimeForm>(o.timeForm, 'emulator');
+  const numberForm = rotation<NumberForm>(o.numberForm, 'json');
+  const figures = (obj: Json): Json => ({
+    ...Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, typeof v === 'number' ? encodeNumber(v, numberForm()) : v])),
+    ...(o.extraFields ? { x_variant: { revision: 2 } } : {}),
+  });
+  // A variation entry's own channel fields are stored whole (as JSON), so only the typed figures are respelled and no
+  // field is added there.
+  const typed = new Set(['sent', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'bounces', 'unsubscribes', 'delivered']);
+  const entry = (m: Json): Json => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typed.has(k) && typeof v === 'number' ? encodeNumber(v, numberForm()) : v]));
+  const data = days.map(({ d }) => {
+    const { time, messages, ...rest } = d;
+    const lists = isObject(messages)
+      ? Object.fromEntries(Object.entries(messages).map(([channel, list]) => [channel, Array.isArray(list) ? list.map((m) => (isObject(m) ? entry(m) : m)) : list]))
+      : messages;
+    return { time: rewriteTime(String(time), timeForm()), ...figures(rest), messages: lists };
+  });
+  return { ...(o.extraFields ? { generated_by: 'variant' } : {}), ...body, data };
 }
 
 function rewriteOther(path: string, body: unknown, o: VariantOptions): unknown {
