@@ -28,13 +28,8 @@ let runs: PipelineRuns;
 let direct: RunSummary;
 let windows: number;
 
-async function runThrough(name: string, options: VariantOptions): Promise<{ summary: RunSummary; variant: VariantServer }> {
-  const variant = await VariantServer.create(emulator, options);
-  try {
-    return { summary: await runs.run({ name, baseUrl: variant.url, apiKey: emulator.demoApiKey, from: FROM, until: NOW }), variant };
-  } finally {
-    await variant.close();
-  }
+function runThrough(name: string, options: VariantOptions): Promise<{ summary: RunSummary; variant: VariantServer }> {
+  return runs.runThrough(emulator, { name, from: FROM, until: NOW }, options);
 }
 
 beforeAll(async () => {

@@ -13,6 +13,9 @@ import { buildPlan } from '../../../src/pipeline/plan.js';
 import { runPipeline } from '../../../src/pipeline/run-pipeline.js';
 import type { PipelineDeps, RunSummary } from '../../../src/pipeline/run-pipeline.js';
 import type { StreamName } from '../../../src/config/pipeline-definition.js';
+import type { Emulator } from '../../../src/emulator/server.js';
+import type { VariantOptions } from './variant-server.js';
+import { VariantServer } from './variant-server.js';
 
 export interface RunRequest {
   /** Name of the run's database and Parquet folder inside the temp dir. */
@@ -66,6 +69,16 @@ export class PipelineRuns {
       until.plus({ minutes: 1 }),
     );
     return runPipeline(opts, { client: { backoffBaseMs: 5, backoffMaxMs: 50, ...r.client } });
+  }
+
+  /** One run through a variant server in front of `emulator`, started for this run and closed after it. */
+  async runThrough(emulator: Emulator, r: Omit<RunRequest, 'baseUrl' | 'apiKey'>, options: VariantOptions): Promise<{ summary: RunSummary; variant: VariantServer }> {
+    const variant = await VariantServer.create(emulator, options);
+    try {
+      return { summary: await this.run({ ...r, baseUrl: variant.url, apiKey: emulator.demoApiKey }), variant };
+    } finally {
+      await variant.close();
+    }
   }
 
   /**
