@@ -30,7 +30,9 @@ export async function readStoredPlanState(wh: Warehouse, opts: RunOptions): Prom
     const stream = streamDeclaration(name);
     const reads = stream.kind === 'series' ? stream.reads?.(opts.pipeline.streams[name] as never) : undefined;
     if (!reads) continue;
-    const rows = await wh.query(`SELECT DISTINCT ${ident(reads.column)} AS v FROM ${ident(tableSpec(reads.table).name)} ORDER BY 1`);
+    const table = ident(tableSpec(reads.table).name);
+    const latest = reads.latest ? ` WHERE ${ident(reads.latest)} = (SELECT max(${ident(reads.latest)}) FROM ${table})` : '';
+    const rows = await wh.query(`SELECT DISTINCT ${ident(reads.column)} AS v FROM ${table}${latest} ORDER BY 1`);
     storedValues[name] = rows.map((r) => String(r['v']));
   }
   const knownRows: Partial<Record<StreamName, number>> = {};

@@ -8,6 +8,7 @@ import type { CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
 import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
+import { reconciliationWindow } from './reconcile.js';
 import type { PagedListStream, PerIdStream, Reconciliation, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
 
 export interface SeriesPlan {
@@ -137,7 +138,8 @@ export function buildPlan(input: PlanInput): Plan {
         // Stored values another stream of this run may still add to: the count is what is stored now.
         if (reads) summary.reads = `${reads.table}.${reads.column}`;
         if (reads && input.streams.some((other) => other !== name && streamDeclaration(other).tables.some((t) => t.name === reads.table))) summary.estimated = true;
-        const checks = stream.reconcile?.(options) ?? [];
+        // A window without a complete day (a run inside the pipeline's first day) has nothing to reconcile.
+        const checks = (stream.reconcile?.(options) ?? []).filter((c) => reconciliationWindow(input.until, input.from, input.pipeline.lookbackDays, c.maxDays));
         if (checks.length > 0) plan.reconciliations.push({ stream, checks });
         summary.reconciliations = checks.length;
         summary.requests += checks.length;

@@ -3,7 +3,6 @@
 // stored daily rows. Every comparison is recorded; a mismatch is a warning of the run.
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
-import { MAX_CANVAS_SUMMARY_DAYS } from '../api/endpoints.js';
 import { seriesKey } from '../extract/incremental-cursor.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import { recordReconciliation, storedTotals } from '../load/audit-store.js';
@@ -16,12 +15,13 @@ import type { RunWarning } from './run-events.js';
 const TOLERANCE = 0.005;
 
 /**
- * The window a run reconciles: the last `lookbackDays` complete days before --until (at least one, at most the 14 days
- * one data summary may span), never before the pipeline's first day. Undefined when no complete day is covered.
+ * The window a run reconciles: the last `lookbackDays` complete days before --until (at least one, at most the `maxDays`
+ * one request of the checking endpoint may span), never before the pipeline's first day. Undefined when no complete
+ * day is covered.
  */
-export function reconciliationWindow(until: DateTime, from: DateTime, lookbackDays: number): { start: DateTime; end: DateTime } | undefined {
+export function reconciliationWindow(until: DateTime, from: DateTime, lookbackDays: number, maxDays: number): { start: DateTime; end: DateTime } | undefined {
   const end = floorUnit(until, 'day');
-  const days = Math.min(Math.max(lookbackDays, 1), MAX_CANVAS_SUMMARY_DAYS);
+  const days = Math.min(Math.max(lookbackDays, 1), maxDays);
   const earliest = floorUnit(from, 'day');
   const rewound = addUnits(end, -days, 'day');
   const start = rewound.toMillis() > earliest.toMillis() ? rewound : earliest;
@@ -32,13 +32,13 @@ export async function runReconciliations(
   plans: readonly ReconciliationPlan[],
   ctx: { client: ApiClient; wh: Warehouse; runId: string; until: DateTime; from: DateTime; lookbackDays: number; warn(w: RunWarning): void },
 ): Promise<ReconciliationRow[]> {
-  const window = reconciliationWindow(ctx.until, ctx.from, ctx.lookbackDays);
-  if (!window) return [];
-  const days = Math.round(window.end.diff(window.start, 'days').days);
   const query = (sql: string, params?: readonly unknown[]) => ctx.wh.query(sql, params);
   const all: ReconciliationRow[] = [];
   for (const { stream, checks } of plans) {
     for (const check of checks) {
+      const window = reconciliationWindow(ctx.until, ctx.from, ctx.lookbackDays, check.maxDays);
+      if (!window) continue;
+      const days = Math.round(window.end.diff(window.start, 'days').days);
       const expected = await check.fetch(ctx.client, window.start, window.end);
       const stored = await storedTotals(query, {
         table: check.table, timeColumn: check.timeColumn, dims: check.dims, metrics: check.metrics, start: window.start.toJSDate(), end: window.end.toJSDate(),

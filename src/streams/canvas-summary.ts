@@ -6,7 +6,7 @@
 import type { ApiClient } from '../api/api-client.js';
 import { fetchCanvasDataSeries } from '../api/canvas-data-series.js';
 import { fetchCanvasSummary } from '../api/canvas-summary.js';
-import { ENDPOINTS, MAX_CANVAS_DATA_SERIES_DAYS } from '../api/endpoints.js';
+import { ENDPOINTS, MAX_CANVAS_DATA_SERIES_DAYS, MAX_CANVAS_SUMMARY_DAYS } from '../api/endpoints.js';
 import type { CanvasDataSummary } from '../api/types.js';
 import type { ExtractedRows } from '../extract/extracted-rows.js';
 import type { Window } from '../extract/windows.js';
@@ -184,6 +184,7 @@ export const canvasSummaryStream = seriesStream({
           table: summaryTable.name,
           timeColumn: 'day',
           metrics: { entries: 'entries', conversions: 'conversions', conversions_by_entry_time: 'conversions_by_entry_time', revenue: 'revenue' },
+          maxDays: MAX_CANVAS_SUMMARY_DAYS,
           fetch: async (client, start, end) => {
             const s = await fetchCanvasSummary(client, {
               canvasId, startingAt: isoSeconds(start), endingAt: isoSeconds(end.minus(1000)), includeVariantBreakdown: false, includeStepBreakdown: false,

@@ -48,7 +48,7 @@ export const eventCountsStream = seriesStream({
       segments: r.selectors('segments', 'segments: ["*", seg_1]'),
     }),
   },
-  reads: (o) => (o.events === ALL_EVENTS ? { table: 'custom_events', column: 'name' } : undefined),
+  reads: (o) => (o.events === ALL_EVENTS ? { table: 'custom_events', column: 'name', latest: 'last_seen_at' } : undefined),
   series: (o, stored) =>
     (o.events === ALL_EVENTS ? stored : o.events).flatMap((event) =>
       o.apps.flatMap((app) =>

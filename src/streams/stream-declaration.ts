@@ -51,6 +51,11 @@ export interface StoredValues {
   /** The table and column holding them; the table's stream runs before this one when both are in a run. */
   readonly table: string;
   readonly column: string;
+  /**
+   * Only rows whose value in this column is the table's largest: the latest listing (custom_events.last_seen_at), so a
+   * name the platform no longer lists is not asked for. @default every row
+   */
+  readonly latest?: string;
 }
 
 /**
@@ -66,6 +71,8 @@ export interface Reconciliation {
   readonly timeColumn: string;
   /** Metric name → column summed. */
   readonly metrics: Readonly<Record<string, string>>;
+  /** The most days one request of `endpoint` may span: the reconciled window is at most this long. */
+  readonly maxDays: number;
   /** Fetches the expected totals (metric → value) of the days [start, end). */
   fetch(client: ApiClient, start: DateTime, end: DateTime): Promise<Record<string, number>>;
 }

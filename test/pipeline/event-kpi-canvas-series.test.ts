@@ -346,6 +346,14 @@ describe('events: all without custom_events in the pipeline', () => {
       expect(later.warnings).toEqual([]);
       const rows = await f.query('SELECT DISTINCT event FROM event_counts ORDER BY 1');
       expect(rows.map((r) => r['event'])).toEqual(EVENTS);
+      // A name the latest listing no longer holds is not asked for: one look-back window for each of the two left.
+      (f.emulator.state.analytics as { eventNames: readonly string[] }).eventNames = EVENTS.slice(0, 2);
+      f.emulator.clock.set('2025-03-10T13:34:00Z');
+      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  custom_events: {}\n`);
+      await f.run();
+      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n`);
+      const shrunk = await f.run();
+      expect(shrunk.requests.sent).toBe(2);
     } finally {
       await f.close();
     }
