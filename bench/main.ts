@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { formatDuration } from '../src/pipeline/plan-estimate.js';
 import type { LoadChildResult } from './load-child.js';
+import { measureCanvasSources } from './canvas-sources.js';
 import { measureLoad } from './load-rate.js';
 import { measureNaive } from './naive-baseline.js';
 import { measureQueryRss } from './query-rss.js';
@@ -54,6 +55,8 @@ async function main(): Promise<void> {
 
   step('request ratios: 2-year backfill and nightly increment of the demo pipeline');
   const ratios = await measureRequestRatios(DEMO_PIPELINE);
+  step('Canvas requests of a 2-year backfill from data_series and from data_summary');
+  const canvas = await measureCanvasSources(DEMO_PIPELINE);
   step(`wall time under scaled-down limits, ${LATENCY_MS} ms latency`);
   const wall = await measureWallTime();
   step(`load rates on ${n(loadRows)} rows`);
@@ -75,6 +78,12 @@ async function main(): Promise<void> {
       goal: '1.00',
       ok: r.sent === r.minimum,
     })),
+    {
+      figure: `Canvas requests, 2-year backfill (${canvas.canvases} Canvases × ${n(canvas.days)} days): data_series / data_summary`,
+      value: `${n(canvas.dataSeries)} / ${n(canvas.dataSummary)} = 1/${(canvas.dataSummary / canvas.dataSeries).toFixed(1)}`,
+      goal: '≤ 1/13',
+      ok: canvas.dataSeries * 13 <= canvas.dataSummary,
+    },
     {
       figure: `wall-time ratio (${n(wall.requests)} requests, ${wall.latencyMs} ms, ${wall.concurrency} in flight)`,
       value: `${wall.ratio.toFixed(2)} (${formatDuration(wall.wallMs)} / ${formatDuration(wall.theoreticalMs)})`,
@@ -114,7 +123,7 @@ async function main(): Promise<void> {
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${n(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}`;
   process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
-  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, wall, load, rss, queryRss, naive }, null, 2)}\n`);
+  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, canvas, wall, load, rss, queryRss, naive }, null, 2)}\n`);
 }
 
 await main();

@@ -167,6 +167,7 @@ export function formatSummary(s: RunSummary): string {
     `DuckDB: ${s.db}   Parquet: ${s.out} (${s.parquet.filesWritten} files written, ${s.parquet.filesRemoved} removed)`,
     ...s.warnings.map((w) => `warning: ${w.message}`),
     ...holeLines(s),
+    ...auditLines(s),
     '',
     'Try:',
     `  npx engage-etl query "SELECT date_trunc('month', day) AS month, sum(revenue) AS revenue FROM analytics.purchases_daily GROUP BY 1 ORDER BY 1 DESC LIMIT 6" --db ${s.db}`,
@@ -185,6 +186,14 @@ function holeLines(s: RunSummary): string[] {
     `missing units: ${holes.open} still open, ${holes.filled} filled, ${holes.confirmedAbsent} confirmed absent in this run`,
     ...holes.units.map((u) => `  ${u.status === 'open' ? 'open     ' : 'absent   '} ${u.stream} ${u.seriesKey} ${u.unitStart} (asked ${u.attempts}×): ${u.reason}`),
   ];
+}
+
+function auditLines(s: RunSummary): string[] {
+  const r = s.reconciliation;
+  const lines: string[] = [];
+  if (r.match + r.mismatch + r.incomplete > 0) lines.push(`reconciliation: ${r.match} match, ${r.mismatch} mismatch, ${r.incomplete} incomplete (\`engage-etl status\` lists them)`);
+  if (s.restatements > 0) lines.push(`restated values: ${fmt(s.restatements)} stored value(s) changed on re-fetch (\`engage-etl status --restatements\` advises the look-back)`);
+  return lines.length > 0 ? ['', ...lines] : [];
 }
 
 function fmt(n: number): string {

@@ -1,13 +1,17 @@
 // `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is. With
 // --fail-if-stale it is a freshness check for monitors (like `dbt source freshness`): exit 1 when a series is too old.
-import { Command } from 'commander';
+// It also shows the latest reconciliation; with --restatements, how many stored values changed at each age and the
+// look-back that covers them.
+import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '../config/duration.js';
 import { suggestion } from '../config/nearest-name.js';
 import { STREAM_NAMES } from '../config/pipeline-definition.js';
 import { ConfigError } from '../errors.js';
+import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
 import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
 import { liveLockHolder, RunLock } from '../load/run-lock.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';
+import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
 import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
 
@@ -16,6 +20,8 @@ interface StatusFlags {
   json?: boolean;
   failIfStale?: string;
   stream?: string;
+  restatements?: boolean;
+  share: number;
 }
 
 /** A series older than the threshold, or a named stream with no series at all. */
@@ -32,7 +38,9 @@ export function makeStatusCommand(): Command {
     .option('--json', 'print JSON')
     .option('--fail-if-stale <duration>', 'exit 1 when a series\' watermark is older than this (e.g. 26h, 90m, 2d), or when nothing was loaded')
     .option('--stream <name>', 'only this stream (shown and checked)')
-    .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n\nA run whose lock is still there but whose process is gone is shown as abandoned.')
+    .option('--restatements', 'per stream, how many stored values a re-fetch changed at each age (days before --until), and the lookback_days that covers --share of them')
+    .option('--share <fraction>', 'share of the restated values the advised lookback_days must cover', shareArg, DEFAULT_RESTATEMENT_SHARE)
+    .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n  engage-etl status --restatements\n\nA run whose lock is still there but whose process is gone is shown as abandoned.')
     .action(async (flags: StatusFlags) => {
       const thresholdMs = flags.failIfStale === undefined ? undefined : parseDuration(flags.failIfStale, '--fail-if-stale');
       if (flags.stream !== undefined && !(STREAM_NAMES as readonly string[]).includes(flags.stream)) {
@@ -42,7 +50,15 @@ export function makeStatusCommand(): Command {
       let rows: StatusRow[];
       let holes: Hole[];
       let lastRun: Record<string, unknown> | undefined;
+      let reconciliation: Awaited<ReturnType<typeof latestReconciliation>>;
       try {
+        const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
+        if (flags.restatements) {
+          const report = (await restatementReport(query, flags.share)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+          process.stdout.write(formatRestatements(report, flags.share, flags.json ?? false));
+          return;
+        }
+        reconciliation = (await latestReconciliation(query)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
         rows = (await wh.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
         holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
         [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
@@ -66,7 +82,7 @@ export function makeStatusCommand(): Command {
       const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
       if (flags.json) {
         const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
-        process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, abandoned, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, freshness }], 'json'));
+        process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, abandoned, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness }], 'json'));
       } else {
         if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
         if (abandoned) process.stdout.write(`${abandoned.command} (pid ${abandoned.pid}, started ${abandoned.startedAt}) is abandoned: its process ended without finishing (killed or crashed); the next run takes over and resumes from what was committed\n`);
@@ -90,6 +106,14 @@ export function makeStatusCommand(): Command {
             stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
           })), 'table'));
         }
+        if (reconciliation.length > 0) {
+          const mismatches = reconciliation.filter((r) => r.status === 'mismatch').length;
+          process.stdout.write(`\nreconciliation (latest check per series and metric): ${mismatches} mismatch(es)\n`);
+          process.stdout.write(formatRows(reconciliation.map((r) => ({
+            stream: r.stream, series: r.seriesKey, window_start: r.windowStart, window_end: r.windowEnd, metric: r.metric,
+            expected: r.expected, actual: r.actual, status: r.status, run: r.runId,
+          })), 'table'));
+        }
       }
       if (stale.length > 0) {
         const shown = stale.slice(0, 5).map((s) => (s.series === null ? `${s.stream} (never loaded)` : `${s.stream} ${s.series} (${s.hours} h)`)).join(', ');
@@ -107,4 +131,38 @@ function staleSeries(rows: readonly StatusRow[], thresholdMs: number, stream: st
 function staleness(ms: number): string {
   const hours = ms / 3_600_000;
   return hours < 48 ? `${hours.toFixed(1)} h` : `${(hours / 24).toFixed(1)} d`;
+}
+
+function shareArg(raw: string): number {
+  const value = Number(raw);
+  if (raw.trim() === '' || !(value > 0 && value <= 1)) throw new InvalidArgumentError(`"${raw}" is not a share in (0, 1]; e.g. --share 0.999 (99.9 % of the changes seen)`);
+  return value;
+}
+
+/** Per stream: changes at each age, their total, and the advised lookback_days. */
+export interface RestatementReport {
+  stream: string;
+  total: number;
+  byAge: { ageDays: number; changes: number }[];
+  recommendedLookbackDays: number | undefined;
+}
+
+export async function restatementReport(query: (sql: string, params?: readonly unknown[]) => Promise<Record<string, unknown>[]>, share: number): Promise<RestatementReport[]> {
+  const rows = await restatementsByAge(query);
+  const streams = [...new Set(rows.map((r) => r.stream))];
+  return streams.map((stream) => {
+    const byAge = rows.filter((r) => r.stream === stream).map(({ ageDays, changes }) => ({ ageDays, changes }));
+    return { stream, total: byAge.reduce((n, a) => n + a.changes, 0), byAge, recommendedLookbackDays: recommendLookback(byAge, share) };
+  });
+}
+
+function formatRestatements(report: readonly RestatementReport[], share: number, json: boolean): string {
+  if (json) return formatRows([{ share, streams: report }], 'json');
+  if (report.length === 0) return 'no restated value recorded yet: re-fetches (the look-back) have not changed any stored value of a complete unit\n';
+  const lines = [`restated values per stream and age (days between the unit's start and the --until of the run that saw the change); advice covers ${(share * 100).toFixed(1)} % of them`, ''];
+  for (const r of report) {
+    lines.push(`${r.stream}: ${r.total} change(s); recommended lookback_days: ${r.recommendedLookbackDays ?? '-'}`);
+    lines.push(...r.byAge.map((a) => `  age ${String(a.ageDays).padStart(4)} d  ${String(a.changes).padStart(8)}`));
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -241,6 +241,9 @@ class PipelineReader {
       boolean: (key) => this.boolean(o, path, key),
       selectors: (key, example) => this.selectors(o, path, key, example),
       ids: (key, example) => this.ids(o, path, key, example),
+      choice: (key, allowed) => this.choice(o, path, key, allowed),
+      idsOr: (key, word, example) => (o[key] === word ? word : this.ids(o, path, key, `${example}, or ${key}: ${word}`)),
+      subset: (key, allowed) => this.subset(o, path, key, allowed),
       fail: (key, message) => this.fail(key === undefined ? path : [...path, key], message),
     };
   }
@@ -254,6 +257,22 @@ class PipelineReader {
     }
     if (!allowed.includes(value as SeriesUnit)) this.fail([...path, 'unit'], `${show(value)} is not a unit; write ${allowed.map((u) => `unit: ${u}`).join(' or ')}`);
     return value as SeriesUnit;
+  }
+
+  private choice<T extends string>(o: Record<string, unknown>, path: Path, key: string, allowed: readonly T[]): T {
+    const value = o[key];
+    if (value === undefined || value === null) return allowed[0]!;
+    if (!allowed.includes(value as T)) this.fail([...path, key], `${show(value)} is not accepted; write ${allowed.map((a) => `${key}: ${a}`).join(' or ')}`);
+    return value as T;
+  }
+
+  private subset<T extends string>(o: Record<string, unknown>, path: Path, key: string, allowed: readonly T[]): readonly T[] {
+    if (o[key] === undefined || o[key] === null) return allowed;
+    const values = this.list(o, [...path, key], false, `e.g. ${key}: [${allowed.join(', ')}]`);
+    values.forEach((v, i) => {
+      if (!allowed.includes(v as T)) this.fail([...path, key, i], `${show(v)} is not accepted; list some of ${allowed.join(', ')}`);
+    });
+    return values as readonly T[];
   }
 
   private boolean(o: Record<string, unknown>, path: Path, key: string): boolean {

@@ -1,6 +1,7 @@
 // The JSON Schema of a pipeline file, for editors (autocomplete, validation as you type) — generated, never written by
 // hand: pipelines/pipeline.schema.json is this function's output (`npm run schema`; a test keeps it current). The
-// per-stream part is each stream declaration's `options.schema`.
+// per-stream part is derived from each stream declaration's own option reader (streams/options-schema.ts).
+import { optionsSchemaOf } from '../streams/options-schema.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { DEFAULT_HOLE_RETRIES, DEFAULT_LOOKBACK_DAYS } from './load-pipeline-file.js';
 import { DEFAULT_RETRY_LIMITS } from './retry-limits.js';
@@ -8,7 +9,7 @@ import { DEFAULT_RETRY_LIMITS } from './retry-limits.js';
 type Schema = Record<string, unknown>;
 
 /** Each stream's options, from its declaration. */
-export const STREAM_OPTION_SCHEMAS: Readonly<Record<string, Schema>> = Object.fromEntries(STREAMS.map((d) => [d.name, d.options.schema]));
+export const STREAM_OPTION_SCHEMAS: Readonly<Record<string, Schema>> = Object.fromEntries(STREAMS.map((d) => [d.name, optionsSchemaOf(d)]));
 
 /** The schema of a whole pipeline file, from the streams' option schemas. */
 export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = STREAM_OPTION_SCHEMAS): Schema {

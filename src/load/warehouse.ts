@@ -17,7 +17,7 @@ import { HOLES_SQL, SERIES_STATE_SQL, applyHoleUpdates, toHole, toSeriesState, u
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { applySqlDir } from './sql-dir.js';
 import { createTableSql } from './table-definition.js';
-import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, tableSpec } from './table-specs.js';
+import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
 import type { TableName } from './table-specs.js';
 
 export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
@@ -50,6 +50,8 @@ export interface LoadBatch {
   state: SeriesStateUpdate[];
   /** Hole changes of the series in this batch. @default [] */
   holes?: HoleUpdate[];
+  /** The run's --until: when given, values of series tables that changed are audited in `_etl_restatements`. */
+  until?: Date;
 }
 
 export interface CommitResult {
@@ -218,7 +220,9 @@ export class Warehouse {
       const tables: Partial<Record<TableName, TableChange>> = {};
       let rowsChanged = 0;
       for (const [table, g] of groups) {
-        const change = await mergeTable(conn, tableSpec(table), g.rows, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt });
+        const stream = batch.until ? seriesStreamOfTable(table) : undefined;
+        const audit = stream && batch.until ? { audit: { stream, until: batch.until } } : {};
+        const change = await mergeTable(conn, tableSpec(table), g.rows, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt, ...audit });
         tables[table] = change;
         rowsChanged += change.inserted + change.updated + change.deleted;
       }

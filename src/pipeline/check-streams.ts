@@ -5,8 +5,7 @@ import type { PoolId } from '../api/endpoints.js';
 import { parseResetValue } from '../api/rate-limit-headers.js';
 import type { PipelineDefinition, StreamName } from '../config/pipeline-definition.js';
 import { FatalApiError, RetriableApiError } from '../errors.js';
-import { streamDeclaration } from '../streams/registry.js';
-import { probeStream } from './stream-probes.js';
+import { probeEndpoint, probeStream } from './stream-probes.js';
 
 export type CheckOutcome = 'ok' | 'missing_permission' | 'unauthorized' | 'unreachable' | 'error';
 
@@ -40,7 +39,7 @@ export interface CheckReport {
 /** Sends each stream's probe through `client` and classifies the answers; every stream gets its outcome, none throws. */
 export async function checkStreams(client: ApiClient, pipeline: PipelineDefinition, streams: readonly StreamName[], endingAt: string): Promise<StreamCheck[]> {
   return Promise.all(streams.map(async (stream): Promise<StreamCheck> => {
-    const { endpoint } = streamDeclaration(stream);
+    const endpoint = probeEndpoint(pipeline, stream);
     const base = { stream, endpoint: `${endpoint.method} ${endpoint.path}`, permission: endpoint.permission ?? '', pool: endpoint.pool };
     try {
       await probeStream(client, pipeline, stream, endingAt);

@@ -2,16 +2,20 @@
 // (range, open holes, the fewest windows covering them), per paged list an estimate, per id-by-id stream its ids, and the
 // totals per stream and per limit pool.
 import { DateTime } from 'luxon';
-import type { PoolId } from '../api/endpoints.js';
+import type { EndpointSpec, PoolId } from '../api/endpoints.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
 import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
-import type { PagedListStream, PerIdStream, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
+import { reconciliationWindow } from './reconcile.js';
+import type { PagedListStream, PerIdStream, Reconciliation, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
 
 export interface SeriesPlan {
   stream: SeriesStream;
+  /** The endpoint this series asks (the instance's, else the stream's). */
+  endpoint: EndpointSpec;
+  maxUnits: number;
   instance: SeriesInstance;
   seriesKey: string;
   cursor: CursorPlan;
@@ -42,10 +46,21 @@ export interface StreamPlanSummary {
   estimated: boolean;
   /** Open holes the plan re-requests. */
   holes: number;
+  /** Reconciliation requests included in `requests` (one per reconciled series). */
+  reconciliations: number;
+  /** `table.column` the series are built from (`events: all`), when the stream reads stored values. */
+  reads?: string;
+}
+
+/** The reconciliations of one stream, run after its series are loaded. */
+export interface ReconciliationPlan {
+  stream: SeriesStream;
+  checks: Reconciliation[];
 }
 
 export interface Plan {
   series: SeriesPlan[];
+  reconciliations: ReconciliationPlan[];
   lists: ListPlan[];
   perId: PerIdPlan[];
   streams: StreamPlanSummary[];
@@ -81,6 +96,8 @@ export interface PlanInput {
   until: DateTime;
   /** Rows stored in each paged list's main table, by stream, to estimate its page count. @default {} */
   knownRows?: Partial<Record<StreamName, number>>;
+  /** The stored values a stream `reads` (the event names of `events: all`), by stream. @default {} */
+  storedValues?: Partial<Record<StreamName, readonly string[]>>;
 }
 
 const sep = '\u0000';
@@ -92,31 +109,43 @@ export function buildPlan(input: PlanInput): Plan {
     const key = `${h.stream}${sep}${h.seriesKey}`;
     holes.set(key, [...(holes.get(key) ?? []), { startMs: h.startMs, attempts: h.attempts, status: h.status }]);
   }
-  const plan: Plan = { series: [], lists: [], perId: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+  const plan: Plan = { series: [], lists: [], perId: [], streams: [], reconciliations: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
 
   for (const name of input.streams) {
     const options = input.pipeline.streams[name] as unknown;
     if (options === undefined) continue;
     const stream = streamDeclaration(name);
-    const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0 };
+    const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0, reconciliations: 0 };
     switch (stream.kind) {
-      case 'series':
-        for (const instance of stream.series(options)) {
+      case 'series': {
+        const reads = stream.reads?.(options);
+        for (const instance of stream.series(options, reads ? (input.storedValues?.[name] ?? []) : [])) {
           const key = seriesKey(instance.unit, instance.dims);
           const stored = watermarks.get(`${name}${sep}${key}`);
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
+          const maxUnits = instance.maxUnits ?? stream.maxUnits;
           const cursor = planCursor({
-            unit: instance.unit, maxUnits: stream.maxUnits, from: input.from, until: input.until, lookbackDays: input.pipeline.lookbackDays,
+            unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: input.pipeline.lookbackDays,
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });
-          plan.series.push({ stream, instance, seriesKey: key, cursor });
+          plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor });
           summary.series++;
           // The cover of range ∪ open holes is the minimum for this series: the plan sends exactly that.
           summary.requests += cursor.windows.length;
           summary.minimum += cursor.windows.length;
           summary.holes += seriesHoles.filter((h) => h.status === 'open').length;
         }
+        // Stored values another stream of this run may still add to: the count is what is stored now.
+        if (reads) summary.reads = `${reads.table}.${reads.column}`;
+        if (reads && input.streams.some((other) => other !== name && streamDeclaration(other).tables.some((t) => t.name === reads.table))) summary.estimated = true;
+        // A window without a complete day (a run inside the pipeline's first day) has nothing to reconcile.
+        const checks = (stream.reconcile?.(options) ?? []).filter((c) => reconciliationWindow(input.until, input.from, input.pipeline.lookbackDays, c.maxDays));
+        if (checks.length > 0) plan.reconciliations.push({ stream, checks });
+        summary.reconciliations = checks.length;
+        summary.requests += checks.length;
+        summary.minimum += checks.length;
         break;
+      }
       case 'paged_list': {
         const estimatedRequests = stream.estimatePages(input.knownRows?.[name] ?? 0);
         plan.lists.push({ stream, options, estimatedRequests });

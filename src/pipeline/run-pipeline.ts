@@ -11,6 +11,7 @@ import type { RunOptions } from '../config/run-options.js';
 import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
+import type { ReconciliationRow } from '../load/audit-store.js';
 import { crashPoint } from '../load/crash-point.js';
 import { openWorkingCopy, publishSnapshot, writeLastRunNote } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
@@ -24,7 +25,8 @@ import { Committer } from './committer.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
 import { estimateDuration } from './plan-estimate.js';
-import { planRun, readStoredPlanState } from './plan-for-run.js';
+import { combinePlans, planRun, readStoredPlanState, runPhases } from './plan-for-run.js';
+import { runReconciliations } from './reconcile.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER, waitingEvent } from './run-events.js';
 import { StreamClock } from './stream-clock.js';
@@ -88,6 +90,10 @@ export interface RunSummary {
   requests: { planned: number; minimum: number; sent: number; retries: number; followUps: number; byPool: Partial<Record<PoolId, number>> };
   tables: TableSummary[];
   holes: HoleSummary;
+  /** Comparisons of another endpoint with the stored days (`reconcile: true`), by status; mismatches are also warnings. */
+  reconciliation: { match: number; mismatch: number; incomplete: number };
+  /** Stored values of complete units this run's re-fetches changed (recorded in `_etl_restatements`). */
+  restatements: number;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
   warnings: RunWarning[];
   /** Absolute path of the HTML report written after the run, when the pipeline file asks for one (`report: { path }`). */
@@ -148,10 +154,6 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
     }
     reporter.emit({ type: 'phase', phase: 'plan' });
-    plan = planRun(opts, await readStoredPlanState(wh));
-    const estimate = estimateDuration(plan.byPool, { concurrency: deps.client?.concurrency ?? DEFAULT_CONCURRENCY, pools: deps.client?.pools ?? {} });
-    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, estimateMs: estimate.ms });
-
     const committer = new Committer(wh, runId, (result) => {
       const tables = Object.entries(result.tables).map(([table, c]) => ({ table, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
       for (const t of tables) {
@@ -162,11 +164,11 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
         changes.set(t.table as TableName, sum);
       }
       reporter.emit({ type: 'committed', tables });
-    });
+    }, until.toJSDate());
     committed = committer;
-    const progress = new Map<string, StreamProgress>(plan.streams.map((s) => [s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 }]));
-    reporter.emit({ type: 'phase', phase: 'fetch' });
-    const clock = new StreamClock(plan.streams);
+    const progress = new Map<string, StreamProgress>();
+    // One clock per phase: a phase's streams start when it does.
+    let clock = new StreamClock([]);
     const tick = (stream: StreamName, requests: number, rows: number) => {
       const p = progress.get(stream)!;
       p.requestsDone += requests;
@@ -178,28 +180,57 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       if (finished) reporter.emit({ type: 'stream_finished', ...finished });
     };
     const activeClient = client;
-    const tasks = new TaskQueues();
-    queueFetchTasks(plan, tasks, {
+    const taskContext = {
       client: activeClient,
       committer,
       until,
       holeRetries: opts.pipeline.holeRetries,
       tick,
-      warn: (warning) => warnings.push(warning),
-      extraRequests: (n) => {
+      warn: (warning: RunWarning) => warnings.push(warning),
+      extraRequests: (n: number) => {
         followUps += n;
       },
-      holes: (_stream, _key, changes) => {
+      holes: (_stream: StreamName, _key: string, changes: readonly HoleUpdate[]) => {
         for (const h of changes) holeChanges.set(`${h.stream}\u0000${h.seriesKey}\u0000${h.unitStart.getTime()}`, h);
       },
+    };
+    // Streams whose stored values others read (custom_events for `events: all`) are loaded first; the rest is planned
+    // from what they stored.
+    const plans: Plan[] = [];
+    for (const streams of runPhases(opts)) {
+      const phaseOpts = { ...opts, streams };
+      const phasePlan = planRun(phaseOpts, await readStoredPlanState(wh, phaseOpts));
+      plans.push(phasePlan);
+      plan = combinePlans(plans);
+      for (const s of phasePlan.streams) {
+        if (s.reads && s.series === 0) {
+          warnings.push({
+            code: 'no_stored_values', stream: s.stream,
+            message: `${s.stream} is built from the stored ${s.reads} and none is stored, so it loaded nothing; add the stream that fills ${s.reads.split('.')[0]} to the pipeline (e.g. custom_events: {}) or list the values in the options`,
+          });
+        }
+      }
+      const estimate = estimateDuration(phasePlan.byPool, { concurrency: deps.client?.concurrency ?? DEFAULT_CONCURRENCY, pools: deps.client?.pools ?? {} });
+      reporter.emit({ type: 'planned', streams: phasePlan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: phasePlan.requests, estimateMs: estimate.ms });
+      for (const s of phasePlan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
+      reporter.emit({ type: 'phase', phase: 'fetch' });
+      clock = new StreamClock(phasePlan.streams);
+      const tasks = new TaskQueues();
+      queueFetchTasks(phasePlan, tasks, taskContext);
+      // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
+      // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
+      await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
+        if (error instanceof FatalError) void activeClient.close();
+      });
+      for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
+      await committer.drain();
+    }
+    plan ??= combinePlans(plans);
+    const reconciled = await runReconciliations(plan.reconciliations, {
+      client: activeClient, wh, runId, until, from: opts.from ?? opts.pipeline.startDate, lookbackDays: opts.pipeline.lookbackDays,
+      warn: (warning) => warnings.push(warning),
     });
-
-    // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
-    // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
-    await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
-      if (error instanceof FatalError) void activeClient.close();
-    });
-    for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
+    for (const r of plan.reconciliations) tick(r.stream.name as StreamName, r.checks.length, 0);
     reporter.emit({ type: 'phase', phase: 'commit' });
     await committer.drain();
     const holes = summarizeHoles([...holeChanges.values()]);
@@ -220,7 +251,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await createAnalyticsViews(wh);
 
     const summary = await summarize(wh, {
-      runId, opts, until, started, source, plan, changes, warnings, followUps, holes,
+      runId, opts, until, started, source, plan, changes, warnings, followUps, holes, reconciled,
       client: activeClient, parquet: exported,
     });
     await wh.finishRun({ runId, finishedAt: new Date(), status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
@@ -302,6 +333,7 @@ interface SummaryInput {
   warnings: RunWarning[];
   followUps: number;
   holes: HoleSummary;
+  reconciled: readonly ReconciliationRow[];
   client: ApiClient;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
 }
@@ -328,6 +360,12 @@ async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
     },
     tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
     holes: s.holes,
+    reconciliation: {
+      match: s.reconciled.filter((r) => r.status === 'match').length,
+      mismatch: s.reconciled.filter((r) => r.status === 'mismatch').length,
+      incomplete: s.reconciled.filter((r) => r.status === 'incomplete').length,
+    },
+    restatements: Number((await wh.query('SELECT count(*) AS n FROM "_etl_restatements" WHERE "run_id" = $1', [s.runId]))[0]?.['n'] ?? 0),
     parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
     warnings: s.warnings,
   };

@@ -1,12 +1,23 @@
 // One cheap request per stream, for `engage-etl check`, derived from the stream's declaration by its kind (no table of
 // streams beside the registry): a series asks for one unit of its first series, a per-id stream for its first id, a
-// paged list for its first page. The endpoint, hence the permission a key needs, is the declaration's.
+// paged list for its first page. The endpoint, hence the permission a key needs, is the declaration's. A series built
+// from stored values (`events: all`) has none without a database: its probe reads the list that fills them first.
 import type { ApiClient } from '../api/api-client.js';
+import type { EndpointSpec } from '../api/endpoints.js';
 import { splitWindows } from '../extract/windows.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { StreamName } from '../streams/registry.js';
-import { streamDeclaration } from '../streams/registry.js';
+import { STREAMS, streamDeclaration } from '../streams/registry.js';
+import type { SeriesStream } from '../streams/stream-declaration.js';
 import { addUnits, floorUnit, parseUtcInstant } from '../time/utc-time.js';
+
+/** The endpoint the stream's probe asks (a series may choose its own by option, e.g. Canvas `source: data_summary`). */
+export function probeEndpoint(pipeline: PipelineDefinition, stream: StreamName): EndpointSpec {
+  const decl = streamDeclaration(stream);
+  const options = pipeline.streams[stream];
+  if (decl.kind !== 'series' || options === undefined) return decl.endpoint;
+  return decl.series(options, ['probe'])[0]?.endpoint ?? decl.endpoint;
+}
 
 /**
  * Send the stream's probe through `client`; resolves when the server answered it, throws the client's error otherwise.
@@ -18,7 +29,7 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
   if (options === undefined) throw new Error(`internal: ${stream} is not in the pipeline ${pipeline.name}`);
   switch (decl.kind) {
     case 'series': {
-      const [series] = decl.series(options);
+      const [series] = decl.series(options, await listedValues(client, decl, options, endingAt));
       if (!series) throw new Error(`internal: ${stream} declares no series to probe`);
       const instant = parseUtcInstant(endingAt);
       if (!instant) throw new Error(`internal: ${JSON.stringify(endingAt)} is not an ISO 8601 instant`);
@@ -37,4 +48,17 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
       await client.request<unknown>({ endpoint: decl.endpoint });
       return;
   }
+}
+
+/** The values a series built from stored values would read, taken from the list stream that stores them. */
+async function listedValues(client: ApiClient, decl: SeriesStream, options: unknown, endingAt: string): Promise<string[]> {
+  const reads = decl.reads?.(options);
+  if (!reads) return [];
+  const filler = STREAMS.find((s) => s.kind === 'paged_list' && s.tables.some((t) => t.name === reads.table));
+  if (filler?.kind !== 'paged_list') throw new Error(`internal: no list stream stores ${reads.table}`);
+  const listed = await filler.fetch(client, {}, new Date(endingAt));
+  const rows = listed.upserts.find((u) => u.table === reads.table)?.rows ?? [];
+  const values = rows.map((r) => r[reads.column]).filter((v): v is string => typeof v === 'string');
+  if (values.length === 0) throw new Error(`${decl.name}: the workspace lists no ${reads.column} in ${reads.table} yet, so there is nothing to probe it with`);
+  return values.slice(0, 1);
 }

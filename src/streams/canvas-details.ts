@@ -5,7 +5,6 @@ import { fetchCanvasDetails } from '../api/metadata-endpoints.js';
 import { stringList, stringOrNull, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { perIdStream } from './stream-declaration.js';
-import { idsSchema, optionsSchema } from './option-schema.js';
 
 export interface CanvasDetailsOptions {
   canvases: readonly string[];
@@ -60,7 +59,7 @@ export const canvasDetailsStream = perIdStream({
   description: 'Each listed Canvas\'s details, variants and steps.',
   endpoint: ENDPOINTS.canvasDetails,
   tables: [canvasesTable, variantsTable, stepsTable],
-  options: { keys: ['canvases'], schema: optionsSchema({ canvases: idsSchema('Canvas ids') }, ['canvases']), example: '{ canvases: [cv_1] }', read: (r): CanvasDetailsOptions => ({ canvases: r.ids('canvases', 'Canvas ids, e.g. canvases: [cv_1]') }) },
+  options: { keys: ['canvases'], example: '{ canvases: [cv_1] }', read: (r): CanvasDetailsOptions => ({ canvases: r.ids('canvases', 'Canvas ids, e.g. canvases: [cv_1]') }) },
   ids: (o) => o.canvases,
   fetch: async (client, canvasId) => {
     const d = await fetchCanvasDetails(client, canvasId);

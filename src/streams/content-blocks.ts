@@ -7,7 +7,6 @@ import { FatalApiError } from '../errors.js';
 import { stringList, stringOrNull, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { perIdStream } from './stream-declaration.js';
-import { flagSchema, idsSchema, optionsSchema } from './option-schema.js';
 
 export interface ContentBlocksOptions {
   ids: readonly string[];
@@ -34,7 +33,6 @@ export const contentBlocksStream = perIdStream({
   tables: [table],
   options: {
     keys: ['ids', 'inclusion_data'],
-    schema: optionsSchema({ ids: idsSchema('content block ids'), inclusion_data: flagSchema('send include_inclusion_data=true') }, ['ids']),
     example: '{ ids: [cb_1], inclusion_data: true }',
     read: (r): ContentBlocksOptions => ({ ids: r.ids('ids', 'content block ids, e.g. ids: [cb_1]'), inclusionData: r.boolean('inclusion_data') }),
   },

@@ -5,7 +5,6 @@ import { ENDPOINTS, EVENTS_PAGE_SIZE } from '../api/endpoints.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
 import { pagedListStream } from './stream-declaration.js';
-import { optionsSchema } from './option-schema.js';
 
 const table = defineTable({
   name: 'custom_events',
@@ -22,7 +21,7 @@ export const customEventsStream = pagedListStream({
   description: 'Every custom event name the workspace has recorded.',
   endpoint: ENDPOINTS.eventsList,
   tables: [table],
-  options: { keys: [], schema: optionsSchema({}), example: '{}', read: () => ({}) },
+  options: { keys: [], example: '{}', read: () => ({}) },
   // The list is read until a page comes back short, so a full last page costs one more.
   estimatePages: (names) => Math.floor(names / EVENTS_PAGE_SIZE) + 1,
   fetch: async (client, _options, until) => {

@@ -5,7 +5,6 @@ import { stringOrNull, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
 import { pagedListStream } from './stream-declaration.js';
-import { optionsSchema } from './option-schema.js';
 
 const table = defineTable({
   name: 'data_integrations',
@@ -25,7 +24,7 @@ export const dataIntegrationsStream = pagedListStream({
   description: 'Every data integration of the workspace.',
   endpoint: ENDPOINTS.cdiIntegrations,
   tables: [table],
-  options: { keys: [], schema: optionsSchema({}), example: '{}', read: () => ({}) },
+  options: { keys: [], example: '{}', read: () => ({}) },
   // The Link header stops at the last page, so a full last page costs nothing more.
   estimatePages: (integrations) => Math.max(1, Math.ceil(integrations / CDI_PAGE_SIZE)),
   fetch: async (client) => {

@@ -4,7 +4,6 @@ import { fetchEmailTemplate } from '../api/metadata-endpoints.js';
 import { stringOrNull, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { perIdStream } from './stream-declaration.js';
-import { idsSchema, optionsSchema } from './option-schema.js';
 
 export interface EmailTemplatesOptions {
   ids: readonly string[];
@@ -27,7 +26,7 @@ export const emailTemplatesStream = perIdStream({
   description: 'Each listed email template\'s info.',
   endpoint: ENDPOINTS.emailTemplateInfo,
   tables: [table],
-  options: { keys: ['ids'], schema: optionsSchema({ ids: idsSchema('email template ids') }, ['ids']), example: '{ ids: [tpl_1] }', read: (r): EmailTemplatesOptions => ({ ids: r.ids('ids', 'email template ids, e.g. ids: [tpl_1]') }) },
+  options: { keys: ['ids'], example: '{ ids: [tpl_1] }', read: (r): EmailTemplatesOptions => ({ ids: r.ids('ids', 'email template ids, e.g. ids: [tpl_1]') }) },
   ids: (o) => o.ids,
   fetch: async (client, id) => {
     const t = await fetchEmailTemplate(client, id);

@@ -10,7 +10,6 @@ import { rowsOf } from '../load/table-definition.js';
 import { ALL } from './option-reader.js';
 import type { SeriesStream } from './stream-declaration.js';
 import { seriesStream } from './stream-declaration.js';
-import { optionsSchema, selectorsSchema, UNIT_SCHEMA } from './option-schema.js';
 
 /** A purchases series (quantity or revenue): one series per app × product pair. */
 export interface PurchaseSeriesOptions {
@@ -48,7 +47,6 @@ export function purchaseSeriesStream<const N extends string, const T extends Pur
     maxUnits: MAX_SERIES_LENGTH,
     options: {
       keys: ['unit', 'apps', 'products'],
-      schema: optionsSchema({ unit: UNIT_SCHEMA, apps: selectorsSchema('app ids'), products: selectorsSchema('product ids') }),
       example: '{ unit: day, apps: ["*", app_1], products: ["*", gems_small] }',
       read: (r) => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), products: r.selectors('products', 'products: ["*", gems_small]') }),
     },

@@ -3,7 +3,6 @@ import { fetchSegmentSize } from '../api/analytics-endpoints.js';
 import { ENDPOINTS, MAX_SERIES_LENGTH } from '../api/endpoints.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { seriesStream } from './stream-declaration.js';
-import { idsSchema, optionsSchema } from './option-schema.js';
 
 export interface SegmentSizeOptions {
   /** Always 'day': the endpoint only has a daily series (spec 4.20). */
@@ -28,7 +27,6 @@ export const segmentSizeStream = seriesStream({
   maxUnits: MAX_SERIES_LENGTH,
   options: {
     keys: ['unit', 'segments'],
-    schema: optionsSchema({ unit: { enum: ['day'], default: 'day', description: 'segment size is a daily series only' }, segments: idsSchema('segment ids') }, ['segments']),
     example: '{ segments: [seg_1, seg_2] }',
     read: (r): SegmentSizeOptions => ({ unit: r.unit(['day']) as 'day', segments: r.ids('segments', 'segment ids, e.g. segments: [seg_1]') }),
   },

@@ -6,7 +6,6 @@ import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { param } from './purchase-series.js';
 import { UNIT_COLUMN } from './series-columns.js';
 import { seriesStream } from './stream-declaration.js';
-import { optionsSchema, selectorsSchema, UNIT_SCHEMA } from './option-schema.js';
 
 export interface SessionsOptions {
   /** @default 'day' */
@@ -34,7 +33,6 @@ export const sessionsStream = seriesStream({
   maxUnits: MAX_SERIES_LENGTH,
   options: {
     keys: ['unit', 'apps', 'segments'],
-    schema: optionsSchema({ unit: UNIT_SCHEMA, apps: selectorsSchema('app ids'), segments: selectorsSchema('segment ids') }),
     example: '{ unit: hour, apps: ["*"], segments: ["*", seg_1] }',
     read: (r): SessionsOptions => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), segments: r.selectors('segments', 'segments: ["*", seg_1]') }),
   },

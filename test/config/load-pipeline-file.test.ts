@@ -45,7 +45,10 @@ describe('the shipped nightly pipeline', () => {
     expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*', 'app_1', 'app_2', 'app_3'], products: ['*', 'gems_small'] });
     expect(s.sessions?.unit).toBe('hour');
     expect(s.segment_size?.segments).toEqual(['seg_1', 'seg_2', 'seg_3', 'seg_4', 'seg_5', 'seg_6']);
-    expect(s.canvas_summary).toEqual({ canvases: ['cv_1', 'cv_2', 'cv_3', 'cv_4', 'cv_5'], variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
+    expect(s.canvas_summary).toEqual({ canvases: ['cv_1', 'cv_2', 'cv_3', 'cv_4', 'cv_5'], source: 'data_series', reconcile: true, variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
+    expect(s.kpis).toEqual({ metrics: ['dau', 'mau', 'new_users', 'uninstalls'], apps: ['*', 'app_1', 'app_2'] });
+    expect(s.event_counts).toEqual({ events: 'all', unit: 'day', apps: ['*'], segments: ['*'] });
+    expect(s.campaign_series).toEqual({ campaigns: ['cmp_1', 'cmp_2', 'cmp_4'] });
     expect(s.canvas_details?.canvases).toEqual(['cv_1', 'cv_2', 'cv_3', 'cv_4', 'cv_5']);
     expect(s.email_templates?.ids).toEqual(['tpl_1', 'tpl_2', 'tpl_3', 'tpl_4', 'tpl_5', 'tpl_6', 'tpl_7', 'tpl_8']);
     expect(s.content_blocks).toEqual({ ids: ['cb_1', 'cb_2', 'cb_3', 'cb_4', 'cb_5', 'cb_6', 'cb_7'], inclusionData: true });
@@ -59,7 +62,7 @@ describe('defaults', () => {
     expect(p.lookbackDays).toBe(3);
     expect(p.streams.revenue).toEqual({ unit: 'day', apps: ['*'], products: ['*'] });
     expect(p.streams.sessions).toEqual({ unit: 'day', apps: ['*'], segments: ['*'] });
-    expect(p.streams.canvas_summary).toEqual({ canvases: ['cv_1'], variantBreakdown: false, stepBreakdown: false, deletedStepData: false });
+    expect(p.streams.canvas_summary).toEqual({ canvases: ['cv_1'], source: 'data_series', reconcile: false, variantBreakdown: false, stepBreakdown: false, deletedStepData: false });
     expect(p.streams.content_blocks?.inclusionData).toBe(false);
     expect(p.streams.custom_events).toEqual({});
     expect(p.streamNames).toEqual(['revenue', 'sessions', 'custom_events', 'canvas_summary', 'content_blocks']);

@@ -40,7 +40,8 @@ streams:
   sessions:          { unit: hour, apps: ["*"], segments: ["*"] }
   segment_size:      { segments: [seg_1] }
   custom_events:     {}
-  canvas_summary:    { canvases: [cv_1], variant_breakdown: true, step_breakdown: true }
+  # data_summary: one request per Canvas day keeps the request count (and so the kill points and fault draws) of these tests
+  canvas_summary:    { canvases: [cv_1], source: data_summary, variant_breakdown: true, step_breakdown: true }
   canvas_details:    { canvases: [cv_1, cv_2] }
   email_templates:   { ids: [tpl_1] }
   content_blocks:    { ids: [cb_1], inclusion_data: true }
