@@ -64,7 +64,7 @@ export class EmulatorBench {
     const before = { requests: this.emulator.stats.requests, rateLimited: this.emulator.stats.rateLimited };
     const started = performance.now();
     let planned: MeasuredRun['planned'] = [];
-    const reporter = { emit: (e: RunEvent) => void (e.type === 'planned' ? (planned = e.streams) : undefined), close: () => undefined };
+    const reporter = { emit: (e: RunEvent) => void (e.type === 'planned' ? (planned = [...planned, ...e.streams]) : undefined), close: () => undefined };
     const summary = await runPipeline(opts, { client, reporter });
     return {
       summary,

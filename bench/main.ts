@@ -7,8 +7,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { formatDuration } from '../src/pipeline/plan-estimate.js';
 import type { LoadChildResult } from './load-child.js';
+import { measureCanvasSources } from './canvas-sources.js';
 import { measureLoad } from './load-rate.js';
 import { measureNaive } from './naive-baseline.js';
+import { measureQueryRss } from './query-rss.js';
 import { measureRequestRatios } from './request-ratio.js';
 import { LATENCY_MS, measureWallTime } from './wall-time.js';
 
@@ -53,6 +55,8 @@ async function main(): Promise<void> {
 
   step('request ratios: 2-year backfill and nightly increment of the demo pipeline');
   const ratios = await measureRequestRatios(DEMO_PIPELINE);
+  step('Canvas requests of a 2-year backfill from data_series and from data_summary');
+  const canvas = await measureCanvasSources(DEMO_PIPELINE);
   step(`wall time under scaled-down limits, ${LATENCY_MS} ms latency`);
   const wall = await measureWallTime();
   step(`load rates on ${n(loadRows)} rows`);
@@ -62,6 +66,8 @@ async function main(): Promise<void> {
     step(`peak RSS at ${n(size)} rows (child process)`);
     rss.push(await peakRss(size));
   }
+  step(`query --format csv to stdout at ${rssSizes.map((s) => n(s)).join(' and ')} rows (child process)`);
+  const queryRss = await measureQueryRss(rssSizes);
   step('naive baseline');
   const naive = await measureNaive(LATENCY_MS);
 
@@ -78,6 +84,12 @@ async function main(): Promise<void> {
       goal: '0',
       ok: r.perIdRequests === 0,
     })),
+    {
+      figure: `Canvas requests, 2-year backfill (${canvas.canvases} Canvases × ${n(canvas.days)} days): data_series / data_summary`,
+      value: `${n(canvas.dataSeries)} / ${n(canvas.dataSummary)} = 1/${(canvas.dataSummary / canvas.dataSeries).toFixed(1)}`,
+      goal: '≤ 1/13',
+      ok: canvas.dataSeries * 13 <= canvas.dataSummary,
+    },
     {
       figure: `wall-time ratio (${n(wall.requests)} requests, ${wall.latencyMs} ms, ${wall.concurrency} in flight)`,
       value: `${wall.ratio.toFixed(2)} (${formatDuration(wall.wallMs)} / ${formatDuration(wall.theoreticalMs)})`,
@@ -96,8 +108,14 @@ async function main(): Promise<void> {
     },
     { figure: 'ours / read_json incl. file writing', value: `${(load.appenderRate / load.readJsonWithWriteRate).toFixed(2)}×`, goal: '≥ 0.80×', ok: load.appenderRate / load.readJsonWithWriteRate >= 0.8 },
     { figure: 'full commit rows/s (stage, de-duplicate, detect changes, insert)', value: n(load.commitRate), goal: '', ok: undefined },
-    { figure: `Parquet export rows/s (${load.parquetFiles} monthly files, zstd)`, value: n(load.parquetRate), goal: '', ok: undefined },
+    { figure: `Parquet export rows/s (${load.parquetFiles} yearly files, zstd)`, value: n(load.parquetRate), goal: '', ok: undefined },
     ...rss.map((r) => ({ figure: `peak RSS, ${n(r.rows)} rows through the Committer (${n(r.rows / (r.ms / 1000))} rows/s)`, value: `${n(r.peakRssMb)} MB`, goal: '≤ 300 MB', ok: r.peakRssMb <= 300 && r.tableRows === r.rows })),
+    ...queryRss.map((q) => ({
+      figure: `peak RSS, query --format ${q.format} of ${n(q.rows)} rows to stdout (${n(q.bytes / 2 ** 20)} MB written)`,
+      value: `${n(q.peakRssMb)} MB`,
+      goal: '≤ 400 MB (bounded by the 256 MB DuckDB limit, not by rows)',
+      ok: q.peakRssMb <= 400,
+    })),
     {
       figure: `naive baseline: ${n(naive.naiveRequests)} sequential day requests + ${n(naive.naiveRows)} INSERTs`,
       value: formatDuration(naive.naiveMs),
@@ -111,7 +129,7 @@ async function main(): Promise<void> {
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${n(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}`;
   process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
-  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, wall, load, rss, naive }, null, 2)}\n`);
+  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, canvas, wall, load, rss, queryRss, naive }, null, 2)}\n`);
 }
 
 await main();

@@ -102,3 +102,11 @@ export class LockedError extends FatalError {
     this.name = 'LockedError';
   }
 }
+
+/** The user stopped the command (Ctrl-C / SIGTERM); what was committed before is kept. */
+export class InterruptedError extends FatalError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InterruptedError';
+  }
+}

@@ -16,7 +16,7 @@ export type { RunEvent, RunReporter, RunWarning, StreamProgress } from './pipeli
 
 export { Warehouse } from './load/warehouse.js';
 export type { WarehouseOptions, StatusRow, SeriesState, Hole } from './load/warehouse.js';
-export { exportParquet } from './export/export-parquet.js';
+export { exportParquet, exportBookkeeping } from './export/export-parquet.js';
 export type { ExportOptions, ExportSummary, TableExport } from './export/export-parquet.js';
 
 export { ApiClient } from './api/api-client.js';
@@ -24,6 +24,11 @@ export type { ApiClientOptions, ClientEvent, ClientStats } from './api/api-clien
 export type { ApiCall, ApiResponse, QueryValue } from './api/api-call.js';
 export { ENDPOINTS, LIMIT_POOLS, ALL_PERMISSIONS } from './api/endpoints.js';
 export type { EndpointSpec, EndpointName, LimitPool, PoolId } from './api/endpoints.js';
+
+export { createAnalyticsViews, analyticsViewsSql, ANALYTICS_SCHEMA } from './views/analytics-views.js';
+export { parquetViewsSql } from './views/parquet-views-sql.js';
+export { writeReport } from './report/write-report.js';
+export type { ReportSummary } from './report/write-report.js';
 
 export { createEmulator } from './emulator/server.js';
 export type { Emulator, EmulatorOptions, EmulatorStats } from './emulator/server.js';

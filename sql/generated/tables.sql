@@ -40,6 +40,18 @@ CREATE TABLE IF NOT EXISTS "sessions" (
 );
 COMMENT ON TABLE "sessions" IS 'Sessions per app, segment and unit ("*" = all apps / no segment filter). Key: app_id, segment_id, unit, time.';
 
+-- Daily active users, monthly active users (30 days ending the day), new users and uninstalls per app and UTC day ("*" = all apps). Key: metric, app_id, time.
+CREATE TABLE IF NOT EXISTS "kpi_series" (
+  "metric" VARCHAR,
+  "app_id" VARCHAR,
+  "time" TIMESTAMP,
+  "value" BIGINT,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "kpi_series" IS 'Daily active users, monthly active users (30 days ending the day), new users and uninstalls per app and UTC day ("*" = all apps). Key: metric, app_id, time.';
+
 -- Estimated size of a segment per day. Key: segment_id, time.
 CREATE TABLE IF NOT EXISTS "segment_size" (
   "segment_id" VARCHAR,
@@ -61,6 +73,57 @@ CREATE TABLE IF NOT EXISTS "custom_events" (
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("first_seen_at", '%Y-%m')) VIRTUAL
 );
 COMMENT ON TABLE "custom_events" IS 'Custom event names, with the --until of the first and last run that saw each listed. Key: name.';
+
+-- Occurrences of a custom event per app, segment and unit ("*" = all apps / no segment filter). Key: event, app_id, segment_id, unit, time.
+CREATE TABLE IF NOT EXISTS "event_counts" (
+  "event" VARCHAR,
+  "app_id" VARCHAR,
+  "segment_id" VARCHAR,
+  "unit" VARCHAR,
+  "time" TIMESTAMP,
+  "count" BIGINT,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "event_counts" IS 'Occurrences of a custom event per app, segment and unit ("*" = all apps / no segment filter). Key: event, app_id, segment_id, unit, time.';
+
+-- A campaign's totals per UTC day. Key: campaign_id, time.
+CREATE TABLE IF NOT EXISTS "campaign_series" (
+  "campaign_id" VARCHAR,
+  "time" TIMESTAMP,
+  "unique_recipients" BIGINT,
+  "conversions" BIGINT,
+  "conversions1" BIGINT,
+  "conversions2" BIGINT,
+  "conversions3" BIGINT,
+  "revenue" DOUBLE,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "campaign_series" IS 'A campaign''s totals per UTC day. Key: campaign_id, time.';
+
+-- A campaign message variation's statistics per UTC day and channel; `channel_stats` holds the fields only that channel has. Key: campaign_id, time, channel, variation_api_id.
+CREATE TABLE IF NOT EXISTS "campaign_message_series" (
+  "campaign_id" VARCHAR,
+  "time" TIMESTAMP,
+  "channel" VARCHAR,
+  "variation_api_id" VARCHAR,
+  "sent" BIGINT,
+  "opens" BIGINT,
+  "unique_opens" BIGINT,
+  "clicks" BIGINT,
+  "unique_clicks" BIGINT,
+  "bounces" BIGINT,
+  "unsubscribes" BIGINT,
+  "delivered" BIGINT,
+  "channel_stats" JSON,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR,
+  "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
+);
+COMMENT ON TABLE "campaign_message_series" IS 'A campaign message variation''s statistics per UTC day and channel; `channel_stats` holds the fields only that channel has. Key: campaign_id, time, channel, variation_api_id.';
 
 -- A Canvas's totals per UTC day. Key: canvas_id, day.
 CREATE TABLE IF NOT EXISTS "canvas_summary" (

@@ -1,11 +1,11 @@
-// The analytics series endpoints (spec 4.10, 4.11, 4.19, 4.20) and the events list (4.12), returning validated data:
+// The analytics series endpoints (spec 4.10, 4.11, 4.19, 4.20, events and KPI data series) and the events list (4.12), returning validated data:
 // series as { time, value } with the time string untouched (servers differ in its format), values as numbers.
 import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, EVENTS_PAGE_SIZE, MAX_SERIES_LENGTH, type EndpointSpec } from './endpoints.js';
 import { paginatePageIndex } from './paginate-page-index.js';
 import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed, readNumber, type NumberKind } from './response-shape.js';
-import type { SeriesUnit } from './types.js';
+import type { KpiMetric, SeriesUnit } from './types.js';
 import { FatalError } from '../errors.js';
 
 /** One point of a series: `time` exactly as the server wrote it, `value` as a number. */
@@ -131,4 +131,43 @@ export function normalizeSeries(body: unknown, valueField: string, ctx: ReturnTy
     if ('problem' in read) throw malformed(ctx, `data[${i}] (time ${point.time}) field \`${valueField}\`: ${read.problem}`, body, status);
     return { time: point.time, value: read.value };
   });
+}
+
+export interface EventCountsQuery extends SessionsSeriesQuery {
+  /** The custom event's name, case-sensitive. */
+  event: string;
+}
+
+/** GET /events/data_series → points of `count` for one custom event. */
+export async function fetchEventCounts(client: ApiClient, q: EventCountsQuery): Promise<SeriesPoint[]> {
+  checkStringParam('event', q.event);
+  return fetchSeries(client, ENDPOINTS.eventsDataSeries, 'count', {
+    event: q.event,
+    ...windowQuery(q),
+    unit: checkUnit(q.unit),
+    app_id: q.appId,
+    segment_id: q.segmentId,
+  }, 'count');
+}
+
+export interface KpiQuery {
+  metric: KpiMetric;
+  /** Days before `endingAt`, 1 to MAX_SERIES_LENGTH. */
+  length: number;
+  endingAt: string;
+  appId?: string;
+}
+
+const KPI_ENDPOINTS: Record<KpiMetric, EndpointSpec> = {
+  dau: ENDPOINTS.kpiDauDataSeries,
+  mau: ENDPOINTS.kpiMauDataSeries,
+  new_users: ENDPOINTS.kpiNewUsersDataSeries,
+  uninstalls: ENDPOINTS.kpiUninstallsDataSeries,
+};
+
+/** GET /kpi/<metric>/data_series → daily points of the metric (its name is the value field). */
+export async function fetchKpi(client: ApiClient, q: KpiQuery): Promise<SeriesPoint[]> {
+  const endpoint = KPI_ENDPOINTS[q.metric];
+  if (endpoint === undefined) throw new FatalError(`Parameter metric must be one of ${Object.keys(KPI_ENDPOINTS).join(', ')}, got ${JSON.stringify(q.metric)}.`);
+  return fetchSeries(client, endpoint, q.metric, { ...windowQuery(q), app_id: q.appId }, 'count');
 }

@@ -25,6 +25,10 @@ export type ClientEvent =
       ms: number;
       /** Why the attempt failed, when it did (already free of credentials). */
       error?: string;
+      /** The query string sent (`a=1&b=2`, credentials scrubbed); empty when there was none. */
+      query: string;
+      /** The response's `X-RateLimit-*` headers (lower-case names), when a response arrived. */
+      rateLimit: Record<string, string>;
     }
   | {
       type: 'retry-scheduled';
@@ -118,6 +122,12 @@ export interface ApiClientOptions {
    * @default the pool's own window + 5 minutes (65 min for hourly pools, 6 min for per-minute ones)
    */
   maxWaitMs?: number;
+  /**
+   * How a give-up message tells the user to raise the retry limits: the knobs of the program using the client (the
+   * `run` command names its pipeline-file fields; `push`, which has none, says to push again).
+   * @default 'raise the client options maxAttempts / maxRetryWaitMs'
+   */
+  retryAdvice?: string;
   /**
    * Requests in flight at once, across all pools.
    * @default DEFAULT_CONCURRENCY (8)

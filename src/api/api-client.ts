@@ -57,6 +57,7 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #maxAttempts: number;
   readonly #maxRetryWaitMs: number;
+  readonly #retryAdvice: string;
   readonly #backoffBaseMs: number;
   readonly #backoffMaxMs: number;
   readonly #maxBodyBytes: number;
@@ -87,6 +88,7 @@ export class ApiClient {
     this.#timeoutMs = positive('timeoutMs', opts.timeoutMs ?? 30_000, false);
     this.#maxAttempts = positive('maxAttempts', opts.maxAttempts ?? 6, true);
     this.#maxRetryWaitMs = nonNegative('maxRetryWaitMs', opts.maxRetryWaitMs ?? 120_000);
+    this.#retryAdvice = opts.retryAdvice ?? 'raise the client options maxAttempts / maxRetryWaitMs';
     this.#backoffBaseMs = nonNegative('backoffBaseMs', opts.backoffBaseMs ?? 500);
     this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
     this.#maxBodyBytes = positive('maxBodyBytes', opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, true);
@@ -153,7 +155,7 @@ export class ApiClient {
     } catch (error) {
       this.#stats.failed++;
       if (error instanceof RetriableApiError && !GAVE_UP.has(error) && attempts >= this.#maxAttempts) {
-        const why = attempts === 1 ? 'the only attempt failed (maxAttempts=1)' : `all ${attempts} attempts failed (maxAttempts=${this.#maxAttempts})`;
+        const why = attempts === 1 ? 'the only attempt allowed failed' : `all ${attempts} attempts failed (the most allowed)`;
         throw this.#giveUp(prepared, error, why);
       }
       if (this.#closing.signal.aborted && !(error instanceof FatalApiError || error instanceof RetriableApiError)) {
@@ -235,11 +237,13 @@ export class ApiClient {
     const base = eventBase(p);
     this.#emit({ type: 'request-started', ...base, attempt });
     const started = performance.now();
+    const query = this.#scrubber.scrub(new URL(p.url).search.slice(1));
+    let rateLimit: Record<string, string> = {};
     const finished = (status: number | undefined, error?: unknown): void => {
       const ms = Math.round(performance.now() - started);
       const event: ClientEvent = error === undefined
-        ? { type: 'request-finished', ...base, attempt, status, ms }
-        : { type: 'request-finished', ...base, attempt, status, ms, error: error instanceof Error ? reasonOf(error) : String(error) };
+        ? { type: 'request-finished', ...base, attempt, status, ms, query, rateLimit }
+        : { type: 'request-finished', ...base, attempt, status, ms, query, rateLimit, error: error instanceof Error ? reasonOf(error) : String(error) };
       this.#emit(event);
     };
     const timeout = AbortSignal.timeout(this.#timeoutMs);
@@ -255,6 +259,7 @@ export class ApiClient {
       finished(undefined, failure);
       throw failure;
     }
+    rateLimit = rateLimitHeaders(response.headers);
     try {
       const read = await readCappedBody(response, this.#maxBodyBytes);
       if ('tooLarge' in read) {
@@ -397,14 +402,14 @@ export class ApiClient {
     return this.#giveUp(
       p,
       error,
-      `${attempts} attempt${attempts === 1 ? '' : 's'} made; ${asked}which would exceed the retry wait budget (maxRetryWaitMs=${this.#maxRetryWaitMs}, ${waited} ms already waited${maxWait})`,
+      `${attempts} attempt${attempts === 1 ? '' : 's'} made; ${asked}which would exceed the retry wait budget of ${this.#maxRetryWaitMs} ms (${waited} ms already waited${maxWait})`,
     );
   }
 
   #giveUp(p: PreparedCall, last: RetriableApiError, why: string): RetriableApiError {
     const error = new RetriableApiError(
       p.ctx,
-      `gave up: ${why}; last failure: ${reasonOf(last)}. The service may be down or limiting this key — retry later, or raise maxAttempts / maxRetryWaitMs`,
+      `gave up: ${why}; last failure: ${reasonOf(last)}. The service may be down or limiting this key — retry later, or ${this.#retryAdvice}`,
       { status: last.status, retryAfterMs: last.retryAfterMs, cause: last },
     );
     GAVE_UP.add(error);
@@ -477,6 +482,15 @@ function reasonOf(error: Error): string {
 
 function describeCall(p: PreparedCall): string {
   return `${p.method} ${p.ctx.endpoint}`;
+}
+
+/** The `X-RateLimit-*` headers of a response, for request-level debugging of a real account. */
+function rateLimitHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name.toLowerCase().startsWith('x-ratelimit-')) out[name.toLowerCase()] = value;
+  });
+  return out;
 }
 
 function eventBase(p: PreparedCall): { endpoint: string; method: EndpointSpec['method']; path: string; pool: PoolId } {

@@ -56,62 +56,70 @@ export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, statu
   const fail = (what: string): never => {
     throw malformed(ctx, what, body, status);
   };
-  // Every figure of a summary is a count (BIGINT) except revenue, an amount, read with `kind` 'amount'.
-  const num = (obj: Record<string, unknown>, field: string, where: string, kind: NumberKind = 'count'): number => {
-    const read = readNumber(obj[field], kind);
-    return 'value' in read ? read.value : fail(`${where}.${field}: ${read.problem}`);
-  };
-  const name = (obj: Record<string, unknown>, where: string): string =>
-    typeof obj.name === 'string' ? obj.name : fail(`${where}.name is ${JSON.stringify(obj.name)}, not a string`);
-
   if (!isRecord(body) || !isRecord(body.data)) return fail('`data` is missing or not an object');
   const data = body.data;
-  if (!isRecord(data.total_stats)) return fail('data.total_stats is missing or not an object');
+  if (typeof data.name !== 'string') return fail(`data.name is ${JSON.stringify(data.name)}, not a string`);
+  return { name: data.name, ...normalizeCanvasStats(data, 'data', fail) };
+}
+
+/**
+ * The statistics of one Canvas roll-up (`total_stats` and the optional breakdowns) found at `where` in a body: one data
+ * summary, or one day of a data series. `fail` throws with the whole body attached.
+ */
+export function normalizeCanvasStats(data: Record<string, unknown>, where: string, fail: (what: string) => never): Omit<CanvasDataSummary, 'name'> {
+  // Every figure of a summary is a count (BIGINT) except revenue, an amount, read with `kind` 'amount'.
+  const num = (obj: Record<string, unknown>, field: string, at: string, kind: NumberKind = 'count'): number => {
+    const read = readNumber(obj[field], kind);
+    return 'value' in read ? read.value : fail(`${at}.${field}: ${read.problem}`);
+  };
+  const name = (obj: Record<string, unknown>, at: string): string =>
+    typeof obj.name === 'string' ? obj.name : fail(`${at}.name is ${JSON.stringify(obj.name)}, not a string`);
+
+  if (!isRecord(data.total_stats)) return fail(`${where}.total_stats is missing or not an object`);
   const total = data.total_stats;
-  const summary: CanvasDataSummary = {
-    name: name(data, 'data'),
+  const summary: Omit<CanvasDataSummary, 'name'> = {
     total_stats: {
-      revenue: num(total, 'revenue', 'data.total_stats', 'amount'),
-      conversions: num(total, 'conversions', 'data.total_stats'),
-      conversions_by_entry_time: num(total, 'conversions_by_entry_time', 'data.total_stats'),
-      entries: num(total, 'entries', 'data.total_stats'),
+      revenue: num(total, 'revenue', `${where}.total_stats`, 'amount'),
+      conversions: num(total, 'conversions', `${where}.total_stats`),
+      conversions_by_entry_time: num(total, 'conversions_by_entry_time', `${where}.total_stats`),
+      entries: num(total, 'entries', `${where}.total_stats`),
     },
   };
 
   if (data.variant_stats !== undefined && data.variant_stats !== null) {
-    if (!isRecord(data.variant_stats)) return fail('data.variant_stats is not an object keyed by variant ID');
+    if (!isRecord(data.variant_stats)) return fail(`${where}.variant_stats is not an object keyed by variant ID`);
     const variants: Record<string, CanvasVariantStats> = {};
     for (const [id, v] of Object.entries(data.variant_stats)) {
-      const where = `data.variant_stats.${id}`;
-      if (!isRecord(v)) return fail(`${where} is not an object`);
-      variants[id] = { name: name(v, where), revenue: num(v, 'revenue', where, 'amount'), conversions: num(v, 'conversions', where), entries: num(v, 'entries', where) };
+      const at = `${where}.variant_stats.${id}`;
+      if (!isRecord(v)) return fail(`${at} is not an object`);
+      variants[id] = { name: name(v, at), revenue: num(v, 'revenue', at, 'amount'), conversions: num(v, 'conversions', at), entries: num(v, 'entries', at) };
     }
     summary.variant_stats = variants;
   }
 
   if (data.step_stats !== undefined && data.step_stats !== null) {
-    if (!isRecord(data.step_stats)) return fail('data.step_stats is not an object keyed by step ID');
+    if (!isRecord(data.step_stats)) return fail(`${where}.step_stats is not an object keyed by step ID`);
     const steps: Record<string, CanvasStepStats> = {};
     for (const [id, s] of Object.entries(data.step_stats)) {
-      const where = `data.step_stats.${id}`;
-      if (!isRecord(s)) return fail(`${where} is not an object`);
+      const at = `${where}.step_stats.${id}`;
+      if (!isRecord(s)) return fail(`${at} is not an object`);
       const messages: Record<string, CanvasChannelMessageStats[]> = {};
       if (s.messages !== undefined && s.messages !== null) {
-        if (!isRecord(s.messages)) return fail(`${where}.messages is not an object keyed by channel`);
+        if (!isRecord(s.messages)) return fail(`${at}.messages is not an object keyed by channel`);
         for (const [channel, list] of Object.entries(s.messages)) {
-          if (!Array.isArray(list)) return fail(`${where}.messages.${channel} is not an array`);
+          if (!Array.isArray(list)) return fail(`${at}.messages.${channel} is not an array`);
           messages[channel] = list.map((m: unknown, i: number) => {
-            const at = `${where}.messages.${channel}[${i}]`;
-            if (!isRecord(m)) return fail(`${at} is not an object`);
-            return { ...m, sent: num(m, 'sent', at), opens: num(m, 'opens', at), influenced_opens: num(m, 'influenced_opens', at), bounces: num(m, 'bounces', at) };
+            const mAt = `${at}.messages.${channel}[${i}]`;
+            if (!isRecord(m)) return fail(`${mAt} is not an object`);
+            return { ...m, sent: num(m, 'sent', mAt), opens: num(m, 'opens', mAt), influenced_opens: num(m, 'influenced_opens', mAt), bounces: num(m, 'bounces', mAt) };
           });
         }
       }
       steps[id] = {
-        name: name(s, where),
-        revenue: num(s, 'revenue', where, 'amount'),
-        conversions: num(s, 'conversions', where),
-        conversions_by_entry_time: num(s, 'conversions_by_entry_time', where),
+        name: name(s, at),
+        revenue: num(s, 'revenue', at, 'amount'),
+        conversions: num(s, 'conversions', at),
+        conversions_by_entry_time: num(s, 'conversions_by_entry_time', at),
         messages,
       };
     }

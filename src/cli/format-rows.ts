@@ -1,7 +1,5 @@
-// Renders query results for a terminal (aligned table), for spreadsheets (CSV) or for programs (JSON).
-export type RowFormat = 'table' | 'csv' | 'json';
-
-export const ROW_FORMATS: readonly RowFormat[] = ['table', 'csv', 'json'];
+// Renders rows for a terminal: an aligned table with numbers right-aligned (status, and query's table format), or JSON.
+export type RowFormat = 'table' | 'json';
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -10,18 +8,31 @@ function cell(value: unknown): string {
   return String(value);
 }
 
+/**
+ * An aligned text table: a header, a rule, the rows (cells cut at 60 characters), and `footer` below. Numeric columns
+ * are right-aligned so digits line up.
+ */
+export function renderTable(columns: readonly string[], rows: readonly (readonly string[])[], numeric: readonly boolean[], footer: string): string {
+  if (columns.length === 0) return '(no columns)\n';
+  const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...rows.map((t) => t[i]!.length))));
+  const line = (values: readonly string[]) =>
+    values
+      .map((v, i) => {
+        const w = widths[i]!;
+        const text = v.length > w ? `${v.slice(0, w - 1)}…` : v;
+        return numeric[i] ? text.padStart(w) : text.padEnd(w);
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), footer].join('\n') + '\n';
+}
+
 export function formatRows(rows: readonly Record<string, unknown>[], format: RowFormat): string {
   if (format === 'json') {
     return `${JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
   }
   const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-  if (format === 'csv') {
-    const quote = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-    return [columns.map(quote).join(','), ...rows.map((r) => columns.map((c) => quote(cell(r[c]))).join(','))].join('\n') + '\n';
-  }
   if (columns.length === 0) return '(no rows)\n';
-  const text = rows.map((r) => columns.map((c) => cell(r[c])));
-  const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...text.map((t) => t[i]!.length))));
-  const line = (values: string[]) => values.map((v, i) => (v.length > widths[i]! ? `${v.slice(0, widths[i]! - 1)}…` : v.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...text.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n') + '\n';
+  const numeric = columns.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number' || typeof r[c] === 'bigint'));
+  return renderTable(columns, rows.map((r) => columns.map((c) => cell(r[c]))), numeric, `(${rows.length} row${rows.length === 1 ? '' : 's'})`);
 }

@@ -1,27 +1,39 @@
 // The command line: the only code that reads argv or calls process.exit. Each command lives in its own make*Command file.
 import { Command, CommanderError } from 'commander';
-import { ConfigError, EngageError } from '../errors.js';
+import { applyDotEnv } from '../config/dot-env.js';
+import { EngageError } from '../errors.js';
 import { armCrashPoint, CRASH_AT_ENV } from '../load/crash-point.js';
+import { makeCheckCommand } from './check-command.js';
 import { makeEmulatorCommand } from './emulator-command.js';
+import { EXIT_CODE_HELP, exitCodeOf, ReportedError } from './exit-codes.js';
 import { makeExportCommand } from './export-command.js';
 import { makePlanCommand } from './plan-command.js';
 import { makePushCommand } from './push-command.js';
 import { makeQueryCommand } from './query-command.js';
+import { makeReportCommand } from './report-command.js';
 import { makeRunCommand } from './run-command.js';
 import { makeStatusCommand } from './status-command.js';
+import { makeViewsCommand } from './views-command.js';
+import { packageVersion } from './package-version.js';
 
 export function makeProgram(): Command {
-  return new Command('engage-etl')
+  const program = new Command('engage-etl')
     .description('Export a customer-engagement platform\'s analytics into DuckDB and Parquet, emulate its REST API, push SQL results to its write endpoints.')
-    .version('0.1.0')
+    .version(packageVersion())
     .showHelpAfterError()
     .addCommand(makeRunCommand())
     .addCommand(makePlanCommand())
     .addCommand(makeStatusCommand())
+    .addCommand(makeCheckCommand())
     .addCommand(makeExportCommand())
     .addCommand(makeQueryCommand())
     .addCommand(makeEmulatorCommand())
-    .addCommand(makePushCommand());
+    .addCommand(makePushCommand())
+    .addCommand(makeViewsCommand())
+    .addCommand(makeReportCommand());
+  // One contract for every command: each --help ends with the same exit-code table.
+  for (const cmd of [program, ...program.commands]) cmd.addHelpText('after', EXIT_CODE_HELP);
+  return program;
 }
 
 /** Run the CLI; errors become one line on stderr and a non-zero exit code. */
@@ -41,19 +53,14 @@ export async function main(argv: string[]): Promise<void> {
   override(program);
   try {
     armCrashPoint(process.env[CRASH_AT_ENV]);
+    applyDotEnv(process.env);
     await program.parseAsync(argv);
   } catch (err) {
     process.exitCode = exitCodeOf(err);
-    if (err instanceof CommanderError) return; // commander already printed its message
+    // commander already printed its message; a ReportedError was already told (e.g. as a JSON line)
+    if (err instanceof CommanderError || err instanceof ReportedError) return;
     process.stderr.write(`engage-etl: ${oneLine(err)}\n`);
   }
-}
-
-function exitCodeOf(err: unknown): number {
-  if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-  // A flag, variable or pipeline-file field to fix: a usage error like commander's, not a failure of the run.
-  if (err instanceof ConfigError) return 2;
-  return 1;
 }
 
 function oneLine(err: unknown): string {

@@ -84,7 +84,7 @@ export function formatPlan(r: PlanReport): string {
     '',
     `  ${'stream'.padEnd(width)}  ${'series'.padStart(6)}  ${'requests'.padStart(9)}  ${'minimum'.padStart(9)}  pool`,
     ...r.streams.map((s) =>
-      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? '  (paged list: estimated from the rows stored last time)' : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}${s.unchanged ? `  (${n(s.unchanged)} listed unchanged since stored: not re-read)` : ''}`),
+      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? (s.reads ? `  (one series per ${s.reads} stored now; the run loads that stream first and plans from what it stores)` : '  (paged list: estimated from the rows stored last time)') : ''}${s.reconciliations > 0 ? `  (${n(s.reconciliations)} reconciliation request(s) included)` : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}${s.unchanged ? `  (${n(s.unchanged)} listed unchanged since stored: not re-read)` : ''}`),
     `  ${'total'.padEnd(width)}  ${''.padStart(6)}  ${n(r.requests, r.estimated).padStart(9)}  ${n(r.minimum, r.estimated).padStart(9)}`,
     '',
     `  ${'pool'.padEnd(poolWidth)}  ${'requests'.padStart(9)}  ${'limit'.padStart(16)}  ${'waves'.padStart(5)}  time alone`,

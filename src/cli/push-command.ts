@@ -1,6 +1,7 @@
 // `engage-etl push <target>`: send rows from SQL, a table or a file to a write endpoint — only what changed since the
-// last acknowledged push. Exit codes: 0 every row accepted (or unchanged), 3 some rows failed (listed), 1 fatal error.
+// last acknowledged push. Some rows failed (listed) is "completed with warnings": exit 3.
 import { Command } from 'commander';
+import { completedWithWarnings } from './exit-codes.js';
 import type { DryRunReport } from '../push/dry-run-report.js';
 import type { RawPushFlags } from '../push/push-options.js';
 import { DEFAULT_PUSH_DB, resolvePushOptions } from '../push/push-options.js';
@@ -9,8 +10,6 @@ import type { PushSummary } from '../push/run-push.js';
 import { runPush } from '../push/run-push.js';
 import { PUSH_TARGETS } from '../push/target-registry.js';
 
-/** Exit code of a push in which some rows were rejected, invalid or transient. */
-export const PARTIAL_FAILURE_EXIT_CODE = 3;
 /** Failed rows printed; the rest are in `_push_log`. */
 const PRINTED_FAILURES = 20;
 
@@ -37,7 +36,7 @@ export function makePushCommand(): Command {
     .option('--max-rows <n>', 'refuse the push when more rows than this would be sent')
     .option('--json', 'print the summary or dry-run report as JSON on stdout')
     .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)')
-    .addHelpText('after', `\nTargets:\n${targets}\n\nExit codes: 0 all rows accepted or unchanged, 3 some rows rejected/invalid/transient (listed; all in _push_log), 1 fatal error, 2 bad usage.\n\nExamples:\n  engage-etl push subscriptions --sql "SELECT 'sg_email_1' AS subscription_group_id, 'unsubscribed' AS subscription_state, external_id FROM churned"\n  engage-etl push user-attributes --table crm_users --inc loyalty_points --dry-run`)
+    .addHelpText('after', `\nTargets:\n${targets}\n\nA push whose rows were all accepted or unchanged exits 0; one with rows rejected, invalid or transient exits 3 (listed; all in _push_log).\n\nExamples:\n  engage-etl push subscriptions --sql "SELECT 'sg_email_1' AS subscription_group_id, 'unsubscribed' AS subscription_state, external_id FROM churned"\n  engage-etl push user-attributes --table crm_users --inc loyalty_points --dry-run`)
     .action(async (targetName: string, flags: RawPushFlags) => {
       const opts = resolvePushOptions(targetName, flags, process.env);
       const result = await runPush(opts, {
@@ -55,7 +54,7 @@ export function makePushCommand(): Command {
         return;
       }
       process.stdout.write(opts.json ? `${JSON.stringify(result.summary, null, 2)}\n` : formatPushSummary(result.summary));
-      if (result.summary.status === 'partial') process.exitCode = PARTIAL_FAILURE_EXIT_CODE;
+      if (result.summary.status === 'partial') completedWithWarnings();
     });
 }
 

@@ -1,19 +1,22 @@
-// `engage-etl query "SQL"`: ad-hoc SQL over the warehouse, opened read-only.
+// `engage-etl query "SQL"`: ad-hoc SQL over the warehouse, opened read-only, written by DuckDB's own writers.
 import { Command, Option } from 'commander';
 import { openPublished } from '../load/published-snapshot.js';
-import { formatRows, ROW_FORMATS } from './format-rows.js';
-import type { RowFormat } from './format-rows.js';
+import { QUERY_FORMATS, writeQueryResult } from './query-output.js';
+import type { QueryFormat } from './query-output.js';
 
 export function makeQueryCommand(): Command {
   return new Command('query')
-    .description('Run SQL against the DuckDB warehouse (read-only).')
-    .argument('<sql>', 'the SQL statement, e.g. "SELECT * FROM revenue LIMIT 5"')
+    .description('Run SQL against the DuckDB warehouse (read-only); the analyst views are in schema "analytics".')
+    .argument('<sql>', 'one SQL statement, e.g. "SELECT * FROM analytics.purchases_daily ORDER BY day DESC LIMIT 7"')
     .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', 'data/engage.duckdb')
-    .addOption(new Option('--format <format>', 'output format').choices(ROW_FORMATS as string[]).default('table'))
-    .action(async (sql: string, flags: { db: string; format: RowFormat }) => {
-      const wh = await openPublished(flags.db);
+    .addOption(new Option('--format <format>', 'output format (csv, json, ndjson and parquet stream every row; table shows the first 1,000)').choices(QUERY_FORMATS as string[]).default('table'))
+    .option('--output <file>', 'write to this file instead of stdout')
+    .option('--memory-limit <size>', 'DuckDB memory limit: caps the memory of a large export; raise it for heavy joins', '256MB')
+    .addHelpText('after', '\nExamples:\n  engage-etl query "SELECT * FROM analytics.purchases_daily ORDER BY day DESC LIMIT 7"\n  engage-etl query "SELECT * FROM revenue" --format parquet --output revenue.parquet')
+    .action(async (sql: string, flags: { db: string; format: QueryFormat; output?: string; memoryLimit: string }) => {
+      const wh = await openPublished(flags.db, { memoryLimit: flags.memoryLimit });
       try {
-        process.stdout.write(formatRows(await wh.query(sql), flags.format));
+        await wh.withConnection((conn) => writeQueryResult(conn, sql, { format: flags.format, ...(flags.output ? { output: flags.output } : {}) }, process.stdout));
       } finally {
         await wh.close();
       }

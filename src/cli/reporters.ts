@@ -1,17 +1,27 @@
-// Renders a run's events: a live per-stream progress block on a TTY, quiet JSON lines (one object per event) otherwise.
+// JSON-lines logging of a run's events on stderr: one compact object per line, each with `ts`, `level`, `type` and
+// `run_id`, so a log file of a scheduled run parses line by line and can be filtered by level and by run.
 import type { Writable } from 'node:stream';
-import type { RunEvent, RunReporter, StreamProgress } from '../pipeline/run-events.js';
+import type { RunReporter } from '../pipeline/run-events.js';
+import type { LogLevel, ReportedEvent } from './log-level.js';
+import { levelOf, shows } from './log-level.js';
 
-/** One JSON object per line, for logs and schedulers. Progress events are thinned to one per stream per second. */
+/** Progress events are thinned to one per stream per second (the last of a stream always passes). */
 export class JsonLinesReporter implements RunReporter {
   readonly #out: Writable;
+  readonly #level: LogLevel;
   readonly #lastProgress = new Map<string, number>();
+  /** Known from `run_started` on; events before it (none today) carry null. */
+  #runId: string | null = null;
 
-  constructor(out: Writable) {
+  constructor(out: Writable, level: LogLevel = 'info') {
     this.#out = out;
+    this.#level = level;
   }
 
-  emit(event: RunEvent): void {
+  emit(event: ReportedEvent): void {
+    if ((event.type === 'run_started' || event.type === 'run_finished') && this.#runId === null) this.#runId = event.runId;
+    const level = levelOf(event);
+    if (!shows(this.#level, level)) return;
     if (event.type === 'progress') {
       const p = event.progress;
       const last = this.#lastProgress.get(p.stream) ?? 0;
@@ -19,73 +29,14 @@ export class JsonLinesReporter implements RunReporter {
       if (p.requestsDone < p.requestsPlanned && now - last < 1000) return;
       this.#lastProgress.set(p.stream, now);
     }
-    this.#out.write(`${JSON.stringify({ ts: new Date().toISOString(), ...event })}\n`);
+    this.#out.write(`${jsonLine(event, level, this.#runId)}\n`);
   }
 
   close(): void {}
 }
 
-/** A block of one line per stream, redrawn in place at most ten times a second. Warnings and retries scroll above it. */
-export class TtyProgressReporter implements RunReporter {
-  readonly #out: Writable;
-  readonly #streams = new Map<string, StreamProgress>();
-  #drawn = 0;
-  #lastDraw = 0;
-
-  constructor(out: Writable) {
-    this.#out = out;
-  }
-
-  emit(event: RunEvent): void {
-    switch (event.type) {
-      case 'planned':
-        for (const s of event.streams) this.#streams.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
-        this.#draw(true);
-        return;
-      case 'progress':
-        this.#streams.set(event.progress.stream, event.progress);
-        this.#draw(event.progress.requestsDone === event.progress.requestsPlanned);
-        return;
-      case 'warning':
-        this.#above(`warning: ${event.message}`);
-        return;
-      case 'waiting':
-        this.#above(`waiting for limit pool "${event.pool}" (${event.remaining} requests left) until ${event.resumesAt}: ${event.reason}`);
-        return;
-      case 'retry':
-        this.#above(`retrying ${event.endpoint} in ${(event.waitMs / 1000).toFixed(1)} s (attempt ${event.attempt}): ${event.reason}`);
-        return;
-      default:
-        return;
-    }
-  }
-
-  close(): void {
-    this.#draw(true);
-  }
-
-  #above(line: string): void {
-    this.#erase();
-    this.#out.write(`${line}\n`);
-    this.#draw(true);
-  }
-
-  #erase(): void {
-    if (this.#drawn > 0) this.#out.write(`\x1b[${this.#drawn}A\x1b[0J`);
-    this.#drawn = 0;
-  }
-
-  #draw(force: boolean): void {
-    const now = Date.now();
-    if (!force && now - this.#lastDraw < 100) return;
-    this.#lastDraw = now;
-    this.#erase();
-    const width = Math.max(0, ...[...this.#streams.keys()].map((k) => k.length));
-    const lines = [...this.#streams.values()].map((p) => {
-      const pct = p.requestsPlanned === 0 ? 100 : Math.floor((100 * p.requestsDone) / p.requestsPlanned);
-      return `  ${p.stream.padEnd(width)}  ${String(p.requestsDone).padStart(6)}/${String(p.requestsPlanned).padEnd(6)} requests ${String(pct).padStart(3)}%  ${p.rows.toLocaleString('en-US')} rows`;
-    });
-    if (lines.length > 0) this.#out.write(`${lines.join('\n')}\n`);
-    this.#drawn = lines.length;
-  }
+/** One event as a log line: envelope first (ts, level, type, run_id), then the event's own fields, progress flattened. */
+export function jsonLine(event: ReportedEvent, level: LogLevel, runId: string | null): string {
+  const { type, runId: _runId, progress, ...fields } = event as ReportedEvent & { runId?: string; progress?: object };
+  return JSON.stringify({ ts: new Date().toISOString(), level, type, run_id: runId, ...progress, ...fields });
 }

@@ -1,20 +1,27 @@
-// `engage-etl run`: the nightly export. Resolves flags, environment and pipeline file once, runs the pipeline with
-// TTY progress or JSON-line logs, and prints a summary (or, with --json, the summary as JSON on stdout).
-import { Command } from 'commander';
+// `engage-etl run`: the nightly export. Resolves flags, environment and pipeline file once, runs the pipeline with a
+// terminal display or JSON-line logs on stderr, and prints a summary on stdout (with --json: one JSON line, also when
+// the run fails). Ctrl-C stops the run cleanly: what was fetched is committed, and the way to resume is printed.
+import { Command, Option } from 'commander';
 import { DateTime } from 'luxon';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import { createEmulator } from '../emulator/server.js';
+import { InterruptedError } from '../errors.js';
+import { readOpenHoles, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import type { RunSummary } from '../pipeline/run-pipeline.js';
-import { JsonLinesReporter, TtyProgressReporter } from './reporters.js';
+import { EXIT, exitCodeOf, ReportedError } from './exit-codes.js';
+import { LOG_LEVELS, resolveLogLevel } from './log-level.js';
+import { JsonLinesReporter } from './reporters.js';
+import { RunTally, teeReporters } from './run-tally.js';
+import { TtyProgressReporter } from './tty-progress-reporter.js';
 
 /** Adds the flags `run` and `plan` share. */
 export function addRunFlags(cmd: Command): Command {
   return cmd
     .option('--pipeline <file>', 'pipeline definition (YAML or JSON)', 'pipelines/nightly.yaml')
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
-    .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY); never stored or logged')
+    .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY, also read from ./.env); never stored or logged')
     .option('--emulator', 'run against the built-in emulator instead of a real instance')
     .option('--db <file>', 'DuckDB database file that readers and BI tools open: replaced whole after each successful run (the run itself writes .<name>.work beside it)', 'data/engage.duckdb')
     .option('--out <dir>', 'Parquet output folder', 'data/parquet')
@@ -22,29 +29,117 @@ export function addRunFlags(cmd: Command): Command {
     .option('--until <datetime>', 'upper bound of the run, frozen at start (default: now); UTC unless a zone is given')
     .option('--streams <list>', 'comma-separated streams to run (default: all in the pipeline file)')
     .option('--full-refresh', 'drop the selected streams\' data and state, reload from --from / start_date')
-    .option('--json', 'print the summary as JSON on stdout')
+    .option('--json', 'print the result as one JSON line on stdout (on failure too); stderr logs are JSON lines')
     .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)');
 }
 
+interface RunFlags extends RawRunFlags {
+  logLevel?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+  metricsFile?: string;
+}
+
+/** Run statuses and their exit codes: a run that completed with units still missing (holes) exits 3. */
+const EXIT_BY_STATUS: Readonly<Record<string, number>> = { succeeded: EXIT.done, completed_with_holes: EXIT.incomplete, failed: EXIT.failed };
+
 export function makeRunCommand(): Command {
   return addRunFlags(new Command('run').description('Export the pipeline\'s streams into DuckDB and Parquet (incremental, exact, resumable).'))
+    .addOption(new Option('--log-level <level>', 'what stderr shows: error, warn, info, or debug (every request: path, query, status, duration, X-RateLimit-*)').choices(LOG_LEVELS as unknown as string[]))
+    .option('--quiet', 'same as --log-level error: only a failure is printed on stderr (cron mails nothing on success)')
+    .option('--verbose', 'same as --log-level debug')
+    .option('--metrics-file <file>', 'write the run\'s metrics in the Prometheus text format (node_exporter textfile collector), atomically')
     .addHelpText('after', [
       '',
-      'Exit codes: 0 done; 1 failed; 2 usage or configuration error; 3 completed, but some units are still missing',
-      '(a server left them out; listed in the summary and by `engage-etl status`, asked again by the next runs).',
+      'Exit 3: the run completed, but some units are still missing (a server left them out; listed in the summary and',
+      'by `engage-etl status`, asked again by the next runs).',
       '',
       'Examples:',
       '  engage-etl run --emulator',
       '  ENGAGE_API_KEY=... engage-etl run --base-url https://rest.example.com --until 2025-06-01',
+      '  engage-etl run --json --quiet --metrics-file /var/lib/node_exporter/engage_etl.prom >> run.jsonl 2>&1',
+      '',
+      'Precedence: flag > environment > ./.env (ENGAGE_* lines) > pipeline file (base_url only; never the key).',
     ].join('\n'))
-    .action(async (flags: RawRunFlags) => {
-      const opts = resolveRunOptions(flags, process.env, DateTime.utc());
-      const reporter = process.stderr.isTTY && !opts.json ? new TtyProgressReporter(process.stderr) : new JsonLinesReporter(process.stderr);
-      const summary = await withSource(opts, (source, label) => runPipeline(source, { reporter, ...(label ? { sourceLabel: label } : {}) }));
-      process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
-      if (summary.status === 'completed_with_holes') process.exitCode = 3;
+    .action(async (flags: RunFlags) => {
+      const tally = new RunTally();
+      const started = Date.now();
+      let opts: RunOptions | undefined;
+      try {
+        const level = resolveLogLevel(flags);
+        opts = resolveRunOptions(flags, process.env, DateTime.utc());
+        const display = process.stderr.isTTY && !opts.json ? new TtyProgressReporter(process.stderr, { level }) : new JsonLinesReporter(process.stderr, level);
+        const note = display instanceof TtyProgressReporter ? (line: string) => display.note(line) : () => undefined;
+        const summary = await withInterrupt(note, (signal) => withSource(opts!, (source, label) => runPipeline(source, { reporter: teeReporters(display, tally), signal, ...(label ? { sourceLabel: label } : {}) })));
+        const exitCode = EXIT_BY_STATUS[summary.status] ?? EXIT.failed;
+        if (flags.metricsFile) await writeMetrics(flags.metricsFile, opts, tally, { status: 'succeeded', exitCode, seconds: summary.seconds, requests: summary.requests.sent });
+        const { runId, status, ...rest } = summary;
+        process.stdout.write(opts.json ? `${JSON.stringify({ run_id: runId, status, exit_code: exitCode, error: null, ...rest })}\n` : formatSummary(summary));
+        if (exitCode !== EXIT.done) process.exitCode = exitCode;
+      } catch (err) {
+        const exitCode = exitCodeOf(err);
+        const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
+        const error = err instanceof Error ? err.message : String(err);
+        const seconds = Math.round((Date.now() - started) / 100) / 10;
+        if (flags.metricsFile && opts) {
+          await writeMetrics(flags.metricsFile, opts, tally, { status, exitCode, seconds, requests: tally.counts().requests }).catch(() => undefined);
+        }
+        if (err instanceof InterruptedError && flags.json !== true) {
+          process.stderr.write(`interrupted: committed ${tally.committedText()}; everything committed stays.\nresume with: ${resumeCommand(process.argv.slice(2))}\n`);
+        }
+        if (flags.json !== true) throw err;
+        // The run stopped before its hole accounting: holes are null here, `status` lists those of the last published run.
+        process.stdout.write(`${JSON.stringify({ run_id: tally.runId, status, exit_code: exitCode, error, seconds, ...tally.counts(), holes: null })}\n`);
+        throw new ReportedError(exitCode, err);
+      }
     });
 }
+
+/** Runs `work` with SIGINT/SIGTERM turned into an abort of its signal; a second Ctrl-C quits at once. */
+async function withInterrupt<T>(note: (line: string) => void, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  const stop = () => {
+    if (abort.signal.aborted) process.exit(EXIT.interrupted);
+    note('interrupting: committing what was fetched (Ctrl-C again quits at once, losing the uncommitted part)…');
+    abort.abort();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    return await work(abort.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+async function writeMetrics(file: string, opts: RunOptions, tally: RunTally, outcome: { status: string; exitCode: number; seconds: number; requests: number }): Promise<void> {
+  await writeRunMetrics(file, {
+    pipeline: opts.pipeline.name,
+    streams: opts.streams,
+    ...outcome,
+    finishedAt: new Date(),
+    finished: tally.finished,
+    openHoles: await readOpenHoles(opts.db).catch(() => ({})),
+  });
+}
+
+/** The command that resumes an interrupted run: the same flags, the key masked, without --full-refresh (which would drop what was committed). */
+export function resumeCommand(args: readonly string[]): string {
+  const out: string[] = ['engage-etl'];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--full-refresh') continue;
+    if (arg === '--api-key') {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('--api-key=')) continue;
+    out.push(/^[\w./:=,@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
+  }
+  return out.join(' ');
+}
+
 
 /**
  * Runs `fn` against the options' source: with `--emulator`, a built-in emulator started here (the pipeline itself never
@@ -72,11 +167,13 @@ export function formatSummary(s: RunSummary): string {
     `DuckDB: ${s.db}   Parquet: ${s.out} (${s.parquet.filesWritten} files written, ${s.parquet.filesRemoved} removed)`,
     ...s.warnings.map((w) => `warning: ${w.message}`),
     ...holeLines(s),
+    ...auditLines(s),
     '',
     'Try:',
-    `  npx engage-etl query "SELECT date_trunc('month', time) AS month, sum(revenue) AS revenue FROM revenue WHERE app_id = '*' AND product = '*' GROUP BY 1 ORDER BY 1 DESC LIMIT 6" --db ${s.db}`,
-    `  npx engage-etl query "SELECT _month, count(*) AS hours FROM read_parquet('${s.out}/sessions/**/*.parquet', hive_partitioning=true) GROUP BY 1 ORDER BY 1 DESC LIMIT 3" --db ${s.db}`,
+    `  npx engage-etl query "SELECT date_trunc('month', day) AS month, sum(revenue) AS revenue FROM analytics.purchases_daily GROUP BY 1 ORDER BY 1 DESC LIMIT 6" --db ${s.db}`,
+    `  npx engage-etl query "SELECT year, count(*) AS hours FROM read_parquet('${s.out}/sessions/**/*.parquet', hive_partitioning=true) GROUP BY 1 ORDER BY 1 DESC LIMIT 3" --db ${s.db}`,
     '',
+    ...(s.report ? [`Report: ${s.report}`, ''] : []),
   ];
   return lines.join('\n');
 }
@@ -89,6 +186,14 @@ function holeLines(s: RunSummary): string[] {
     `missing units: ${holes.open} still open, ${holes.filled} filled, ${holes.confirmedAbsent} confirmed absent in this run`,
     ...holes.units.map((u) => `  ${u.status === 'open' ? 'open     ' : 'absent   '} ${u.stream} ${u.seriesKey} ${u.unitStart} (asked ${u.attempts}×): ${u.reason}`),
   ];
+}
+
+function auditLines(s: RunSummary): string[] {
+  const r = s.reconciliation;
+  const lines: string[] = [];
+  if (r.match + r.mismatch + r.incomplete > 0) lines.push(`reconciliation: ${r.match} match, ${r.mismatch} mismatch, ${r.incomplete} incomplete (\`engage-etl status\` lists them)`);
+  if (s.restatements > 0) lines.push(`restated values: ${fmt(s.restatements)} stored value(s) changed on re-fetch (\`engage-etl status --restatements\` advises the look-back)`);
+  return lines.length > 0 ? ['', ...lines] : [];
 }
 
 function fmt(n: number): string {

@@ -1,34 +1,93 @@
-// `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is.
-import { Command } from 'commander';
+// `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is. With
+// --fail-if-stale it is a freshness check for monitors (like `dbt source freshness`): exit 1 when a series is too old.
+// It also shows the latest reconciliation; with --restatements, how many stored values changed at each age and the
+// look-back that covers them.
+import { Command, InvalidArgumentError } from 'commander';
+import { parseDuration } from '../config/duration.js';
+import { suggestion } from '../config/nearest-name.js';
+import { STREAM_NAMES } from '../config/pipeline-definition.js';
+import { ConfigError } from '../errors.js';
+import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
 import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
-import { RunLock } from '../load/run-lock.js';
+import { liveLockHolder, RunLock } from '../load/run-lock.js';
+import type { Hole, StatusRow } from '../load/warehouse.js';
+import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
+import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
+
+interface StatusFlags {
+  db: string;
+  json?: boolean;
+  failIfStale?: string;
+  stream?: string;
+  restatements?: boolean;
+  share: number;
+}
+
+/** A series older than the threshold, or a named stream with no series at all. */
+interface Stale {
+  stream: string;
+  series: string | null;
+  hours: number | null;
+}
 
 export function makeStatusCommand(): Command {
   return new Command('status')
-    .description('Show each series\' watermark, last run, rows, staleness and missing units (holes).')
+    .description('Show each series\' watermark, last run, rows, staleness and missing units (holes); with --fail-if-stale, fail when data is older than a threshold.')
     .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', 'data/engage.duckdb')
     .option('--json', 'print JSON')
-    .action(async (flags: { db: string; json?: boolean }) => {
+    .option('--fail-if-stale <duration>', 'exit 1 when a series\' watermark is older than this (e.g. 26h, 90m, 2d), or when nothing was loaded')
+    .option('--stream <name>', 'only this stream (shown and checked)')
+    .option('--restatements', 'per stream, how many stored values a re-fetch changed at each age (days before --until), and the lookback_days that covers --share of them')
+    .option('--share <fraction>', 'share of the restated values the advised lookback_days must cover', shareArg, DEFAULT_RESTATEMENT_SHARE)
+    .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n  engage-etl status --restatements\n\nA run whose lock is still there but whose process is gone is shown as abandoned.')
+    .action(async (flags: StatusFlags) => {
+      const thresholdMs = flags.failIfStale === undefined ? undefined : parseDuration(flags.failIfStale, '--fail-if-stale');
+      if (flags.stream !== undefined && !(STREAM_NAMES as readonly string[]).includes(flags.stream)) {
+        throw new ConfigError('--stream', `unknown stream ${JSON.stringify(flags.stream)}.${suggestion(flags.stream, STREAM_NAMES)}`);
+      }
       const wh = await openPublished(flags.db);
+      let rows: StatusRow[];
+      let holes: Hole[];
+      let lastRun: Record<string, unknown> | undefined;
+      let reconciliation: Awaited<ReturnType<typeof latestReconciliation>>;
       try {
-        const rows = await wh.status();
-        const holes = await wh.readHoles();
-        const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
-        const [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
-        // The published file shows the last successful run; a run going on now is known from its lock.
-        const holder = await RunLock.peek(flags.db);
-        const running = holder ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
-        // A run that failed after the last successful one is not in the published file; its note says how it ended.
-        const note = await readLastRunNote(flags.db);
-        const latestFailure = note?.status === 'failed' && note.runId !== lastRun?.['run_id'] ? note : null;
-        if (flags.json) {
-          process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes }], 'json'));
+        const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
+        if (flags.restatements) {
+          const report = (await restatementReport(query, flags.share)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+          process.stdout.write(formatRestatements(report, flags.share, flags.json ?? false));
           return;
         }
+        reconciliation = (await latestReconciliation(query)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+        rows = (await wh.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+        holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
+        [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+      } finally {
+        await wh.close();
+      }
+      const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
+      // The published file shows the last successful run; a run going on now is known from its lock, and a lock whose
+      // process is gone is a run that was killed or crashed (the next run takes the lock over and logs it abandoned).
+      const holder = await RunLock.peek(flags.db);
+      const live = holder ? await liveLockHolder(flags.db) : undefined;
+      const running = live ? { pid: live.pid, startedAt: live.startedAt, command: live.command } : null;
+      const abandoned = holder && !live ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
+      if (lastRun?.['status'] === 'running' && !live) {
+        lastRun['status'] = 'abandoned';
+        lastRun['error'] = 'the process ended without recording its end (killed or crashed); the next run closes it and resumes from what was committed';
+      }
+      // A run that failed (or was interrupted) after the last successful one is not in the published file; its note says how it ended.
+      const note = await readLastRunNote(flags.db);
+      const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.runId !== lastRun?.['run_id'] ? note : null;
+      const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
+      if (flags.json) {
+        const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
+        process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, abandoned, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness }], 'json'));
+      } else {
         if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
+        if (abandoned) process.stdout.write(`${abandoned.command} (pid ${abandoned.pid}, started ${abandoned.startedAt}) is abandoned: its process ended without finishing (killed or crashed); the next run takes over and resumes from what was committed\n`);
         if (latestFailure) {
-          process.stdout.write(`latest run ${latestFailure.runId}: failed at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
+          process.stdout.write(`latest run ${latestFailure.runId}: ${latestFailure.status} at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
         }
         process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
         process.stdout.write(formatRows(rows.map((r) => ({
@@ -47,13 +106,63 @@ export function makeStatusCommand(): Command {
             stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
           })), 'table'));
         }
-      } finally {
-        await wh.close();
+        if (reconciliation.length > 0) {
+          const mismatches = reconciliation.filter((r) => r.status === 'mismatch').length;
+          process.stdout.write(`\nreconciliation (latest check per series and metric): ${mismatches} mismatch(es)\n`);
+          process.stdout.write(formatRows(reconciliation.map((r) => ({
+            stream: r.stream, series: r.seriesKey, window_start: r.windowStart, window_end: r.windowEnd, metric: r.metric,
+            expected: r.expected, actual: r.actual, status: r.status, run: r.runId,
+          })), 'table'));
+        }
+      }
+      if (stale.length > 0) {
+        const shown = stale.slice(0, 5).map((s) => (s.series === null ? `${s.stream} (never loaded)` : `${s.stream} ${s.series} (${s.hours} h)`)).join(', ');
+        process.stderr.write(`engage-etl: ${stale.length} series older than ${flags.failIfStale}: ${shown}${stale.length > 5 ? ', …' : ''}; run \`engage-etl run\` or look at the last run's error\n`);
+        process.exitCode = EXIT.failed;
       }
     });
+}
+
+function staleSeries(rows: readonly StatusRow[], thresholdMs: number, stream: string | undefined): Stale[] {
+  if (rows.length === 0) return [{ stream: stream ?? '(any)', series: null, hours: null }];
+  return rows.filter((r) => r.stalenessMs > thresholdMs).map((r) => ({ stream: r.stream, series: r.seriesKey, hours: Math.round(r.stalenessMs / 360_000) / 10 }));
 }
 
 function staleness(ms: number): string {
   const hours = ms / 3_600_000;
   return hours < 48 ? `${hours.toFixed(1)} h` : `${(hours / 24).toFixed(1)} d`;
+}
+
+function shareArg(raw: string): number {
+  const value = Number(raw);
+  if (raw.trim() === '' || !(value > 0 && value <= 1)) throw new InvalidArgumentError(`"${raw}" is not a share in (0, 1]; e.g. --share 0.999 (99.9 % of the changes seen)`);
+  return value;
+}
+
+/** Per stream: changes at each age, their total, and the advised lookback_days. */
+export interface RestatementReport {
+  stream: string;
+  total: number;
+  byAge: { ageDays: number; changes: number }[];
+  recommendedLookbackDays: number | undefined;
+}
+
+export async function restatementReport(query: (sql: string, params?: readonly unknown[]) => Promise<Record<string, unknown>[]>, share: number): Promise<RestatementReport[]> {
+  const rows = await restatementsByAge(query);
+  const streams = [...new Set(rows.map((r) => r.stream))];
+  return streams.map((stream) => {
+    const byAge = rows.filter((r) => r.stream === stream).map(({ ageDays, changes }) => ({ ageDays, changes }));
+    return { stream, total: byAge.reduce((n, a) => n + a.changes, 0), byAge, recommendedLookbackDays: recommendLookback(byAge, share) };
+  });
+}
+
+function formatRestatements(report: readonly RestatementReport[], share: number, json: boolean): string {
+  if (json) return formatRows([{ share, streams: report }], 'json');
+  if (report.length === 0) return 'no restated value recorded yet: re-fetches (the look-back) have not changed any stored value of a complete unit\n';
+  const lines = [`restated values per stream and age (days between the unit's start and the --until of the run that saw the change); advice covers ${(share * 100).toFixed(1)} % of them`, ''];
+  for (const r of report) {
+    lines.push(`${r.stream}: ${r.total} change(s); recommended lookback_days: ${r.recommendedLookbackDays ?? '-'}`);
+    lines.push(...r.byAge.map((a) => `  age ${String(a.ageDays).padStart(4)} d  ${String(a.changes).padStart(8)}`));
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
+import { readRetryLimits } from './retry-limits.js';
 import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { ALL, ALL_OBJECTS } from '../streams/option-reader.js';
@@ -22,8 +23,9 @@ export const DEFAULT_LOOKBACK_DAYS = 3;
 /** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
 export const DEFAULT_HOLE_RETRIES = 3;
 
-const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'streams'] as const;
+const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'retries', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
+const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Read and validate a pipeline file. Throws ConfigError on any problem, naming the file and field. */
@@ -123,9 +125,11 @@ class PipelineReader {
     const lookbackDays = this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)');
     const holeRetries = this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)');
     const source = this.source(root);
+    const retries = readRetryLimits(root['retries'], (path, message, atKey) => this.fail(path, message, atKey));
     const streams = this.streams(root);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, holeRetries, source, streams, streamNames };
+    const report = this.report(root);
+    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(report ? { report } : {}) };
   }
 
   /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */
@@ -194,6 +198,18 @@ class PipelineReader {
     return { baseUrl: url.url };
   }
 
+  private report(obj: Record<string, unknown>): { path: string } | undefined {
+    const value = obj['report'];
+    if (value === undefined || value === null) return undefined;
+    if (!isPlainObject(value)) this.fail(['report'], `must be a mapping, found ${typeName(value)}; e.g. report: { path: data/report.html }`);
+    this.refuseUnknownKeys(value, ['report'], REPORT_KEYS, 'key in report');
+    const path = value['path'];
+    if (typeof path !== 'string' || !/\.html?$/i.test(path.trim())) {
+      this.fail(['report', 'path'], `${show(path)} is not the path of an HTML file; e.g. report: { path: data/report.html }`);
+    }
+    return { path: path.trim() };
+  }
+
   private streams(obj: Record<string, unknown>): StreamsConfig {
     const value = obj['streams'];
     if (value === undefined || value === null) {
@@ -226,6 +242,9 @@ class PipelineReader {
       selectors: (key, example) => this.selectors(o, path, key, example),
       ids: (key, example) => this.ids(o, path, key, example),
       idSelection: (key, example, opts) => this.idSelection(o, path, key, example, opts?.aggregate ?? false),
+      choice: (key, allowed) => this.choice(o, path, key, allowed),
+      idsOr: (key, word, example) => (o[key] === word ? word : this.ids(o, path, key, `${example}, or ${key}: ${word}`)),
+      subset: (key, allowed) => this.subset(o, path, key, allowed),
       fail: (key, message) => this.fail(key === undefined ? path : [...path, key], message),
     };
   }
@@ -239,6 +258,22 @@ class PipelineReader {
     }
     if (!allowed.includes(value as SeriesUnit)) this.fail([...path, 'unit'], `${show(value)} is not a unit; write ${allowed.map((u) => `unit: ${u}`).join(' or ')}`);
     return value as SeriesUnit;
+  }
+
+  private choice<T extends string>(o: Record<string, unknown>, path: Path, key: string, allowed: readonly T[]): T {
+    const value = o[key];
+    if (value === undefined || value === null) return allowed[0]!;
+    if (!allowed.includes(value as T)) this.fail([...path, key], `${show(value)} is not accepted; write ${allowed.map((a) => `${key}: ${a}`).join(' or ')}`);
+    return value as T;
+  }
+
+  private subset<T extends string>(o: Record<string, unknown>, path: Path, key: string, allowed: readonly T[]): readonly T[] {
+    if (o[key] === undefined || o[key] === null) return allowed;
+    const values = this.list(o, [...path, key], false, `e.g. ${key}: [${allowed.join(', ')}]`);
+    values.forEach((v, i) => {
+      if (!allowed.includes(v as T)) this.fail([...path, key, i], `${show(v)} is not accepted; list some of ${allowed.join(', ')}`);
+    });
+    return values as readonly T[];
   }
 
   private boolean(o: Record<string, unknown>, path: Path, key: string): boolean {

@@ -2,6 +2,7 @@
 // config/ sees only these types, never the raw YAML. Which streams exist and what their options mean is the registry's.
 import type { DateTime } from 'luxon';
 import type { StreamName, StreamsConfig } from '../streams/registry.js';
+import type { RetryLimits } from './retry-limits.js';
 
 export type { StreamName, StreamsConfig } from '../streams/registry.js';
 export { STREAM_NAMES } from '../streams/registry.js';
@@ -18,7 +19,11 @@ export interface PipelineDefinition {
   holeRetries: number;
   /** Where the API lives, when the file says; flags and environment override it. The API key is never in the file. */
   source: { baseUrl?: string };
+  /** Retry limits of the run's API client (`retries:` in the file). @default DEFAULT_RETRY_LIMITS (6 attempts, 120 s) */
+  retries: RetryLimits;
   streams: StreamsConfig;
   /** The declared streams, in registry order. */
   streamNames: readonly StreamName[];
+  /** `report: { path }`: the HTML report written after every successful run (path relative to the working folder). */
+  report?: { path: string };
 }

@@ -4,11 +4,11 @@
 import { existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inspectManifest } from './table-manifest.js';
+import { inspectManifest, manifestName } from './table-manifest.js';
 
 /** What is wrong with one table's folder: partitions to rewrite from DuckDB, and whether its manifest must be rebuilt. */
 export interface TableDamage {
-  /** Partitions (`YYYY-MM`, or '' for a single-file table) whose file must be rewritten. */
+  /** Partitions (`YYYY`, or '' for a single-file table) whose file must be rewritten. */
   partitions: Set<string>;
   manifestDamaged: boolean;
   /** One phrase per problem, for the run's warning. */
@@ -36,10 +36,11 @@ export async function parquetFileProblem(path: string): Promise<string | undefin
 }
 
 /**
- * Damage in `tableDir`, given the partitions with a file on disk (`relativeFile` maps one to its path) and those already
- * dirty (about to be rewritten anyway: a size that differs from the manifest is then a killed export, not damage).
+ * Damage in `table` (its folder `tableDir`, its manifest in `<outDir>/manifests/`), given the partitions with a file on
+ * disk (`relativeFile` maps one to its path) and those already dirty (about to be rewritten anyway: a size that differs
+ * from the manifest is then a killed export, not damage).
  */
-export async function findDamage(tableDir: string, onDisk: string[], dirty: ReadonlySet<string>, relativeFile: (partition: string) => string): Promise<TableDamage> {
+export async function findDamage(outDir: string, table: string, tableDir: string, onDisk: string[], dirty: ReadonlySet<string>, relativeFile: (partition: string) => string): Promise<TableDamage> {
   const damage: TableDamage = { partitions: new Set(), manifestDamaged: false, problems: [] };
   if (!existsSync(tableDir)) return damage;
   for (const partition of onDisk) {
@@ -50,13 +51,14 @@ export async function findDamage(tableDir: string, onDisk: string[], dirty: Read
       damage.problems.push(`${rel}: ${problem}`);
     }
   }
-  const reading = await inspectManifest(tableDir);
+  const manifest = manifestName(table);
+  const reading = await inspectManifest(outDir, table);
   if (reading.state === 'damaged') {
     damage.manifestDamaged = true;
     damage.problems.push(reading.reason);
   } else if (reading.state === 'missing' && onDisk.length > 0) {
     damage.manifestDamaged = true;
-    damage.problems.push('_manifest.json is missing');
+    damage.problems.push(`${manifest} is missing`);
   } else if (reading.state === 'ok') {
     const byPath = new Map(onDisk.map((p) => [relativeFile(p), p]));
     for (const file of reading.manifest.files) {
@@ -65,10 +67,10 @@ export async function findDamage(tableDir: string, onDisk: string[], dirty: Read
         // A file the manifest names is gone: the partition is rewritten when DuckDB still has its rows, and dropped otherwise.
         damage.manifestDamaged = true;
         if (relativeFile(file.partition ?? '') === file.path) damage.partitions.add(file.partition ?? '');
-        damage.problems.push(`${file.path} is named by _manifest.json but missing`);
+        damage.problems.push(`${file.path} is named by ${manifest} but missing`);
       } else if (!dirty.has(partition) && !damage.partitions.has(partition) && (await stat(join(tableDir, file.path))).size !== file.bytes) {
         damage.partitions.add(partition);
-        damage.problems.push(`${file.path} has ${(await stat(join(tableDir, file.path))).size} bytes, _manifest.json says ${file.bytes}`);
+        damage.problems.push(`${file.path} has ${(await stat(join(tableDir, file.path))).size} bytes, ${manifest} says ${file.bytes}`);
       }
     }
   }

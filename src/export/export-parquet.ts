@@ -1,6 +1,7 @@
-// Parquet export of the warehouse through DuckDB COPY: month partitions (`<out>/<table>/_month=YYYY-MM/data.parquet`) for
-// series tables, one `data.parquet` for the rest. Files are written into a staging folder and renamed into place, the
-// manifest follows, and only then are the exported partitions cleared from `_etl_dirty_partitions`.
+// Parquet export of the warehouse through DuckDB COPY, in the layout of parquet-layout.ts: year partitions
+// (`<out>/<table>/year=YYYY/data.parquet`) for tables with a time column, one `data.parquet` for the rest. Files are
+// written into a staging folder and renamed into place, the manifest follows, and only then are the exported months
+// cleared from `_etl_dirty_partitions`. A table still in the old `_month=` layout is rewritten whole and its old files removed.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
@@ -12,7 +13,8 @@ import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, tableSpec 
 import type { TableName, TableSpec } from '../load/table-specs.js';
 import { assertWritableDir } from './assert-writable-dir.js';
 import { findDamage } from './damaged-files.js';
-import { readManifest, writeManifest } from './table-manifest.js';
+import { BOOKKEEPING_EXPORTS, DATA_FILE, LEGACY_MANIFEST, LEGACY_MONTH_FOLDER, MANIFEST_DIR, PARQUET_PARTITION_COLUMN, YEAR_FOLDER, yearFolder } from './parquet-layout.js';
+import { MANIFEST_TEMP, readManifest, writeManifest } from './table-manifest.js';
 import type { ManifestFile } from './table-manifest.js';
 import { isProcessAlive } from '../load/process-alive.js';
 
@@ -52,10 +54,8 @@ export interface ExportSummary {
   rowsWritten: number;
 }
 
-const DATA_FILE = 'data.parquet';
 const STAGING_PREFIX = '.staging-';
 const MONTH = /^\d{4}-\d{2}$/;
-const MONTH_DIR = /^_month=(\d{4}-\d{2})$/;
 
 // Staging folders of exports still running in this process: a stale-folder sweep must not remove them.
 const ACTIVE_STAGING = new Set<string>();
@@ -63,8 +63,6 @@ const ACTIVE_STAGING = new Set<string>();
 const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 
-// A manifest being written: `<MANIFEST_NAME>.<pid>-<hex>.tmp` (the temp suffix exportParquet hands to writeManifest).
-const MANIFEST_TEMP = /^_manifest\.json\.(\d+)-[0-9a-f]+\.tmp$/;
 // The probe file of assertWritableDir: `.engage-etl-write-test-<pid>`.
 const WRITE_PROBE = /^\.engage-etl-write-test-(\d+)$/;
 
@@ -82,7 +80,7 @@ async function removeStaleStaging(outDir: string): Promise<void> {
       if (!ACTIVE_STAGING.has(path) && stale(pid)) await rm(path, { recursive: true, force: true });
     } else if (probe !== undefined) {
       if (Number(probe) !== process.pid && stale(Number(probe))) await rm(path, { force: true });
-    } else if (entry.isDirectory()) {
+    } else if (entry.isDirectory() && entry.name === MANIFEST_DIR) {
       for (const name of await readdir(path)) {
         const pid = MANIFEST_TEMP.exec(name)?.[1];
         if (pid !== undefined && Number(pid) !== process.pid && stale(Number(pid))) await rm(join(path, name), { force: true });
@@ -92,27 +90,48 @@ async function removeStaleStaging(outDir: string): Promise<void> {
 }
 
 function relativeFile(spec: TableSpec, partition: string): string {
-  return spec.partitionSource ? `${PARTITION_COLUMN}=${partition}/${DATA_FILE}` : DATA_FILE;
+  return spec.partitionSource ? `${yearFolder(partition)}/${DATA_FILE}` : DATA_FILE;
+}
+
+/** Whether the table's folder still holds files of the `_month=` layout. */
+async function hasLegacyLayout(tableDir: string): Promise<boolean> {
+  if (!existsSync(tableDir)) return false;
+  return (await readdir(tableDir)).some(isLegacy);
+}
+
+/** A month folder, the manifest, or a manifest temp file a killed export of that layout left. */
+const isLegacy = (name: string): boolean => name.startsWith(LEGACY_MANIFEST) || LEGACY_MONTH_FOLDER.test(name);
+
+async function removeLegacyLayout(tableDir: string): Promise<void> {
+  for (const name of await readdir(tableDir)) {
+    if (isLegacy(name)) await rm(join(tableDir, name), { recursive: true, force: true });
+  }
 }
 
 /** Partitions with a data file on disk. */
 async function partitionsOnDisk(spec: TableSpec, tableDir: string): Promise<string[]> {
   if (!existsSync(tableDir)) return [];
   if (!spec.partitionSource) return existsSync(join(tableDir, DATA_FILE)) ? [WHOLE_TABLE_PARTITION] : [];
-  const months: string[] = [];
+  const years: string[] = [];
   for (const name of await readdir(tableDir)) {
-    const month = MONTH_DIR.exec(name)?.[1];
-    if (month && existsSync(join(tableDir, name, DATA_FILE))) months.push(month);
+    const year = YEAR_FOLDER.exec(name)?.[1];
+    if (year && existsSync(join(tableDir, name, DATA_FILE))) years.push(year);
   }
-  return months;
+  return years;
 }
 
-async function partitionsToWrite(wh: Warehouse, spec: TableSpec, tableDir: string, scope: 'dirty' | 'all', dirty: Map<string, Set<string>>): Promise<string[]> {
-  const found = new Set<string>(dirty.get(spec.name) ?? []);
+/** The year (or the whole-table partition) a dirty month lands in. */
+function filePartition(spec: TableSpec, dirtyPartition: string): string {
+  return spec.partitionSource ? dirtyPartition.slice(0, 4) : dirtyPartition;
+}
+
+async function partitionsToWrite(wh: Warehouse, spec: TableSpec, tableDir: string, scope: 'dirty' | 'all', dirty: readonly string[]): Promise<string[]> {
+  const found = new Set<string>(dirty.map((p) => filePartition(spec, p)));
   if (scope === 'all') {
     if (!spec.partitionSource) found.add(WHOLE_TABLE_PARTITION);
     else {
-      for (const row of await wh.query(`SELECT DISTINCT ${ident(PARTITION_COLUMN)} AS p FROM ${ident(spec.name)} WHERE ${ident(PARTITION_COLUMN)} IS NOT NULL`)) {
+      const source = ident(spec.partitionSource);
+      for (const row of await wh.query(`SELECT DISTINCT strftime(${source}, '%Y') AS p FROM ${ident(spec.name)} WHERE ${source} IS NOT NULL`)) {
         found.add(row.p as string);
       }
       for (const month of await partitionsOnDisk(spec, tableDir)) found.add(month);
@@ -124,7 +143,7 @@ async function partitionsToWrite(wh: Warehouse, spec: TableSpec, tableDir: strin
 async function copyPartition(wh: Warehouse, spec: TableSpec, partition: string, file: string): Promise<number> {
   const order = spec.key.map(ident).join(', ');
   const select = spec.partitionSource
-    ? `SELECT * EXCLUDE (${ident(PARTITION_COLUMN)}) FROM ${ident(spec.name)} WHERE ${ident(PARTITION_COLUMN)} = ${sqlString(partition)} ORDER BY ${order}`
+    ? `SELECT * EXCLUDE (${ident(PARTITION_COLUMN)}) FROM ${ident(spec.name)} WHERE strftime(${ident(spec.partitionSource)}, '%Y') = ${sqlString(partition)} ORDER BY ${order}`
     : `SELECT * FROM ${ident(spec.name)} ORDER BY ${order}`;
   const [row] = await wh.query(`COPY (${select}) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`);
   return Number(row?.Count ?? 0);
@@ -146,17 +165,21 @@ async function exportTable(
   repaired: ExportRepair[],
 ): Promise<TableExport | undefined> {
   const tableDir = join(outDir, spec.name);
-  const planned = await partitionsToWrite(wh, spec, tableDir, scope, dirty);
-  const damage = await findDamage(tableDir, await partitionsOnDisk(spec, tableDir), new Set(planned), (p) => relativeFile(spec, p));
-  if (damage.problems.length > 0) repaired.push({ table: spec.name, problems: damage.problems });
-  const partitions = [...new Set([...planned, ...damage.partitions])].sort();
-  if (partitions.length === 0 && !damage.manifestDamaged) return undefined;
-  for (const p of partitions) {
+  const dirtyHere = [...(dirty.get(spec.name) ?? [])];
+  for (const p of dirtyHere) {
     if (spec.partitionSource ? !MONTH.test(p) : p !== WHOLE_TABLE_PARTITION) {
       const expected = spec.partitionSource ? 'a YYYY-MM month' : "'' (the table is one file)";
       throw new FatalError(`_etl_dirty_partitions names partition "${p}" of ${spec.name}, expected ${expected}; delete that row and export with scope 'all'`);
     }
   }
+  // A table in the old layout is rewritten whole in the new one; its old files go once the new manifest is in place.
+  const legacy = await hasLegacyLayout(tableDir);
+  const planned = await partitionsToWrite(wh, spec, tableDir, legacy ? 'all' : scope, dirtyHere);
+  // A table being migrated is rewritten whole anyway: what its new-layout files look like meanwhile is no damage.
+  const damage = legacy ? undefined : await findDamage(outDir, spec.name, tableDir, await partitionsOnDisk(spec, tableDir), new Set(planned), (p) => relativeFile(spec, p));
+  if (damage && damage.problems.length > 0) repaired.push({ table: spec.name, problems: damage.problems });
+  const partitions = [...new Set([...planned, ...(damage?.partitions ?? [])])].sort();
+  if (partitions.length === 0 && !damage?.manifestDamaged) return undefined;
   const result: TableExport = { table: spec.name, filesWritten: 0, filesRemoved: 0, rowsWritten: 0 };
   const written = new Map<string, ManifestFile>();
   // Files of partitions that became empty: removed only after the new manifest stops naming them, so no reader ever
@@ -177,7 +200,7 @@ async function exportTable(
       continue;
     }
     crashPoint('parquet-staged');
-    await mkdir(spec.partitionSource ? join(tableDir, `${PARTITION_COLUMN}=${partition}`) : tableDir, { recursive: true });
+    await mkdir(spec.partitionSource ? join(tableDir, yearFolder(partition)) : tableDir, { recursive: true });
     await rename(staged, finalPath);
     crashPoint('parquet-placed');
     const bytes = (await stat(finalPath)).size;
@@ -188,13 +211,13 @@ async function exportTable(
 
   // A table never exported and still empty gets no folder at all.
   if (!existsSync(tableDir)) {
-    await clearDirty(wh, spec, partitions);
+    await clearDirty(wh, spec, dirtyHere);
     return result;
   }
 
   // The manifest lists exactly the files on disk: rewritten ones, plus untouched ones carried over (recounted when the
   // old manifest does not know them or their size changed).
-  const previous = new Map((await readManifest(tableDir))?.files.map((f) => [f.path, f]) ?? []);
+  const previous = new Map((await readManifest(outDir, spec.name))?.files.map((f) => [f.path, f]) ?? []);
   const files: ManifestFile[] = [];
   for (const partition of await partitionsOnDisk(spec, tableDir)) {
     if (emptied.has(partition)) continue;
@@ -211,12 +234,12 @@ async function exportTable(
   }
   files.sort((a, b) => a.path.localeCompare(b.path));
   await writeManifest(
-    tableDir,
+    outDir,
     {
       table: spec.name,
       format: 'parquet',
       compression: 'zstd',
-      partitionColumn: spec.partitionSource ? PARTITION_COLUMN : null,
+      partitionColumn: spec.partitionSource ? PARQUET_PARTITION_COLUMN : null,
       columns: [...spec.columns.map((col) => ({ name: col.name, type: col.type })), { name: '_loaded_at', type: 'TIMESTAMP' }, { name: '_run_id', type: 'VARCHAR' }],
       files,
       updatedAt: new Date().toISOString(),
@@ -227,10 +250,11 @@ async function exportTable(
   for (const partition of emptied) {
     await rm(join(tableDir, relativeFile(spec, partition)), { force: true });
     result.filesRemoved += 1;
-    if (spec.partitionSource) await rmdir(join(tableDir, `${PARTITION_COLUMN}=${partition}`)).catch(() => undefined);
+    if (spec.partitionSource) await rmdir(join(tableDir, yearFolder(partition))).catch(() => undefined);
   }
+  if (legacy) await removeLegacyLayout(tableDir);
 
-  await clearDirty(wh, spec, partitions);
+  await clearDirty(wh, spec, dirtyHere);
   return result;
 }
 
@@ -275,3 +299,36 @@ export async function exportParquet(wh: Warehouse, outDir: string, opts: ExportO
   return summary;
 }
 
+
+/**
+ * Export the loader's bookkeeping tables (series watermarks, run log) whole, as `<out>/etl_series_state/data.parquet`
+ * and `<out>/etl_runs/data.parquet`: they are small, and with them the freshness views read the same over Parquet.
+ * Call it after the run's end is recorded, so the run log shows the run's outcome.
+ */
+export async function exportBookkeeping(wh: Warehouse, outDir: string): Promise<void> {
+  const out = resolve(outDir);
+  const runTag = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  // Staged like the tables' files, so a killed export's leftovers are swept by the next export's stale-staging pass.
+  const stagingDir = join(out, `${STAGING_PREFIX}${runTag}`);
+  ACTIVE_STAGING.add(stagingDir);
+  try {
+    await mkdir(stagingDir, { recursive: true });
+    for (const { table, folder } of BOOKKEEPING_EXPORTS) {
+      const staged = join(stagingDir, `${folder}.${DATA_FILE}.part`);
+      const [row] = await wh.query(`COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (FORMAT parquet, COMPRESSION zstd)`);
+      const file = join(out, folder, DATA_FILE);
+      await mkdir(join(out, folder), { recursive: true });
+      await rename(staged, file);
+      const columns = await wh.query(`SELECT "column_name", "data_type" FROM information_schema.columns WHERE "table_schema" = 'main' AND "table_name" = $1 ORDER BY "ordinal_position"`, [table]);
+      await writeManifest(out, {
+        table: folder, format: 'parquet', compression: 'zstd', partitionColumn: null,
+        columns: columns.map((c) => ({ name: c.column_name as string, type: c.data_type as string })),
+        files: [{ path: DATA_FILE, partition: null, rows: Number(row?.Count ?? 0), bytes: (await stat(file)).size }],
+        updatedAt: new Date().toISOString(),
+      }, runTag);
+    }
+  } finally {
+    await rm(stagingDir, { recursive: true, force: true });
+    ACTIVE_STAGING.delete(stagingDir);
+  }
+}

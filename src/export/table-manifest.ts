@@ -1,14 +1,14 @@
-// The `_manifest.json` of an exported table: every Parquet file with its partition, rows and bytes. Written to a temp
-// file and renamed, so a reader sees the old or the new manifest whole.
-import { readFile, rename, writeFile } from 'node:fs/promises';
+// The manifest of an exported table, `<out>/manifests/<table>.json`: every Parquet file with its partition, rows and
+// bytes. It sits outside the table's folder so a `<table>/*` glob never meets it. Written to a temp file and renamed,
+// so a reader sees the old or the new manifest whole.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-
-export const MANIFEST_NAME = '_manifest.json';
+import { MANIFEST_DIR } from './parquet-layout.js';
 
 export interface ManifestFile {
-  /** Relative to the table's folder, with `/` separators, e.g. `_month=2024-03/data.parquet`. */
+  /** Relative to the table's folder, with `/` separators, e.g. `year=2024/data.parquet`. */
   path: string;
-  /** `YYYY-MM` of a month partition; null for a table exported as one file. */
+  /** `YYYY` of a year partition; null for a table exported as one file. */
   partition: string | null;
   rows: number;
   bytes: number;
@@ -18,13 +18,21 @@ export interface TableManifest {
   table: string;
   format: 'parquet';
   compression: 'zstd';
-  /** The hive partition column (`_month`), or null for a single-file table. */
+  /** The hive partition column (`year`), or null for a single-file table. */
   partitionColumn: string | null;
   columns: { name: string; type: string }[];
   files: ManifestFile[];
   /** ISO 8601 time of the export that wrote this manifest. */
   updatedAt: string;
 }
+
+export const manifestPath = (outDir: string, table: string): string => join(outDir, MANIFEST_DIR, `${table}.json`);
+
+/** The manifest's path as messages show it, relative to the output folder: `manifests/<table>.json`. */
+export const manifestName = (table: string): string => `${MANIFEST_DIR}/${table}.json`;
+
+/** A manifest being written: `<table>.json.<pid>-<hex>.tmp` in the manifests folder. */
+export const MANIFEST_TEMP = /^.+\.json\.(\d+)-[0-9a-f]+\.tmp$/;
 
 /** A table's manifest as found on disk: absent, present but unusable (the reason), or whole. */
 export type ManifestReading = { state: 'missing' } | { state: 'damaged'; reason: string } | { state: 'ok'; manifest: TableManifest };
@@ -43,32 +51,35 @@ function shapeProblem(value: unknown): string | undefined {
 }
 
 /** Read and check the table's manifest: JSON of the shape TableManifest, every file entry complete. */
-export async function inspectManifest(tableDir: string): Promise<ManifestReading> {
+export async function inspectManifest(outDir: string, table: string): Promise<ManifestReading> {
+  const name = manifestName(table);
   let text: string;
   try {
-    text = await readFile(join(tableDir, MANIFEST_NAME), 'utf8');
+    text = await readFile(manifestPath(outDir, table), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
-    return { state: 'damaged', reason: `${MANIFEST_NAME} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})` };
+    return { state: 'damaged', reason: `${name} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})` };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { state: 'damaged', reason: `${MANIFEST_NAME} is not JSON` };
+    return { state: 'damaged', reason: `${name} is not JSON` };
   }
   const problem = shapeProblem(value);
-  return problem ? { state: 'damaged', reason: `${MANIFEST_NAME} has the wrong shape: ${problem}` } : { state: 'ok', manifest: value as TableManifest };
+  return problem ? { state: 'damaged', reason: `${name} has the wrong shape: ${problem}` } : { state: 'ok', manifest: value as TableManifest };
 }
 
 /** The table's current manifest, or undefined when there is none or it is damaged (it is rebuilt from the files). */
-export async function readManifest(tableDir: string): Promise<TableManifest | undefined> {
-  const reading = await inspectManifest(tableDir);
+export async function readManifest(outDir: string, table: string): Promise<TableManifest | undefined> {
+  const reading = await inspectManifest(outDir, table);
   return reading.state === 'ok' ? reading.manifest : undefined;
 }
 
-export async function writeManifest(tableDir: string, manifest: TableManifest, tempSuffix: string): Promise<void> {
-  const tmp = join(tableDir, `${MANIFEST_NAME}.${tempSuffix}.tmp`);
+export async function writeManifest(outDir: string, manifest: TableManifest, tempSuffix: string): Promise<void> {
+  const final = manifestPath(outDir, manifest.table);
+  const tmp = `${final}.${tempSuffix}.tmp`;
+  await mkdir(join(outDir, MANIFEST_DIR), { recursive: true });
   await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(tmp, join(tableDir, MANIFEST_NAME));
+  await rename(tmp, final);
 }

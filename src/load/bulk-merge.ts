@@ -30,6 +30,11 @@ export interface ReplaceScope {
 export interface MergeContext {
   runId: string;
   loadedAt: Date;
+  /**
+   * Record changed values of complete units in `_etl_restatements` (series tables of a pipeline run).
+   * @default undefined (no audit)
+   */
+  audit?: { stream: string; until: Date };
 }
 
 function keyMatch(spec: TableSpec, a: string, b: string): string {
@@ -204,6 +209,7 @@ export async function mergeTable(
     await conn.run(dirtySql(`SELECT "_new_partition" AS "partition" FROM ${chg} UNION SELECT "_old_partition" FROM ${chg}`));
     // Measured on 1M rows: without a PRIMARY KEY, DELETE + INSERT is as fast as MERGE INTO and 2-4 times faster than
     // MERGE, ON CONFLICT or DELETE + INSERT on a table with a PRIMARY KEY (see sql/004-bookkeeping.sql).
+    if (updated > 0 && ctx.audit) await recordRestatements(conn, spec, chg, compared, ctx.runId, ctx.audit);
     if (updated > 0) await conn.run(`DELETE FROM ${table} t USING ${chg} x WHERE NOT x."_ins" AND ${keyMatch(spec, 't', 'x')}`);
     await conn.run(
       `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${dataCols.join(', ')}, $1, $2 FROM ${chg}`,
@@ -214,4 +220,41 @@ export async function mergeTable(
 
   for (const temp of [stg, fresh, scope, del, chg]) await conn.run(`DROP TABLE IF EXISTS ${temp}`);
   return { inserted, updated, unchanged: total - inserted - updated, deleted };
+}
+
+const NUMERIC = new Set(['BIGINT', 'INTEGER', 'DOUBLE']);
+
+/**
+ * Before the updated rows replace the stored ones: every numeric value that changed, of a unit that was already complete
+ * at the --until of the run that stored it (a unit still in progress then was filling in, not restated), into
+ * `_etl_restatements`. The unit is the row's `unit` column when the table has one, else a day.
+ */
+async function recordRestatements(
+  conn: DuckDBConnection,
+  spec: TableSpec,
+  chg: string,
+  compared: readonly ColumnSpec[],
+  runId: string,
+  audit: { stream: string; until: Date },
+): Promise<void> {
+  const time = spec.partitionSource;
+  const values = compared.filter((col) => NUMERIC.has(col.type));
+  if (!time || values.length === 0) return;
+  const keyCols = spec.key.filter((k) => k !== time);
+  const keyJson = keyCols.length > 0 ? `json_object(${keyCols.map((k) => `'${k}', x.${ident(k)}`).join(', ')})` : `'{}'::JSON`;
+  const unitLength = spec.columns.some((col) => col.name === 'unit') ? `CASE WHEN x."unit" = 'hour' THEN INTERVAL 1 HOUR ELSE INTERVAL 1 DAY END` : 'INTERVAL 1 DAY';
+  const start = `CAST(x.${ident(time)} AS TIMESTAMP)`;
+  const selects = values.map((col) =>
+    `SELECT '${col.name}' AS "column_name", CAST(t.${ident(col.name)} AS DOUBLE) AS "old_value", CAST(x.${ident(col.name)} AS DOUBLE) AS "new_value", x.*, t."_run_id" AS "_old_run"
+     FROM ${chg} x JOIN ${ident(spec.name)} t ON ${keyMatch(spec, 't', 'x')}
+     WHERE NOT x."_ins" AND x.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}`);
+  await conn.run(
+    `INSERT INTO "_etl_restatements"
+     SELECT $1, $2, ${keyJson}, x."column_name", ${start}, x."old_value", x."new_value",
+            CAST(floor(date_diff('second', ${start}, $3) / 86400) AS INTEGER), $4
+     FROM (${selects.join(' UNION ALL ')}) x LEFT JOIN "_etl_runs" r ON r."run_id" = x."_old_run"
+     WHERE r."until" IS NULL OR ${start} + ${unitLength} <= r."until"`,
+    [audit.stream, spec.name, toDuckDBValue('TIMESTAMP', audit.until, 'run until'), runId],
+    [VARCHAR, VARCHAR, TIMESTAMP, VARCHAR],
+  );
 }

@@ -213,21 +213,21 @@ export async function publishSnapshot(working: Warehouse, db: string): Promise<{
  * Open the published file read-only, as `query`, `status` and `plan` do: it never waits for, nor blocks, a writer. Says
  * so when the first run has not published anything yet.
  */
-export async function openPublished(db: string): Promise<Warehouse> {
+export async function openPublished(db: string, opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
   const files = snapshotFiles(db);
   if (!existsSync(files.published) && existsSync(files.working)) {
     throw new FatalError(`no published database at ${files.published} yet: the first run has not finished; wait for it to succeed, then try again`);
   }
-  return Warehouse.open(files.published, { readOnly: true });
+  return Warehouse.open(files.published, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
 }
 
 /** The outcome of one run, as `status` shows it next to the published (last successful) state. */
 export interface LastRunNote {
   runId: string;
-  status: 'succeeded' | 'completed_with_holes' | 'failed';
+  status: 'succeeded' | 'completed_with_holes' | 'failed' | 'interrupted';
   startedAt: string;
   finishedAt: string;
-  /** One-line reason of a failed run (already free of credentials, like every run error). */
+  /** One-line reason of a failed or interrupted run (already free of credentials, like every run error). */
   error?: string;
 }
 
@@ -243,7 +243,7 @@ export async function writeLastRunNote(db: string, note: LastRunNote): Promise<v
 export async function readLastRunNote(db: string): Promise<LastRunNote | undefined> {
   try {
     const value = JSON.parse(await readFile(snapshotFiles(db).lastRun, 'utf8')) as Partial<LastRunNote>;
-    const known = ['succeeded', 'completed_with_holes', 'failed'];
+    const known = ['succeeded', 'completed_with_holes', 'failed', 'interrupted'];
     return typeof value.runId === 'string' && known.includes(String(value.status)) ? (value as LastRunNote) : undefined;
   } catch {
     return undefined;

@@ -1,7 +1,7 @@
 // The warehouse's data tables, as the stream declarations define them (src/streams/): the merge, the Parquet export,
 // the schema check and the tests read this one list. The DDL is generated from it (createTableSql).
 import { FatalError } from '../errors.js';
-import { STREAM_TABLE_SPECS } from '../streams/registry.js';
+import { STREAMS, STREAM_TABLE_SPECS } from '../streams/registry.js';
 import type { TableName } from '../streams/registry.js';
 import type { TableSpec } from './table-definition.js';
 
@@ -25,4 +25,11 @@ export function tableSpec(name: TableName | string): TableSpec<TableName> {
   const spec = BY_NAME.get(name);
   if (!spec) throw new FatalError(`unknown warehouse table "${name}"; use one of: ${TABLE_NAMES.join(', ')}`);
   return spec;
+}
+
+const SERIES_STREAM_OF = new Map<string, string>(STREAMS.flatMap((s) => (s.kind === 'series' ? s.tables.map((t) => [t.name, s.name] as [string, string]) : [])));
+
+/** The series stream that fills `table`, or undefined for tables of lists and snapshots (their changes are not restatements). */
+export function seriesStreamOfTable(table: string): string | undefined {
+  return SERIES_STREAM_OF.get(table);
 }

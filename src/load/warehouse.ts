@@ -17,7 +17,7 @@ import { HOLES_SQL, SERIES_STATE_SQL, applyHoleUpdates, toHole, toSeriesState, u
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { applySqlDir } from './sql-dir.js';
 import { createTableSql } from './table-definition.js';
-import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, tableSpec } from './table-specs.js';
+import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
 import type { TableName } from './table-specs.js';
 
 export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
@@ -33,8 +33,8 @@ export interface WarehouseOptions {
   /**
    * DuckDB's memory_limit for a writer. Commits are small batches and exports go a month at a time, so a small buffer
    * pool costs no speed (measured: 10M rows committed faster at 64 MB than with the default 80 % of RAM) and keeps the
-   * process flat as the tables grow; larger work spills to disk. Read-only openers (`query`, `status`) keep DuckDB's default.
-   * @default '64MB'
+   * process flat as the tables grow; larger work spills to disk. Read-only openers keep DuckDB's default unless given one.
+   * @default '64MB' for a writer, DuckDB's default (80 % of RAM) for a read-only opener
    */
   memoryLimit?: string;
 }
@@ -50,6 +50,8 @@ export interface LoadBatch {
   state: SeriesStateUpdate[];
   /** Hole changes of the series in this batch. @default [] */
   holes?: HoleUpdate[];
+  /** The run's --until: when given, values of series tables that changed are audited in `_etl_restatements`. */
+  until?: Date;
 }
 
 export interface CommitResult {
@@ -128,7 +130,7 @@ export class Warehouse {
     }
     if (!entry) {
       try {
-        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY' } : { memory_limit: opts.memoryLimit ?? '64MB' });
+        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? '64MB' });
         entry = { instance, readOnly, refs: 0 };
       } catch (err) {
         throw openError(abs, err);
@@ -218,7 +220,9 @@ export class Warehouse {
       const tables: Partial<Record<TableName, TableChange>> = {};
       let rowsChanged = 0;
       for (const [table, g] of groups) {
-        const change = await mergeTable(conn, tableSpec(table), g.rows, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt });
+        const stream = batch.until ? seriesStreamOfTable(table) : undefined;
+        const audit = stream && batch.until ? { audit: { stream, until: batch.until } } : {};
+        const change = await mergeTable(conn, tableSpec(table), g.rows, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt, ...audit });
         tables[table] = change;
         rowsChanged += change.inserted + change.updated + change.deleted;
       }
@@ -330,6 +334,11 @@ export class Warehouse {
       }
       return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>) };
     });
+  }
+
+  /** Run `fn` alone on the connection, for what query() cannot do: stream a result, COPY it to a file or pipe. */
+  withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    return this.#serial(fn);
   }
 
   /** Per series: watermark, last run and its outcome, rows loaded, and staleness (now − watermark). */

@@ -19,15 +19,18 @@ const MAX_PENDING_ROWS = 10_000;
 export class Committer {
   readonly #wh: Warehouse;
   readonly #runId: string;
+  readonly #until: Date | undefined;
   readonly #onCommit: (result: CommitResult) => void;
   #pending: CommitPart[] = [];
   #pendingRows = 0;
   #loop: Promise<void> | undefined;
   #error: unknown;
 
-  constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void) {
+  /** `until`: the run's frozen upper bound, to audit restated values (see LoadBatch.until). */
+  constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void, until?: Date) {
     this.#wh = wh;
     this.#runId = runId;
+    this.#until = until;
     this.#onCommit = onCommit;
   }
 
@@ -52,7 +55,7 @@ export class Committer {
         const parts = this.#pending;
         this.#pending = [];
         this.#pendingRows = 0;
-        this.#onCommit(await this.#wh.commit(toBatch(this.#runId, parts)));
+        this.#onCommit(await this.#wh.commit(toBatch(this.#runId, parts, this.#until)));
       }
     } catch (err) {
       this.#error = err;
@@ -63,9 +66,10 @@ export class Committer {
   }
 }
 
-function toBatch(runId: string, parts: CommitPart[]): LoadBatch {
+function toBatch(runId: string, parts: CommitPart[], until: Date | undefined): LoadBatch {
   return {
     runId,
+    ...(until ? { until } : {}),
     loadedAt: new Date(),
     upserts: parts.flatMap((p) => p.upserts),
     replaces: parts.flatMap((p) => p.replaces),

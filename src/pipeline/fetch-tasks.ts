@@ -104,15 +104,15 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext): 
   const name = sp.stream.name as StreamName;
   const { cursor, instance } = sp;
   const progress = new CursorProgress(cursor);
-  const source = { endpoint: sp.stream.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.stream.maxUnits, fetch: instance.fetch };
+  const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: instance.fetch };
   for (const window of cursor.windows) {
-    tasks.add(sp.stream.endpoint.pool, async () => {
+    tasks.add(sp.endpoint.pool, async () => {
       const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
       ctx.extraRequests(result.followUps, result.requests - 1 - result.followUps);
       if (result.outside.count > 0) {
         ctx.warn({
           code: 'points_outside_window', stream: name,
-          message: `${sp.stream.endpoint.path} returned ${result.outside.count} point(s) outside the window asked for ${sp.seriesKey} (${window.start.toISO()} to ${window.end.toISO()}, e.g. time ${JSON.stringify(result.outside.example)}); they were ignored`,
+          message: `${sp.endpoint.path} returned ${result.outside.count} point(s) outside the window asked for ${sp.seriesKey} (${window.start.toISO()} to ${window.end.toISO()}, e.g. time ${JSON.stringify(result.outside.example)}); they were ignored`,
         });
       }
       const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEnd.toMillis());

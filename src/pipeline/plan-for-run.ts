@@ -4,8 +4,9 @@ import { existsSync } from 'node:fs';
 import type { RunOptions } from '../config/run-options.js';
 import { openPublished } from '../load/published-snapshot.js';
 import { ident } from '../load/table-definition.js';
+import { tableSpec } from '../load/table-specs.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { STREAMS } from '../streams/registry.js';
+import { STREAMS, streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Discovery } from './discover.js';
 import { discover } from './discover.js';
@@ -17,13 +18,25 @@ export interface StoredPlanState {
   states: readonly PlannedState[];
   holes: readonly PlannedHole[];
   knownRows: Partial<Record<StreamName, number>>;
+  /** The stored values each stream of the run `reads` (event names for `events: all`). */
+  storedValues: Partial<Record<StreamName, readonly string[]>>;
 }
 
 /** Nothing stored: a first run (or a full refresh, which forgets state before planning). */
-export const EMPTY_PLAN_STATE: StoredPlanState = { states: [], holes: [], knownRows: {} };
+export const EMPTY_PLAN_STATE: StoredPlanState = { states: [], holes: [], knownRows: {}, storedValues: {} };
 
-/** Reads watermarks, holes and the paged lists' row counts from an open warehouse. */
-export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanState> {
+/** Reads watermarks, holes, the paged lists' row counts and the values the run's streams read from an open warehouse. */
+export async function readStoredPlanState(wh: Warehouse, opts: RunOptions): Promise<StoredPlanState> {
+  const storedValues: Partial<Record<StreamName, readonly string[]>> = {};
+  for (const name of opts.streams) {
+    const stream = streamDeclaration(name);
+    const reads = stream.kind === 'series' ? stream.reads?.(opts.pipeline.streams[name] as never) : undefined;
+    if (!reads) continue;
+    const table = ident(tableSpec(reads.table).name);
+    const latest = reads.latest ? ` WHERE ${ident(reads.latest)} = (SELECT max(${ident(reads.latest)}) FROM ${table})` : '';
+    const rows = await wh.query(`SELECT DISTINCT ${ident(reads.column)} AS v FROM ${table}${latest} ORDER BY 1`);
+    storedValues[name] = rows.map((r) => String(r['v']));
+  }
   const knownRows: Partial<Record<StreamName, number>> = {};
   for (const stream of STREAMS) {
     if (stream.kind !== 'paged_list') continue;
@@ -31,7 +44,7 @@ export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanStat
     knownRows[stream.name] = Number(row?.['n'] ?? 0);
   }
   const holes = (await wh.readHoles()).map((h) => ({ stream: h.stream, seriesKey: h.seriesKey, startMs: h.unitStart.getTime(), attempts: h.attempts, status: h.status }));
-  return { states: await wh.readSeriesState(), holes, knownRows };
+  return { states: await wh.readSeriesState(), holes, knownRows, storedValues };
 }
 
 /** The plan of a run with these options over this stored state, and what discovery resolved `all` into. */
@@ -45,6 +58,7 @@ export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: D
     from: opts.from ?? opts.pipeline.startDate,
     until: opts.until.toUTC(),
     knownRows: stored.knownRows,
+    storedValues: stored.storedValues,
   });
 }
 
@@ -61,8 +75,44 @@ export async function planWithoutRunning(opts: RunOptions): Promise<{ plan: Plan
   const wh = await openPublished(opts.db);
   try {
     const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, wh, until });
-    return { plan: planRun(opts, await readStoredPlanState(wh), discovery), storedState: 'read' };
+    return { plan: planRun(opts, await readStoredPlanState(wh, opts), discovery), storedState: 'read' };
   } finally {
     await wh.close();
   }
+}
+
+/**
+ * The streams of a run in the order they must be planned: streams whose tables another stream of the run `reads`
+ * (custom_events for `events: all`) form a first phase, fetched and committed before the rest is planned from what they
+ * stored. Without such a dependency there is one phase.
+ */
+export function runPhases(opts: RunOptions): StreamName[][] {
+  const readTables = new Set<string>();
+  for (const name of opts.streams) {
+    const stream = streamDeclaration(name);
+    const reads = stream.kind === 'series' ? stream.reads?.(opts.pipeline.streams[name] as never) : undefined;
+    if (reads) readTables.add(reads.table);
+  }
+  const first = opts.streams.filter((name) => streamDeclaration(name).tables.some((t) => readTables.has(t.name)));
+  if (first.length === 0) return [[...opts.streams]];
+  return [first, opts.streams.filter((name) => !first.includes(name))];
+}
+
+/** The plans of a run's phases as one: what the run planned in all. */
+export function combinePlans(plans: readonly Plan[]): Plan {
+  const out: Plan = { discovery: [], series: [], lists: [], perId: [], listings: [], streams: [], reconciliations: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+  for (const p of plans) {
+    out.discovery.push(...p.discovery);
+    out.listings.push(...p.listings);
+    out.series.push(...p.series);
+    out.lists.push(...p.lists);
+    out.perId.push(...p.perId);
+    out.streams.push(...p.streams);
+    out.reconciliations.push(...p.reconciliations);
+    for (const [pool, n] of Object.entries(p.byPool) as [keyof Plan['byPool'], number][]) out.byPool[pool] = (out.byPool[pool] ?? 0) + n;
+    out.requests += p.requests;
+    out.minimum += p.minimum;
+    out.estimated ||= p.estimated;
+  }
+  return out;
 }

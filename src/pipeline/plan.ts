@@ -2,18 +2,22 @@
 // (range, open holes, the fewest windows covering them), per paged list an estimate, per id-by-id stream its ids, and the
 // totals per stream and per limit pool.
 import { DateTime } from 'luxon';
-import type { PoolId } from '../api/endpoints.js';
+import type { EndpointSpec, PoolId } from '../api/endpoints.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
 import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
-import type { ListingStream, PagedListStream, PerIdStream, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
+import type { ListingStream, PagedListStream, PerIdStream, Reconciliation, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
 import type { ListedObject } from '../streams/workspace-lists.js';
 import type { DiscoveredList, Discovery } from './discover.js';
+import { reconciliationWindow } from './reconcile.js';
 
 export interface SeriesPlan {
   stream: SeriesStream;
+  /** The endpoint this series asks (the instance's, else the stream's). */
+  endpoint: EndpointSpec;
+  maxUnits: number;
   instance: SeriesInstance;
   seriesKey: string;
   cursor: CursorPlan;
@@ -52,12 +56,23 @@ export interface StreamPlanSummary {
   holes: number;
   /** Listed objects whose details are stored at the version the list shows: not re-read (what discovery saves). */
   unchanged?: number;
+  /** Reconciliation requests included in `requests` (one per reconciled series). */
+  reconciliations: number;
+  /** `table.column` the series are built from (`events: all`), when the stream reads stored values. */
+  reads?: string;
+}
+
+/** The reconciliations of one stream, run after its series are loaded. */
+export interface ReconciliationPlan {
+  stream: SeriesStream;
+  checks: Reconciliation[];
 }
 
 export interface Plan {
   /** The workspace lists read at the start of the run (pages known for a run, estimated for `plan`). */
   discovery: DiscoveredList[];
   series: SeriesPlan[];
+  reconciliations: ReconciliationPlan[];
   lists: ListPlan[];
   perId: PerIdPlan[];
   /** Lists stored as they are: their rows come with discovery, so they cost nothing here. */
@@ -97,6 +112,8 @@ export interface PlanInput {
   knownRows?: Partial<Record<StreamName, number>>;
   /** What discovery found (its `pipeline` must be the one planned); absent when no option says `all`. */
   discovery?: Discovery;
+  /** The stored values a stream `reads` (the event names of `events: all`), by stream. @default {} */
+  storedValues?: Partial<Record<StreamName, readonly string[]>>;
 }
 
 const sep = '\u0000';
@@ -108,7 +125,7 @@ export function buildPlan(input: PlanInput): Plan {
     const key = `${h.stream}${sep}${h.seriesKey}`;
     holes.set(key, [...(holes.get(key) ?? []), { startMs: h.startMs, attempts: h.attempts, status: h.status }]);
   }
-  const plan: Plan = { discovery: input.discovery?.lists ?? [], series: [], lists: [], perId: [], listings: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+  const plan: Plan = { discovery: input.discovery?.lists ?? [], series: [], reconciliations: [], lists: [], perId: [], listings: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
   const add = (summary: StreamPlanSummary) => {
     plan.streams.push(summary);
     plan.byPool[summary.pool] = (plan.byPool[summary.pool] ?? 0) + summary.requests;
@@ -118,32 +135,44 @@ export function buildPlan(input: PlanInput): Plan {
   };
   // A list's pages are the fewest requests that read it: the minimum is the count itself.
   for (const l of plan.discovery) {
-    add({ stream: `discovery: ${l.listing}`, series: l.objects, requests: l.pages, minimum: l.pages, pool: l.endpoint.pool, estimated: l.estimated, holes: 0 });
+    add({ stream: `discovery: ${l.listing}`, series: l.objects, requests: l.pages, minimum: l.pages, pool: l.endpoint.pool, estimated: l.estimated, holes: 0, reconciliations: 0 });
   }
 
   for (const name of input.streams) {
     const options = input.pipeline.streams[name] as unknown;
     if (options === undefined) continue;
     const stream = streamDeclaration(name);
-    const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0 };
+    const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0, reconciliations: 0 };
     switch (stream.kind) {
-      case 'series':
-        for (const instance of stream.series(options)) {
+      case 'series': {
+        const reads = stream.reads?.(options);
+        for (const instance of stream.series(options, reads ? (input.storedValues?.[name] ?? []) : [])) {
           const key = seriesKey(instance.unit, instance.dims);
           const stored = watermarks.get(`${name}${sep}${key}`);
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
+          const maxUnits = instance.maxUnits ?? stream.maxUnits;
           const cursor = planCursor({
-            unit: instance.unit, maxUnits: stream.maxUnits, from: input.from, until: input.until, lookbackDays: input.pipeline.lookbackDays,
+            unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: input.pipeline.lookbackDays,
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });
-          plan.series.push({ stream, instance, seriesKey: key, cursor });
+          plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor });
           summary.series++;
           // The cover of range ∪ open holes is the minimum for this series: the plan sends exactly that.
           summary.requests += cursor.windows.length;
           summary.minimum += cursor.windows.length;
           summary.holes += seriesHoles.filter((h) => h.status === 'open').length;
         }
+        // Stored values another stream of this run may still add to: the count is what is stored now.
+        if (reads) summary.reads = `${reads.table}.${reads.column}`;
+        if (reads && input.streams.some((other) => other !== name && streamDeclaration(other).tables.some((t) => t.name === reads.table))) summary.estimated = true;
+        // A window without a complete day (a run inside the pipeline's first day) has nothing to reconcile.
+        const checks = (stream.reconcile?.(options) ?? []).filter((c) => reconciliationWindow(input.until, input.from, input.pipeline.lookbackDays, c.maxDays));
+        if (checks.length > 0) plan.reconciliations.push({ stream, checks });
+        summary.reconciliations = checks.length;
+        summary.requests += checks.length;
+        summary.minimum += checks.length;
         break;
+      }
       case 'paged_list': {
         const estimatedRequests = stream.estimatePages(input.knownRows?.[name] ?? 0);
         plan.lists.push({ stream, options, estimatedRequests });

@@ -20,17 +20,52 @@ export interface RunWarning {
   pool?: string;
 }
 
+/** The steps of a run, in order; commits also happen during `fetch`, `commit` is the final drain. */
+export type RunPhase = 'plan' | 'fetch' | 'commit' | 'export';
+
+/** A stream whose last fetch task finished: its share of the run. */
+export interface StreamFinished {
+  stream: string;
+  /** From the start of fetching to the stream's last task. */
+  seconds: number;
+  rows: number;
+  requests: number;
+}
+
 export type RunEvent =
   | { type: 'run_started'; runId: string; pipeline: string; until: string; streams: string[]; source: string }
-  | { type: 'planned'; streams: { stream: string; series: number; requests: number; minimum: number }[]; requests: number }
+  | { type: 'phase'; phase: RunPhase }
+  | {
+      type: 'planned';
+      streams: { stream: string; series: number; requests: number; minimum: number }[];
+      requests: number;
+      /** Estimated fetch duration under the pools' limits (plan-estimate.ts), in milliseconds. */
+      estimateMs: number;
+    }
   | { type: 'progress'; progress: StreamProgress }
+  | ({ type: 'stream_finished' } & StreamFinished)
+  | {
+      type: 'request';
+      method: string;
+      /** Endpoint path without the base URL. */
+      path: string;
+      /** Query string as sent, credentials scrubbed. */
+      query: string;
+      status: number | undefined;
+      ms: number;
+      attempt: number;
+      pool: string;
+      /** `X-RateLimit-*` response headers. */
+      rateLimit: Record<string, string>;
+      error?: string;
+    }
   | { type: 'retry'; endpoint: string; reason: string; waitMs: number; attempt: number }
   /** A limit pool waits for its window (announced from 5 s); `resumesAt` is an ISO instant. */
   | { type: 'waiting'; pool: string; remaining: number; resumesAt: string; reason: string }
   | { type: 'committed'; tables: { table: string; inserted: number; updated: number; deleted: number }[] }
   | ({ type: 'warning' } & RunWarning)
   | { type: 'exported'; files: number; rows: number }
-  | { type: 'run_finished'; runId: string; status: 'succeeded' | 'completed_with_holes' | 'failed'; seconds: number; error?: string };
+  | { type: 'run_finished'; runId: string; status: 'succeeded' | 'completed_with_holes' | 'failed' | 'interrupted'; seconds: number; error?: string };
 
 export interface RunReporter {
   emit(event: RunEvent): void;

@@ -6,10 +6,12 @@ import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
 import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
 import type { PoolId } from '../api/endpoints.js';
+import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
 import type { RunOptions } from '../config/run-options.js';
-import { EngageError, FatalError } from '../errors.js';
+import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
-import { exportParquet } from '../export/export-parquet.js';
+import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
+import type { ReconciliationRow } from '../load/audit-store.js';
 import { crashPoint } from '../load/crash-point.js';
 import { openWorkingCopy, publishSnapshot, writeLastRunNote } from '../load/published-snapshot.js';
 import { RunLock } from '../load/run-lock.js';
@@ -17,13 +19,18 @@ import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
+import { writeReport } from '../report/write-report.js';
+import { createAnalyticsViews } from '../views/analytics-views.js';
 import { Committer } from './committer.js';
 import { discover } from './discover.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
-import { planRun, readStoredPlanState } from './plan-for-run.js';
+import { estimateDuration } from './plan-estimate.js';
+import { combinePlans, planRun, readStoredPlanState, runPhases } from './plan-for-run.js';
+import { runReconciliations } from './reconcile.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER, waitingEvent } from './run-events.js';
+import { StreamClock } from './stream-clock.js';
 import { TaskQueues } from './task-queues.js';
 
 export interface PipelineDeps {
@@ -36,6 +43,8 @@ export interface PipelineDeps {
    * @default the base URL
    */
   sourceLabel?: string;
+  /** Aborting it (Ctrl-C) stops the run like a fatal answer: what was fetched is committed, the run is logged 'interrupted'. @default none */
+  signal?: AbortSignal;
 }
 
 /** A unit still missing at the end of a run, as the summary lists it. */
@@ -82,8 +91,14 @@ export interface RunSummary {
   requests: { planned: number; minimum: number; sent: number; retries: number; followUps: number; byPool: Partial<Record<PoolId, number>> };
   tables: TableSummary[];
   holes: HoleSummary;
+  /** Comparisons of another endpoint with the stored days (`reconcile: true`), by status; mismatches are also warnings. */
+  reconciliation: { match: number; mismatch: number; incomplete: number };
+  /** Stored values of complete units this run's re-fetches changed (recorded in `_etl_restatements`). */
+  restatements: number;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
   warnings: RunWarning[];
+  /** Absolute path of the HTML report written after the run, when the pipeline file asks for one (`report: { path }`). */
+  report?: string;
 }
 
 /** Runs the pipeline; resolves with the summary of a successful run and throws (after recording the failure) otherwise. */
@@ -112,6 +127,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     if (!baseUrl || !apiKey) throw new FatalError('no source: pass --base-url and --api-key (or ENGAGE_BASE_URL / ENGAGE_API_KEY), or --emulator');
     const source = deps.sourceLabel ?? baseUrl;
     client = ApiClient.create({
+      retryAdvice: RUN_RETRY_ADVICE,
+      maxAttempts: opts.pipeline.retries.maxAttempts,
+      maxRetryWaitMs: opts.pipeline.retries.maxWaitSeconds * 1000,
       ...deps.client,
       baseUrl,
       apiKey,
@@ -119,9 +137,15 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       onEvent: (e) => {
         if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
         if (e.type === 'waiting') reporter.emit(waitingEvent(e));
+        if (e.type === 'request-finished') {
+          const { method, path, query, status, ms, attempt, pool, rateLimit, error } = e;
+          reporter.emit({ type: 'request', method, path, query, status, ms, attempt, pool, rateLimit, ...(error !== undefined ? { error } : {}) });
+        }
         deps.client?.onEvent?.(e);
       },
     });
+    const stopping = client;
+    deps.signal?.addEventListener('abort', () => void stopping.close(), { once: true });
     // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
     for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
     await wh.beginRun({ runId, pipeline: opts.pipeline.name, startedAt: new Date(started), until: until.toJSDate() });
@@ -130,12 +154,10 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     if (opts.fullRefresh) {
       await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
     }
+    reporter.emit({ type: 'phase', phase: 'plan' });
+    // `all` becomes ids: the workspace lists are read once, before any phase is planned.
     const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, client, wh, until: until.toJSDate() });
     warnings.push(...discovery.warnings);
-    plan = planRun(opts, await readStoredPlanState(wh), discovery);
-    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests });
-    for (const l of discovery.lists) reporter.emit({ type: 'progress', progress: { stream: `discovery: ${l.listing}`, requestsPlanned: l.pages, requestsDone: l.pages, rows: l.objects } });
-
     const committer = new Committer(wh, runId, (result) => {
       const tables = Object.entries(result.tables).map(([table, c]) => ({ table, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
       for (const t of tables) {
@@ -146,10 +168,12 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
         changes.set(t.table as TableName, sum);
       }
       reporter.emit({ type: 'committed', tables });
-    });
+    }, until.toJSDate());
     committed = committer;
     await committer.add({ ...discovery.rows, state: [], holes: [] });
-    const progress = new Map<string, StreamProgress>(plan.streams.map((s) => [s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 }]));
+    const progress = new Map<string, StreamProgress>();
+    // One clock per phase: a phase's streams start when it does.
+    let clock = new StreamClock([]);
     const tick = (stream: StreamName, requests: number, rows: number) => {
       const p = progress.get(stream)!;
       p.requestsDone += requests;
@@ -157,29 +181,65 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       p.requestsPlanned = Math.max(p.requestsPlanned, p.requestsDone);
       p.rows += rows;
       reporter.emit({ type: 'progress', progress: { ...p } });
+      const finished = clock.tick(stream, requests, rows);
+      if (finished) reporter.emit({ type: 'stream_finished', ...finished });
     };
     const activeClient = client;
-    const tasks = new TaskQueues();
-    queueFetchTasks(plan, tasks, {
+    const taskContext = {
       client: activeClient,
       committer,
       until,
       holeRetries: opts.pipeline.holeRetries,
       tick,
-      warn: (warning) => warnings.push(warning),
-      extraRequests: (n) => {
+      warn: (warning: RunWarning) => warnings.push(warning),
+      extraRequests: (n: number) => {
         followUps += n;
       },
-      holes: (_stream, _key, changes) => {
+      holes: (_stream: StreamName, _key: string, changes: readonly HoleUpdate[]) => {
         for (const h of changes) holeChanges.set(`${h.stream}\u0000${h.seriesKey}\u0000${h.unitStart.getTime()}`, h);
       },
+    };
+    // Streams whose stored values others read (custom_events for `events: all`) are loaded first; the rest is planned
+    // from what they stored.
+    const plans: Plan[] = [];
+    for (const streams of runPhases(opts)) {
+      const phaseOpts = { ...opts, streams };
+      // The lists discovery read count in the first phase's plan only.
+      const phaseDiscovery = plans.length === 0 ? discovery : { ...discovery, lists: [] };
+      const phasePlan = planRun(phaseOpts, await readStoredPlanState(wh, phaseOpts), phaseDiscovery);
+      plans.push(phasePlan);
+      plan = combinePlans(plans);
+      for (const s of phasePlan.streams) {
+        if (s.reads && s.series === 0) {
+          warnings.push({
+            code: 'no_stored_values', stream: s.stream,
+            message: `${s.stream} is built from the stored ${s.reads} and none is stored, so it loaded nothing; add the stream that fills ${s.reads.split('.')[0]} to the pipeline (e.g. custom_events: {}) or list the values in the options`,
+          });
+        }
+      }
+      const estimate = estimateDuration(phasePlan.byPool, { concurrency: deps.client?.concurrency ?? DEFAULT_CONCURRENCY, pools: deps.client?.pools ?? {} });
+      reporter.emit({ type: 'planned', streams: phasePlan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: phasePlan.requests, estimateMs: estimate.ms });
+      for (const s of phasePlan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
+      reporter.emit({ type: 'phase', phase: 'fetch' });
+      clock = new StreamClock(phasePlan.streams);
+      for (const l of phaseDiscovery.lists) tick(`discovery: ${l.listing}` as StreamName, l.pages, l.objects);
+      const tasks = new TaskQueues();
+      queueFetchTasks(phasePlan, tasks, taskContext);
+      // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
+      // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
+      await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
+        if (error instanceof FatalError) void activeClient.close();
+      });
+      for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
+      await committer.drain();
+    }
+    plan ??= combinePlans(plans);
+    const reconciled = await runReconciliations(plan.reconciliations, {
+      client: activeClient, wh, runId, until, from: opts.from ?? opts.pipeline.startDate, lookbackDays: opts.pipeline.lookbackDays,
+      warn: (warning) => warnings.push(warning),
     });
-
-    // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
-    // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
-    await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
-      if (error instanceof FatalError) void activeClient.close();
-    });
+    for (const r of plan.reconciliations) tick(r.stream.name as StreamName, r.checks.length, 0);
+    reporter.emit({ type: 'phase', phase: 'commit' });
     await committer.drain();
     const holes = summarizeHoles([...holeChanges.values()]);
     if (holes.open > 0) {
@@ -187,6 +247,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
+    reporter.emit({ type: 'phase', phase: 'export' });
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
     for (const repair of exported.repaired) {
       const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${opts.out} from DuckDB: ${repair.problems.join('; ')}` };
@@ -195,12 +256,17 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     }
     crashPoint('export-done');
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
+    await createAnalyticsViews(wh);
 
     const summary = await summarize(wh, {
-      runId, opts, until, started, source, plan, changes, warnings, followUps, holes,
+      runId, opts, until, started, source, plan, changes, warnings, followUps, holes, reconciled,
       client: activeClient, parquet: exported,
     });
     await wh.finishRun({ runId, finishedAt: new Date(), status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
+    // After the run's end is recorded, so the exported run log and the report show this run's outcome; before the
+    // publish, so a report that cannot be written fails the run rather than leaving a published run without it.
+    await exportBookkeeping(wh, opts.out);
+    if (opts.pipeline.report) summary.report = (await writeReport(wh, opts.pipeline.report.path)).path;
     for (const note of (await publishSnapshot(wh, opts.db)).notes) {
       warnings.push(note);
       reporter.emit({ type: 'warning', ...note });
@@ -208,17 +274,20 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await writeLastRunNote(opts.db, { runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString() });
     reporter.emit({ type: 'run_finished', runId, status: summary.status, seconds: summary.seconds });
     return summary;
-  } catch (err) {
+  } catch (caught) {
+    const interrupted = deps.signal?.aborted === true;
+    const err = interrupted ? new InterruptedError(`run ${runId} interrupted: what was fetched before was committed; run it again (without --full-refresh) to resume`, { cause: caught }) : caught;
     const message = err instanceof Error ? err.message : String(err);
     // What was fetched before the failure lands with its watermarks, so a resumed run does not fetch it again.
     await committed?.drain().catch(() => undefined);
     if (wh) {
-      await wh.finishRun({ runId, finishedAt: new Date(), status: 'failed', requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+      const status = interrupted ? 'interrupted' : 'failed';
+      await wh.finishRun({ runId, finishedAt: new Date(), status, requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
       // The published file keeps the last successful run: `status` learns of this failure from the note.
-      await writeLastRunNote(opts.db, { runId, status: 'failed', startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
+      await writeLastRunNote(opts.db, { runId, status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
     }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
-    reporter.emit({ type: 'run_finished', runId, status: 'failed', seconds: (Date.now() - started) / 1000, error: message });
+    reporter.emit({ type: 'run_finished', runId, status: interrupted ? 'interrupted' : 'failed', seconds: (Date.now() - started) / 1000, error: message });
     throw err instanceof EngageError ? err : new FatalError(`run ${runId} failed: ${message}`, { cause: err });
   } finally {
     await client?.close();
@@ -272,6 +341,7 @@ interface SummaryInput {
   warnings: RunWarning[];
   followUps: number;
   holes: HoleSummary;
+  reconciled: readonly ReconciliationRow[];
   client: ApiClient;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
 }
@@ -298,6 +368,12 @@ async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
     },
     tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
     holes: s.holes,
+    reconciliation: {
+      match: s.reconciled.filter((r) => r.status === 'match').length,
+      mismatch: s.reconciled.filter((r) => r.status === 'mismatch').length,
+      incomplete: s.reconciled.filter((r) => r.status === 'incomplete').length,
+    },
+    restatements: Number((await wh.query('SELECT count(*) AS n FROM "_etl_restatements" WHERE "run_id" = $1', [s.runId]))[0]?.['n'] ?? 0),
     parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
     warnings: s.warnings,
   };

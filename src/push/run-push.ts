@@ -125,6 +125,8 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     baseUrl: opts.baseUrl ?? '',
     // The SCIM target authenticates with the SCIM token only; the client still wants a key, which is never sent then.
     apiKey: opts.apiKey ?? 'scim-only-no-rest-key',
+    // push has no retry settings of its own: what helps is pushing again, which resends only the rows not accepted.
+    retryAdvice: 'push again later (rows already accepted are not sent again)',
     ...(opts.scimToken !== undefined ? { scimToken: opts.scimToken } : {}),
     ...(opts.requestOrigin !== undefined ? { requestOrigin: opts.requestOrigin } : {}),
     ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),

@@ -1,20 +1,39 @@
-// canvas_summary: GET /canvas/data_summary (spec 4.14 / 2.7) as a daily series whose windows are one day long — the
-// endpoint rolls up its window, so a one-day window is what makes the rows daily. Optional variant and step breakdowns
-// land in their own tables; a re-fetched day replaces that day's breakdown rows.
+// canvas_summary: a Canvas's statistics per UTC day, from GET /canvas/data_series (up to 14 days a request, the default)
+// or GET /canvas/data_summary (spec 4.14 / 2.7) asked one day at a time — that endpoint rolls up its window, so a
+// one-day window is what makes its rows daily. Both sources write the same rows. Optional variant and step breakdowns
+// land in their own tables; a re-fetched day replaces that day's breakdown rows. `reconcile: true` compares, once a run,
+// a data summary over the look-back window with the sum of the stored days.
+import type { ApiClient } from '../api/api-client.js';
+import { fetchCanvasDataSeries } from '../api/canvas-data-series.js';
 import { fetchCanvasSummary } from '../api/canvas-summary.js';
-import { ENDPOINTS } from '../api/endpoints.js';
+import { ENDPOINTS, MAX_CANVAS_DATA_SERIES_DAYS, MAX_CANVAS_SUMMARY_DAYS } from '../api/endpoints.js';
 import type { CanvasDataSummary } from '../api/types.js';
 import type { ExtractedRows } from '../extract/extracted-rows.js';
+import type { Window } from '../extract/windows.js';
 import { isoSeconds } from '../extract/windows.js';
+import { FatalApiError } from '../errors.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
+import type { Reconciliation } from './stream-declaration.js';
 import { CANVAS_LIST, idListDiscovery } from './workspace-lists.js';
+
+/** Where daily Canvas statistics come from. */
+export const CANVAS_SOURCES = ['data_series', 'data_summary'] as const;
+export type CanvasSource = (typeof CANVAS_SOURCES)[number];
 
 export interface CanvasSummaryOptions {
   /** Canvas ids, or `all`: every Canvas the list shows (archived ones left out). */
   canvases: IdSelection;
+  /**
+   * `data_series`: up to 14 days per request (needs the `canvas.data_series` permission); `data_summary`: one request
+   * per day, for keys without it.
+   * @default 'data_series'
+   */
+  source: CanvasSource;
+  /** Once a run, compare a data summary of the look-back window with the stored days (`_etl_reconciliation`). @default false */
+  reconcile: boolean;
   /** Send include_variant_breakdown. @default false */
   variantBreakdown: boolean;
   /** Send include_step_breakdown. @default false */
@@ -108,18 +127,46 @@ export function canvasDayRows(canvasId: string, day: Date, summary: CanvasDataSu
   return result;
 }
 
+/** A 403 on data_series most likely means the key lacks `canvas.data_series`: say which option avoids it. */
+function withSourceHint(err: unknown): unknown {
+  if (err instanceof FatalApiError && err.status === 403) {
+    return new FatalApiError(
+      err.context,
+      `${err.message.replace(/^.*? failed with 403: /, '')}; a key without the canvas.data_series permission can still load daily Canvas statistics: set \`source: data_summary\` on the canvas_summary stream`,
+      { status: 403, body: err.body, cause: err },
+    );
+  }
+  return err;
+}
+
+function fetchDays(client: ApiClient, canvasId: string, w: Window, o: CanvasSummaryOptions) {
+  const flags = { includeVariantBreakdown: o.variantBreakdown, includeStepBreakdown: o.stepBreakdown, includeDeletedStepData: o.deletedStepData };
+  if (o.source === 'data_series') {
+    // `length` days ending with the day that holds `ending_at` (the documented reading); the series extractor follows up
+    // on servers that read the pair otherwise.
+    return fetchCanvasDataSeries(client, { canvasId, length: w.length, endingAt: w.endingAt, ...flags }).catch((err: unknown) => {
+      throw withSourceHint(err);
+    });
+  }
+  // One day per window: `starting_at` / `ending_at` of that day leave no doubt about which day is meant.
+  return fetchCanvasSummary(client, { canvasId, startingAt: isoSeconds(w.start), endingAt: isoSeconds(w.end.minus(1000)), ...flags })
+    .then((summary) => [{ time: isoSeconds(w.start), value: summary }]);
+}
+
 export const canvasSummaryStream = seriesStream({
   kind: 'series',
   name: 'canvas_summary',
-  description: 'Daily statistics of each listed Canvas, with optional variant and step breakdowns.',
-  endpoint: ENDPOINTS.canvasDataSummary,
+  description: 'Daily statistics of each listed Canvas (from data_series, or data_summary one day a request), with optional variant and step breakdowns.',
+  endpoint: ENDPOINTS.canvasDataSeries,
   tables: [summaryTable, variantTable, stepTable, stepMessagesTable],
-  maxUnits: 1,
+  maxUnits: MAX_CANVAS_DATA_SERIES_DAYS,
   options: {
-    keys: ['canvases', 'variant_breakdown', 'step_breakdown', 'deleted_step_data'],
-    example: '{ canvases: [cv_1], variant_breakdown: true, step_breakdown: true }',
+    keys: ['canvases', 'source', 'reconcile', 'variant_breakdown', 'step_breakdown', 'deleted_step_data'],
+    example: '{ canvases: [cv_1], source: data_series, reconcile: true, variant_breakdown: true, step_breakdown: true }',
     read: (r): CanvasSummaryOptions => ({
       canvases: r.idSelection('canvases', 'canvases: [cv_1]'),
+      source: r.choice('source', CANVAS_SOURCES),
+      reconcile: r.boolean('reconcile'),
       variantBreakdown: r.boolean('variant_breakdown'),
       stepBreakdown: r.boolean('step_breakdown'),
       deletedStepData: r.boolean('deleted_step_data'),
@@ -130,18 +177,25 @@ export const canvasSummaryStream = seriesStream({
     o.canvases.ids.map((canvasId) => ({
       dims: { canvas_id: canvasId },
       unit: 'day' as const,
-      // One day per window: `starting_at` / `ending_at` of that day leave no doubt about which day is meant.
-      fetch: async (client, w) => {
-        const summary = await fetchCanvasSummary(client, {
-          canvasId,
-          startingAt: isoSeconds(w.start),
-          endingAt: isoSeconds(w.end.minus(1000)),
-          includeVariantBreakdown: o.variantBreakdown,
-          includeStepBreakdown: o.stepBreakdown,
-          includeDeletedStepData: o.deletedStepData,
-        });
-        return [{ time: isoSeconds(w.start), value: summary }];
-      },
+      ...(o.source === 'data_summary' ? { endpoint: ENDPOINTS.canvasDataSummary, maxUnits: 1 } : {}),
+      fetch: (client, w) => fetchDays(client, canvasId, w, o),
       rows: (day: Date, value: unknown) => canvasDayRows(canvasId, day, value as CanvasDataSummary, o),
     })),
+  reconcile: (o) =>
+    o.reconcile
+      ? o.canvases.ids.map((canvasId): Reconciliation => ({
+          dims: { canvas_id: canvasId },
+          endpoint: ENDPOINTS.canvasDataSummary,
+          table: summaryTable.name,
+          timeColumn: 'day',
+          metrics: { entries: 'entries', conversions: 'conversions', conversions_by_entry_time: 'conversions_by_entry_time', revenue: 'revenue' },
+          maxDays: MAX_CANVAS_SUMMARY_DAYS,
+          fetch: async (client, start, end) => {
+            const s = await fetchCanvasSummary(client, {
+              canvasId, startingAt: isoSeconds(start), endingAt: isoSeconds(end.minus(1000)), includeVariantBreakdown: false, includeStepBreakdown: false,
+            });
+            return { ...s.total_stats };
+          },
+        }))
+      : [],
 });

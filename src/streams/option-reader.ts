@@ -32,6 +32,12 @@ export interface OptionReader {
    * too and the key defaults to `["*"]` (a selector list); otherwise the key is required. `example` completes "e.g. …".
    */
   idSelection(key: string, example: string, opts?: { aggregate?: boolean }): IdSelection;
+  /** `key:` one of `allowed`; absent → the first of `allowed`. */
+  choice<T extends string>(key: string, allowed: readonly T[]): T;
+  /** A required list of explicit ids, or the single word `word` (`events: all`). */
+  idsOr<W extends string>(key: string, word: W, example: string): readonly string[] | W;
+  /** A list of values from `allowed`, each once; absent → all of `allowed`. */
+  subset<T extends string>(key: string, allowed: readonly T[]): readonly T[];
   /** Refuse the value at `key` (or the stream's block when `key` is undefined). */
   fail(key: string | undefined, message: string): never;
 }

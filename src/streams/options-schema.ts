@@ -43,6 +43,19 @@ export function optionsSchemaOf(stream: Pick<StreamDeclaration, 'options' | 'des
       if (!opts?.aggregate) required.push(key);
       return { all: false, ids: opts?.aggregate ? [ALL] : [] };
     },
+    choice(key, allowed) {
+      properties[key] = { enum: [...allowed], default: allowed[0] };
+      return allowed[0]!;
+    },
+    idsOr(key, word, example) {
+      properties[key] = { oneOf: [{ const: word }, { type: 'array', minItems: 1, uniqueItems: true, items: { ...text, not: { const: ALL } } }], description: `explicit ids, or ${word}: ${example}` };
+      required.push(key);
+      return [];
+    },
+    subset(key, allowed) {
+      properties[key] = { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...allowed] }, default: [...allowed] };
+      return allowed;
+    },
     fail(): never {
       throw new Error('the options recorder never refuses');
     },

@@ -2,6 +2,7 @@
 // and `plan` read this list; adding a stream is one file under streams/ and one line here.
 import type { TableSpec } from '../load/table-definition.js';
 import { campaignsStream } from './campaigns.js';
+import { campaignSeriesStream } from './campaign-series.js';
 import { canvasDetailsStream } from './canvas-details.js';
 import { canvasSummaryStream } from './canvas-summary.js';
 import { contentBlocksStream } from './content-blocks.js';
@@ -9,6 +10,8 @@ import { customEventsStream } from './custom-events.js';
 import { dataIntegrationsStream } from './data-integrations.js';
 import { emailTemplatesStream } from './email-templates.js';
 import { productsStream } from './products.js';
+import { eventCountsStream } from './event-counts.js';
+import { kpisStream } from './kpis.js';
 import { purchaseQuantityStream } from './purchase-quantity.js';
 import { revenueStream } from './revenue.js';
 import { segmentSizeStream } from './segment-size.js';
@@ -21,8 +24,11 @@ export const STREAMS = [
   purchaseQuantityStream,
   revenueStream,
   sessionsStream,
+  kpisStream,
   segmentSizeStream,
   customEventsStream,
+  eventCountsStream,
+  campaignSeriesStream,
   canvasSummaryStream,
   canvasDetailsStream,
   emailTemplatesStream,

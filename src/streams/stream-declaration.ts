@@ -1,5 +1,6 @@
 // What a stream declares: its name, pipeline-file options, tables, endpoint (hence limit pool and permission) and kind.
 // Generic machinery plans, fetches, loads, exports and reports every stream from this object alone.
+import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
 import type { SeriesUnit } from '../api/types.js';
@@ -56,6 +57,41 @@ export interface SeriesInstance<V = unknown> {
   fetch(client: ApiClient, window: Window): Promise<SeriesPoint<V>[]>;
   /** The rows of one unit (start of the unit, UTC) and, for breakdown tables, the scopes they replace. */
   rows(unitStart: Date, value: V): ExtractedRows;
+  /** The endpoint when the options choose another than the stream's (Canvas `source: data_summary`). @default the stream's */
+  readonly endpoint?: EndpointSpec;
+  /** The largest window of that endpoint, in units. @default the stream's `maxUnits` */
+  readonly maxUnits?: number;
+}
+
+/** Values another stream stores that a stream's series are built from (the event names `events: all` means). */
+export interface StoredValues {
+  /** The table and column holding them; the table's stream runs before this one when both are in a run. */
+  readonly table: string;
+  readonly column: string;
+  /**
+   * Only rows whose value in this column is the table's largest: the latest listing (custom_events.last_seen_at), so a
+   * name the platform no longer lists is not asked for. @default every row
+   */
+  readonly latest?: string;
+}
+
+/**
+ * A check run after a stream's series are loaded: one request to another endpoint whose totals must equal the sum of
+ * the stored daily rows over a window (reconciliation). The result lands in `_etl_reconciliation`.
+ */
+export interface Reconciliation {
+  /** Identifies the checked series (its series key). */
+  readonly dims: Readonly<Record<string, string>>;
+  readonly endpoint: EndpointSpec;
+  /** The table whose rows are summed, and the column holding the unit's start. */
+  readonly table: string;
+  readonly timeColumn: string;
+  /** Metric name → column summed. */
+  readonly metrics: Readonly<Record<string, string>>;
+  /** The most days one request of `endpoint` may span: the reconciled window is at most this long. */
+  readonly maxDays: number;
+  /** Fetches the expected totals (metric → value) of the days [start, end). */
+  fetch(client: ApiClient, start: DateTime, end: DateTime): Promise<Record<string, number>>;
 }
 
 /** A time series with a unit: planned as exact incremental windows of at most `maxUnits` units. */
@@ -63,8 +99,12 @@ export interface SeriesStream<N extends string = string, O = unknown, T extends 
   readonly kind: 'series';
   /** The largest window one request may ask for, in units (e.g. `length` 1–100; 1 for one-day roll-ups). */
   readonly maxUnits: number;
-  /** The series the options ask for. */
-  series(options: O): SeriesInstance[];
+  /** The series the options ask for; `stored` holds the values `reads` names, as stored when the stream is planned. */
+  series(options: O, stored: readonly string[]): SeriesInstance[];
+  /** Stored values the series are built from (undefined: none). */
+  reads?(options: O): StoredValues | undefined;
+  /** Reconciliations to run once per run after the series are loaded. @default none */
+  reconcile?(options: O): Reconciliation[];
 }
 
 /** A list read whole every run, page by page; its page count is estimated from the rows stored last time. */

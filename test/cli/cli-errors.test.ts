@@ -97,6 +97,17 @@ describe('status, query and export', () => {
     expect(JSON.parse(json.stdout)).toEqual([{ n: 8 }]);
   });
 
+  it('report on a missing database says so; views prints the views over the Parquet tree it is given', async () => {
+    expectOneLineError(await cli(['report', '--db', join(dir, 'missing.duckdb'), '--output', join(dir, 'r.html')]), /missing\.duckdb/);
+    expect(existsSync(join(dir, 'r.html'))).toBe(false);
+    // The tree the email_templates run above exported: its tables read Parquet, the tables it lacks are empty views.
+    const views = await cli(['views', '--parquet', join(dir, 'out')]);
+    expect(views.code).toBe(0);
+    expect(views.stdout).toContain(`read_parquet('${join(dir, 'out')}/email_templates/**/*.parquet', hive_partitioning = true)`);
+    expect(views.stdout).toMatch(/VIEW "main"."revenue" AS SELECT CAST\(NULL AS VARCHAR\) AS "app_id".* WHERE false;/);
+    expect(views.stdout).toContain('CREATE OR REPLACE VIEW "analytics"."purchases_daily"');
+  }, 30_000);
+
   it('export refuses an --out that cannot be written', async () => {
     const file = join(dir, 'a-file');
     await writeFile(file, 'x');
@@ -104,7 +115,7 @@ describe('status, query and export', () => {
   });
 
   it('every command has --help', async () => {
-    for (const cmd of ['run', 'status', 'export', 'query', 'emulator']) {
+    for (const cmd of ['run', 'status', 'export', 'query', 'emulator', 'views', 'report']) {
       const r = await cli([cmd, '--help']);
       expect(r.code, cmd).toBe(0);
       expect(r.stdout).toMatch(/Usage: engage-etl/);

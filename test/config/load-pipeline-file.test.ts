@@ -46,7 +46,10 @@ describe('the shipped nightly pipeline', () => {
     expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*', 'app_1'], products: { all: true, ids: ['*'] } });
     expect(s.sessions?.unit).toBe('hour');
     expect(s.segment_size?.segments).toEqual(all);
-    expect(s.canvas_summary).toEqual({ canvases: all, variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
+    expect(s.canvas_summary).toEqual({ canvases: all, source: 'data_series', reconcile: true, variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
+    expect(s.kpis).toEqual({ metrics: ['dau', 'mau', 'new_users', 'uninstalls'], apps: ['*', 'app_1', 'app_2'] });
+    expect(s.event_counts).toEqual({ events: 'all', unit: 'day', apps: ['*'], segments: ['*'] });
+    expect(s.campaign_series).toEqual({ campaigns: all });
     expect(s.canvas_details).toEqual({ canvases: all, includeArchived: false });
     expect(s.email_templates?.ids).toEqual(all);
     expect(s.content_blocks).toEqual({ ids: all, inclusionData: true });
@@ -62,7 +65,7 @@ describe('defaults', () => {
     expect(p.lookbackDays).toBe(3);
     expect(p.streams.revenue).toEqual({ unit: 'day', apps: ['*'], products: { all: false, ids: ['*'] } });
     expect(p.streams.sessions).toEqual({ unit: 'day', apps: ['*'], segments: ['*'] });
-    expect(p.streams.canvas_summary).toEqual({ canvases: { all: false, ids: ['cv_1'] }, variantBreakdown: false, stepBreakdown: false, deletedStepData: false });
+    expect(p.streams.canvas_summary).toEqual({ canvases: { all: false, ids: ['cv_1'] }, source: 'data_series', reconcile: false, variantBreakdown: false, stepBreakdown: false, deletedStepData: false });
     expect(p.streams.content_blocks?.inclusionData).toBe(false);
     expect(p.streams.custom_events).toEqual({});
     expect(p.streamNames).toEqual(['revenue', 'sessions', 'custom_events', 'canvas_summary', 'content_blocks']);
@@ -159,5 +162,40 @@ describe('refusals', () => {
     const err = refusal(file(`${HEAD}source: { base_url: "https://me:hunter2@x.example.com" }\nstreams: { custom_events: {} }\n`));
     expect(err.message).toContain('at source.base_url');
     expect(err.message).not.toContain('hunter2');
+  });
+});
+
+describe('the report option', () => {
+  it('reads report: { path } and leaves it out when absent; the nightly pipeline writes data/report.html', () => {
+    expect(loadPipelineFile(file(`${HEAD}report: { path: out/r.html }\nstreams: { custom_events: {} }\n`)).report).toEqual({ path: 'out/r.html' });
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).report).toBeUndefined();
+    expect(loadPipelineFile('pipelines/nightly.yaml').report).toEqual({ path: 'data/report.html' });
+  });
+
+  it.each([
+    [`report: data/report.html`, 'at report:', 'must be a mapping', 'e.g. report: { path: data/report.html }'],
+    [`report: { path: data/report.pdf }`, 'at report.path:', 'not the path of an HTML file', 'e.g. report: { path: data/report.html }'],
+    [`report: { file: r.html }`, 'at report.file:', 'unknown key in report', 'Valid: path'],
+  ])('refuses %s, naming the field and the fix', (line, where, why, fix) => {
+    const err = refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`));
+    expect(err.message).toContain(where);
+    expect(err.message).toContain(why);
+    expect(err.message).toContain(fix);
+  });
+});
+
+describe('retries', () => {
+  it('defaults to 6 attempts and 120 s of waiting, and reads both limits from the file', () => {
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).retries).toEqual({ maxAttempts: 6, maxWaitSeconds: 120 });
+    expect(loadPipelineFile(file(`${HEAD}retries: { max_attempts: 2, max_wait_seconds: 0 }\nstreams: { custom_events: {} }\n`)).retries).toEqual({ maxAttempts: 2, maxWaitSeconds: 0 });
+  });
+
+  it.each([
+    ['retries: 3', /at retries: must be a mapping/],
+    ['retries: { max_attempts: 0 }', /at retries\.max_attempts: 0 is not a whole number from 1 to 20/],
+    ['retries: { max_wait_seconds: 1.5 }', /at retries\.max_wait_seconds: 1\.5 is not a whole number/],
+    ['retries: { attempts: 3 }', /p\d+\.yaml:3:\d+ at retries\.attempts: unknown key in retries "attempts"; use max_attempts or max_wait_seconds/],
+  ])('refuses %s, naming the field', (line, what) => {
+    expect(refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`)).message).toMatch(what);
   });
 });

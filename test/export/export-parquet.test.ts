@@ -43,8 +43,8 @@ const FIXTURE: LoadBatch['upserts'] = [
   {
     table: 'canvas_variant_summary',
     rows: [
-      { canvas_id: 'cv_1', day: utc('2024-03-31'), variant_id: 'a', name: 'A', entries: 5, conversions: 1, revenue: 2.5 },
-      { canvas_id: 'cv_1', day: utc('2024-04-01'), variant_id: 'a', name: 'A', entries: 6, conversions: 2, revenue: 3 },
+      { canvas_id: 'cv_1', day: utc('2023-12-31'), variant_id: 'a', name: 'A', entries: 5, conversions: 1, revenue: 2.5 },
+      { canvas_id: 'cv_1', day: utc('2024-01-01'), variant_id: 'a', name: 'A', entries: 6, conversions: 2, revenue: 3 },
     ],
   },
   {
@@ -81,10 +81,10 @@ async function readParquet(file: string): Promise<Record<string, unknown>[]> {
 }
 
 /** The table in DuckDB as a reader of one Parquet file should see it: no _month, rows in key order, raw bigint. */
-async function tableRows(table: TableName, month?: string): Promise<Record<string, unknown>[]> {
+async function tableRows(table: TableName, year?: string): Promise<Record<string, unknown>[]> {
   const spec = tableSpec(table);
   const cols = [...spec.columns.map((c) => c.name), '_loaded_at', '_run_id'];
-  const where = month ? `WHERE "_month" = '${month}'` : '';
+  const where = year ? `WHERE strftime("${spec.partitionSource}", '%Y') = '${year}'` : '';
   // Cast BIGINT to VARCHAR so query() cannot turn them into numbers: the comparison below is on the exact integer.
   const select = spec.columns.map((c) => (c.type === 'BIGINT' ? `CAST("${c.name}" AS VARCHAR) AS "${c.name}"` : `"${c.name}"`));
   return wh.query(`SELECT ${[...select, '"_loaded_at"', '"_run_id"'].join(', ')} FROM "${table}" ${where} ORDER BY ${spec.key.map((k) => `"${k}"`).join(', ')}`).then((rows) =>
@@ -120,24 +120,25 @@ async function snapshot(root: string): Promise<Map<string, { ino: number; mtimeM
 }
 
 describe('exportParquet', () => {
-  it('writes month partitions and single files that hyparquet reads back equal to the DuckDB tables, row for row', async () => {
+  it('writes year partitions and single files that hyparquet reads back equal to the DuckDB tables, row for row', async () => {
     const summary = await exportParquet(wh, out, { scope: 'all' });
     expect(summary.rowsWritten).toBe(11);
-    expect(existsSync(join(out, 'revenue', '_month=2024-03', 'data.parquet'))).toBe(true);
-    expect(existsSync(join(out, 'revenue', '_month=2024-04', 'data.parquet'))).toBe(true);
-    expect(existsSync(join(out, 'custom_events', '_month=2024-03', 'data.parquet'))).toBe(true);
+    expect(await readdir(join(out, 'revenue'))).toEqual(['year=2024']);
+    expect(existsSync(join(out, 'revenue', 'year=2024', 'data.parquet'))).toBe(true);
+    expect(existsSync(join(out, 'custom_events', 'year=2024', 'data.parquet'))).toBe(true);
+    expect((await readdir(join(out, 'canvas_variant_summary'))).sort()).toEqual(['year=2023', 'year=2024']);
     expect(existsSync(join(out, 'canvases', 'data.parquet'))).toBe(true);
     expect(existsSync(join(out, 'email_templates'))).toBe(false);
 
-    for (const [table, month] of [['revenue', '2024-03'], ['revenue', '2024-04'], ['sessions', '2024-03'], ['sessions', '2024-04'], ['canvas_variant_summary', '2024-03']] as const) {
-      const fromFile = normalize(table, await readParquet(join(out, table, `_month=${month}`, 'data.parquet')));
-      expect(fromFile).toEqual(await tableRows(table, month));
+    for (const [table, year] of [['revenue', '2024'], ['sessions', '2024'], ['canvas_variant_summary', '2023'], ['canvas_variant_summary', '2024']] as const) {
+      const fromFile = normalize(table, await readParquet(join(out, table, `year=${year}`, 'data.parquet')));
+      expect(fromFile).toEqual(await tableRows(table, year));
     }
     for (const table of ['canvases', 'canvas_steps'] as const) {
       const fromFile = normalize(table, await readParquet(join(out, table, 'data.parquet')));
       expect(fromFile).toEqual(await tableRows(table));
     }
-    const [sessions] = await readParquet(join(out, 'sessions', '_month=2024-03', 'data.parquet'));
+    const [sessions] = await readParquet(join(out, 'sessions', 'year=2024', 'data.parquet'));
     expect(sessions?.sessions).toBe(9_007_199_254_740_993n);
     expect(sessions?.time).toEqual(utc('2024-03-31'));
   });
@@ -147,7 +148,7 @@ describe('exportParquet', () => {
     for (const spec of TABLE_SPECS) {
       if (!existsSync(join(out, spec.name))) continue;
       const source = spec.partitionSource
-        ? `read_parquet('${join(out, spec.name)}/**/*.parquet', hive_partitioning=true)`
+        ? `(SELECT * EXCLUDE ("year"), strftime("${spec.partitionSource}", '%Y-%m') AS "_month" FROM read_parquet('${join(out, spec.name)}/**/*.parquet', hive_partitioning=true))`
         : `read_parquet('${join(out, spec.name)}/*.parquet')`;
       const described = await wh.query(`DESCRIBE SELECT * FROM ${source}`);
       expect(described.map((r) => r.column_name)).toEqual(allColumnNames(spec));
@@ -163,13 +164,11 @@ describe('exportParquet', () => {
 
   it('writes manifests listing every file with its rows and bytes, and leaves no staging folder', async () => {
     await exportParquet(wh, out, { scope: 'all' });
-    const manifest = JSON.parse(await readFile(join(out, 'revenue', '_manifest.json'), 'utf8')) as TableManifest;
-    expect(manifest.files.map((f) => [f.path, f.partition, f.rows])).toEqual([
-      ['_month=2024-03/data.parquet', '2024-03', 2],
-      ['_month=2024-04/data.parquet', '2024-04', 2],
-    ]);
+    const manifest = JSON.parse(await readFile(join(out, 'manifests', 'revenue.json'), 'utf8')) as TableManifest;
+    expect(manifest.partitionColumn).toBe('year');
+    expect(manifest.files.map((f) => [f.path, f.partition, f.rows])).toEqual([['year=2024/data.parquet', '2024', 4]]);
     for (const f of manifest.files) expect(f.bytes).toBe((await stat(join(out, 'revenue', f.path))).size);
-    const canvases = JSON.parse(await readFile(join(out, 'canvases', '_manifest.json'), 'utf8')) as TableManifest;
+    const canvases = JSON.parse(await readFile(join(out, 'manifests', 'canvases.json'), 'utf8')) as TableManifest;
     expect(canvases.files).toEqual([{ path: 'data.parquet', partition: null, rows: 1, bytes: (await stat(join(out, 'canvases', 'data.parquet'))).size }]);
     expect((await readdir(out)).filter((n) => n.startsWith('.'))).toEqual([]);
   });
@@ -186,45 +185,47 @@ describe('exportParquet', () => {
 
     await wh.commit(batch('r2', [{ table: 'revenue', rows: [revenueRow('2024-04-01', 99)] }]));
     const touched = await exportParquet(wh, out, { scope: 'dirty' });
-    expect(touched.tables).toEqual([{ table: 'revenue', filesWritten: 1, filesRemoved: 0, rowsWritten: 2 }]);
+    expect(touched.tables).toEqual([{ table: 'revenue', filesWritten: 1, filesRemoved: 0, rowsWritten: 4 }]);
     const after = await snapshot(out);
     for (const [rel, s] of before) {
-      if (rel === join('revenue', '_month=2024-04', 'data.parquet')) expect(after.get(rel)?.ino).not.toBe(s.ino);
+      if (rel === join('revenue', 'year=2024', 'data.parquet')) expect(after.get(rel)?.ino).not.toBe(s.ino);
       else expect(after.get(rel)).toEqual(s);
     }
-    const manifest = JSON.parse(await readFile(join(out, 'revenue', '_manifest.json'), 'utf8')) as TableManifest;
-    expect(manifest.files.map((f) => f.rows)).toEqual([2, 2]);
+    const manifest = JSON.parse(await readFile(join(out, 'manifests', 'revenue.json'), 'utf8')) as TableManifest;
+    expect(manifest.files.map((f) => f.rows)).toEqual([4]);
   });
 
   it('removes the file and folder of a partition that became empty, and drops it from the manifest', async () => {
     await exportParquet(wh, out, { scope: 'all' });
-    await wh.commit(batch('r2', [], [{ table: 'canvas_variant_summary', columns: ['canvas_id', 'day'], values: [['cv_1', utc('2024-03-31')]] }]));
+    await wh.commit(batch('r2', [], [{ table: 'canvas_variant_summary', columns: ['canvas_id', 'day'], values: [['cv_1', utc('2023-12-31')]] }]));
     const summary = await exportParquet(wh, out, { scope: 'dirty' });
     expect(summary.tables).toEqual([{ table: 'canvas_variant_summary', filesWritten: 0, filesRemoved: 1, rowsWritten: 0 }]);
-    expect(existsSync(join(out, 'canvas_variant_summary', '_month=2024-03'))).toBe(false);
-    const manifest = JSON.parse(await readFile(join(out, 'canvas_variant_summary', '_manifest.json'), 'utf8')) as TableManifest;
-    expect(manifest.files.map((f) => f.path)).toEqual(['_month=2024-04/data.parquet']);
+    expect(existsSync(join(out, 'canvas_variant_summary', 'year=2023'))).toBe(false);
+    const manifest = JSON.parse(await readFile(join(out, 'manifests', 'canvas_variant_summary.json'), 'utf8')) as TableManifest;
+    expect(manifest.files.map((f) => f.path)).toEqual(['year=2024/data.parquet']);
   });
 
   it('removes the files of a full refresh on the next dirty export', async () => {
     await exportParquet(wh, out, { scope: 'all' });
     await wh.resetStreams(['revenue'], ['revenue']);
     await exportParquet(wh, out, { scope: 'dirty' });
-    expect(await readdir(join(out, 'revenue'))).toEqual(['_manifest.json']);
+    expect(await readdir(join(out, 'revenue'))).toEqual([]);
+    const manifest = JSON.parse(await readFile(join(out, 'manifests', 'revenue.json'), 'utf8')) as TableManifest;
+    expect(manifest.files).toEqual([]);
   });
 
   it('keeps the partitions dirty when an export fails midway, so the next export redoes them', async () => {
     // A folder where the file should go makes the rename over it fail, as a crash between files would leave things.
-    await mkdir(join(out, 'revenue', '_month=2024-04', 'data.parquet'), { recursive: true });
+    await mkdir(join(out, 'revenue', 'year=2024', 'data.parquet'), { recursive: true });
     await expect(exportParquet(wh, out, { scope: 'dirty', tables: ['revenue'] })).rejects.toThrow();
     expect((await wh.query(`SELECT "partition" FROM "_etl_dirty_partitions" WHERE "table_name" = 'revenue' ORDER BY 1`)).map((r) => r.partition))
       .toEqual(['2024-03', '2024-04']);
     expect((await readdir(out)).filter((n) => n.startsWith('.staging-'))).toEqual([]);
-    expect(existsSync(join(out, 'revenue', '_manifest.json'))).toBe(false);
+    expect(existsSync(join(out, 'manifests', 'revenue.json'))).toBe(false);
 
-    await rm(join(out, 'revenue', '_month=2024-04', 'data.parquet'), { recursive: true });
+    await rm(join(out, 'revenue', 'year=2024', 'data.parquet'), { recursive: true });
     const retry = await exportParquet(wh, out, { scope: 'dirty', tables: ['revenue'] });
-    expect(retry.tables).toEqual([{ table: 'revenue', filesWritten: 2, filesRemoved: 0, rowsWritten: 4 }]);
+    expect(retry.tables).toEqual([{ table: 'revenue', filesWritten: 1, filesRemoved: 0, rowsWritten: 4 }]);
   });
 
   it('removes staging folders left by a killed export', async () => {

@@ -3,7 +3,8 @@
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JsonLinesReporter, TtyProgressReporter } from '../../src/cli/reporters.js';
+import { JsonLinesReporter } from '../../src/cli/reporters.js';
+import { TtyProgressReporter } from '../../src/cli/tty-progress-reporter.js';
 import { parseMaxWait } from '../../src/config/max-wait-flag.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { CLI, REPO, removeDir, runCli, tempDir } from '../reliability/reliability-helpers.js';
@@ -114,9 +115,12 @@ describe('the waiting event', () => {
     expect(typeof line['ts']).toBe('string');
   });
 
-  it('is a line above the progress block on a TTY', () => {
+  it('is a line of the terminal display, naming the pool, requests left and the reason', () => {
     const out = new PassThrough();
-    new TtyProgressReporter(out).emit(event);
-    expect(String(out.read())).toContain('waiting for limit pool "purchases_events" (0 requests left) until 2025-06-15T13:00:00.000Z: the server said X-RateLimit-Remaining: 0\n');
+    // The display shows a wait still ahead with requests left to send (a past or empty one is dropped).
+    new TtyProgressReporter(out).emit({ ...event, remaining: 5, resumesAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const shown = String(out.read());
+    expect(shown).toContain('waiting: purchases_events resumes at');
+    expect(shown).toContain('5 requests left (the server s'); // the line is cut to the terminal's width (80)
   });
 });

@@ -63,19 +63,23 @@ describe('engage-etl plan', () => {
     const db = join(dir, 'none.duckdb');
     const { out, code } = await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', db, '--until', '2026-01-01', '--latency-ms', '100']);
     expect(code).toBe(0);
-    // 731 days = 17,544 hours: 8 quantity and 4 revenue series × 8 windows, 4 hourly sessions × 176, 6 segments × 8,
-    // 5 Canvases × 731 days, 5 + 8 + 7 ids, and one page each of the events and integrations lists.
+    // 731 days = 17,544 hours: 8 quantity and 4 revenue series × 8 windows, 4 hourly sessions × 176, 12 KPI series × 8, 3 campaigns × 8,
+    // 6 segments × 8, 5 Canvases × ceil(731 / 14) = 53 data_series windows + 1 reconciliation each, 5 + 8 + 7 ids, and
+    // one page each of the events and integrations lists; event_counts (events: all) has no stored name yet.
     const row = (stream: string) => out.split('\n').find((l) => l.trimStart().startsWith(`${stream} `))?.trim().split(/\s+/).slice(0, 5);
     expect(row('purchase_quantity')).toEqual(['purchase_quantity', '8', '64', '64', 'purchases_events']);
     expect(row('revenue')).toEqual(['revenue', '4', '32', '32', 'purchases_events']);
     expect(row('sessions')).toEqual(['sessions', '4', '704', '704', 'default']);
     expect(row('segment_size')).toEqual(['segment_size', '6', '48', '48', 'default']);
-    expect(row('canvas_summary')).toEqual(['canvas_summary', '5', '3,655', '3,655', 'default']);
+    expect(row('kpis')).toEqual(['kpis', '12', '96', '96', 'default']);
+    expect(row('event_counts')).toEqual(['event_counts', '0', '~0', '~0', 'default']);
+    expect(row('campaign_series')).toEqual(['campaign_series', '3', '24', '24', 'default']);
+    expect(row('canvas_summary')).toEqual(['canvas_summary', '5', '270', '270', 'default']);
     expect(row('custom_events')).toEqual(['custom_events', '1', '~1', '~1', 'purchases_events']);
-    expect(row('total')).toEqual(['total', '~4,525', '~4,525']);
-    expect(out).toMatch(/default\s+4,427\s+250,000 \/ 1 h\s+1/);
+    expect(row('total')).toEqual(['total', '~1,260', '~1,260']);
+    expect(out).toMatch(/default\s+1,162\s+250,000 \/ 1 h\s+1/);
     expect(out).toMatch(/purchases_events\s+97\s+1,000 \/ 1 h\s+1/);
-    expect(out).toContain('estimated duration: ~56.6 s at 100 ms per request and 8 in flight — bound by latency');
+    expect(out).toContain('estimated duration: ~15.8 s at 100 ms per request and 8 in flight — bound by latency');
     expect(out).toContain('the plan sends exactly the minimum');
     expect(out).toContain('paged list: estimated');
     expect(existsSync(db)).toBe(false);
@@ -85,8 +89,8 @@ describe('engage-etl plan', () => {
     const { out, code } = await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(out) as PlanReport;
-    expect([report.requests, report.minimum, report.estimated, report.storedState]).toEqual([4525, 4525, true, 'none']);
-    expect(report.byPool.map((p) => [p.pool, p.requests, p.waves])).toEqual([['default', 4427, 1], ['purchases_events', 97, 1], ['cdi', 1, 1]]);
+    expect([report.requests, report.minimum, report.estimated, report.storedState]).toEqual([1260, 1260, true, 'none']);
+    expect(report.byPool.map((p) => [p.pool, p.requests, p.waves])).toEqual([['default', 1162, 1], ['purchases_events', 97, 1], ['cdi', 1, 1]]);
     expect(report.estimate).toMatchObject({ latencyMs: 200, concurrency: 8, boundBy: 'latency' });
   });
 
@@ -104,7 +108,7 @@ describe('engage-etl plan', () => {
     expect(code).toBe(0);
     // 32 hourly quantity series × 176 windows + 32 daily revenue series × 8 + 1 events page = 5,889: six hours of budget.
     expect(out).toMatch(/purchases_events\s+5,889\s+1,000 \/ 1 h\s+6\s+5 h 00 min/);
-    expect(out).toMatch(/total\s+~14,542\s+~14,542/);
+    expect(out).toMatch(/total\s+~11,152\s+~11,152/);
     expect(out).toContain('bound by the purchases_events pool (purchases + events list, 1,000/hour)');
   });
 

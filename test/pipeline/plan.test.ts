@@ -1,5 +1,5 @@
 // The planner sends exactly the theoretical minimum: Σ ceil(units / 100) per series (look-back included), one request
-// per Canvas day, one per id — counted here independently of the planner's own window math, for hundreds of series.
+// per 14 Canvas days (data_series; one per day from data_summary), one per id — counted here independently of the planner's own window math, for hundreds of series.
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { parsePipelineText } from '../../src/config/load-pipeline-file.js';
@@ -16,7 +16,7 @@ const segments = ['*', ...Array.from({ length: 7 }, (_, i) => `seg_${i + 1}`)];
 const canvases = Array.from({ length: 12 }, (_, i) => `cv_${i + 1}`);
 
 /** 10 × 12 quantity (hourly) + 10 × 12 revenue (daily) + 10 × 8 sessions (hourly) + 7 segments + 12 Canvases = 339 series. */
-const SCALED = parsePipelineText(`
+const SCALED_TEXT = `
 name: scaled
 start_date: 2024-01-01
 lookback_days: 3
@@ -30,7 +30,8 @@ streams:
   canvas_details:    { canvases: ${JSON.stringify(canvases)} }
   email_templates:   { ids: [tpl_1, tpl_2, tpl_3] }
   data_integrations: {}
-`, 'scaled.yaml');
+`;
+const SCALED = parsePipelineText(SCALED_TEXT, 'scaled.yaml');
 
 const utc = (iso: string) => DateTime.fromISO(iso, { zone: 'utc' });
 
@@ -46,7 +47,7 @@ function input(over: Partial<PlanInput>): PlanInput {
 }
 
 describe('buildPlan on a scaled pipeline of 339 series', () => {
-  it('plans a 2-year backfill in exactly Σ ceil(units / 100) requests per series and one per Canvas day', () => {
+  it('plans a 2-year backfill in exactly Σ ceil(units / 100) requests per series and one per 14 Canvas days', () => {
     const plan = buildPlan(input({}));
     // 2024-01-01 → 2026-01-01 is 731 days (2024 is a leap year) = 17,544 hours.
     const days = 731;
@@ -56,26 +57,35 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
       revenue: 10 * 12 * Math.ceil(days / 100),
       sessions: 10 * 8 * Math.ceil(hours / 100),
       segment_size: 7 * Math.ceil(days / 100),
-      canvas_summary: 12 * days,
+      canvas_summary: 12 * Math.ceil(days / 14),
     };
-    expect(expected).toEqual({ purchase_quantity: 21_120, revenue: 960, sessions: 14_080, segment_size: 56, canvas_summary: 8_772 });
+    expect(expected).toEqual({ purchase_quantity: 21_120, revenue: 960, sessions: 14_080, segment_size: 56, canvas_summary: 636 });
     for (const [stream, requests] of Object.entries(expected)) {
       const s = plan.streams.find((x) => x.stream === stream)!;
       expect({ stream, requests: s.requests, minimum: s.minimum }).toEqual({ stream, requests, minimum: requests });
     }
     expect(plan.series).toHaveLength(120 + 120 + 80 + 7 + 12);
     const snapshots = 1 + 12 + 3 + 1;
-    expect(plan.requests).toBe(21_120 + 960 + 14_080 + 56 + 8_772 + snapshots);
+    expect(plan.requests).toBe(21_120 + 960 + 14_080 + 56 + 636 + snapshots);
     expect(plan.minimum).toBe(plan.requests);
-    expect(plan.byPool).toEqual({ purchases_events: 21_120 + 960 + 1, default: 14_080 + 56 + 8_772 + 12 + 3, cdi: 1 });
+    expect(plan.byPool).toEqual({ purchases_events: 21_120 + 960 + 1, default: 14_080 + 56 + 636 + 12 + 3, cdi: 1 });
   });
 
-  it('cuts every series into contiguous windows of at most 100 units covering exactly the planned range', () => {
+  it('plans the same 2-year Canvas backfill from data_summary one request per day: 13 times and more the data_series figure', () => {
+    const summaryPipeline = parsePipelineText(SCALED_TEXT.replace('canvas_summary:    { canvases:', 'canvas_summary:    { source: data_summary, canvases:'), 'scaled.yaml');
+    const bySummary = buildPlan(input({ pipeline: summaryPipeline })).streams.find((s) => s.stream === 'canvas_summary')!;
+    const bySeries = buildPlan(input({})).streams.find((s) => s.stream === 'canvas_summary')!;
+    expect(bySummary.requests).toBe(12 * 731);
+    expect(bySeries.requests * 13).toBeLessThanOrEqual(bySummary.requests);
+  });
+
+  it('cuts every series into contiguous windows of at most 100 units (14 Canvas days) covering exactly the planned range', () => {
     const plan = buildPlan(input({}));
     const problems: string[] = [];
     for (const sp of plan.series) {
       const unitMs = sp.instance.unit === 'hour' ? HOUR : DAY;
-      const max = sp.stream.name === 'canvas_summary' ? 1 : 100;
+      const max = sp.maxUnits;
+      expect(max).toBe(sp.stream.name === 'canvas_summary' ? 14 : 100);
       const ws = sp.cursor.windows;
       if (ws[0]!.start.toMillis() !== Date.UTC(2024, 0, 1) || ws.at(-1)!.end.toMillis() !== Date.UTC(2026, 0, 1)) problems.push(`${sp.seriesKey}: range`);
       ws.forEach((w, i) => {
@@ -99,7 +109,7 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
     expect(of('revenue').requests).toBe(120);
     expect(of('sessions').requests).toBe(80);
     expect(of('segment_size').requests).toBe(7);
-    expect(of('canvas_summary').requests).toBe(12 * 5);
+    expect(of('canvas_summary').requests).toBe(12);
     expect(night.requests).toBe(night.minimum);
     for (const sp of night.series) expect(sp.cursor.windows[0]!.start.toMillis()).toBe(Date.UTC(2025, 11, 29));
 

@@ -1,7 +1,6 @@
 // Bad input: each mistake a user can make ends `engage-etl run` with one clear line on stderr and a non-zero exit, and
 // leaves DuckDB and Parquet as they were (a refused key or an unreachable service adds only a 'failed' row to the run log).
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +11,7 @@ import { snapshotFiles } from '../../src/load/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
-  PIPELINE_YAML, SecretScan, UNTIL, fileStamps, listFiles, makeTarget, removeDir, runCli, runInProcess, startEmulator, tableChecksums, tempDir,
+  PIPELINE_YAML, SecretScan, UNTIL, closedPort, fileStamps, listFiles, makeTarget, removeDir, runCli, runInProcess, startEmulator, tableChecksums, tempDir,
 } from './reliability-helpers.js';
 
 /** A key the emulator grants every permission but the sessions series: the run meets a 403 on its first sessions request. */
@@ -77,12 +76,11 @@ describe('bad input', () => {
     return runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...args], { ENGAGE_API_KEY: key });
   }
 
-  /** The run failed with exactly one `engage-etl:` line, last on stderr, matching `what`. */
-  function expectOneLineError(result: CliResult, what: RegExp, label: string): string {
+  /** The run failed with `code` (2: usage/configuration, 1: failed) and exactly one `engage-etl:` line, last on stderr, matching `what`. */
+  function expectOneLineError(result: CliResult, what: RegExp, label: string, code: 1 | 2 = 1): string {
     secrets.text(result.stdout, result.stderr);
     tried.push(label);
-    expect(result.code, result.stderr).not.toBe(0);
-    expect(result.code).not.toBeNull();
+    expect(result.code, result.stderr).toBe(code);
     const lines = result.stderr.trimEnd().split('\n');
     const errors = lines.filter((l) => l.startsWith('engage-etl: '));
     expect(errors, result.stderr).toHaveLength(1);
@@ -114,18 +112,18 @@ describe('bad input', () => {
     ['not a mapping', '- just\n- a list\n', /.+/],
   ];
 
-  it.each(BAD_FILES)('refuses a pipeline file with %s, naming the file and the field, and touches nothing', async (label, text, what) => {
+  it.each(BAD_FILES)('refuses a pipeline file with %s with exit 2, naming the file and the field, and touches nothing', async (label, text, what) => {
     const file = join(dir, `bad-${label.replaceAll(' ', '-')}.yaml`);
     await writeFile(file, text);
     const before = await snapshot(t);
-    const line = expectOneLineError(await run(['--pipeline', file]), what, `pipeline file: ${label}`);
+    const line = expectOneLineError(await run(['--pipeline', file]), what, `pipeline file: ${label}`, 2);
     expect(line).toContain(file);
     await expectUntouched(before);
   });
 
   it('refuses a missing pipeline file', async () => {
     const before = await snapshot(t);
-    expectOneLineError(await run(['--pipeline', join(dir, 'nope.yaml')]), /nope\.yaml.*no such file.*--pipeline/, 'missing pipeline file');
+    expectOneLineError(await run(['--pipeline', join(dir, 'nope.yaml')]), /nope\.yaml.*no such file.*--pipeline/, 'missing pipeline file', 2);
     await expectUntouched(before);
   });
 
@@ -137,7 +135,7 @@ describe('bad input', () => {
     ['unknown --streams', ['--streams', 'revenue,sesions'], /--streams: unknown stream "sesions"/],
   ])('refuses %s', async (label, args, what) => {
     const before = await snapshot(t);
-    expectOneLineError(await run(args), what, label);
+    expectOneLineError(await run(args), what, label, 2);
     await expectUntouched(before);
   });
 
@@ -163,12 +161,7 @@ describe('bad input', () => {
 
   it('gives up within 30 s when the base URL refuses connections', async () => {
     const before = await snapshot(t);
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await closedPort();
     const result = await runCli(['run', '--pipeline', t.pipeline, '--base-url', `http://127.0.0.1:${port}`, '--db', t.db, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
     expectOneLineError(result, /ECONNREFUSED/, 'base URL refusing connections');
     expect(result.ms).toBeLessThan(30_000);

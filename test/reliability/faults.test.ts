@@ -89,7 +89,8 @@ describe('a multi-month backfill under injected faults', () => {
     expect(message).not.toContain('\n');
     expect(message).toMatch(/^(GET|POST) \/\S+ .*gave up: .*\b2 attempts\b/);
 
-    // What was committed is kept, in the working copy (a failed first run publishes nothing to readers), and it is right.
+    // What was committed is kept, and it is right: every stored row is the clean run's row for its key. The failed
+    // first run published nothing to readers: what it committed is in its working copy.
     expect(existsSync(t.db)).toBe(false);
     const wh = await Warehouse.open(snapshotFiles(t.db).working, { readOnly: true });
     try {

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -12,6 +13,7 @@ import { compressors } from 'hyparquet-compressors';
 import { DateTime } from 'luxon';
 import { resolveRunOptions } from '../../src/config/run-options.js';
 import type { RawRunFlags } from '../../src/config/run-options.js';
+import { BOOKKEEPING_EXPORTS } from '../../src/export/parquet-layout.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/server.js';
@@ -38,7 +40,8 @@ streams:
   sessions:          { unit: hour, apps: ["*"], segments: ["*"] }
   segment_size:      { segments: [seg_1] }
   custom_events:     {}
-  canvas_summary:    { canvases: [cv_1], variant_breakdown: true, step_breakdown: true }
+  # data_summary: one request per Canvas day keeps the request count (and so the kill points and fault draws) of these tests
+  canvas_summary:    { canvases: [cv_1], source: data_summary, variant_breakdown: true, step_breakdown: true }
   canvas_details:    { canvases: [cv_1, cv_2] }
   email_templates:   { ids: [tpl_1] }
   content_blocks:    { ids: [cb_1], inclusion_data: true }
@@ -98,10 +101,10 @@ export function spawnRun(t: Target, em: { url: string }, apiKey: string, extra: 
   return spawnCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...extra], { ENGAGE_API_KEY: apiKey, ...env });
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export function spawnCli(args: string[], env: Record<string, string> = {}, cwd = REPO): { child: ChildProcess; done: Promise<CliResult> } {
   const started = Date.now();
   const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: REPO,
+    cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), TZ: 'UTC', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -116,8 +119,8 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): { ch
   return { child, done };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return spawnCli(args, env).done;
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = REPO): Promise<CliResult> {
+  return spawnCli(args, env, cwd).done;
 }
 
 /** Columns of a table that carry data (bookkeeping `_run_id`, `_loaded_at`, `_month` excluded). */
@@ -186,7 +189,10 @@ export async function parquetChecksums(out: string, ignore: string[] = []): Prom
   const conn = await instance.connect();
   try {
     const result: Record<string, string> = {};
+    // The run log and watermarks differ from run to run by nature (ids, times): only the data tables are compared.
+    const skip = new Set(BOOKKEEPING_EXPORTS.map((t) => t.folder));
     for (const table of existsSync(out) ? (await readdir(out)).sort() : []) {
+      if (skip.has(table)) continue;
       const files = (await listFiles(join(out, table))).filter((f) => f.endsWith('.parquet'));
       if (files.length === 0) continue;
       const glob = `'${join(out, table).replaceAll("'", "''")}/**/*.parquet'`;
@@ -202,10 +208,15 @@ export async function parquetChecksums(out: string, ignore: string[] = []): Prom
   }
 }
 
-/** Size, mtime and inode of every file under `dir`: any rewrite changes at least one of them. */
+/**
+ * Size, mtime and inode of every file under `dir`: any rewrite changes at least one of them. The exported run log and
+ * watermarks (and their manifests) are left out: every run rewrites them, since every run adds itself to the log.
+ */
 export async function fileStamps(dir: string): Promise<Record<string, string>> {
   const stamps: Record<string, string> = {};
+  const bookkeeping = new Set(BOOKKEEPING_EXPORTS.flatMap((t) => [t.folder, `manifests/${t.folder}.json`]));
   for (const f of await listFiles(dir)) {
+    if (bookkeeping.has(f.split('/')[0]!) || bookkeeping.has(f)) continue;
     const s = await stat(join(dir, f));
     stamps[f] = `${s.size}:${s.mtimeMs}:${s.ino}`;
   }
@@ -224,10 +235,10 @@ export async function assertReadersSeeWholeFiles(out: string): Promise<number> {
       const rows = await parquetReadObjects({ file: await asyncBufferFromFile(path), compressors });
       if (!Array.isArray(rows)) throw new Error(`${f} did not read as rows`);
       files += 1;
-    } else if (f.endsWith('_manifest.json')) {
+    } else if (/^manifests\/[^/]+\.json$/.test(f)) {
       const manifest = JSON.parse(await readFile(path, 'utf8')) as TableManifest;
       for (const entry of manifest.files) {
-        const named = join(path, '..', entry.path);
+        const named = join(out, manifest.table, entry.path);
         if (!existsSync(named)) throw new Error(`${f} names ${entry.path}, which does not exist`);
       }
     }
@@ -292,4 +303,14 @@ export class SecretScan {
     }
     return { places, searched: { texts: this.#texts.length, tables, files } };
   }
+}
+
+/** A local port nothing listens on (opened, then closed): a base URL there refuses connections. */
+export function closedPort(): Promise<number> {
+  return new Promise<number>((resolvePort) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolvePort(p));
+    });
+  });
 }

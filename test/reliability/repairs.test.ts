@@ -50,49 +50,50 @@ describe('damaged Parquet output', () => {
     expect(await parquetChecksums(t.out)).toEqual(good);
     await assertReadersSeeWholeFiles(t.out);
     for (const table of Object.keys(good)) {
-      const manifest = JSON.parse(await readFile(join(t.out, table, '_manifest.json'), 'utf8')) as TableManifest;
+      const manifest = JSON.parse(await readFile(manifestOf(table), 'utf8')) as TableManifest;
       const files = (await listFiles(join(t.out, table))).filter((f) => f.endsWith('.parquet'));
       expect(manifest.files.map((f) => f.path)).toEqual(files);
     }
     expect(await leftovers(t.dir)).toEqual([]);
   }
 
-  const month = (table: string, m: string) => join(t.out, table, `_month=${m}`, 'data.parquet');
+  const year = (table: string, y: string) => join(t.out, table, `year=${y}`, 'data.parquet');
+  const manifestOf = (table: string) => join(t.out, 'manifests', `${table}.json`);
 
   it('a manifest of the wrong shape: the next run rebuilds it and says so', async () => {
-    await writeFile(join(t.out, 'revenue', '_manifest.json'), JSON.stringify({ table: 'revenue', files: 3 }));
+    await writeFile(manifestOf('revenue'), JSON.stringify({ table: 'revenue', files: 3 }));
     const result = await run();
     expect(result.code, result.stderr.slice(-500)).toBe(0);
-    expect(result.stderr).toMatch(/repaired revenue in .* from DuckDB: _manifest\.json has the wrong shape: \\?"files\\?" is not a list/);
+    expect(result.stderr).toMatch(/repaired revenue in .* from DuckDB: manifests\/revenue\.json has the wrong shape: \\?"files\\?" is not a list/);
     await expectRepaired();
   });
 
   it('a Parquet file truncated by hand: the next run rewrites it from DuckDB and says so', async () => {
-    const file = month('sessions', '2025-04');
+    const file = year('sessions', '2025');
     const size = (await readFile(file)).length;
     await truncate(file, Math.floor(size / 2));
     const result = await run();
     expect(result.code, result.stderr.slice(-500)).toBe(0);
     expect(result.stderr).toContain('repaired sessions');
-    expect(result.stderr).toContain('_month=2025-04/data.parquet: no Parquet magic bytes');
+    expect(result.stderr).toContain('year=2025/data.parquet: no Parquet magic bytes');
     await expectRepaired();
   });
 
   it('a file the manifest names, deleted: the next run puts it back', async () => {
-    await rm(month('revenue', '2025-03'));
+    await rm(year('revenue', '2025'));
     const result = await run();
     expect(result.code, result.stderr.slice(-500)).toBe(0);
-    expect(result.stderr).toContain('_month=2025-03/data.parquet is named by _manifest.json but missing');
+    expect(result.stderr).toContain('year=2025/data.parquet is named by manifests/revenue.json but missing');
     await expectRepaired();
   });
 
   it('`export` repairs a manifest that is not JSON and a truncated file at once', async () => {
-    await writeFile(join(t.out, 'purchase_quantity', '_manifest.json'), '{"table": "purchase_quan');
-    await truncate(month('revenue', '2025-05'), 100);
+    await writeFile(manifestOf('purchase_quantity'), '{"table": "purchase_quan');
+    await truncate(year('revenue', '2025'), 100);
     const result = await exportAll();
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('repaired purchase_quantity: _manifest.json is not JSON');
-    expect(result.stderr).toContain('repaired revenue: _month=2025-05/data.parquet');
+    expect(result.stderr).toContain('repaired purchase_quantity: manifests/purchase_quantity.json is not JSON');
+    expect(result.stderr).toContain('repaired revenue: year=2025/data.parquet');
     await expectRepaired();
   });
 

@@ -59,8 +59,8 @@ describe('the stream registry', () => {
       expect(summary.pool, stream.name).toBe(stream.endpoint.pool);
       const options = pipeline.streams[stream.name] as never;
       if (stream.kind === 'series') {
-        expect(plan.series.map((s) => s.seriesKey)).toHaveLength(stream.series(options).length);
-        for (const s of plan.series) for (const w of s.cursor.windows) expect(w.length).toBeLessThanOrEqual(stream.maxUnits);
+        expect(plan.series.map((s) => s.seriesKey)).toHaveLength(stream.series(options, []).length);
+        for (const s of plan.series) for (const w of s.cursor.windows) expect(w.length).toBeLessThanOrEqual(s.maxUnits);
       } else if (stream.kind === 'per_id') {
         expect(plan.perId[0]!.ids).toEqual(stream.ids(options));
       } else if (stream.kind === 'paged_list') {

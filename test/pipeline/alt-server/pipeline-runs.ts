@@ -13,6 +13,9 @@ import { buildPlan } from '../../../src/pipeline/plan.js';
 import { runPipeline } from '../../../src/pipeline/run-pipeline.js';
 import type { PipelineDeps, RunSummary } from '../../../src/pipeline/run-pipeline.js';
 import type { StreamName } from '../../../src/config/pipeline-definition.js';
+import type { Emulator } from '../../../src/emulator/server.js';
+import type { VariantOptions } from './variant-server.js';
+import { VariantServer } from './variant-server.js';
 
 export interface RunRequest {
   /** Name of the run's database and Parquet folder inside the temp dir. */
@@ -68,10 +71,20 @@ export class PipelineRuns {
     return runPipeline(opts, { client: { backoffBaseMs: 5, backoffMaxMs: 50, ...r.client } });
   }
 
+  /** One run through a variant server in front of `emulator`, started for this run and closed after it. */
+  async runThrough(emulator: Emulator, r: Omit<RunRequest, 'baseUrl' | 'apiKey'>, options: VariantOptions): Promise<{ summary: RunSummary; variant: VariantServer }> {
+    const variant = await VariantServer.create(emulator, options);
+    try {
+      return { summary: await this.run({ ...r, baseUrl: variant.url, apiKey: emulator.demoApiKey }), variant };
+    } finally {
+      await variant.close();
+    }
+  }
+
   /**
    * Windows of the `length`/`ending_at` series a first run over [from, until] plans: the requests no client can do
-   * without, and the ones a server with another window reading may need one follow-up each for. (Canvas summary days
-   * ask with `starting_at`, which every reading agrees on.)
+   * without, and the ones a server with another window reading may need one follow-up each for. (Canvas days read from
+   * data_summary ask with `starting_at`, which every reading agrees on.)
    */
   seriesWindows(from: string, until: string): number {
     const pipeline = loadPipelineFile(this.pipelinePath);
@@ -82,7 +95,7 @@ export class PipelineRuns {
       from: DateTime.fromISO(from, { zone: 'utc' }),
       until: DateTime.fromISO(until, { zone: 'utc' }),
     });
-    return plan.series.filter((s) => s.stream.name !== 'canvas_summary').reduce((n, s) => n + s.cursor.windows.length, 0);
+    return plan.series.filter((s) => s.endpoint.path !== '/canvas/data_summary').reduce((n, s) => n + s.cursor.windows.length, 0);
   }
 
   /**

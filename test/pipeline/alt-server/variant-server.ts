@@ -86,6 +86,11 @@ const SERIES_VALUE_FIELD: Readonly<Record<string, string>> = {
   '/purchases/revenue_series': 'revenue',
   '/sessions/data_series': 'sessions',
   '/segments/data_series': 'size',
+  '/events/data_series': 'count',
+  '/kpi/dau/data_series': 'dau',
+  '/kpi/mau/data_series': 'mau',
+  '/kpi/new_users/data_series': 'new_users',
+  '/kpi/uninstalls/data_series': 'uninstalls',
 };
 
 /** Page-index lists: the body key of their entries and the emulator's page size. */
@@ -97,6 +102,11 @@ const PAGE_LISTS: Readonly<Record<string, { key: string; size: number }>> = {
 };
 
 const OFFSET_LISTS: Readonly<Record<string, string>> = { '/templates/email/list': 'templates', '/content_blocks/list': 'content_blocks' };
+
+/** Daily series whose points are whole Canvas roll-ups under `data.stats` rather than `{ time, <value> }` under `data`. */
+const CANVAS_SERIES_PATH = '/canvas/data_series';
+/** Daily series whose points carry several figures and per-channel lists rather than one value. */
+const CAMPAIGN_SERIES_PATH = '/campaigns/data_series';
 
 const METADATA_TIMESTAMPS = ['created_at', 'updated_at', 'first_entry', 'last_entry', 'last_edited', 'last_updated_at', 'last_job_start_time', 'next_scheduled_run'];
 
@@ -181,7 +191,9 @@ export class VariantServer {
       const valueField = SERIES_VALUE_FIELD[path];
       const unit: keyof typeof UNIT_MS = query.get('unit') === 'hour' ? 'hour' : 'day';
       const reading = options.windows ?? 'contains';
-      if (valueField && reading !== 'contains') {
+      const isCanvasSeries = path === CANVAS_SERIES_PATH;
+      const isCampaignSeries = path === CAMPAIGN_SERIES_PATH;
+      if ((valueField || isCanvasSeries || isCampaignSeries) && reading !== 'contains') {
         // S2: the units [floor(E) − length, floor(E)). Asking the emulator (S1) for the unit containing floor(E) − 1 ms
         // returns exactly those.
         const raw = query.get('ending_at');
@@ -268,7 +280,11 @@ export class VariantServer {
       const now = emulator.clock.nowMs();
       const rewritten = valueField
         ? rewriteSeries(parsed, valueField, unit, reading, now, options)
-        : rewriteOther(path, parsed, options);
+        : isCanvasSeries
+          ? rewriteCanvasSeries(parsed, reading, now, options)
+          : isCampaignSeries
+            ? rewriteCampaignSeries(parsed, reading, now, options)
+            : rewriteOther(path, parsed, options);
       sendJson(res, 200, rewritten, out);
     };
 
@@ -338,6 +354,79 @@ function rewriteSeries(body: unknown, valueField: string, unit: keyof typeof UNI
   return { ...(o.extraFields ? { generated_by: 'variant', units: unit } : {}), ...body, data };
 }
 
+/** One Canvas roll-up (a data summary's `data`, or one day of a data series): figures in the asked number forms, extra fields, optional parts dropped. */
+function rewriteCanvasStats(stats: Json, o: VariantOptions, numberForm: () => NumberForm): Json {
+  const extra = (obj: Json): Json => (o.extraFields ? { ...obj, x_variant: { revision: 2, tags: ['a'] } } : obj);
+  const num = (v: unknown): unknown => (typeof v === 'number' ? encodeNumber(v, numberForm()) : v);
+  const data: Json = { ...stats };
+  const figures = (obj: Json): Json => extra(Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, k === 'name' ? v : num(v)])));
+  if (isObject(data.total_stats)) data.total_stats = figures(data.total_stats);
+  for (const key of ['variant_stats', 'step_stats'] as const) {
+    const byId = data[key];
+    if (!isObject(byId)) continue;
+    if (o.dropOptional && Object.keys(byId).length === 0) {
+      delete data[key];
+      continue;
+    }
+    data[key] = Object.fromEntries(Object.entries(byId).map(([id, s]) => {
+      if (!isObject(s)) return [id, s];
+      const { messages, ...rest } = s;
+      const out = figures(rest);
+      if (isObject(messages) && !(o.dropOptional && Object.keys(messages).length === 0)) {
+        out.messages = Object.fromEntries(Object.entries(messages).map(([channel, list]) => [
+          channel,
+          Array.isArray(list) ? list.map((m) => (isObject(m) ? figures(m) : m)) : list,
+        ]));
+      }
+      return [id, out];
+    }));
+  }
+  return data;
+}
+
+/** A Canvas data series read like the other series (window reading, one day fewer, time forms), each day rewritten like a summary. */
+function rewriteCanvasSeries(body: unknown, reading: WindowReading, nowMs: number, o: VariantOptions): unknown {
+  if (!isObject(body) || !isObject(body.data) || !Array.isArray(body.data.stats)) return body;
+  let days = (body.data.stats as Json[]).map((d) => ({ d, ms: Date.parse(`${String(d.time)}T00:00:00Z`) }));
+  days.sort((a, b) => a.ms - b.ms);
+  if (reading === 'whole') days = days.filter(({ ms }) => ms + UNIT_MS.day <= nowMs);
+  if (o.fewerAtOldEnd) days = days.slice(1);
+  const timeForm = rotation<TimeForm>(o.timeForm, 'emulator');
+  const numberForm = rotation<NumberForm>(o.numberForm, 'json');
+  const stats = days.map(({ d }) => {
+    const { time, ...rest } = d;
+    return { ...(o.extraFields ? { flags: [] } : {}), time: rewriteTime(String(time), timeForm()), ...rewriteCanvasStats(rest, o, numberForm) };
+  });
+  return { ...(o.extraFields ? { generated_by: 'variant' } : {}), ...body, data: { ...body.data, stats } };
+}
+
+/** A campaign series read like the other series; every figure of a day and of its variation entries in the asked number forms. */
+function rewriteCampaignSeries(body: unknown, reading: WindowReading, nowMs: number, o: VariantOptions): unknown {
+  if (!isObject(body) || !Array.isArray(body.data)) return body;
+  let days = (body.data as Json[]).map((d) => ({ d, ms: Date.parse(`${String(d.time)}T00:00:00Z`) }));
+  days.sort((a, b) => a.ms - b.ms);
+  if (reading === 'whole') days = days.filter(({ ms }) => ms + UNIT_MS.day <= nowMs);
+  if (o.fewerAtOldEnd) days = days.slice(1);
+  const timeForm = rotation<TimeForm>(o.timeForm, 'emulator');
+  const numberForm = rotation<NumberForm>(o.numberForm, 'json');
+  const figures = (obj: Json): Json => ({
+    ...Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, typeof v === 'number' ? encodeNumber(v, numberForm()) : v])),
+    ...(o.extraFields ? { x_variant: { revision: 2 } } : {}),
+  });
+  // A variation entry's own channel fields are stored whole (as JSON), so only the typed figures are respelled and no
+  // field is added there.
+  const typed = new Set(['sent', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'bounces', 'unsubscribes', 'delivered']);
+  const entry = (m: Json): Json => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typed.has(k) && typeof v === 'number' ? encodeNumber(v, numberForm()) : v]));
+  const data = days.map(({ d }) => {
+    const { time, messages, ...rest } = d;
+    const lists = isObject(messages)
+      ? Object.fromEntries(Object.entries(messages).map(([channel, list]) => [channel, Array.isArray(list) ? list.map((m) => (isObject(m) ? entry(m) : m)) : list]))
+      : messages;
+    return { time: rewriteTime(String(time), timeForm()), ...figures(rest), messages: lists };
+  });
+  return { ...(o.extraFields ? { generated_by: 'variant' } : {}), ...body, data };
+}
+
 function rewriteOther(path: string, body: unknown, o: VariantOptions): unknown {
   if (!isObject(body)) return body;
   const extra = (obj: Json): Json => (o.extraFields ? { ...obj, x_variant: { revision: 2, tags: ['a'] } } : obj);
@@ -350,33 +439,8 @@ function rewriteOther(path: string, body: unknown, o: VariantOptions): unknown {
   };
   const num = (v: unknown): unknown => (typeof v === 'number' ? encodeNumber(v, numberForm()) : v);
   switch (path) {
-    case '/canvas/data_summary': {
-      if (!isObject(body.data)) return body;
-      const data: Json = { ...body.data };
-      const figures = (obj: Json): Json => extra(Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, k === 'name' ? v : num(v)])));
-      if (isObject(data.total_stats)) data.total_stats = figures(data.total_stats);
-      for (const key of ['variant_stats', 'step_stats'] as const) {
-        const stats = data[key];
-        if (!isObject(stats)) continue;
-        if (o.dropOptional && Object.keys(stats).length === 0) {
-          delete data[key];
-          continue;
-        }
-        data[key] = Object.fromEntries(Object.entries(stats).map(([id, s]) => {
-          if (!isObject(s)) return [id, s];
-          const { messages, ...rest } = s;
-          const out = figures(rest);
-          if (isObject(messages) && !(o.dropOptional && Object.keys(messages).length === 0)) {
-            out.messages = Object.fromEntries(Object.entries(messages).map(([channel, list]) => [
-              channel,
-              Array.isArray(list) ? list.map((m) => (isObject(m) ? figures(m) : m)) : list,
-            ]));
-          }
-          return [id, out];
-        }));
-      }
-      return extra({ ...body, data: extra(data) });
-    }
+    case '/canvas/data_summary':
+      return isObject(body.data) ? extra({ ...body, data: extra(rewriteCanvasStats(body.data, o, numberForm)) }) : body;
     case '/canvas/details': {
       const out = stamps(body);
       if (Array.isArray(out.variants)) {

@@ -24,7 +24,9 @@ streams:
   revenue:           { unit: day, apps: ["*"], products: ["*"] }
   sessions:          { unit: hour, apps: ["*"], segments: ["*", seg_1] }
   segment_size:      { segments: [seg_1, seg_2] }
+  kpis:              { metrics: [dau, mau, new_users, uninstalls], apps: ["*", app_1] }
   custom_events:     {}
+  event_counts:      { events: [achievement_bought, achievement_claimed], unit: day, apps: ["*", app_1] }
   canvas_summary:    { canvases: [cv_1, cv_2], variant_breakdown: true, step_breakdown: true }
   canvas_details:    { canvases: [cv_1, cv_2] }
   email_templates:   { ids: [tpl_1, tpl_2] }

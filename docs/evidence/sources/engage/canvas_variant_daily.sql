@@ -1,0 +1,1 @@
+SELECT * FROM analytics.canvas_variant_daily

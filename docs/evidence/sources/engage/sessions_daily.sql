@@ -1,0 +1,1 @@
+SELECT * FROM analytics.sessions_daily

@@ -1,0 +1,67 @@
+-- Revenue and purchases per day. The base tables keep '*' rows ("all apps", "all products") beside the per-app and
+-- per-product rows, so each grain gets a view of its own: summing any column of any of these views counts each
+-- purchase once. A day is the series' day point when one was loaded, else the sum of its hour points.
+
+-- Internal: one row per loaded (day, app_id, product); '*' rows included. Not a view, so no BI tool lists it.
+CREATE OR REPLACE MACRO "analytics"."purchases_per_series"() AS TABLE
+WITH
+  "revenue_days" AS (
+    SELECT "app_id", "product", "day", arg_min("value", "unit" <> 'day') AS "revenue" FROM (
+      SELECT "app_id", "product", CAST("time" AS DATE) AS "day", "unit", sum("revenue") AS "value"
+      FROM "main"."revenue" GROUP BY ALL
+    ) GROUP BY ALL
+  ),
+  "quantity_days" AS (
+    SELECT "app_id", "product", "day", arg_min("value", "unit" <> 'day') AS "purchases" FROM (
+      SELECT "app_id", "product", CAST("time" AS DATE) AS "day", "unit", sum("purchase_quantity") AS "value"
+      FROM "main"."purchase_quantity" GROUP BY ALL
+    ) GROUP BY ALL
+  )
+SELECT
+  COALESCE(r."day", q."day") AS "day",
+  COALESCE(r."app_id", q."app_id") AS "app_id",
+  COALESCE(r."product", q."product") AS "product",
+  r."revenue" AS "revenue",
+  CAST(q."purchases" AS BIGINT) AS "purchases"
+FROM "revenue_days" r FULL OUTER JOIN "quantity_days" q
+  ON r."day" = q."day" AND r."app_id" = q."app_id" AND r."product" = q."product";
+
+CREATE OR REPLACE VIEW "analytics"."purchases_daily" AS
+SELECT "day", "revenue", "purchases", "revenue" / NULLIF("purchases", 0) AS "revenue_per_purchase"
+FROM "analytics"."purchases_per_series"() WHERE "app_id" = '*' AND "product" = '*';
+COMMENT ON VIEW "analytics"."purchases_daily" IS 'Revenue and purchases per day over all apps and all products (the platform''s own totals). One row per day; SUM over days is the true total.';
+COMMENT ON COLUMN "analytics"."purchases_daily"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."purchases_daily"."revenue" IS 'Revenue of the day, all apps and products, in the workspace currency. NULL when the revenue series was not loaded.';
+COMMENT ON COLUMN "analytics"."purchases_daily"."purchases" IS 'Purchases (quantity) of the day, all apps and products. NULL when the purchase series was not loaded.';
+COMMENT ON COLUMN "analytics"."purchases_daily"."revenue_per_purchase" IS 'revenue / purchases; NULL when there was no purchase.';
+
+CREATE OR REPLACE VIEW "analytics"."purchases_daily_by_app" AS
+SELECT "day", "app_id", "revenue", "purchases", "revenue" / NULLIF("purchases", 0) AS "revenue_per_purchase"
+FROM "analytics"."purchases_per_series"() WHERE "app_id" <> '*' AND "product" = '*';
+COMMENT ON VIEW "analytics"."purchases_daily_by_app" IS 'Revenue and purchases per day and app, all products. Holds only the apps the pipeline loads, so its SUM is the total of those apps; the all-apps total is purchases_daily.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app"."app_id" IS 'The app.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app"."revenue" IS 'Revenue of the app on the day, all products. NULL when the pipeline does not load revenue for this app.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app"."purchases" IS 'Purchases (quantity) of the app on the day, all products. NULL when not loaded for this app.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app"."revenue_per_purchase" IS 'revenue / purchases; NULL when there was no purchase.';
+
+CREATE OR REPLACE VIEW "analytics"."purchases_daily_by_product" AS
+SELECT "day", "product", "revenue", "purchases", "revenue" / NULLIF("purchases", 0) AS "revenue_per_purchase"
+FROM "analytics"."purchases_per_series"() WHERE "app_id" = '*' AND "product" <> '*';
+COMMENT ON VIEW "analytics"."purchases_daily_by_product" IS 'Revenue and purchases per day and product, all apps. Holds only the products the pipeline loads; the all-products total is purchases_daily.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_product"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_product"."product" IS 'The product id.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_product"."revenue" IS 'Revenue of the product on the day, all apps. NULL when not loaded for this product.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_product"."purchases" IS 'Purchases (quantity) of the product on the day, all apps. NULL when not loaded for this product.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_product"."revenue_per_purchase" IS 'revenue / purchases; NULL when there was no purchase.';
+
+CREATE OR REPLACE VIEW "analytics"."purchases_daily_by_app_product" AS
+SELECT "day", "app_id", "product", "revenue", "purchases", "revenue" / NULLIF("purchases", 0) AS "revenue_per_purchase"
+FROM "analytics"."purchases_per_series"() WHERE "app_id" <> '*' AND "product" <> '*';
+COMMENT ON VIEW "analytics"."purchases_daily_by_app_product" IS 'Revenue and purchases per day, app and product: only the loaded (app, product) pairs, no totals.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."app_id" IS 'The app.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."product" IS 'The product id.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."revenue" IS 'Revenue of the product in the app on the day. NULL when not loaded for this pair.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."purchases" IS 'Purchases (quantity) of the product in the app on the day. NULL when not loaded for this pair.';
+COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."revenue_per_purchase" IS 'revenue / purchases; NULL when there was no purchase.';

@@ -1,0 +1,87 @@
+-- Canvas performance: per Canvas and day, per variant and day, and the step funnel of each Canvas.
+CREATE OR REPLACE VIEW "analytics"."canvas_daily" AS
+SELECT
+  s."day", s."canvas_id", COALESCE(c."name", s."name") AS "canvas_name",
+  s."entries", s."conversions", s."conversions_by_entry_time",
+  s."conversions" / NULLIF(CAST(s."entries" AS DOUBLE), 0) AS "conversion_rate",
+  s."revenue"
+FROM "main"."canvas_summary" s LEFT JOIN "main"."canvases" c ON c."canvas_id" = s."canvas_id";
+COMMENT ON VIEW "analytics"."canvas_daily" IS 'Each Canvas per day: entries, conversions, conversion rate and revenue. One row per Canvas and day; SUM over days or Canvases counts each entry once.';
+COMMENT ON COLUMN "analytics"."canvas_daily"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."canvas_daily"."canvas_id" IS 'The Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_daily"."canvas_name" IS 'The Canvas''s current name.';
+COMMENT ON COLUMN "analytics"."canvas_daily"."entries" IS 'Users who entered the Canvas on the day.';
+COMMENT ON COLUMN "analytics"."canvas_daily"."conversions" IS 'Conversions counted on the day.';
+COMMENT ON COLUMN "analytics"."canvas_daily"."conversions_by_entry_time" IS 'Conversions credited to the day the user entered.';
+COMMENT ON COLUMN "analytics"."canvas_daily"."conversion_rate" IS 'conversions / entries; NULL on a day without entries. Average it over days as sum(conversions) / sum(entries), not avg(conversion_rate).';
+COMMENT ON COLUMN "analytics"."canvas_daily"."revenue" IS 'Revenue attributed to the Canvas on the day.';
+
+CREATE OR REPLACE VIEW "analytics"."canvas_variant_daily" AS
+SELECT
+  v."day", v."canvas_id", COALESCE(c."name", cs."name") AS "canvas_name", v."variant_id",
+  COALESCE(cv."name", v."name") AS "variant_name",
+  v."entries", v."conversions",
+  v."conversions" / NULLIF(CAST(v."entries" AS DOUBLE), 0) AS "conversion_rate",
+  v."revenue"
+FROM "main"."canvas_variant_summary" v
+LEFT JOIN "main"."canvases" c ON c."canvas_id" = v."canvas_id"
+LEFT JOIN "main"."canvas_summary" cs ON cs."canvas_id" = v."canvas_id" AND cs."day" = v."day"
+LEFT JOIN "main"."canvas_variants" cv ON cv."canvas_id" = v."canvas_id" AND cv."variant_id" = v."variant_id";
+COMMENT ON VIEW "analytics"."canvas_variant_daily" IS 'Each Canvas variant per day: entries, conversions, conversion rate and revenue. One row per Canvas, variant and day.';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."canvas_id" IS 'The Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."canvas_name" IS 'The Canvas''s current name.';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."variant_id" IS 'The variant.';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."variant_name" IS 'The variant''s current name.';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."entries" IS 'Users who entered the variant on the day.';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."conversions" IS 'Conversions of the variant counted on the day.';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."conversion_rate" IS 'conversions / entries; NULL on a day without entries. Over several days use sum(conversions) / sum(entries).';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."revenue" IS 'Revenue attributed to the variant on the day.';
+
+-- A step's position is its distance from a variant's first step along next_step_ids (the shortest path when paths join).
+CREATE OR REPLACE VIEW "analytics"."canvas_step_funnel" AS
+WITH RECURSIVE "walk"("canvas_id", "step_id", "depth") AS (
+  SELECT "canvas_id", "first_step_id", 1 FROM "main"."canvas_variants" WHERE "first_step_id" IS NOT NULL
+  UNION
+  SELECT s."canvas_id", n."next_id", w."depth" + 1
+  FROM "walk" w
+  JOIN "main"."canvas_steps" s ON s."canvas_id" = w."canvas_id" AND s."step_id" = w."step_id"
+  CROSS JOIN unnest(s."next_step_ids") AS n("next_id")
+  WHERE w."depth" < 100
+),
+"positions" AS (SELECT "canvas_id", "step_id", min("depth") AS "position" FROM "walk" GROUP BY ALL),
+"sent" AS (SELECT "canvas_id", "step_id", sum("sent") AS "messages_sent", sum("opens") AS "opens" FROM "main"."canvas_step_messages" GROUP BY ALL),
+"steps" AS (
+  SELECT "canvas_id", "step_id", arg_max("name", "day") AS "name", sum("conversions") AS "conversions", sum("revenue") AS "revenue",
+         min("day") AS "first_day", max("day") AS "last_day"
+  FROM "main"."canvas_step_summary" GROUP BY ALL
+),
+"entries" AS (SELECT "canvas_id", sum("entries") AS "entries" FROM "main"."canvas_summary" GROUP BY ALL)
+SELECT
+  st."canvas_id", c."name" AS "canvas_name", p."position", st."step_id", COALESCE(cs."name", st."name") AS "step_name", cs."type" AS "step_type",
+  CAST(COALESCE(se."messages_sent", 0) AS BIGINT) AS "messages_sent", CAST(COALESCE(se."opens", 0) AS BIGINT) AS "opens",
+  CAST(st."conversions" AS BIGINT) AS "conversions", st."revenue",
+  CAST(e."entries" AS BIGINT) AS "canvas_entries",
+  st."conversions" / NULLIF(CAST(e."entries" AS DOUBLE), 0) AS "conversions_per_entry",
+  st."first_day", st."last_day"
+FROM "steps" st
+LEFT JOIN "positions" p ON p."canvas_id" = st."canvas_id" AND p."step_id" = st."step_id"
+LEFT JOIN "sent" se ON se."canvas_id" = st."canvas_id" AND se."step_id" = st."step_id"
+LEFT JOIN "entries" e ON e."canvas_id" = st."canvas_id"
+LEFT JOIN "main"."canvases" c ON c."canvas_id" = st."canvas_id"
+LEFT JOIN "main"."canvas_steps" cs ON cs."canvas_id" = st."canvas_id" AND cs."step_id" = st."step_id";
+COMMENT ON VIEW "analytics"."canvas_step_funnel" IS 'The step funnel of each Canvas over every loaded day: one row per Canvas and step, in path order (position). Rows are steps of one path, so do not SUM conversions across steps: a user converts once per Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."canvas_id" IS 'The Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."canvas_name" IS 'The Canvas''s current name.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."position" IS 'Steps from a variant''s first step (1 = first step) along the shortest path; NULL for a step no path reaches (deleted or detached).';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."step_id" IS 'The step.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."step_name" IS 'The step''s current name.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."step_type" IS 'message, delay, decision_split, audience_paths, …; NULL when the step is no longer in the Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."messages_sent" IS 'Messages the step sent, summed over its channels (a user reached by email and push counts twice).';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."opens" IS 'Opens of the step''s messages, summed over its channels.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."conversions" IS 'Conversions credited to the step over every loaded day.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."revenue" IS 'Revenue credited to the step over every loaded day.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."canvas_entries" IS 'Entries into the Canvas over every loaded day: the top of the funnel.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."conversions_per_entry" IS 'conversions / canvas_entries.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."first_day" IS 'First day with data for the step.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."last_day" IS 'Last day with data for the step.';

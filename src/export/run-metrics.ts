@@ -1,0 +1,95 @@
+// `run --metrics-file`: the outcome of a run in the Prometheus text format, for node_exporter's textfile collector —
+// last success time, duration, requests, rows and open holes per stream — written atomically (temp file + rename) so
+// the collector never reads half a file. The last success of a stream not done by this run is carried over from the
+// previous file, so a failed night keeps showing when the data was last fresh.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { openPublished } from '../load/published-snapshot.js';
+import type { StreamFinished } from '../pipeline/run-events.js';
+import type { MetricFamily } from './prometheus-text.js';
+import { formatPrometheusText, parsePrometheusText } from './prometheus-text.js';
+
+export interface RunMetricsInput {
+  pipeline: string;
+  /** The streams this run was asked to do. */
+  streams: readonly string[];
+  /** 'succeeded' (exit 0 or 3), 'failed' or 'interrupted'. */
+  status: string;
+  exitCode: number;
+  finishedAt: Date;
+  seconds: number;
+  requests: number;
+  /** Streams whose fetching finished in this run. */
+  finished: readonly StreamFinished[];
+  /** Open holes per stream (the `_etl_holes` table), 0 when absent. */
+  openHoles: Readonly<Record<string, number>>;
+}
+
+const LAST_SUCCESS = 'engage_etl_stream_last_success_timestamp_seconds';
+
+/** The metric families of one run; `previousLastSuccess` carries the streams' earlier successes over. */
+export function runMetricFamilies(m: RunMetricsInput, previousLastSuccess: ReadonlyMap<string, number>): MetricFamily[] {
+  const pipeline = { pipeline: m.pipeline };
+  const succeeded = m.status === 'succeeded';
+  const finishedAt = Math.round(m.finishedAt.getTime() / 1000);
+  const lastSuccess = new Map(previousLastSuccess);
+  if (succeeded) for (const s of m.streams) lastSuccess.set(s, finishedAt);
+  const perStream = (pick: (f: StreamFinished) => number) => m.finished.map((f) => ({ labels: { ...pipeline, stream: f.stream }, value: pick(f) }));
+  const gauge = (name: string, help: string, samples: MetricFamily['samples']): MetricFamily => ({ name, help, type: 'gauge', samples });
+  return [
+    gauge('engage_etl_run_success', 'Whether the last run succeeded (1, warnings included) or not (0).', [{ labels: pipeline, value: succeeded ? 1 : 0 }]),
+    gauge('engage_etl_run_exit_code', 'Exit code of the last run: 0 done, 1 failed, 2 configuration error, 3 completed with warnings, 130 interrupted.', [{ labels: pipeline, value: m.exitCode }]),
+    gauge('engage_etl_run_finished_timestamp_seconds', 'When the last run ended, in Unix seconds.', [{ labels: pipeline, value: finishedAt }]),
+    gauge('engage_etl_run_duration_seconds', 'Wall time of the last run.', [{ labels: pipeline, value: m.seconds }]),
+    gauge('engage_etl_run_requests', 'Requests the last run sent, retries included.', [{ labels: pipeline, value: m.requests }]),
+    gauge(LAST_SUCCESS, 'When a run that included the stream last succeeded, in Unix seconds.',
+      [...lastSuccess].sort(([a], [b]) => a.localeCompare(b)).map(([stream, value]) => ({ labels: { ...pipeline, stream }, value }))),
+    gauge('engage_etl_stream_duration_seconds', 'Seconds from the start of fetching to the stream\'s last request, in the last run.', perStream((f) => f.seconds)),
+    gauge('engage_etl_stream_requests', 'Requests the stream needed in the last run.', perStream((f) => f.requests)),
+    gauge('engage_etl_stream_rows', 'Rows the stream fetched in the last run.', perStream((f) => f.rows)),
+    gauge('engage_etl_stream_open_holes', 'Units of the stream the service did not deliver and a later run must retry.',
+      m.streams.map((stream) => ({ labels: { ...pipeline, stream }, value: m.openHoles[stream] ?? 0 }))),
+  ];
+}
+
+/** Writes the metrics of a run to `path` atomically, carrying the last successes of the previous file over. */
+export async function writeRunMetrics(path: string, m: RunMetricsInput): Promise<void> {
+  const file = resolve(path);
+  const previous = new Map<string, number>();
+  if (existsSync(file)) {
+    try {
+      for (const s of parsePrometheusText(await readFile(file, 'utf8'))) {
+        if (s.name === LAST_SUCCESS && s.labels['pipeline'] === m.pipeline && s.labels['stream']) previous.set(s.labels['stream'], s.value);
+      }
+    } catch {
+      // A damaged file is replaced whole; only the carried-over success times are lost.
+    }
+  }
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(3).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, formatPrometheusText(runMetricFamilies(m, previous)));
+    await rename(tmp, file);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/**
+ * Open holes per stream from `_etl_holes` (status 'open') of the published file readers see; empty when the database or
+ * the table does not exist.
+ */
+export async function readOpenHoles(db: string): Promise<Record<string, number>> {
+  if (!existsSync(db)) return {};
+  const wh = await openPublished(db);
+  try {
+    const [exists] = await wh.query(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '_etl_holes'`);
+    if (Number(exists?.['n'] ?? 0) === 0) return {};
+    const rows = await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`);
+    return Object.fromEntries(rows.map((r) => [String(r['stream']), Number(r['n'])]));
+  } finally {
+    await wh.close();
+  }
+}

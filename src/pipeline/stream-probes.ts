@@ -1,0 +1,97 @@
+// One cheap request per stream, for `engage-etl check`, derived from the stream's declaration by its kind (no table of
+// streams beside the registry): a series asks for one unit of its first series, a per-id stream for its first id, a
+// paged list for its first page. The endpoint, hence the permission a key needs, is the declaration's. A series built
+// from stored values (`events: all`) has none without a database: its probe reads the list that fills them first. An id
+// list that says `all` is resolved by discovery at run time: the probe reads the first page of that list and asks for
+// its first object.
+import type { ApiClient } from '../api/api-client.js';
+import type { EndpointSpec } from '../api/endpoints.js';
+import { splitWindows } from '../extract/windows.js';
+import type { PipelineDefinition } from '../config/pipeline-definition.js';
+import type { StreamName } from '../streams/registry.js';
+import { STREAMS, streamDeclaration } from '../streams/registry.js';
+import type { SeriesStream, StreamDeclaration } from '../streams/stream-declaration.js';
+import type { ListedObject, ListRequest } from '../streams/workspace-lists.js';
+import { listingKey } from '../streams/workspace-lists.js';
+import { addUnits, floorUnit, parseUtcInstant } from '../time/utc-time.js';
+
+/** The endpoint the stream's probe asks (a series may choose its own by option, e.g. Canvas `source: data_summary`). */
+export function probeEndpoint(pipeline: PipelineDefinition, stream: StreamName): EndpointSpec {
+  const decl = streamDeclaration(stream);
+  const given = pipeline.streams[stream];
+  if (decl.kind !== 'series' || given === undefined) return decl.endpoint;
+  const stand = { id: 'probe', name: 'probe', version: '', tags: [], attributes: {} };
+  const options = decl.discovery ? decl.discovery.resolve(given, () => [stand]).options : given;
+  return decl.series(options, ['probe'])[0]?.endpoint ?? decl.endpoint;
+}
+
+/**
+ * Send the stream's probe through `client`; resolves when the server answered it, throws the client's error otherwise.
+ * `endingAt` is a complete past instant (ISO 8601).
+ */
+export async function probeStream(client: ApiClient, pipeline: PipelineDefinition, stream: StreamName, endingAt: string): Promise<void> {
+  const decl = streamDeclaration(stream);
+  const given = pipeline.streams[stream];
+  if (given === undefined) throw new Error(`internal: ${stream} is not in the pipeline ${pipeline.name}`);
+  const options = await withFirstListed(client, decl, given);
+  if (options === undefined) return;
+  switch (decl.kind) {
+    case 'series': {
+      const [series] = decl.series(options, await listedValues(client, decl, options, endingAt));
+      if (!series) throw new Error(`internal: ${stream} declares no series to probe`);
+      const instant = parseUtcInstant(endingAt);
+      if (!instant) throw new Error(`internal: ${JSON.stringify(endingAt)} is not an ISO 8601 instant`);
+      const end = floorUnit(instant, series.unit);
+      const [window] = splitWindows({ unit: series.unit, start: addUnits(end, -1, series.unit), end }, 1);
+      await series.fetch(client, window!);
+      return;
+    }
+    case 'per_id': {
+      const [id] = decl.ids(options);
+      if (id === undefined) throw new Error(`internal: ${stream} has no id to probe`);
+      await decl.fetch(client, id, options);
+      return;
+    }
+    case 'paged_list':
+      await client.request<unknown>({ endpoint: decl.endpoint });
+      return;
+    case 'listing':
+      await firstPage(client, { list: decl.list, includeArchived: false });
+      return;
+  }
+}
+
+/** The values a series built from stored values would read, taken from the list stream that stores them. */
+async function listedValues(client: ApiClient, decl: SeriesStream, options: unknown, endingAt: string): Promise<string[]> {
+  const reads = decl.reads?.(options);
+  if (!reads) return [];
+  const filler = STREAMS.find((s) => s.kind === 'paged_list' && s.tables.some((t) => t.name === reads.table));
+  if (filler?.kind !== 'paged_list') throw new Error(`internal: no list stream stores ${reads.table}`);
+  const listed = await filler.fetch(client, {}, new Date(endingAt));
+  const rows = listed.upserts.find((u) => u.table === reads.table)?.rows ?? [];
+  const values = rows.map((r) => r[reads.column]).filter((v): v is string => typeof v === 'string');
+  if (values.length === 0) throw new Error(`${decl.name}: the workspace lists no ${reads.column} in ${reads.table} yet, so there is nothing to probe it with`);
+  return values.slice(0, 1);
+}
+
+/**
+ * The options with `all` replaced by the first object of each list it needs (one page read per list); undefined when a
+ * list is empty — reading it was the probe, and the stream has nothing to ask for yet.
+ */
+async function withFirstListed(client: ApiClient, decl: StreamDeclaration, options: unknown): Promise<unknown> {
+  const needs = decl.kind === 'listing' ? [] : (decl.discovery?.needs(options) ?? []);
+  if (needs.length === 0 || decl.kind === 'listing' || !decl.discovery) return options;
+  const firsts = new Map<string, ListedObject[]>();
+  for (const request of needs) firsts.set(listingKey(request), (await firstPage(client, request)).slice(0, 1));
+  if ([...firsts.values()].some((listed) => listed.length === 0)) return undefined;
+  return decl.discovery.resolve(options, (request) => firsts.get(listingKey(request)) ?? []).options;
+}
+
+async function firstPage(client: ApiClient, request: ListRequest): Promise<ListedObject[]> {
+  const pages = request.list.pages(client, request.includeArchived);
+  try {
+    return (await pages.next()).value ?? [];
+  } finally {
+    await pages.return(undefined);
+  }
+}

@@ -1,0 +1,101 @@
+// The charts of the HTML report, one entry each: a query over the analyst views returning one row per mark (columns
+// "x", "series", "y"), and how to draw it. A chart over a new view is one more entry here.
+
+export interface ChartSpec {
+  /** Stable id: the report's `data-chart` attribute and the browser test's handle. */
+  id: string;
+  title: string;
+  /** One sentence under the title: what is shown and over which period. */
+  caption: string;
+  /** One row per mark: "x" (DATE, TIMESTAMP or text), "series" (text), "y" (number, never NULL). */
+  sql: string;
+  kind: 'line' | 'bar';
+  /** How the y values read. @default 'number' */
+  yFormat?: 'number' | 'percent';
+}
+
+/** Days the daily charts show, ending with the last day of data. */
+export const REPORT_DAYS = 90;
+
+const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS}`;
+
+/** A measure per day from a totals view ("All apps") and its per-app view, last REPORT_DAYS days; NULL (not loaded) left out. */
+const allAndPerApp = (totals: string, perApp: string, measure: string) =>
+  `SELECT "day" AS "x", 'All apps' AS "series", "${measure}" AS "y" FROM "analytics"."${totals}" WHERE "${measure}" IS NOT NULL AND ${lastDays(totals)}
+   UNION ALL
+   SELECT "day", "app_id", "${measure}" FROM "analytics"."${perApp}" WHERE "${measure}" IS NOT NULL AND ${lastDays(perApp)}
+   ORDER BY "series", "x"`;
+
+/** A measure of the last 30 runs that have it, one bar per run labelled by its id (its start time, unique) and outcome. */
+const recentRuns = (measure: string, series: string) =>
+  `SELECT "run_id" || ' ' || "status" AS "x", '${series}' AS "series", "${measure}" AS "y"
+   FROM (SELECT * FROM "analytics"."runs" WHERE "${measure}" IS NOT NULL ORDER BY "started_at" DESC LIMIT 30) ORDER BY "started_at"`;
+
+export const CHARTS: readonly ChartSpec[] = [
+  {
+    id: 'revenue',
+    title: 'Revenue per day',
+    caption: `All apps (the platform's total) and each loaded app, last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    sql: allAndPerApp('purchases_daily', 'purchases_daily_by_app', 'revenue'),
+  },
+  {
+    id: 'purchases',
+    title: 'Purchases per day',
+    caption: `All apps and each loaded app, last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    sql: allAndPerApp('purchases_daily', 'purchases_daily_by_app', 'purchases'),
+  },
+  {
+    id: 'sessions',
+    title: 'Sessions per day',
+    caption: `All apps and each loaded app, last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    sql: allAndPerApp('sessions_daily', 'sessions_daily_by_app', 'sessions'),
+  },
+  {
+    id: 'segments',
+    title: 'Segment sizes',
+    caption: `Users in each loaded segment per day, last ${REPORT_DAYS} days (segments overlap).`,
+    kind: 'line',
+    sql: `SELECT "day" AS "x", "segment_id" AS "series", "size" AS "y" FROM "analytics"."segment_size_daily" WHERE ${lastDays('segment_size_daily')} ORDER BY "series", "x"`,
+  },
+  {
+    id: 'canvas-variants',
+    title: 'Canvas conversion per variant',
+    caption: 'Conversions / entries of each Canvas variant over the last 30 days of data.',
+    kind: 'bar',
+    yFormat: 'percent',
+    sql: `SELECT "canvas_name" || ' · ' || "variant_name" AS "x", 'conversion rate' AS "series", sum("conversions") / sum("entries") AS "y"
+          FROM "analytics"."canvas_variant_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."canvas_variant_daily") - 30
+          GROUP BY ALL HAVING sum("entries") > 0 ORDER BY "x"`,
+  },
+  {
+    id: 'canvas-funnel',
+    title: 'Canvas step funnel',
+    caption: 'Conversions credited to each step, in path order, over every loaded day.',
+    kind: 'bar',
+    sql: `SELECT "canvas_name" || ' · ' || "position" || '. ' || "step_name" AS "x", "canvas_name" AS "series", "conversions" AS "y"
+          FROM "analytics"."canvas_step_funnel" WHERE "position" IS NOT NULL ORDER BY "canvas_name", "position", "step_name"`,
+  },
+  {
+    id: 'run-requests',
+    title: 'API requests of recent runs',
+    caption: 'The last 30 runs, labelled by run id (its start time, UTC) and outcome.',
+    kind: 'bar',
+    sql: recentRuns('requests', 'requests'),
+  },
+  {
+    id: 'run-durations',
+    title: 'Duration of recent runs',
+    caption: 'Seconds from start to end of the last 30 finished runs.',
+    kind: 'bar',
+    sql: recentRuns('duration_seconds', 'seconds'),
+  },
+];
+
+/** The freshness table of the report: one row per stream. */
+export const FRESHNESS_SQL = `
+  SELECT "stream", count(*) AS "series", min("watermark") AS "oldest_watermark", round(max("age_hours"), 1) AS "max_age_hours",
+         sum("open_holes") AS "open_holes", max("last_successful_run_at") AS "last_successful_run_at"
+  FROM "analytics"."freshness" GROUP BY ALL ORDER BY "stream"`;

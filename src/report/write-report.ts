@@ -1,0 +1,94 @@
+// `engage-etl report`: one static, self-contained HTML file (inline CSS and SVG, no script, no link, no font to fetch)
+// that opens by double-click, offline. Its charts come from report-charts.ts, drawn by render-chart.ts.
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { Warehouse } from '../load/warehouse.js';
+import { CHARTS, FRESHNESS_SQL } from './report-charts.js';
+import type { ChartSpec } from './report-charts.js';
+import { renderChartSvg } from './render-chart.js';
+import type { ChartRow } from './render-chart.js';
+
+export interface ReportSummary {
+  path: string;
+  bytes: number;
+  /** Per chart, the rows its query returned: the marks it draws. */
+  charts: { id: string; rows: number }[];
+}
+
+const escapeHtml = (text: string): string =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (value instanceof Date) return value.toISOString().replace('T', ' ').replace(/:\d{2}\.\d{3}Z$/, ' UTC');
+  if (typeof value === 'number') return value.toLocaleString('en-US');
+  return String(value);
+}
+
+/** The rows of a chart's query, checked: a NULL y would silently draw no mark. */
+async function chartRows(wh: Warehouse, spec: ChartSpec): Promise<ChartRow[]> {
+  const rows = await wh.query(spec.sql);
+  return rows.map((r, i) => {
+    if (typeof r.y !== 'number' || !Number.isFinite(r.y)) throw new Error(`chart ${spec.id}: row ${i} has y = ${String(r.y)}; its query must return numbers only`);
+    return { x: r.x instanceof Date ? r.x : String(r.x), series: String(r.series), y: r.y };
+  });
+}
+
+const STYLE = `
+  body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 980px; padding: 24px; color: #1d2330; background: #fafbfc; }
+  h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 0 0 2px; }
+  .meta, .caption { color: #5b6475; font-size: 13px; margin: 0 0 12px; }
+  section { background: #fff; border: 1px solid #e3e6eb; border-radius: 8px; padding: 16px; margin: 16px 0; }
+  figure { margin: 0; } svg { max-width: 100%; height: auto; }
+  table { border-collapse: collapse; font-size: 13px; width: 100%; }
+  th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eef0f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+  .empty { color: #8a93a3; font-style: italic; }
+  code { font-size: 12px; }`;
+
+/** Write the report to `path` (its folder is created; the file is replaced whole, never half-written). */
+export async function writeReport(wh: Warehouse, path: string, now: Date = new Date()): Promise<ReportSummary> {
+  const target = resolve(path);
+  const sections: string[] = [];
+  const charts: ReportSummary['charts'] = [];
+  for (const spec of CHARTS) {
+    const rows = await chartRows(wh, spec);
+    charts.push({ id: spec.id, rows: rows.length });
+    const body = rows.length > 0 ? `<figure>${renderChartSvg(spec, rows)}</figure>` : '<p class="empty">No data yet.</p>';
+    sections.push(`<section class="chart" data-chart="${escapeHtml(spec.id)}" data-rows="${rows.length}">
+<h2>${escapeHtml(spec.title)}</h2><p class="caption">${escapeHtml(spec.caption)}</p>
+${body}
+</section>`);
+  }
+
+  const fresh = await wh.query(FRESHNESS_SQL);
+  const columns = ['stream', 'series', 'oldest_watermark', 'max_age_hours', 'open_holes', 'last_successful_run_at'];
+  const numeric = new Set(['series', 'max_age_hours', 'open_holes']);
+  const freshness = fresh.length === 0
+    ? '<p class="empty">No series loaded yet.</p>'
+    : `<table><thead><tr>${columns.map((c) => `<th>${escapeHtml(c.replaceAll('_', ' '))}</th>`).join('')}</tr></thead><tbody>
+${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num"' : ''}>${escapeHtml(cellText(r[c]))}</td>`).join('')}</tr>`).join('\n')}
+</tbody></table>`;
+  const views = await wh.query(`SELECT "view_name", "comment" FROM duckdb_views() WHERE "schema_name" = 'analytics' ORDER BY 1`);
+
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>engage-etl report</title><style>${STYLE}</style></head>
+<body>
+<h1>engage-etl report</h1>
+<p class="meta">Written ${escapeHtml(cellText(now))} from ${escapeHtml(wh.path)}. Every chart reads the views of schema <code>analytics</code>; query them with <code>engage-etl query</code> or any DuckDB client.</p>
+${sections.join('\n')}
+<section data-table="freshness"><h2>Data freshness</h2><p class="caption">Per stream: how far the complete data reaches (watermark) and how old that is.</p>
+${freshness}
+</section>
+<section><h2>Views</h2><table><tbody>
+${views.map((v) => `<tr><td><code>analytics.${escapeHtml(String(v.view_name))}</code></td><td>${escapeHtml(String(v.comment ?? ''))}</td></tr>`).join('\n')}
+</tbody></table></section>
+</body></html>
+`;
+  await mkdir(dirname(target), { recursive: true });
+  const tmp = `${target}.${process.pid}.tmp`;
+  await writeFile(tmp, html);
+  await rename(tmp, target);
+  return { path: target, bytes: Buffer.byteLength(html), charts };
+}

@@ -1,0 +1,85 @@
+// `engage-etl check` over HTTP against the emulator: a full key passes every stream (exit 0) and reports the pools'
+// headroom; a key missing one permission names that stream and permission (exit 2) and passes the others; a base URL
+// that does not answer, or answers 404 everywhere, exits 2 saying so; the README's permissions table is the generated one.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../../src/api/endpoints.js';
+import type { EndpointSpec } from '../../src/api/endpoints.js';
+import { permissionsTable } from '../../src/cli/check-command.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import type { CheckReport } from '../../src/pipeline/check-streams.js';
+import type { Target } from '../reliability/reliability-helpers.js';
+import { closedPort, REPO, makeTarget, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+
+const NO_SESSIONS_KEY = 'check-no-sessions-5c1e0a9b7d3f';
+
+let dir: string;
+let em: Emulator;
+let t: Target;
+
+beforeAll(async () => {
+  dir = await tempDir('engage-check-');
+  const permissions = [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))]
+    .filter((p): p is string => p !== undefined && p !== 'sessions.data_series');
+  em = await startEmulator({ keys: [{ key: NO_SESSIONS_KEY, name: 'no-sessions', permissions }] });
+  t = await makeTarget(dir, 'check');
+});
+afterAll(async () => {
+  await em?.close();
+  await removeDir(dir);
+});
+
+const check = (key: string, baseUrl = em.url, ...extra: string[]) => runCli(['check', '--pipeline', t.pipeline, '--base-url', baseUrl, ...extra], { ENGAGE_API_KEY: key });
+
+describe('engage-etl check', () => {
+  it('passes every stream of the pipeline with a full key, within seconds, and reports the headroom per pool', async () => {
+    const r = await check(em.demoApiKey, em.url, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as CheckReport;
+    expect(report.ok).toBe(true);
+    expect(report.streams).toHaveLength(10);
+    expect(report.streams.every((s) => s.outcome === 'ok')).toBe(true);
+    const pools = report.headroom.map((h) => h.pool).sort();
+    expect(pools).toEqual(['cdi', 'default', 'purchases_events']);
+    for (const h of report.headroom) expect(h.remaining).toBeLessThan(h.limit!);
+    expect(r.ms).toBeLessThan(20_000);
+  });
+
+  it('names the stream and the permission a key lacks, passes the others, and exits 2', async () => {
+    const r = await check(NO_SESSIONS_KEY);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/9 of 10 streams readable/);
+    expect(r.stdout).toMatch(/^ {2}sessions +MISSING PERMISSION +sessions\.data_series +GET \/sessions\/data_series$/m);
+    expect(r.stdout).toMatch(/^ {2}revenue +ok /m);
+    expect(r.stderr).toMatch(/^engage-etl: 1 of 10 streams: sessions needs permission sessions\.data_series; grant the permission to the key, or remove the stream from /);
+    expect(r.stdout + r.stderr).not.toContain(NO_SESSIONS_KEY);
+  });
+
+  it('says the key is refused when it is not a key of this instance', async () => {
+    const r = await check('not-a-key-of-this-instance');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^engage-etl: the API key: the service refused it \(401\)/);
+    expect(r.stdout + r.stderr).not.toContain('not-a-key-of-this-instance');
+  });
+
+  it('says the base URL does not answer, and names every stream as failing on a base URL that answers 404', async () => {
+    const port = await closedPort();
+    const dead = await check(em.demoApiKey, `http://127.0.0.1:${port}`);
+    expect(dead.code).toBe(2);
+    expect(dead.stderr).toMatch(/^engage-etl: the base URL: no answer .*ECONNREFUSED.*check --base-url/);
+    const wrongPath = await check(em.demoApiKey, `${em.url}/not-the-api`);
+    expect(wrongPath.code).toBe(2);
+    expect(wrongPath.stdout).toMatch(/0 of 10 streams readable/);
+    expect(wrongPath.stdout).toMatch(/404/);
+  }, 30_000);
+
+  it('prints the permission of every stream, and the README shows exactly that table', async () => {
+    const r = await runCli(['check', '--permissions']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(permissionsTable());
+    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
+    const block = /<!-- permissions:start[^\n]*\n([\s\S]*?)\n<!-- permissions:end -->/.exec(readme)?.[1];
+    expect(block, 'README: regenerate the table between the permissions markers with `engage-etl check --permissions`').toBe(permissionsTable());
+  });
+});

@@ -1,0 +1,293 @@
+// Every analyst view checked against a computation written here from the base tables, over a demo warehouse loaded
+// from the emulator; then the same views defined over the Parquet tree by `engage-etl views` answer the same.
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Warehouse } from '../../src/load/warehouse.js';
+import { fromDuckDBValue } from '../../src/load/duckdb-values.js';
+import { parquetViewsSql } from '../../src/views/parquet-views-sql.js';
+import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
+import { utcDay } from '../pipeline/helpers/pipeline-fixture.js';
+import { analystWarehouse } from './analyst-fixture.js';
+
+type Row = Record<string, unknown>;
+
+const day = (d: unknown): string => (d as Date).toISOString().slice(0, 10);
+const num = (v: unknown): number => (typeof v === 'bigint' ? Number(v) : (v as number));
+/** Doubles summed in another order differ in the last bits: compare them at 1e-6. */
+const round = (v: unknown): unknown => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1e6) / 1e6 : v);
+
+function sorted(rows: Row[], keys: string[]): Row[] {
+  const key = (r: Row) => keys.map((k) => (r[k] instanceof Date ? day(r[k]) : String(r[k]))).join('|');
+  return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v)]))).sort((a, b) => key(a).localeCompare(key(b)));
+}
+
+function expectSameRows(actual: Row[], expected: Row[], keys: string[]): void {
+  expect(actual.length).toBeGreaterThan(0);
+  expect(sorted(actual, keys)).toEqual(sorted(expected, keys));
+}
+
+/** Per (dims, day): the day point when the series has one, else the sum of its hour points — written without SQL. */
+function daily(rows: Row[], dims: string[], measure: string): Map<string, { dims: string[]; day: string; value: number }> {
+  const byUnit = new Map<string, { dims: string[]; day: string; day_: number; hour: number; hasDay: boolean }>();
+  for (const r of rows) {
+    const dimValues = dims.map((d) => r[d] as string);
+    const k = [...dimValues, day(r.time)].join('|');
+    const e = byUnit.get(k) ?? { dims: dimValues, day: day(r.time), day_: 0, hour: 0, hasDay: false };
+    if (r.unit === 'day') {
+      e.day_ += num(r[measure]);
+      e.hasDay = true;
+    } else e.hour += num(r[measure]);
+    byUnit.set(k, e);
+  }
+  return new Map([...byUnit].map(([k, e]) => [k, { dims: e.dims, day: e.day, value: e.hasDay ? e.day_ : e.hour }]));
+}
+
+describe('the analyst views of a demo warehouse', () => {
+  let f: PipelineFixture;
+  const q = (sql: string) => f.query(sql);
+
+  beforeAll(async () => {
+    f = await analystWarehouse();
+    // Day points beside the hour points of two days: the views must take the day point, not add both.
+    const wh = await Warehouse.open(f.db);
+    try {
+      await wh.commit({
+        runId: 'manual-day-points', loadedAt: new Date(), state: [],
+        upserts: [{ table: 'sessions', rows: [
+          { app_id: '*', segment_id: '*', unit: 'day', time: utcDay('2025-01-05'), sessions: 123_456 },
+          { app_id: 'app_2', segment_id: '*', unit: 'day', time: utcDay('2025-01-06'), sessions: 7 },
+        ] }],
+      });
+    } finally {
+      await wh.close();
+    }
+  }, 120_000);
+  afterAll(async () => f?.close());
+
+  it('gives every view and every column a comment', async () => {
+    const views = await q(`SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`);
+    expect(views.map((v) => v.view_name)).toEqual([
+      'calendar', 'canvas_daily', 'canvas_step_funnel', 'canvas_variant_daily', 'freshness', 'purchases_daily', 'purchases_daily_by_app',
+      'purchases_daily_by_app_product', 'purchases_daily_by_product', 'runs', 'segment_size_daily', 'sessions_daily', 'sessions_daily_by_app',
+      'sessions_daily_by_app_segment', 'sessions_daily_by_segment',
+    ]);
+    for (const v of views) expect(String(v.comment ?? ''), String(v.view_name)).toMatch(/\w{3,}/);
+    const columns = await q(`SELECT table_name, column_name, comment FROM duckdb_columns() WHERE schema_name = 'analytics'`);
+    expect(columns.length).toBeGreaterThan(80);
+    expect(columns.filter((c) => !c.comment).map((c) => `${String(c.table_name)}.${String(c.column_name)}`)).toEqual([]);
+  });
+
+  it('revenue and purchases per day: totals, per app, per product and per pair, each from its own rows', async () => {
+    const revenue = daily(await q(`SELECT * FROM revenue`), ['app_id', 'product'], 'revenue');
+    const quantity = daily(await q(`SELECT * FROM purchase_quantity`), ['app_id', 'product'], 'purchase_quantity');
+    const all = new Map<string, Row>();
+    for (const [k, e] of [...revenue, ...quantity]) all.set(k, { app_id: e.dims[0], product: e.dims[1], day: e.day });
+    const expected = [...all].map(([k, r]) => {
+      const rev = revenue.get(k)?.value ?? null;
+      const qty = quantity.get(k)?.value ?? null;
+      return { ...r, revenue: rev, purchases: qty, revenue_per_purchase: rev !== null && qty ? rev / qty : null } as Row;
+    });
+    const pick = (app: boolean, product: boolean) =>
+      expected
+        .filter((r) => (r.app_id !== '*') === app && (r.product !== '*') === product)
+        .map(({ app_id, product: p, ...rest }) => ({ ...rest, ...(app ? { app_id } : {}), ...(product ? { product: p } : {}) }));
+    const asDays = (rows: Row[]) => rows.map((r) => ({ ...r, day: day(r.day) }));
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.purchases_daily`)), pick(false, false), ['day']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.purchases_daily_by_app`)), pick(true, false), ['day', 'app_id']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.purchases_daily_by_product`)), pick(false, true), ['day', 'product']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.purchases_daily_by_app_product`)), pick(true, true), ['day', 'app_id', 'product']);
+    // app_2 has purchases but no revenue series: its revenue is unknown (NULL), not zero.
+    expect((await q(`SELECT count(*) AS n FROM analytics.purchases_daily_by_app WHERE app_id = 'app_2' AND revenue IS NULL AND purchases IS NOT NULL`))[0]?.n).toBeGreaterThan(30);
+  });
+
+  it('sessions per day: the day point wins over the sum of hours, totals and breakdowns apart', async () => {
+    const expected = [...daily(await q(`SELECT * FROM sessions`), ['app_id', 'segment_id'], 'sessions').values()];
+    const pick = (app: boolean, seg: boolean) =>
+      expected
+        .filter((e) => (e.dims[0] !== '*') === app && (e.dims[1] !== '*') === seg)
+        .map((e) => ({ day: e.day, ...(app ? { app_id: e.dims[0] } : {}), ...(seg ? { segment_id: e.dims[1] } : {}), sessions: e.value }));
+    const asDays = (rows: Row[]) => rows.map((r) => ({ ...r, day: day(r.day) }));
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily`)), pick(false, false), ['day']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily_by_app`)), pick(true, false), ['day', 'app_id']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily_by_segment`)), pick(false, true), ['day', 'segment_id']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily_by_app_segment`)), pick(true, true), ['day', 'app_id', 'segment_id']);
+    expect(await q(`SELECT sessions FROM analytics.sessions_daily WHERE day = DATE '2025-01-05'`)).toEqual([{ sessions: 123_456 }]);
+  });
+
+  it('never double-counts: no view holds a "*" row, and SUM over the totals view is the platform total, not the naive sum', async () => {
+    for (const [view, cols] of [
+      ['purchases_daily_by_app', ['app_id']], ['purchases_daily_by_product', ['product']], ['purchases_daily_by_app_product', ['app_id', 'product']],
+      ['sessions_daily_by_app', ['app_id']], ['sessions_daily_by_segment', ['segment_id']], ['sessions_daily_by_app_segment', ['app_id', 'segment_id']],
+    ] as const) {
+      const [row] = await q(`SELECT count(*) AS n FROM analytics.${view} WHERE ${cols.map((c) => `"${c}" = '*'`).join(' OR ')}`);
+      expect(row?.n, view).toBe(0);
+    }
+    const base = await q(`SELECT app_id, product, revenue FROM revenue WHERE unit = 'day'`);
+    const platformTotal = base.filter((r) => r.app_id === '*' && r.product === '*').reduce((s, r) => s + num(r.revenue), 0);
+    const naive = base.reduce((s, r) => s + num(r.revenue), 0);
+    const [viewTotal] = await q(`SELECT sum(revenue) AS total FROM analytics.purchases_daily`);
+    expect(num(viewTotal?.total)).toBeCloseTo(platformTotal, 6);
+    expect(naive).toBeGreaterThan(platformTotal * 1.2);
+    const [pairs] = await q(`SELECT sum(revenue) AS total FROM analytics.purchases_daily_by_app_product`);
+    const pairTotal = base.filter((r) => r.app_id !== '*' && r.product !== '*').reduce((s, r) => s + num(r.revenue), 0);
+    expect(num(pairs?.total)).toBeCloseTo(pairTotal, 6);
+  });
+
+  it('segment sizes with the change from the day before, NULL where that day is missing', async () => {
+    const rows = await q(`SELECT segment_id, time, size FROM segment_size`);
+    const size = new Map(rows.map((r) => [`${String(r.segment_id)}|${day(r.time)}`, num(r.size)]));
+    const expected = rows.map((r) => {
+      const prevDay = new Date((r.time as Date).getTime() - 86_400_000);
+      const prev = size.get(`${String(r.segment_id)}|${day(prevDay)}`) ?? null;
+      const s = num(r.size);
+      return { day: day(r.time), segment_id: r.segment_id, size: s, previous_size: prev, growth: prev === null ? null : s - prev, growth_rate: prev ? (s - prev) / prev : null };
+    });
+    const actual: Row[] = (await q(`SELECT * FROM analytics.segment_size_daily`)).map((r) => ({ ...r, day: day(r.day) }));
+    expectSameRows(actual, expected, ['segment_id', 'day']);
+    expect(actual.filter((r) => r.previous_size === null)).toHaveLength(2);
+  });
+
+  it('Canvas per day and per variant: entries, conversions, rate and revenue, with current names', async () => {
+    const names = new Map((await q(`SELECT canvas_id, name FROM canvases`)).map((r) => [r.canvas_id, r.name]));
+    const summary = await q(`SELECT * FROM canvas_summary`);
+    expectSameRows(
+      (await q(`SELECT * FROM analytics.canvas_daily`)).map((r) => ({ ...r, day: day(r.day) })),
+      summary.map((s) => ({
+        day: day(s.day), canvas_id: s.canvas_id, canvas_name: names.get(s.canvas_id) ?? s.name, entries: num(s.entries), conversions: num(s.conversions),
+        conversions_by_entry_time: num(s.conversions_by_entry_time), conversion_rate: num(s.entries) ? num(s.conversions) / num(s.entries) : null, revenue: s.revenue,
+      })),
+      ['canvas_id', 'day'],
+    );
+    const variantNames = new Map((await q(`SELECT canvas_id, variant_id, name FROM canvas_variants`)).map((r) => [`${String(r.canvas_id)}|${String(r.variant_id)}`, r.name]));
+    const variants = await q(`SELECT * FROM canvas_variant_summary`);
+    expectSameRows(
+      (await q(`SELECT * FROM analytics.canvas_variant_daily`)).map((r) => ({ ...r, day: day(r.day) })),
+      variants.map((v) => ({
+        day: day(v.day), canvas_id: v.canvas_id, canvas_name: names.get(v.canvas_id), variant_id: v.variant_id,
+        variant_name: variantNames.get(`${String(v.canvas_id)}|${String(v.variant_id)}`) ?? v.name, entries: num(v.entries), conversions: num(v.conversions),
+        conversion_rate: num(v.entries) ? num(v.conversions) / num(v.entries) : null, revenue: v.revenue,
+      })),
+      ['canvas_id', 'variant_id', 'day'],
+    );
+  });
+
+  it('the step funnel: steps at their shortest distance from a first step, with their totals over every day', async () => {
+    const steps = await q(`SELECT canvas_id, step_id, name, type, next_step_ids FROM canvas_steps`);
+    const next = new Map(steps.map((s) => [`${String(s.canvas_id)}|${String(s.step_id)}`, (s.next_step_ids as string[] | null) ?? []]));
+    const position = new Map<string, number>();
+    for (const v of await q(`SELECT canvas_id, first_step_id FROM canvas_variants WHERE first_step_id IS NOT NULL`)) {
+      let frontier = [String(v.first_step_id)];
+      for (let depth = 1; frontier.length > 0 && depth < 100; depth += 1) {
+        const following: string[] = [];
+        for (const id of frontier) {
+          const k = `${String(v.canvas_id)}|${id}`;
+          if ((position.get(k) ?? Infinity) <= depth) continue;
+          position.set(k, depth);
+          following.push(...(next.get(k) ?? []));
+        }
+        frontier = following;
+      }
+    }
+    const entries = new Map<unknown, number>();
+    for (const s of await q(`SELECT canvas_id, entries FROM canvas_summary`)) entries.set(s.canvas_id, (entries.get(s.canvas_id) ?? 0) + num(s.entries));
+    const sent = new Map<string, [number, number]>();
+    for (const m of await q(`SELECT canvas_id, step_id, sent, opens FROM canvas_step_messages`)) {
+      const k = `${String(m.canvas_id)}|${String(m.step_id)}`;
+      const [s, o] = sent.get(k) ?? [0, 0];
+      sent.set(k, [s + num(m.sent), o + num(m.opens)]);
+    }
+    const names = new Map((await q(`SELECT canvas_id, name FROM canvases`)).map((r) => [r.canvas_id, r.name]));
+    const stepInfo = new Map(steps.map((s) => [`${String(s.canvas_id)}|${String(s.step_id)}`, s]));
+    const acc = new Map<string, Row>();
+    for (const r of await q(`SELECT * FROM canvas_step_summary ORDER BY day`)) {
+      const k = `${String(r.canvas_id)}|${String(r.step_id)}`;
+      const a = acc.get(k) ?? { canvas_id: r.canvas_id, step_id: r.step_id, conversions: 0, revenue: 0, first_day: day(r.day) };
+      a.conversions = (a.conversions as number) + num(r.conversions);
+      a.revenue = (a.revenue as number) + num(r.revenue);
+      a.last_day = day(r.day);
+      a.summary_name = r.name;
+      acc.set(k, a);
+    }
+    const expected = [...acc].map(([k, a]) => {
+      const info = stepInfo.get(k);
+      const e = entries.get(a.canvas_id) ?? null;
+      return {
+        canvas_id: a.canvas_id, canvas_name: names.get(a.canvas_id), position: position.get(k) ?? null, step_id: a.step_id,
+        step_name: info?.name ?? a.summary_name, step_type: info?.type ?? null, messages_sent: sent.get(k)?.[0] ?? 0, opens: sent.get(k)?.[1] ?? 0,
+        conversions: a.conversions, revenue: a.revenue, canvas_entries: e, conversions_per_entry: e ? (a.conversions as number) / e : null,
+        first_day: a.first_day, last_day: a.last_day,
+      };
+    });
+    const actual: Row[] = (await q(`SELECT * FROM analytics.canvas_step_funnel`)).map((r) => ({ ...r, first_day: day(r.first_day), last_day: day(r.last_day) }));
+    expectSameRows(actual, expected, ['canvas_id', 'step_id']);
+    expect(actual.some((r) => num(r.position) >= 3)).toBe(true);
+  });
+
+  it('the calendar covers every day from the first to the last day of data, without a gap', async () => {
+    const [bounds] = await q(`SELECT least(min(r.time), min(s.time)) AS lo, greatest(max(r.time), max(s.time)) AS hi FROM revenue r, sessions s`);
+    const days = (await q(`SELECT day, iso_weekday, is_weekend FROM analytics.calendar ORDER BY day`)).map((r) => ({ ...r, day: day(r.day) }));
+    const expected: Row[] = [];
+    for (let t = (bounds!.lo as Date).getTime(); t <= (bounds!.hi as Date).getTime(); t += 86_400_000) {
+      const d = new Date(t);
+      const iso = d.getUTCDay() === 0 ? 7 : d.getUTCDay();
+      expected.push({ day: day(d), iso_weekday: iso, is_weekend: iso >= 6 });
+    }
+    expect(days).toEqual(expected);
+  });
+
+  it('freshness per series and the run log, from the loader\'s own state', async () => {
+    const state = await q(`SELECT * FROM _etl_series_state`);
+    const runs = await q(`SELECT * FROM _etl_runs`);
+    const holes = await q(`SELECT * FROM _etl_holes`);
+    const openHoles = (s: Row) => holes.filter((h) => h.stream === s.stream && h.series_key === s.series_key && h.status === 'open').length;
+    const lastSuccess = Math.max(...runs.filter((r) => r.status === 'succeeded' || r.status === 'completed_with_holes').map((r) => (r.finished_at as Date).getTime()));
+    const fresh = await q(`SELECT * FROM analytics.freshness`);
+    expectSameRows(
+      fresh.map(({ age, age_hours, ...r }) => r),
+      state.map((s) => ({
+        stream: s.stream, series_key: s.series_key, unit: s.unit, watermark: s.watermark, rows_loaded: s.rows_loaded, open_holes: openHoles(s),
+        last_run_id: s.last_run_id, last_run_status: runs.find((r) => r.run_id === s.last_run_id)?.status ?? null, last_successful_run_at: new Date(lastSuccess),
+      })),
+      ['stream', 'series_key', 'unit'],
+    );
+    for (const r of fresh) expect(num(r.age_hours)).toBeCloseTo((Date.now() - (r.watermark as Date).getTime()) / 3_600_000, 0);
+    const logged = await q(`SELECT run_id, status, duration_seconds, requests FROM analytics.runs`);
+    expectSameRows(logged, runs.map((r) => ({
+      run_id: r.run_id, status: r.status, requests: r.requests,
+      duration_seconds: r.finished_at ? ((r.finished_at as Date).getTime() - (r.started_at as Date).getTime()) / 1000 : null,
+    })), ['run_id']);
+  });
+
+  it('over the Parquet tree, the SQL file of `engage-etl views` gives every view the same answers', async () => {
+    const wh = await Warehouse.open(f.db);
+    const { exportBookkeeping, exportParquet } = await import('../../src/export/export-parquet.js');
+    try {
+      await exportParquet(wh, f.out, { scope: 'dirty' });
+      await exportBookkeeping(wh, f.out);
+    } finally {
+      await wh.close();
+    }
+    const views = (await q(`SELECT view_name FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`)).map((r) => String(r.view_name));
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      await conn.run(parquetViewsSql(f.out));
+      // Watermarks are UTC: the age must not move with the session's time zone (UTC+14 here).
+      await conn.run(`SET TimeZone = 'Pacific/Kiritimati'`);
+      const ages = (await conn.runAndReadAll(`SELECT epoch_ms(watermark) AS w, age_hours FROM analytics.freshness`)).getRowObjectsJS();
+      expect(ages.length).toBeGreaterThan(0);
+      for (const a of ages) expect(Number(a.age_hours)).toBeCloseTo((Date.now() - Number(a.w)) / 3_600_000, 1);
+      for (const view of views) {
+        const sql = `SELECT COLUMNS(c -> c NOT IN ('age', 'age_hours')) FROM analytics."${view}" ORDER BY ALL`;
+        const fromParquet = (await conn.runAndReadAll(sql)).getRowObjectsJS().map((r) => fromDuckDBValue(r) as Row);
+        const fromWarehouse = await q(sql);
+        expect(fromParquet.length, view).toBeGreaterThan(0);
+        expect(fromParquet.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v)]))), view)
+          .toEqual(fromWarehouse.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v)]))));
+      }
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  });
+});
