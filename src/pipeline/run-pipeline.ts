@@ -170,7 +170,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       reporter.emit({ type: 'committed', tables });
     }, until.toJSDate());
     committed = committer;
-    await committer.add({ ...discovery.rows, state: [], holes: [] });
+    // Only a pipeline that says `all` has list rows to commit before fetching.
+    if (discovery.rows.upserts.some((u) => u.rows.length > 0)) await committer.add({ ...discovery.rows, state: [], holes: [] });
     const progress = new Map<string, StreamProgress>();
     // One clock per phase: a phase's streams start when it does.
     let clock = new StreamClock([]);

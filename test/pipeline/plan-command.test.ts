@@ -23,8 +23,11 @@ streams:
   revenue:           { unit: day, apps: ["*", app_1], products: ["*", gems_small] }
   sessions:          { unit: hour, apps: ["*", app_2], segments: ["*", seg_1] }
   segment_size:      { segments: [seg_1, seg_2, seg_3, seg_4, seg_5, seg_6] }
+  kpis:              { metrics: [dau, mau, new_users, uninstalls], apps: ["*", app_1, app_2] }
   custom_events:     {}
-  canvas_summary:    { canvases: [cv_1, cv_2, cv_3, cv_4, cv_5], variant_breakdown: true, step_breakdown: true }
+  event_counts:      { events: all, unit: day, apps: ["*"] }
+  campaign_series:   { campaigns: [cmp_1, cmp_2, cmp_4] }
+  canvas_summary:    { canvases: [cv_1, cv_2, cv_3, cv_4, cv_5], source: data_series, reconcile: true, variant_breakdown: true, step_breakdown: true }
   canvas_details:    { canvases: [cv_1, cv_2, cv_3, cv_4, cv_5] }
   email_templates:   { ids: [tpl_1, tpl_2, tpl_3, tpl_4, tpl_5, tpl_6, tpl_7, tpl_8] }
   content_blocks:    { ids: [cb_1, cb_2, cb_3, cb_4, cb_5, cb_6, cb_7], inclusion_data: true }
