@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
+import { DEFAULT_PIPELINE_PATH } from '../config/default-paths.js';
 import { STREAM_NAMES } from '../config/pipeline-definition.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags } from '../config/run-options.js';
@@ -31,7 +32,7 @@ export function permissionsTable(): string {
 export function makeCheckCommand(): Command {
   return new Command('check')
     .description('Test the key and base URL: one cheap request per stream of the pipeline file, naming any missing permission.')
-    .option('--pipeline <file>', 'pipeline definition (YAML or JSON)', 'pipelines/nightly.yaml')
+    .option('--pipeline <file>', 'pipeline definition (YAML or JSON)', DEFAULT_PIPELINE_PATH)
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY, also read from ./.env); never stored or logged')
     .option('--emulator', 'check against the built-in emulator')

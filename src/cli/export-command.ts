@@ -3,6 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
+import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR } from '../config/default-paths.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import { openWorkingCopy, publishSnapshot } from '../load/published-snapshot.js';
@@ -13,8 +14,8 @@ import { parquetViewsSql } from '../views/parquet-views-sql.js';
 export function makeExportCommand(): Command {
   return new Command('export')
     .description('Re-export every table of the warehouse to Parquet, repairing damaged files and manifests, and refresh the analyst views.')
-    .option('--db <file>', 'DuckDB database file (its working copy .<name>.work is exported, then published over it)', 'data/engage.duckdb')
-    .option('--out <dir>', 'Parquet output folder', 'data/parquet')
+    .option('--db <file>', 'DuckDB database file (its working copy .<name>.work is exported, then published over it)', DEFAULT_DB_PATH)
+    .option('--out <dir>', 'Parquet output folder', DEFAULT_OUT_DIR)
     .option('--views-sql <file>', 'also write the analyst views over the Parquet tree to this SQL file, for any DuckDB')
     .action(async (flags: { db: string; out: string; viewsSql?: string }) => {
       await assertWritableDir(flags.out);

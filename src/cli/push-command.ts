@@ -1,10 +1,11 @@
 // `engage-etl push <target>`: send rows from SQL, a table or a file to a write endpoint — only what changed since the
 // last acknowledged push. Some rows failed (listed) is "completed with warnings": exit 3.
 import { Command } from 'commander';
+import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { completedWithWarnings } from './exit-codes.js';
 import type { DryRunReport } from '../push/dry-run-report.js';
 import type { RawPushFlags } from '../push/push-options.js';
-import { DEFAULT_PUSH_DB, resolvePushOptions } from '../push/push-options.js';
+import { resolvePushOptions } from '../push/push-options.js';
 import { TARGET_NAMES } from '../push/push-target.js';
 import type { PushSummary } from '../push/run-push.js';
 import { runPush } from '../push/run-push.js';
@@ -21,7 +22,7 @@ export function makePushCommand(): Command {
     .option('--sql <query>', 'SELECT whose columns follow the target\'s conventions (docs/push.md)')
     .option('--table <name>', 'push every row of this warehouse table')
     .option('--file <path>', 'push the rows of a .csv, .json/.ndjson or .parquet file')
-    .option('--db <file>', 'DuckDB database: source tables and the push ledger (the push works on .<name>.work beside it and publishes it over --db)', DEFAULT_PUSH_DB)
+    .option('--db <file>', 'DuckDB database: source tables and the push ledger (the push works on .<name>.work beside it and publishes it over --db)', DEFAULT_DB_PATH)
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY); never stored or logged')
     .option('--scim-token <token>', 'SCIM token for dashboard-user-deletions (or ENGAGE_SCIM_TOKEN); never stored or logged')

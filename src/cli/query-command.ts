@@ -1,5 +1,6 @@
 // `engage-etl query "SQL"`: ad-hoc SQL over the warehouse, opened read-only, written by DuckDB's own writers.
 import { Command, Option } from 'commander';
+import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { openPublished } from '../load/published-snapshot.js';
 import { QUERY_FORMATS, writeQueryResult } from './query-output.js';
 import type { QueryFormat } from './query-output.js';
@@ -8,7 +9,7 @@ export function makeQueryCommand(): Command {
   return new Command('query')
     .description('Run SQL against the DuckDB warehouse (read-only); the analyst views are in schema "analytics".')
     .argument('<sql>', 'one SQL statement, e.g. "SELECT * FROM analytics.purchases_daily ORDER BY day DESC LIMIT 7"')
-    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', 'data/engage.duckdb')
+    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', DEFAULT_DB_PATH)
     .addOption(new Option('--format <format>', 'output format (csv, json, ndjson and parquet stream every row; table shows the first 1,000)').choices(QUERY_FORMATS as string[]).default('table'))
     .option('--output <file>', 'write to this file instead of stdout')
     .option('--memory-limit <size>', 'DuckDB memory limit: caps the memory of a large export; raise it for heavy joins', '256MB')

@@ -1,13 +1,14 @@
 // `engage-etl report`: write the static HTML report of the warehouse (charts and freshness), opened read-only.
 import { Command } from 'commander';
+import { DEFAULT_DB_PATH, DEFAULT_REPORT_PATH } from '../config/default-paths.js';
 import { Warehouse } from '../load/warehouse.js';
 import { writeReport } from '../report/write-report.js';
 
 export function makeReportCommand(): Command {
   return new Command('report')
     .description('Write one self-contained HTML report (revenue, sessions, segments, Canvas, freshness, runs) that opens offline.')
-    .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
-    .option('--output <file>', 'the HTML file to write', 'data/report.html')
+    .option('--db <file>', 'DuckDB database file', DEFAULT_DB_PATH)
+    .option('--output <file>', 'the HTML file to write', DEFAULT_REPORT_PATH)
     .action(async (flags: { db: string; output: string }) => {
       const wh = await Warehouse.open(flags.db, { readOnly: true });
       try {

@@ -3,6 +3,7 @@
 // the run fails). Ctrl-C stops the run cleanly: what was fetched is committed, and the way to resume is printed.
 import { Command, Option } from 'commander';
 import { DateTime } from 'luxon';
+import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from '../config/default-paths.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import { createEmulator } from '../emulator/server.js';
@@ -19,12 +20,12 @@ import { TtyProgressReporter } from './tty-progress-reporter.js';
 /** Adds the flags `run` and `plan` share. */
 export function addRunFlags(cmd: Command): Command {
   return cmd
-    .option('--pipeline <file>', 'pipeline definition (YAML or JSON)', 'pipelines/nightly.yaml')
+    .option('--pipeline <file>', 'pipeline definition (YAML or JSON)', DEFAULT_PIPELINE_PATH)
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY, also read from ./.env); never stored or logged')
     .option('--emulator', 'run against the built-in emulator instead of a real instance')
-    .option('--db <file>', 'DuckDB database file that readers and BI tools open: replaced whole after each successful run (the run itself writes .<name>.work beside it)', 'data/engage.duckdb')
-    .option('--out <dir>', 'Parquet output folder', 'data/parquet')
+    .option('--db <file>', 'DuckDB database file that readers and BI tools open: replaced whole after each successful run (the run itself writes .<name>.work beside it)', DEFAULT_DB_PATH)
+    .option('--out <dir>', 'Parquet output folder', DEFAULT_OUT_DIR)
     .option('--from <date>', 'first day for series without state (default: the pipeline\'s start_date); UTC unless a zone is given')
     .option('--until <datetime>', 'upper bound of the run, frozen at start (default: now); UTC unless a zone is given')
     .option('--streams <list>', 'comma-separated streams to run (default: all in the pipeline file)')

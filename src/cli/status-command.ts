@@ -3,6 +3,7 @@
 // It also shows the latest reconciliation; with --restatements, how many stored values changed at each age and the
 // look-back that covers them.
 import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { parseDuration } from '../config/duration.js';
 import { suggestion } from '../config/nearest-name.js';
 import { STREAM_NAMES } from '../config/pipeline-definition.js';
@@ -34,7 +35,7 @@ interface Stale {
 export function makeStatusCommand(): Command {
   return new Command('status')
     .description('Show each series\' watermark, last run, rows, staleness and missing units (holes); with --fail-if-stale, fail when data is older than a threshold.')
-    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', 'data/engage.duckdb')
+    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', DEFAULT_DB_PATH)
     .option('--json', 'print JSON')
     .option('--fail-if-stale <duration>', 'exit 1 when a series\' watermark is older than this (e.g. 26h, 90m, 2d), or when nothing was loaded')
     .option('--stream <name>', 'only this stream (shown and checked)')

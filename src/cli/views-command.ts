@@ -3,13 +3,14 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
+import { DEFAULT_OUT_DIR } from '../config/default-paths.js';
 import { analyticsViewsSql } from '../views/analytics-views.js';
 import { parquetViewsSql } from '../views/parquet-views-sql.js';
 
 export function makeViewsCommand(): Command {
   return new Command('views')
     .description('Print the SQL that defines the analyst views (schema "analytics"), by default over the Parquet tree.')
-    .option('--parquet <dir>', 'Parquet folder the views read (written into the SQL as an absolute path)', 'data/parquet')
+    .option('--parquet <dir>', 'Parquet folder the views read (written into the SQL as an absolute path)', DEFAULT_OUT_DIR)
     .option('--warehouse', 'print the views as created inside the DuckDB warehouse instead (over its tables)')
     .option('--output <file>', 'write the SQL to this file instead of stdout')
     .addHelpText('after', '\nExample:\n  engage-etl views --parquet data/parquet > views.sql && duckdb -init views.sql')

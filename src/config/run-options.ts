@@ -5,6 +5,7 @@ import { credentialProblem } from '../api/credential-rules.js';
 import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
+import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from './default-paths.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
 import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';
@@ -55,9 +56,6 @@ export interface RunOptions {
   maxWaitMs?: number;
 }
 
-export const DEFAULT_PIPELINE_PATH = 'pipelines/nightly.yaml';
-export const DEFAULT_DB_PATH = 'data/engage.duckdb';
-export const DEFAULT_OUT_DIR = 'data/parquet';
 /** How far --until may be ahead of the clock (clock skew between machines). */
 const UNTIL_SLACK_MS = 60_000;
 

@@ -2,6 +2,7 @@
 // ENGAGE_REQUEST_ORIGIN) into a normalized PushOptions. Every refusal is a ConfigError naming the flag and the fix.
 import { credentialProblem } from '../api/credential-rules.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
+import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { parseMaxWait } from '../config/max-wait-flag.js';
 import { ConfigError } from '../errors.js';
 import type { MappingOptions, TargetName } from './push-target.js';
@@ -61,8 +62,6 @@ export interface PushOptions {
   maxWaitMs?: number;
 }
 
-export const DEFAULT_PUSH_DB = 'data/engage.duckdb';
-
 function positiveInteger(flag: string, raw: string): number {
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isInteger(n) || n < 1) throw new ConfigError(flag, `must be a whole number ≥ 1, got "${raw}"`);
@@ -114,7 +113,7 @@ export function resolvePushOptions(targetName: string, flags: RawPushFlags, env:
   const opts: PushOptions = {
     target: targetName,
     source,
-    db: flags.db ?? DEFAULT_PUSH_DB,
+    db: flags.db ?? DEFAULT_DB_PATH,
     batchSize,
     mapping: { incColumns: [...new Set(list(flags.inc))].sort(), update: flags.update === true, catalog },
     mirror: flags.mirror === true,
