@@ -8,6 +8,7 @@ import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { FatalError } from '../errors.js';
 import { crashPoint } from '../load/crash-point.js';
+import { CLEAR_DIRTY_SQL, READ_DIRTY_SQL } from '../load/dirty-partitions.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, tableSpec } from '../load/table-specs.js';
 import type { TableName, TableSpec } from '../load/table-specs.js';
@@ -259,7 +260,7 @@ async function exportTable(
 }
 
 async function clearDirty(wh: Warehouse, spec: TableSpec, partitions: string[]): Promise<void> {
-  await wh.query(`DELETE FROM "_etl_dirty_partitions" WHERE "table_name" = $1 AND list_contains($2, "partition")`, [spec.name, partitions]);
+  await wh.query(CLEAR_DIRTY_SQL, [spec.name, partitions]);
 }
 
 /**
@@ -272,7 +273,7 @@ export async function exportParquet(wh: Warehouse, outDir: string, opts: ExportO
   await removeStaleStaging(out);
   const tables = (opts.tables ?? TABLE_SPECS.map((s) => s.name)).map(tableSpec);
   const dirty = new Map<string, Set<string>>();
-  for (const row of await wh.query(`SELECT "table_name", "partition" FROM "_etl_dirty_partitions"`)) {
+  for (const row of await wh.query(READ_DIRTY_SQL)) {
     const table = row.table_name as string;
     if (!dirty.has(table)) dirty.set(table, new Set());
     dirty.get(table)!.add(row.partition as string);
