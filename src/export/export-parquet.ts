@@ -10,7 +10,7 @@ import { FatalError } from '../errors.js';
 import { crashPoint } from '../load/crash-point.js';
 import { CLEAR_DIRTY_SQL, READ_DIRTY_SQL } from '../load/dirty-partitions.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, tableSpec } from '../load/table-specs.js';
+import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, storedColumns, tableSpec } from '../load/table-specs.js';
 import type { TableName, TableSpec } from '../load/table-specs.js';
 import { assertWritableDir } from './assert-writable-dir.js';
 import { findDamage } from './damaged-files.js';
@@ -241,7 +241,7 @@ async function exportTable(
       format: 'parquet',
       compression: 'zstd',
       partitionColumn: spec.partitionSource ? PARQUET_PARTITION_COLUMN : null,
-      columns: [...spec.columns.map((col) => ({ name: col.name, type: col.type })), { name: '_loaded_at', type: 'TIMESTAMP' }, { name: '_run_id', type: 'VARCHAR' }],
+      columns: storedColumns(spec).map((col) => ({ name: col.name, type: col.type })),
       files,
       updatedAt: new Date().toISOString(),
     },

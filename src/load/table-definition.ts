@@ -74,9 +74,14 @@ export const PARTITION_COLUMN = '_month';
 /** The partition value recorded for tables exported as a single file. */
 export const WHOLE_TABLE_PARTITION = '';
 
+/** The columns stored for each row, in table order: data, then bookkeeping (the virtual `_month` is not stored). */
+export function storedColumns(spec: TableSpec): ColumnSpec[] {
+  return [...spec.columns, ...BOOKKEEPING_COLUMNS];
+}
+
 /** Every column the table holds, in order: data, bookkeeping, and `_month` for partitioned tables. */
 export function allColumnNames(spec: TableSpec): string[] {
-  const names = [...spec.columns, ...BOOKKEEPING_COLUMNS].map((c) => c.name);
+  const names = storedColumns(spec).map((c) => c.name);
   if (spec.partitionSource) names.push(PARTITION_COLUMN);
   return names;
 }
@@ -92,7 +97,7 @@ function sqlString(text: string): string {
 
 /** The idempotent DDL of a table, generated from its declaration (the only schema there is). */
 export function createTableSql(spec: TableSpec): string {
-  const lines = [...spec.columns, ...BOOKKEEPING_COLUMNS].map((c) => `  ${ident(c.name)} ${c.type}`);
+  const lines = storedColumns(spec).map((c) => `  ${ident(c.name)} ${c.type}`);
   if (spec.partitionSource) {
     lines.push(`  ${ident(PARTITION_COLUMN)} VARCHAR GENERATED ALWAYS AS (strftime(${ident(spec.partitionSource)}, '%Y-%m')) VIRTUAL`);
   }

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXPORTED_TABLES, PARQUET_PARTITION_COLUMN } from '../export/parquet-layout.js';
-import { BOOKKEEPING_COLUMNS, TABLE_SPECS } from '../load/table-specs.js';
+import { TABLE_SPECS, storedColumns } from '../load/table-specs.js';
 import { analyticsViewsSql } from './analytics-views.js';
 
 const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
@@ -28,7 +28,7 @@ export function parquetViewsSql(parquetDir: string): string {
     const spec = TABLE_SPECS.find((s) => s.name === t.table);
     const absent = spec !== undefined && !existsSync(resolve(folder));
     const body = absent
-      ? `SELECT ${[...spec.columns, ...BOOKKEEPING_COLUMNS].map((c) => `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`).join(', ')} WHERE false`
+      ? `SELECT ${storedColumns(spec).map((c) => `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`).join(', ')} WHERE false`
       : `SELECT COLUMNS(c -> c <> ${sqlString(PARQUET_PARTITION_COLUMN)}) FROM ${source}`;
     lines.push(`CREATE OR REPLACE VIEW "main".${ident(t.table)} AS ${body};`);
   }
