@@ -7,7 +7,7 @@ import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR } from '../config/default-paths.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import { openWorkingCopy, publishSnapshot } from '../load/published-snapshot.js';
-import { RunLock } from '../load/run-lock.js';
+import { RunLock } from '../process/run-lock.js';
 import { createAnalyticsViews } from '../views/analytics-views.js';
 import { parquetViewsSql } from '../views/parquet-views-sql.js';
 

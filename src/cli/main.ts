@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { applyDotEnv } from '../config/dot-env.js';
 import { EngageError } from '../errors.js';
-import { armCrashPoint, CRASH_AT_ENV } from '../load/crash-point.js';
+import { armCrashPoint, CRASH_AT_ENV } from '../process/crash-point.js';
 import { makeCheckCommand } from './check-command.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { EXIT_CODE_HELP, exitCodeOf, ReportedError } from './exit-codes.js';

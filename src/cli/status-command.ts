@@ -10,9 +10,9 @@ import { STREAM_NAMES } from '../config/pipeline-definition.js';
 import { ConfigError } from '../errors.js';
 import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
 import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
-import { liveLockHolder, RunLock } from '../load/run-lock.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';
 import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
+import { liveLockHolder, RunLock } from '../process/run-lock.js';
 import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
 

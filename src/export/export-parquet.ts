@@ -7,17 +7,17 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { FatalError } from '../errors.js';
-import { crashPoint } from '../load/crash-point.js';
 import { CLEAR_DIRTY_SQL, READ_DIRTY_SQL } from '../load/dirty-partitions.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, storedColumns, tableSpec } from '../load/table-specs.js';
 import type { TableName, TableSpec } from '../load/table-specs.js';
+import { crashPoint } from '../process/crash-point.js';
+import { isProcessAlive } from '../process/process-alive.js';
 import { assertWritableDir } from './assert-writable-dir.js';
 import { findDamage } from './damaged-files.js';
 import { BOOKKEEPING_EXPORTS, DATA_FILE, LEGACY_MANIFEST, LEGACY_MONTH_FOLDER, MANIFEST_DIR, PARQUET_PARTITION_COLUMN, YEAR_FOLDER, yearFolder } from './parquet-layout.js';
 import { MANIFEST_TEMP, readManifest, writeManifest } from './table-manifest.js';
 import type { ManifestFile } from './table-manifest.js';
-import { isProcessAlive } from '../load/process-alive.js';
 
 export interface ExportOptions {
   /** 'dirty' rewrites only the partitions commits have marked since the last export; 'all' rewrites every partition. */

@@ -7,8 +7,8 @@ import { constants, existsSync } from 'node:fs';
 import { copyFile, link, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FatalError } from '../errors.js';
-import { crashPoint } from './crash-point.js';
-import { isProcessAlive } from './process-alive.js';
+import { crashPoint } from '../process/crash-point.js';
+import { isProcessAlive } from '../process/process-alive.js';
 import { Warehouse } from './warehouse.js';
 
 /** The files of one database: what readers open, what the writer works on, and the record of the last publish. */

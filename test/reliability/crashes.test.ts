@@ -8,8 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { CRASH_AT_ENV } from '../../src/load/crash-point.js';
-import type { CrashPoint } from '../../src/load/crash-point.js';
+import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
+import type { CrashPoint } from '../../src/process/crash-point.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
   CLI, PIPELINE_YAML, SecretScan, assertReadersSeeWholeFiles, leftovers, listFiles, makeTarget, parquetChecksums, removeDir, runInProcess, spawnRun,
