@@ -48,6 +48,12 @@ export interface EmulatorOptions {
   maxBodyBytes?: number;
   /** Targeted faults in series answers (points dropped, a time repeated, a point outside the window). @default [] */
   seriesFaults?: SeriesFault[];
+  /**
+   * Time source of the rate-limit windows, in epoch milliseconds: a test shares its fake clock with the client's, so
+   * windows pass without waiting for them.
+   * @default Date.now
+   */
+  rateLimitNow?: () => number;
 }
 
 export interface EmulatorStats {
@@ -145,7 +151,8 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
   const credentials = buildCredentials(o.seed, o.keys);
   const workspace = generateWorkspace({ seed: o.seed }, credentials);
   const table = new RouteTable(routes);
-  const limiter = new RateLimiter({ limitScale: o.limitScale, windowScale: o.limitWindowScale, enabled: o.rateLimits });
+  const limitNow = opts.rateLimitNow ?? Date.now;
+  const limiter = new RateLimiter({ limitScale: o.limitScale, windowScale: o.limitWindowScale, enabled: o.rateLimits, now: limitNow });
   const seriesFaults = new SeriesFaultInjector(o.seed, opts.seriesFaults ?? []);
   const stats: EmulatorStats = {
     requests: 0,
@@ -195,14 +202,14 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
     const taken = limiter.take(pool);
     if (!taken.allowed) {
       stats.rateLimited += 1;
-      const wait = Math.max(1, taken.state.resetEpochSeconds - Math.floor(Date.now() / 1000));
+      const wait = Math.max(1, taken.state.resetEpochSeconds - Math.floor(limitNow() / 1000));
       return fail(429, 'API rate limit exceeded', taken.state, { 'Retry-After': String(wait) });
     }
 
     const fault = faultFor(o.seed, sequence, o.faultRate);
     if (fault) {
       stats.faults[fault] += 1;
-      return injectFault(fault, res, taken.state, fail);
+      return injectFault(fault, res, taken.state, fail, limitNow);
     }
 
     if (raw.tooLarge) return fail(413, `Request body exceeds ${o.maxBodyBytes} bytes; send fewer items per request`, taken.state);
@@ -335,10 +342,11 @@ function injectFault(
   res: ServerResponse,
   state: PoolState,
   fail: (status: number, message: string, state: PoolState, headers?: Record<string, string>) => void,
+  now: () => number,
 ): void {
   switch (fault) {
     case 'rate_limited': {
-      const reset = Math.ceil(Date.now() / 1000) + 1;
+      const reset = Math.ceil(now() / 1000) + 1;
       return fail(429, 'API rate limit exceeded', { ...state, remaining: 0, resetEpochSeconds: reset }, { 'Retry-After': '1' });
     }
     case 'server_error':

@@ -6,10 +6,11 @@ import type { ClientEvent } from '../../src/api/api-client-options.js';
 import type { PoolId } from '../../src/api/endpoints.js';
 import type { PoolOverrides } from '../../src/api/limiter.js';
 import { PipelineFixture } from './helpers/pipeline-fixture.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 import { scaledPools } from '../../src/api/endpoints.js';
 
-// The emulator multiplies limits by SCALE and windows by WINDOW_SCALE (fixed windows of at least 1 s, aligned on real
-// time); the client is told the same limits, as `engage-etl run` would know the real ones.
+// The emulator multiplies limits by SCALE and windows by WINDOW_SCALE (fixed windows of at least 1 s); the client is
+// told the same limits, as `engage-etl run` would know the real ones.
 const SCALE = 0.005;
 const WINDOW_SCALE = 1 / 1800;
 const CLIENT_POOLS: PoolOverrides = scaledPools(SCALE, WINDOW_SCALE);
@@ -27,21 +28,10 @@ streams:
   data_integrations: {}
 `;
 
-interface Sent {
+/** A request as it started: its pool and the virtual time. */
+interface Started {
   pool: PoolId;
   at: number;
-  kind: 'start' | 'end';
-}
-
-function recorder(): { events: Sent[]; onEvent: (e: ClientEvent) => void } {
-  const events: Sent[] = [];
-  return {
-    events,
-    onEvent: (e) => {
-      if (e.type === 'request-started') events.push({ pool: e.pool, at: Date.now(), kind: 'start' });
-      if (e.type === 'request-finished') events.push({ pool: e.pool, at: Date.now(), kind: 'end' });
-    },
-  };
 }
 
 describe('runs within the rate-limit pools', () => {
@@ -52,9 +42,16 @@ describe('runs within the rate-limit pools', () => {
   });
 
   it('finishes a backfill larger than the purchases pool\'s budget in waves, with zero 429s, while the default pool keeps going', async () => {
-    fx = await PipelineFixture.create({ now: '2025-03-10T05:30:00Z', pipeline: PIPELINE, emulator: { limitScale: SCALE, limitWindowScale: WINDOW_SCALE } });
-    const rec = recorder();
-    const summary = await fx.run({}, { client: { pools: CLIENT_POOLS, onEvent: rec.onEvent } });
+    // The emulator's windows and the client's limiter read one virtual clock: the waits are real waits of the run, only
+    // the test does not spend them.
+    const clock = new VirtualClock();
+    fx = await PipelineFixture.create({ now: '2025-03-10T05:30:00Z', pipeline: PIPELINE, emulator: { limitScale: SCALE, limitWindowScale: WINDOW_SCALE, rateLimitNow: clock.now } });
+    const starts: Started[] = [];
+    const onEvent = (e: ClientEvent): void => {
+      clock.observe(e);
+      if (e.type === 'request-started') starts.push({ pool: e.pool, at: clock.now() });
+    };
+    const summary = await fx.run({}, { client: { pools: CLIENT_POOLS, onEvent, now: clock.now, sleep: clock.sleep } });
 
     // 2024-06-01 → 2025-03-11 is 283 days: 3 windows × 6 purchase series + 1 events page = 19 requests, 4 waves of 5.
     expect(summary.requests.byPool.purchases_events).toBe(19);
@@ -69,13 +66,14 @@ describe('runs within the rate-limit pools', () => {
     expect(fx.emulator.stats.byPool.purchases_events).toBe(18 + Math.floor(Number(events!['n']) / 250) + 1);
     expect(fx.emulator.stats.requests).toBe(summary.requests.sent);
 
-    const starts = rec.events.filter((e) => e.kind === 'start');
-    const purchaseStarts = starts.filter((e) => e.pool === 'purchases_events').map((e) => e.at);
-    // The fifth request spends the window's budget; the sixth must wait for the next window.
-    const blockedFrom = purchaseStarts[4]!;
-    const blockedUntil = purchaseStarts[5]!;
-    expect(blockedUntil - blockedFrom).toBeGreaterThanOrEqual(1_000);
-    const defaultWhileBlocked = starts.filter((e) => e.pool === 'default' && e.at > blockedFrom && e.at < blockedUntil).length;
+    // In budgeted waves: no window ever holds more than the pool's limit of starts, so 19 requests span 3 waits.
+    const { limit, windowMs } = CLIENT_POOLS.purchases_events!;
+    const purchaseAt = starts.filter((e) => e.pool === 'purchases_events').map((e) => e.at);
+    for (let i = limit; i < purchaseAt.length; i++) expect(purchaseAt[i]! - purchaseAt[i - limit]!).toBeGreaterThanOrEqual(windowMs);
+    expect(purchaseAt.at(-1)! - purchaseAt[0]!).toBeGreaterThanOrEqual(3 * windowMs);
+    // The fifth request spends the window's budget; requests of the default pool start before the sixth may go.
+    const purchaseOrder = starts.flatMap((e, i) => (e.pool === 'purchases_events' ? [i] : []));
+    const defaultWhileBlocked = starts.slice(purchaseOrder[limit - 1]! + 1, purchaseOrder[limit]!).filter((e) => e.pool === 'default').length;
     expect(defaultWhileBlocked).toBeGreaterThan(0);
     expect(summary.status).toBe('succeeded');
   });
