@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { Warehouse } from '../src/load/warehouse.js';
 import type { QueryChildResult } from './query-child.js';
 
 export interface QueryRssResult extends QueryChildResult {
@@ -15,11 +16,11 @@ export interface QueryRssResult extends QueryChildResult {
 
 /** A throwaway database with table "t"; the read-only opener checks the warehouse tables exist, so it holds them too (empty). */
 async function makeDb(file: string, rows: number): Promise<void> {
+  // The warehouse is opened (and closed) once first: it creates its tables as `engage-etl run` would.
+  await (await Warehouse.open(file)).close();
   const instance = await DuckDBInstance.create(file);
   const conn = await instance.connect();
   try {
-    const { applySqlDir } = await import('../src/load/sql-dir.js');
-    await applySqlDir(conn);
     await conn.run(`CREATE TABLE "t" AS SELECT range AS "id", DATE '2024-01-01' + CAST(range % 1000 AS INTEGER) AS "day",
       TIMESTAMP '2024-01-01' + INTERVAL (range % 86400) SECOND AS "time", INTERVAL (range % 3600) SECOND AS "wait",
       'app_' || (range % 7) AS "app_id", (range % 10007) / 7.0 AS "revenue" FROM range(${rows})`);
