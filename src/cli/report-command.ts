@@ -5,7 +5,7 @@ import { writeReport } from '../report/write-report.js';
 
 export function makeReportCommand(): Command {
   return new Command('report')
-    .description('Write one self-contained HTML report (revenue, sessions, segments, Canvas, freshness, runs) that opens offline.')
+    .description('Write one self-contained HTML report (revenue, sessions, KPIs, events, segments, Canvas, campaigns, freshness, runs) that opens offline.')
     .option('--db <file>', 'DuckDB database file', 'data/engage.duckdb')
     .option('--output <file>', 'the HTML file to write', 'data/report.html')
     .action(async (flags: { db: string; output: string }) => {

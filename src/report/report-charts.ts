@@ -12,10 +12,18 @@ export interface ChartSpec {
   kind: 'line' | 'bar';
   /** How the y values read. @default 'number' */
   yFormat?: 'number' | 'percent';
+  /** Bars of several series: stacked when they are parts of one whole, side by side when they are rates. @default 'stacked' */
+  barLayout?: 'stacked' | 'grouped';
 }
 
 /** Days the daily charts show, ending with the last day of data. */
 export const REPORT_DAYS = 90;
+
+/** Events the events chart follows: the most frequent over REPORT_DAYS. */
+const TOP_EVENTS = 5;
+
+/** Bars of the campaign rates chart: the (campaign, channel) pairs that sent most. */
+const TOP_CAMPAIGN_MESSAGES = 12;
 
 const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS}`;
 
@@ -54,6 +62,24 @@ export const CHARTS: readonly ChartSpec[] = [
     sql: allAndPerApp('sessions_daily', 'sessions_daily_by_app', 'sessions'),
   },
   {
+    id: 'stickiness',
+    title: 'DAU / MAU (stickiness) per day',
+    caption: `Daily over monthly active users: all apps and each loaded app, last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    yFormat: 'percent',
+    sql: allAndPerApp('kpis_daily', 'kpis_daily_by_app', 'stickiness'),
+  },
+  {
+    id: 'events',
+    title: 'Top events',
+    caption: `7-day average of the daily count of the ${TOP_EVENTS} most frequent custom events (all apps, all users), last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    sql: `WITH "recent" AS (SELECT * FROM "analytics"."event_counts_daily" WHERE ${lastDays('event_counts_daily')}),
+          "top" AS (SELECT "event" FROM "recent" GROUP BY ALL ORDER BY sum("count") DESC, "event" LIMIT ${TOP_EVENTS})
+          SELECT "day" AS "x", "event" AS "series", "count_7d_avg" AS "y" FROM "recent"
+          WHERE "event" IN (SELECT "event" FROM "top") AND "count_7d_avg" IS NOT NULL ORDER BY "series", "x"`,
+  },
+  {
     id: 'segments',
     title: 'Segment sizes',
     caption: `Users in each loaded segment per day, last ${REPORT_DAYS} days (segments overlap).`,
@@ -77,6 +103,31 @@ export const CHARTS: readonly ChartSpec[] = [
     kind: 'bar',
     sql: `SELECT "canvas_name" || ' · ' || "position" || '. ' || "step_name" AS "x", "canvas_name" AS "series", "conversions" AS "y"
           FROM "analytics"."canvas_step_funnel" WHERE "position" IS NOT NULL ORDER BY "canvas_name", "position", "step_name"`,
+  },
+  {
+    id: 'campaign-sends',
+    title: 'Campaign messages sent per day',
+    caption: `Messages sent by every loaded campaign, per channel, last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    sql: `SELECT "day" AS "x", "channel" AS "series", CAST(sum("sent") AS DOUBLE) AS "y" FROM "analytics"."campaign_message_daily"
+          WHERE ${lastDays('campaign_message_daily')} GROUP BY ALL HAVING sum("sent") IS NOT NULL ORDER BY "series", "x"`,
+  },
+  {
+    id: 'campaign-rates',
+    title: 'Campaign open and click rates',
+    caption: `Unique opens and unique clicks per delivered message of the ${TOP_CAMPAIGN_MESSAGES} campaign channels that sent most over the last 30 days of data (channels without opens, such as webhooks, left out).`,
+    kind: 'bar',
+    yFormat: 'percent',
+    barLayout: 'grouped',
+    sql: `WITH "recent" AS (
+            SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("sent") AS "sent",
+                   sum("unique_opens") / sum("delivered") AS "open_rate", sum("unique_clicks") / sum("delivered") AS "click_rate"
+            FROM "analytics"."campaign_message_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."campaign_message_daily") - 30
+            GROUP BY ALL HAVING sum("delivered") > 0 AND sum("unique_opens") > 0 ORDER BY "sent" DESC, "x" LIMIT ${TOP_CAMPAIGN_MESSAGES}
+          )
+          SELECT "x", 'open rate' AS "series", "open_rate" AS "y" FROM "recent"
+          UNION ALL SELECT "x", 'click rate', "click_rate" FROM "recent"
+          ORDER BY "series" DESC, "x"`,
   },
   {
     id: 'run-requests',
