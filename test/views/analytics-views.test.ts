@@ -1,5 +1,8 @@
 // Every analyst view checked against a computation written here from the base tables, over a demo warehouse loaded
 // from the emulator; then the same views defined over the Parquet tree by `engage-etl views` answer the same.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
@@ -422,6 +425,35 @@ describe('the analyst views of a demo warehouse', () => {
     } finally {
       conn.closeSync();
       instance.closeSync();
+    }
+  });
+});
+
+describe('the Parquet SQL file over a tree that holds no data table yet', () => {
+  it('binds every view on empty typed base views, and every view is empty', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'engage-views-empty-'));
+    // What an export of a warehouse without data leaves: the run log and series state, no table folder.
+    const wh = await Warehouse.open(join(dir, 'empty.duckdb'));
+    try {
+      const { exportBookkeeping } = await import('../../src/export/export-parquet.js');
+      await exportBookkeeping(wh, join(dir, 'out'));
+    } finally {
+      await wh.close();
+    }
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      await conn.run(parquetViewsSql(join(dir, 'out')));
+      const views = (await conn.runAndReadAll(`SELECT view_name FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`)).getRowObjectsJS().map((r) => String(r.view_name));
+      expect(views).toEqual(expect.arrayContaining(['kpis_daily', 'event_counts_daily', 'campaign_daily', 'campaign_message_daily', 'calendar']));
+      for (const view of views) {
+        const [row] = (await conn.runAndReadAll(`SELECT count(*) AS n FROM analytics."${view}"`)).getRowObjectsJS();
+        expect(Number(row?.n), view).toBe(0);
+      }
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
