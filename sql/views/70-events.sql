@@ -4,6 +4,7 @@
 
 -- Internal: one row per loaded (event, app_id, segment_id, day); '*' rows included. The 7-day average needs all 7 days
 -- of its window loaded (a partial window would read as a drop); the week before is the same weekday 7 days earlier.
+-- Both are window frames over one sort: a self-join ran out of the writer's 64 MB (a run writes the report) at 440k rows.
 CREATE OR REPLACE MACRO "analytics"."event_counts_per_series"() AS TABLE
 WITH "days" AS (
   SELECT "event", "app_id", "segment_id", "day", CAST(arg_min("value", "unit" <> 'day') AS BIGINT) AS "count" FROM (
@@ -12,14 +13,19 @@ WITH "days" AS (
   ) GROUP BY ALL
 )
 SELECT
-  d."event", d."app_id", d."segment_id", d."day", d."count",
-  CASE WHEN count(*) OVER "w7" = 7 THEN CAST(sum(d."count") OVER "w7" AS DOUBLE) / 7 END AS "count_7d_avg",
-  w."count" AS "count_week_before",
-  d."count" - w."count" AS "wow_change",
-  (d."count" - w."count") / NULLIF(CAST(w."count" AS DOUBLE), 0) AS "wow_change_rate"
-FROM "days" d
-LEFT JOIN "days" w ON w."event" = d."event" AND w."app_id" = d."app_id" AND w."segment_id" = d."segment_id" AND w."day" = d."day" - 7
-WINDOW "w7" AS (PARTITION BY d."event", d."app_id", d."segment_id" ORDER BY d."day" RANGE BETWEEN INTERVAL 6 DAYS PRECEDING AND CURRENT ROW);
+  "event", "app_id", "segment_id", "day", "count", "count_7d_avg", "count_week_before",
+  "count" - "count_week_before" AS "wow_change",
+  ("count" - "count_week_before") / NULLIF(CAST("count_week_before" AS DOUBLE), 0) AS "wow_change_rate"
+FROM (
+  SELECT
+    "event", "app_id", "segment_id", "day", "count",
+    CASE WHEN count(*) OVER "w7" = 7 THEN CAST(sum("count") OVER "w7" AS DOUBLE) / 7 END AS "count_7d_avg",
+    max("count") OVER "week_before" AS "count_week_before"
+  FROM "days"
+  WINDOW
+    "w7" AS (PARTITION BY "event", "app_id", "segment_id" ORDER BY "day" RANGE BETWEEN INTERVAL 6 DAYS PRECEDING AND CURRENT ROW),
+    "week_before" AS (PARTITION BY "event", "app_id", "segment_id" ORDER BY "day" RANGE BETWEEN INTERVAL 7 DAYS PRECEDING AND INTERVAL 7 DAYS PRECEDING)
+);
 
 CREATE OR REPLACE VIEW "analytics"."event_counts_daily" AS
 SELECT "day", "event", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate"
