@@ -86,14 +86,14 @@ export function makeCheckCommand(): Command {
           const lists = await readInventory(client, today.toJSDate());
           const ok = lists.every((l) => l.outcome === 'ok');
           process.stdout.write(opts.json ? `${JSON.stringify({ source, lists, ok })}\n` : formatInventory(lists, source));
-          if (!ok) throw new ConfigError(problemOf(lists, 'lists'), fixOf(lists, 'the list is left out of this listing'));
+          if (!ok) throw new ConfigError(problemOf(lists, 'lists'), fixOf(lists, 'grant the permission to the key; the lists it may read are shown above'));
           return;
         }
         const endingAt = today.minus({ milliseconds: 1 }).toISO()!;
         const streams = await checkStreams(client, opts.pipeline, opts.streams, endingAt);
         const report: CheckReport = { streams, headroom: recorder.headroom(), ok: streams.every((s) => s.outcome === 'ok') };
         process.stdout.write(opts.json ? `${JSON.stringify({ source, pipeline: opts.pipeline.name, ...report })}\n` : formatCheck(report, source, opts.pipeline.name));
-        if (!report.ok) throw new ConfigError(problemOf(streams, 'streams'), fixOf(streams, `remove the stream from ${opts.pipelinePath}`));
+        if (!report.ok) throw new ConfigError(problemOf(streams, 'streams'), fixOf(streams, `grant the permission to the key, or remove the stream from ${opts.pipelinePath}`));
       } finally {
         await client?.close();
         await emulator?.close();
@@ -119,8 +119,8 @@ function problemOf(checked: Named[], what: string): string {
   return `${bad.length} of ${checked.length} ${what}`;
 }
 
-/** The fix: the key, the base URL, or per stream (list) the permission to grant, `orElse` the other way out. */
-function fixOf(checked: Named[], orElse: string): string {
+/** The fix: the key, the base URL, or per stream (list) the permission missing, then `grant` (what to do about it). */
+function fixOf(checked: Named[], grant: string): string {
   const bad = checked.filter((s) => s.outcome !== 'ok');
   if (bad.every((s) => s.outcome === 'unauthorized')) return 'the service refused it (401); pass the key of this instance with --api-key or ENGAGE_API_KEY';
   if (bad.every((s) => s.outcome === 'unreachable')) return `no answer (${bad[0]!.error ?? 'connection failed'}); check --base-url / ENGAGE_BASE_URL (e.g. https://rest.example.com)`;
@@ -129,7 +129,7 @@ function fixOf(checked: Named[], orElse: string): string {
     ...missing.map((s) => `${nameOf(s)} needs permission ${s.permission}`),
     ...bad.filter((s) => s.outcome !== 'missing_permission').map((s) => `${nameOf(s)}: ${s.error ?? s.outcome}`),
   ];
-  return `${parts.join('; ')}${missing.length > 0 ? `; grant the permission to the key, or ${orElse}` : ''}`;
+  return `${parts.join('; ')}${missing.length > 0 ? `; ${grant}` : ''}`;
 }
 
 export function formatCheck(r: CheckReport, source: string, pipeline: string): string {

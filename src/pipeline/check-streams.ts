@@ -1,5 +1,5 @@
-// `engage-etl check`: one cheap request per stream of a pipeline, with the key and base URL of a run, telling per
-// stream whether it is reachable and the key holds the permission it needs — before a nightly run finds out at 03:00.
+// `engage-etl check`: a few cheap requests per stream of a pipeline, with the key and base URL of a run, telling per
+// stream whether it is reachable and the key holds the permissions it needs — before a nightly run finds out at 03:00.
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec, PoolId } from '../api/endpoints.js';
 import { parseResetValue } from '../api/rate-limit-headers.js';

@@ -1,10 +1,10 @@
 // Cheap requests per stream, for `engage-etl check`, derived from the stream's declaration by its kind (no table of
 // streams beside the registry): a series asks for one unit of the first series of each endpoint its options choose (the
-// four KPIs have four) and one day of each reconciliation, a per-id stream for its first id, a paged list for its first
-// page. The endpoint, hence the permission a key needs, is the declaration's. A series built
-// from stored values (`events: all`) has none without a database: its probe reads the list that fills them first. An id
-// list that says `all` is resolved by discovery at run time: the probe reads the first page of that list and asks for
-// its first object.
+// four KPIs have four) and one day of its first reconciliation, a per-id stream for its first id, a paged list for its
+// first page. The endpoints, hence the permissions a key needs, are the declaration's. A series built from stored
+// values (`events: all`) has none without a database: its probe reads the list that fills them first. An id list that
+// says `all` is resolved by discovery at run time: the probe reads the first page of that list and asks for its first
+// object.
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
 import { splitWindows } from '../extract/windows.js';

@@ -73,7 +73,7 @@ describe('engage-etl check --list', () => {
     expect(templates).toMatchObject({ outcome: 'missing_permission', status: 403, permission: 'templates.email.list', objects: [] });
     expect(lists.filter((l) => l.outcome === 'ok').map((l) => l.list)).toHaveLength(6);
     expect(lists.find((l) => l.list === 'canvases')!.objects.length).toBeGreaterThan(0);
-    expect(r.stderr).toMatch(/^engage-etl: 1 of 7 lists: email_templates needs permission templates\.email\.list; grant the permission to the key/);
+    expect(r.stderr).toMatch(/^engage-etl: 1 of 7 lists: email_templates needs permission templates\.email\.list; grant the permission to the key; the lists it may read are shown above/);
     expect(r.stdout + r.stderr).not.toContain(NO_TEMPLATE_LIST_KEY);
   });
 });
