@@ -244,16 +244,20 @@ async function recordRestatements(
   const keyJson = keyCols.length > 0 ? `json_object(${keyCols.map((k) => `'${k}', x.${ident(k)}`).join(', ')})` : `'{}'::JSON`;
   const unitLength = spec.columns.some((col) => col.name === 'unit') ? `CASE WHEN x."unit" = 'hour' THEN INTERVAL 1 HOUR ELSE INTERVAL 1 DAY END` : 'INTERVAL 1 DAY';
   const start = `CAST(x.${ident(time)} AS TIMESTAMP)`;
-  const selects = values.map((col) =>
-    `SELECT '${col.name}' AS "column_name", CAST(t.${ident(col.name)} AS DOUBLE) AS "old_value", CAST(x.${ident(col.name)} AS DOUBLE) AS "new_value", x.*, t."_run_id" AS "_old_run"
-     FROM ${chg} x JOIN ${ident(spec.name)} t ON ${keyMatch(spec, 't', 'x')}
-     WHERE NOT x."_ins" AND x.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}`);
+  // One join of the changed rows with the stored ones, its compared values unnested to a row each: a join per column
+  // (a UNION ALL of them) held as many hash tables at once and ran out of the writer's memory on wide tables.
+  const changes = values.map((col) =>
+    `{'column_name': '${col.name}', 'old_value': CAST(t.${ident(col.name)} AS DOUBLE), 'new_value': CAST(x.${ident(col.name)} AS DOUBLE), 'changed': x.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}}`);
   await conn.run(
     `INSERT INTO "_etl_restatements"
-     SELECT $1, $2, ${keyJson}, x."column_name", ${start}, x."old_value", x."new_value",
+     SELECT $1, $2, ${keyJson}, x."c"."column_name", ${start}, x."c"."old_value", x."c"."new_value",
             CAST(floor(date_diff('second', ${start}, $3) / 86400) AS INTEGER), $4
-     FROM (${selects.join(' UNION ALL ')}) x LEFT JOIN "_etl_runs" r ON r."run_id" = x."_old_run"
-     WHERE r."until" IS NULL OR ${start} + ${unitLength} <= r."until"`,
+     FROM (
+       SELECT x.*, t."_run_id" AS "_old_run", unnest([${changes.join(', ')}]) AS "c"
+       FROM ${chg} x JOIN ${ident(spec.name)} t ON ${keyMatch(spec, 't', 'x')}
+       WHERE NOT x."_ins"
+     ) x LEFT JOIN "_etl_runs" r ON r."run_id" = x."_old_run"
+     WHERE x."c"."changed" AND (r."until" IS NULL OR ${start} + ${unitLength} <= r."until")`,
     [audit.stream, spec.name, toDuckDBValue('TIMESTAMP', audit.until, 'run until'), runId],
     [VARCHAR, VARCHAR, TIMESTAMP, VARCHAR],
   );

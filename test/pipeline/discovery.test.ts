@@ -24,6 +24,7 @@ streams:
   campaigns:       { include_archived: true }
   segments:        {}
   products:        {}
+  campaign_series: { campaigns: all }
   segment_size:    { segments: all }
   email_templates: { ids: all }
   content_blocks:  { ids: all }
@@ -85,6 +86,11 @@ describe('a run whose pipeline says `all`', () => {
     expect(await ids(f, 'SELECT DISTINCT canvas_id FROM canvas_summary')).toEqual(sorted(listedCanvases(ws, now).map((c) => c.id)));
     const [messages] = await f.query('SELECT count(DISTINCT campaign_id) AS n FROM campaign_messages');
     expect(Number(messages!['n'])).toBe(campaigns.length);
+    // campaign_series says `all` without include_archived: one series per listed campaign, archived ones left out,
+    // though the campaigns stream of the same run asked for them (listings with and without archived are apart).
+    const series = await ids(f, "SELECT series_key FROM _etl_series_state WHERE stream = 'campaign_series'");
+    expect(series).toHaveLength(listedCampaigns(ws, now).length);
+    expect(series).toEqual(sorted(listedCampaigns(ws, now).map((c) => `unit=day|campaign_id=${c.id}`)));
   });
 
   it('skips segments whose analytics tracking is off, saying so once, without failing the run', async () => {
@@ -136,7 +142,7 @@ describe('a run whose pipeline says `all`', () => {
       expect(second.sent).toBe(second.summary.requests.minimum);
       for (const stream of PER_ID) expect(second.planned[stream], stream).toBe(0);
       const lists = Object.entries(second.planned).filter(([k]) => k.startsWith('discovery: ')).reduce((n, [, v]) => n + v, 0);
-      const series = (second.planned['canvas_summary'] ?? 0) + (second.planned['segment_size'] ?? 0);
+      const series = (second.planned['canvas_summary'] ?? 0) + (second.planned['segment_size'] ?? 0) + (second.planned['campaign_series'] ?? 0);
       expect(second.sent).toBe(lists + series);
       expect(await ids(f, 'SELECT canvas_id FROM canvases')).toEqual(sorted(listedCanvases(ws, now).map((c) => c.id)));
       // Nothing re-read, yet every stream is current as of this run's --until (what `status` and freshness read).
