@@ -25,6 +25,15 @@ const TOP_EVENTS = 5;
 /** Bars of the campaign rates chart: the (campaign, channel) pairs that sent most. */
 const TOP_CAMPAIGN_MESSAGES = 12;
 
+// A whole workspace (`all`) holds a hundred segments and Canvases: the charts follow the largest few, so the report stays
+// readable and small (the demo's was 3.4 MB with every segment drawn).
+/** Segments the segment chart follows: the largest on the last day. */
+const TOP_SEGMENTS = 10;
+/** Canvas variants the conversion chart shows: those with most entries. */
+const TOP_VARIANTS = 20;
+/** Canvases the step funnel shows: those with most conversions. */
+const TOP_FUNNELS = 6;
+
 const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS}`;
 
 /** A measure per day from a totals view ("All apps") and its per-app view, last REPORT_DAYS days; NULL (not loaded) left out. */
@@ -82,27 +91,34 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'segments',
     title: 'Segment sizes',
-    caption: `Users in each loaded segment per day, last ${REPORT_DAYS} days (segments overlap).`,
+    caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), last ${REPORT_DAYS} days (segments overlap).`,
     kind: 'line',
-    sql: `SELECT "day" AS "x", "segment_id" AS "series", "size" AS "y" FROM "analytics"."segment_size_daily" WHERE ${lastDays('segment_size_daily')} ORDER BY "series", "x"`,
+    sql: `WITH "top" AS (SELECT "segment_id" FROM "analytics"."segment_size_daily" WHERE "day" = (SELECT max("day") FROM "analytics"."segment_size_daily")
+                          ORDER BY "size" DESC NULLS LAST, "segment_id" LIMIT ${TOP_SEGMENTS})
+          SELECT "day" AS "x", "segment_id" AS "series", "size" AS "y" FROM "analytics"."segment_size_daily"
+          WHERE ${lastDays('segment_size_daily')} AND "segment_id" IN (SELECT "segment_id" FROM "top") AND "size" IS NOT NULL ORDER BY "series", "x"`,
   },
   {
     id: 'canvas-variants',
     title: 'Canvas conversion per variant',
-    caption: 'Conversions / entries of each Canvas variant over the last 30 days of data.',
+    caption: `Conversions / entries of the ${TOP_VARIANTS} Canvas variants with most entries over the last 30 days of data.`,
     kind: 'bar',
     yFormat: 'percent',
-    sql: `SELECT "canvas_name" || ' · ' || "variant_name" AS "x", 'conversion rate' AS "series", sum("conversions") / sum("entries") AS "y"
-          FROM "analytics"."canvas_variant_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."canvas_variant_daily") - 30
-          GROUP BY ALL HAVING sum("entries") > 0 ORDER BY "x"`,
+    sql: `SELECT "x", 'conversion rate' AS "series", "y" FROM (
+            SELECT "canvas_name" || ' · ' || "variant_name" AS "x", sum("conversions") / sum("entries") AS "y", sum("entries") AS "n"
+            FROM "analytics"."canvas_variant_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."canvas_variant_daily") - 30
+            GROUP BY ALL HAVING sum("entries") > 0 ORDER BY "n" DESC, "x" LIMIT ${TOP_VARIANTS}
+          ) ORDER BY "x"`,
   },
   {
     id: 'canvas-funnel',
     title: 'Canvas step funnel',
-    caption: 'Conversions credited to each step, in path order, over every loaded day.',
+    caption: `Conversions credited to each step, in path order, over every loaded day, for the ${TOP_FUNNELS} Canvases with most conversions.`,
     kind: 'bar',
-    sql: `SELECT "canvas_name" || ' · ' || "position" || '. ' || "step_name" AS "x", "canvas_name" AS "series", "conversions" AS "y"
-          FROM "analytics"."canvas_step_funnel" WHERE "position" IS NOT NULL ORDER BY "canvas_name", "position", "step_name"`,
+    sql: `WITH "top" AS (SELECT "canvas_name" FROM "analytics"."canvas_step_funnel" GROUP BY ALL ORDER BY sum("conversions") DESC NULLS LAST, "canvas_name" LIMIT ${TOP_FUNNELS})
+          SELECT "canvas_name" || ' · ' || "position" || '. ' || "step_name" AS "x", "canvas_name" AS "series", "conversions" AS "y"
+          FROM "analytics"."canvas_step_funnel" WHERE "position" IS NOT NULL AND "canvas_name" IN (SELECT "canvas_name" FROM "top") AND "conversions" IS NOT NULL
+          ORDER BY "canvas_name", "position", "step_name"`,
   },
   {
     id: 'campaign-sends',
