@@ -28,7 +28,7 @@ export type { EndpointSpec, EndpointName, LimitPool, PoolId } from './api/endpoi
 export { createAnalyticsViews, analyticsViewsSql, ANALYTICS_SCHEMA } from './views/analytics-views.js';
 export { parquetViewsSql } from './views/parquet-views-sql.js';
 export { writeReport } from './report/write-report.js';
-export type { ReportSummary } from './report/write-report.js';
+export type { ReportOptions, ReportSummary } from './report/write-report.js';
 
 export { createEmulator } from './emulator/server.js';
 export type { Emulator, EmulatorOptions, EmulatorStats } from './emulator/server.js';

@@ -7,6 +7,9 @@ WITH "bounds" AS (
     UNION ALL SELECT CAST("time" AS DATE) FROM "main"."sessions"
     UNION ALL SELECT CAST("time" AS DATE) FROM "main"."segment_size"
     UNION ALL SELECT "day" FROM "main"."canvas_summary"
+    UNION ALL SELECT CAST("time" AS DATE) FROM "main"."kpi_series"
+    UNION ALL SELECT CAST("time" AS DATE) FROM "main"."event_counts"
+    UNION ALL SELECT CAST("time" AS DATE) FROM "main"."campaign_series"
   )
 )
 SELECT

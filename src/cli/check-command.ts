@@ -1,7 +1,8 @@
 // `engage-etl check`: tests a key and base URL before the nightly run — one cheap request per stream of the pipeline
 // file, reporting per stream reachable / permission missing (named) / error, and the rate-limit headroom the server
 // reports. Exit 0 when every stream is readable, 2 (configuration) otherwise. `--permissions` prints, without any
-// request, the permission each stream needs (the README's table is this output).
+// request, the permission each stream needs (the README's table is this output); `--list` prints what the key can see
+// in the workspace (ids and names of each list), so a user replaces the emulator's ids with their own.
 import { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
@@ -13,20 +14,30 @@ import { createEmulator } from '../emulator/server.js';
 import type { Emulator } from '../emulator/server.js';
 import { ConfigError } from '../errors.js';
 import { checkStreams, headroomRecorder } from '../pipeline/check-streams.js';
-import type { CheckReport, StreamCheck } from '../pipeline/check-streams.js';
+import { permissionsOf } from '../pipeline/stream-endpoints.js';
+import type { CheckOutcome, CheckReport } from '../pipeline/check-streams.js';
+import { readInventory } from '../pipeline/workspace-inventory.js';
+import type { InventoryList } from '../pipeline/workspace-inventory.js';
 import { streamDeclaration } from '../streams/registry.js';
 
 interface CheckFlags extends RawRunFlags {
   permissions?: boolean;
+  list?: boolean;
 }
 
-/** The permission each stream needs, as the Markdown table the README shows. */
+/**
+ * The permissions each stream needs, as the Markdown table the README shows: those of its default options, and those
+ * some option values add (a list for `all`, Canvas `source: data_summary`), all derived from the declarations.
+ */
 export function permissionsTable(): string {
+  const code = (p: string) => `\`${p}\``;
   const rows = STREAM_NAMES.map((s) => {
-    const { endpoint } = streamDeclaration(s);
-    return `| ${s} | \`${endpoint.permission ?? ''}\` | \`${endpoint.method} ${endpoint.path}\` | ${endpoint.pool} |`;
+    const decl = streamDeclaration(s);
+    const { needs, depending } = permissionsOf(decl);
+    const also = [...depending].map(([p, when]) => `${code(p)} with ${when.join(' or ')}`).join('; ');
+    return `| ${s} | ${needs.map(code).join(', ')} | ${also} | \`${decl.endpoint.method} ${decl.endpoint.path}\` | ${decl.endpoint.pool} |`;
   });
-  return ['| stream | permission the key needs | endpoint | limit pool |', '| --- | --- | --- | --- |', ...rows].join('\n');
+  return ['| stream | permissions the key needs | also, depending on options | endpoint | limit pool |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
 
 export function makeCheckCommand(): Command {
@@ -39,7 +50,8 @@ export function makeCheckCommand(): Command {
     .option('--streams <list>', 'comma-separated streams to check (default: all in the pipeline file)')
     .option('--json', 'print the report as one JSON line')
     .option('--permissions', 'print the permission each stream needs (Markdown) and send nothing')
-    .addHelpText('after', '\nExamples:\n  engage-etl check --base-url https://rest.example.com\n  engage-etl check --emulator --json\n  engage-etl check --permissions\n\nExit 0: every stream readable; 2: a permission is missing, the key is refused or the base URL does not answer.')
+    .option('--list', 'print what the key can see: ids and names of every workspace list (Canvases, campaigns, segments…)')
+    .addHelpText('after', '\nExamples:\n  engage-etl check --base-url https://rest.example.com\n  engage-etl check --emulator --json\n  engage-etl check --permissions\n  engage-etl check --list --base-url https://rest.example.com\n\nExit 0: every stream (with --list: every list) readable; 2: a permission is missing, the key is refused or the base URL does not answer.')
     .action(async (flags: CheckFlags) => {
       if (flags.permissions) {
         process.stdout.write(`${permissionsTable()}\n`);
@@ -69,12 +81,20 @@ export function makeCheckCommand(): Command {
             if (e.type === 'request-finished') recorder.record(e.pool, e.rateLimit);
           },
         });
-        const endingAt = DateTime.utc().startOf('day').minus({ milliseconds: 1 }).toISO()!;
+        const source = opts.emulator ? 'built-in emulator' : baseUrl!;
+        const today = DateTime.utc().startOf('day');
+        if (flags.list) {
+          const lists = await readInventory(client, today.toJSDate());
+          const ok = lists.every((l) => l.outcome === 'ok');
+          process.stdout.write(opts.json ? `${JSON.stringify({ source, lists, ok })}\n` : formatInventory(lists, source));
+          if (!ok) throw new ConfigError(problemOf(lists, 'lists'), fixOf(lists, 'grant the permission to the key; the lists it may read are shown above'));
+          return;
+        }
+        const endingAt = today.minus({ milliseconds: 1 }).toISO()!;
         const streams = await checkStreams(client, opts.pipeline, opts.streams, endingAt);
         const report: CheckReport = { streams, headroom: recorder.headroom(), ok: streams.every((s) => s.outcome === 'ok') };
-        const source = opts.emulator ? 'built-in emulator' : baseUrl!;
         process.stdout.write(opts.json ? `${JSON.stringify({ source, pipeline: opts.pipeline.name, ...report })}\n` : formatCheck(report, source, opts.pipeline.name));
-        if (!report.ok) throw new ConfigError(problemOf(streams), fixOf(streams, opts.pipelinePath));
+        if (!report.ok) throw new ConfigError(problemOf(streams, 'streams'), fixOf(streams, `grant the permission to the key, or remove the stream from ${opts.pipelinePath}`));
       } finally {
         await client?.close();
         await emulator?.close();
@@ -82,29 +102,40 @@ export function makeCheckCommand(): Command {
     });
 }
 
-function problemOf(streams: StreamCheck[]): string {
-  const bad = streams.filter((s) => s.outcome !== 'ok');
-  if (bad.every((s) => s.outcome === 'unauthorized')) return 'the API key';
-  if (bad.every((s) => s.outcome === 'unreachable')) return 'the base URL';
-  return `${bad.length} of ${streams.length} streams`;
+/** What `check` and `check --list` report per stream or list: its name, outcome and the permission it needs. */
+interface Checked {
+  outcome: CheckOutcome;
+  permission: string;
+  error: string | null;
 }
 
-function fixOf(streams: StreamCheck[], pipelinePath: string): string {
-  const bad = streams.filter((s) => s.outcome !== 'ok');
+type Named = Checked & ({ stream: string } | { list: string });
+
+const nameOf = (c: Named) => ('stream' in c ? c.stream : c.list);
+
+function problemOf(checked: Named[], what: string): string {
+  const bad = checked.filter((s) => s.outcome !== 'ok');
+  if (bad.every((s) => s.outcome === 'unauthorized')) return 'the API key';
+  if (bad.every((s) => s.outcome === 'unreachable')) return 'the base URL';
+  return `${bad.length} of ${checked.length} ${what}`;
+}
+
+/** The fix: the key, the base URL, or per stream (list) the permission missing, then `grant` (what to do about it). */
+function fixOf(checked: Named[], grant: string): string {
+  const bad = checked.filter((s) => s.outcome !== 'ok');
   if (bad.every((s) => s.outcome === 'unauthorized')) return 'the service refused it (401); pass the key of this instance with --api-key or ENGAGE_API_KEY';
   if (bad.every((s) => s.outcome === 'unreachable')) return `no answer (${bad[0]!.error ?? 'connection failed'}); check --base-url / ENGAGE_BASE_URL (e.g. https://rest.example.com)`;
   const missing = bad.filter((s) => s.outcome === 'missing_permission');
   const parts = [
-    ...missing.map((s) => `${s.stream} needs permission ${s.permission}`),
-    ...bad.filter((s) => s.outcome !== 'missing_permission').map((s) => `${s.stream}: ${s.error ?? s.outcome}`),
+    ...missing.map((s) => `${nameOf(s)} needs permission ${s.permission}`),
+    ...bad.filter((s) => s.outcome !== 'missing_permission').map((s) => `${nameOf(s)}: ${s.error ?? s.outcome}`),
   ];
-  return `${parts.join('; ')}${missing.length > 0 ? `; grant the permission to the key, or remove the stream from ${pipelinePath}` : ''}`;
+  return `${parts.join('; ')}${missing.length > 0 ? `; ${grant}` : ''}`;
 }
 
 export function formatCheck(r: CheckReport, source: string, pipeline: string): string {
   const ok = r.streams.filter((s) => s.outcome === 'ok').length;
   const width = Math.max(6, ...r.streams.map((s) => s.stream.length));
-  const label = (s: StreamCheck) => (s.outcome === 'ok' ? 'ok' : s.outcome === 'missing_permission' ? 'MISSING PERMISSION' : s.outcome.toUpperCase());
   const lines = [
     `engage-etl check — pipeline ${pipeline}, source ${source}: ${ok} of ${r.streams.length} streams readable`,
     '',
@@ -119,6 +150,22 @@ export function formatCheck(r: CheckReport, source: string, pipeline: string): s
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** What the key can see, list by list: ids and names (archived ones marked), or why a list could not be read. */
+export function formatInventory(lists: InventoryList[], source: string): string {
+  const read = lists.filter((l) => l.outcome === 'ok').length;
+  const lines = [`engage-etl check --list — source ${source}: ${read} of ${lists.length} lists readable`];
+  for (const l of lists) {
+    const archived = l.objects.filter((o) => o.archived).length;
+    lines.push('', `${l.list} (${l.endpoint}, permission ${l.permission}): ${l.outcome === 'ok' ? `${l.objects.length} listed${archived > 0 ? `, ${archived} archived` : ''}` : `${label(l)}${l.outcome === 'missing_permission' ? '' : ` — ${shortReason(l.error)}`}`}`);
+    const width = Math.max(2, ...l.objects.map((o) => o.id.length));
+    // Products and event names are their own ids: the name is shown only when it says more.
+    for (const o of l.objects) lines.push(`  ${o.id.padEnd(width)}  ${o.name === o.id ? '' : (o.name ?? '')}${o.archived ? '  (archived)' : ''}`.trimEnd());
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const label = (s: Checked) => (s.outcome === 'ok' ? 'ok' : s.outcome === 'missing_permission' ? 'MISSING PERMISSION' : s.outcome.toUpperCase());
 
 /** The cause inside a give-up message (`last failure: …`), or the message itself. */
 function shortReason(error: string | null): string {

@@ -6,7 +6,7 @@ import { writeReport } from '../report/write-report.js';
 
 export function makeReportCommand(): Command {
   return new Command('report')
-    .description('Write one self-contained HTML report (revenue, sessions, segments, Canvas, freshness, runs) that opens offline.')
+    .description('Write one self-contained HTML report (revenue, sessions, KPIs, events, segments, Canvas, campaigns, freshness, runs) that opens offline.')
     .option('--db <file>', 'DuckDB database file', DEFAULT_DB_PATH)
     .option('--output <file>', 'the HTML file to write', DEFAULT_REPORT_PATH)
     .action(async (flags: { db: string; output: string }) => {

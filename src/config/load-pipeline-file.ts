@@ -1,5 +1,6 @@
 // Reads a pipeline file (YAML; JSON too, since YAML 1.2 is a superset of JSON and the same parser reads both) into a
-// normalized PipelineDefinition. Every refusal is a ConfigError naming the file, line:column, field path, value and fix.
+// normalized PipelineDefinition. Every refusal names the file, line:column, field path, value and fix, and a file with
+// several mistakes gets them all in one ConfigError, so a user fixes the file in one pass instead of one rerun each.
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
@@ -9,7 +10,7 @@ import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
-import { readRetryLimits } from './retry-limits.js';
+import { DEFAULT_RETRY_LIMITS, readRetryLimits } from './retry-limits.js';
 import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { ALL, ALL_OBJECTS } from '../streams/option-reader.js';
@@ -28,7 +29,7 @@ const SOURCE_KEYS = ['base_url'] as const;
 const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
-/** Read and validate a pipeline file. Throws ConfigError on any problem, naming the file and field. */
+/** Read and validate a pipeline file. Throws one ConfigError listing every problem, each naming the file and field. */
 export function loadPipelineFile(path: string): PipelineDefinition {
   let text: string;
   try {
@@ -54,6 +55,29 @@ export function parsePipelineText(text: string, file: string): PipelineDefinitio
   return new PipelineReader(file, doc, lineCounter).read(doc.toJS() as unknown);
 }
 
+/** One refusal at one field; thrown inside the reader and caught where reading can go on with the next field. */
+class Refusal {
+  constructor(
+    readonly where: string,
+    readonly message: string,
+    /** Where the field starts in the text; a missing field has none and is listed first. */
+    readonly offset = -1,
+  ) {}
+}
+
+/**
+ * One problem alone reads as before (`file:line:col at field: why`); several are listed under the file in file order,
+ * numbered so the list still reads when the CLI prints it on one line.
+ */
+function refusalsError(file: string, refusals: readonly Refusal[]): ConfigError {
+  const [only] = refusals;
+  if (refusals.length === 1 && only !== undefined) return new ConfigError(only.where, only.message);
+  const lines = [...refusals].sort((a, b) => a.offset - b.offset).map((r, i) => `\n  (${i + 1}) ${r.where}: ${r.message}`);
+  return new ConfigError(file, `${refusals.length} problems in the pipeline file; fix each of them:${lines.join('')}`);
+}
+
+const API_KEY_NAME = /^api[_-]?key$/i;
+
 function formatPath(path: Path): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
 }
@@ -77,6 +101,8 @@ function typeName(value: unknown): string {
 }
 
 class PipelineReader {
+  readonly #refusals: Refusal[] = [];
+
   constructor(
     readonly file: string,
     readonly doc: Document,
@@ -84,8 +110,7 @@ class PipelineReader {
   ) {}
 
   /** `file:line:col at field.path` — line and column of the key (for key errors) or of the value. */
-  where(path: Path, atKey = false): string {
-    const offset = this.offsetOf(path, atKey);
+  where(path: Path, atKey = false, offset = this.offsetOf(path, atKey)): string {
     const pos = offset === undefined ? '' : (({ line, col }) => `:${line}:${col}`)(this.lineCounter.linePos(offset));
     return path.length === 0 ? `${this.file}${pos}` : `${this.file}${pos} at ${formatPath(path)}`;
   }
@@ -104,32 +129,59 @@ class PipelineReader {
   }
 
   fail(path: Path, message: string, atKey = false): never {
-    throw new ConfigError(this.where(path, atKey), message);
+    throw this.refusal(path, message, atKey);
+  }
+
+  /** Records a refusal and reads on. */
+  private note(path: Path, message: string, atKey = false): void {
+    this.#refusals.push(this.refusal(path, message, atKey));
+  }
+
+  private refusal(path: Path, message: string, atKey: boolean): Refusal {
+    const offset = this.offsetOf(path, atKey);
+    return new Refusal(this.where(path, atKey, offset), message, offset);
+  }
+
+  /** Reads one field; a refusal is recorded and `fallback` stands in, so the fields after it are still checked. */
+  private attempt<T>(read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      this.#refusals.push(err);
+      return fallback;
+    }
   }
 
   read(root: unknown): PipelineDefinition {
     if (root === null || root === undefined) {
-      this.fail([], 'the pipeline file is empty; it needs a mapping with name, start_date and streams (see pipelines/nightly.yaml)');
+      throw refusalsError(this.file, [this.refusal([], 'the pipeline file is empty; it needs a mapping with name, start_date and streams (see pipelines/nightly.yaml)', false)]);
     }
     if (!isPlainObject(root)) {
-      this.fail([], `the pipeline file must be a mapping (key: value lines), found ${typeName(root)}; start with "name: ..."`);
+      throw refusalsError(this.file, [this.refusal([], `the pipeline file must be a mapping (key: value lines), found ${typeName(root)}; start with "name: ..."`, false)]);
     }
     this.refuseApiKeys(root, []);
     this.refuseUnknownKeys(root, [], TOP_LEVEL_KEYS, 'top-level key');
 
+    const name = this.attempt(() => this.name(root), '');
+    const startDate = this.attempt(() => this.date(root, ['start_date']), undefined);
+    const lookbackDays = this.attempt(() => this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)'), 0);
+    const holeRetries = this.attempt(() => this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)'), 0);
+    const source = this.attempt(() => this.source(root), {});
+    const retries = this.attempt(() => readRetryLimits(root['retries'], (path, message, atKey) => this.fail(path, message, atKey)), DEFAULT_RETRY_LIMITS);
+    const streams = this.attempt(() => this.streams(root), {});
+    const report = this.attempt(() => this.report(root), undefined);
+    if (this.#refusals.length > 0 || startDate === undefined) throw refusalsError(this.file, this.#refusals);
+    const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
+    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(report ? { report } : {}) };
+  }
+
+  private name(root: Record<string, unknown>): string {
     const name = this.requiredString(root, ['name'], 'e.g. name: nightly');
     if (!NAME_PATTERN.test(name)) {
       this.fail(['name'], `${show(name)} is not a usable pipeline name; use letters, digits, "_" and "-" only, starting with a letter or digit (e.g. nightly)`);
     }
-    const startDate = this.date(root, ['start_date']);
-    const lookbackDays = this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)');
-    const holeRetries = this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)');
-    const source = this.source(root);
-    const retries = readRetryLimits(root['retries'], (path, message, atKey) => this.fail(path, message, atKey));
-    const streams = this.streams(root);
-    const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    const report = this.report(root);
-    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(report ? { report } : {}) };
+    return name;
   }
 
   /** Keys belong in flags or the environment: a key in a file ends up committed and shared. */
@@ -140,8 +192,9 @@ class PipelineReader {
     }
     if (!isPlainObject(value)) return;
     for (const [key, inner] of Object.entries(value)) {
-      if (/^api[_-]?key$/i.test(key)) {
-        this.fail([...path, key], 'an API key must not be written in a pipeline file (files get committed and shared); remove this key and pass the key with --api-key or the ENGAGE_API_KEY environment variable', true);
+      if (API_KEY_NAME.test(key)) {
+        this.note([...path, key], 'an API key must not be written in a pipeline file (files get committed and shared); remove this key and pass the key with --api-key or the ENGAGE_API_KEY environment variable', true);
+        continue;
       }
       this.refuseApiKeys(inner, [...path, key]);
     }
@@ -149,9 +202,10 @@ class PipelineReader {
 
   private refuseUnknownKeys(obj: Record<string, unknown>, path: Path, valid: readonly string[], what: string): void {
     for (const key of Object.keys(obj)) {
-      if (!valid.includes(key)) {
+      // An API key is refused once, by refuseApiKeys, with the advice that matters.
+      if (!valid.includes(key) && !API_KEY_NAME.test(key)) {
         const tail = valid.length === 0 ? ' This stream takes no options: write it as "{}".' : suggestion(key, valid);
-        this.fail([...path, key], `unknown ${what} ${show(key)}.${tail}`, true);
+        this.note([...path, key], `unknown ${what} ${show(key)}.${tail}`, true);
       }
     }
   }
@@ -227,24 +281,31 @@ class PipelineReader {
       const path = ['streams', stream.name];
       // `custom_events:` with nothing after it is YAML null: read as "no options".
       const options = raw === null ? {} : raw;
-      if (!isPlainObject(options)) this.fail(path, `must be a mapping of options (or {}), found ${typeName(raw)} ${show(raw)}`);
+      if (!isPlainObject(options)) {
+        this.note(path, `must be a mapping of options (or {}), found ${typeName(raw)} ${show(raw)}`);
+        continue;
+      }
       this.refuseUnknownKeys(options, path, stream.options.keys, `key in stream ${stream.name}`);
-      out[stream.name] = stream.options.read(this.optionReader(options, path));
+      out[stream.name] = this.attempt(() => stream.options.read(this.optionReader(options, path)), undefined);
     }
     return out as StreamsConfig;
   }
 
-  /** The reader a stream declaration validates its options with: every refusal names file, line and field. */
+  /**
+   * The reader a stream declaration validates its options with: every refusal names file, line and field. A refused
+   * option reads as its default so the stream's other options are still checked (the file is refused anyway).
+   */
   private optionReader(o: Record<string, unknown>, path: Path): OptionReader {
+    const none: IdSelection = { all: false, ids: [] };
     return {
-      unit: (allowed) => this.unit(o, path, allowed),
-      boolean: (key) => this.boolean(o, path, key),
-      selectors: (key, example) => this.selectors(o, path, key, example),
-      ids: (key, example) => this.ids(o, path, key, example),
-      idSelection: (key, example, opts) => this.idSelection(o, path, key, example, opts?.aggregate ?? false),
-      choice: (key, allowed) => this.choice(o, path, key, allowed),
-      idsOr: (key, word, example) => (o[key] === word ? word : this.ids(o, path, key, `${example}, or ${key}: ${word}`)),
-      subset: (key, allowed) => this.subset(o, path, key, allowed),
+      unit: (allowed) => this.attempt(() => this.unit(o, path, allowed), allowed[0] ?? 'day'),
+      boolean: (key) => this.attempt(() => this.boolean(o, path, key), false),
+      selectors: (key, example) => this.attempt(() => this.selectors(o, path, key, example), [ALL]),
+      ids: (key, example) => this.attempt(() => this.ids(o, path, key, example), []),
+      idSelection: (key, example, opts) => this.attempt(() => this.idSelection(o, path, key, example, opts?.aggregate ?? false), none),
+      choice: (key, allowed) => this.attempt(() => this.choice(o, path, key, allowed), allowed[0]!),
+      idsOr: (key, word, example) => (o[key] === word ? word : this.attempt(() => this.ids(o, path, key, `${example}, or ${key}: ${word}`), [])),
+      subset: (key, allowed) => this.attempt(() => this.subset(o, path, key, allowed), allowed),
       fail: (key, message) => this.fail(key === undefined ? path : [...path, key], message),
     };
   }
@@ -315,7 +376,8 @@ class PipelineReader {
     if (!Array.isArray(value)) this.fail(path, `must be a list, found ${typeName(value)} ${show(value)}; ${example}`);
     if (value.length === 0) this.fail(path, `is an empty list; list at least one entry (${example}) or remove the stream`);
     const seen = new Map<string, number>();
-    return value.map((entry: unknown, i: number) => {
+    // Each bad entry is named, not only the first; what stands in for it never leaves the reader (the file is refused).
+    return value.map((entry: unknown, i: number) => this.attempt(() => {
       const at = [...path, i];
       if (typeof entry !== 'string' || entry.trim() === '') {
         this.fail(at, `must be a non-empty text, found ${typeName(entry)} ${show(entry)}${typeof entry === 'number' ? `; quote it: "${entry}"` : ''}`);
@@ -326,6 +388,6 @@ class PipelineReader {
       if (first !== undefined) this.fail(at, `${show(id)} is listed twice (also at [${first}]); list each entry once`);
       seen.set(id, i);
       return id;
-    });
+    }, ''));
   }
 }

@@ -12,7 +12,7 @@ import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
-import { openWorkingCopy, publishSnapshot, writeLastRunNote } from '../load/published-snapshot.js';
+import { openWorkingCopy, publishSnapshot, snapshotFiles, writeLastRunNote } from '../load/published-snapshot.js';
 import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import { crashPoint } from '../process/crash-point.js';
@@ -267,7 +267,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     // After the run's end is recorded, so the exported run log and the report show this run's outcome; before the
     // publish, so a report that cannot be written fails the run rather than leaving a published run without it.
     await exportBookkeeping(wh, opts.out);
-    if (opts.pipeline.report) summary.report = (await writeReport(wh, opts.pipeline.report.path)).path;
+    if (opts.pipeline.report) summary.report = (await writeReport(wh, opts.pipeline.report.path, { database: snapshotFiles(opts.db).published })).path;
     for (const note of (await publishSnapshot(wh, opts.db)).notes) {
       warnings.push(note);
       reporter.emit({ type: 'warning', ...note });

@@ -1,28 +1,28 @@
-// One cheap request per stream, for `engage-etl check`, derived from the stream's declaration by its kind (no table of
-// streams beside the registry): a series asks for one unit of its first series, a per-id stream for its first id, a
-// paged list for its first page. The endpoint, hence the permission a key needs, is the declaration's. A series built
-// from stored values (`events: all`) has none without a database: its probe reads the list that fills them first. An id
-// list that says `all` is resolved by discovery at run time: the probe reads the first page of that list and asks for
-// its first object.
+// Cheap requests per stream, for `engage-etl check`, derived from the stream's declaration by its kind (no table of
+// streams beside the registry): a series asks for one unit of the first series of each endpoint its options choose (the
+// four KPIs have four) and one day of its first reconciliation, a per-id stream for its first id, a paged list for its
+// first page. The endpoints, hence the permissions a key needs, are the declaration's. A series built from stored
+// values (`events: all`) has none without a database: its probe reads the list that fills them first. An id list that
+// says `all` is resolved by discovery at run time: the probe reads the first page of that list and asks for its first
+// object.
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
 import { splitWindows } from '../extract/windows.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { StreamName } from '../streams/registry.js';
-import { STREAMS, streamDeclaration } from '../streams/registry.js';
-import type { SeriesStream, StreamDeclaration } from '../streams/stream-declaration.js';
+import { streamDeclaration } from '../streams/registry.js';
+import type { SeriesInstance, SeriesStream, StreamDeclaration } from '../streams/stream-declaration.js';
 import type { ListedObject, ListRequest } from '../streams/workspace-lists.js';
 import { listingKey } from '../streams/workspace-lists.js';
 import { addUnits, floorUnit, parseUtcInstant } from '../time/utc-time.js';
+import { storingStream, withStandIns } from './stream-endpoints.js';
 
-/** The endpoint the stream's probe asks (a series may choose its own by option, e.g. Canvas `source: data_summary`). */
+/** The endpoint the stream's probe asks first (a series may choose its own by option, e.g. Canvas `source: data_summary`). */
 export function probeEndpoint(pipeline: PipelineDefinition, stream: StreamName): EndpointSpec {
   const decl = streamDeclaration(stream);
   const given = pipeline.streams[stream];
   if (decl.kind !== 'series' || given === undefined) return decl.endpoint;
-  const stand = { id: 'probe', name: 'probe', version: '', tags: [], attributes: {} };
-  const options = decl.discovery ? decl.discovery.resolve(given, () => [stand]).options : given;
-  return decl.series(options, ['probe'])[0]?.endpoint ?? decl.endpoint;
+  return decl.series(withStandIns(decl, given), ['probe'])[0]?.endpoint ?? decl.endpoint;
 }
 
 /**
@@ -37,13 +37,25 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
   if (options === undefined) return;
   switch (decl.kind) {
     case 'series': {
-      const [series] = decl.series(options, await listedValues(client, decl, options, endingAt));
-      if (!series) throw new Error(`internal: ${stream} declares no series to probe`);
+      const all = decl.series(options, await listedValues(client, decl, options, endingAt));
+      if (all.length === 0) throw new Error(`internal: ${stream} declares no series to probe`);
       const instant = parseUtcInstant(endingAt);
       if (!instant) throw new Error(`internal: ${JSON.stringify(endingAt)} is not an ISO 8601 instant`);
-      const end = floorUnit(instant, series.unit);
-      const [window] = splitWindows({ unit: series.unit, start: addUnits(end, -1, series.unit), end }, 1);
-      await series.fetch(client, window!);
+      const firstOfEach = new Map<string, SeriesInstance>();
+      for (const series of all) {
+        const name = (series.endpoint ?? decl.endpoint).name;
+        if (!firstOfEach.has(name)) firstOfEach.set(name, series);
+      }
+      for (const series of firstOfEach.values()) {
+        const end = floorUnit(instant, series.unit);
+        const [window] = splitWindows({ unit: series.unit, start: addUnits(end, -1, series.unit), end }, 1);
+        await series.fetch(client, window!);
+      }
+      const [check] = decl.reconcile?.(options) ?? [];
+      if (check) {
+        const day = floorUnit(instant, 'day');
+        await check.fetch(client, day.minus({ days: 1 }), day);
+      }
       return;
     }
     case 'per_id': {
@@ -65,9 +77,7 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
 async function listedValues(client: ApiClient, decl: SeriesStream, options: unknown, endingAt: string): Promise<string[]> {
   const reads = decl.reads?.(options);
   if (!reads) return [];
-  const filler = STREAMS.find((s) => s.kind === 'paged_list' && s.tables.some((t) => t.name === reads.table));
-  if (filler?.kind !== 'paged_list') throw new Error(`internal: no list stream stores ${reads.table}`);
-  const listed = await filler.fetch(client, {}, new Date(endingAt));
+  const listed = await storingStream(reads).fetch(client, {}, new Date(endingAt));
   const rows = listed.upserts.find((u) => u.table === reads.table)?.rows ?? [];
   const values = rows.map((r) => r[reads.column]).filter((v): v is string => typeof v === 'string');
   if (values.length === 0) throw new Error(`${decl.name}: the workspace lists no ${reads.column} in ${reads.table} yet, so there is nothing to probe it with`);

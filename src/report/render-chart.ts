@@ -33,7 +33,7 @@ export function renderChartSvg(spec: ChartSpec, rows: readonly ChartRow[]): stri
         const data = rows.filter((r) => r.series === name).map((r) => [timeAxis ? (r.x as Date).getTime() : String(r.x), r.y]);
         return spec.kind === 'line'
           ? { type: 'line', name, data, showSymbol: true, showAllSymbol: true, symbol: 'circle', symbolSize: 3, lineStyle: { width: 1.5 } }
-          : { type: 'bar', name, data, stack: 'all' };
+          : { type: 'bar', name, data, ...(spec.barLayout === 'grouped' ? {} : { stack: 'all' }) };
       }),
     });
     return chart.renderToSVGString();

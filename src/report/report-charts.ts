@@ -12,10 +12,27 @@ export interface ChartSpec {
   kind: 'line' | 'bar';
   /** How the y values read. @default 'number' */
   yFormat?: 'number' | 'percent';
+  /** Bars of several series: stacked when they are parts of one whole, side by side when they are rates. @default 'stacked' */
+  barLayout?: 'stacked' | 'grouped';
 }
 
 /** Days the daily charts show, ending with the last day of data. */
 export const REPORT_DAYS = 90;
+
+/** Events the events chart follows: the most frequent over REPORT_DAYS. */
+const TOP_EVENTS = 5;
+
+/** Bars of the campaign rates chart: the (campaign, channel) pairs that sent most. */
+const TOP_CAMPAIGN_MESSAGES = 12;
+
+// A whole workspace (`all`) holds a hundred segments and Canvases: the charts follow the largest few, so the report stays
+// readable and small (the demo's was 3.4 MB with every segment drawn).
+/** Segments the segment chart follows: the largest on the last day. */
+const TOP_SEGMENTS = 10;
+/** Canvas variants the conversion chart shows: those with most entries. */
+const TOP_VARIANTS = 20;
+/** Canvases the step funnel shows: those with most conversions. */
+const TOP_FUNNELS = 6;
 
 const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS}`;
 
@@ -54,29 +71,79 @@ export const CHARTS: readonly ChartSpec[] = [
     sql: allAndPerApp('sessions_daily', 'sessions_daily_by_app', 'sessions'),
   },
   {
+    id: 'stickiness',
+    title: 'DAU / MAU (stickiness) per day',
+    caption: `Daily over monthly active users: all apps and each loaded app, last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    yFormat: 'percent',
+    sql: allAndPerApp('kpis_daily', 'kpis_daily_by_app', 'stickiness'),
+  },
+  {
+    id: 'events',
+    title: 'Top events',
+    caption: `7-day average of the daily count of the ${TOP_EVENTS} most frequent custom events (all apps, all users), last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    sql: `WITH "recent" AS (SELECT * FROM "analytics"."event_counts_daily" WHERE ${lastDays('event_counts_daily')}),
+          "top" AS (SELECT "event" FROM "recent" GROUP BY ALL ORDER BY sum("count") DESC, "event" LIMIT ${TOP_EVENTS})
+          SELECT "day" AS "x", "event" AS "series", "count_7d_avg" AS "y" FROM "recent"
+          WHERE "event" IN (SELECT "event" FROM "top") AND "count_7d_avg" IS NOT NULL ORDER BY "series", "x"`,
+  },
+  {
     id: 'segments',
     title: 'Segment sizes',
-    caption: `Users in each loaded segment per day, last ${REPORT_DAYS} days (segments overlap).`,
+    caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), last ${REPORT_DAYS} days (segments overlap).`,
     kind: 'line',
-    sql: `SELECT "day" AS "x", "segment_id" AS "series", "size" AS "y" FROM "analytics"."segment_size_daily" WHERE ${lastDays('segment_size_daily')} ORDER BY "series", "x"`,
+    sql: `WITH "top" AS (SELECT "segment_id" FROM "analytics"."segment_size_daily" WHERE "day" = (SELECT max("day") FROM "analytics"."segment_size_daily")
+                          ORDER BY "size" DESC NULLS LAST, "segment_id" LIMIT ${TOP_SEGMENTS})
+          SELECT "day" AS "x", "segment_id" AS "series", "size" AS "y" FROM "analytics"."segment_size_daily"
+          WHERE ${lastDays('segment_size_daily')} AND "segment_id" IN (SELECT "segment_id" FROM "top") AND "size" IS NOT NULL ORDER BY "series", "x"`,
   },
   {
     id: 'canvas-variants',
     title: 'Canvas conversion per variant',
-    caption: 'Conversions / entries of each Canvas variant over the last 30 days of data.',
+    caption: `Conversions / entries of the ${TOP_VARIANTS} Canvas variants with most entries over the last 30 days of data.`,
     kind: 'bar',
     yFormat: 'percent',
-    sql: `SELECT "canvas_name" || ' · ' || "variant_name" AS "x", 'conversion rate' AS "series", sum("conversions") / sum("entries") AS "y"
-          FROM "analytics"."canvas_variant_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."canvas_variant_daily") - 30
-          GROUP BY ALL HAVING sum("entries") > 0 ORDER BY "x"`,
+    sql: `SELECT "x", 'conversion rate' AS "series", "y" FROM (
+            SELECT "canvas_name" || ' · ' || "variant_name" AS "x", sum("conversions") / sum("entries") AS "y", sum("entries") AS "n"
+            FROM "analytics"."canvas_variant_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."canvas_variant_daily") - 30
+            GROUP BY ALL HAVING sum("entries") > 0 ORDER BY "n" DESC, "x" LIMIT ${TOP_VARIANTS}
+          ) ORDER BY "x"`,
   },
   {
     id: 'canvas-funnel',
     title: 'Canvas step funnel',
-    caption: 'Conversions credited to each step, in path order, over every loaded day.',
+    caption: `Conversions credited to each step, in path order, over every loaded day, for the ${TOP_FUNNELS} Canvases with most conversions.`,
     kind: 'bar',
-    sql: `SELECT "canvas_name" || ' · ' || "position" || '. ' || "step_name" AS "x", "canvas_name" AS "series", "conversions" AS "y"
-          FROM "analytics"."canvas_step_funnel" WHERE "position" IS NOT NULL ORDER BY "canvas_name", "position", "step_name"`,
+    sql: `WITH "top" AS (SELECT "canvas_name" FROM "analytics"."canvas_step_funnel" GROUP BY ALL ORDER BY sum("conversions") DESC NULLS LAST, "canvas_name" LIMIT ${TOP_FUNNELS})
+          SELECT "canvas_name" || ' · ' || "position" || '. ' || "step_name" AS "x", "canvas_name" AS "series", "conversions" AS "y"
+          FROM "analytics"."canvas_step_funnel" WHERE "position" IS NOT NULL AND "canvas_name" IN (SELECT "canvas_name" FROM "top") AND "conversions" IS NOT NULL
+          ORDER BY "canvas_name", "position", "step_name"`,
+  },
+  {
+    id: 'campaign-sends',
+    title: 'Campaign messages sent per day',
+    caption: `Messages sent by every loaded campaign, per channel, last ${REPORT_DAYS} days.`,
+    kind: 'line',
+    sql: `SELECT "day" AS "x", "channel" AS "series", CAST(sum("sent") AS DOUBLE) AS "y" FROM "analytics"."campaign_message_daily"
+          WHERE ${lastDays('campaign_message_daily')} GROUP BY ALL HAVING sum("sent") IS NOT NULL ORDER BY "series", "x"`,
+  },
+  {
+    id: 'campaign-rates',
+    title: 'Campaign open and click rates',
+    caption: `Unique opens and unique clicks per delivered message of the ${TOP_CAMPAIGN_MESSAGES} campaign channels that sent most over the last 30 days of data (channels without opens, such as webhooks, left out).`,
+    kind: 'bar',
+    yFormat: 'percent',
+    barLayout: 'grouped',
+    sql: `WITH "recent" AS (
+            SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("sent") AS "sent",
+                   sum("unique_opens") / sum("delivered") AS "open_rate", sum("unique_clicks") / sum("delivered") AS "click_rate"
+            FROM "analytics"."campaign_message_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."campaign_message_daily") - 30
+            GROUP BY ALL HAVING sum("delivered") > 0 AND sum("unique_opens") > 0 ORDER BY "sent" DESC, "x" LIMIT ${TOP_CAMPAIGN_MESSAGES}
+          )
+          SELECT "x", 'open rate' AS "series", "open_rate" AS "y" FROM "recent"
+          UNION ALL SELECT "x", 'click rate', "click_rate" FROM "recent"
+          ORDER BY "series" DESC, "x"`,
   },
   {
     id: 'run-requests',

@@ -45,8 +45,19 @@ const STYLE = `
   .empty { color: #8a93a3; font-style: italic; }
   code { font-size: 12px; }`;
 
+export interface ReportOptions {
+  /** The time the report says it was written. @default now */
+  now?: Date;
+  /**
+   * The database file the report names as its source: a run reads its private working copy but publishes it as `--db`,
+   * the file a reader opens. @default the path `wh` was opened from
+   */
+  database?: string;
+}
+
 /** Write the report to `path` (its folder is created; the file is replaced whole, never half-written). */
-export async function writeReport(wh: Warehouse, path: string, now: Date = new Date()): Promise<ReportSummary> {
+export async function writeReport(wh: Warehouse, path: string, opts: ReportOptions = {}): Promise<ReportSummary> {
+  const now = opts.now ?? new Date();
   const target = resolve(path);
   const sections: string[] = [];
   const charts: ReportSummary['charts'] = [];
@@ -76,7 +87,7 @@ ${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num
 <title>engage-etl report</title><style>${STYLE}</style></head>
 <body>
 <h1>engage-etl report</h1>
-<p class="meta">Written ${escapeHtml(cellText(now))} from ${escapeHtml(wh.path)}. Every chart reads the views of schema <code>analytics</code>; query them with <code>engage-etl query</code> or any DuckDB client.</p>
+<p class="meta">Written ${escapeHtml(cellText(now))} from ${escapeHtml(opts.database ?? wh.path)}. Every chart reads the views of schema <code>analytics</code>; query them with <code>engage-etl query</code> or any DuckDB client.</p>
 ${sections.join('\n')}
 <section data-table="freshness"><h2>Data freshness</h2><p class="caption">Per stream: how far the complete data reaches (watermark) and how old that is.</p>
 ${freshness}

@@ -13,6 +13,17 @@ import type { Target } from '../reliability/reliability-helpers.js';
 import { closedPort, REPO, makeTarget, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
 
 const NO_SESSIONS_KEY = 'check-no-sessions-5c1e0a9b7d3f';
+const NO_OPTIONAL_KEY = 'check-no-optional-2b7e4d9a1f6c';
+/** Permissions only some option values need: the Canvas list (`all`), data_summary (reconcile) and one KPI. */
+const OPTIONAL = ['canvas.list', 'canvas.data_summary', 'kpi.mau.data_series'];
+const OPTIONS_YAML = `name: options
+start_date: 2025-03-01
+streams:
+  kpis:           {}
+  canvas_summary: { canvases: [cv_1], reconcile: true }
+  canvas_details: { canvases: all }
+  sessions:       { unit: day }
+`;
 
 let dir: string;
 let em: Emulator;
@@ -22,7 +33,13 @@ beforeAll(async () => {
   dir = await tempDir('engage-check-');
   const permissions = [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))]
     .filter((p): p is string => p !== undefined && p !== 'sessions.data_series');
-  em = await startEmulator({ keys: [{ key: NO_SESSIONS_KEY, name: 'no-sessions', permissions }] });
+  const every = [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))].filter((p): p is string => p !== undefined);
+  em = await startEmulator({
+    keys: [
+      { key: NO_SESSIONS_KEY, name: 'no-sessions', permissions },
+      { key: NO_OPTIONAL_KEY, name: 'no-optional', permissions: every.filter((p) => !OPTIONAL.includes(p)) },
+    ],
+  });
   t = await makeTarget(dir, 'check');
 });
 afterAll(async () => {
@@ -81,5 +98,39 @@ describe('engage-etl check', () => {
     const readme = await readFile(join(REPO, 'README.md'), 'utf8');
     const block = /<!-- permissions:start[^\n]*\n([\s\S]*?)\n<!-- permissions:end -->/.exec(readme)?.[1];
     expect(block, 'README: regenerate the table between the permissions markers with `engage-etl check --permissions`').toBe(permissionsTable());
+  });
+
+  it('names the permission of the request that failed: the list `all` reads, a reconciliation, one KPI of four', async () => {
+    const options = await makeTarget(dir, 'options', OPTIONS_YAML);
+    const r = await runCli(['check', '--pipeline', options.pipeline, '--base-url', em.url, '--json'], { ENGAGE_API_KEY: NO_OPTIONAL_KEY });
+    expect(r.code, r.stderr).toBe(2);
+    const report = JSON.parse(r.stdout) as CheckReport;
+    const by = new Map(report.streams.map((s) => [s.stream, s]));
+    expect(by.get('canvas_details')).toMatchObject({ outcome: 'missing_permission', permission: 'canvas.list', endpoint: 'GET /canvas/list' });
+    expect(by.get('canvas_summary')).toMatchObject({ outcome: 'missing_permission', permission: 'canvas.data_summary', endpoint: 'GET /canvas/data_summary' });
+    expect(by.get('kpis')).toMatchObject({ outcome: 'missing_permission', permission: 'kpi.mau.data_series', endpoint: 'GET /kpi/mau/data_series' });
+    expect(by.get('sessions')?.outcome).toBe('ok');
+    expect(by.get('kpis')?.permissions).toEqual(['kpi.dau.data_series', 'kpi.mau.data_series', 'kpi.new_users.data_series', 'kpi.uninstalls.data_series']);
+    expect(by.get('canvas_summary')?.permissions).toEqual(['canvas.data_series', 'canvas.data_summary']);
+    expect(by.get('canvas_details')?.permissions).toEqual(['canvas.details', 'canvas.list']);
+    expect(r.stderr).toMatch(/3 of 4 streams: .*canvas_details needs permission canvas\.list/);
+  });
+
+  it('shows in the permissions table what some option values add, as the declarations say', () => {
+    const rows = new Map(permissionsTable().split('\n').slice(2).map((row) => [row.split(' | ')[0]!.replace(/^\| /, ''), row]));
+    expect(rows.get('kpis')).toContain('`kpi.dau.data_series`, `kpi.mau.data_series`, `kpi.new_users.data_series`, `kpi.uninstalls.data_series` |');
+    expect(rows.get('canvas_summary')).toContain('`canvas.data_summary` with source: data_summary or reconcile: true');
+    const lists: [string, string][] = [
+      ['canvas_details', '`canvas.list` with canvases: all'],
+      ['campaign_series', '`campaigns.list` with campaigns: all'],
+      ['segment_size', '`segments.list` with segments: all'],
+      ['revenue', '`purchases.product_list` with products: all'],
+      ['email_templates', '`templates.email.list` with ids: all'],
+      ['content_blocks', '`content_blocks.list` with ids: all'],
+      ['event_counts', '`events.list` with events: all'],
+    ];
+    for (const [stream, cell] of lists) expect(rows.get(stream), stream).toContain(cell);
+    const known = new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission));
+    for (const p of permissionsTable().matchAll(/`([a-z_]+(?:\.[a-z_]+)+)`/g)) expect(known.has(p[1]), p[1]).toBe(true);
   });
 });

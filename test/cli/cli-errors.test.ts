@@ -56,6 +56,15 @@ describe('engage-etl run refuses bad input before touching anything', () => {
     expectOneLineError(await cli(['run', '--emulator', '--pipeline', file, '--db', db]), /bad\.yaml.*streams\.revenue\.unit/);
   });
 
+  it('names every mistake of a pipeline file on its one line, numbered, and exits 2', async () => {
+    const file = join(dir, 'three-bad.yaml');
+    await writeFile(file, 'name: x\nlookback_days: soon\nstreams:\n  revenue: { unit: week }\n');
+    const r = await cli(['run', '--emulator', '--pipeline', file, '--db', db]);
+    expect(r.code).toBe(2);
+    expectOneLineError(r, /3 problems in the pipeline file; fix each of them: \(1\) \S*three-bad\.yaml at start_date: .* \(2\) \S*three-bad\.yaml:2:16 at lookback_days: .* \(3\) \S*three-bad\.yaml:4:\d+ at streams\.revenue\.unit: /);
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('names a missing pipeline file', async () => {
     expectOneLineError(await cli(['run', '--emulator', '--pipeline', join(dir, 'nope.yaml'), '--db', db]), /nope\.yaml/);
   });

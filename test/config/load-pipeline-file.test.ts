@@ -199,3 +199,39 @@ describe('retries', () => {
     expect(refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`)).message).toMatch(what);
   });
 });
+
+describe('a file with several mistakes', () => {
+  it('names every one in one error, in file order, each with its line, field and fix', () => {
+    const path = file(
+      ['name: t', 'lookback_days: -2', 'streams:', '  revenu: {}', '  sessions: { unit: week }', '  email_templates: { ids: [tpl_1, 123] }', ''].join('\n'),
+    );
+    const err = refusal(path);
+    expect(err.where).toBe(path);
+    const expected = [
+      `${path} at start_date: is required but missing; add the first UTC day`,
+      `${path}:2:16 at lookback_days: -2 is not a whole number of days`,
+      `${path}:4:3 at streams.revenu: unknown stream "revenu". Did you mean "revenue"?`,
+      `${path}:5:21 at streams.sessions.unit: "week" is not a unit; write unit: day or unit: hour`,
+      `${path}:6:35 at streams.email_templates.ids[1]: must be a non-empty text, found a number 123; quote it: "123"`,
+    ];
+    expect(err.message).toContain(`${expected.length} problems in the pipeline file`);
+    const at = expected.map((line, i) => err.message.indexOf(`(${i + 1}) ${line}`));
+    expect(at.every((i) => i >= 0), err.message).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
+  it('names each bad option of each stream, not only the first of the block', () => {
+    const err = refusal(file(`${HEAD}streams:\n  canvas_summary: { canvases: [cv_1], source: cube, reconcile: "yes" }\n  kpis: { metrics: [dau, wau], apps: app_1 }\n`));
+    for (const field of ['streams.canvas_summary.source', 'streams.canvas_summary.reconcile', 'streams.kpis.metrics[1]', 'streams.kpis.apps']) {
+      expect(err.message).toContain(`at ${field}:`);
+    }
+    expect(err.message).toContain('4 problems');
+  });
+
+  it('refuses an API key once, with the advice about flags, not also as an unknown key', () => {
+    const err = refusal(file(`${HEAD}source: { api_key: sk-live-abc123 }\nstreams: { custom_events: {} }\n`));
+    expect(err.message).not.toContain('problems');
+    expect(err.message).not.toContain('unknown key');
+    expect(err.message).toMatch(/at source\.api_key: .*--api-key/);
+  });
+});

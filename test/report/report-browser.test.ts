@@ -3,7 +3,7 @@
 // one a run writes because its pipeline file says `report: { path }`.
 // ENGAGE_REPORT_SCREENSHOT=<file> also copies the screenshot there (`npm run screenshot` writes docs/report.png).
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,10 +43,13 @@ describe('the report in a headless browser', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('is written by the run, self-contained and under 2 MB', async () => {
+  it('is written by the run, self-contained and under 2 MB, and names the published --db file a reader opens', async () => {
     expect(runReport).toBe(reportPath);
     expect(existsSync(reportPath)).toBe(true);
     expect((await stat(reportPath)).size).toBeLessThan(2 * 1024 * 1024);
+    const html = await readFile(reportPath, 'utf8');
+    expect(html).toContain(` from ${f.db}. `);
+    expect(html).not.toContain('.work');
   });
 
   it('loads without a console error or a network request, draws every chart with one mark per row, and saves a screenshot', async () => {

@@ -1,5 +1,8 @@
 // Every analyst view checked against a computation written here from the base tables, over a demo warehouse loaded
 // from the emulator; then the same views defined over the Parquet tree by `engage-etl views` answer the same.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
@@ -48,15 +51,25 @@ describe('the analyst views of a demo warehouse', () => {
 
   beforeAll(async () => {
     f = await analystWarehouse();
-    // Day points beside the hour points of two days: the views must take the day point, not add both.
+    // Day points beside the hour points of two days: the views must take the day point, not add both. Event counts are
+    // loaded daily: hour points beside one day point must be ignored, and an event with hour points only summed.
+    const [event] = await f.query(`SELECT min(event) AS name FROM event_counts WHERE app_id = '*' AND segment_id = '*'`);
+    const hour = (iso: string) => new Date(`${iso}:00:00Z`);
     const wh = await Warehouse.open(f.db);
     try {
       await wh.commit({
         runId: 'manual-day-points', loadedAt: new Date(), state: [],
-        upserts: [{ table: 'sessions', rows: [
-          { app_id: '*', segment_id: '*', unit: 'day', time: utcDay('2025-01-05'), sessions: 123_456 },
-          { app_id: 'app_2', segment_id: '*', unit: 'day', time: utcDay('2025-01-06'), sessions: 7 },
-        ] }],
+        upserts: [
+          { table: 'sessions', rows: [
+            { app_id: '*', segment_id: '*', unit: 'day', time: utcDay('2025-01-05'), sessions: 123_456 },
+            { app_id: 'app_2', segment_id: '*', unit: 'day', time: utcDay('2025-01-06'), sessions: 7 },
+          ] },
+          { table: 'event_counts', rows: [
+            { event: event?.name, app_id: '*', segment_id: '*', unit: 'hour', time: hour('2025-01-05T03'), count: 900_000 },
+            { event: 'hourly_only', app_id: '*', segment_id: '*', unit: 'hour', time: hour('2025-01-05T03'), count: 4 },
+            { event: 'hourly_only', app_id: '*', segment_id: '*', unit: 'hour', time: hour('2025-01-05T17'), count: 5 },
+          ] },
+        ],
       });
     } finally {
       await wh.close();
@@ -67,7 +80,9 @@ describe('the analyst views of a demo warehouse', () => {
   it('gives every view and every column a comment', async () => {
     const views = await q(`SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`);
     expect(views.map((v) => v.view_name)).toEqual([
-      'calendar', 'canvas_daily', 'canvas_step_funnel', 'canvas_variant_daily', 'freshness', 'purchases_daily', 'purchases_daily_by_app',
+      'calendar', 'campaign_daily', 'campaign_message_daily', 'canvas_daily', 'canvas_step_funnel', 'canvas_variant_daily', 'event_counts_daily',
+      'event_counts_daily_by_app', 'event_counts_daily_by_app_segment', 'event_counts_daily_by_segment', 'freshness', 'kpis_daily', 'kpis_daily_by_app',
+      'purchases_daily', 'purchases_daily_by_app',
       'purchases_daily_by_app_product', 'purchases_daily_by_product', 'runs', 'segment_size_daily', 'sessions_daily', 'sessions_daily_by_app',
       'sessions_daily_by_app_segment', 'sessions_daily_by_segment',
     ]);
@@ -91,7 +106,7 @@ describe('the analyst views of a demo warehouse', () => {
       expected
         .filter((r) => (r.app_id !== '*') === app && (r.product !== '*') === product)
         .map(({ app_id, product: p, ...rest }) => ({ ...rest, ...(app ? { app_id } : {}), ...(product ? { product: p } : {}) }));
-    const asDays = (rows: Row[]) => rows.map((r) => ({ ...r, day: day(r.day) }));
+    const asDays = (rows: Row[]): Row[] => rows.map((r) => ({ ...r, day: day(r.day) }));
     expectSameRows(asDays(await q(`SELECT * FROM analytics.purchases_daily`)), pick(false, false), ['day']);
     expectSameRows(asDays(await q(`SELECT * FROM analytics.purchases_daily_by_app`)), pick(true, false), ['day', 'app_id']);
     expectSameRows(asDays(await q(`SELECT * FROM analytics.purchases_daily_by_product`)), pick(false, true), ['day', 'product']);
@@ -106,7 +121,7 @@ describe('the analyst views of a demo warehouse', () => {
       expected
         .filter((e) => (e.dims[0] !== '*') === app && (e.dims[1] !== '*') === seg)
         .map((e) => ({ day: e.day, ...(app ? { app_id: e.dims[0] } : {}), ...(seg ? { segment_id: e.dims[1] } : {}), sessions: e.value }));
-    const asDays = (rows: Row[]) => rows.map((r) => ({ ...r, day: day(r.day) }));
+    const asDays = (rows: Row[]): Row[] => rows.map((r) => ({ ...r, day: day(r.day) }));
     expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily`)), pick(false, false), ['day']);
     expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily_by_app`)), pick(true, false), ['day', 'app_id']);
     expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily_by_segment`)), pick(false, true), ['day', 'segment_id']);
@@ -118,6 +133,8 @@ describe('the analyst views of a demo warehouse', () => {
     for (const [view, cols] of [
       ['purchases_daily_by_app', ['app_id']], ['purchases_daily_by_product', ['product']], ['purchases_daily_by_app_product', ['app_id', 'product']],
       ['sessions_daily_by_app', ['app_id']], ['sessions_daily_by_segment', ['segment_id']], ['sessions_daily_by_app_segment', ['app_id', 'segment_id']],
+      ['kpis_daily_by_app', ['app_id']], ['event_counts_daily_by_app', ['app_id']], ['event_counts_daily_by_segment', ['segment_id']],
+      ['event_counts_daily_by_app_segment', ['app_id', 'segment_id']],
     ] as const) {
       const [row] = await q(`SELECT count(*) AS n FROM analytics.${view} WHERE ${cols.map((c) => `"${c}" = '*'`).join(' OR ')}`);
       expect(row?.n, view).toBe(0);
@@ -131,6 +148,121 @@ describe('the analyst views of a demo warehouse', () => {
     const [pairs] = await q(`SELECT sum(revenue) AS total FROM analytics.purchases_daily_by_app_product`);
     const pairTotal = base.filter((r) => r.app_id !== '*' && r.product !== '*').reduce((s, r) => s + num(r.revenue), 0);
     expect(num(pairs?.total)).toBeCloseTo(pairTotal, 6);
+
+    // The same for new users (KPIs) and event counts: the totals view sums the platform's '*' rows only.
+    const kpis = await q(`SELECT app_id, value FROM kpi_series WHERE metric = 'new_users'`);
+    const newUsers = kpis.filter((r) => r.app_id === '*').reduce((s, r) => s + num(r.value), 0);
+    const [kpiTotal] = await q(`SELECT sum(new_users) AS total FROM analytics.kpis_daily`);
+    expect(num(kpiTotal?.total)).toBe(newUsers);
+    expect(kpis.reduce((s, r) => s + num(r.value), 0)).toBeGreaterThan(newUsers * 1.2);
+    const events = await q(`SELECT app_id, segment_id, count FROM event_counts WHERE unit = 'day'`);
+    const eventTotal = events.filter((r) => r.app_id === '*' && r.segment_id === '*').reduce((s, r) => s + num(r.count), 0);
+    const [viewEvents] = await q(`SELECT sum(count) AS total FROM analytics.event_counts_daily WHERE event <> 'hourly_only'`);
+    expect(num(viewEvents?.total)).toBe(eventTotal);
+    expect(events.reduce((s, r) => s + num(r.count), 0)).toBeGreaterThan(eventTotal * 1.2);
+  });
+
+  it('daily KPIs per app: the four KPIs with stickiness, sessions per DAU and ARPDAU from the same app and day', async () => {
+    const sessions = daily(await q(`SELECT * FROM sessions`), ['app_id', 'segment_id'], 'sessions');
+    const revenue = daily(await q(`SELECT * FROM revenue`), ['app_id', 'product'], 'revenue');
+    const byDay = new Map<string, Row>();
+    for (const r of await q(`SELECT * FROM kpi_series`)) {
+      const k = `${String(r.app_id)}|${day(r.time)}`;
+      const e = byDay.get(k) ?? { day: day(r.time), app_id: r.app_id, dau: null, mau: null, new_users: null, uninstalls: null };
+      e[String(r.metric)] = num(r.value);
+      byDay.set(k, e);
+    }
+    const ratio = (a: unknown, b: unknown) => (a === null || b === null || b === 0 ? null : (a as number) / (b as number));
+    const expected: Row[] = [...byDay.values()].map((e) => {
+      const s = sessions.get(`${String(e.app_id)}|*|${String(e.day)}`)?.value ?? null;
+      const rev = revenue.get(`${String(e.app_id)}|*|${String(e.day)}`)?.value ?? null;
+      return { ...e, stickiness: ratio(e.dau, e.mau), sessions: s, sessions_per_dau: ratio(s, e.dau), revenue: rev, arpdau: ratio(rev, e.dau) };
+    });
+    const pick = (app: boolean) => expected.filter((e) => (e.app_id !== '*') === app).map(({ app_id, ...rest }) => ({ ...rest, ...(app ? { app_id } : {}) }));
+    const asDays = (rows: Row[]): Row[] => rows.map((r) => ({ ...r, day: day(r.day) }));
+    const totals = asDays(await q(`SELECT * FROM analytics.kpis_daily`));
+    const perApp = asDays(await q(`SELECT * FROM analytics.kpis_daily_by_app`));
+    expectSameRows(totals, pick(false), ['day']);
+    expectSameRows(perApp, pick(true), ['day', 'app_id']);
+    // Every KPI is there; sessions and revenue only where their series are loaded (app_1: revenue, app_2: sessions).
+    expect(totals.filter((r) => r.stickiness !== null && r.sessions_per_dau !== null && r.arpdau !== null).length).toBeGreaterThan(60);
+    expect(perApp.filter((r) => r.app_id === 'app_1' && r.arpdau !== null && r.sessions === null).length).toBeGreaterThan(60);
+    expect(perApp.filter((r) => r.app_id === 'app_2' && r.sessions_per_dau !== null && r.revenue === null).length).toBeGreaterThan(60);
+    expect(perApp.find((r) => r.app_id === 'app_2' && r.day === '2025-01-06')?.sessions).toBe(7);
+  });
+
+  it('event counts per day: the day point over hours, the 7-day average of full weeks and the change from a week before', async () => {
+    const counts = daily(await q(`SELECT * FROM event_counts`), ['event', 'app_id', 'segment_id'], 'count');
+    const shift = (d: string, days: number) => day(new Date(new Date(`${d}T00:00:00Z`).getTime() + days * 86_400_000));
+    const expected = [...counts.values()].map((e) => {
+      const at = (d: string) => counts.get([...e.dims, d].join('|'))?.value ?? null;
+      const week = Array.from({ length: 7 }, (_, i) => at(shift(e.day, -i)));
+      const before = at(shift(e.day, -7));
+      return {
+        event: e.dims[0], app_id: e.dims[1], segment_id: e.dims[2], day: e.day, count: e.value,
+        count_7d_avg: week.every((v) => v !== null) ? week.reduce((s: number, v) => s + (v ?? 0), 0) / 7 : null,
+        count_week_before: before, wow_change: before === null ? null : e.value - before, wow_change_rate: before ? (e.value - before) / before : null,
+      };
+    });
+    const pick = (app: boolean, seg: boolean) =>
+      expected
+        .filter((e) => (e.app_id !== '*') === app && (e.segment_id !== '*') === seg)
+        .map(({ app_id, segment_id, ...rest }) => ({ ...rest, ...(app ? { app_id } : {}), ...(seg ? { segment_id } : {}) }));
+    const asDays = (rows: Row[]): Row[] => rows.map((r) => ({ ...r, day: day(r.day) }));
+    const totals = asDays(await q(`SELECT * FROM analytics.event_counts_daily`));
+    expectSameRows(totals, pick(false, false), ['event', 'day']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.event_counts_daily_by_app`)), pick(true, false), ['event', 'app_id', 'day']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.event_counts_daily_by_segment`)), pick(false, true), ['event', 'segment_id', 'day']);
+    expectSameRows(asDays(await q(`SELECT * FROM analytics.event_counts_daily_by_app_segment`)), pick(true, true), ['event', 'app_id', 'segment_id', 'day']);
+    expect(totals.filter((r) => r.event === 'hourly_only')).toEqual([
+      { day: '2025-01-05', event: 'hourly_only', count: 9, count_7d_avg: null, count_week_before: null, wow_change: null, wow_change_rate: null },
+    ]);
+    expect(totals.some((r) => r.count_7d_avg !== null && r.wow_change_rate !== null && r.wow_change !== 0)).toBe(true);
+    expect(totals.filter((r) => r.count_7d_avg === null && r.event !== 'hourly_only').length).toBeGreaterThan(0);
+  });
+
+  it('campaigns per day and per day, channel and variation: sends, opens, clicks, rates and current names', async () => {
+    const names = new Map<unknown, unknown>();
+    for (const r of await q(`SELECT id, name FROM listed_objects WHERE listing = 'campaigns' AND name IS NOT NULL`)) names.set(r.id, r.name);
+    for (const r of await q(`SELECT campaign_id, name FROM campaigns WHERE name IS NOT NULL`)) names.set(r.campaign_id, r.name);
+    const messages = await q(`SELECT * FROM campaign_message_series`);
+    const sums = new Map<string, Record<string, number>>();
+    for (const m of messages) {
+      const k = `${String(m.campaign_id)}|${day(m.time)}`;
+      const acc = sums.get(k) ?? { sent: 0, delivered: 0, unique_opens: 0, unique_clicks: 0 };
+      for (const c of Object.keys(acc)) acc[c] = acc[c]! + num(m[c]);
+      sums.set(k, acc);
+    }
+    const ratio = (a: number | null, b: number | null) => (a === null || !b ? null : a / b);
+    expectSameRows(
+      (await q(`SELECT * FROM analytics.campaign_daily`)).map((r) => ({ ...r, day: day(r.day) })),
+      (await q(`SELECT * FROM campaign_series`)).map((t) => {
+        const m = sums.get(`${String(t.campaign_id)}|${day(t.time)}`);
+        return {
+          day: day(t.time), campaign_id: t.campaign_id, campaign_name: names.get(t.campaign_id) ?? null, unique_recipients: num(t.unique_recipients),
+          sent: m?.sent ?? null, delivered: m?.delivered ?? null, unique_opens: m?.unique_opens ?? null, unique_clicks: m?.unique_clicks ?? null,
+          conversions: num(t.conversions), conversions1: num(t.conversions1), conversions2: num(t.conversions2), conversions3: num(t.conversions3),
+          conversion_rate: ratio(num(t.conversions), num(t.unique_recipients)), revenue: t.revenue,
+        };
+      }),
+      ['campaign_id', 'day'],
+    );
+    const variationNames = new Map((await q(`SELECT campaign_id, variation_id, name FROM campaign_messages`)).map((r) => [`${String(r.campaign_id)}|${String(r.variation_id)}`, r.name]));
+    const actual: Row[] = (await q(`SELECT * FROM analytics.campaign_message_daily`)).map((r) => ({ ...r, day: day(r.day) }));
+    expectSameRows(
+      actual,
+      messages.map((m) => ({
+        day: day(m.time), campaign_id: m.campaign_id, campaign_name: names.get(m.campaign_id) ?? null, channel: m.channel, variation_id: m.variation_api_id,
+        variation_name: variationNames.get(`${String(m.campaign_id)}|${String(m.variation_api_id)}`) ?? null,
+        sent: num(m.sent), delivered: num(m.delivered), bounces: num(m.bounces), opens: num(m.opens), unique_opens: num(m.unique_opens), clicks: num(m.clicks),
+        unique_clicks: num(m.unique_clicks), unsubscribes: num(m.unsubscribes),
+        delivery_rate: ratio(num(m.delivered), num(m.sent)), open_rate: ratio(num(m.unique_opens), num(m.delivered)),
+        click_rate: ratio(num(m.unique_clicks), num(m.delivered)), click_to_open_rate: ratio(num(m.unique_clicks), num(m.unique_opens)), channel_stats: m.channel_stats,
+      })),
+      ['campaign_id', 'day', 'channel', 'variation_id'],
+    );
+    expect(actual.filter((r) => r.open_rate !== null && r.campaign_name !== null && r.variation_name !== null).length).toBeGreaterThan(100);
+    expect(new Set(actual.map((r) => r.channel)).size).toBeGreaterThan(2);
   });
 
   it('segment sizes with the change from the day before, NULL where that day is missing', async () => {
@@ -224,10 +356,15 @@ describe('the analyst views of a demo warehouse', () => {
   });
 
   it('the calendar covers every day from the first to the last day of data, without a gap', async () => {
-    const [bounds] = await q(`SELECT least(min(r.time), min(s.time)) AS lo, greatest(max(r.time), max(s.time)) AS hi FROM revenue r, sessions s`);
+    const times: Date[] = [];
+    for (const [table, column] of [
+      ['revenue', 'time'], ['purchase_quantity', 'time'], ['sessions', 'time'], ['segment_size', 'time'], ['canvas_summary', 'day'],
+      ['kpi_series', 'time'], ['event_counts', 'time'], ['campaign_series', 'time'],
+    ]) for (const r of await q(`SELECT min("${column}") AS lo, max("${column}") AS hi FROM "${table}"`)) times.push(r.lo as Date, r.hi as Date);
+    const bounds = { lo: new Date(Math.min(...times.map((t) => new Date(day(t)).getTime()))), hi: new Date(Math.max(...times.map((t) => t.getTime()))) };
     const days = (await q(`SELECT day, iso_weekday, is_weekend FROM analytics.calendar ORDER BY day`)).map((r) => ({ ...r, day: day(r.day) }));
     const expected: Row[] = [];
-    for (let t = (bounds!.lo as Date).getTime(); t <= (bounds!.hi as Date).getTime(); t += 86_400_000) {
+    for (let t = bounds.lo.getTime(); t <= bounds.hi.getTime(); t += 86_400_000) {
       const d = new Date(t);
       const iso = d.getUTCDay() === 0 ? 7 : d.getUTCDay();
       expected.push({ day: day(d), iso_weekday: iso, is_weekend: iso >= 6 });
@@ -288,6 +425,35 @@ describe('the analyst views of a demo warehouse', () => {
     } finally {
       conn.closeSync();
       instance.closeSync();
+    }
+  });
+});
+
+describe('the Parquet SQL file over a tree that holds no data table yet', () => {
+  it('binds every view on empty typed base views, and every view is empty', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'engage-views-empty-'));
+    // What an export of a warehouse without data leaves: the run log and series state, no table folder.
+    const wh = await Warehouse.open(join(dir, 'empty.duckdb'));
+    try {
+      const { exportBookkeeping } = await import('../../src/export/export-parquet.js');
+      await exportBookkeeping(wh, join(dir, 'out'));
+    } finally {
+      await wh.close();
+    }
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      await conn.run(parquetViewsSql(join(dir, 'out')));
+      const views = (await conn.runAndReadAll(`SELECT view_name FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`)).getRowObjectsJS().map((r) => String(r.view_name));
+      expect(views).toEqual(expect.arrayContaining(['kpis_daily', 'event_counts_daily', 'campaign_daily', 'campaign_message_daily', 'calendar']));
+      for (const view of views) {
+        const [row] = (await conn.runAndReadAll(`SELECT count(*) AS n FROM analytics."${view}"`)).getRowObjectsJS();
+        expect(Number(row?.n), view).toBe(0);
+      }
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
