@@ -24,6 +24,7 @@ export function makeExportCommand(): Command {
         const { warehouse: wh, notes } = await openWorkingCopy(flags.db);
         try {
           for (const note of notes) process.stderr.write(`warning: ${note.message}\n`);
+          await wh.allowAnalyticsMemory();
           const s = await exportParquet(wh, flags.out, { scope: 'all' });
           for (const repair of s.repaired) process.stderr.write(`repaired ${repair.table}: ${repair.problems.join('; ')}\n`);
           await exportBookkeeping(wh, flags.out);

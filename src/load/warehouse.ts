@@ -39,6 +39,9 @@ export interface WarehouseOptions {
   memoryLimit?: string;
 }
 
+/** The writer's memory limit once its commits are done (see `allowAnalyticsMemory`). */
+const ANALYTICS_MEMORY_LIMIT = '1GB';
+
 /** What the pipeline hands over to commit at once. */
 export interface LoadBatch {
   runId: string;
@@ -280,6 +283,16 @@ export class Warehouse {
   /** Record the end of a run begun with beginRun. */
   async finishRun(r: RunEnd): Promise<void> {
     await this.#serial((conn) => finishRun(conn, this.path, r));
+  }
+
+  /**
+   * Lift the writer's memory limit for the analytical tail of a run or an export: sorted COPYs of whole years, the
+   * analyst views and the report's queries (window functions over every event series) cannot all spill, and ran out
+   * of the 64 MB that keeps the commit path flat (the bench's 2-year demo: the report's event chart). Commits are over
+   * by then, so the limit only bounds DuckDB's own buffer pool for these last queries.
+   */
+  async allowAnalyticsMemory(): Promise<void> {
+    await this.query(`SET memory_limit = '${ANALYTICS_MEMORY_LIMIT}'`);
   }
 
   /** Run SQL and return its rows as plain JS objects (bigint → number when safe, TIMESTAMP/DATE → Date, JSON → its text). */

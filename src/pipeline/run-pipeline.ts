@@ -249,6 +249,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
     reporter.emit({ type: 'phase', phase: 'export' });
+    await wh.allowAnalyticsMemory();
     const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
     for (const repair of exported.repaired) {
       const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${opts.out} from DuckDB: ${repair.problems.join('; ')}` };
