@@ -45,7 +45,8 @@ export class EmulatorBench {
   static async create(pipeline: string, emulator: EmulatorOptions & { now: string }): Promise<EmulatorBench> {
     const dir = await mkdtemp(join(tmpdir(), 'engage-bench-'));
     const pipelinePath = join(dir, 'pipeline.yaml');
-    await writeFile(pipelinePath, pipeline);
+    // The demo pipeline's report goes into the bench's own folder, not the working folder's data/.
+    await writeFile(pipelinePath, pipeline.replace(/^report:.*$/m, `report: { path: ${JSON.stringify(join(dir, 'report.html'))} }`));
     return new EmulatorBench(dir, await createEmulator({ seed: 1, port: 0, ...emulator }), pipelinePath);
   }
 

@@ -78,6 +78,12 @@ async function main(): Promise<void> {
       goal: '1.00',
       ok: r.sent === r.minimum,
     })),
+    ...ratios.slice(0, 1).map((r) => ({
+      figure: `size of the HTML report after the ${r.label}`,
+      value: r.reportBytes === undefined ? 'not written' : `${n(r.reportBytes / 1024)} KB`,
+      goal: '≤ 2 MB',
+      ok: r.reportBytes !== undefined && r.reportBytes <= 2 * 2 ** 20,
+    })),
     ...ratios.slice(1).map((r) => ({
       figure: `details and info requests, ${r.label} (unchanged workspace: list pages only)`,
       value: n(r.perIdRequests),

@@ -1,7 +1,7 @@
 // Request ratio = requests sent / theoretical minimum, for a 2-year backfill of the demo pipeline and for the nightly
 // increment after it. The minimum of the paged lists is counted from what they turned out to hold; discovery's list
 // pages are known exactly once read, so they count as read.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { STREAMS } from '../src/streams/registry.js';
 import { EmulatorBench } from './emulator-run.js';
 import type { Plan } from '../src/pipeline/plan.js';
@@ -14,6 +14,8 @@ export interface RequestRatio {
   wallMs: number;
   rows: number;
   rateLimited: number;
+  /** Size of the HTML report the run wrote (the demo pipeline asks for one), in bytes. */
+  reportBytes: number | undefined;
   /** Requests of the per-id streams (details and info): discovery re-reads only what changed, so 0 on an unchanged workspace. */
   perIdRequests: number;
 }
@@ -47,6 +49,7 @@ export async function measureRequestRatios(demoPipelinePath: string): Promise<Re
         wallMs: run.wallMs,
         rows: run.summary.tables.reduce((n, t) => n + t.inserted + t.updated, 0),
         rateLimited: run.rateLimited,
+        reportBytes: run.summary.report ? (await stat(run.summary.report)).size : undefined,
         perIdRequests: run.planned.filter((p) => STREAMS.find((d) => d.name === p.stream)?.kind === 'per_id').reduce((n, p) => n + p.requests, 0),
       });
     }
