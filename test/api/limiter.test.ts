@@ -2,10 +2,11 @@
 // an exhausted pool does not hold up another, and the server's own (lower) view wins.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/api-client.js';
-import type { ApiClientOptions } from '../../src/api/api-client-options.js';
+import type { ApiClientOptions, ClientEvent } from '../../src/api/api-client-options.js';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
 import { parseResetValue, readRateLimitAdvice, readRetryAfterMs } from '../../src/api/rate-limit-headers.js';
-import { FakeClock, json, TestServer, type ReceivedRequest } from './helpers/test-server.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
+import { FakeClock, json, TestServer } from './helpers/test-server.js';
 
 let server: TestServer;
 const clients: ApiClient[] = [];
@@ -16,9 +17,9 @@ function makeClient(opts: Partial<ApiClientOptions>): ApiClient {
   return client;
 }
 
-/** The largest number of requests that arrived within any window of `windowMs`. */
-function maxInAnyWindow(requests: readonly ReceivedRequest[], windowMs: number): number {
-  const times = requests.map((r) => r.at).sort((a, b) => a - b);
+/** The largest number of requests sent within any window of `windowMs`, by the instants they started at. */
+function maxInAnyWindow(starts: readonly number[], windowMs: number): number {
+  const times = [...starts].sort((a, b) => a - b);
   let max = 0;
   for (let i = 0; i < times.length; i++) {
     let n = 0;
@@ -37,18 +38,29 @@ afterEach(async () => {
   await server.close();
 });
 
+/** A client on a virtual clock (its windows pass at once, in order), recording the virtual instant each request starts. */
+function virtualClient(opts: Partial<ApiClientOptions>): { client: ApiClient; starts: number[] } {
+  const clock = new VirtualClock();
+  const starts: number[] = [];
+  const onEvent = (e: ClientEvent): void => {
+    clock.observe(e);
+    if (e.type === 'request-started') starts.push(clock.now());
+  };
+  return { client: makeClient({ ...opts, now: clock.now, sleep: clock.sleep, onEvent }), starts };
+}
+
 describe('limit pools against a real server', () => {
-  it('never lets more requests than the limit arrive within one window', async () => {
-    const client = makeClient({ pools: { cdi: { limit: 3, windowMs: 300 } } });
+  it('never lets more requests than the limit start within one window', async () => {
+    const { client, starts } = virtualClient({ pools: { cdi: { limit: 3, windowMs: 60_000 } } });
     await Promise.all(Array.from({ length: 9 }, () => client.request({ endpoint: ENDPOINTS.cdiIntegrations })));
     expect(server.requests).toHaveLength(9);
-    // At most three in any 300 ms, as the server saw them (so nine span two windows at least): a slow machine only
-    // spreads them further, it cannot make this fail.
-    expect(maxInAnyWindow(server.requests, 300)).toBeLessThanOrEqual(3);
+    // At most three in any minute, so the nine take three windows: they start at 0, 60 s and 120 s of virtual time.
+    expect(maxInAnyWindow(starts, 60_000)).toBe(3);
+    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(120_000);
   });
 
   it('makes purchases and the events list draw from one shared budget', async () => {
-    const client = makeClient({ pools: { purchases_events: { limit: 2, windowMs: 400 } } });
+    const { client, starts } = virtualClient({ pools: { purchases_events: { limit: 2, windowMs: 3_600_000 } } });
     await Promise.all([
       client.request({ endpoint: ENDPOINTS.purchasesQuantitySeries, query: { length: 1 } }),
       client.request({ endpoint: ENDPOINTS.purchasesRevenueSeries, query: { length: 1 } }),
@@ -56,7 +68,9 @@ describe('limit pools against a real server', () => {
       client.request({ endpoint: ENDPOINTS.purchasesQuantitySeries, query: { length: 2 } }),
     ]);
     expect(new Set(server.requests.map((r) => r.path)).size).toBe(3);
-    expect(maxInAnyWindow(server.requests, 400)).toBeLessThanOrEqual(2);
+    // Four requests of three endpoints, two per hour: one budget, so two hours.
+    expect(maxInAnyWindow(starts, 3_600_000)).toBe(2);
+    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(3_600_000);
   });
 
   it('keeps serving other pools while one pool waits for its window', async () => {
