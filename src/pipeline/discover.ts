@@ -11,10 +11,10 @@ import type { TableSpec } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
-import type { ListingStream, StreamDeclaration } from '../streams/stream-declaration.js';
 import type { ListedObject, ListRequest } from '../streams/workspace-lists.js';
 import { listedObjectsTable, listingKey } from '../streams/workspace-lists.js';
 import type { RunWarning } from './run-events.js';
+import { listsOf } from './stream-endpoints.js';
 
 /** One list as the run reads it (or, for `plan`, as it expects to). */
 export interface DiscoveredList {
@@ -111,11 +111,6 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     if (stale.length > 0) discovery.rows.upserts.push({ table: listedObjectsTable.name, rows: stale.map((row) => ({ ...row, _removed_at: input.until })) });
   }
   return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId };
-}
-
-function listsOf(stream: StreamDeclaration, options: unknown): readonly ListRequest[] {
-  if (stream.kind === 'listing') return [{ list: (stream as ListingStream).list, includeArchived: false }];
-  return stream.discovery?.needs(options) ?? [];
 }
 
 /** Every page of a list (live), or the entries the last runs stored for it (plan). */

@@ -24,8 +24,11 @@ export interface FetchTaskContext {
   /** Progress of a stream: requests done and rows fetched since the last call. */
   tick(stream: StreamName, requests: number, rows: number): void;
   warn(warning: RunWarning): void;
-  /** Follow-up requests a window needed (a server that reads windows differently), and re-asks of conflicting answers. */
-  extraRequests(followUps: number, reasks: number): void;
+  /**
+   * Follow-up requests a window needed (a server that reads windows differently). Re-asks of a conflicting answer are
+   * not follow-ups: they show in `sent` beyond `planned`.
+   */
+  extraRequests(followUps: number): void;
   /** Hole changes committed, for the run summary. */
   holes(stream: StreamName, seriesKey: string, changes: readonly HoleUpdate[]): void;
 }
@@ -108,7 +111,7 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext): 
   for (const window of cursor.windows) {
     tasks.add(sp.endpoint.pool, async () => {
       const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
-      ctx.extraRequests(result.followUps, result.requests - 1 - result.followUps);
+      ctx.extraRequests(result.followUps);
       if (result.outside.count > 0) {
         ctx.warn({
           code: 'points_outside_window', stream: name,
