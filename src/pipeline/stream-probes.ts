@@ -35,13 +35,9 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
   if (given === undefined) throw new Error(`internal: ${stream} is not in the pipeline ${pipeline.name}`);
   const options = await withFirstListed(client, decl, given);
   if (options === undefined) return;
-  // Every listed object of the first page may be one the stream skips (segments whose analytics tracking is off):
-  // reading the list was then the probe.
-  const discovered = options !== given;
   switch (decl.kind) {
     case 'series': {
       const all = decl.series(options, await listedValues(client, decl, options, endingAt));
-      if (all.length === 0 && discovered) return;
       if (all.length === 0) throw new Error(`internal: ${stream} declares no series to probe`);
       const instant = parseUtcInstant(endingAt);
       if (!instant) throw new Error(`internal: ${JSON.stringify(endingAt)} is not an ISO 8601 instant`);
@@ -64,7 +60,6 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
     }
     case 'per_id': {
       const [id] = decl.ids(options);
-      if (id === undefined && discovered) return;
       if (id === undefined) throw new Error(`internal: ${stream} has no id to probe`);
       await decl.fetch(client, id, options);
       return;
@@ -90,17 +85,36 @@ async function listedValues(client: ApiClient, decl: SeriesStream, options: unkn
 }
 
 /**
- * The options with `all` replaced by the objects of the first page of each list it needs (one request per list; the
- * probe then asks for the first object the stream keeps); undefined when a list is empty — reading it was the probe,
- * and the stream has nothing to ask for yet.
+ * The options with `all` replaced by listed objects, read page by page until the stream keeps one (a page may hold only
+ * objects it skips, e.g. segments whose tracking is off); undefined when the lists end first — reading them was the
+ * probe, and the stream has nothing to ask for yet.
  */
 async function withFirstListed(client: ApiClient, decl: StreamDeclaration, options: unknown): Promise<unknown> {
   const needs = decl.kind === 'listing' ? [] : (decl.discovery?.needs(options) ?? []);
   if (needs.length === 0 || decl.kind === 'listing' || !decl.discovery) return options;
-  const firsts = new Map<string, ListedObject[]>();
-  for (const request of needs) firsts.set(listingKey(request), await firstPage(client, request));
-  if ([...firsts.values()].some((listed) => listed.length === 0)) return undefined;
-  return decl.discovery.resolve(options, (request) => firsts.get(listingKey(request)) ?? []).options;
+  const lists = needs.map((request) => ({ key: listingKey(request), pages: request.list.pages(client, request.includeArchived), objects: [] as ListedObject[], done: false }));
+  try {
+    while (lists.some((l) => !l.done)) {
+      for (const l of lists.filter((x) => !x.done)) {
+        const page = await l.pages.next();
+        if (page.done) l.done = true;
+        else l.objects.push(...page.value);
+      }
+      if (lists.some((l) => l.objects.length === 0)) continue;
+      const resolved = decl.discovery.resolve(options, (request) => lists.find((l) => l.key === listingKey(request))?.objects ?? []).options;
+      if (asksSomething(decl, resolved)) return resolved;
+    }
+    return undefined;
+  } finally {
+    for (const l of lists) await l.pages.return(undefined);
+  }
+}
+
+/** Whether these options give the stream at least one series or id to ask for. */
+function asksSomething(decl: StreamDeclaration, options: unknown): boolean {
+  if (decl.kind === 'series') return decl.series(options, ['probe']).length > 0;
+  if (decl.kind === 'per_id') return decl.ids(options).length > 0;
+  return true;
 }
 
 async function firstPage(client: ApiClient, request: ListRequest): Promise<ListedObject[]> {
