@@ -12,7 +12,7 @@ import { latestReconciliation, restatementsByAge } from '../load/audit-store.js'
 import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';
 import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
-import { liveLockHolder, RunLock } from '../process/run-lock.js';
+import { isLiveHolder, RunLock } from '../process/run-lock.js';
 import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
 
@@ -69,8 +69,9 @@ export function makeStatusCommand(): Command {
       const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
       // The published file shows the last successful run; a run going on now is known from its lock, and a lock whose
       // process is gone is a run that was killed or crashed (the next run takes the lock over and logs it abandoned).
+      // One read of the lock: a second could find it gone (the run just ended) and call a healthy run abandoned.
       const holder = await RunLock.peek(flags.db);
-      const live = holder ? await liveLockHolder(flags.db) : undefined;
+      const live = holder && isLiveHolder(holder) ? holder : undefined;
       const running = live ? { pid: live.pid, startedAt: live.startedAt, command: live.command } : null;
       const abandoned = holder && !live ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
       if (lastRun?.['status'] === 'running' && !live) {

@@ -219,19 +219,10 @@ async function removeIfUnchanged(path: string, staleText: string): Promise<boole
 }
 
 /**
- * The holder of the lock of `dbPath` while it is alive, judged as `acquire` judges it (a process on another host counts
- * as alive, a live pid started at another time does not); undefined when there is no lock or its process is gone. `status` uses it to tell a running run from an
- * abandoned one.
+ * Whether the process a lock names is alive, judged as `acquire` judges it (a process on another host counts as alive, a
+ * live pid started at another time does not). `status` uses it on the holder `RunLock.peek` read, to tell a running run
+ * from an abandoned one.
  */
-export async function liveLockHolder(dbPath: string): Promise<LockHolder | undefined> {
-  const lockPath = `${resolve(dbPath)}.lock`;
-  let text: string;
-  try {
-    text = await readFile(lockPath, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const holder = parseHolder(text, lockPath);
-  return holder.host !== hostname() || (isProcessAlive(holder.pid) && !reusedPidStart(holder)) ? holder : undefined;
+export function isLiveHolder(holder: LockHolder): boolean {
+  return holder.host !== hostname() || (isProcessAlive(holder.pid) && !reusedPidStart(holder));
 }
