@@ -10,7 +10,8 @@ import { ConfigError } from '../errors.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
-import { DEFAULT_RETRY_LIMITS, readRetryLimits } from './retry-limits.js';
+import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS, RETRY_KEYS } from './retry-limits.js';
+import type { RetryLimits } from './retry-limits.js';
 import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { ALL, ALL_OBJECTS } from '../streams/option-reader.js';
@@ -168,7 +169,7 @@ class PipelineReader {
     const lookbackDays = this.attempt(() => this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)'), 0);
     const holeRetries = this.attempt(() => this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)'), 0);
     const source = this.attempt(() => this.source(root), {});
-    const retries = this.attempt(() => readRetryLimits(root['retries'], (path, message, atKey) => this.fail(path, message, atKey)), DEFAULT_RETRY_LIMITS);
+    const retries = this.attempt(() => this.retries(root), DEFAULT_RETRY_LIMITS);
     const streams = this.attempt(() => this.streams(root), {});
     const report = this.attempt(() => this.report(root), undefined);
     if (this.#refusals.length > 0 || startDate === undefined) throw refusalsError(this.file, this.#refusals);
@@ -237,6 +238,33 @@ class PipelineReader {
       this.fail([key], `${show(value)} is not a whole number of ${example}`);
     }
     return value;
+  }
+
+  /** `retries:`; bounds keep a typo from turning a nightly run into a day-long one. Each bad field is its own problem. */
+  private retries(obj: Record<string, unknown>): RetryLimits {
+    const value = obj['retries'];
+    if (value === undefined || value === null) return DEFAULT_RETRY_LIMITS;
+    if (!isPlainObject(value)) this.fail(['retries'], `must be a mapping, found ${typeName(value)}; e.g. retries: { max_attempts: 6, max_wait_seconds: 120 }`);
+    for (const key of Object.keys(value)) {
+      // An API key is refused once, by refuseApiKeys.
+      if (!(RETRY_KEYS as readonly string[]).includes(key) && !API_KEY_NAME.test(key)) {
+        this.note(['retries', key], `unknown key in retries ${JSON.stringify(key)}; use ${RETRY_KEYS.join(' or ')}`, true);
+      }
+    }
+    const bounded = (key: (typeof RETRY_KEYS)[number], fallback: number): number =>
+      this.attempt(() => {
+        const v = value[key];
+        const { min, max } = RETRY_BOUNDS[key];
+        if (v === undefined || v === null) return fallback;
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+          this.fail(['retries', key], `${show(v)} is not a whole number from ${min} to ${max}; e.g. ${key}: ${fallback}`);
+        }
+        return v;
+      }, fallback);
+    return {
+      maxAttempts: bounded('max_attempts', DEFAULT_RETRY_LIMITS.maxAttempts),
+      maxWaitSeconds: bounded('max_wait_seconds', DEFAULT_RETRY_LIMITS.maxWaitSeconds),
+    };
   }
 
   private source(obj: Record<string, unknown>): { baseUrl?: string } {

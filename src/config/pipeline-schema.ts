@@ -4,7 +4,7 @@
 import { optionsSchemaOf } from '../streams/options-schema.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { DEFAULT_HOLE_RETRIES, DEFAULT_LOOKBACK_DAYS } from './load-pipeline-file.js';
-import { DEFAULT_RETRY_LIMITS } from './retry-limits.js';
+import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS } from './retry-limits.js';
 
 type Schema = Record<string, unknown>;
 
@@ -35,8 +35,8 @@ export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = S
         additionalProperties: false,
         description: 'how hard a run insists on a failing request before it gives up',
         properties: {
-          max_attempts: { type: 'integer', minimum: 1, maximum: 20, default: DEFAULT_RETRY_LIMITS.maxAttempts, description: 'attempts per request, the first included' },
-          max_wait_seconds: { type: 'integer', minimum: 0, maximum: 86_400, default: DEFAULT_RETRY_LIMITS.maxWaitSeconds, description: 'seconds one request may wait between its retries' },
+          max_attempts: { type: 'integer', minimum: RETRY_BOUNDS.max_attempts.min, maximum: RETRY_BOUNDS.max_attempts.max, default: DEFAULT_RETRY_LIMITS.maxAttempts, description: 'attempts per request, the first included' },
+          max_wait_seconds: { type: 'integer', minimum: RETRY_BOUNDS.max_wait_seconds.min, maximum: RETRY_BOUNDS.max_wait_seconds.max, default: DEFAULT_RETRY_LIMITS.maxWaitSeconds, description: 'seconds one request may wait between its retries' },
         },
       },
       report: {

@@ -228,6 +228,13 @@ describe('a file with several mistakes', () => {
     expect(err.message).toContain('4 problems');
   });
 
+  it('names every bad field of the retries block, and an API key in it once', () => {
+    const err = refusal(file(`${HEAD}retries: { api_key: abc123, max_attempts: 99, bogus: 1, max_wait_seconds: -1 }\nstreams: { custom_events: {} }\n`));
+    for (const field of ['retries.max_attempts', 'retries.bogus', 'retries.max_wait_seconds']) expect(err.message).toContain(`at ${field}:`);
+    expect(err.message.match(/at retries\.api_key:/g)).toHaveLength(1);
+    expect(err.message).toContain('4 problems');
+  });
+
   it('refuses an API key once, with the advice about flags, not also as an unknown key', () => {
     const err = refusal(file(`${HEAD}source: { api_key: sk-live-abc123 }\nstreams: { custom_events: {} }\n`));
     expect(err.message).not.toContain('problems');
