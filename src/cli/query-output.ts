@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { DuckDBTypeId } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ConfigError, FatalError } from '../errors.js';
+import { sqlString } from '../load/table-definition.js';
 import { renderTable } from './format-rows.js';
 
 export type QueryFormat = 'table' | 'csv' | 'json' | 'ndjson' | 'parquet';
@@ -42,7 +43,6 @@ const NUMERIC = new Set<DuckDBTypeId>([
   DuckDBTypeId.FLOAT, DuckDBTypeId.DOUBLE, DuckDBTypeId.DECIMAL, DuckDBTypeId.BIGNUM,
 ]);
 
-const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /** The statement without the trailing semicolons COPY ( … ) cannot take. */
 function bare(sql: string): string {

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { FatalError } from '../errors.js';
 import { CLEAR_DIRTY_SQL, READ_DIRTY_SQL } from '../load/dirty-partitions.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, storedColumns, tableSpec } from '../load/table-specs.js';
+import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, sqlString, storedColumns, tableSpec } from '../load/table-specs.js';
 import type { TableName, TableSpec } from '../load/table-specs.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
@@ -61,7 +61,6 @@ const MONTH = /^\d{4}-\d{2}$/;
 // Staging folders of exports still running in this process: a stale-folder sweep must not remove them.
 const ACTIVE_STAGING = new Set<string>();
 
-const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 
 // The probe file of assertWritableDir: `.engage-etl-write-test-<pid>`.

@@ -91,7 +91,8 @@ export function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-function sqlString(text: string): string {
+/** A SQL string literal. */
+export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 

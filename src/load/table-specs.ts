@@ -7,7 +7,7 @@ import type { TableSpec } from './table-definition.js';
 
 export type { TableName } from '../streams/registry.js';
 export type { ColumnSpec, ColumnType, TableSpec } from './table-definition.js';
-export { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident, storedColumns } from './table-definition.js';
+export { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident, sqlString, storedColumns } from './table-definition.js';
 
 /** Every table spec, in registry order. */
 export const TABLE_SPECS: readonly TableSpec<TableName>[] = STREAM_TABLE_SPECS as readonly TableSpec<TableName>[];

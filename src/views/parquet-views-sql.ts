@@ -4,11 +4,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXPORTED_TABLES, PARQUET_PARTITION_COLUMN } from '../export/parquet-layout.js';
+import { ident, sqlString } from '../load/table-definition.js';
 import { TABLE_SPECS, storedColumns } from '../load/table-specs.js';
 import { analyticsViewsSql } from './analytics-views.js';
 
-const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
-const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /**
  * The script for the tree at `parquetDir` (written into the file as given: pass an absolute path for a file used from
