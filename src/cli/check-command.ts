@@ -10,8 +10,7 @@ import { DEFAULT_PIPELINE_PATH } from '../config/default-paths.js';
 import { STREAM_NAMES } from '../config/pipeline-definition.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags } from '../config/run-options.js';
-import { createEmulator } from '../emulator/server.js';
-import type { Emulator } from '../emulator/server.js';
+import { withSource } from './run-command.js';
 import { ConfigError } from '../errors.js';
 import { checkStreams, headroomRecorder } from '../pipeline/check-streams.js';
 import { permissionsOf } from '../pipeline/stream-endpoints.js';
@@ -58,21 +57,12 @@ export function makeCheckCommand(): Command {
         return;
       }
       const opts = resolveRunOptions(flags, process.env, DateTime.utc());
-      let emulator: Emulator | undefined;
-      let client: ApiClient | undefined;
-      try {
-        let baseUrl = opts.baseUrl;
-        let apiKey = opts.apiKey;
-        if (opts.emulator) {
-          emulator = await createEmulator({ seed: 1 });
-          baseUrl = emulator.url;
-          apiKey ??= emulator.demoApiKey;
-        }
+      await withSource(opts, async (o, label) => {
         const recorder = headroomRecorder();
         // Seconds, not the nightly run's patience: a check that waits minutes on a dead host checks nothing.
-        client = ApiClient.create({
-          baseUrl: baseUrl!,
-          apiKey: apiKey!,
+        const client = ApiClient.create({
+          baseUrl: o.baseUrl!,
+          apiKey: o.apiKey!,
           maxAttempts: 2,
           maxRetryWaitMs: 2_000,
           timeoutMs: 10_000,
@@ -81,24 +71,25 @@ export function makeCheckCommand(): Command {
             if (e.type === 'request-finished') recorder.record(e.pool, e.rateLimit);
           },
         });
-        const source = opts.emulator ? 'built-in emulator' : baseUrl!;
-        const today = DateTime.utc().startOf('day');
-        if (flags.list) {
-          const lists = await readInventory(client, today.toJSDate());
-          const ok = lists.every((l) => l.outcome === 'ok');
-          process.stdout.write(opts.json ? `${JSON.stringify({ source, lists, ok })}\n` : formatInventory(lists, source));
-          if (!ok) throw new ConfigError(problemOf(lists, 'lists'), fixOf(lists, 'grant the permission to the key; the lists it may read are shown above'));
-          return;
+        try {
+          const source = label ?? o.baseUrl!;
+          const today = DateTime.utc().startOf('day');
+          if (flags.list) {
+            const lists = await readInventory(client, today.toJSDate());
+            const ok = lists.every((l) => l.outcome === 'ok');
+            process.stdout.write(o.json ? `${JSON.stringify({ source, lists, ok })}\n` : formatInventory(lists, source));
+            if (!ok) throw new ConfigError(problemOf(lists, 'lists'), fixOf(lists, 'grant the permission to the key; the lists it may read are shown above'));
+            return;
+          }
+          const endingAt = today.minus({ milliseconds: 1 }).toISO()!;
+          const streams = await checkStreams(client, o.pipeline, o.streams, endingAt);
+          const report: CheckReport = { streams, headroom: recorder.headroom(), ok: streams.every((s) => s.outcome === 'ok') };
+          process.stdout.write(o.json ? `${JSON.stringify({ source, pipeline: o.pipeline.name, ...report })}\n` : formatCheck(report, source, o.pipeline.name));
+          if (!report.ok) throw new ConfigError(problemOf(streams, 'streams'), fixOf(streams, `grant the permission to the key, or remove the stream from ${o.pipelinePath}`));
+        } finally {
+          await client.close();
         }
-        const endingAt = today.minus({ milliseconds: 1 }).toISO()!;
-        const streams = await checkStreams(client, opts.pipeline, opts.streams, endingAt);
-        const report: CheckReport = { streams, headroom: recorder.headroom(), ok: streams.every((s) => s.outcome === 'ok') };
-        process.stdout.write(opts.json ? `${JSON.stringify({ source, pipeline: opts.pipeline.name, ...report })}\n` : formatCheck(report, source, opts.pipeline.name));
-        if (!report.ok) throw new ConfigError(problemOf(streams, 'streams'), fixOf(streams, `grant the permission to the key, or remove the stream from ${opts.pipelinePath}`));
-      } finally {
-        await client?.close();
-        await emulator?.close();
-      }
+      });
     });
 }
 
