@@ -118,6 +118,15 @@ describe('a run whose pipeline says `all`', () => {
     expect(first.planned['discovery: content_blocks']).toBe(1);
     expect(first.planned['canvas_details']).toBe(listedCanvases(ws, now).length);
     expect(first.planned['campaigns']).toBe(listedCampaigns(ws, now, { includeArchived: true }).length);
+    // start_date to --until is 4 days: one window per series, whatever the planner computes as its minimum.
+    const tracked = listedSegments(ws, now).filter((s) => s.analytics_tracking_enabled).length;
+    expect(first.planned['canvas_summary']).toBe(listedCanvases(ws, now).length);
+    expect(first.planned['segment_size']).toBe(tracked);
+    expect(first.planned['campaign_series']).toBe(listedCampaigns(ws, now).length);
+    const perId = listedCanvases(ws, now).length + listedCampaigns(ws, now, { includeArchived: true }).length + listedSegments(ws, now).length
+      + listedTemplates(ws, now).length + listedContentBlocks(ws, now).length;
+    const lists = Object.entries(first.planned).filter(([k]) => k.startsWith('discovery: ')).reduce((n, [, v]) => n + v, 0);
+    expect(first.sent).toBe(lists + perId + listedCanvases(ws, now).length + tracked + listedCampaigns(ws, now).length);
   });
 
   it('lets `plan` count the next run from the stored lists, without a request: list pages, and no details re-read', async () => {
