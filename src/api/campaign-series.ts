@@ -36,7 +36,7 @@ export async function fetchCampaignSeries(client: ApiClient, q: CampaignSeriesQu
 }
 
 /** Checks a campaign series body: per day the totals, and per channel a list of variation entries. */
-export function normalizeCampaignSeries(body: unknown, ctx: RequestContext, status?: number): CampaignDayPoint[] {
+function normalizeCampaignSeries(body: unknown, ctx: RequestContext, status?: number): CampaignDayPoint[] {
   const fail = (what: string): never => {
     throw malformed(ctx, what, body, status);
   };

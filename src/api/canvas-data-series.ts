@@ -48,7 +48,7 @@ export async function fetchCanvasDataSeries(client: ApiClient, q: CanvasDataSeri
 }
 
 /** Checks a data-series body: `data.name`, and per element of `data.stats` a `time` and the one-day roll-up. */
-export function normalizeCanvasDataSeries(body: unknown, ctx: RequestContext, status?: number): CanvasDayPoint[] {
+function normalizeCanvasDataSeries(body: unknown, ctx: RequestContext, status?: number): CanvasDayPoint[] {
   const fail = (what: string): never => {
     throw malformed(ctx, what, body, status);
   };

@@ -124,7 +124,7 @@ function fixOf(checked: Named[], grant: string): string {
   return `${parts.join('; ')}${missing.length > 0 ? `; ${grant}` : ''}`;
 }
 
-export function formatCheck(r: CheckReport, source: string, pipeline: string): string {
+function formatCheck(r: CheckReport, source: string, pipeline: string): string {
   const ok = r.streams.filter((s) => s.outcome === 'ok').length;
   const width = Math.max(6, ...r.streams.map((s) => s.stream.length));
   const lines = [
@@ -143,7 +143,7 @@ export function formatCheck(r: CheckReport, source: string, pipeline: string): s
 }
 
 /** What the key can see, list by list: ids and names (archived ones marked), or why a list could not be read. */
-export function formatInventory(lists: InventoryList[], source: string): string {
+function formatInventory(lists: InventoryList[], source: string): string {
   const read = lists.filter((l) => l.outcome === 'ok').length;
   const lines = [`engage-etl check --list — source ${source}: ${read} of ${lists.length} lists readable`];
   for (const l of lists) {

@@ -36,7 +36,7 @@ export class JsonLinesReporter implements RunReporter {
 }
 
 /** One event as a log line: envelope first (ts, level, type, run_id), then the event's own fields, progress flattened. */
-export function jsonLine(event: ReportedEvent, level: LogLevel, runId: string | null): string {
+function jsonLine(event: ReportedEvent, level: LogLevel, runId: string | null): string {
   const { type, runId: _runId, progress, ...fields } = event as ReportedEvent & { runId?: string; progress?: object };
   return JSON.stringify({ ts: new Date().toISOString(), level, type, run_id: runId, ...progress, ...fields });
 }

@@ -156,7 +156,7 @@ export async function withSource<T>(opts: RunOptions, fn: (opts: RunOptions, lab
   }
 }
 
-export function formatSummary(s: RunSummary): string {
+function formatSummary(s: RunSummary): string {
   const width = Math.max(...s.tables.map((t) => t.table.length), 5);
   const lines = [
     `engage-etl run ${s.runId} ${s.status} in ${s.seconds} s — pipeline ${s.pipeline}, source ${s.source}, until ${s.until}`,

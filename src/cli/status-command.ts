@@ -7,6 +7,7 @@ import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { parseDuration } from '../config/duration.js';
 import { suggestion } from '../config/nearest-name.js';
 import { STREAM_NAMES } from '../config/pipeline-definition.js';
+import { isStreamName } from '../streams/registry.js';
 import { ConfigError } from '../errors.js';
 import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
 import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
@@ -44,7 +45,7 @@ export function makeStatusCommand(): Command {
     .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n  engage-etl status --restatements\n\nA run whose lock is still there but whose process is gone is shown as abandoned.')
     .action(async (flags: StatusFlags) => {
       const thresholdMs = flags.failIfStale === undefined ? undefined : parseDuration(flags.failIfStale, '--fail-if-stale');
-      if (flags.stream !== undefined && !(STREAM_NAMES as readonly string[]).includes(flags.stream)) {
+      if (flags.stream !== undefined && !isStreamName(flags.stream)) {
         throw new ConfigError('--stream', `unknown stream ${JSON.stringify(flags.stream)}.${suggestion(flags.stream, STREAM_NAMES)}`);
       }
       const wh = await openPublished(flags.db);

@@ -9,7 +9,7 @@ import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS } from './retry-limits.js';
 type Schema = Record<string, unknown>;
 
 /** Each stream's options, from its declaration. */
-export const STREAM_OPTION_SCHEMAS: Readonly<Record<string, Schema>> = Object.fromEntries(STREAMS.map((d) => [d.name, optionsSchemaOf(d)]));
+const STREAM_OPTION_SCHEMAS: Readonly<Record<string, Schema>> = Object.fromEntries(STREAMS.map((d) => [d.name, optionsSchemaOf(d)]));
 
 /** The schema of a whole pipeline file, from the streams' option schemas. */
 export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = STREAM_OPTION_SCHEMAS): Schema {

@@ -10,6 +10,7 @@ import { loadPipelineFile } from './load-pipeline-file.js';
 import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';
 import type { PipelineDefinition, StreamName } from './pipeline-definition.js';
+import { isStreamName } from '../streams/registry.js';
 import { STREAM_NAMES } from './pipeline-definition.js';
 
 /** The flags of `engage-etl run` exactly as commander hands them over (strings and booleans, all optional). */
@@ -182,10 +183,10 @@ function selectStreams(raw: string | undefined, pipeline: PipelineDefinition, pi
   }
   const chosen = new Set<StreamName>();
   for (const name of asked) {
-    if (!(STREAM_NAMES as readonly string[]).includes(name)) {
+    if (!isStreamName(name)) {
       throw new ConfigError('--streams', `unknown stream ${JSON.stringify(name)}.${suggestion(name, STREAM_NAMES)}`);
     }
-    const stream = name as StreamName;
+    const stream = name;
     if (!pipeline.streamNames.includes(stream)) {
       throw new ConfigError('--streams', `stream ${JSON.stringify(name)} is not configured in ${pipelinePath}; add it under streams: there, or choose among ${pipeline.streamNames.join(', ')}`);
     }

@@ -18,7 +18,7 @@ export interface TableDamage {
 const MAGIC = 'PAR1';
 
 /** Why `path` is not a whole Parquet file (magic bytes at both ends, a footer that fits), or undefined when it is. */
-export async function parquetFileProblem(path: string): Promise<string | undefined> {
+async function parquetFileProblem(path: string): Promise<string | undefined> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();

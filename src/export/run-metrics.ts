@@ -30,7 +30,7 @@ export interface RunMetricsInput {
 const LAST_SUCCESS = 'engage_etl_stream_last_success_timestamp_seconds';
 
 /** The metric families of one run; `previousLastSuccess` carries the streams' earlier successes over. */
-export function runMetricFamilies(m: RunMetricsInput, previousLastSuccess: ReadonlyMap<string, number>): MetricFamily[] {
+function runMetricFamilies(m: RunMetricsInput, previousLastSuccess: ReadonlyMap<string, number>): MetricFamily[] {
   const pipeline = { pipeline: m.pipeline };
   const succeeded = m.status === 'succeeded';
   const finishedAt = Math.round(m.finishedAt.getTime() / 1000);

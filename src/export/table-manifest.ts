@@ -26,7 +26,7 @@ export interface TableManifest {
   updatedAt: string;
 }
 
-export const manifestPath = (outDir: string, table: string): string => join(outDir, MANIFEST_DIR, `${table}.json`);
+const manifestPath = (outDir: string, table: string): string => join(outDir, MANIFEST_DIR, `${table}.json`);
 
 /** The manifest's path as messages show it, relative to the output folder: `manifests/<table>.json`. */
 export const manifestName = (table: string): string => `${MANIFEST_DIR}/${table}.json`;

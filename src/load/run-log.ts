@@ -28,7 +28,7 @@ export interface RunEnd {
 }
 
 /** The status of a logged run whose process died before it could record its end. */
-export const ABANDONED = 'abandoned';
+const ABANDONED = 'abandoned';
 
 const ABANDONED_NOTE =
   'ended without recording its end (the process was killed or crashed); its committed batches were kept and later runs resumed from them';

@@ -4,7 +4,7 @@
 import { createTableSql } from './table-definition.js';
 import { TABLE_SPECS } from './table-specs.js';
 
-export const GENERATED_SQL_HEADER = [
+const GENERATED_SQL_HEADER = [
   '-- Generated from the stream declarations in src/streams/ by `npm run sql`; do not edit by hand.',
   '-- engage-etl applies the same statements when it opens a database; bookkeeping tables are in sql/*.sql.',
 ].join('\n');

@@ -12,7 +12,7 @@ export { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident, sqlStri
 /** Every table spec, in registry order. */
 export const TABLE_SPECS: readonly TableSpec<TableName>[] = STREAM_TABLE_SPECS as readonly TableSpec<TableName>[];
 
-export const TABLE_NAMES: readonly TableName[] = TABLE_SPECS.map((s) => s.name);
+const TABLE_NAMES: readonly TableName[] = TABLE_SPECS.map((s) => s.name);
 
 const BY_NAME = new Map<string, TableSpec<TableName>>(TABLE_SPECS.map((s) => [s.name, s]));
 

@@ -57,7 +57,7 @@ export interface DiscoverInput {
 }
 
 /** Nothing discovered: a pipeline without `all`. */
-export function noDiscovery(pipeline: PipelineDefinition): Discovery {
+function noDiscovery(pipeline: PipelineDefinition): Discovery {
   return { pipeline, lists: [], perId: new Map(), rows: { upserts: [], replaces: [] }, warnings: [] };
 }
 

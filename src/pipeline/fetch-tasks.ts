@@ -33,12 +33,12 @@ export interface FetchTaskContext {
   holes(stream: StreamName, seriesKey: string, changes: readonly HoleUpdate[]): void;
 }
 
-export function countRows(rows: ExtractedRows): number {
+function countRows(rows: ExtractedRows): number {
   return rows.upserts.reduce((n, u) => n + u.rows.length, 0);
 }
 
 /** Many parts as one: rows grouped by table, scopes concatenated. */
-export function mergeRows(parts: readonly ExtractedRows[]): ExtractedRows {
+function mergeRows(parts: readonly ExtractedRows[]): ExtractedRows {
   const byTable = new Map<string, Record<string, unknown>[]>();
   const replaces: ExtractedRows['replaces'] = [];
   for (const part of parts) {

@@ -23,7 +23,7 @@ export interface StoredPlanState {
 }
 
 /** Nothing stored: a first run (or a full refresh, which forgets state before planning). */
-export const EMPTY_PLAN_STATE: StoredPlanState = { states: [], holes: [], knownRows: {}, storedValues: {} };
+const EMPTY_PLAN_STATE: StoredPlanState = { states: [], holes: [], knownRows: {}, storedValues: {} };
 
 /** Reads watermarks, holes, the paged lists' row counts and the values the run's streams read from an open warehouse. */
 export async function readStoredPlanState(wh: Warehouse, opts: RunOptions): Promise<StoredPlanState> {

@@ -9,8 +9,8 @@ export interface ChartRow {
   y: number;
 }
 
-export const CHART_WIDTH = 920;
-export const CHART_HEIGHT = 320;
+const CHART_WIDTH = 920;
+const CHART_HEIGHT = 320;
 
 const percent = (v: number) => `${(v * 100).toFixed(1)} %`;
 

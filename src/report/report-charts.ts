@@ -17,7 +17,7 @@ export interface ChartSpec {
 }
 
 /** Days the daily charts show, ending with the last day of data. */
-export const REPORT_DAYS = 90;
+const REPORT_DAYS = 90;
 
 /** Events the events chart follows: the most frequent over REPORT_DAYS. */
 const TOP_EVENTS = 5;

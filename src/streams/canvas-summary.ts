@@ -20,7 +20,7 @@ import type { Reconciliation } from './stream-declaration.js';
 import { CANVAS_LIST, idListDiscovery } from './workspace-lists.js';
 
 /** Where daily Canvas statistics come from. */
-export const CANVAS_SOURCES = ['data_series', 'data_summary'] as const;
+const CANVAS_SOURCES = ['data_series', 'data_summary'] as const;
 export type CanvasSource = (typeof CANVAS_SOURCES)[number];
 
 export interface CanvasSummaryOptions {
@@ -86,8 +86,8 @@ const stepMessagesTable = defineTable({
   partitionSource: 'day',
 });
 
-/** The rows of one Canvas day (shared with any other source of daily Canvas stats). */
-export function canvasDayRows(canvasId: string, day: Date, summary: CanvasDataSummary, o: CanvasSummaryOptions): ExtractedRows {
+/** The rows of one Canvas day, whichever source (data_series or data_summary) read it. */
+function canvasDayRows(canvasId: string, day: Date, summary: CanvasDataSummary, o: CanvasSummaryOptions): ExtractedRows {
   const scope = { columns: ['canvas_id', 'day'], values: [[canvasId, day]] };
   const t = summary.total_stats;
   const result: ExtractedRows = {

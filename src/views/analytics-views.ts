@@ -15,7 +15,7 @@ export interface ViewFile {
 }
 
 /** The view files in the order they are applied (a later file may read an earlier file's views). */
-export function viewFiles(sqlDir: string = findSqlDir()): ViewFile[] {
+function viewFiles(sqlDir: string = findSqlDir()): ViewFile[] {
   const dir = join(sqlDir, 'views');
   return readdirSync(dir)
     .filter((name) => name.endsWith('.sql'))
