@@ -116,7 +116,6 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   const warnings: RunWarning[] = [];
   let followUps = 0;
   const holeChanges = new Map<string, HoleUpdate>();
-  let plan: Plan | undefined;
   let committed: Committer | undefined;
   try {
     const working = await openWorkingCopy(opts.db);
@@ -209,7 +208,6 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       const phaseDiscovery = plans.length === 0 ? discovery : { ...discovery, lists: [] };
       const phasePlan = planRun(phaseOpts, await readStoredPlanState(wh, phaseOpts), phaseDiscovery);
       plans.push(phasePlan);
-      plan = combinePlans(plans);
       for (const s of phasePlan.streams) {
         if (s.reads && s.series === 0) {
           warnings.push({
@@ -234,7 +232,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
       await committer.drain();
     }
-    plan ??= combinePlans(plans);
+    const plan = combinePlans(plans);
     const reconciled = await runReconciliations(plan.reconciliations, {
       client: activeClient, wh, runId, until, from: opts.from ?? opts.pipeline.startDate, lookbackDays: opts.pipeline.lookbackDays,
       warn: (warning) => warnings.push(warning),
