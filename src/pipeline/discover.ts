@@ -94,7 +94,9 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     streams[name] = resolved.options;
     for (const note of resolved.notes) discovery.warnings.push({ code: 'objects_skipped', stream: name, message: note });
     if (stream.kind !== 'per_id') continue;
-    const listed = new Map(needs.flatMap((r) => lookup(r)).map((o) => [o.id, o]));
+    // The version the fetch stores and the stored one are compared in the stream's terms (its options may count).
+    const versioned = (o: ListedObject): ListedObject => (stream.listVersion ? { ...o, version: stream.listVersion(o, resolved.options) } : o);
+    const listed = new Map(needs.flatMap((r) => lookup(r)).map((o) => [o.id, versioned(o)]));
     const explicit = new Set(stream.ids(options));
     const stored = await storedVersions(input.wh, stream.tables[0]!);
     const unchanged = new Set([...listed.values()].filter((o) => stored.get(o.id) === o.version).map((o) => o.id));

@@ -42,6 +42,8 @@ export const contentBlocksStream = perIdStream({
   },
   discovery: idListDiscovery<ContentBlocksOptions>(CONTENT_BLOCK_LIST, (o) => o.ids, (o, ids) => ({ ...o, ids })),
   ids: (o) => o.ids.ids,
+  // A block stored without its inclusion data is not current once the option asks for it (nor the other way round).
+  listVersion: (listed, o) => (o.inclusionData ? `${listed.version}|inclusion_data` : listed.version),
   fetch: async (client, id, o, listed) => {
     const b = await fetchContentBlock(client, id, o.inclusionData);
     return {

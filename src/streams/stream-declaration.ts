@@ -126,6 +126,11 @@ export interface PerIdStream<N extends string = string, O = unknown, T extends r
    */
   fetch(client: ApiClient, id: string, options: O, listed?: ListedObject): Promise<ExtractedRows>;
   /**
+   * The version a stored row must carry to count as current, when options change what a row holds (content blocks
+   * with `inclusion_data`): switching such an option then re-reads every object once. @default the list's version
+   */
+  listVersion?(listed: ListedObject, options: O): string;
+  /**
    * An error for one id that must not fail the run (a content block deleted upstream): the warning to give instead.
    * Undefined rethrows.
    */

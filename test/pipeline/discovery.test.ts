@@ -1,5 +1,6 @@
 // `all` in the pipeline file, over HTTP against the emulator: discovery lists the workspace at the start of each run,
 // loads exactly what the lists show, re-reads only what changed, and finds objects created between two runs.
+import { writeFile } from 'node:fs/promises';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsWorkspace } from '../../src/emulator/analytics/analytics-workspace.js';
@@ -194,4 +195,23 @@ describe('a run whose pipeline says `all`', () => {
       expect(await ids(f, 'SELECT canvas_id FROM canvases WHERE _removed_at IS NOT NULL')).toEqual(sorted(gone));
     });
   });
+});
+
+describe('an option that changes what a stored row holds', () => {
+  it('re-reads every block once when inclusion_data is switched on, then none', async () => {
+    const f = await PipelineFixture.create({ now: NOW, pipeline: 'name: blocks\nstart_date: 2024-06-12\nstreams:\n  content_blocks: { ids: all }\n' });
+    try {
+      const ws = f.emulator.state.analytics;
+      const blocks = listedContentBlocks(ws, ms(NOW)).length;
+      expect((await runPlanned(f)).planned['content_blocks']).toBe(blocks);
+      expect((await runPlanned(f)).planned['content_blocks']).toBe(0);
+      await writeFile(f.pipelinePath, 'name: blocks\nstart_date: 2024-06-12\nstreams:\n  content_blocks: { ids: all, inclusion_data: true }\n');
+      expect((await runPlanned(f)).planned['content_blocks']).toBe(blocks);
+      const [row] = await f.query('SELECT count(*) AS n FROM content_blocks WHERE inclusion_data IS NOT NULL');
+      expect(Number(row!['n'])).toBe(blocks);
+      expect((await runPlanned(f)).planned['content_blocks']).toBe(0);
+    } finally {
+      await f.close();
+    }
+  }, 120_000);
 });
