@@ -2,14 +2,14 @@
 // last success time, duration, requests, rows and open holes per stream — written atomically (temp file + rename) so
 // the collector never reads half a file. The last success of a stream not done by this run is carried over from the
 // previous file, so a failed night keeps showing when the data was last fresh.
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { openPublished } from '../load/published-snapshot.js';
 import type { StreamFinished } from '../pipeline/run-events.js';
 import type { MetricFamily } from './prometheus-text.js';
 import { formatPrometheusText, parsePrometheusText } from './prometheus-text.js';
+import { writeFileAtomically } from '../process/write-file-atomically.js';
 
 export interface RunMetricsInput {
   pipeline: string;
@@ -67,14 +67,7 @@ export async function writeRunMetrics(path: string, m: RunMetricsInput): Promise
       // A damaged file is replaced whole; only the carried-over success times are lost.
     }
   }
-  await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(3).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, formatPrometheusText(runMetricFamilies(m, previous)));
-    await rename(tmp, file);
-  } finally {
-    await rm(tmp, { force: true });
-  }
+  await writeFileAtomically(file, formatPrometheusText(runMetricFamilies(m, previous)));
 }
 
 /**

@@ -1,9 +1,10 @@
 // The manifest of an exported table, `<out>/manifests/<table>.json`: every Parquet file with its partition, rows and
 // bytes. It sits outside the table's folder so a `<table>/*` glob never meets it. Written to a temp file and renamed,
 // so a reader sees the old or the new manifest whole.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MANIFEST_DIR } from './parquet-layout.js';
+import { writeFileAtomically } from '../process/write-file-atomically.js';
 
 export interface ManifestFile {
   /** Relative to the table's folder, with `/` separators, e.g. `year=2024/data.parquet`. */
@@ -78,8 +79,5 @@ export async function readManifest(outDir: string, table: string): Promise<Table
 
 export async function writeManifest(outDir: string, manifest: TableManifest, tempSuffix: string): Promise<void> {
   const final = manifestPath(outDir, manifest.table);
-  const tmp = `${final}.${tempSuffix}.tmp`;
-  await mkdir(join(outDir, MANIFEST_DIR), { recursive: true });
-  await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(tmp, final);
+  await writeFileAtomically(final, `${JSON.stringify(manifest, null, 2)}\n`, `${final}.${tempSuffix}.tmp`);
 }

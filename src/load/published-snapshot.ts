@@ -4,12 +4,13 @@
 // the writer and the writer never blocks readers (docs/decisions.md, "Readers beside the nightly run").
 import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
-import { copyFile, link, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, link, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
 import { Warehouse } from './warehouse.js';
+import { writeFileAtomically } from '../process/write-file-atomically.js';
 
 /** The files of one database: what readers open, what the writer works on, and the record of the last publish. */
 export interface SnapshotFiles {
@@ -61,9 +62,7 @@ async function recordedStamps(files: SnapshotFiles): Promise<string[] | undefine
 }
 
 async function writeStamp(files: SnapshotFiles, stamps: string[]): Promise<void> {
-  const tmp = partPath(files);
-  await writeFile(tmp, `${JSON.stringify({ published: stamps })}\n`);
-  await rename(tmp, files.stamp);
+  await writeFileAtomically(files.stamp, `${JSON.stringify({ published: stamps })}\n`, partPath(files));
 }
 
 /** True when the published file is not what the last publish left: another program wrote to it since. */
@@ -234,9 +233,7 @@ export interface LastRunNote {
 /** Record the outcome of the latest run beside the database; a failed run is otherwise only in the working copy. */
 export async function writeLastRunNote(db: string, note: LastRunNote): Promise<void> {
   const files = snapshotFiles(db);
-  const tmp = partPath(files);
-  await writeFile(tmp, `${JSON.stringify(note)}\n`);
-  await rename(tmp, files.lastRun);
+  await writeFileAtomically(files.lastRun, `${JSON.stringify(note)}\n`, partPath(files));
 }
 
 /** The latest run's outcome, or undefined when none was recorded (or the note is unreadable). */

@@ -1,12 +1,12 @@
 // `engage-etl report`: one static, self-contained HTML file (inline CSS and SVG, no script, no link, no font to fetch)
 // that opens by double-click, offline. Its charts come from report-charts.ts, drawn by render-chart.ts.
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Warehouse } from '../load/warehouse.js';
 import { CHARTS, FRESHNESS_SQL } from './report-charts.js';
 import type { ChartSpec } from './report-charts.js';
 import { renderChartSvg } from './render-chart.js';
 import type { ChartRow } from './render-chart.js';
+import { writeFileAtomically } from '../process/write-file-atomically.js';
 
 export interface ReportSummary {
   path: string;
@@ -97,9 +97,6 @@ ${views.map((v) => `<tr><td><code>analytics.${escapeHtml(String(v.view_name))}</
 </tbody></table></section>
 </body></html>
 `;
-  await mkdir(dirname(target), { recursive: true });
-  const tmp = `${target}.${process.pid}.tmp`;
-  await writeFile(tmp, html);
-  await rename(tmp, target);
+  await writeFileAtomically(target, html);
   return { path: target, bytes: Buffer.byteLength(html), charts };
 }
