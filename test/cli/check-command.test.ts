@@ -10,7 +10,7 @@ import { permissionsTable } from '../../src/cli/check-command.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { CheckReport } from '../../src/pipeline/check-streams.js';
 import type { Target } from '../reliability/reliability-helpers.js';
-import { closedPort, REPO, makeTarget, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import { closedPort, REPO, makeTarget, permissionsExcept, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
 
 const NO_SESSIONS_KEY = 'check-no-sessions-5c1e0a9b7d3f';
 const NO_OPTIONAL_KEY = 'check-no-optional-2b7e4d9a1f6c';
@@ -31,9 +31,8 @@ let t: Target;
 
 beforeAll(async () => {
   dir = await tempDir('engage-check-');
-  const permissions = [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))]
-    .filter((p): p is string => p !== undefined && p !== 'sessions.data_series');
-  const every = [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))].filter((p): p is string => p !== undefined);
+  const permissions = permissionsExcept('sessions.data_series');
+  const every = permissionsExcept();
   em = await startEmulator({
     keys: [
       { key: NO_SESSIONS_KEY, name: 'no-sessions', permissions },

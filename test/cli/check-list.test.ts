@@ -2,20 +2,17 @@
 // Canvases and campaigns flagged as the emulator archived them) and the custom event names; a key missing one list's
 // permission gets that list named as missing, the others still listed, and exit 2.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/api/endpoints.js';
-import type { EndpointSpec } from '../../src/api/endpoints.js';
 import { describeWorkspace } from '../../src/emulator/describe-workspace.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { InventoryList } from '../../src/pipeline/workspace-inventory.js';
-import { FROZEN_NOW, runCli, startEmulator } from '../reliability/reliability-helpers.js';
+import { FROZEN_NOW, permissionsExcept, runCli, startEmulator } from '../reliability/reliability-helpers.js';
 
 const NO_TEMPLATE_LIST_KEY = 'list-no-templates-8d2f6a1c4e9b';
 
 let em: Emulator;
 
 beforeAll(async () => {
-  const permissions = [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))]
-    .filter((p): p is string => p !== undefined && p !== 'templates.email.list');
+  const permissions = permissionsExcept('templates.email.list');
   em = await startEmulator({ keys: [{ key: NO_TEMPLATE_LIST_KEY, name: 'no-template-list', permissions }] });
 });
 afterAll(async () => {

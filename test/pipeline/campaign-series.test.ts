@@ -4,15 +4,11 @@ import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignSeries } from '../../src/emulator/analytics/campaign-stats.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
-import { PipelineFixture } from './helpers/pipeline-fixture.js';
+import { num, PipelineFixture } from './helpers/pipeline-fixture.js';
 
 const DAY = 86_400_000;
 const NOW = '2025-03-10T12:34:00Z';
 const START = '2025-01-01';
-
-function num(v: unknown): number {
-  return typeof v === 'bigint' ? Number(v) : (v as number);
-}
 
 describe('campaign_series against the emulator', () => {
   let f: PipelineFixture;

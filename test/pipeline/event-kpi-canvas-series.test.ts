@@ -13,7 +13,7 @@ import { KPI_METRICS } from '../../src/api/types.js';
 import type { KpiMetric } from '../../src/api/types.js';
 import { recommendLookback } from '../../src/pipeline/lookback-advice.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
-import { PipelineFixture } from './helpers/pipeline-fixture.js';
+import { num, PipelineFixture } from './helpers/pipeline-fixture.js';
 
 const DAY = 86_400_000;
 const NOW = '2025-03-10T12:34:00Z';
@@ -33,10 +33,6 @@ streams:
   event_counts:   { events: all, unit: day, apps: ["*", app_1], segments: ["*", seg_1] }
   canvas_summary: { canvases: [${CANVASES.join(', ')}], ${canvas} variant_breakdown: true, step_breakdown: true }
 `;
-}
-
-function num(v: unknown): number {
-  return typeof v === 'bigint' ? Number(v) : (v as number);
 }
 
 function days(from: string, toInclusive: string): number[] {

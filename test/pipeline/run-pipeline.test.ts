@@ -6,7 +6,7 @@ import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_SPECS } from '../../src/load/table-specs.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
-import { PipelineFixture, testPipeline, utcDay } from './helpers/pipeline-fixture.js';
+import { num, PipelineFixture, testPipeline, utcDay } from './helpers/pipeline-fixture.js';
 
 const NOW = '2025-03-10T12:34:00Z';
 const PIPELINE = testPipeline('2024-10-01');
@@ -18,10 +18,6 @@ async function api(f: PipelineFixture, path: string): Promise<any> {
   const res = await fetch(`${f.emulator.url}${path}`, { headers: { Authorization: `Bearer ${f.emulator.demoApiKey}` } });
   expect(res.status, path).toBe(200);
   return res.json();
-}
-
-function num(v: unknown): number {
-  return typeof v === 'bigint' ? Number(v) : (v as number);
 }
 
 describe('a first run against the emulator', () => {

@@ -5,15 +5,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../src/api/api-client-options.js';
-import { ENDPOINTS } from '../../src/api/endpoints.js';
-import type { EndpointSpec } from '../../src/api/endpoints.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { snapshotFiles } from '../../src/load/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
-  PIPELINE_YAML, SecretScan, UNTIL, closedPort, fileStamps, listFiles, makeTarget, removeDir, runCli, runInProcess, startEmulator, tableChecksums, tempDir,
+  PIPELINE_YAML, SecretScan, UNTIL, closedPort, fileStamps, listFiles, makeTarget, permissionsExcept, removeDir, runCli, runInProcess, startEmulator, tableChecksums, tempDir,
 } from './reliability-helpers.js';
 
 /** A key the emulator grants every permission but the sessions series: the run meets a 403 on its first sessions request. */
@@ -38,8 +36,7 @@ describe('bad input', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    const permissions = [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))]
-      .filter((p): p is string => p !== undefined && p !== 'sessions.data_series');
+    const permissions = permissionsExcept('sessions.data_series');
     em = await startEmulator({ keys: [{ key: LIMITED_KEY, name: 'no-sessions', permissions }] });
     t = await makeTarget(dir, 'kept');
     secrets.target(t);

@@ -11,6 +11,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { DateTime } from 'luxon';
+import { ENDPOINTS } from '../../src/api/endpoints.js';
+import type { EndpointSpec } from '../../src/api/endpoints.js';
 import { resolveRunOptions } from '../../src/config/run-options.js';
 import type { RawRunFlags } from '../../src/config/run-options.js';
 import { BOOKKEEPING_EXPORTS } from '../../src/export/parquet-layout.js';
@@ -313,4 +315,10 @@ export function closedPort(): Promise<number> {
       s.close(() => resolvePort(p));
     });
   });
+}
+
+/** Every permission an endpoint of the platform needs, but these: for keys that lack one on purpose. */
+export function permissionsExcept(...left: string[]): string[] {
+  return [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))]
+    .filter((p): p is string => p !== undefined && !left.includes(p));
 }

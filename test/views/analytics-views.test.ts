@@ -9,13 +9,12 @@ import { Warehouse } from '../../src/load/warehouse.js';
 import { fromDuckDBValue } from '../../src/load/duckdb-values.js';
 import { parquetViewsSql } from '../../src/views/parquet-views-sql.js';
 import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
-import { utcDay } from '../pipeline/helpers/pipeline-fixture.js';
+import { num, utcDay } from '../pipeline/helpers/pipeline-fixture.js';
 import { analystWarehouse } from './analyst-fixture.js';
 
 type Row = Record<string, unknown>;
 
 const day = (d: unknown): string => (d as Date).toISOString().slice(0, 10);
-const num = (v: unknown): number => (typeof v === 'bigint' ? Number(v) : (v as number));
 /** Doubles summed in another order differ in the last bits: compare them at 1e-6. */
 const round = (v: unknown): unknown => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1e6) / 1e6 : v);
 

@@ -101,3 +101,8 @@ export class PipelineFixture {
 export function utcDay(iso: string): Date {
   return DateTime.fromISO(iso, { zone: 'utc' }).toJSDate();
 }
+
+/** A DuckDB number as JS reads it: BIGINT comes back as a bigint. */
+export function num(v: unknown): number {
+  return typeof v === 'bigint' ? Number(v) : (v as number);
+}
