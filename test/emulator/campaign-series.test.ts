@@ -87,6 +87,7 @@ describe('/campaigns/data_series', () => {
     expect(draft).toBeDefined();
     expect((await call(em, `/campaigns/details?campaign_id=${draft.id}`)).body.first_sent).toBeNull();
     const r = await call(em, `/campaigns/data_series?campaign_id=${draft.id}&length=30`);
+    expect(r.body.data.length).toBeGreaterThan(0);
     for (const p of r.body.data) expect(p.unique_recipients).toBe(0);
   });
 
