@@ -34,7 +34,13 @@ const TOP_VARIANTS = 20;
 /** Canvases the step funnel shows: those with most conversions. */
 const TOP_FUNNELS = 6;
 
-const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS}`;
+/**
+ * Days before the last run's --until day: the day in progress holds only its first hours, and drawn beside whole days
+ * it read as a collapse of every series on the last day.
+ */
+const COMPLETE_DAYS = `"day" < COALESCE((SELECT CAST(max("until") AS DATE) FROM "main"."_etl_runs"), DATE '9999-12-31')`;
+
+const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS} AND ${COMPLETE_DAYS}`;
 
 /** A measure per day from a totals view ("All apps") and its per-app view, last REPORT_DAYS days; NULL (not loaded) left out. */
 const allAndPerApp = (totals: string, perApp: string, measure: string) =>
@@ -52,28 +58,28 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'revenue',
     title: 'Revenue per day',
-    caption: `All apps (the platform's total) and each loaded app, last ${REPORT_DAYS} days.`,
+    caption: `All apps (the platform's total) and each loaded app, last ${REPORT_DAYS} complete days.`,
     kind: 'line',
     sql: allAndPerApp('purchases_daily', 'purchases_daily_by_app', 'revenue'),
   },
   {
     id: 'purchases',
     title: 'Purchases per day',
-    caption: `All apps and each loaded app, last ${REPORT_DAYS} days.`,
+    caption: `All apps and each loaded app, last ${REPORT_DAYS} complete days.`,
     kind: 'line',
     sql: allAndPerApp('purchases_daily', 'purchases_daily_by_app', 'purchases'),
   },
   {
     id: 'sessions',
     title: 'Sessions per day',
-    caption: `All apps and each loaded app, last ${REPORT_DAYS} days.`,
+    caption: `All apps and each loaded app, last ${REPORT_DAYS} complete days.`,
     kind: 'line',
     sql: allAndPerApp('sessions_daily', 'sessions_daily_by_app', 'sessions'),
   },
   {
     id: 'stickiness',
     title: 'DAU / MAU (stickiness) per day',
-    caption: `Daily over monthly active users: all apps and each loaded app, last ${REPORT_DAYS} days.`,
+    caption: `Daily over monthly active users: all apps and each loaded app, last ${REPORT_DAYS} complete days.`,
     kind: 'line',
     yFormat: 'percent',
     sql: allAndPerApp('kpis_daily', 'kpis_daily_by_app', 'stickiness'),
@@ -81,7 +87,7 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'events',
     title: 'Top events',
-    caption: `7-day average of the daily count of the ${TOP_EVENTS} most frequent custom events (all apps, all users), last ${REPORT_DAYS} days.`,
+    caption: `7-day average of the daily count of the ${TOP_EVENTS} most frequent custom events (all apps, all users), last ${REPORT_DAYS} complete days.`,
     kind: 'line',
     sql: `WITH "recent" AS (SELECT * FROM "analytics"."event_counts_daily" WHERE ${lastDays('event_counts_daily')}),
           "top" AS (SELECT "event" FROM "recent" GROUP BY ALL ORDER BY sum("count") DESC, "event" LIMIT ${TOP_EVENTS})
@@ -91,7 +97,7 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'segments',
     title: 'Segment sizes',
-    caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), last ${REPORT_DAYS} days (segments overlap).`,
+    caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), last ${REPORT_DAYS} complete days (segments overlap).`,
     kind: 'line',
     sql: `WITH "top" AS (SELECT "segment_id" FROM "analytics"."segment_size_daily" WHERE "day" = (SELECT max("day") FROM "analytics"."segment_size_daily")
                           ORDER BY "size" DESC NULLS LAST, "segment_id" LIMIT ${TOP_SEGMENTS})
@@ -123,7 +129,7 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'campaign-sends',
     title: 'Campaign messages sent per day',
-    caption: `Messages sent by every loaded campaign, per channel, last ${REPORT_DAYS} days.`,
+    caption: `Messages sent by every loaded campaign, per channel, last ${REPORT_DAYS} complete days.`,
     kind: 'line',
     sql: `SELECT "day" AS "x", "channel" AS "series", CAST(sum("sent") AS DOUBLE) AS "y" FROM "analytics"."campaign_message_daily"
           WHERE ${lastDays('campaign_message_daily')} GROUP BY ALL HAVING sum("sent") IS NOT NULL ORDER BY "series", "x"`,
