@@ -1,13 +1,15 @@
 // The terminal display under a real pseudo-terminal: tmux runs `engage-etl run` at 40 and at 120 columns, and the final
 // screen (the whole scrollback, read with capture-pane) holds exactly one copy of the block — no stale lines left by
 // redraws — with the elapsed time and the total line, every line within the width.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
+import { optionalTool, whenToolMissing } from '../helpers/optional-tool.js';
 import type { Target } from '../reliability/reliability-helpers.js';
 import { CLI, UNTIL, makeTarget, removeDir, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const tmuxTool = optionalTool('tmux', 'apt-get install tmux', { command: 'tmux', args: ['-V'] });
+const hasTmux = tmuxTool.available;
 const SOCKET = `engage-tty-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -62,8 +64,4 @@ describe.runIf(hasTmux)('the terminal display', () => {
   }, 120_000);
 });
 
-describe.skipIf(hasTmux)('the terminal display (skipped)', () => {
-  it('needs tmux: .ci/run installs it with apt-get', () => {
-    console.warn('[tty-display] tmux not found: the pseudo-terminal test did not run');
-  });
-});
+whenToolMissing(tmuxTool, 'the terminal display under a pseudo-terminal');

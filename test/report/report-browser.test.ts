@@ -13,11 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { CHARTS } from '../../src/report/report-charts.js';
 import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
+import { optionalTool, whenToolMissing } from '../helpers/optional-tool.js';
 import { analystRun } from '../views/analyst-fixture.js';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium-headless-shell';
+const browserTool = optionalTool('chromium-headless-shell', 'apt-get install chromium-headless-shell (or set CHROMIUM_PATH)', { path: CHROMIUM });
 
-describe('the report in a headless browser', () => {
+whenToolMissing(browserTool, 'the report in a headless browser');
+
+describe.runIf(browserTool.available)('the report in a headless browser', () => {
   let dir: string;
   let f: PipelineFixture;
   let browser: Browser;
