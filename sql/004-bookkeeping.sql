@@ -25,3 +25,10 @@ CREATE TABLE IF NOT EXISTS "_etl_holes" (
   "stream" VARCHAR, "series_key" VARCHAR, "unit" VARCHAR, "unit_start" TIMESTAMP, "status" VARCHAR, "attempts" INTEGER,
   "reason" VARCHAR, "first_run_id" VARCHAR, "last_run_id" VARCHAR, "updated_at" TIMESTAMP
 );
+
+-- The last outcome of each stream: 'succeeded' or 'failed' (with its one-line reason). A failed stream kept the rows
+-- and state of the last run that completed it (streams fail alone); `engage-etl status` shows this table.
+CREATE TABLE IF NOT EXISTS "_etl_stream_outcomes" (
+  "stream" VARCHAR, "status" VARCHAR, "error" VARCHAR, "run_id" VARCHAR, "finished_at" TIMESTAMP,
+  "last_success_run_id" VARCHAR, "last_success_at" TIMESTAMP
+);

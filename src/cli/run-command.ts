@@ -10,6 +10,7 @@ import { createEmulator } from '../emulator/server.js';
 import { InterruptedError } from '../errors.js';
 import { readOpenHoles, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
+import { StreamsFailedError } from '../pipeline/stream-failure.js';
 import type { RunSummary } from '../pipeline/run-pipeline.js';
 import { EXIT, exitCodeOf, ReportedError } from './exit-codes.js';
 import { LOG_LEVELS, resolveLogLevel } from './log-level.js';
@@ -74,10 +75,20 @@ export function makeRunCommand(): Command {
         const summary = await withInterrupt(note, (signal) => withSource(opts!, (source, label) => runPipeline(source, { reporter: teeReporters(display, tally), signal, ...(label ? { sourceLabel: label } : {}) })));
         const exitCode = EXIT_BY_STATUS[summary.status] ?? EXIT.failed;
         if (flags.metricsFile) await writeMetrics(flags.metricsFile, opts, tally, { status: 'succeeded', exitCode, seconds: summary.seconds, requests: summary.requests.sent });
-        const { runId, status, ...rest } = summary;
-        process.stdout.write(opts.json ? `${JSON.stringify({ run_id: runId, status, exit_code: exitCode, error: null, ...rest })}\n` : formatSummary(summary));
+        process.stdout.write(opts.json ? summaryLine(summary, exitCode, null) : formatSummary(summary));
         if (exitCode !== EXIT.done) process.exitCode = exitCode;
       } catch (err) {
+        // Some streams failed, the rest was published: the summary is printed as for a success, the error line names them.
+        if (err instanceof StreamsFailedError && opts) {
+          const { summary } = err;
+          if (flags.metricsFile) {
+            const failedStreams = summary.failedStreams.map((f) => f.stream);
+            await writeMetrics(flags.metricsFile, opts, tally, { status: 'failed', exitCode: EXIT.failed, seconds: summary.seconds, requests: summary.requests.sent, failedStreams }).catch(() => undefined);
+          }
+          process.stdout.write(opts.json ? summaryLine(summary, EXIT.failed, err.message) : formatSummary(summary));
+          if (opts.json) throw new ReportedError(EXIT.failed, err);
+          throw err;
+        }
         const exitCode = exitCodeOf(err);
         const status = err instanceof InterruptedError ? 'interrupted' : 'failed';
         const error = err instanceof Error ? err.message : String(err);
@@ -114,7 +125,7 @@ async function withInterrupt<T>(note: (line: string) => void, work: (signal: Abo
   }
 }
 
-async function writeMetrics(file: string, opts: RunOptions, tally: RunTally, outcome: { status: string; exitCode: number; seconds: number; requests: number }): Promise<void> {
+async function writeMetrics(file: string, opts: RunOptions, tally: RunTally, outcome: { status: string; exitCode: number; seconds: number; requests: number; failedStreams?: string[] }): Promise<void> {
   await writeRunMetrics(file, {
     pipeline: opts.pipeline.name,
     streams: opts.streams,
@@ -156,6 +167,12 @@ export async function withSource<T>(opts: RunOptions, fn: (opts: RunOptions, lab
   }
 }
 
+/** The `--json` line of a run that got to its summary: snake_case envelope, the summary's fields after it. */
+function summaryLine(summary: RunSummary, exitCode: number, error: string | null): string {
+  const { runId, status, failedStreams, ...rest } = summary;
+  return `${JSON.stringify({ run_id: runId, status, exit_code: exitCode, error, failed_streams: failedStreams, ...rest })}\n`;
+}
+
 function formatSummary(s: RunSummary): string {
   const width = Math.max(...s.tables.map((t) => t.table.length), 5);
   const lines = [
@@ -167,6 +184,7 @@ function formatSummary(s: RunSummary): string {
     '',
     `DuckDB: ${s.db}   Parquet: ${s.out} (${s.parquet.filesWritten} files written, ${s.parquet.filesRemoved} removed)`,
     ...s.warnings.map((w) => `warning: ${w.message}`),
+    ...s.failedStreams.map((f) => `FAILED ${f.stream}: ${f.error} (its tables and state are as the last complete run left them)`),
     ...holeLines(s),
     ...auditLines(s),
     '',

@@ -53,6 +53,7 @@ export function makeStatusCommand(): Command {
       let holes: Hole[];
       let lastRun: Record<string, unknown> | undefined;
       let reconciliation: Awaited<ReturnType<typeof latestReconciliation>>;
+      let streams: Record<string, unknown>[];
       try {
         const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
         if (flags.restatements) {
@@ -64,6 +65,8 @@ export function makeStatusCommand(): Command {
         rows = (await wh.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
         holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
         [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+        streams = (await wh.query('SELECT "stream", "status", "error", "run_id", "finished_at", "last_success_run_id", "last_success_at" FROM "_etl_stream_outcomes" ORDER BY "stream"'))
+          .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
       } finally {
         await wh.close();
       }
@@ -85,7 +88,7 @@ export function makeStatusCommand(): Command {
       const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
       if (flags.json) {
         const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
-        process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, abandoned, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness }], 'json'));
+        process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, abandoned, streams, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness }], 'json'));
       } else {
         if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
         if (abandoned) process.stdout.write(`${abandoned.command} (pid ${abandoned.pid}, started ${abandoned.startedAt}) is abandoned: its process ended without finishing (killed or crashed); the next run takes over and resumes from what was committed\n`);
@@ -93,6 +96,14 @@ export function makeStatusCommand(): Command {
           process.stdout.write(`latest run ${latestFailure.runId}: ${latestFailure.status} at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
         }
         process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
+        const failedStreams = streams.filter((r) => r['status'] === 'failed');
+        if (failedStreams.length > 0) {
+          process.stdout.write(`failed streams (they keep the rows and state of their last success; the next run retries them):\n`);
+          process.stdout.write(formatRows(failedStreams.map((r) => ({
+            stream: r['stream'], failed_in: r['run_id'], last_success: r['last_success_at'] ?? 'never', error: r['error'],
+          })), 'table'));
+          process.stdout.write('\n');
+        }
         process.stdout.write(formatRows(rows.map((r) => ({
           stream: r.stream,
           series: r.seriesKey,

@@ -25,6 +25,8 @@ export interface RunMetricsInput {
   finished: readonly StreamFinished[];
   /** Open holes per stream (the `_etl_holes` table), 0 when absent. */
   openHoles: Readonly<Record<string, number>>;
+  /** Streams that failed alone in a run that published the others: the others count as successes. @default [] */
+  failedStreams?: readonly string[];
 }
 
 const LAST_SUCCESS = 'engage_etl_stream_last_success_timestamp_seconds';
@@ -35,7 +37,9 @@ function runMetricFamilies(m: RunMetricsInput, previousLastSuccess: ReadonlyMap<
   const succeeded = m.status === 'succeeded';
   const finishedAt = Math.round(m.finishedAt.getTime() / 1000);
   const lastSuccess = new Map(previousLastSuccess);
-  if (succeeded) for (const s of m.streams) lastSuccess.set(s, finishedAt);
+  // A run whose only failures were streams failing alone published every other stream: those succeeded.
+  const published = succeeded || (m.failedStreams ?? []).length > 0;
+  if (published) for (const s of m.streams) if (!m.failedStreams?.includes(s)) lastSuccess.set(s, finishedAt);
   const perStream = (pick: (f: StreamFinished) => number) => m.finished.map((f) => ({ labels: { ...pipeline, stream: f.stream }, value: pick(f) }));
   const gauge = (name: string, help: string, samples: MetricFamily['samples']): MetricFamily => ({ name, help, type: 'gauge', samples });
   return [

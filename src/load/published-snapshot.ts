@@ -209,6 +209,15 @@ export async function publishSnapshot(working: Warehouse, db: string): Promise<{
 }
 
 /**
+ * The last published database as a file a writer may ATTACH read-only (what a failed stream is restored from), or
+ * undefined before the first publish.
+ */
+export function previousSnapshot(db: string): string | undefined {
+  const { published } = snapshotFiles(db);
+  return existsSync(published) ? published : undefined;
+}
+
+/**
  * Open the published file read-only, as `query`, `status` and `plan` do: it never waits for, nor blocks, a writer. Says
  * so when the first run has not published anything yet.
  */

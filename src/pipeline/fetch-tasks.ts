@@ -57,7 +57,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
 
   for (const list of plan.lists) {
     const name = list.stream.name as StreamName;
-    tasks.add(list.stream.endpoint.pool, async () => {
+    tasks.add(list.stream.endpoint.pool, name, async () => {
       const rows = await list.stream.fetch(ctx.client, list.options, ctx.until.toJSDate());
       await ctx.committer.add({ upserts: rows.upserts, replaces: rows.replaces, state: [snapshotState(name, ctx, countRows(rows))], holes: [] });
       ctx.tick(name, rows.pages, countRows(rows));
@@ -67,7 +67,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
   // Listings (their rows came with discovery) and id-by-id streams whose listed objects are all unchanged are current as
   // of --until all the same: their snapshot is recorded without a request.
   for (const stream of [...plan.listings, ...plan.perId.filter((p) => p.ids.length === 0).map((p) => p.stream)]) {
-    tasks.add(stream.endpoint.pool, () => ctx.committer.add({ upserts: [], replaces: [], state: [snapshotState(stream.name as StreamName, ctx, 0)], holes: [] }));
+    tasks.add(stream.endpoint.pool, stream.name, () => ctx.committer.add({ upserts: [], replaces: [], state: [snapshotState(stream.name as StreamName, ctx, 0)], holes: [] }));
   }
 
   for (const p of plan.perId) {
@@ -76,7 +76,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
     let left = p.ids.length;
     const done = (rows: number) => (--left === 0 ? [snapshotState(name, ctx, rows)] : []);
     for (const id of p.ids) {
-      tasks.add(p.stream.endpoint.pool, async () => {
+      tasks.add(p.stream.endpoint.pool, name, async () => {
         let rows: ExtractedRows;
         try {
           rows = await p.stream.fetch(ctx.client, id, p.options, p.listed?.get(id));
@@ -109,7 +109,7 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext): 
   const progress = new CursorProgress(cursor);
   const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: instance.fetch };
   for (const window of cursor.windows) {
-    tasks.add(sp.endpoint.pool, async () => {
+    tasks.add(sp.endpoint.pool, name, async () => {
       const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
       ctx.extraRequests(result.followUps);
       if (result.outside.count > 0) {

@@ -12,7 +12,7 @@ import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
-import { openWorkingCopy, publishSnapshot, snapshotFiles, writeLastRunNote } from '../load/published-snapshot.js';
+import { openWorkingCopy, previousSnapshot, publishSnapshot, snapshotFiles, writeLastRunNote } from '../load/published-snapshot.js';
 import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import { crashPoint } from '../process/crash-point.js';
@@ -31,6 +31,8 @@ import { runReconciliations } from './reconcile.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER, waitingEvent } from './run-events.js';
 import { StreamClock } from './stream-clock.js';
+import type { StreamFailure } from './stream-failure.js';
+import { describeFailure, failureScope, StreamsFailedError } from './stream-failure.js';
 import { TaskQueues } from './task-queues.js';
 
 export interface PipelineDeps {
@@ -81,8 +83,13 @@ export interface TableSummary {
 export interface RunSummary {
   runId: string;
   pipeline: string;
-  /** 'completed_with_holes': every window was fetched but some units are still missing (the CLI exits 3). */
-  status: 'succeeded' | 'completed_with_holes';
+  /**
+   * 'completed_with_holes': every window was fetched but some units are still missing (the CLI exits 3). 'failed': some
+   * streams could not complete (`failedStreams`); the others were committed and published all the same (exit 1).
+   */
+  status: 'succeeded' | 'completed_with_holes' | 'failed';
+  /** Streams that could not complete, with the reason: they kept the rows and state of their last complete run. */
+  failedStreams: StreamFailure[];
   until: string;
   source: string;
   db: string;
@@ -101,7 +108,11 @@ export interface RunSummary {
   report?: string;
 }
 
-/** Runs the pipeline; resolves with the summary of a successful run and throws (after recording the failure) otherwise. */
+/**
+ * Runs the pipeline; resolves with the summary of a successful run and throws (after recording the failure) otherwise.
+ * When only some streams failed, the others are committed and published and the error thrown is a StreamsFailedError
+ * carrying the run's summary.
+ */
 export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Promise<RunSummary> {
   const reporter = deps.reporter ?? SILENT_REPORTER;
   const started = Date.now();
@@ -116,7 +127,10 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   const warnings: RunWarning[] = [];
   let followUps = 0;
   const holeChanges = new Map<string, HoleUpdate>();
+  // Streams that could not complete, in the order they failed.
+  const failures = new Map<StreamName, unknown>();
   let committed: Committer | undefined;
+  let result: RunSummary;
   try {
     const working = await openWorkingCopy(opts.db);
     wh = working.warehouse;
@@ -226,21 +240,39 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       queueFetchTasks(phasePlan, tasks, taskContext);
       // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
       // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
-      await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
-        if (error instanceof FatalError) void activeClient.close();
+      const failed = await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error, stream) => {
+        const scope = failureScope(error);
+        if (scope === 'run' && error instanceof FatalError) void activeClient.close();
+        if (scope === 'group') reporter.emit({ type: 'warning', code: 'stream_failed', stream, message: `${stream} failed and keeps its previous rows: ${describeFailure(stream, error).error}` });
+        return scope;
       });
+      for (const [stream, error] of failed) failures.set(stream as StreamName, error);
       for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
       await committer.drain();
     }
     const plan = combinePlans(plans);
-    const reconciled = await runReconciliations(plan.reconciliations, {
-      client: activeClient, wh, runId, until, from: opts.from ?? opts.pipeline.startDate, lookbackDays: opts.pipeline.lookbackDays,
-      warn: (warning) => warnings.push(warning),
-    });
-    for (const r of plan.reconciliations) tick(r.stream.name as StreamName, r.checks.length, 0);
+    const reconciled: ReconciliationRow[] = [];
+    for (const r of plan.reconciliations) {
+      const stream = r.stream.name as StreamName;
+      if (failures.has(stream)) continue;
+      try {
+        reconciled.push(...(await runReconciliations([r], {
+          client: activeClient, wh, runId, until, from: opts.from ?? opts.pipeline.startDate, lookbackDays: opts.pipeline.lookbackDays,
+          warn: (warning) => warnings.push(warning),
+        })));
+      } catch (error) {
+        if (failureScope(error) === 'run') throw error;
+        failures.set(stream, error);
+      }
+      tick(stream, r.checks.length, 0);
+    }
     reporter.emit({ type: 'phase', phase: 'commit' });
     await committer.drain();
-    const holes = summarizeHoles([...holeChanges.values()]);
+    const failedStreams = [...failures].map(([stream, error]) => describeFailure(stream, error));
+    // A stream that could not complete gets back what the last published run left it: what it committed in this run is
+    // undone, so its tables, watermarks and holes are published as they were, and the next run resumes it from there.
+    if (failedStreams.length > 0) await wh.restoreStreams([...failures.keys()], tablesOf([...failures.keys()]), previousSnapshot(opts.db), runId);
+    const holes = summarizeHoles([...holeChanges.values()].filter((h) => !failures.has(h.stream as StreamName)));
     if (holes.open > 0) {
       warnings.push({ code: 'units_missing', message: `${holes.open} unit(s) are still missing after this run (listed in the summary and by \`engage-etl status\`); the next runs ask for them again, up to hole_retries (${opts.pipeline.holeRetries}) times` });
     }
@@ -259,10 +291,16 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await createAnalyticsViews(wh);
 
     const summary = await summarize(wh, {
-      runId, opts, until, started, source, plan, changes, warnings, followUps, holes, reconciled,
+      runId, opts, until, started, source, plan, changes, warnings, followUps, holes, reconciled, failedStreams,
       client: activeClient, parquet: exported,
     });
-    await wh.finishRun({ runId, finishedAt: new Date(), status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes) });
+    const finishedAt = new Date();
+    const failedError = failedStreams.length > 0 ? streamsFailedMessage(runId, failedStreams) : undefined;
+    await wh.finishRun({ runId, finishedAt, status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes), ...(failedError ? { error: failedError } : {}) });
+    await wh.recordStreamOutcomes(runId, finishedAt, opts.streams.map((stream) => {
+      const failure = failedStreams.find((f) => f.stream === stream);
+      return { stream, status: failure ? 'failed' : 'succeeded', error: failure?.error ?? null };
+    }));
     // After the run's end is recorded, so the exported run log and the report show this run's outcome; before the
     // publish, so a report that cannot be written fails the run rather than leaving a published run without it.
     await exportBookkeeping(wh, opts.out);
@@ -271,9 +309,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       warnings.push(note);
       reporter.emit({ type: 'warning', ...note });
     }
-    await writeLastRunNote(opts.db, { runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString() });
-    reporter.emit({ type: 'run_finished', runId, status: summary.status, seconds: summary.seconds });
-    return summary;
+    await writeLastRunNote(opts.db, { runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), ...(failedError ? { error: failedError } : {}) });
+    reporter.emit({ type: 'run_finished', runId, status: summary.status, seconds: summary.seconds, ...(failedError ? { error: failedError } : {}) });
+    result = summary;
   } catch (caught) {
     const interrupted = deps.signal?.aborted === true;
     const err = interrupted ? new InterruptedError(`run ${runId} interrupted: what was fetched before was committed; run it again (without --full-refresh) to resume`, { cause: caught }) : caught;
@@ -295,6 +333,15 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await lock.release();
     reporter.close();
   }
+  if (result.failedStreams.length > 0) throw new StreamsFailedError(streamsFailedMessage(runId, result.failedStreams), result);
+  return result;
+}
+
+/** The one line that tells a scheduler's log which streams failed, why, and that the rest was published. */
+function streamsFailedMessage(runId: string, failed: readonly StreamFailure[]): string {
+  const list = failed.map((f) => `${f.stream} (${f.error})`).join('; ');
+  return `run ${runId} failed: ${failed.length} stream(s) could not complete and kept their previous rows and state: ${list}. ` +
+    'Every other stream was committed and published; the next run retries the failed ones from their own watermarks';
 }
 
 /** The warehouse tables of these streams, in registry order. */
@@ -342,6 +389,7 @@ interface SummaryInput {
   followUps: number;
   holes: HoleSummary;
   reconciled: readonly ReconciliationRow[];
+  failedStreams: StreamFailure[];
   client: ApiClient;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
 }
@@ -352,7 +400,8 @@ async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
   return {
     runId: s.runId,
     pipeline: s.opts.pipeline.name,
-    status: s.holes.open > 0 ? 'completed_with_holes' : 'succeeded',
+    status: s.failedStreams.length > 0 ? 'failed' : s.holes.open > 0 ? 'completed_with_holes' : 'succeeded',
+    failedStreams: s.failedStreams,
     until: s.until.toISO() ?? '',
     source: s.source,
     db: s.opts.db,

@@ -1,7 +1,7 @@
 // The terminal display under a real pseudo-terminal: tmux runs `engage-etl run` at 40 and at 120 columns, and the final
 // screen (the whole scrollback, read with capture-pane) holds exactly one copy of the block — no stale lines left by
 // redraws — with the elapsed time and the total line, every line within the width.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { optionalTool, whenToolMissing } from '../helpers/optional-tool.js';

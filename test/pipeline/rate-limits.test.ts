@@ -93,10 +93,11 @@ streams:
     const firstQueries: string[] = [];
     let calls = 0;
     const STOP_AFTER = 30;
-    // Stands for a crash: from the 31st request on, the service refuses every call and the run stops with that error.
+    // Stands for a crash: from the 31st request on, the service refuses the key (a 401 stops the whole run, keeping what
+    // was committed; a failure of one stream alone would undo that stream's progress instead).
     const failingFetch: typeof fetch = async (input, init) => {
       calls += 1;
-      if (calls > STOP_AFTER) return new Response(JSON.stringify({ message: 'stopped by the test' }), { status: 400, headers: { 'content-type': 'application/json' } });
+      if (calls > STOP_AFTER) return new Response(JSON.stringify({ message: 'stopped by the test' }), { status: 401, headers: { 'content-type': 'application/json' } });
       const url = String(input);
       const res = await fetch(input, init);
       if (res.ok) firstQueries.push(new URL(url).search);
