@@ -17,6 +17,7 @@ import { HOLES_SQL, SERIES_STATE_SQL, applyHoleUpdates, toHole, toSeriesState, u
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { applySqlDir } from './sql-dir.js';
 import { createTableSql } from './table-definition.js';
+import { matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
 import type { TableName } from './table-specs.js';
 
@@ -147,6 +148,7 @@ export class Warehouse {
       if (!readOnly) {
         for (const spec of TABLE_SPECS) await conn.run(createTableSql(spec));
         await applySqlDir(conn);
+        await upgradeTables(conn, TABLE_SPECS);
       }
       await checkSchema(conn, abs);
       return new Warehouse(abs, readOnly, conn);
@@ -386,13 +388,7 @@ function release(path: string): void {
 
 /** Refuse a database whose tables differ from this version's registry (an older or foreign file) before touching it. */
 async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> {
-  const rows = (
-    await conn.runAndReadAll(
-      `SELECT "table_name", list("column_name" ORDER BY "ordinal_position") AS "columns"
-       FROM information_schema.columns WHERE "table_schema" = 'main' GROUP BY "table_name"`,
-    )
-  ).getRowObjectsJS();
-  const actual = new Map(rows.map((row) => [row.table_name as string, (row.columns as string[]).join(', ')]));
+  const actual = new Map([...(await tableColumns(conn))].map(([table, columns]) => [table, columns.join(', ')]));
   for (const spec of TABLE_SPECS) {
     const expected = allColumnNames(spec).join(', ');
     const found = actual.get(spec.name);
@@ -400,6 +396,9 @@ async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> 
       throw new FatalError(`${path} has no table "${spec.name}"; it was not created by engage-etl: run \`engage-etl run\` on it first or pass another --db`);
     }
     if (found !== expected) {
+      if (matchingUpgrade(spec, found.split(', '))) {
+        throw new FatalError(`table "${spec.name}" of ${path} was written by an earlier version of engage-etl; open it once for writing (\`engage-etl run\` or \`engage-etl export\`) to upgrade it, then read it again`);
+      }
       throw new FatalError(
         `table "${spec.name}" of ${path} has columns (${found}) but this version expects (${expected}); move the database away and load again with --full-refresh`,
       );
