@@ -26,7 +26,7 @@ export function extraStats(split: SplitStats): Record<string, unknown> | null {
  * variants): a channel the documentation does not list, once, with the fields it carried; else each unknown field.
  */
 export function statNotices(table: string, where: string, channel: string | undefined, entries: readonly SplitStats[]): RowNotice[] {
-  const unknown = [...new Set(entries.flatMap((e) => e.unknown))];
+  const unknown = [...new Set(entries.flatMap((e) => e.unknown))].sort();
   if (unknown.length === 0) return [];
   const kept = `kept as sent in ${table}.extra_stats`;
   if (channel !== undefined && !isDocumentedChannel(channel)) {

@@ -136,7 +136,8 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
     const variantStats: Record<string, CanvasVariantStats> = {};
     for (const variant of canvas.details.variants) {
       const sum = days.reduce((acc, d) => add(acc, d.variants.get(variant.id) ?? zero()), zero());
-      variantStats[variant.id] = { name: variant.name, revenue: sum.revenueCents / 100, conversions: sum.conversions, entries: sum.entries };
+      // conversions_by_entry_time is not in spec 2.7; the vendor's documentation gives variants one.
+      variantStats[variant.id] = { name: variant.name, revenue: sum.revenueCents / 100, conversions: sum.conversions, entries: sum.entries, conversions_by_entry_time: sum.conversionsByEntryTime };
     }
     summary.variant_stats = variantStats;
   }
