@@ -397,7 +397,7 @@ async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> 
     }
     if (found !== expected) {
       if (matchingUpgrade(spec, found.split(', '))) {
-        throw new FatalError(`table "${spec.name}" of ${path} was written by an earlier version of engage-etl; open it once for writing (\`engage-etl run\` or \`engage-etl export\`) to upgrade it, then read it again`);
+        throw new FatalError(`table "${spec.name}" of ${path} was written by an earlier version of engage-etl; the next \`engage-etl run\` on it upgrades it (keeping its rows); read it after that run`);
       }
       throw new FatalError(
         `table "${spec.name}" of ${path} has columns (${found}) but this version expects (${expected}); move the database away and load again with --full-refresh`,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignSeries } from '../../src/emulator/analytics/campaign-stats.js';
 import { canvasDailyStats } from '../../src/emulator/analytics/canvas-stats.js';
 import { HostileProxy } from '../hostile/hostile-proxy.js';
+import { writePreviousLayout } from '../load/previous-layout.js';
 import { num, PipelineFixture } from './helpers/pipeline-fixture.js';
 
 const DAY = 86_400_000;
@@ -181,6 +182,27 @@ describe('canvas_summary against a server that leaves out documented fields and 
       expect(v['revenue']).toBeNull();
       expect(v['entries']).not.toBeNull();
       expect(JSON.parse(String(v['extra_stats']))).toEqual({ holdout_share: 0.1 });
+    }
+  });
+});
+
+describe('a warehouse the previous version wrote', () => {
+  it('is upgraded by the nightly run, which keeps its rows and loads new ones beside them', async () => {
+    const f = await PipelineFixture.create({ now: NOW, emulator: { rateLimits: false } });
+    try {
+      await writePreviousLayout(f.db);
+      await writeFile(f.pipelinePath, `name: upgrade\nstart_date: ${START}\nstreams:\n  campaign_series: { campaigns: [cmp_1] }\n`);
+      const summary = await f.run();
+      expect(summary.status).toBe('succeeded');
+      const byMonth = await f.query(`SELECT strftime(time, '%Y-%m') AS month, count(*) AS n, count(direct_opens) AS direct_opens FROM campaign_message_series WHERE channel = 'ios_push' GROUP BY ALL ORDER BY ALL`);
+      // The old push row (2024-05, its direct_opens moved out of the JSON) and this run's days of cmp_1, if it has a push variation.
+      expect(byMonth[0]).toEqual({ month: '2024-05', n: 1, direct_opens: 1 });
+      const [old] = await f.query(`SELECT sent, extra_stats FROM campaign_message_series WHERE variation_key = 'v_push'`);
+      expect([num(old!['sent']), JSON.parse(String(old!['extra_stats'])).opens]).toEqual([30, 9]);
+      const [loaded] = await f.query(`SELECT count(*) AS n FROM campaign_series WHERE campaign_id = 'cmp_1' AND time >= TIMESTAMP '${START}'`);
+      expect(num(loaded!['n'])).toBe(dayStarts().length);
+    } finally {
+      await f.close();
     }
   });
 });
