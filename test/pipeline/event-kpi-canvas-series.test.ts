@@ -77,7 +77,7 @@ function model(em: Emulator, nowMs: number): Map<string, number> {
     for (const d of series.stats) {
       for (const [k, v] of Object.entries(d.total_stats)) out.set(`canvas_summary|${id}|${d.time}|${k}`, v);
       for (const [variant, v] of Object.entries(d.variant_stats ?? {})) {
-        for (const k of ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'] as const) out.set(`canvas_variant_summary|${id}|${d.time}|${variant}|${k}`, v[k]);
+        for (const k of ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'] as const) out.set(`canvas_variant_summary|${id}|${d.time}|${variant}|${k}`, v[k]!);
       }
       for (const [step, s] of Object.entries(d.step_stats ?? {})) {
         for (const k of ['conversions', 'conversions_by_entry_time', 'revenue'] as const) out.set(`canvas_step_summary|${id}|${d.time}|${step}|${k}`, s[k]);
