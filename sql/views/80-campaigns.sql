@@ -15,7 +15,8 @@ SELECT "campaign_id", arg_min("name", "source") AS "campaign_name" FROM (
 ) GROUP BY ALL;
 
 -- Internal: the field each measure reads on each channel, and its value. Channels this version does not know get NULL
--- measures (their fields are in extra_stats).
+-- measures (their fields are in extra_stats). Measures are named apart from the table's columns (opened, clicked…):
+-- `*` carries those too.
 CREATE OR REPLACE MACRO "analytics"."campaign_message_measures"() AS TABLE
 WITH "s" AS (
   SELECT *, CASE
@@ -30,7 +31,7 @@ SELECT *,
     WHEN 'webhook' THEN "sent" - "errors" WHEN 'content_cards' THEN "unique_impressions" WHEN 'in_app_message' THEN "impressions" END AS "reached",
   CASE "family" WHEN 'email' THEN 'delivered' WHEN 'sms' THEN 'delivered' WHEN 'push' THEN 'sent - bounces'
     WHEN 'webhook' THEN 'sent - errors' WHEN 'content_cards' THEN 'unique_impressions' WHEN 'in_app_message' THEN 'impressions' END AS "reached_field",
-  CASE "family" WHEN 'email' THEN "unique_opens" WHEN 'push' THEN "direct_opens" END AS "opens",
+  CASE "family" WHEN 'email' THEN "unique_opens" WHEN 'push' THEN "direct_opens" END AS "opened",
   CASE "family" WHEN 'email' THEN 'unique_opens' WHEN 'push' THEN 'direct_opens' END AS "opens_field",
   CASE "family" WHEN 'email' THEN "opens" WHEN 'push' THEN "total_opens" END AS "all_opens",
   CASE "family" WHEN 'email' THEN "unique_clicks" WHEN 'push' THEN "body_clicks" WHEN 'content_cards' THEN "unique_clicks"
@@ -45,12 +46,12 @@ CREATE OR REPLACE VIEW "analytics"."campaign_message_daily" AS
 SELECT
   CAST(s."time" AS DATE) AS "day", s."campaign_id", n."campaign_name", s."channel",
   s."variation_key", s."variation_api_id" AS "variation_id", COALESCE(v."name", s."variation_name") AS "variation_name",
-  s."sent", s."reached", s."reached_field", s."opens", s."opens_field", s."all_opens", s."clicked" AS "clicks", s."clicks_field",
+  s."sent", s."reached", s."reached_field", s."opened" AS "opens", s."opens_field", s."all_opens", s."clicked" AS "clicks", s."clicks_field",
   s."unsubscribed" AS "unsubscribes", s."unsubscribes_field",
   s."reached" / NULLIF(CAST(s."sent" AS DOUBLE), 0) AS "reach_rate",
-  s."opens" / NULLIF(CAST(s."reached" AS DOUBLE), 0) AS "open_rate",
+  s."opened" / NULLIF(CAST(s."reached" AS DOUBLE), 0) AS "open_rate",
   s."clicked" / NULLIF(CAST(s."reached" AS DOUBLE), 0) AS "click_rate",
-  s."clicked" / NULLIF(CAST(s."opens" AS DOUBLE), 0) AS "click_to_open_rate",
+  s."clicked" / NULLIF(CAST(s."opened" AS DOUBLE), 0) AS "click_to_open_rate",
   s."conversions", s."revenue", s."extra_stats"
 FROM "analytics"."campaign_message_measures"() s
 LEFT JOIN "analytics"."campaign_names"() n ON n."campaign_id" = s."campaign_id"
@@ -83,7 +84,7 @@ COMMENT ON COLUMN "analytics"."campaign_message_daily"."extra_stats" IS 'Fields 
 
 CREATE OR REPLACE VIEW "analytics"."campaign_daily" AS
 WITH "messages" AS (
-  SELECT "campaign_id", "time", sum("sent") AS "sent", sum("reached") AS "reached", sum("opens") AS "opens", sum("clicked") AS "clicks",
+  SELECT "campaign_id", "time", sum("sent") AS "sent", sum("reached") AS "reached", sum("opened") AS "opens", sum("clicked") AS "clicks",
          string_agg(DISTINCT "measures", '; ' ORDER BY "measures") AS "measures"
   FROM (
     SELECT *, "channel" || ': reached = ' || COALESCE("reached_field", '-') || ', opens = ' || COALESCE("opens_field", '-')
