@@ -6,7 +6,7 @@ import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, MAX_CANVAS_SUMMARY_DAYS } from './endpoints.js';
 import { channelFieldKind, splitStats, STEP_MESSAGE_COUNT_FIELDS, type SplitStats } from './channel-stats.js';
 import { checkStringParam, contextOf, isRecord, malformed, readNumber, type NumberKind } from './response-shape.js';
-import type { CanvasTotalStats } from './types.js';
+import type { CanvasStepStats, CanvasTotalStats } from './types.js';
 import { FatalError, type RequestContext } from '../errors.js';
 
 export interface CanvasSummaryQuery {
@@ -31,11 +31,7 @@ export interface CanvasVariantDay extends SplitStats {
   name: string | null;
 }
 
-export interface CanvasStepDay {
-  name: string;
-  revenue: number;
-  conversions: number;
-  conversions_by_entry_time: number;
+export interface CanvasStepDay extends Omit<CanvasStepStats, 'messages'> {
   /** Keyed by channel; one entry per message of the step on that channel, in the answer's order. */
   messages: Record<string, SplitStats[]>;
 }
