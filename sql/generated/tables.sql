@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS "event_counts" (
 );
 COMMENT ON TABLE "event_counts" IS 'Occurrences of a custom event per app, segment and unit ("*" = all apps / no segment filter). Key: event, app_id, segment_id, unit, time.';
 
--- A campaign's totals per UTC day. Key: campaign_id, time.
+-- A campaign's totals per UTC day; the optional ones NULL when the server leaves them out. Key: campaign_id, time.
 CREATE TABLE IF NOT EXISTS "campaign_series" (
   "campaign_id" VARCHAR,
   "time" TIMESTAMP,
@@ -98,32 +98,66 @@ CREATE TABLE IF NOT EXISTS "campaign_series" (
   "conversions2" BIGINT,
   "conversions3" BIGINT,
   "revenue" DOUBLE,
+  "conversions_by_send_time" BIGINT,
+  "conversions1_by_send_time" BIGINT,
+  "conversions2_by_send_time" BIGINT,
+  "conversions3_by_send_time" BIGINT,
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR,
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
 );
-COMMENT ON TABLE "campaign_series" IS 'A campaign''s totals per UTC day. Key: campaign_id, time.';
+COMMENT ON TABLE "campaign_series" IS 'A campaign''s totals per UTC day; the optional ones NULL when the server leaves them out. Key: campaign_id, time.';
 
--- A campaign message variation's statistics per UTC day and channel; `channel_stats` holds the fields only that channel has. Key: campaign_id, time, channel, variation_api_id.
+-- A campaign message variation's statistics per UTC day and channel: one column per field the platform documents for any channel, NULL where this channel does not report it; `extra_stats` holds the fields without a column. `variation_key` is the variation_api_id, or when the server leaves it out `name:<variation_name>`, else `position:<index in the channel's list>`. Key: campaign_id, time, channel, variation_key.
 CREATE TABLE IF NOT EXISTS "campaign_message_series" (
   "campaign_id" VARCHAR,
   "time" TIMESTAMP,
   "channel" VARCHAR,
+  "variation_key" VARCHAR,
   "variation_api_id" VARCHAR,
+  "variation_name" VARCHAR,
   "sent" BIGINT,
+  "delivered" BIGINT,
+  "undelivered" BIGINT,
+  "delivery_failed" BIGINT,
+  "bounces" BIGINT,
   "opens" BIGINT,
   "unique_opens" BIGINT,
+  "direct_opens" BIGINT,
+  "total_opens" BIGINT,
   "clicks" BIGINT,
   "unique_clicks" BIGINT,
-  "bounces" BIGINT,
+  "body_clicks" BIGINT,
+  "total_clicks" BIGINT,
+  "impressions" BIGINT,
+  "total_impressions" BIGINT,
+  "unique_impressions" BIGINT,
+  "first_button_clicks" BIGINT,
+  "second_button_clicks" BIGINT,
+  "total_dismissals" BIGINT,
+  "unique_dismissals" BIGINT,
   "unsubscribes" BIGINT,
-  "delivered" BIGINT,
-  "channel_stats" JSON,
+  "reported_spam" BIGINT,
+  "opt_out" BIGINT,
+  "help" BIGINT,
+  "errors" BIGINT,
+  "unique_recipients" BIGINT,
+  "conversions" BIGINT,
+  "conversions_by_send_time" BIGINT,
+  "conversions1" BIGINT,
+  "conversions1_by_send_time" BIGINT,
+  "conversions2" BIGINT,
+  "conversions2_by_send_time" BIGINT,
+  "conversions3" BIGINT,
+  "conversions3_by_send_time" BIGINT,
+  "enrolled" BIGINT,
+  "revenue" DOUBLE,
+  "extra_stats" JSON,
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR,
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
 );
-COMMENT ON TABLE "campaign_message_series" IS 'A campaign message variation''s statistics per UTC day and channel; `channel_stats` holds the fields only that channel has. Key: campaign_id, time, channel, variation_api_id.';
+COMMENT ON TABLE "campaign_message_series" IS 'A campaign message variation''s statistics per UTC day and channel: one column per field the platform documents for any channel, NULL where this channel does not report it; `extra_stats` holds the fields without a column. `variation_key` is the variation_api_id, or when the server leaves it out `name:<variation_name>`, else `position:<index in the channel''s list>`. Key: campaign_id, time, channel, variation_key.';
 
 -- A Canvas's totals per UTC day. Key: canvas_id, day.
 CREATE TABLE IF NOT EXISTS "canvas_summary" (
@@ -140,7 +174,7 @@ CREATE TABLE IF NOT EXISTS "canvas_summary" (
 );
 COMMENT ON TABLE "canvas_summary" IS 'A Canvas''s totals per UTC day. Key: canvas_id, day.';
 
--- A Canvas variant's totals per UTC day. Key: canvas_id, day, variant_id.
+-- A Canvas variant's totals per UTC day; a field the server leaves out is NULL, fields without a column are in `extra_stats`. Key: canvas_id, day, variant_id.
 CREATE TABLE IF NOT EXISTS "canvas_variant_summary" (
   "canvas_id" VARCHAR,
   "day" DATE,
@@ -149,11 +183,13 @@ CREATE TABLE IF NOT EXISTS "canvas_variant_summary" (
   "entries" BIGINT,
   "conversions" BIGINT,
   "revenue" DOUBLE,
+  "conversions_by_entry_time" BIGINT,
+  "extra_stats" JSON,
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR,
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("day", '%Y-%m')) VIRTUAL
 );
-COMMENT ON TABLE "canvas_variant_summary" IS 'A Canvas variant''s totals per UTC day. Key: canvas_id, day, variant_id.';
+COMMENT ON TABLE "canvas_variant_summary" IS 'A Canvas variant''s totals per UTC day; a field the server leaves out is NULL, fields without a column are in `extra_stats`. Key: canvas_id, day, variant_id.';
 
 -- A Canvas step's totals per UTC day. Key: canvas_id, day, step_id.
 CREATE TABLE IF NOT EXISTS "canvas_step_summary" (
@@ -170,7 +206,7 @@ CREATE TABLE IF NOT EXISTS "canvas_step_summary" (
 );
 COMMENT ON TABLE "canvas_step_summary" IS 'A Canvas step''s totals per UTC day. Key: canvas_id, day, step_id.';
 
--- Message statistics of a Canvas step per UTC day, channel and message (its position in the channel's list). Key: canvas_id, day, step_id, channel, message_index.
+-- Message statistics of a Canvas step per UTC day, channel and message (its position in the channel's list): the four fields of the spec and every count documented for some channel, NULL where the message does not report it; fields without a column are in `extra_stats`. Key: canvas_id, day, step_id, channel, message_index.
 CREATE TABLE IF NOT EXISTS "canvas_step_messages" (
   "canvas_id" VARCHAR,
   "day" DATE,
@@ -181,11 +217,34 @@ CREATE TABLE IF NOT EXISTS "canvas_step_messages" (
   "opens" BIGINT,
   "influenced_opens" BIGINT,
   "bounces" BIGINT,
+  "delivered" BIGINT,
+  "undelivered" BIGINT,
+  "delivery_failed" BIGINT,
+  "unique_opens" BIGINT,
+  "direct_opens" BIGINT,
+  "total_opens" BIGINT,
+  "clicks" BIGINT,
+  "unique_clicks" BIGINT,
+  "body_clicks" BIGINT,
+  "total_clicks" BIGINT,
+  "impressions" BIGINT,
+  "total_impressions" BIGINT,
+  "unique_impressions" BIGINT,
+  "first_button_clicks" BIGINT,
+  "second_button_clicks" BIGINT,
+  "total_dismissals" BIGINT,
+  "unique_dismissals" BIGINT,
+  "unsubscribes" BIGINT,
+  "reported_spam" BIGINT,
+  "opt_out" BIGINT,
+  "help" BIGINT,
+  "errors" BIGINT,
+  "extra_stats" JSON,
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR,
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("day", '%Y-%m')) VIRTUAL
 );
-COMMENT ON TABLE "canvas_step_messages" IS 'Message statistics of a Canvas step per UTC day, channel and message (its position in the channel''s list). Key: canvas_id, day, step_id, channel, message_index.';
+COMMENT ON TABLE "canvas_step_messages" IS 'Message statistics of a Canvas step per UTC day, channel and message (its position in the channel''s list): the four fields of the spec and every count documented for some channel, NULL where the message does not report it; fields without a column are in `extra_stats`. Key: canvas_id, day, step_id, channel, message_index.';
 
 -- Canvases: name, flags, schedule, entry times, channels, tags and teams. Key: canvas_id.
 CREATE TABLE IF NOT EXISTS "canvases" (

@@ -78,7 +78,7 @@ COMMENT ON COLUMN "analytics"."canvas_step_funnel"."step_id" IS 'The step.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."step_name" IS 'The step''s current name.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."step_type" IS 'message, delay, decision_split, audience_paths, …; NULL when the step is no longer in the Canvas.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."messages_sent" IS 'Messages the step sent, summed over its channels (a user reached by email and push counts twice).';
-COMMENT ON COLUMN "analytics"."canvas_step_funnel"."opens" IS 'Opens of the step''s messages, summed over its channels.';
+COMMENT ON COLUMN "analytics"."canvas_step_funnel"."opens" IS 'Opens of the step''s messages, summed over its channels: the spec''s opens field of each message (push: every open, as total_opens; SMS and webhooks have none). The channel''s own fields (direct_opens, impressions…) are in the table canvas_step_messages.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."conversions" IS 'Conversions credited to the step over every loaded day.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."revenue" IS 'Revenue credited to the step over every loaded day.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."canvas_entries" IS 'Entries into the Canvas over every loaded day: the top of the funnel.';

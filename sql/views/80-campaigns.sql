@@ -1,6 +1,8 @@
--- Campaign performance: each campaign's totals per day, and per day, channel and message variation the sends,
--- deliveries, opens, clicks and their rates. The platform keeps no "all campaigns" rows, so any SUM over these views
--- counts once; rates are per row, and over several rows are the ratio of the sums.
+-- Campaign performance: each campaign's totals per day, and per day, channel and message variation the sends, the
+-- messages that reached someone, opens, clicks and their rates. Each channel reports its own fields (an SMS has no
+-- opens, a push counts direct and total opens, an in-app message impressions), so every measure comes from the field
+-- of the row's channel and a column names that field. The platform keeps no "all campaigns" rows, so any SUM over these
+-- views counts once; rates are per row, and over several rows are the ratio of the sums.
 
 -- Internal: a campaign's current name, from its details (the campaigns stream) or else from the last listing that
 -- showed it (campaign_series with `campaigns: all` lists them even without the campaigns stream).
@@ -12,69 +14,108 @@ SELECT "campaign_id", arg_min("name", "source") AS "campaign_name" FROM (
   FROM "main"."listed_objects" WHERE "listing" IN ('campaigns', 'campaigns+archived') AND "name" IS NOT NULL
 ) GROUP BY ALL;
 
+-- Internal: the field each measure reads on each channel, and its value. Channels this version does not know get NULL
+-- measures (their fields are in extra_stats). Measures are named apart from the table's columns (opened, clicked…):
+-- `*` carries those too.
+CREATE OR REPLACE MACRO "analytics"."campaign_message_measures"() AS TABLE
+WITH "s" AS (
+  SELECT *, CASE
+      WHEN "channel" IN ('ios_push', 'android_push', 'kindle_push', 'web_push') THEN 'push'
+      WHEN "channel" IN ('in_app_message', 'trigger_in_app_message') THEN 'in_app_message'
+      WHEN "channel" IN ('email', 'sms', 'webhook', 'content_cards') THEN "channel"
+    END AS "family"
+  FROM "main"."campaign_message_series"
+)
+SELECT *,
+  CASE "family" WHEN 'email' THEN "delivered" WHEN 'sms' THEN "delivered" WHEN 'push' THEN "sent" - "bounces"
+    WHEN 'webhook' THEN "sent" - "errors" WHEN 'content_cards' THEN "unique_impressions" WHEN 'in_app_message' THEN "impressions" END AS "reached",
+  CASE "family" WHEN 'email' THEN 'delivered' WHEN 'sms' THEN 'delivered' WHEN 'push' THEN 'sent - bounces'
+    WHEN 'webhook' THEN 'sent - errors' WHEN 'content_cards' THEN 'unique_impressions' WHEN 'in_app_message' THEN 'impressions' END AS "reached_field",
+  CASE "family" WHEN 'email' THEN "unique_opens" WHEN 'push' THEN "direct_opens" END AS "opened",
+  CASE "family" WHEN 'email' THEN 'unique_opens' WHEN 'push' THEN 'direct_opens' END AS "opens_field",
+  CASE "family" WHEN 'email' THEN "opens" WHEN 'push' THEN "total_opens" END AS "all_opens",
+  CASE "family" WHEN 'email' THEN "unique_clicks" WHEN 'push' THEN "body_clicks" WHEN 'content_cards' THEN "unique_clicks"
+    WHEN 'in_app_message' THEN "clicks" END AS "clicked",
+  CASE "family" WHEN 'email' THEN 'unique_clicks' WHEN 'push' THEN 'body_clicks' WHEN 'content_cards' THEN 'unique_clicks'
+    WHEN 'in_app_message' THEN 'clicks' END AS "clicks_field",
+  CASE "family" WHEN 'email' THEN "unsubscribes" WHEN 'sms' THEN "opt_out" END AS "unsubscribed",
+  CASE "family" WHEN 'email' THEN 'unsubscribes' WHEN 'sms' THEN 'opt_out' END AS "unsubscribes_field"
+FROM "s";
+
+CREATE OR REPLACE VIEW "analytics"."campaign_message_daily" AS
+SELECT
+  CAST(s."time" AS DATE) AS "day", s."campaign_id", n."campaign_name", s."channel",
+  s."variation_key", s."variation_api_id" AS "variation_id", COALESCE(v."name", s."variation_name") AS "variation_name",
+  s."sent", s."reached", s."reached_field", s."opened" AS "opens", s."opens_field", s."all_opens", s."clicked" AS "clicks", s."clicks_field",
+  s."unsubscribed" AS "unsubscribes", s."unsubscribes_field",
+  s."reached" / NULLIF(CAST(s."sent" AS DOUBLE), 0) AS "reach_rate",
+  s."opened" / NULLIF(CAST(s."reached" AS DOUBLE), 0) AS "open_rate",
+  s."clicked" / NULLIF(CAST(s."reached" AS DOUBLE), 0) AS "click_rate",
+  s."clicked" / NULLIF(CAST(s."opened" AS DOUBLE), 0) AS "click_to_open_rate",
+  s."conversions", s."revenue", s."extra_stats"
+FROM "analytics"."campaign_message_measures"() s
+LEFT JOIN "analytics"."campaign_names"() n ON n."campaign_id" = s."campaign_id"
+LEFT JOIN "main"."campaign_messages" v ON v."campaign_id" = s."campaign_id" AND v."variation_id" = s."variation_api_id";
+COMMENT ON VIEW "analytics"."campaign_message_daily" IS 'Each campaign message variation per day and channel: sent, reached, opens, clicks, unsubscribes and their rates, each from the field of the row''s channel (named in the *_field columns: a push open is direct_opens, an SMS has no opens, an in-app message counts impressions). One row per campaign, day, channel and variation; no totals (those are campaign_daily). Every field the channel reports is in the table campaign_message_series.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_id" IS 'The campaign.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_name" IS 'The campaign''s current name; NULL when not loaded.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."channel" IS 'email, ios_push, android_push, kindle_push, web_push, sms, webhook, content_cards, in_app_message, trigger_in_app_message, or a channel this version does not know (its measures NULL, its fields in extra_stats).';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_key" IS 'What tells the variation apart: its API id, or when the server leaves the id out name:<variation name>, else position:<index in the channel''s list>.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_id" IS 'The message variation''s API id; NULL when the server left it out.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_name" IS 'The variation''s current name from the campaigns stream, else the name the series gave; NULL when neither is loaded.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."sent" IS 'Messages of the variation sent on the day; NULL for content cards, which report impressions instead.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."reached" IS 'Messages that reached someone, by the field in reached_field: delivered (email, SMS), sent - bounces (push), sent - errors (webhook), unique_impressions (content cards), impressions (in-app).';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."reached_field" IS 'The field (or difference of fields) reached was read from on this channel.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."opens" IS 'Messages opened, by the field in opens_field: unique_opens (email), direct_opens (push: taps on the notification). NULL on channels without opens (SMS, webhook, content cards, in-app).';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."opens_field" IS 'The field opens was read from on this channel; NULL where the channel has no opens.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."all_opens" IS 'Every open, repeated and influenced ones included: opens (email), total_opens (push).';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."clicks" IS 'Clicks, by the field in clicks_field: unique_clicks (email, content cards), body_clicks (push), clicks (in-app). NULL on SMS and webhooks.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."clicks_field" IS 'The field clicks was read from on this channel.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."unsubscribes" IS 'Users who opted out: unsubscribes (email), opt_out (SMS); NULL elsewhere.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."unsubscribes_field" IS 'The field unsubscribes was read from on this channel.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."reach_rate" IS 'reached / sent; NULL when nothing was sent or the channel reports no sends.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."open_rate" IS 'opens / reached; NULL when nothing was reached or the channel has no opens. Over several rows use sum(opens) / sum(reached).';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."click_rate" IS 'clicks / reached; NULL when nothing was reached.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."click_to_open_rate" IS 'clicks / opens; NULL when nothing was opened or the channel has no opens.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."conversions" IS 'Conversions the server credits to the variation; NULL when it does not say.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."revenue" IS 'Revenue the server credits to the variation; NULL when it does not say.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."extra_stats" IS 'Fields without a column, as sent: per-button push clicks, and fields this version does not know (each warned about once a run).';
+
 CREATE OR REPLACE VIEW "analytics"."campaign_daily" AS
 WITH "messages" AS (
-  SELECT "campaign_id", "time", sum("sent") AS "sent", sum("delivered") AS "delivered",
-         sum("unique_opens") AS "unique_opens", sum("unique_clicks") AS "unique_clicks"
-  FROM "main"."campaign_message_series" GROUP BY ALL
+  SELECT "campaign_id", "time", sum("sent") AS "sent", sum("reached") AS "reached", sum("opened") AS "opens", sum("clicked") AS "clicks",
+         string_agg(DISTINCT "measures", '; ' ORDER BY "measures") AS "measures"
+  FROM (
+    SELECT *, "channel" || ': reached = ' || COALESCE("reached_field", '-') || ', opens = ' || COALESCE("opens_field", '-')
+              || ', clicks = ' || COALESCE("clicks_field", '-') AS "measures"
+    FROM "analytics"."campaign_message_measures"()
+  ) GROUP BY "campaign_id", "time"
 )
 SELECT
   CAST(t."time" AS DATE) AS "day", t."campaign_id", n."campaign_name",
   t."unique_recipients",
-  CAST(m."sent" AS BIGINT) AS "sent", CAST(m."delivered" AS BIGINT) AS "delivered",
-  CAST(m."unique_opens" AS BIGINT) AS "unique_opens", CAST(m."unique_clicks" AS BIGINT) AS "unique_clicks",
+  CAST(m."sent" AS BIGINT) AS "sent", CAST(m."reached" AS BIGINT) AS "reached",
+  CAST(m."opens" AS BIGINT) AS "opens", CAST(m."clicks" AS BIGINT) AS "clicks", m."measures",
   t."conversions", t."conversions1", t."conversions2", t."conversions3",
   t."conversions" / NULLIF(CAST(t."unique_recipients" AS DOUBLE), 0) AS "conversion_rate",
   t."revenue"
 FROM "main"."campaign_series" t
 LEFT JOIN "messages" m ON m."campaign_id" = t."campaign_id" AND m."time" = t."time"
 LEFT JOIN "analytics"."campaign_names"() n ON n."campaign_id" = t."campaign_id";
-COMMENT ON VIEW "analytics"."campaign_daily" IS 'Each campaign per day: recipients, messages sent, delivered, opened and clicked (summed over its channels and variations), conversions and revenue. One row per campaign and day; SUM over days or campaigns counts each message once.';
+COMMENT ON VIEW "analytics"."campaign_daily" IS 'Each campaign per day: recipients, messages sent, reached, opened and clicked (summed over its channels and variations, each channel''s own field, named in measures), conversions and revenue. One row per campaign and day; SUM over days or campaigns counts each message once.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."campaign_daily"."campaign_id" IS 'The campaign.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."campaign_name" IS 'The campaign''s current name; NULL when neither the campaigns stream nor a campaign listing has loaded it.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."unique_recipients" IS 'Distinct users the campaign messaged on the day.';
-COMMENT ON COLUMN "analytics"."campaign_daily"."sent" IS 'Messages sent on the day, summed over channels and variations (a user reached by email and push counts twice).';
-COMMENT ON COLUMN "analytics"."campaign_daily"."delivered" IS 'Messages delivered, summed over the channels and variations that report deliveries.';
-COMMENT ON COLUMN "analytics"."campaign_daily"."unique_opens" IS 'Unique opens, summed over channels and variations.';
-COMMENT ON COLUMN "analytics"."campaign_daily"."unique_clicks" IS 'Unique clicks, summed over channels and variations.';
+COMMENT ON COLUMN "analytics"."campaign_daily"."sent" IS 'Messages sent on the day, summed over the channels that report sends (a user reached by email and push counts twice; content cards report none).';
+COMMENT ON COLUMN "analytics"."campaign_daily"."reached" IS 'Messages that reached someone, summed over channels, each by its own field (see measures and campaign_message_daily.reached).';
+COMMENT ON COLUMN "analytics"."campaign_daily"."opens" IS 'Opens summed over the channels that have them: email unique_opens, push direct_opens (see measures).';
+COMMENT ON COLUMN "analytics"."campaign_daily"."clicks" IS 'Clicks summed over channels: email and content-card unique_clicks, push body_clicks, in-app clicks (see measures).';
+COMMENT ON COLUMN "analytics"."campaign_daily"."measures" IS 'Per channel of the day, the fields reached, opens and clicks were read from (- where the channel has none), e.g. "email: reached = delivered, opens = unique_opens, clicks = unique_clicks".';
 COMMENT ON COLUMN "analytics"."campaign_daily"."conversions" IS 'Conversions (primary conversion event) credited to the campaign on the day.';
-COMMENT ON COLUMN "analytics"."campaign_daily"."conversions1" IS 'Conversions of the second conversion event.';
-COMMENT ON COLUMN "analytics"."campaign_daily"."conversions2" IS 'Conversions of the third conversion event.';
-COMMENT ON COLUMN "analytics"."campaign_daily"."conversions3" IS 'Conversions of the fourth conversion event.';
+COMMENT ON COLUMN "analytics"."campaign_daily"."conversions1" IS 'Conversions of the second conversion event; NULL when the server leaves it out.';
+COMMENT ON COLUMN "analytics"."campaign_daily"."conversions2" IS 'Conversions of the third conversion event; NULL when the server leaves it out.';
+COMMENT ON COLUMN "analytics"."campaign_daily"."conversions3" IS 'Conversions of the fourth conversion event; NULL when the server leaves it out.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."conversion_rate" IS 'conversions / unique_recipients; NULL on a day without recipients. Over several days use sum(conversions) / sum(unique_recipients).';
-COMMENT ON COLUMN "analytics"."campaign_daily"."revenue" IS 'Revenue attributed to the campaign on the day.';
-
-CREATE OR REPLACE VIEW "analytics"."campaign_message_daily" AS
-SELECT
-  CAST(s."time" AS DATE) AS "day", s."campaign_id", n."campaign_name", s."channel",
-  s."variation_api_id" AS "variation_id", v."name" AS "variation_name",
-  s."sent", s."delivered", s."bounces", s."opens", s."unique_opens", s."clicks", s."unique_clicks", s."unsubscribes",
-  s."delivered" / NULLIF(CAST(s."sent" AS DOUBLE), 0) AS "delivery_rate",
-  s."unique_opens" / NULLIF(CAST(s."delivered" AS DOUBLE), 0) AS "open_rate",
-  s."unique_clicks" / NULLIF(CAST(s."delivered" AS DOUBLE), 0) AS "click_rate",
-  s."unique_clicks" / NULLIF(CAST(s."unique_opens" AS DOUBLE), 0) AS "click_to_open_rate",
-  s."channel_stats"
-FROM "main"."campaign_message_series" s
-LEFT JOIN "analytics"."campaign_names"() n ON n."campaign_id" = s."campaign_id"
-LEFT JOIN "main"."campaign_messages" v ON v."campaign_id" = s."campaign_id" AND v."variation_id" = s."variation_api_id";
-COMMENT ON VIEW "analytics"."campaign_message_daily" IS 'Each campaign message variation per day and channel: sent, delivered, bounces, opens, clicks, unsubscribes and their rates. One row per campaign, day, channel and variation; no totals (those are campaign_daily).';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."day" IS 'The day (UTC).';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_id" IS 'The campaign.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_name" IS 'The campaign''s current name; NULL when not loaded.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."channel" IS 'email, ios_push, android_push, sms, webhook, in_app_message, …';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_id" IS 'The message variation (its API id).';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_name" IS 'The variation''s current name, from the campaigns stream; NULL when not loaded.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."sent" IS 'Messages of the variation sent on the day.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."delivered" IS 'Messages delivered; NULL when the channel does not report deliveries.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."bounces" IS 'Messages that bounced.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."opens" IS 'Opens, repeated opens of one message included.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."unique_opens" IS 'Messages opened at least once.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."clicks" IS 'Clicks, repeated clicks included.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."unique_clicks" IS 'Messages clicked at least once.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."unsubscribes" IS 'Users who unsubscribed from the message.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."delivery_rate" IS 'delivered / sent; NULL when nothing was sent or deliveries are not reported.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."open_rate" IS 'unique_opens / delivered; NULL when nothing was delivered. Over several rows use sum(unique_opens) / sum(delivered).';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."click_rate" IS 'unique_clicks / delivered; NULL when nothing was delivered.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."click_to_open_rate" IS 'unique_clicks / unique_opens; NULL when nothing was opened.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."channel_stats" IS 'The fields only this channel reports (e.g. reported_spam for email, direct_opens for push), as JSON.';
+COMMENT ON COLUMN "analytics"."campaign_daily"."revenue" IS 'Revenue attributed to the campaign on the day; NULL when the server leaves it out.';

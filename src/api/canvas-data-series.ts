@@ -3,10 +3,9 @@
 // daily values; the day's `time` is kept as the server wrote it for the series extractor to read.
 import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
-import { normalizeCanvasStats } from './canvas-summary.js';
+import { normalizeCanvasStats, type CanvasSummaryData } from './canvas-summary.js';
 import { ENDPOINTS, MAX_CANVAS_DATA_SERIES_DAYS } from './endpoints.js';
 import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed } from './response-shape.js';
-import type { CanvasDataSummary } from './types.js';
 import type { RequestContext } from '../errors.js';
 
 export interface CanvasDataSeriesQuery {
@@ -24,7 +23,7 @@ export interface CanvasDataSeriesQuery {
 /** One day of a Canvas data series: the day as written by the server, and that day's roll-up (the series' name). */
 export interface CanvasDayPoint {
   time: string;
-  value: CanvasDataSummary;
+  value: CanvasSummaryData;
 }
 
 /** Fetches and normalizes one window of a Canvas's daily statistics. */

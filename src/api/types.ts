@@ -107,14 +107,17 @@ export interface CanvasVariantStats {
   revenue: number;
   conversions: number;
   entries: number;
+  /** Not in spec 2.7; the vendor's documentation adds it. */
+  conversions_by_entry_time?: number;
 }
 
+/** The four fields of spec 2.7, then the channel's own statistics (as a campaign variation's: channel-stats.ts). */
 export interface CanvasChannelMessageStats {
   sent: number;
   opens: number;
   influenced_opens: number;
   bounces: number;
-  [further: string]: unknown;
+  [channelSpecific: string]: unknown;
 }
 
 export interface CanvasStepStats {
@@ -378,18 +381,16 @@ export interface CampaignDetailsBody extends SuccessBody {
   conversion_behaviors: CampaignConversionBehavior[];
 }
 
-/** Statistics of one message variation on one day; the common fields are typed, channel-specific ones vary. */
+/**
+ * Statistics of one message variation on one day. The fields differ per channel (src/api/channel-stats.ts lists the
+ * documented ones); every one of them is optional on the wire, `variation_api_id` included.
+ */
 export interface CampaignVariationStats {
-  variation_api_id: string;
-  sent: number;
-  opens: number;
-  unique_opens: number;
-  clicks: number;
-  unique_clicks: number;
-  bounces: number;
-  unsubscribes: number;
-  delivered: number;
-  [channelSpecific: string]: unknown;
+  variation_api_id?: string;
+  variation_name?: string;
+  /** USD. */
+  revenue?: number;
+  [field: string]: unknown;
 }
 
 export interface CampaignSeriesPoint {
@@ -397,11 +398,15 @@ export interface CampaignSeriesPoint {
   time: string;
   unique_recipients: number;
   conversions: number;
-  conversions1: number;
-  conversions2: number;
-  conversions3: number;
+  conversions1?: number;
+  conversions2?: number;
+  conversions3?: number;
+  conversions_by_send_time?: number;
+  conversions1_by_send_time?: number;
+  conversions2_by_send_time?: number;
+  conversions3_by_send_time?: number;
   /** USD. */
-  revenue: number;
+  revenue?: number;
   /** Keyed by channel. */
   messages: Record<string, CampaignVariationStats[]>;
 }

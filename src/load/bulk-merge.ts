@@ -244,20 +244,24 @@ async function recordRestatements(
   const keyJson = keyCols.length > 0 ? `json_object(${keyCols.map((k) => `'${k}', x.${ident(k)}`).join(', ')})` : `'{}'::JSON`;
   const unitLength = spec.columns.some((col) => col.name === 'unit') ? `CASE WHEN x."unit" = 'hour' THEN INTERVAL 1 HOUR ELSE INTERVAL 1 DAY END` : 'INTERVAL 1 DAY';
   const start = `CAST(x.${ident(time)} AS TIMESTAMP)`;
-  // One join of the changed rows with the stored ones, its compared values unnested to a row each: a join per column
-  // (a UNION ALL of them) held as many hash tables at once and ran out of the writer's memory on wide tables.
+  // One join of the changed rows with the stored ones, its changed values unnested to a row each: a join per column
+  // (a UNION ALL of them) held as many hash tables at once and ran out of the writer's memory on wide tables. Only the
+  // columns the audit row needs ride along, and unchanged values are dropped before the unnest: a row of a wide table
+  // (campaign_message_series, 40 counts) times its every column, all columns wide, also ran out of it.
   const changes = values.map((col) =>
     `{'column_name': '${col.name}', 'old_value': CAST(t.${ident(col.name)} AS DOUBLE), 'new_value': CAST(x.${ident(col.name)} AS DOUBLE), 'changed': x.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}}`);
+  const carried = [...new Set([...spec.key, time, ...(spec.columns.some((col) => col.name === 'unit') ? ['unit'] : [])])];
   await conn.run(
     `INSERT INTO "_etl_restatements"
      SELECT $1, $2, ${keyJson}, x."c"."column_name", ${start}, x."c"."old_value", x."c"."new_value",
             CAST(floor(date_diff('second', ${start}, $3) / 86400) AS INTEGER), $4
      FROM (
-       SELECT x.*, t."_run_id" AS "_old_run", unnest([${changes.join(', ')}]) AS "c"
+       SELECT ${carried.map((c) => `x.${ident(c)}`).join(', ')}, t."_run_id" AS "_old_run",
+              unnest(list_filter([${changes.join(', ')}], c -> c."changed")) AS "c"
        FROM ${chg} x JOIN ${ident(spec.name)} t ON ${keyMatch(spec, 't', 'x')}
        WHERE NOT x."_ins"
      ) x LEFT JOIN "_etl_runs" r ON r."run_id" = x."_old_run"
-     WHERE x."c"."changed" AND (r."until" IS NULL OR ${start} + ${unitLength} <= r."until")`,
+     WHERE ${start} + ${unitLength} <= r."until" OR r."until" IS NULL`,
     [audit.stream, spec.name, toDuckDBValue('TIMESTAMP', audit.until, 'run until'), runId],
     [VARCHAR, VARCHAR, TIMESTAMP, VARCHAR],
   );

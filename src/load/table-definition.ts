@@ -23,6 +23,19 @@ export interface TableSpec<N extends string = string, C extends readonly ColumnS
   readonly partitionSource?: C[number]['name'];
   /** One line on what a row is; it becomes the table's COMMENT. */
   readonly description: string;
+  /** How a table an earlier version wrote becomes this one, applied when a database is opened. @default none */
+  readonly upgrades?: readonly TableUpgrade[];
+}
+
+/**
+ * One earlier layout of a table and how its rows move into this one (src/load/table-upgrade.ts): the table is rebuilt
+ * in one transaction, columns of the same name copied, the others computed from `compute` or NULL.
+ */
+export interface TableUpgrade {
+  /** The earlier version's data columns, in order; the bookkeeping columns followed them as they follow these. */
+  readonly from: readonly string[];
+  /** SQL expressions over the earlier table's columns (quoted names, no alias), by new column. @default {} */
+  readonly compute?: Readonly<Record<string, string>>;
 }
 
 /** The JS value a column takes in a row handed to the loader. */

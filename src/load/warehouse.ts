@@ -19,6 +19,7 @@ import { applySqlDir } from './sql-dir.js';
 import { attachPrevious, detachPrevious, recordStreamOutcomes, restoreStreams } from './stream-restore.js';
 import type { StreamOutcome } from './stream-restore.js';
 import { createTableSql } from './table-definition.js';
+import { matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
 import type { TableName } from './table-specs.js';
 
@@ -37,7 +38,8 @@ export interface WarehouseOptions {
    * DuckDB's memory_limit for a writer. Commits are small batches and exports go a month at a time, so a small buffer
    * pool costs no speed (measured: 10M rows committed faster at 64 MB than with the default 80 % of RAM) and keeps the
    * process flat as the tables grow; larger work spills to disk. Read-only openers keep DuckDB's default unless given one.
-   * @default '64MB' for a writer, DuckDB's default (80 % of RAM) for a read-only opener
+   * WRITER_MEMORY_LIMIT says why it is 128 MB.
+   * @default '128MB' for a writer, DuckDB's default (80 % of RAM) for a read-only opener
    */
   memoryLimit?: string;
 }
@@ -104,6 +106,15 @@ function openError(path: string, err: unknown): FatalError {
   return new FatalError(`cannot open the database ${path}: ${msg}; check the file (permissions, disk) or pass another --db`, { cause: err });
 }
 
+/**
+ * A commit stages each table it merges in temporary tables that DuckDB keeps until the transaction ends, at least one
+ * 256 KiB block per column each: the cost grows with the width of the tables in one batch, not only with their rows.
+ * At 64 MB the analyst views' demo warehouse (test/views/analyst-fixture.ts) failed a commit about one run in two once
+ * campaign_message_series (46 columns) and canvas_step_messages (33) had a column per documented channel field (issue
+ * 18); two runs at 128 MB passed. The process stays bounded, 64 MB higher.
+ */
+const WRITER_MEMORY_LIMIT = '128MB';
+
 export class Warehouse {
   readonly path: string;
   readonly readOnly: boolean;
@@ -136,7 +147,7 @@ export class Warehouse {
     }
     if (!entry) {
       try {
-        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? '64MB' });
+        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? WRITER_MEMORY_LIMIT });
         entry = { instance, readOnly, refs: 0 };
       } catch (err) {
         throw openError(abs, err);
@@ -150,6 +161,7 @@ export class Warehouse {
       if (!readOnly) {
         for (const spec of TABLE_SPECS) await conn.run(createTableSql(spec));
         await applySqlDir(conn);
+        await upgradeTables(conn, TABLE_SPECS);
       }
       await checkSchema(conn, abs);
       return new Warehouse(abs, readOnly, conn);
@@ -312,7 +324,7 @@ export class Warehouse {
   /**
    * Lift the writer's memory limit for the analytical tail of a run or an export: sorted COPYs of whole years, the
    * analyst views and the report's queries (window functions over every event series) cannot all spill, and ran out
-   * of the 64 MB that keeps the commit path flat (the bench's 2-year demo: the report's event chart). Commits are over
+   * of the writer's limit that keeps the commit path flat (the bench's 2-year demo: the report's event chart). Commits are over
    * by then, so the limit only bounds DuckDB's own buffer pool for these last queries.
    */
   async allowAnalyticsMemory(): Promise<void> {
@@ -410,13 +422,7 @@ function release(path: string): void {
 
 /** Refuse a database whose tables differ from this version's registry (an older or foreign file) before touching it. */
 async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> {
-  const rows = (
-    await conn.runAndReadAll(
-      `SELECT "table_name", list("column_name" ORDER BY "ordinal_position") AS "columns"
-       FROM information_schema.columns WHERE "table_schema" = 'main' GROUP BY "table_name"`,
-    )
-  ).getRowObjectsJS();
-  const actual = new Map(rows.map((row) => [row.table_name as string, (row.columns as string[]).join(', ')]));
+  const actual = new Map([...(await tableColumns(conn))].map(([table, columns]) => [table, columns.join(', ')]));
   for (const spec of TABLE_SPECS) {
     const expected = allColumnNames(spec).join(', ');
     const found = actual.get(spec.name);
@@ -424,6 +430,9 @@ async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> 
       throw new FatalError(`${path} has no table "${spec.name}"; it was not created by engage-etl: run \`engage-etl run\` on it first or pass another --db`);
     }
     if (found !== expected) {
+      if (matchingUpgrade(spec, found.split(', '))) {
+        throw new FatalError(`table "${spec.name}" of ${path} was written by an earlier version of engage-etl; the next \`engage-etl run\` on it upgrades it (keeping its rows); read it after that run`);
+      }
       throw new FatalError(
         `table "${spec.name}" of ${path} has columns (${found}) but this version expects (${expected}); move the database away and load again with --full-refresh`,
       );

@@ -3,7 +3,7 @@
 // and reports progress. Nothing here knows a stream by name: the declarations say what to fetch and how rows look.
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
-import type { ExtractedRows } from '../extract/extracted-rows.js';
+import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import { CursorProgress, holeChanges, isWanted } from '../extract/incremental-cursor.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
 import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.js';
@@ -37,10 +37,11 @@ function countRows(rows: ExtractedRows): number {
   return rows.upserts.reduce((n, u) => n + u.rows.length, 0);
 }
 
-/** Many parts as one: rows grouped by table, scopes concatenated. */
+/** Many parts as one: rows grouped by table, scopes and notices concatenated. */
 function mergeRows(parts: readonly ExtractedRows[]): ExtractedRows {
   const byTable = new Map<string, Record<string, unknown>[]>();
   const replaces: ExtractedRows['replaces'] = [];
+  const notices: RowNotice[] = [];
   for (const part of parts) {
     for (const u of part.upserts) {
       const rows = byTable.get(u.table);
@@ -48,18 +49,35 @@ function mergeRows(parts: readonly ExtractedRows[]): ExtractedRows {
       else byTable.set(u.table, [...u.rows]);
     }
     replaces.push(...part.replaces);
+    if (part.notices) notices.push(...part.notices);
   }
-  return { upserts: [...byTable].map(([table, rows]) => ({ table, rows })), replaces };
+  return { upserts: [...byTable].map(([table, rows]) => ({ table, rows })), replaces, notices };
+}
+
+/**
+ * The part to commit, its notices turned into warnings of the run: the first of each stream, code and key warns; the
+ * same notice from later rows, windows or series of the run does not.
+ */
+function takeNotices(ctx: FetchTaskContext, seen: Set<string>, stream: StreamName, rows: ExtractedRows): Omit<ExtractedRows, 'notices'> {
+  for (const n of rows.notices ?? []) {
+    const id = JSON.stringify([stream, n.code, n.key]);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    ctx.warn({ code: n.code, stream, message: n.message });
+  }
+  return { upserts: rows.upserts, replaces: rows.replaces };
 }
 
 export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskContext): void {
-  for (const sp of plan.series) queueSeries(sp, tasks, ctx);
+  const seen = new Set<string>();
+  const noticed = (stream: StreamName, rows: ExtractedRows) => takeNotices(ctx, seen, stream, rows);
+  for (const sp of plan.series) queueSeries(sp, tasks, ctx, noticed);
 
   for (const list of plan.lists) {
     const name = list.stream.name as StreamName;
     tasks.add(list.stream.endpoint.pool, name, async () => {
       const rows = await list.stream.fetch(ctx.client, list.options, ctx.until.toJSDate());
-      await ctx.committer.add({ upserts: rows.upserts, replaces: rows.replaces, state: [snapshotState(name, ctx, countRows(rows))], holes: [] });
+      await ctx.committer.add({ ...noticed(name, rows), state: [snapshotState(name, ctx, countRows(rows))], holes: [] });
       ctx.tick(name, rows.pages, countRows(rows));
     });
   }
@@ -88,7 +106,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
           ctx.tick(name, 1, 0);
           return;
         }
-        await ctx.committer.add({ ...rows, state: done(countRows(rows)), holes: [] });
+        await ctx.committer.add({ ...noticed(name, rows), state: done(countRows(rows)), holes: [] });
         ctx.tick(name, 1, countRows(rows));
       });
     }
@@ -103,7 +121,7 @@ function snapshotState(stream: StreamName, ctx: FetchTaskContext, rows: number):
   return { stream, seriesKey: SNAPSHOT, unit: SNAPSHOT, watermark: ctx.until.toJSDate(), rowsLoaded: rows };
 }
 
-function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext): void {
+function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>): void {
   const name = sp.stream.name as StreamName;
   const { cursor, instance } = sp;
   const progress = new CursorProgress(cursor);
@@ -134,7 +152,7 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext): 
       progress.finish(window.start.toMillis(), rows.upserts.find((u) => u.table === sp.stream.tables[0]?.name)?.rows.length ?? 0);
       const advanced = progress.advance();
       await ctx.committer.add({
-        ...rows,
+        ...noticed(name, rows),
         state: advanced === undefined ? [] : [{ stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
         holes,
       });

@@ -129,7 +129,7 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'campaign-sends',
     title: 'Campaign messages sent per day',
-    caption: `Messages sent by every loaded campaign, per channel, last ${REPORT_DAYS} complete days.`,
+    caption: `Messages sent by every loaded campaign, per channel (the channel's sent field), last ${REPORT_DAYS} complete days. Content cards and in-app messages report impressions, not sends, and are not drawn.`,
     kind: 'line',
     sql: `SELECT "day" AS "x", "channel" AS "series", CAST(sum("sent") AS DOUBLE) AS "y" FROM "analytics"."campaign_message_daily"
           WHERE ${lastDays('campaign_message_daily')} GROUP BY ALL HAVING sum("sent") IS NOT NULL ORDER BY "series", "x"`,
@@ -137,15 +137,15 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'campaign-rates',
     title: 'Campaign open and click rates',
-    caption: `Unique opens and unique clicks per delivered message of the ${TOP_CAMPAIGN_MESSAGES} campaign channels that sent most over the last 30 days of data (channels without opens, such as webhooks, left out).`,
+    caption: `Opens and clicks per message that reached someone, of the ${TOP_CAMPAIGN_MESSAGES} campaign channels that reached most over the last 30 days of data, each channel by its own fields: email unique_opens and unique_clicks per delivered, push direct_opens and body_clicks per sent − bounces. Channels without opens (SMS, webhooks, content cards, in-app messages) are left out.`,
     kind: 'bar',
     yFormat: 'percent',
     barLayout: 'grouped',
     sql: `WITH "recent" AS (
-            SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("sent") AS "sent",
-                   sum("unique_opens") / sum("delivered") AS "open_rate", sum("unique_clicks") / sum("delivered") AS "click_rate"
+            SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("reached") AS "reached",
+                   sum("opens") / sum("reached") AS "open_rate", sum("clicks") / sum("reached") AS "click_rate"
             FROM "analytics"."campaign_message_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."campaign_message_daily") - 30
-            GROUP BY ALL HAVING sum("delivered") > 0 AND sum("unique_opens") > 0 ORDER BY "sent" DESC, "x" LIMIT ${TOP_CAMPAIGN_MESSAGES}
+            GROUP BY ALL HAVING sum("reached") > 0 AND sum("opens") > 0 ORDER BY "reached" DESC, "x" LIMIT ${TOP_CAMPAIGN_MESSAGES}
           )
           SELECT "x", 'open rate' AS "series", "open_rate" AS "y" FROM "recent"
           UNION ALL SELECT "x", 'click rate', "click_rate" FROM "recent"

@@ -1,11 +1,14 @@
 // campaign_series: GET /campaigns/data_series, one daily series per listed campaign: its totals in one table, and per
-// channel and message variation the statistics every channel has (typed) plus the channel's own (JSON) in another.
-// A re-fetched day replaces that day's variation rows.
-import { CAMPAIGN_VARIATION_COUNTS, fetchCampaignSeries } from '../api/campaign-series.js';
+// channel and message variation in another, one typed column per field the platform documents for any channel (NULL
+// where the channel does not report it) and `extra_stats` for the rest. A re-fetched day replaces that day's variation
+// rows. Fields this version does not know are kept and warned about once a run, never a failed stream.
+import { OPTIONAL_DAY_COUNTS, fetchCampaignSeries, type CampaignDay, type CampaignVariationEntry } from '../api/campaign-series.js';
+import { CHANNEL_COUNT_FIELDS, CHANNEL_COUNTS, VARIATION_COUNT_FIELDS } from '../api/channel-stats.js';
 import { ENDPOINTS, MAX_CAMPAIGN_SERIES_LENGTH } from '../api/endpoints.js';
-import type { CampaignSeriesPoint } from '../api/types.js';
-import { col, defineTable, rowsOf } from '../load/table-definition.js';
+import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
+import { col, defineTable, ident, rowsOf, sqlString } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
+import { CHANNEL_COUNT_COLUMNS, EXTRA_STATS_COLUMN, extraStats, numberColumns, statNotices } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
 import { CAMPAIGN_LIST, idListDiscovery } from './workspace-lists.js';
@@ -17,50 +20,117 @@ export interface CampaignSeriesOptions {
 
 const totalsTable = defineTable({
   name: 'campaign_series',
-  description: 'A campaign\'s totals per UTC day.',
+  description: 'A campaign\'s totals per UTC day; the optional ones NULL when the server leaves them out.',
   columns: [
     col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('unique_recipients', 'BIGINT'), col('conversions', 'BIGINT'),
     col('conversions1', 'BIGINT'), col('conversions2', 'BIGINT'), col('conversions3', 'BIGINT'), col('revenue', 'DOUBLE'),
+    ...OPTIONAL_DAY_COUNTS.filter((f) => f.endsWith('_by_send_time')).map((f) => col(f, 'BIGINT')),
   ],
   key: ['campaign_id', 'time'],
   partitionSource: 'time',
+  upgrades: [{ from: ['campaign_id', 'time', 'unique_recipients', 'conversions', 'conversions1', 'conversions2', 'conversions3', 'revenue'] }],
 });
+
+/** The columns the previous version gave every channel, and its JSON of the rest. */
+const V1_TYPED = ['sent', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'bounces', 'unsubscribes', 'delivered'] as const;
+const V1_COLUMNS = ['campaign_id', 'time', 'channel', 'variation_api_id', ...V1_TYPED, 'channel_stats'];
 
 const messagesTable = defineTable({
   name: 'campaign_message_series',
-  description: 'A campaign message variation\'s statistics per UTC day and channel; `channel_stats` holds the fields only that channel has.',
+  description:
+    'A campaign message variation\'s statistics per UTC day and channel: one column per field the platform documents for any channel, NULL where this channel does not report it; `extra_stats` holds the fields without a column. `variation_key` is the variation_api_id, or when the server leaves it out `name:<variation_name>`, else `position:<index in the channel\'s list>`.',
   columns: [
-    col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('channel', 'VARCHAR'), col('variation_api_id', 'VARCHAR'),
-    col('sent', 'BIGINT'), col('opens', 'BIGINT'), col('unique_opens', 'BIGINT'), col('clicks', 'BIGINT'), col('unique_clicks', 'BIGINT'),
-    col('bounces', 'BIGINT'), col('unsubscribes', 'BIGINT'), col('delivered', 'BIGINT'), col('channel_stats', 'JSON'),
+    col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('channel', 'VARCHAR'), col('variation_key', 'VARCHAR'),
+    col('variation_api_id', 'VARCHAR'), col('variation_name', 'VARCHAR'),
+    ...CHANNEL_COUNT_COLUMNS, ...VARIATION_COUNT_FIELDS.map((f) => col(f, 'BIGINT')), col('revenue', 'DOUBLE'), EXTRA_STATS_COLUMN,
   ],
-  key: ['campaign_id', 'time', 'channel', 'variation_api_id'],
+  key: ['campaign_id', 'time', 'channel', 'variation_key'],
   partitionSource: 'time',
+  upgrades: [{ from: V1_COLUMNS, compute: v1Upgrade() }],
 });
 
-const TYPED = new Set<string>(['variation_api_id', ...CAMPAIGN_VARIATION_COUNTS]);
+/**
+ * Rows of the previous version (8 counts typed on every channel, the rest in `channel_stats`) re-split by the rule of
+ * this one: a field documented for the row's channel moves to its column (from the old column, or from the JSON when
+ * it holds a JSON number of the column's kind); an old column's value the channel does not document, and any JSON value
+ * that does not move, stay in `extra_stats`. So an old row reads as the same answer fetched today would.
+ */
+function v1Upgrade(): Record<string, string> {
+  const json = ident('channel_stats');
+  const at = (f: string) => sqlString(`$."${f}"`);
+  const channelIn = (channels: readonly string[]) => `${ident('channel')} IN (${channels.map(sqlString).join(', ')})`;
+  const documentedOn = (f: string) => Object.keys(CHANNEL_COUNTS).filter((c) => CHANNEL_COUNTS[c]!.includes(f));
+  const compute: Record<string, string> = { variation_key: ident('variation_api_id') };
+  const patch: string[] = [];
+  const moveFromJson = (f: string, cond: string, kind: 'BIGINT' | 'DOUBLE') => {
+    const types = kind === 'BIGINT' ? `('BIGINT', 'UBIGINT')` : `('BIGINT', 'UBIGINT', 'DOUBLE')`;
+    const moves = `(${cond}) AND json_type(${json}, ${at(f)}) IN ${types}`;
+    compute[f] = `CASE WHEN ${moves} THEN CAST(${json} ->> ${at(f)} AS ${kind}) END`;
+    patch.push(sqlString(f), `CASE WHEN ${moves} THEN 'null'::JSON ELSE json_extract(${json}, ${at(f)}) END`);
+  };
+  for (const f of CHANNEL_COUNT_FIELDS) {
+    const cond = channelIn(documentedOn(f));
+    if ((V1_TYPED as readonly string[]).includes(f)) {
+      compute[f] = `CASE WHEN ${cond} THEN ${ident(f)} END`;
+      patch.push(sqlString(f), `CASE WHEN ${cond} THEN 'null'::JSON ELSE to_json(${ident(f)}) END`);
+    } else moveFromJson(f, cond, 'BIGINT');
+  }
+  for (const f of VARIATION_COUNT_FIELDS) moveFromJson(f, 'TRUE', 'BIGINT');
+  moveFromJson('revenue', 'TRUE', 'DOUBLE');
+  const nameIsText = `json_type(${json}, '$.variation_name') = 'VARCHAR'`;
+  compute.variation_name = `CASE WHEN ${nameIsText} THEN ${json} ->> '$.variation_name' END`;
+  patch.push(`'variation_name'`, `CASE WHEN ${nameIsText} THEN 'null'::JSON ELSE json_extract(${json}, '$.variation_name') END`);
+  compute.extra_stats = `NULLIF(json_merge_patch(COALESCE(${json}, '{}'::JSON), json_object(${patch.join(', ')})), '{}'::JSON)`;
+  return compute;
+}
 
-function dayRows(campaignId: string, time: Date, day: Omit<CampaignSeriesPoint, 'time'>) {
+/**
+ * The key of each variation entry of one channel's list: its `variation_api_id`; when the server leaves it out,
+ * `name:<variation_name>`; without a name (or with a name another entry of the list shares), `position:<index>`. An id
+ * two entries share falls back the same way, so no entry overwrites another.
+ */
+export function variationKeys(list: readonly CampaignVariationEntry[]): string[] {
+  const count = (values: (string | undefined)[]) => {
+    const n = new Map<string, number>();
+    for (const v of values) if (v !== undefined) n.set(v, (n.get(v) ?? 0) + 1);
+    return n;
+  };
+  const ids = count(list.map((m) => m.variationApiId));
+  const names = count(list.map((m) => m.variationName));
+  return list.map((m, j) => {
+    if (m.variationApiId !== undefined && ids.get(m.variationApiId) === 1) return m.variationApiId;
+    if (m.variationName !== undefined && names.get(m.variationName) === 1) return `name:${m.variationName}`;
+    return `position:${j}`;
+  });
+}
+
+function dayRows(campaignId: string, time: Date, day: CampaignDay): ExtractedRows {
   const messages: RowOf<typeof messagesTable>[] = [];
+  const notices: RowNotice[] = [];
   for (const [channel, list] of Object.entries(day.messages)) {
-    for (const m of list) {
+    const keys = variationKeys(list);
+    list.forEach((m, j) => {
       messages.push({
-        campaign_id: campaignId, time, channel, variation_api_id: m.variation_api_id,
-        sent: m.sent, opens: m.opens, unique_opens: m.unique_opens, clicks: m.clicks, unique_clicks: m.unique_clicks,
-        bounces: m.bounces, unsubscribes: m.unsubscribes, delivered: m.delivered,
-        channel_stats: Object.fromEntries(Object.entries(m).filter(([k]) => !TYPED.has(k))),
+        campaign_id: campaignId, time, channel, variation_key: keys[j]!,
+        variation_api_id: m.variationApiId ?? null, variation_name: m.variationName ?? null,
+        ...numberColumns(m, CHANNEL_COUNT_FIELDS), ...numberColumns(m, VARIATION_COUNT_FIELDS), ...numberColumns(m, ['revenue']),
+        extra_stats: extraStats(m),
       });
-    }
+    });
+    notices.push(...statNotices(messagesTable.name, `campaign_series (GET /campaigns/data_series messages.${channel})`, channel, list));
   }
   return {
     upserts: [
       rowsOf(totalsTable, [{
         campaign_id: campaignId, time, unique_recipients: day.unique_recipients, conversions: day.conversions,
         conversions1: day.conversions1, conversions2: day.conversions2, conversions3: day.conversions3, revenue: day.revenue,
+        conversions_by_send_time: day.conversions_by_send_time, conversions1_by_send_time: day.conversions1_by_send_time,
+        conversions2_by_send_time: day.conversions2_by_send_time, conversions3_by_send_time: day.conversions3_by_send_time,
       }]),
       rowsOf(messagesTable, messages),
     ],
     replaces: [{ table: messagesTable.name, columns: ['campaign_id', 'time'], values: [[campaignId, time]] }],
+    notices,
   };
 }
 
@@ -82,6 +152,6 @@ export const campaignSeriesStream = seriesStream({
       dims: { campaign_id: campaignId },
       unit: 'day' as const,
       fetch: (client, w) => fetchCampaignSeries(client, { campaignId, length: w.length, endingAt: w.endingAt }),
-      rows: (time: Date, value: unknown) => dayRows(campaignId, time, value as Omit<CampaignSeriesPoint, 'time'>),
+      rows: (time: Date, value: unknown) => dayRows(campaignId, time, value as CampaignDay),
     })),
 });

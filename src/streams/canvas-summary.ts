@@ -5,15 +5,16 @@
 // a data summary over the look-back window with the sum of the stored days.
 import type { ApiClient } from '../api/api-client.js';
 import { fetchCanvasDataSeries } from '../api/canvas-data-series.js';
-import { fetchCanvasSummary } from '../api/canvas-summary.js';
+import { fetchCanvasSummary, type CanvasSummaryData } from '../api/canvas-summary.js';
+import { CHANNEL_COUNT_FIELDS, STEP_MESSAGE_COUNT_FIELDS } from '../api/channel-stats.js';
 import { ENDPOINTS, MAX_CANVAS_DATA_SERIES_DAYS, MAX_CANVAS_SUMMARY_DAYS } from '../api/endpoints.js';
-import type { CanvasDataSummary } from '../api/types.js';
-import type { ExtractedRows } from '../extract/extracted-rows.js';
+import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import type { Window } from '../extract/windows.js';
 import { isoSeconds } from '../extract/windows.js';
 import { FatalApiError } from '../errors.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
+import { EXTRA_STATS_COLUMN, extraStats, numberColumns, statNotices } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
 import type { Reconciliation } from './stream-declaration.js';
@@ -53,15 +54,18 @@ const summaryTable = defineTable({
   partitionSource: 'day',
 });
 
+const VARIANT_V1 = ['canvas_id', 'day', 'variant_id', 'name', 'entries', 'conversions', 'revenue'];
+
 const variantTable = defineTable({
   name: 'canvas_variant_summary',
-  description: 'A Canvas variant\'s totals per UTC day.',
+  description: 'A Canvas variant\'s totals per UTC day; a field the server leaves out is NULL, fields without a column are in `extra_stats`.',
   columns: [
     col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('variant_id', 'VARCHAR'), col('name', 'VARCHAR'), col('entries', 'BIGINT'),
-    col('conversions', 'BIGINT'), col('revenue', 'DOUBLE'),
+    col('conversions', 'BIGINT'), col('revenue', 'DOUBLE'), col('conversions_by_entry_time', 'BIGINT'), EXTRA_STATS_COLUMN,
   ],
   key: ['canvas_id', 'day', 'variant_id'],
   partitionSource: 'day',
+  upgrades: [{ from: VARIANT_V1 }],
 });
 
 const stepTable = defineTable({
@@ -75,19 +79,25 @@ const stepTable = defineTable({
   partitionSource: 'day',
 });
 
+/** The step message counts with a column: the four of spec 2.7, then every other count documented for a channel. */
+const STEP_MESSAGE_COLUMNS = [...STEP_MESSAGE_COUNT_FIELDS, ...CHANNEL_COUNT_FIELDS.filter((f) => !(STEP_MESSAGE_COUNT_FIELDS as readonly string[]).includes(f))];
+const STEP_MESSAGES_V1 = ['canvas_id', 'day', 'step_id', 'channel', 'message_index', 'sent', 'opens', 'influenced_opens', 'bounces'];
+
 const stepMessagesTable = defineTable({
   name: 'canvas_step_messages',
-  description: 'Message statistics of a Canvas step per UTC day, channel and message (its position in the channel\'s list).',
+  description:
+    'Message statistics of a Canvas step per UTC day, channel and message (its position in the channel\'s list): the four fields of the spec and every count documented for some channel, NULL where the message does not report it; fields without a column are in `extra_stats`.',
   columns: [
     col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('step_id', 'VARCHAR'), col('channel', 'VARCHAR'), col('message_index', 'INTEGER'),
-    col('sent', 'BIGINT'), col('opens', 'BIGINT'), col('influenced_opens', 'BIGINT'), col('bounces', 'BIGINT'),
+    ...STEP_MESSAGE_COLUMNS.map((f) => col(f, 'BIGINT')), EXTRA_STATS_COLUMN,
   ],
   key: ['canvas_id', 'day', 'step_id', 'channel', 'message_index'],
   partitionSource: 'day',
+  upgrades: [{ from: STEP_MESSAGES_V1 }],
 });
 
 /** The rows of one Canvas day, whichever source (data_series or data_summary) read it. */
-function canvasDayRows(canvasId: string, day: Date, summary: CanvasDataSummary, o: CanvasSummaryOptions): ExtractedRows {
+function canvasDayRows(canvasId: string, day: Date, summary: CanvasSummaryData, o: CanvasSummaryOptions): ExtractedRows {
   const scope = { columns: ['canvas_id', 'day'], values: [[canvasId, day]] };
   const t = summary.total_stats;
   const result: ExtractedRows = {
@@ -97,12 +107,16 @@ function canvasDayRows(canvasId: string, day: Date, summary: CanvasDataSummary, 
     }])],
     replaces: [],
   };
+  const notices: RowNotice[] = [];
   if (o.variantBreakdown) {
-    const rows: RowOf<typeof variantTable>[] = Object.entries(summary.variant_stats ?? {}).map(([variantId, v]) => ({
-      canvas_id: canvasId, day, variant_id: variantId, name: v.name, entries: v.entries, conversions: v.conversions, revenue: v.revenue,
+    const variants = Object.entries(summary.variant_stats ?? {});
+    const rows: RowOf<typeof variantTable>[] = variants.map(([variantId, v]) => ({
+      canvas_id: canvasId, day, variant_id: variantId, name: v.name,
+      ...numberColumns(v, ['entries', 'conversions', 'revenue', 'conversions_by_entry_time']), extra_stats: extraStats(v),
     }));
     result.upserts.push(rowsOf(variantTable, rows));
     result.replaces.push({ table: variantTable.name, ...scope });
+    notices.push(...statNotices(variantTable.name, 'canvas_summary (variant_stats)', undefined, variants.map(([, v]) => v)));
   }
   if (o.stepBreakdown) {
     const steps: RowOf<typeof stepTable>[] = [];
@@ -114,16 +128,15 @@ function canvasDayRows(canvasId: string, day: Date, summary: CanvasDataSummary, 
       });
       for (const [channel, list] of Object.entries(s.messages ?? {})) {
         list.forEach((m, index) => {
-          messages.push({
-            canvas_id: canvasId, day, step_id: stepId, channel, message_index: index,
-            sent: m.sent, opens: m.opens, influenced_opens: m.influenced_opens, bounces: m.bounces,
-          });
+          messages.push({ canvas_id: canvasId, day, step_id: stepId, channel, message_index: index, ...numberColumns(m, STEP_MESSAGE_COLUMNS), extra_stats: extraStats(m) });
         });
+        notices.push(...statNotices(stepMessagesTable.name, `canvas_summary (step_stats messages.${channel})`, channel, list));
       }
     }
     result.upserts.push(rowsOf(stepTable, steps), rowsOf(stepMessagesTable, messages));
     result.replaces.push({ table: stepTable.name, ...scope }, { table: stepMessagesTable.name, ...scope });
   }
+  if (notices.length > 0) result.notices = notices;
   return result;
 }
 
@@ -179,7 +192,7 @@ export const canvasSummaryStream = seriesStream({
       unit: 'day' as const,
       ...(o.source === 'data_summary' ? { endpoint: ENDPOINTS.canvasDataSummary, maxUnits: 1 } : {}),
       fetch: (client, w) => fetchDays(client, canvasId, w, o),
-      rows: (day: Date, value: unknown) => canvasDayRows(canvasId, day, value as CanvasDataSummary, o),
+      rows: (day: Date, value: unknown) => canvasDayRows(canvasId, day, value as CanvasSummaryData, o),
     })),
   reconcile: (o) =>
     o.reconcile

@@ -136,7 +136,7 @@ describe('Canvas summary and metadata', () => {
     expect(q?.has('include_deleted_step_data')).toBe(false);
   });
 
-  it('normalizes variant and step breakdowns and keeps extra per-channel fields', async () => {
+  it('normalizes variant and step breakdowns: the channel\'s own fields read as numbers, unknown ones kept and named', async () => {
     answer({
       message: 'success',
       data: {
@@ -149,7 +149,10 @@ describe('Canvas summary and metadata', () => {
             revenue: 0,
             conversions: 0,
             conversions_by_entry_time: 0,
-            messages: { email: [{ sent: '10', opens: 4, influenced_opens: 1, bounces: 0, clicks: 2 }] },
+            messages: {
+              email: [{ sent: '10', opens: 4, influenced_opens: 1, bounces: 0, clicks: 2, fancy: 'x' }],
+              ios_push: [{ sent: 5, opens: 1, bounces: 0, direct_opens: '1', notif_button_1_Go_click: 1 }],
+            },
           },
         },
       },
@@ -161,8 +164,10 @@ describe('Canvas summary and metadata', () => {
       includeVariantBreakdown: true,
       includeStepBreakdown: true,
     });
-    expect(summary.variant_stats).toEqual({ v1: { name: 'A', revenue: 1.5, conversions: 2, entries: 3 } });
-    expect(summary.step_stats?.s1?.messages.email).toEqual([{ sent: 10, opens: 4, influenced_opens: 1, bounces: 0, clicks: 2 }]);
+    expect(summary.variant_stats).toEqual({ v1: { name: 'A', numbers: { revenue: 1.5, conversions: 2, entries: 3 }, extra: {}, unknown: [] } });
+    expect(summary.step_stats?.s1?.messages.email).toEqual([{ numbers: { sent: 10, opens: 4, influenced_opens: 1, bounces: 0, clicks: 2 }, extra: { fancy: 'x' }, unknown: ['fancy'] }]);
+    // A push step message without influenced_opens: absent, not a failure; its button clicks kept, not unknown.
+    expect(summary.step_stats?.s1?.messages.ios_push).toEqual([{ numbers: { sent: 5, opens: 1, bounces: 0, direct_opens: 1 }, extra: { notif_button_1_Go_click: 1 }, unknown: [] }]);
   });
 
   it('refuses a summary whose totals are not numbers, and a range over 14 days before sending', async () => {

@@ -32,7 +32,10 @@ describe('/campaigns/data_series', () => {
     expect(r.body.message).toBe('success');
     expect(r.body.data.map((p: { time: string }) => p.time)).toEqual(['2024-05-08', '2024-05-09', '2024-05-10']);
     for (const p of r.body.data) {
-      expect(Object.keys(p).sort()).toEqual(['conversions', 'conversions1', 'conversions2', 'conversions3', 'messages', 'revenue', 'time', 'unique_recipients']);
+      expect(Object.keys(p).sort()).toEqual([
+        'conversions', 'conversions1', 'conversions1_by_send_time', 'conversions2', 'conversions2_by_send_time', 'conversions3',
+        'conversions3_by_send_time', 'conversions_by_send_time', 'messages', 'revenue', 'time', 'unique_recipients',
+      ]);
     }
   });
 
@@ -57,19 +60,80 @@ describe('/campaigns/data_series', () => {
       for (const [channel, list] of Object.entries(p.messages) as [string, Record<string, number | string>[]][]) {
         for (const v of list) {
           expect(details.messages[v.variation_api_id as string].channel).toBe(channel);
-          expect(v.unique_opens).toBeLessThanOrEqual(v.opens as number);
-          expect(v.unique_clicks).toBeLessThanOrEqual(v.clicks as number);
-          expect(v.unique_clicks).toBeLessThanOrEqual(v.unique_opens as number);
-          expect(v.delivered).toBeLessThanOrEqual(v.sent as number);
-          expect((v.delivered as number) + (v.bounces as number)).toBe(v.sent);
-          expect(v.unsubscribes).toBeLessThanOrEqual(v.delivered as number);
+          expect(v.variation_name).toBe(details.messages[v.variation_api_id as string].name);
+          // Content cards and in-app messages report impressions, not sends.
+          if (v.sent !== undefined) expect(v.unique_recipients).toBe(v.sent);
+          expect(v.conversions_by_send_time).toBeLessThanOrEqual(v.conversions as number);
         }
       }
-      expect(p.unique_recipients).toBe(variations.reduce((s, v) => s + (v.sent as number), 0));
+      expect(p.unique_recipients).toBe(variations.reduce((s, v) => s + (v.unique_recipients as number), 0));
       expect(p.conversions).toBeLessThanOrEqual(p.unique_recipients);
       if (p.unique_recipients > 0) sentSomething = true;
     }
     expect(sentSomething).toBe(true);
+  });
+
+  // The platform's documentation of /campaigns/data_series, per channel (written out here, not read from src/).
+  const COMMON = ['variation_api_id', 'variation_name', 'unique_recipients', 'conversions', 'conversions_by_send_time', 'revenue'];
+  const PUSH = ['sent', 'direct_opens', 'total_opens', 'bounces', 'body_clicks'];
+  const DOCUMENTED: Record<string, string[]> = {
+    email: ['sent', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'unsubscribes', 'bounces', 'delivered', 'reported_spam'],
+    ios_push: PUSH,
+    android_push: PUSH,
+    sms: ['sent', 'delivered', 'undelivered', 'delivery_failed', 'opt_out', 'help'],
+    webhook: ['sent', 'errors'],
+    content_cards: ['total_impressions', 'unique_impressions', 'total_clicks', 'unique_clicks', 'total_dismissals', 'unique_dismissals'],
+    in_app_message: ['impressions', 'clicks', 'first_button_clicks', 'second_button_clicks'],
+  };
+  const BUTTON = /^(carousel_slide|notif_button)_\d+_.+_click$/;
+
+  it('answers each channel its own documented fields, consistent with each other, on a campaign with every channel', async () => {
+    const nowMs = Date.parse(NOW);
+    const omni = em.state.analytics.campaigns.filter((c) => new Set(c.variations.map((v) => v.channel)).size === 7);
+    expect(omni.length).toBeGreaterThanOrEqual(5);
+    const c = omni.find((x) => x.firstSendDayMs !== undefined && x.firstSendDayMs < nowMs - 40 * DAY && (x.lastSendDayMs ?? Infinity) > nowMs - 10 * DAY)!;
+    expect(c).toBeDefined();
+    const r = await call(em, `/campaigns/data_series?campaign_id=${c.id}&length=30&ending_at=${day(nowMs - 10 * DAY)}`);
+    const seen = new Set<string>();
+    let buttons = 0;
+    for (const p of r.body.data) {
+      expect(Object.keys(p.messages).sort()).toEqual(Object.keys(DOCUMENTED).sort());
+      for (const [channel, list] of Object.entries(p.messages) as [string, Record<string, number>[]][]) {
+        for (const v of list) {
+          const fields = Object.keys(v).filter((f) => !BUTTON.test(f));
+          expect(fields.sort(), channel).toEqual([...COMMON, ...DOCUMENTED[channel]!].sort());
+          const extra = Object.keys(v).filter((f) => BUTTON.test(f));
+          if (extra.length > 0) expect(channel.endsWith('_push')).toBe(true);
+          buttons += extra.length;
+          if (v.sent ?? v.total_impressions ?? v.impressions) seen.add(channel);
+          if (channel === 'email') {
+            expect(v.unique_opens).toBeLessThanOrEqual(v.opens!);
+            expect(v.unique_clicks).toBeLessThanOrEqual(v.unique_opens!);
+            expect(v.delivered! + v.bounces!).toBe(v.sent);
+          } else if (channel.endsWith('_push')) {
+            expect(v.direct_opens).toBeLessThanOrEqual(v.total_opens!);
+            expect(v.bounces).toBeLessThanOrEqual(v.sent!);
+            for (const f of extra) expect(v[f]).toBeLessThanOrEqual(v.body_clicks!);
+          } else if (channel === 'sms') {
+            expect(v.delivered! + v.undelivered! + v.delivery_failed!).toBe(v.sent);
+            expect(v.opt_out).toBeLessThanOrEqual(v.delivered!);
+          } else if (channel === 'webhook') {
+            expect(v.errors).toBeLessThanOrEqual(v.sent!);
+          } else if (channel === 'content_cards') {
+            expect(v.unique_impressions).toBeLessThanOrEqual(v.total_impressions!);
+            expect(v.unique_clicks).toBeLessThanOrEqual(v.total_clicks!);
+            expect(v.unique_dismissals).toBeLessThanOrEqual(v.total_dismissals!);
+          } else {
+            expect(v.first_button_clicks! + v.second_button_clicks!).toBeLessThanOrEqual(v.clicks!);
+            expect(v.clicks).toBeLessThanOrEqual(v.impressions!);
+          }
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual(Object.keys(DOCUMENTED).sort());
+    // Per-button clicks exactly where a push variation has buttons; some of the workspace's have.
+    expect(buttons > 0).toBe(c.variations.some((v) => v.hasButtons));
+    expect(em.state.analytics.campaigns.filter((x) => x.variations.some((v) => v.hasButtons)).length).toBeGreaterThan(10);
   });
 
   it('is zero before the first send and positive from it on', async () => {

@@ -77,13 +77,14 @@ function model(em: Emulator, nowMs: number): Map<string, number> {
     for (const d of series.stats) {
       for (const [k, v] of Object.entries(d.total_stats)) out.set(`canvas_summary|${id}|${d.time}|${k}`, v);
       for (const [variant, v] of Object.entries(d.variant_stats ?? {})) {
-        for (const k of ['entries', 'conversions', 'revenue'] as const) out.set(`canvas_variant_summary|${id}|${d.time}|${variant}|${k}`, v[k]);
+        for (const k of ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'] as const) out.set(`canvas_variant_summary|${id}|${d.time}|${variant}|${k}`, v[k]!);
       }
       for (const [step, s] of Object.entries(d.step_stats ?? {})) {
         for (const k of ['conversions', 'conversions_by_entry_time', 'revenue'] as const) out.set(`canvas_step_summary|${id}|${d.time}|${step}|${k}`, s[k]);
         for (const [channel, list] of Object.entries(s.messages ?? {})) {
+          // The spec's four fields and the channel's own: every one of them has a column.
           list.forEach((m, i) => {
-            for (const k of ['sent', 'opens', 'influenced_opens', 'bounces'] as const) out.set(`canvas_step_messages|${id}|${d.time}|${step}|${channel}|${i}|${k}`, m[k]);
+            for (const [k, v] of Object.entries(m)) out.set(`canvas_step_messages|${id}|${d.time}|${step}|${channel}|${i}|${k}`, v as number);
           });
         }
       }
@@ -102,13 +103,17 @@ async function stored(f: PipelineFixture): Promise<Map<string, number>> {
     for (const k of ['entries', 'conversions', 'conversions_by_entry_time', 'revenue']) out.set(`canvas_summary|${r['canvas_id']}|${d(r['day'])}|${k}`, num(r[k]));
   }
   for (const r of await f.query('SELECT * FROM canvas_variant_summary')) {
-    for (const k of ['entries', 'conversions', 'revenue']) out.set(`canvas_variant_summary|${r['canvas_id']}|${d(r['day'])}|${r['variant_id']}|${k}`, num(r[k]));
+    for (const k of ['entries', 'conversions', 'revenue', 'conversions_by_entry_time']) out.set(`canvas_variant_summary|${r['canvas_id']}|${d(r['day'])}|${r['variant_id']}|${k}`, num(r[k]));
   }
   for (const r of await f.query('SELECT * FROM canvas_step_summary')) {
     for (const k of ['conversions', 'conversions_by_entry_time', 'revenue']) out.set(`canvas_step_summary|${r['canvas_id']}|${d(r['day'])}|${r['step_id']}|${k}`, num(r[k]));
   }
+  const notStats = new Set(['canvas_id', 'day', 'step_id', 'channel', 'message_index', 'extra_stats', '_loaded_at', '_run_id', '_month']);
   for (const r of await f.query('SELECT * FROM canvas_step_messages')) {
-    for (const k of ['sent', 'opens', 'influenced_opens', 'bounces']) out.set(`canvas_step_messages|${r['canvas_id']}|${d(r['day'])}|${r['step_id']}|${r['channel']}|${r['message_index']}|${k}`, num(r[k]));
+    expect(r['extra_stats']).toBeNull();
+    for (const [k, v] of Object.entries(r)) {
+      if (!notStats.has(k) && v !== null) out.set(`canvas_step_messages|${r['canvas_id']}|${d(r['day'])}|${r['step_id']}|${r['channel']}|${r['message_index']}|${k}`, num(v));
+    }
   }
   return out;
 }

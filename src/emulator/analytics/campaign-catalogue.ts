@@ -13,6 +13,8 @@ export interface CampaignVariation {
   name: string;
   /** Share of the campaign's daily recipients this variation reaches (relative weight). */
   weight: number;
+  /** A push message with action buttons reports per-button clicks (`notif_button_<n>_<title>_click`). */
+  hasButtons: boolean;
 }
 
 export interface Campaign {
@@ -44,7 +46,9 @@ export interface Campaign {
 
 /** Campaigns of the workspace: more than a list page of 100. */
 export const CAMPAIGN_COUNT = 160;
-const CHANNELS = ['email', 'ios_push', 'android_push', 'sms', 'webhook', 'in_app_message'] as const;
+const CHANNELS = ['email', 'ios_push', 'android_push', 'sms', 'webhook', 'in_app_message', 'content_cards'] as const;
+/** Every OMNICHANNEL_EVERY-th campaign (cmp_1, cmp_21, …) has a variation on every channel. */
+const OMNICHANNEL_EVERY = 20;
 const THEMES = ['Weekly digest', 'Flash sale', 'New level pack', 'Come back bonus', 'Tournament reminder', 'Receipt follow-up', 'Birthday gift', 'Survey'];
 const TAGS = ['promo', 'retention', 'transactional', 'seasonal', 'newsletter'];
 const TEAMS = ['Growth', 'Lifecycle', 'Monetization'];
@@ -63,12 +67,15 @@ function generateCampaign(seed: number, k: number): Campaign {
   const id = `cmp_${k + 1}`;
   const rng = createRng(Math.floor(hashUnit(seed, 'campaign', id) * 2 ** 32));
   const lifecycle = seededLifecycle(seed, 'campaign', k, CAMPAIGN_COUNT, { archivedShare: 0.1 });
-  const channels = [...new Set([pick(rng, CHANNELS), ...(rng() < 0.5 ? [pick(rng, CHANNELS)] : [])])].sort();
+  const picked = [...new Set([pick(rng, CHANNELS), ...(rng() < 0.5 ? [pick(rng, CHANNELS)] : [])])];
+  const channels = (k % OMNICHANNEL_EVERY === 0 ? [...CHANNELS] : picked).sort();
   const variations: CampaignVariation[] = [];
   for (const channel of channels) {
     const count = 1 + Math.floor(rng() * 2);
     for (let j = 0; j < count; j++) {
-      variations.push({ id: `${id}_var_${variations.length + 1}`, channel, name: `Variant ${variations.length + 1}`, weight: 0.5 + rng() });
+      const weight = 0.5 + rng();
+      const hasButtons = channel.endsWith('_push') && hashUnit(seed, 'buttons', id, variations.length) < 0.5;
+      variations.push({ id: `${id}_var_${variations.length + 1}`, channel, name: `Variant ${variations.length + 1}`, weight, hasButtons });
     }
   }
   const isApiCampaign = rng() < 0.12;
@@ -121,6 +128,7 @@ function channelFields(channel: string, variation: CampaignVariation, campaignNa
   if (channel === 'ios_push' || channel === 'android_push') return { ...base, alert: `${campaignName} — tap to play`, extras: {} };
   if (channel === 'sms') return { ...base, body: `${campaignName}: reply STOP to opt out` };
   if (channel === 'webhook') return { ...base, url: 'https://hooks.example.com/engage', http_method: 'POST' };
+  if (channel === 'content_cards') return { ...base, type: 'classic', title: campaignName, description: `${campaignName}: tap to claim` };
   return { ...base, type: 'modal', message: campaignName };
 }
 

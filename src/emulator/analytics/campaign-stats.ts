@@ -1,15 +1,18 @@
-// Daily statistics of a campaign, computed on demand: per message variation the sends of the day and what followed
-// (deliveries, opens, clicks, bounces, unsubscribes, plus a channel's own fields), and the day's recipients,
-// conversions and revenue. Every field is a floor of a non-decreasing base, so late data only ever adds.
+// Daily statistics of a campaign, computed on demand: per message variation the sends of the day and what followed,
+// written in the fields of its channel (each channel reports its own set), its conversions and revenue; and the day's
+// recipients, conversions and revenue. Every field is a floor of a non-decreasing base, so late data only ever adds.
 import type { CampaignSeriesPoint, CampaignVariationStats } from '../../api/types.js';
 import { hashUnit } from '../random.js';
+import { channelStats, type MessageOutcome } from './channel-stats-model.js';
 import type { Campaign, CampaignVariation } from './campaign-catalogue.js';
 import type { SeriesSource } from './series-model.js';
 import { completeness, dayShape } from './series-model.js';
 import { DAY_MS, formatDay, HOUR_MS } from './time-units.js';
 
-const OPEN_RATE: Record<string, number> = { email: 0.28, ios_push: 0.09, android_push: 0.07, sms: 0.02, webhook: 0, in_app_message: 0.6 };
-const BOUNCE_RATE: Record<string, number> = { email: 0.03, ios_push: 0.02, android_push: 0.02, sms: 0.03, webhook: 0.01, in_app_message: 0 };
+const OPEN_RATE: Record<string, number> = {
+  email: 0.28, ios_push: 0.09, android_push: 0.07, sms: 0.02, webhook: 0, in_app_message: 0.6, content_cards: 0.45,
+};
+const BOUNCE_RATE: Record<string, number> = { email: 0.03, ios_push: 0.02, android_push: 0.02, sms: 0.03, webhook: 0.01, in_app_message: 0, content_cards: 0 };
 
 /**
  * Share of a day's final sends visible at `nowMs`: nothing before the day's send hour, 70 % from the send until the day
@@ -27,8 +30,7 @@ export function sendsOn(campaign: Campaign, dayStartMs: number): boolean {
   return campaign.lastSendDayMs === undefined || dayStartMs <= campaign.lastSendDayMs;
 }
 
-function variationDay(source: SeriesSource, campaign: Campaign, v: CampaignVariation, dayStartMs: number, scale: number): CampaignVariationStats {
-  const u = (part: string): number => hashUnit(source.seed, v.id, dayStartMs, part);
+function variationModel(source: SeriesSource, campaign: Campaign, v: CampaignVariation, dayStartMs: number, scale: number, u: (part: string) => number): MessageOutcome {
   const full = scale === 0 ? 0 : campaign.recipientsPerDay * v.weight * dayShape(source, dayStartMs) * (0.85 + 0.3 * u('sent'));
   const sent = Math.floor(full * scale);
   const bounces = Math.floor(sent * (BOUNCE_RATE[v.channel] ?? 0) * u('bounces'));
@@ -38,15 +40,24 @@ function variationDay(source: SeriesSource, campaign: Campaign, v: CampaignVaria
   const uniqueClicks = Math.floor(uniqueOpens * 0.25 * u('clicks'));
   const clicks = uniqueClicks + Math.floor(uniqueClicks * 0.4 * u('reclicks'));
   const unsubscribes = v.channel === 'email' || v.channel === 'sms' ? Math.floor(delivered * 0.004 * u('unsubscribes')) : 0;
-  const stats: CampaignVariationStats = { variation_api_id: v.id, sent, opens, unique_opens: uniqueOpens, clicks, unique_clicks: uniqueClicks, bounces, unsubscribes, delivered };
-  if (v.channel === 'email') stats.reported_spam = Math.floor(delivered * 0.002 * u('spam'));
-  else if (v.channel === 'ios_push' || v.channel === 'android_push') {
-    stats.direct_opens = Math.floor(uniqueOpens * 0.6);
-    stats.body_clicks = clicks;
-  } else if (v.channel === 'sms') stats.delivery_failed = bounces;
-  else if (v.channel === 'webhook') stats.errors = bounces;
-  else stats.impressions = opens;
-  return stats;
+  return { sent, bounces, delivered, uniqueOpens, opens, uniqueClicks, clicks, unsubscribes };
+}
+
+function variationDay(source: SeriesSource, campaign: Campaign, v: CampaignVariation, dayStartMs: number, scale: number): { stats: CampaignVariationStats; sent: number } {
+  const u = (part: string): number => hashUnit(source.seed, v.id, dayStartMs, part);
+  const m = variationModel(source, campaign, v, dayStartMs, scale, u);
+  const conversions = Math.floor(m.sent * campaign.conversionRate * (0.8 + 0.4 * u('conversions')));
+  const revenueCents = conversions * campaign.revenuePerConversionCents + (conversions > 0 ? Math.floor(u('cents') * 100) : 0);
+  const stats: CampaignVariationStats = {
+    variation_api_id: v.id,
+    variation_name: v.name,
+    ...channelStats(v.channel, m, u, v.hasButtons),
+    unique_recipients: m.sent,
+    conversions,
+    conversions_by_send_time: Math.floor(conversions * (0.85 + 0.15 * u('by-send-time'))),
+    revenue: revenueCents / 100,
+  };
+  return { stats, sent: m.sent };
 }
 
 /**
@@ -60,20 +71,29 @@ export function campaignDay(source: SeriesSource, campaign: Campaign, dayStartMs
   const messages: Record<string, CampaignVariationStats[]> = {};
   let recipients = 0;
   for (const v of campaign.variations) {
-    const stats = variationDay(source, campaign, v, dayStartMs, scale);
-    recipients += stats.sent;
+    const { stats, sent } = variationDay(source, campaign, v, dayStartMs, scale);
+    recipients += sent;
     (messages[v.channel] ??= []).push(stats);
   }
   const u = (part: string): number => hashUnit(source.seed, campaign.id, dayStartMs, part);
   const conversions = Math.floor(recipients * campaign.conversionRate * (0.8 + 0.4 * u('conversions')));
   const cents = conversions * campaign.revenuePerConversionCents + (conversions > 0 ? Math.floor(u('cents') * 100) : 0);
+  const conversions1 = Math.floor(conversions * 0.6 * u('c1'));
+  const conversions2 = Math.floor(conversions * 0.3 * u('c2'));
+  const conversions3 = Math.floor(conversions * 0.1 * u('c3'));
+  // Conversions counted on the day of the send that led to them rather than the day they happened: close to the others.
+  const bySendTime = (n: number, part: string) => Math.floor(n * (0.85 + 0.15 * u(part)));
   return {
     time: formatDay(dayStartMs),
     unique_recipients: recipients,
     conversions,
-    conversions1: Math.floor(conversions * 0.6 * u('c1')),
-    conversions2: Math.floor(conversions * 0.3 * u('c2')),
-    conversions3: Math.floor(conversions * 0.1 * u('c3')),
+    conversions_by_send_time: bySendTime(conversions, 'bst'),
+    conversions1,
+    conversions1_by_send_time: bySendTime(conversions1, 'bst1'),
+    conversions2,
+    conversions2_by_send_time: bySendTime(conversions2, 'bst2'),
+    conversions3,
+    conversions3_by_send_time: bySendTime(conversions3, 'bst3'),
     revenue: cents / 100,
     messages,
   };

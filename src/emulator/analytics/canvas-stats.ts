@@ -3,6 +3,7 @@
 // A window's summary is the sum of its days.
 import type { CanvasChannelMessageStats, CanvasDataSeries, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from '../../api/types.js';
 import { hashUnit } from '../random.js';
+import { channelStats, type MessageOutcome } from './channel-stats-model.js';
 import type { Canvas, CanvasMessageVariation } from './canvas-catalogue.js';
 import type { SeriesSource } from './series-model.js';
 import { dayShape } from './series-model.js';
@@ -15,12 +16,8 @@ interface Totals {
   revenueCents: number;
 }
 
-interface MessageTotals {
-  sent: number;
-  opens: number;
-  influencedOpens: number;
-  bounces: number;
-}
+/** A step message's statistics as served: the four fields of spec 2.7, then its channel's own. */
+type MessageTotals = Record<string, number>;
 
 interface StepTotals extends Omit<Totals, 'entries'> {
   /** Keyed by message variation id. */
@@ -99,13 +96,20 @@ export function canvasDay(source: SeriesSource, canvas: Canvas, dayStartMs: numb
 function messageDay(seed: number, message: CanvasMessageVariation, dayStartMs: number, reached: number): MessageTotals {
   const u = (part: string): number => hashUnit(seed, message.id, dayStartMs, part);
   const sent = Math.floor(reached * (0.9 + 0.1 * u('sent')));
-  const opens = Math.floor(sent * (message.channel === 'email' ? 0.25 : 0.08) * (0.8 + 0.4 * u('opens')));
-  return {
-    sent,
-    opens,
-    influencedOpens: Math.floor(opens * 0.15 * u('influenced')),
-    bounces: message.channel === 'email' || message.channel === 'sms' ? Math.floor(sent * 0.02 * u('bounces')) : 0,
+  // SMS and webhooks have no opens: the spec's `opens` is 0 for them.
+  const openRate = message.channel === 'email' ? 0.25 : message.channel === 'sms' || message.channel === 'webhook' ? 0 : 0.08;
+  const opens = Math.floor(sent * openRate * (0.8 + 0.4 * u('opens')));
+  const bounces = message.channel === 'email' || message.channel === 'sms' ? Math.floor(sent * 0.02 * u('bounces')) : 0;
+  const delivered = sent - bounces;
+  const uniqueOpens = Math.floor(opens * (0.75 + 0.2 * u('unique-opens')));
+  const uniqueClicks = Math.floor(uniqueOpens * 0.25 * u('clicks'));
+  const outcome: MessageOutcome = {
+    sent, bounces, delivered, opens, uniqueOpens, uniqueClicks,
+    clicks: uniqueClicks + Math.floor(uniqueClicks * 0.4 * u('reclicks')),
+    unsubscribes: message.channel === 'email' || message.channel === 'sms' ? Math.floor(delivered * 0.004 * u('unsubscribes')) : 0,
   };
+  // The spec's four first; the channel's own fields repeat `sent`, `opens` (email) and `bounces` with the same values.
+  return { sent, opens, influenced_opens: Math.floor(opens * 0.15 * u('influenced')), bounces, ...channelStats(message.channel, outcome, u, false) };
 }
 
 export interface SummaryOptions {
@@ -132,7 +136,8 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
     const variantStats: Record<string, CanvasVariantStats> = {};
     for (const variant of canvas.details.variants) {
       const sum = days.reduce((acc, d) => add(acc, d.variants.get(variant.id) ?? zero()), zero());
-      variantStats[variant.id] = { name: variant.name, revenue: sum.revenueCents / 100, conversions: sum.conversions, entries: sum.entries };
+      // conversions_by_entry_time is not in spec 2.7; the vendor's documentation gives variants one.
+      variantStats[variant.id] = { name: variant.name, revenue: sum.revenueCents / 100, conversions: sum.conversions, entries: sum.entries, conversions_by_entry_time: sum.conversionsByEntryTime };
     }
     summary.variant_stats = variantStats;
   }
@@ -147,7 +152,8 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
       let conversions = 0;
       let byEntry = 0;
       let cents = 0;
-      const perMessage = new Map<string, MessageTotals>(stepMessages.map((m) => [m.id, { sent: 0, opens: 0, influencedOpens: 0, bounces: 0 }]));
+      // A message that reached no one: every field of its channel, at zero.
+      const perMessage = new Map<string, MessageTotals>(stepMessages.map((m) => [m.id, messageDay(source.seed, m, 0, 0)]));
       for (const day of days) {
         const s = day.steps.get(step.id);
         if (!s) continue;
@@ -156,16 +162,13 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
         cents += s.revenueCents;
         for (const [id, m] of s.messages) {
           const acc = perMessage.get(id)!;
-          acc.sent += m.sent;
-          acc.opens += m.opens;
-          acc.influencedOpens += m.influencedOpens;
-          acc.bounces += m.bounces;
+          for (const [field, value] of Object.entries(m)) acc[field] = (acc[field] ?? 0) + value;
         }
       }
       const messages: Record<string, CanvasChannelMessageStats[]> = {};
       for (const m of stepMessages) {
         const acc = perMessage.get(m.id)!;
-        (messages[m.channel] ??= []).push({ sent: acc.sent, opens: acc.opens, influenced_opens: acc.influencedOpens, bounces: acc.bounces });
+        (messages[m.channel] ??= []).push({ sent: acc.sent!, opens: acc.opens!, influenced_opens: acc.influenced_opens!, bounces: acc.bounces!, ...acc });
       }
       stepStats[step.id] = { name: step.name, revenue: cents / 100, conversions, conversions_by_entry_time: byEntry, messages };
     }

@@ -1,0 +1,44 @@
+// Columns and row values for statistics that differ per channel or variant (campaign variations, Canvas step messages
+// and variants): one typed column per documented field, NULL where an entry lacks it, and an `extra_stats` JSON column
+// for fields without one; the notices that make a run warn, once, about fields this version does not know.
+import { CHANNEL_COUNT_FIELDS, isDocumentedChannel, type SplitStats } from '../api/channel-stats.js';
+import type { RowNotice } from '../extract/extracted-rows.js';
+import { col } from '../load/table-definition.js';
+
+/** One BIGINT column per count documented for some channel. */
+export const CHANNEL_COUNT_COLUMNS = CHANNEL_COUNT_FIELDS.map((f) => col(f, 'BIGINT'));
+
+/** The JSON column of the fields without a column: per-button push clicks and fields this version does not know. */
+export const EXTRA_STATS_COLUMN = col('extra_stats', 'JSON');
+
+/** The values of `fields` from an entry: its number where present, else null. */
+export function numberColumns<F extends string>(split: SplitStats, fields: readonly F[]): Record<F, number | null> {
+  return Object.fromEntries(fields.map((f) => [f, split.numbers[f] ?? null])) as Record<F, number | null>;
+}
+
+/** `extra_stats` of an entry: null when every field had a column. */
+export function extraStats(split: SplitStats): Record<string, unknown> | null {
+  return Object.keys(split.extra).length === 0 ? null : split.extra;
+}
+
+/**
+ * What the run must be told about the entries of one channel (`channel` undefined: entries without one, Canvas
+ * variants): a channel the documentation does not list, once, with the fields it carried; else each unknown field.
+ */
+export function statNotices(table: string, where: string, channel: string | undefined, entries: readonly SplitStats[]): RowNotice[] {
+  const unknown = [...new Set(entries.flatMap((e) => e.unknown))].sort();
+  if (unknown.length === 0) return [];
+  const kept = `kept as sent in ${table}.extra_stats`;
+  if (channel !== undefined && !isDocumentedChannel(channel)) {
+    return [{
+      code: 'undocumented_channel',
+      key: channel,
+      message: `${where}: channel "${channel}" is not one this version knows; its fields ${unknown.join(', ')} are ${kept}, its documented common fields in their columns. Upgrade engage-etl for typed columns`,
+    }];
+  }
+  return unknown.map((field) => ({
+    code: 'undocumented_field',
+    key: `${channel ?? ''}.${field}`,
+    message: `${where}: field "${field}"${channel === undefined ? '' : ` of channel "${channel}"`} is not one this version knows; it is ${kept}. Upgrade engage-etl for a typed column`,
+  }));
+}
