@@ -75,7 +75,7 @@ export function makeCheckCommand(): Command {
           const source = label ?? o.baseUrl!;
           const today = DateTime.utc().startOf('day');
           if (flags.list) {
-            const lists = await readInventory(client, today.toJSDate());
+            const lists = await readInventory(client);
             const ok = lists.every((l) => l.outcome === 'ok');
             process.stdout.write(o.json ? `${JSON.stringify({ source, lists, ok })}\n` : formatInventory(lists, source));
             if (!ok) throw new ConfigError(problemOf(lists, 'lists'), fixOf(lists, 'grant the permission to the key; the lists it may read are shown above'));

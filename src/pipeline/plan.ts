@@ -50,7 +50,7 @@ export interface StreamPlanSummary {
   /** The fewest requests that can fetch the stream's units: what no client could go below. */
   minimum: number;
   pool: PoolId;
-  /** True for paged lists (events, data integrations): their page count is only known once fetched. */
+  /** True for paged lists (data integrations) and, for `plan` without --discover, the lists: their page count is only known once fetched. */
   estimated: boolean;
   /** Open holes the plan re-requests. */
   holes: number;
@@ -58,8 +58,6 @@ export interface StreamPlanSummary {
   unchanged?: number;
   /** Reconciliation requests included in `requests` (one per reconciled series). */
   reconciliations: number;
-  /** `table.column` the series are built from (`events: all`), when the stream reads stored values. */
-  reads?: string;
 }
 
 /** The reconciliations of one stream, run after its series are loaded. */
@@ -112,8 +110,6 @@ export interface PlanInput {
   knownRows?: Partial<Record<StreamName, number>>;
   /** What discovery found (its `pipeline` must be the one planned); absent when no option says `all`. */
   discovery?: Discovery;
-  /** The stored values a stream `reads` (the event names of `events: all`), by stream. @default {} */
-  storedValues?: Partial<Record<StreamName, readonly string[]>>;
 }
 
 const sep = '\u0000';
@@ -145,8 +141,7 @@ export function buildPlan(input: PlanInput): Plan {
     const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0, reconciliations: 0 };
     switch (stream.kind) {
       case 'series': {
-        const reads = stream.reads?.(options);
-        for (const instance of stream.series(options, reads ? (input.storedValues?.[name] ?? []) : [])) {
+        for (const instance of stream.series(options)) {
           const key = seriesKey(instance.unit, instance.dims);
           const stored = watermarks.get(`${name}${sep}${key}`);
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
@@ -162,9 +157,6 @@ export function buildPlan(input: PlanInput): Plan {
           summary.minimum += cursor.windows.length;
           summary.holes += seriesHoles.filter((h) => h.status === 'open').length;
         }
-        // Stored values another stream of this run may still add to: the count is what is stored now.
-        if (reads) summary.reads = `${reads.table}.${reads.column}`;
-        if (reads && input.streams.some((other) => other !== name && streamDeclaration(other).tables.some((t) => t.name === reads.table))) summary.estimated = true;
         // A window without a complete day (a run inside the pipeline's first day) has nothing to reconcile.
         const checks = (stream.reconcile?.(options) ?? []).filter((c) => reconciliationWindow(input.until, input.from, input.pipeline.lookbackDays, c.maxDays));
         if (checks.length > 0) plan.reconciliations.push({ stream, checks });
