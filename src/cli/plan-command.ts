@@ -30,7 +30,7 @@ export interface PlanReport {
   db: string;
   /** Whether stored watermarks were read ('read'), absent ('none') or ignored ('ignored (--full-refresh)'). */
   storedState: string;
-  /** Requests the plan itself sent: the list pages `--discover` read (0 without it). */
+  /** Requests the plan itself sent: the list pages `--discover` read (0 without it). Not part of `requests`'s run. */
   sent: number;
   streams: Plan['streams'];
   byPool: { pool: PoolId; requests: number; limit: number; windowMs: number; waves: number; ms: number }[];
@@ -53,9 +53,9 @@ function latencyArg(raw: string): number {
 }
 
 export function makePlanCommand(): Command {
-  return addRunFlags(new Command('plan').description('Print the requests `run` would send with the same flags (per stream and per limit pool), the minimum, and the estimated duration; sends no request (with --discover: only the lists `all` needs).'))
+  return addRunFlags(new Command('plan').description('Print the requests `run` would send with the same flags (per stream and per limit pool), the minimum, and the estimated duration; sends no request (with --discover: only the pages of the lists the run reads whole).'))
     .option('--latency-ms <ms>', 'round trip of one request, for the estimate', latencyArg, DEFAULT_ESTIMATE_LATENCY_MS)
-    .option('--discover', 'read the lists `all` needs from the source (a few requests, counted; --base-url and --api-key, or --emulator, as for run) and plan exactly from what they show')
+    .option('--discover', 'read the lists the run reads whole (those `all` needs, and data integrations) from the source — a few requests, counted — and plan exactly from them; needs a source as run does (--base-url and --api-key, or --emulator)')
     .addHelpText('after', '\nExamples:\n  engage-etl plan --emulator\n  engage-etl plan --emulator --discover --from 2026-01-01\n  engage-etl plan --base-url https://rest.example.com --from 2024-01-01 --full-refresh --latency-ms 300 --json')
     .action(async (flags: PlanFlags) => withJsonFailure(flags.json, async () => {
       const env = { ...process.env };
@@ -113,7 +113,7 @@ export function formatPlan(r: PlanReport): string {
   const width = Math.max(...r.streams.map((s) => s.stream.length), 'total'.length);
   const poolWidth = Math.max(...r.byPool.map((p) => p.pool.length), 'pool'.length);
   const lines = [
-    `engage-etl plan — pipeline ${r.pipeline}, until ${r.until}, stored state: ${r.storedState} (${r.db}); ${r.sent === 0 ? 'no request sent' : `${n(r.sent)} list request(s) sent (discovery), nothing else`}`,
+    `engage-etl plan — pipeline ${r.pipeline}, until ${r.until}, stored state: ${r.storedState} (${r.db}); ${r.sent === 0 ? 'no request sent' : `${n(r.sent)} list request(s) sent (--discover), nothing else`}`,
     '',
     `  ${'stream'.padEnd(width)}  ${'series'.padStart(6)}  ${'requests'.padStart(9)}  ${'minimum'.padStart(9)}  pool`,
     ...r.streams.map((s) =>

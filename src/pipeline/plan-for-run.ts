@@ -6,7 +6,7 @@ import type { RunOptions } from '../config/run-options.js';
 import { openPublished } from '../load/published-snapshot.js';
 import { ident } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { STREAMS } from '../streams/registry.js';
+import { STREAMS, streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Discovery } from './discover.js';
 import { discover } from './discover.js';
@@ -35,9 +35,13 @@ export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanStat
   return { states: await wh.readSeriesState(), holes, knownRows };
 }
 
-/** The plan of a run with these options over this stored state, and what discovery resolved `all` into. */
-export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: Discovery): Plan {
+/**
+ * The plan of a run with these options over this stored state, and what discovery resolved `all` into; `pagesRead` are
+ * the paged lists' page counts when they were read (`plan --discover`).
+ */
+export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: Discovery, pagesRead: Partial<Record<StreamName, number>> = {}): Plan {
   return buildPlan({
+    pagesRead,
     pipeline: discovery?.pipeline ?? opts.pipeline,
     ...(discovery ? { discovery } : {}),
     streams: opts.streams,
@@ -52,19 +56,32 @@ export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: D
 /**
  * The plan `engage-etl run` would follow now, without writing anything: the database is opened read-only when it exists
  * (the published snapshot: a running export does not hold it), and a missing database or --full-refresh plans from
- * nothing. Without `client` no request is sent and `all` is what the last run's lists held (a first run's lists are
- * unknown: one page each expected); with it (`plan --discover`) the lists `all` needs are read as the run would read
- * them, and nothing else is sent.
+ * nothing. Without `client` no request is sent: `all` is what the last run's lists held (a first run's lists are
+ * unknown: one page each expected) and paged lists are estimated from the rows stored. With it (`plan --discover`) every
+ * list whose size the plan would otherwise guess is read as the run reads it — the lists `all` needs and the paged lists
+ * (data integrations) — and nothing else is sent, so the plan is exact.
  */
 export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'ignored (--full-refresh)' }> {
-  const input = { pipeline: opts.pipeline, streams: opts.streams, until: opts.until.toUTC().toJSDate(), ...(client ? { client } : {}) };
-  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input)), storedState: 'ignored (--full-refresh)' };
-  if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input)), storedState: 'none' };
+  const until = opts.until.toUTC().toJSDate();
+  const input = { pipeline: opts.pipeline, streams: opts.streams, until, ...(client ? { client } : {}) };
+  const pagesRead = client ? await readPagedLists(client, opts, until) : {};
+  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'ignored (--full-refresh)' };
+  if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'none' };
   const wh = await openPublished(opts.db);
   try {
     const discovery = await discover({ ...input, wh });
-    return { plan: planRun(opts, await readStoredPlanState(wh), discovery), storedState: 'read' };
+    return { plan: planRun(opts, await readStoredPlanState(wh), discovery, pagesRead), storedState: 'read' };
   } finally {
     await wh.close();
   }
+}
+
+/** The pages of each paged list of the run, read through `client` (their rows are dropped: `plan` writes nothing). */
+async function readPagedLists(client: ApiClient, opts: RunOptions, until: Date): Promise<Partial<Record<StreamName, number>>> {
+  const pages: Partial<Record<StreamName, number>> = {};
+  for (const name of opts.streams) {
+    const stream = streamDeclaration(name);
+    if (stream.kind === 'paged_list') pages[name] = (await stream.fetch(client, opts.pipeline.streams[name], until)).pages;
+  }
+  return pages;
 }

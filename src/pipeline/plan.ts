@@ -23,7 +23,7 @@ export interface SeriesPlan {
   cursor: CursorPlan;
 }
 
-/** A list read whole every run: its page count is only known as an estimate. */
+/** A list read whole every run: its page count is only known as an estimate (unless `plan --discover` read it). */
 export interface ListPlan {
   stream: PagedListStream;
   options: unknown;
@@ -108,6 +108,8 @@ export interface PlanInput {
   until: DateTime;
   /** Rows stored in each paged list's main table, by stream, to estimate its page count. @default {} */
   knownRows?: Partial<Record<StreamName, number>>;
+  /** Pages of paged lists already read (`plan --discover`), by stream: counted exactly instead of estimated. @default {} */
+  pagesRead?: Partial<Record<StreamName, number>>;
   /** What discovery found (its `pipeline` must be the one planned); absent when no option says `all`. */
   discovery?: Discovery;
 }
@@ -166,9 +168,10 @@ export function buildPlan(input: PlanInput): Plan {
         break;
       }
       case 'paged_list': {
-        const estimatedRequests = stream.estimatePages(input.knownRows?.[name] ?? 0);
+        const read = input.pagesRead?.[name];
+        const estimatedRequests = read ?? stream.estimatePages(input.knownRows?.[name] ?? 0);
         plan.lists.push({ stream, options, estimatedRequests });
-        Object.assign(summary, { series: 1, requests: estimatedRequests, minimum: estimatedRequests, estimated: true });
+        Object.assign(summary, { series: 1, requests: estimatedRequests, minimum: estimatedRequests, estimated: read === undefined });
         break;
       }
       case 'per_id': {

@@ -1,6 +1,6 @@
 // `engage-etl plan` prints what `run` would send, reads stored state read-only, and sends no request — checked on the
 // demo pipeline file, through the real CLI entry, and against what a real run then sends.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,5 +164,69 @@ describe('engage-etl plan over a stored database', () => {
     expect(next.requests.minimum).toBe(report.minimum);
     // Paged lists were estimated from the rows the first run stored; the run's real count must match them here.
     expect(next.requests.sent - next.requests.followUps - next.requests.retries).toBe(report.requests);
+  });
+});
+
+describe('engage-etl plan --discover before a first run', () => {
+  let fx: PipelineFixture;
+  beforeEach(async () => {
+    fx = await PipelineFixture.create({ now: '2025-03-10T05:30:00Z' });
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  /** `plan --discover --json` against the fixture's emulator, as a user types it; then the run it planned. */
+  async function planThenRun(pipeline: string, from: string): Promise<{ report: PlanReport; sentByPlan: number; summary: Awaited<ReturnType<PipelineFixture['run']>> }> {
+    await writeFile(fx.pipelinePath, pipeline);
+    const until = '2025-03-10T05:30:00Z';
+    const before = fx.emulator.stats.requests;
+    const { out, code, err } = await cli(['plan', '--discover', '--base-url', fx.emulator.url, '--api-key', fx.emulator.demoApiKey, '--pipeline', fx.pipelinePath,
+      '--db', fx.db, '--from', from, '--until', until, '--json']);
+    expect(code, err).toBe(0);
+    expect(out.trimEnd().split('\n')).toHaveLength(1);
+    const sentByPlan = fx.emulator.stats.requests - before;
+    expect(existsSync(fx.db)).toBe(false);
+    const summary = await fx.run({ from, until });
+    return { report: JSON.parse(out) as PlanReport, sentByPlan, summary };
+  }
+
+  it('counts the shipped nightly pipeline\'s run exactly: its requests equal the run\'s requests.sent, and it sent only list pages', async () => {
+    // The shipped file, its report written into the fixture's folder rather than the working directory.
+    const nightly = (await readFile(DEMO, 'utf8')).replace(/^report: .*$/m, `report: { path: ${JSON.stringify(join(fx.dir, 'report.html'))} }`);
+    const { report, sentByPlan, summary } = await planThenRun(nightly, '2025-03-05');
+    const discovery = report.streams.filter((s) => s.stream.startsWith('discovery: '));
+    expect(discovery.map((s) => s.stream).sort()).toEqual(['discovery: campaigns', 'discovery: canvases', 'discovery: content_blocks', 'discovery: custom_events', 'discovery: email_templates', 'discovery: products', 'discovery: segments']);
+    expect(discovery.every((s) => !s.estimated && s.series > 0)).toBe(true);
+    // The integrations list (23 in the demo workspace, 10 a page) is read too: its size is not known otherwise.
+    const integrations = report.streams.find((s) => s.stream === 'data_integrations')!;
+    expect([integrations.requests, integrations.estimated, report.estimated]).toEqual([3, false, false]);
+    expect(report.sent).toBe(sentByPlan);
+    expect(sentByPlan).toBe(discovery.reduce((n, s) => n + s.requests, 0) + integrations.requests);
+    expect([summary.requests.retries, summary.requests.followUps]).toEqual([0, 0]);
+    expect(report.requests).toBe(summary.requests.sent);
+    expect(report.minimum).toBe(report.requests);
+    // The run itself still estimates the integrations list before reading it (one page): only its count differs.
+    expect(summary.requests.planned).toBe(report.requests - (integrations.requests - 1));
+  });
+
+  it('counts `event_counts: { events: all }` alone: one series per listed name, the same requests as the run', async () => {
+    const { report, sentByPlan, summary } = await planThenRun('name: t\nstart_date: 2025-01-01\nstreams:\n  event_counts: { events: all }\n', '2025-03-01');
+    const names = fx.emulator.state.analytics.eventNames.length;
+    expect(report.streams.map((s) => [s.stream, s.series, s.requests, s.estimated])).toEqual([
+      ['discovery: custom_events', names, 3, false],
+      ['event_counts', names, names, false],
+    ]);
+    expect([sentByPlan, report.sent]).toEqual([3, 3]);
+    expect(report.requests).toBe(summary.requests.sent);
+    expect(summary.tables.find((t) => t.table === 'event_counts')!.rows).toBeGreaterThan(0);
+  });
+
+  it('needs a source: without a key it refuses before sending anything, as run does', async () => {
+    const before = fx.emulator.stats.requests;
+    const { out, code } = await cli(['plan', '--discover', '--base-url', fx.emulator.url, '--pipeline', DEMO, '--db', fx.db, '--json']);
+    expect(code).toBe(2);
+    expect(JSON.parse(out)).toMatchObject({ exit_code: 2, error: expect.stringMatching(/API key|ENGAGE_API_KEY/) });
+    expect(fx.emulator.stats.requests).toBe(before);
   });
 });
