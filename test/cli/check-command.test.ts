@@ -112,7 +112,8 @@ describe('engage-etl check', () => {
     expect(by.get('kpis')?.permissions).toEqual(['kpi.dau.data_series', 'kpi.mau.data_series', 'kpi.new_users.data_series', 'kpi.uninstalls.data_series']);
     expect(by.get('canvas_summary')?.permissions).toEqual(['canvas.data_series', 'canvas.data_summary']);
     expect(by.get('canvas_details')?.permissions).toEqual(['canvas.details', 'canvas.list']);
-    expect(r.stderr).toMatch(/3 of 4 streams: .*canvas_details needs permission canvas\.list/);
+    // With --json the error is the line's `error` (stderr stays empty for a machine reading both).
+    expect((report as CheckReport & { error: string }).error).toMatch(/3 of 4 streams: .*canvas_details needs permission canvas\.list/);
   });
 
   it('shows in the permissions table what some option values add, as the declarations say', () => {
