@@ -22,7 +22,7 @@ export interface RequestRatio {
 
 /**
  * The run's minimum with the paged lists' real page counts in place of the plan's estimate. The run's own minimum is
- * the base: a stream planned from values stored in the same run (`events: all`) is only known there.
+ * the base: the pages discovery read and the ids it resolved `all` into are only known there.
  */
 export async function trueMinimum(bench: EmulatorBench, plan: Plan, runMinimum: number): Promise<number> {
   let minimum = runMinimum;

@@ -420,7 +420,7 @@ CREATE TABLE IF NOT EXISTS "data_integrations" (
 );
 COMMENT ON TABLE "data_integrations" IS 'Data (cloud data ingestion) integrations of the workspace and their last sync. Key: integration_id.';
 
--- Every object the workspace's lists showed (listing: canvases, canvases+archived, campaigns, segments, products, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at. Key: listing, id.
+-- Every object the workspace's lists showed (listing: canvases, canvases+archived, campaigns, segments, products, custom_events, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at. Key: listing, id.
 CREATE TABLE IF NOT EXISTS "listed_objects" (
   "listing" VARCHAR,
   "id" VARCHAR,
@@ -433,4 +433,4 @@ CREATE TABLE IF NOT EXISTS "listed_objects" (
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR
 );
-COMMENT ON TABLE "listed_objects" IS 'Every object the workspace''s lists showed (listing: canvases, canvases+archived, campaigns, segments, products, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at. Key: listing, id.';
+COMMENT ON TABLE "listed_objects" IS 'Every object the workspace''s lists showed (listing: canvases, canvases+archived, campaigns, segments, products, custom_events, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at. Key: listing, id.';

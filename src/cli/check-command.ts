@@ -10,6 +10,8 @@ import { DEFAULT_PIPELINE_PATH } from '../config/default-paths.js';
 import { STREAM_NAMES } from '../config/pipeline-definition.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags } from '../config/run-options.js';
+import { EXIT } from './exit-codes.js';
+import { reportedAsJson, withJsonFailure, writeJsonLine } from './json-line.js';
 import { withSource } from './run-command.js';
 import { ConfigError } from '../errors.js';
 import { checkStreams, headroomRecorder } from '../pipeline/check-streams.js';
@@ -30,11 +32,9 @@ interface CheckFlags extends RawRunFlags {
  */
 export function permissionsTable(): string {
   const code = (p: string) => `\`${p}\``;
-  const rows = STREAM_NAMES.map((s) => {
-    const decl = streamDeclaration(s);
-    const { needs, depending } = permissionsOf(decl);
-    const also = [...depending].map(([p, when]) => `${code(p)} with ${when.join(' or ')}`).join('; ');
-    return `| ${s} | ${needs.map(code).join(', ')} | ${also} | \`${decl.endpoint.method} ${decl.endpoint.path}\` | ${decl.endpoint.pool} |`;
+  const rows = streamPermissions().map((s) => {
+    const also = Object.entries(s.depending).map(([p, when]) => `${code(p)} with ${when.join(' or ')}`).join('; ');
+    return `| ${s.stream} | ${s.needs.map(code).join(', ')} | ${also} | \`${s.endpoint}\` | ${s.pool} |`;
   });
   return ['| stream | permissions the key needs | also, depending on options | endpoint | limit pool |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
@@ -47,13 +47,14 @@ export function makeCheckCommand(): Command {
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY, also read from ./.env); never stored or logged')
     .option('--emulator', 'check against the built-in emulator')
     .option('--streams <list>', 'comma-separated streams to check (default: all in the pipeline file)')
-    .option('--json', 'print the report as one JSON line')
-    .option('--permissions', 'print the permission each stream needs (Markdown) and send nothing')
+    .option('--json', 'print the report as one JSON line on stdout (on failure too), with `error` and `exit_code`')
+    .option('--permissions', 'print the permission each stream needs (Markdown; with --json one JSON line) and send nothing')
     .option('--list', 'print what the key can see: ids and names of every workspace list (Canvases, campaigns, segments…)')
     .addHelpText('after', '\nExamples:\n  engage-etl check --base-url https://rest.example.com\n  engage-etl check --emulator --json\n  engage-etl check --permissions\n  engage-etl check --list --base-url https://rest.example.com\n\nExit 0: every stream (with --list: every list) readable; 2: a permission is missing, the key is refused or the base URL does not answer.')
-    .action(async (flags: CheckFlags) => {
+    .action(async (flags: CheckFlags) => withJsonFailure(flags.json, async () => {
       if (flags.permissions) {
-        process.stdout.write(`${permissionsTable()}\n`);
+        if (flags.json) writeJsonLine({ streams: streamPermissions() }, EXIT.done, null);
+        else process.stdout.write(`${permissionsTable()}\n`);
         return;
       }
       const opts = resolveRunOptions(flags, process.env, DateTime.utc());
@@ -75,22 +76,42 @@ export function makeCheckCommand(): Command {
           const source = label ?? o.baseUrl!;
           const today = DateTime.utc().startOf('day');
           if (flags.list) {
-            const lists = await readInventory(client, today.toJSDate());
+            const lists = await readInventory(client);
             const ok = lists.every((l) => l.outcome === 'ok');
-            process.stdout.write(o.json ? `${JSON.stringify({ source, lists, ok })}\n` : formatInventory(lists, source));
-            if (!ok) throw new ConfigError(problemOf(lists, 'lists'), fixOf(lists, 'grant the permission to the key; the lists it may read are shown above'));
+            const problem = ok ? null : new ConfigError(problemOf(lists, 'lists'), fixOf(lists, `grant the permission to the key; the lists it may read are shown ${o.json ? 'in lists' : 'above'}`));
+            report({ source, lists, ok }, () => formatInventory(lists, source), problem, o.json);
             return;
           }
           const endingAt = today.minus({ milliseconds: 1 }).toISO()!;
           const streams = await checkStreams(client, o.pipeline, o.streams, endingAt);
-          const report: CheckReport = { streams, headroom: recorder.headroom(), ok: streams.every((s) => s.outcome === 'ok') };
-          process.stdout.write(o.json ? `${JSON.stringify({ source, pipeline: o.pipeline.name, ...report })}\n` : formatCheck(report, source, o.pipeline.name));
-          if (!report.ok) throw new ConfigError(problemOf(streams, 'streams'), fixOf(streams, `grant the permission to the key, or remove the stream from ${o.pipelinePath}`));
+          const checked: CheckReport = { streams, headroom: recorder.headroom(), ok: streams.every((s) => s.outcome === 'ok') };
+          const problem = checked.ok ? null : new ConfigError(problemOf(streams, 'streams'), fixOf(streams, `grant the permission to the key, or remove the stream from ${o.pipelinePath}`));
+          report({ source, pipeline: o.pipeline.name, ...checked }, () => formatCheck(checked, source, o.pipeline.name), problem, o.json);
         } finally {
           await client.close();
         }
       });
-    });
+    }));
+}
+
+/** Prints a check's result (one JSON line, or the text) and fails with `problem` (exit 2) when something is not readable. */
+function report(fields: Record<string, unknown>, text: () => string, problem: ConfigError | null, json: boolean): void {
+  if (!json) {
+    process.stdout.write(text());
+    if (problem) throw problem;
+    return;
+  }
+  if (problem) throw reportedAsJson(problem, fields);
+  writeJsonLine(fields, EXIT.done, null);
+}
+
+/** The permissions of every stream, as `check --permissions --json` prints them. */
+function streamPermissions(): { stream: string; needs: readonly string[]; depending: Record<string, readonly string[]>; endpoint: string; pool: string }[] {
+  return STREAM_NAMES.map((s) => {
+    const decl = streamDeclaration(s);
+    const { needs, depending } = permissionsOf(decl);
+    return { stream: s, needs, depending: Object.fromEntries(depending), endpoint: `${decl.endpoint.method} ${decl.endpoint.path}`, pool: decl.endpoint.pool };
+  });
 }
 
 /** What `check` and `check --list` report per stream or list: its name, outcome and the permission it needs. */

@@ -1,5 +1,4 @@
-// Renders rows for a terminal: an aligned table with numbers right-aligned (status, and query's table format), or JSON.
-export type RowFormat = 'table' | 'json';
+// Renders rows for a terminal: an aligned table with numbers right-aligned (status, and query's table format).
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -27,10 +26,7 @@ export function renderTable(columns: readonly string[], rows: readonly (readonly
   return [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), footer].join('\n') + '\n';
 }
 
-export function formatRows(rows: readonly Record<string, unknown>[], format: RowFormat): string {
-  if (format === 'json') {
-    return `${JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
-  }
+export function formatRows(rows: readonly Record<string, unknown>[]): string {
   const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
   if (columns.length === 0) return '(no rows)\n';
   const numeric = columns.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number' || typeof r[c] === 'bigint'));

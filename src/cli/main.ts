@@ -7,6 +7,7 @@ import { makeCheckCommand } from './check-command.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { EXIT_CODE_HELP, exitCodeOf, ReportedError } from './exit-codes.js';
 import { makeExportCommand } from './export-command.js';
+import { reportUsageErrorAsJson } from './json-line.js';
 import { makePlanCommand } from './plan-command.js';
 import { makePushCommand } from './push-command.js';
 import { makeQueryCommand } from './query-command.js';
@@ -57,8 +58,13 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (err) {
     process.exitCode = exitCodeOf(err);
-    // commander already printed its message; a ReportedError was already told (e.g. as a JSON line)
-    if (err instanceof CommanderError || err instanceof ReportedError) return;
+    // commander already printed its message on stderr; with --json, stdout still gets the command's one line
+    if (err instanceof CommanderError) {
+      reportUsageErrorAsJson(program, argv.slice(2), err);
+      return;
+    }
+    // a ReportedError was already told (e.g. as a JSON line)
+    if (err instanceof ReportedError) return;
     process.stderr.write(`engage-etl: ${oneLine(err)}\n`);
   }
 }

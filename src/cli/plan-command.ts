@@ -1,9 +1,12 @@
 // `engage-etl plan`: what `run` would send with the same flags — requests per stream and per limit pool, the minimum,
-// and the estimated duration under the pools' limits — without sending a request or writing anything.
+// and the estimated duration under the pools' limits — without writing anything. It sends no request, except with
+// --discover: then it reads the lists `all` needs, as the run would, and plans from what they show.
 import { Command, InvalidArgumentError } from 'commander';
 import { DateTime } from 'luxon';
+import { ApiClient } from '../api/api-client.js';
 import { LIMIT_POOLS } from '../api/endpoints.js';
 import type { PoolId } from '../api/endpoints.js';
+import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import type { Plan } from '../pipeline/plan.js';
@@ -11,10 +14,13 @@ import { planWithoutRunning } from '../pipeline/plan-for-run.js';
 import type { PlanEstimate } from '../pipeline/plan-estimate.js';
 import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
 import { DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration } from '../pipeline/plan-estimate.js';
-import { addRunFlags } from './run-command.js';
+import { EXIT } from './exit-codes.js';
+import { withJsonFailure, writeJsonLine } from './json-line.js';
+import { addRunFlags, withSource } from './run-command.js';
 
 interface PlanFlags extends RawRunFlags {
   latencyMs: number;
+  discover?: boolean;
 }
 
 /** What `plan --json` prints. */
@@ -24,16 +30,18 @@ export interface PlanReport {
   db: string;
   /** Whether stored watermarks were read ('read'), absent ('none') or ignored ('ignored (--full-refresh)'). */
   storedState: string;
+  /** Requests the plan itself sent: the list pages `--discover` read (0 without it). Not part of `requests`'s run. */
+  sent: number;
   streams: Plan['streams'];
   byPool: { pool: PoolId; requests: number; limit: number; windowMs: number; waves: number; ms: number }[];
   requests: number;
   minimum: number;
-  /** True when a paged list's page count is estimated from the rows stored last time. */
+  /** True when a count is estimated: a paged list's pages, or without --discover the lists `all` reads. */
   estimated: boolean;
   estimate: { ms: number; latencyMs: number; concurrency: number; boundBy: string; latencyBoundMs: number };
 }
 
-// The key only authenticates requests and plan sends none: it must not be demanded just to print a plan.
+// The key only authenticates requests and plan sends none without --discover: it must not be demanded just to print a plan.
 const NO_KEY_NEEDED = 'engage-etl-plan-sends-no-request';
 
 function latencyArg(raw: string): number {
@@ -45,27 +53,52 @@ function latencyArg(raw: string): number {
 }
 
 export function makePlanCommand(): Command {
-  return addRunFlags(new Command('plan').description('Print the requests `run` would send with the same flags (per stream and per limit pool), the minimum, and the estimated duration; sends no request.'))
+  return addRunFlags(new Command('plan').description('Print the requests `run` would send with the same flags (per stream and per limit pool), the minimum, and the estimated duration; sends no request (with --discover: only the pages of the lists the run reads whole).'))
     .option('--latency-ms <ms>', 'round trip of one request, for the estimate', latencyArg, DEFAULT_ESTIMATE_LATENCY_MS)
-    .addHelpText('after', '\nExamples:\n  engage-etl plan --emulator\n  engage-etl plan --base-url https://rest.example.com --from 2024-01-01 --full-refresh --latency-ms 300 --json')
-    .action(async (flags: PlanFlags) => {
+    .option('--discover', 'read the lists the run reads whole (those `all` needs, and data integrations) from the source — a few requests, counted — and plan exactly from them; needs a source as run does (--base-url and --api-key, or --emulator)')
+    .addHelpText('after', '\nExamples:\n  engage-etl plan --emulator\n  engage-etl plan --emulator --discover --from 2026-01-01\n  engage-etl plan --base-url https://rest.example.com --from 2024-01-01 --full-refresh --latency-ms 300 --json')
+    .action(async (flags: PlanFlags) => withJsonFailure(flags.json, async () => {
       const env = { ...process.env };
-      if (!flags.apiKey && !env['ENGAGE_API_KEY']) env['ENGAGE_API_KEY'] = NO_KEY_NEEDED;
+      if (!flags.discover && !flags.apiKey && !env['ENGAGE_API_KEY']) env['ENGAGE_API_KEY'] = NO_KEY_NEEDED;
       const opts = resolveRunOptions(flags, env, DateTime.utc());
-      const report = await buildPlanReport(opts, flags.latencyMs);
-      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatPlan(report));
-    });
+      const report = flags.discover
+        ? await withSource(opts, (source) => withDiscoveryClient(source, (client) => buildPlanReport(source, flags.latencyMs, client)))
+        : await buildPlanReport(opts, flags.latencyMs);
+      if (opts.json) writeJsonLine({ ...report }, EXIT.done, null);
+      else process.stdout.write(formatPlan(report));
+    }));
 }
 
-/** Plans the run `opts` describes (database read-only, no request) and estimates it at `latencyMs`. */
-export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFAULT_ESTIMATE_LATENCY_MS): Promise<PlanReport> {
-  const { plan, storedState } = await planWithoutRunning(opts);
+/** A client as the run's (same retries and waits), for the lists `plan --discover` reads; closed after `fn`. */
+async function withDiscoveryClient<T>(opts: RunOptions, fn: (client: ApiClient) => Promise<T>): Promise<T> {
+  const client = ApiClient.create({
+    baseUrl: opts.baseUrl!,
+    apiKey: opts.apiKey!,
+    retryAdvice: RUN_RETRY_ADVICE,
+    maxAttempts: opts.pipeline.retries.maxAttempts,
+    maxRetryWaitMs: opts.pipeline.retries.maxWaitSeconds * 1000,
+    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+  });
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Plans the run `opts` describes (database read-only) and estimates it at `latencyMs`. Without `client` no request is
+ * sent; with it the lists `all` needs are read through it (`plan --discover`).
+ */
+export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFAULT_ESTIMATE_LATENCY_MS, client?: ApiClient): Promise<PlanReport> {
+  const { plan, storedState } = await planWithoutRunning(opts, client);
   const estimate: PlanEstimate = estimateDuration(plan.byPool, { latencyMs, concurrency: DEFAULT_CONCURRENCY });
   return {
     pipeline: opts.pipeline.name,
     until: opts.until.toUTC().toISO() ?? '',
     db: opts.db,
     storedState,
+    sent: client?.stats.requestsSent ?? 0,
     streams: plan.streams,
     byPool: estimate.pools.map(({ pool, requests, limit, windowMs, waves, ms }) => ({ pool, requests, limit, windowMs, waves, ms })),
     requests: plan.requests,
@@ -80,11 +113,11 @@ export function formatPlan(r: PlanReport): string {
   const width = Math.max(...r.streams.map((s) => s.stream.length), 'total'.length);
   const poolWidth = Math.max(...r.byPool.map((p) => p.pool.length), 'pool'.length);
   const lines = [
-    `engage-etl plan — pipeline ${r.pipeline}, until ${r.until}, stored state: ${r.storedState} (${r.db}); no request sent`,
+    `engage-etl plan — pipeline ${r.pipeline}, until ${r.until}, stored state: ${r.storedState} (${r.db}); ${r.sent === 0 ? 'no request sent' : `${n(r.sent)} list request(s) sent (--discover), nothing else`}`,
     '',
     `  ${'stream'.padEnd(width)}  ${'series'.padStart(6)}  ${'requests'.padStart(9)}  ${'minimum'.padStart(9)}  pool`,
     ...r.streams.map((s) =>
-      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? (s.reads ? `  (one series per ${s.reads} stored now; the run loads that stream first and plans from what it stores)` : '  (paged list: estimated from the rows stored last time)') : ''}${s.reconciliations > 0 ? `  (${n(s.reconciliations)} reconciliation request(s) included)` : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}${s.unchanged ? `  (${n(s.unchanged)} listed unchanged since stored: not re-read)` : ''}`),
+      `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? (s.stream.startsWith('discovery: ') ? '  (list: pages expected from the entries stored last time; --discover reads it)' : '  (paged list: estimated from the rows stored last time)') : ''}${s.reconciliations > 0 ? `  (${n(s.reconciliations)} reconciliation request(s) included)` : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}${s.unchanged ? `  (${n(s.unchanged)} listed unchanged since stored: not re-read)` : ''}`),
     `  ${'total'.padEnd(width)}  ${''.padStart(6)}  ${n(r.requests, r.estimated).padStart(9)}  ${n(r.minimum, r.estimated).padStart(9)}`,
     '',
     `  ${'pool'.padEnd(poolWidth)}  ${'requests'.padStart(9)}  ${'limit'.padStart(16)}  ${'waves'.padStart(5)}  time alone`,
@@ -95,8 +128,12 @@ export function formatPlan(r: PlanReport): string {
       (r.estimate.boundBy === 'latency' ? 'bound by latency (no pool runs out of budget)' : `bound by the ${r.estimate.boundBy} pool (${LIMIT_POOLS[r.estimate.boundBy as PoolId].label})`),
     `minimum: ${r.requests === r.minimum ? 'the plan sends exactly the minimum' : `the plan sends ${n(r.requests - r.minimum)} more than the minimum`} ` +
       '(per series the fewest windows, each within its endpoint\'s largest length, that cover the look-back, the new units and the open holes; one request per id)',
-    ...(r.streams.some((s) => s.stream.startsWith('discovery: ')) ? ['discovery: each list `all` needs is read once at the start of the run; `series` is the objects it held at the last run, and only objects whose list entry moved are re-read. Before a first run no list is known: `all` counts nothing here, and the run adds a request per object found and its series windows'] : []),
-    ...(r.estimated ? ['~ marks estimates: paged lists are counted from the rows stored last time; their real page count shows once fetched'] : []),
+    ...(r.streams.some((s) => s.stream.startsWith('discovery: '))
+      ? [r.sent > 0
+        ? 'discovery: each list `all` needs was read now, as the run reads it once at its start; `series` is the objects listed, and only objects whose list entry moved since stored are re-read'
+        : 'discovery: each list `all` needs is read once at the start of the run; `series` is the objects it held at the last run, and only objects whose list entry moved are re-read. Before a first run no list is known: `all` counts nothing here, and the run adds a request per object found and its series windows (--discover reads the lists and counts them)']
+      : []),
+    ...(r.estimated ? ['~ marks estimates: paged lists and, without --discover, the lists `all` reads are counted from the rows stored last time; their real page count shows once fetched'] : []),
     '',
   ];
   return lines.join('\n');

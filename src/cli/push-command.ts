@@ -2,7 +2,8 @@
 // last acknowledged push. Some rows failed (listed) is "completed with warnings": exit 3.
 import { Command } from 'commander';
 import { DEFAULT_DB_PATH } from '../config/default-paths.js';
-import { completedWithWarnings } from './exit-codes.js';
+import { completedWithWarnings, EXIT } from './exit-codes.js';
+import { withJsonFailure, writeJsonLine } from './json-line.js';
 import type { DryRunReport } from '../push/dry-run-report.js';
 import type { RawPushFlags } from '../push/push-options.js';
 import { resolvePushOptions } from '../push/push-options.js';
@@ -35,10 +36,10 @@ export function makePushCommand(): Command {
     .option('--dry-run', 'print counts per endpoint, sample payloads, request count and ETA; send and write nothing')
     .option('--confirm', 'required by irreversible targets (removals, suppressions, cancellations, deletions)')
     .option('--max-rows <n>', 'refuse the push when more rows than this would be sent')
-    .option('--json', 'print the summary or dry-run report as JSON on stdout')
+    .option('--json', 'print the summary or dry-run report as one JSON line on stdout (on failure too), with `error` and `exit_code`')
     .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)')
     .addHelpText('after', `\nTargets:\n${targets}\n\nA push whose rows were all accepted or unchanged exits 0; one with rows rejected, invalid or transient exits 3 (listed; all in _push_log).\n\nExamples:\n  engage-etl push subscriptions --sql "SELECT 'sg_email_1' AS subscription_group_id, 'unsubscribed' AS subscription_state, external_id FROM churned"\n  engage-etl push user-attributes --table crm_users --inc loyalty_points --dry-run`)
-    .action(async (targetName: string, flags: RawPushFlags) => {
+    .action(async (targetName: string, flags: RawPushFlags) => withJsonFailure(flags.json, async () => {
       const opts = resolvePushOptions(targetName, flags, process.env);
       const result = await runPush(opts, {
         client: {
@@ -51,12 +52,15 @@ export function makePushCommand(): Command {
         },
       });
       if (result.kind === 'dry-run') {
-        process.stdout.write(opts.json ? `${JSON.stringify(result.report, null, 2)}\n` : formatDryRun(result.report));
+        if (opts.json) writeJsonLine({ ...result.report }, EXIT.done, null);
+        else process.stdout.write(formatDryRun(result.report));
         return;
       }
-      process.stdout.write(opts.json ? `${JSON.stringify(result.summary, null, 2)}\n` : formatPushSummary(result.summary));
-      if (result.summary.status === 'partial') completedWithWarnings();
-    });
+      const partial = result.summary.status === 'partial';
+      if (opts.json) writeJsonLine({ ...result.summary }, partial ? EXIT.incomplete : EXIT.done, null);
+      else process.stdout.write(formatPushSummary(result.summary));
+      if (partial) completedWithWarnings();
+    }));
 }
 
 export function formatDryRun(r: DryRunReport): string {

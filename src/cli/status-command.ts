@@ -16,6 +16,7 @@ import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookba
 import { isLiveHolder, RunLock } from '../process/run-lock.js';
 import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
+import { withJsonFailure, writeJsonLine } from './json-line.js';
 
 interface StatusFlags {
   db: string;
@@ -37,13 +38,13 @@ export function makeStatusCommand(): Command {
   return new Command('status')
     .description('Show each series\' watermark, last run, rows, staleness and missing units (holes); with --fail-if-stale, fail when data is older than a threshold.')
     .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', DEFAULT_DB_PATH)
-    .option('--json', 'print JSON')
+    .option('--json', 'print the result as one JSON line on stdout (on failure too), with `error` and `exit_code`')
     .option('--fail-if-stale <duration>', 'exit 1 when a series\' watermark is older than this (e.g. 26h, 90m, 2d), or when nothing was loaded')
     .option('--stream <name>', 'only this stream (shown and checked)')
     .option('--restatements', 'per stream, how many stored values a re-fetch changed at each age (days before --until), and the lookback_days that covers --share of them')
     .option('--share <fraction>', 'share of the restated values the advised lookback_days must cover', shareArg, DEFAULT_RESTATEMENT_SHARE)
     .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n  engage-etl status --restatements\n\nA run whose lock is still there but whose process is gone is shown as abandoned.')
-    .action(async (flags: StatusFlags) => {
+    .action(async (flags: StatusFlags) => withJsonFailure(flags.json, async () => {
       const thresholdMs = flags.failIfStale === undefined ? undefined : parseDuration(flags.failIfStale, '--fail-if-stale');
       if (flags.stream !== undefined && !isStreamName(flags.stream)) {
         throw new ConfigError('--stream', `unknown stream ${JSON.stringify(flags.stream)}.${suggestion(flags.stream, STREAM_NAMES)}`);
@@ -58,7 +59,8 @@ export function makeStatusCommand(): Command {
         const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
         if (flags.restatements) {
           const report = (await restatementReport(query, flags.share)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
-          process.stdout.write(formatRestatements(report, flags.share, flags.json ?? false));
+          if (flags.json) writeJsonLine({ share: flags.share, streams: report }, EXIT.done, null);
+          else process.stdout.write(formatRestatements(report, flags.share));
           return;
         }
         reconciliation = (await latestReconciliation(query)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
@@ -86,9 +88,11 @@ export function makeStatusCommand(): Command {
       const note = await readLastRunNote(flags.db);
       const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.runId !== lastRun?.['run_id'] ? note : null;
       const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
+      const staleError = stale.length === 0 ? null : staleProblem(stale, flags.failIfStale!);
       if (flags.json) {
         const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
-        process.stdout.write(formatRows([{ lastRun: lastRun ?? null, latestFailure, running, abandoned, streams, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness }], 'json'));
+        writeJsonLine({ lastRun: lastRun ?? null, latestFailure, running, abandoned, streams, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness },
+          staleError ? EXIT.failed : EXIT.done, staleError);
       } else {
         if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
         if (abandoned) process.stdout.write(`${abandoned.command} (pid ${abandoned.pid}, started ${abandoned.startedAt}) is abandoned: its process ended without finishing (killed or crashed); the next run takes over and resumes from what was committed\n`);
@@ -101,7 +105,7 @@ export function makeStatusCommand(): Command {
           process.stdout.write(`failed streams (they keep the rows and state of their last success; the next run retries them):\n`);
           process.stdout.write(formatRows(failedStreams.map((r) => ({
             stream: r['stream'], failed_in: r['run_id'], last_success: r['last_success_at'] ?? 'never', error: r['error'],
-          })), 'table'));
+          }))));
           process.stdout.write('\n');
         }
         process.stdout.write(formatRows(rows.map((r) => ({
@@ -112,13 +116,13 @@ export function makeStatusCommand(): Command {
           last_run: r.lastRunId,
           stale: staleness(r.stalenessMs),
           open_holes: openOf(r.stream, r.seriesKey),
-        })), 'table'));
+        }))));
         if (holes.length > 0) {
           const open = holes.filter((h) => h.status === 'open').length;
           process.stdout.write(`\nmissing units: ${open} open (asked again by the next runs), ${holes.length - open} confirmed absent (no longer asked for)\n`);
           process.stdout.write(formatRows(holes.map((h) => ({
             stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
-          })), 'table'));
+          }))));
         }
         if (reconciliation.length > 0) {
           const mismatches = reconciliation.filter((r) => r.status === 'mismatch').length;
@@ -126,15 +130,20 @@ export function makeStatusCommand(): Command {
           process.stdout.write(formatRows(reconciliation.map((r) => ({
             stream: r.stream, series: r.seriesKey, window_start: r.windowStart, window_end: r.windowEnd, metric: r.metric,
             expected: r.expected, actual: r.actual, status: r.status, run: r.runId,
-          })), 'table'));
+          }))));
         }
       }
-      if (stale.length > 0) {
-        const shown = stale.slice(0, 5).map((s) => (s.series === null ? `${s.stream} (never loaded)` : `${s.stream} ${s.series} (${s.hours} h)`)).join(', ');
-        process.stderr.write(`engage-etl: ${stale.length} series older than ${flags.failIfStale}: ${shown}${stale.length > 5 ? ', …' : ''}; run \`engage-etl run\` or look at the last run's error\n`);
+      if (staleError) {
+        if (!flags.json) process.stderr.write(`engage-etl: ${staleError}\n`);
         process.exitCode = EXIT.failed;
       }
-    });
+    }));
+}
+
+/** What `--fail-if-stale` found, as the one line a monitor shows. */
+function staleProblem(stale: readonly Stale[], threshold: string): string {
+  const shown = stale.slice(0, 5).map((s) => (s.series === null ? `${s.stream} (never loaded)` : `${s.stream} ${s.series} (${s.hours} h)`)).join(', ');
+  return `${stale.length} series older than ${threshold}: ${shown}${stale.length > 5 ? ', …' : ''}; run \`engage-etl run\` or look at the last run's error`;
 }
 
 function staleSeries(rows: readonly StatusRow[], thresholdMs: number, stream: string | undefined): Stale[] {
@@ -170,8 +179,7 @@ export async function restatementReport(query: (sql: string, params?: readonly u
   });
 }
 
-function formatRestatements(report: readonly RestatementReport[], share: number, json: boolean): string {
-  if (json) return formatRows([{ share, streams: report }], 'json');
+function formatRestatements(report: readonly RestatementReport[], share: number): string {
   if (report.length === 0) return 'no restated value recorded yet: re-fetches (the look-back) have not changed any stored value of a complete unit\n';
   const lines = [`restated values per stream and age (days between the unit's start and the --until of the run that saw the change); advice covers ${(share * 100).toFixed(1)} % of them`, ''];
   for (const r of report) {

@@ -1,7 +1,8 @@
 // Discovery, at the start of each run: read once each workspace list the pipeline's `all` needs, store the entries
 // (stamping `_removed_at` on what a list stopped showing), and resolve every `all` into ids before planning. Per-id
 // streams then re-read only the objects whose list version moved since their row was written. Without a client (the
-// `plan` command) the last run's stored lists stand in for the lists, and page counts are estimates.
+// `plan` command) the last run's stored lists stand in for the lists, and page counts are estimates; `plan --discover`
+// passes one and reads them as the run does.
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
@@ -48,7 +49,7 @@ export interface Discovery {
 export interface DiscoverInput {
   pipeline: PipelineDefinition;
   streams: readonly StreamName[];
-  /** Reads the lists; absent for `plan`, which sends nothing and takes the stored lists instead. */
+  /** Reads the lists; absent for `plan` without --discover, which sends nothing and takes the stored lists instead. */
   client?: ApiClient;
   /** Absent when no database exists yet (or a full refresh plans from nothing). */
   wh?: Warehouse;

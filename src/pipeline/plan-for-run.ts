@@ -1,10 +1,10 @@
 // The plan of one run from its RunOptions and what the warehouse holds: shared by `engage-etl run` (before fetching) and
 // `engage-etl plan` (which opens the database read-only, or plans a first run when there is no database yet).
 import { existsSync } from 'node:fs';
+import type { ApiClient } from '../api/api-client.js';
 import type { RunOptions } from '../config/run-options.js';
 import { openPublished } from '../load/published-snapshot.js';
 import { ident } from '../load/table-definition.js';
-import { tableSpec } from '../load/table-specs.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS, streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
@@ -18,25 +18,13 @@ export interface StoredPlanState {
   states: readonly PlannedState[];
   holes: readonly PlannedHole[];
   knownRows: Partial<Record<StreamName, number>>;
-  /** The stored values each stream of the run `reads` (event names for `events: all`). */
-  storedValues: Partial<Record<StreamName, readonly string[]>>;
 }
 
 /** Nothing stored: a first run (or a full refresh, which forgets state before planning). */
-const EMPTY_PLAN_STATE: StoredPlanState = { states: [], holes: [], knownRows: {}, storedValues: {} };
+const EMPTY_PLAN_STATE: StoredPlanState = { states: [], holes: [], knownRows: {} };
 
-/** Reads watermarks, holes, the paged lists' row counts and the values the run's streams read from an open warehouse. */
-export async function readStoredPlanState(wh: Warehouse, opts: RunOptions): Promise<StoredPlanState> {
-  const storedValues: Partial<Record<StreamName, readonly string[]>> = {};
-  for (const name of opts.streams) {
-    const stream = streamDeclaration(name);
-    const reads = stream.kind === 'series' ? stream.reads?.(opts.pipeline.streams[name] as never) : undefined;
-    if (!reads) continue;
-    const table = ident(tableSpec(reads.table).name);
-    const latest = reads.latest ? ` WHERE ${ident(reads.latest)} = (SELECT max(${ident(reads.latest)}) FROM ${table})` : '';
-    const rows = await wh.query(`SELECT DISTINCT ${ident(reads.column)} AS v FROM ${table}${latest} ORDER BY 1`);
-    storedValues[name] = rows.map((r) => String(r['v']));
-  }
+/** Reads watermarks, holes and the paged lists' row counts from an open warehouse. */
+export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanState> {
   const knownRows: Partial<Record<StreamName, number>> = {};
   for (const stream of STREAMS) {
     if (stream.kind !== 'paged_list') continue;
@@ -44,12 +32,16 @@ export async function readStoredPlanState(wh: Warehouse, opts: RunOptions): Prom
     knownRows[stream.name] = Number(row?.['n'] ?? 0);
   }
   const holes = (await wh.readHoles()).map((h) => ({ stream: h.stream, seriesKey: h.seriesKey, startMs: h.unitStart.getTime(), attempts: h.attempts, status: h.status }));
-  return { states: await wh.readSeriesState(), holes, knownRows, storedValues };
+  return { states: await wh.readSeriesState(), holes, knownRows };
 }
 
-/** The plan of a run with these options over this stored state, and what discovery resolved `all` into. */
-export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: Discovery): Plan {
+/**
+ * The plan of a run with these options over this stored state, and what discovery resolved `all` into; `pagesRead` are
+ * the paged lists' page counts when they were read (`plan --discover`).
+ */
+export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: Discovery, pagesRead: Partial<Record<StreamName, number>> = {}): Plan {
   return buildPlan({
+    pagesRead,
     pipeline: discovery?.pipeline ?? opts.pipeline,
     ...(discovery ? { discovery } : {}),
     streams: opts.streams,
@@ -58,61 +50,38 @@ export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: D
     from: opts.from ?? opts.pipeline.startDate,
     until: opts.until.toUTC(),
     knownRows: stored.knownRows,
-    storedValues: stored.storedValues,
   });
 }
 
 /**
- * The plan `engage-etl run` would follow now, without sending a request or writing anything: the database is opened
- * read-only when it exists (the published snapshot: a running export does not hold it), and a missing
- * database or --full-refresh plans from nothing.
+ * The plan `engage-etl run` would follow now, without writing anything: the database is opened read-only when it exists
+ * (the published snapshot: a running export does not hold it), and a missing database or --full-refresh plans from
+ * nothing. Without `client` no request is sent: `all` is what the last run's lists held (a first run's lists are
+ * unknown: one page each expected) and paged lists are estimated from the rows stored. With it (`plan --discover`) every
+ * list whose size the plan would otherwise guess is read as the run reads it — the lists `all` needs and the paged lists
+ * (data integrations) — and nothing else is sent, so the plan is exact.
  */
-export async function planWithoutRunning(opts: RunOptions): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'ignored (--full-refresh)' }> {
-  // Without a request, `all` is what the last run's lists held; a first run's lists are unknown (one page each expected).
+export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'ignored (--full-refresh)' }> {
   const until = opts.until.toUTC().toJSDate();
-  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover({ pipeline: opts.pipeline, streams: opts.streams, until })), storedState: 'ignored (--full-refresh)' };
-  if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover({ pipeline: opts.pipeline, streams: opts.streams, until })), storedState: 'none' };
+  const input = { pipeline: opts.pipeline, streams: opts.streams, until, ...(client ? { client } : {}) };
+  const pagesRead = client ? await readPagedLists(client, opts, until) : {};
+  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'ignored (--full-refresh)' };
+  if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'none' };
   const wh = await openPublished(opts.db);
   try {
-    const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, wh, until });
-    return { plan: planRun(opts, await readStoredPlanState(wh, opts), discovery), storedState: 'read' };
+    const discovery = await discover({ ...input, wh });
+    return { plan: planRun(opts, await readStoredPlanState(wh), discovery, pagesRead), storedState: 'read' };
   } finally {
     await wh.close();
   }
 }
 
-/**
- * The streams of a run in the order they must be planned: streams whose tables another stream of the run `reads`
- * (custom_events for `events: all`) form a first phase, fetched and committed before the rest is planned from what they
- * stored. Without such a dependency there is one phase.
- */
-export function runPhases(opts: RunOptions): StreamName[][] {
-  const readTables = new Set<string>();
+/** The pages of each paged list of the run, read through `client` (their rows are dropped: `plan` writes nothing). */
+async function readPagedLists(client: ApiClient, opts: RunOptions, until: Date): Promise<Partial<Record<StreamName, number>>> {
+  const pages: Partial<Record<StreamName, number>> = {};
   for (const name of opts.streams) {
     const stream = streamDeclaration(name);
-    const reads = stream.kind === 'series' ? stream.reads?.(opts.pipeline.streams[name] as never) : undefined;
-    if (reads) readTables.add(reads.table);
+    if (stream.kind === 'paged_list') pages[name] = (await stream.fetch(client, opts.pipeline.streams[name], until)).pages;
   }
-  const first = opts.streams.filter((name) => streamDeclaration(name).tables.some((t) => readTables.has(t.name)));
-  if (first.length === 0) return [[...opts.streams]];
-  return [first, opts.streams.filter((name) => !first.includes(name))];
-}
-
-/** The plans of a run's phases as one: what the run planned in all. */
-export function combinePlans(plans: readonly Plan[]): Plan {
-  const out: Plan = { discovery: [], series: [], lists: [], perId: [], listings: [], streams: [], reconciliations: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
-  for (const p of plans) {
-    out.discovery.push(...p.discovery);
-    out.listings.push(...p.listings);
-    out.series.push(...p.series);
-    out.lists.push(...p.lists);
-    out.perId.push(...p.perId);
-    out.streams.push(...p.streams);
-    out.reconciliations.push(...p.reconciliations);
-    for (const [pool, n] of Object.entries(p.byPool) as [keyof Plan['byPool'], number][]) out.byPool[pool] = (out.byPool[pool] ?? 0) + n;
-    out.requests += p.requests;
-    out.minimum += p.minimum;
-    out.estimated ||= p.estimated;
-  }
-  return out;
+  return pages;
 }

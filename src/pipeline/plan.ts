@@ -23,7 +23,7 @@ export interface SeriesPlan {
   cursor: CursorPlan;
 }
 
-/** A list read whole every run: its page count is only known as an estimate. */
+/** A list read whole every run: its page count is only known as an estimate (unless `plan --discover` read it). */
 export interface ListPlan {
   stream: PagedListStream;
   options: unknown;
@@ -50,7 +50,7 @@ export interface StreamPlanSummary {
   /** The fewest requests that can fetch the stream's units: what no client could go below. */
   minimum: number;
   pool: PoolId;
-  /** True for paged lists (events, data integrations): their page count is only known once fetched. */
+  /** True for paged lists (data integrations) and, for `plan` without --discover, the lists: their page count is only known once fetched. */
   estimated: boolean;
   /** Open holes the plan re-requests. */
   holes: number;
@@ -58,8 +58,6 @@ export interface StreamPlanSummary {
   unchanged?: number;
   /** Reconciliation requests included in `requests` (one per reconciled series). */
   reconciliations: number;
-  /** `table.column` the series are built from (`events: all`), when the stream reads stored values. */
-  reads?: string;
 }
 
 /** The reconciliations of one stream, run after its series are loaded. */
@@ -110,10 +108,10 @@ export interface PlanInput {
   until: DateTime;
   /** Rows stored in each paged list's main table, by stream, to estimate its page count. @default {} */
   knownRows?: Partial<Record<StreamName, number>>;
+  /** Pages of paged lists already read (`plan --discover`), by stream: counted exactly instead of estimated. @default {} */
+  pagesRead?: Partial<Record<StreamName, number>>;
   /** What discovery found (its `pipeline` must be the one planned); absent when no option says `all`. */
   discovery?: Discovery;
-  /** The stored values a stream `reads` (the event names of `events: all`), by stream. @default {} */
-  storedValues?: Partial<Record<StreamName, readonly string[]>>;
 }
 
 const sep = '\u0000';
@@ -145,8 +143,7 @@ export function buildPlan(input: PlanInput): Plan {
     const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0, reconciliations: 0 };
     switch (stream.kind) {
       case 'series': {
-        const reads = stream.reads?.(options);
-        for (const instance of stream.series(options, reads ? (input.storedValues?.[name] ?? []) : [])) {
+        for (const instance of stream.series(options)) {
           const key = seriesKey(instance.unit, instance.dims);
           const stored = watermarks.get(`${name}${sep}${key}`);
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
@@ -162,9 +159,6 @@ export function buildPlan(input: PlanInput): Plan {
           summary.minimum += cursor.windows.length;
           summary.holes += seriesHoles.filter((h) => h.status === 'open').length;
         }
-        // Stored values another stream of this run may still add to: the count is what is stored now.
-        if (reads) summary.reads = `${reads.table}.${reads.column}`;
-        if (reads && input.streams.some((other) => other !== name && streamDeclaration(other).tables.some((t) => t.name === reads.table))) summary.estimated = true;
         // A window without a complete day (a run inside the pipeline's first day) has nothing to reconcile.
         const checks = (stream.reconcile?.(options) ?? []).filter((c) => reconciliationWindow(input.until, input.from, input.pipeline.lookbackDays, c.maxDays));
         if (checks.length > 0) plan.reconciliations.push({ stream, checks });
@@ -174,9 +168,10 @@ export function buildPlan(input: PlanInput): Plan {
         break;
       }
       case 'paged_list': {
-        const estimatedRequests = stream.estimatePages(input.knownRows?.[name] ?? 0);
+        const read = input.pagesRead?.[name];
+        const estimatedRequests = read ?? stream.estimatePages(input.knownRows?.[name] ?? 0);
         plan.lists.push({ stream, options, estimatedRequests });
-        Object.assign(summary, { series: 1, requests: estimatedRequests, minimum: estimatedRequests, estimated: true });
+        Object.assign(summary, { series: 1, requests: estimatedRequests, minimum: estimatedRequests, estimated: read === undefined });
         break;
       }
       case 'per_id': {

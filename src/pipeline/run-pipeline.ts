@@ -26,7 +26,7 @@ import { discover } from './discover.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
 import { estimateDuration } from './plan-estimate.js';
-import { combinePlans, planRun, readStoredPlanState, runPhases } from './plan-for-run.js';
+import { planRun, readStoredPlanState } from './plan-for-run.js';
 import { runReconciliations } from './reconcile.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
 import { SILENT_REPORTER, waitingEvent } from './run-events.js';
@@ -168,7 +168,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
     }
     reporter.emit({ type: 'phase', phase: 'plan' });
-    // `all` becomes ids: the workspace lists are read once, before any phase is planned.
+    // `all` becomes ids: the workspace lists are read once, before the run is planned.
     const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, client, wh, until: until.toJSDate() });
     warnings.push(...discovery.warnings);
     const committer = new Committer(wh, runId, (result) => {
@@ -185,9 +185,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     committed = committer;
     // Only a pipeline that says `all` has list rows to commit before fetching.
     if (discovery.rows.upserts.some((u) => u.rows.length > 0)) await committer.add({ ...discovery.rows, state: [], holes: [] });
+    const plan = planRun(opts, await readStoredPlanState(wh), discovery);
     const progress = new Map<string, StreamProgress>();
-    // One clock per phase: a phase's streams start when it does.
-    let clock = new StreamClock([]);
+    const clock = new StreamClock(plan.streams);
     const tick = (stream: StreamName, requests: number, rows: number) => {
       const p = progress.get(stream)!;
       p.requestsDone += requests;
@@ -213,44 +213,24 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
         for (const h of changes) holeChanges.set(`${h.stream}\u0000${h.seriesKey}\u0000${h.unitStart.getTime()}`, h);
       },
     };
-    // Streams whose stored values others read (custom_events for `events: all`) are loaded first; the rest is planned
-    // from what they stored.
-    const plans: Plan[] = [];
-    for (const streams of runPhases(opts)) {
-      const phaseOpts = { ...opts, streams };
-      // The lists discovery read count in the first phase's plan only.
-      const phaseDiscovery = plans.length === 0 ? discovery : { ...discovery, lists: [] };
-      const phasePlan = planRun(phaseOpts, await readStoredPlanState(wh, phaseOpts), phaseDiscovery);
-      plans.push(phasePlan);
-      for (const s of phasePlan.streams) {
-        if (s.reads && s.series === 0) {
-          warnings.push({
-            code: 'no_stored_values', stream: s.stream,
-            message: `${s.stream} is built from the stored ${s.reads} and none is stored, so it loaded nothing; add the stream that fills ${s.reads.split('.')[0]} to the pipeline (e.g. custom_events: {}) or list the values in the options`,
-          });
-        }
-      }
-      const estimate = estimateDuration(phasePlan.byPool, { concurrency: deps.client?.concurrency ?? DEFAULT_CONCURRENCY, pools: deps.client?.pools ?? {} });
-      reporter.emit({ type: 'planned', streams: phasePlan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: phasePlan.requests, estimateMs: estimate.ms });
-      for (const s of phasePlan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
-      reporter.emit({ type: 'phase', phase: 'fetch' });
-      clock = new StreamClock(phasePlan.streams);
-      for (const l of phaseDiscovery.lists) tick(`discovery: ${l.listing}` as StreamName, l.pages, l.objects);
-      const tasks = new TaskQueues();
-      queueFetchTasks(phasePlan, tasks, taskContext);
-      // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
-      // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
-      const failed = await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error, stream) => {
-        const scope = failureScope(error);
-        if (scope === 'run' && error instanceof FatalError) void activeClient.close();
-        if (scope === 'group') reporter.emit({ type: 'warning', code: 'stream_failed', stream, message: `${stream} failed and keeps its previous rows: ${describeFailure(stream, error).error}` });
-        return scope;
-      });
-      for (const [stream, error] of failed) failures.set(stream as StreamName, error);
-      for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
-      await committer.drain();
-    }
-    const plan = combinePlans(plans);
+    const estimate = estimateDuration(plan.byPool, { concurrency: deps.client?.concurrency ?? DEFAULT_CONCURRENCY, pools: deps.client?.pools ?? {} });
+    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, estimateMs: estimate.ms });
+    for (const s of plan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
+    reporter.emit({ type: 'phase', phase: 'fetch' });
+    for (const l of discovery.lists) tick(`discovery: ${l.listing}` as StreamName, l.pages, l.objects);
+    const tasks = new TaskQueues();
+    queueFetchTasks(plan, tasks, taskContext);
+    // A fatal answer for the whole run (a 401) would meet the queued requests too: closing the client stops them before
+    // they are sent. A stream's failure skips that stream's queued requests; the others go on.
+    const failed = await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error, stream) => {
+      const scope = failureScope(error);
+      if (scope === 'run' && error instanceof FatalError) void activeClient.close();
+      if (scope === 'group') reporter.emit({ type: 'warning', code: 'stream_failed', stream, message: `${stream} failed and keeps its previous rows: ${describeFailure(stream, error).error}` });
+      return scope;
+    });
+    for (const [stream, error] of failed) failures.set(stream as StreamName, error);
+    for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
+    await committer.drain();
     const reconciled: ReconciliationRow[] = [];
     for (const r of plan.reconciliations) {
       const stream = r.stream.name as StreamName;

@@ -1,12 +1,11 @@
 // The endpoints — hence the permissions — a stream asks, derived from its declaration alone: the lists `all` is resolved
-// from, the endpoint each series chooses by option, reconciliations, and the list stream storing the values a series is
-// built from. For the README's table every option is varied one at a time, so "canvas.data_summary with source:
+// from, the endpoint each series chooses by option, and reconciliations. For the README's table every option is varied one at a time, so "canvas.data_summary with source:
 // data_summary or reconcile: true" comes from the declarations, never from a hand-written table.
 import type { EndpointSpec } from '../api/endpoints.js';
 import { STREAMS } from '../streams/registry.js';
 import { ALL, ALL_OBJECTS } from '../streams/option-reader.js';
 import type { IdSelection, OptionReader } from '../streams/option-reader.js';
-import type { PagedListStream, StoredValues, StreamDeclaration } from '../streams/stream-declaration.js';
+import type { StreamDeclaration } from '../streams/stream-declaration.js';
 import type { ListedObject, ListRequest } from '../streams/workspace-lists.js';
 
 /** What stands in for a listed object when `all` is resolved without a request. */
@@ -16,13 +15,6 @@ const STAND_IN: ListedObject = { id: 'probe', name: 'probe', version: '', tags: 
 export function withStandIns(decl: StreamDeclaration, options: unknown): unknown {
   if (decl.kind === 'listing' || !decl.discovery) return options;
   return decl.discovery.resolve(options, () => [STAND_IN]).options;
-}
-
-/** The list stream whose table holds the values a series reads (custom_events for `events: all`). */
-export function storingStream(reads: StoredValues): PagedListStream {
-  const filler = STREAMS.find((s) => s.kind === 'paged_list' && s.tables.some((t) => t.name === reads.table));
-  if (filler?.kind !== 'paged_list') throw new Error(`internal: no list stream stores ${reads.table}`);
-  return filler;
 }
 
 /** The workspace lists a stream reads with `options` (for `all`, or the list it stores). */
@@ -37,10 +29,8 @@ export function endpointsOf(decl: StreamDeclaration, options: unknown): Endpoint
   const add = (e: EndpointSpec) => found.set(e.name, e);
   const resolved = withStandIns(decl, options);
   if (decl.kind === 'series') {
-    for (const series of decl.series(resolved, ['probe'])) add(series.endpoint ?? decl.endpoint);
+    for (const series of decl.series(resolved)) add(series.endpoint ?? decl.endpoint);
     for (const check of decl.reconcile?.(resolved) ?? []) add(check.endpoint);
-    const reads = decl.reads?.(resolved);
-    if (reads) add(storingStream(reads).endpoint);
   } else {
     add(decl.endpoint);
   }
@@ -102,25 +92,16 @@ export function permissionsOf(decl: StreamDeclaration): StreamPermissions {
   return { needs, depending };
 }
 
-/** Values a list stream stores that series are built from (custom event names). */
-export interface StoredListing {
-  readonly stream: PagedListStream;
-  readonly values: StoredValues;
-}
-
 /** Every list the registry's streams can read, by any option: what `engage-etl check --list` shows. */
-export function workspaceListings(): { lists: readonly ListRequest[]; stored: readonly StoredListing[] } {
+export function workspaceListings(): readonly ListRequest[] {
   const lists = new Map<string, ListRequest>();
-  const stored = new Map<string, StoredListing>();
   for (const decl of STREAMS as readonly StreamDeclaration[]) {
     const variants: OptionVariant[] = [];
     const options = [readWith(decl, undefined, variants)];
     options.push(...variants.map((v) => readWith(decl, v)));
     for (const o of options) {
       for (const request of listsOf(decl, o)) lists.set(request.list.name, { list: request.list, includeArchived: false });
-      const reads = decl.kind === 'series' ? decl.reads?.(withStandIns(decl, o)) : undefined;
-      if (reads) stored.set(reads.table, { stream: storingStream(reads), values: reads });
     }
   }
-  return { lists: [...lists.values()], stored: [...stored.values()] };
+  return [...lists.values()];
 }

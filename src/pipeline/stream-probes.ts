@@ -1,28 +1,27 @@
 // Cheap requests per stream, for `engage-etl check`, derived from the stream's declaration by its kind (no table of
 // streams beside the registry): a series asks for one unit of the first series of each endpoint its options choose (the
-// four KPIs have four) and one day of its first reconciliation, a per-id stream for its first id, a paged list for its
-// first page. The endpoints, hence the permissions a key needs, are the declaration's. A series built from stored
-// values (`events: all`) has none without a database: its probe reads the list that fills them first. An id list that
-// says `all` is resolved by discovery at run time: the probe reads the first page of that list and asks for its first
-// object.
+// four KPIs have four) and one day of its first reconciliation, a per-id stream for its first id, a list for its first
+// page. The endpoints, hence the permissions a key needs, are the declaration's. An option that says `all` (`ids: all`,
+// `events: all`) is resolved by discovery at run time: the probe reads the first page of that list and asks for its
+// first object.
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
 import { splitWindows } from '../extract/windows.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
-import type { SeriesInstance, SeriesStream, StreamDeclaration } from '../streams/stream-declaration.js';
+import type { SeriesInstance, StreamDeclaration } from '../streams/stream-declaration.js';
 import type { ListedObject, ListRequest } from '../streams/workspace-lists.js';
 import { listingKey } from '../streams/workspace-lists.js';
 import { addUnits, floorUnit, parseUtcInstant } from '../time/utc-time.js';
-import { storingStream, withStandIns } from './stream-endpoints.js';
+import { withStandIns } from './stream-endpoints.js';
 
 /** The endpoint the stream's probe asks first (a series may choose its own by option, e.g. Canvas `source: data_summary`). */
 export function probeEndpoint(pipeline: PipelineDefinition, stream: StreamName): EndpointSpec {
   const decl = streamDeclaration(stream);
   const given = pipeline.streams[stream];
   if (decl.kind !== 'series' || given === undefined) return decl.endpoint;
-  return decl.series(withStandIns(decl, given), ['probe'])[0]?.endpoint ?? decl.endpoint;
+  return decl.series(withStandIns(decl, given))[0]?.endpoint ?? decl.endpoint;
 }
 
 /**
@@ -37,7 +36,7 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
   if (options === undefined) return;
   switch (decl.kind) {
     case 'series': {
-      const all = decl.series(options, await listedValues(client, decl, options, endingAt));
+      const all = decl.series(options);
       if (all.length === 0) throw new Error(`internal: ${stream} declares no series to probe`);
       const instant = parseUtcInstant(endingAt);
       if (!instant) throw new Error(`internal: ${JSON.stringify(endingAt)} is not an ISO 8601 instant`);
@@ -73,17 +72,6 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
   }
 }
 
-/** The values a series built from stored values would read, taken from the list stream that stores them. */
-async function listedValues(client: ApiClient, decl: SeriesStream, options: unknown, endingAt: string): Promise<string[]> {
-  const reads = decl.reads?.(options);
-  if (!reads) return [];
-  const listed = await storingStream(reads).fetch(client, {}, new Date(endingAt));
-  const rows = listed.upserts.find((u) => u.table === reads.table)?.rows ?? [];
-  const values = rows.map((r) => r[reads.column]).filter((v): v is string => typeof v === 'string');
-  if (values.length === 0) throw new Error(`${decl.name}: the workspace lists no ${reads.column} in ${reads.table} yet, so there is nothing to probe it with`);
-  return values.slice(0, 1);
-}
-
 /**
  * The options with `all` replaced by listed objects, read page by page until the stream keeps one (a page may hold only
  * objects it skips, e.g. segments whose tracking is off); undefined when the lists end first — reading them was the
@@ -112,7 +100,7 @@ async function withFirstListed(client: ApiClient, decl: StreamDeclaration, optio
 
 /** Whether these options give the stream at least one series or id to ask for. */
 function asksSomething(decl: StreamDeclaration, options: unknown): boolean {
-  if (decl.kind === 'series') return decl.series(options, ['probe']).length > 0;
+  if (decl.kind === 'series') return decl.series(options).length > 0;
   if (decl.kind === 'per_id') return decl.ids(options).length > 0;
   return true;
 }

@@ -1,10 +1,11 @@
-// custom_events: GET /events/list (spec 4.12), every page every run. first_seen_at is kept by the loader once stored;
-// both stamps are the run's frozen upper bound, so a rerun with the same --until changes nothing.
-import { listEventNames } from '../api/analytics-endpoints.js';
-import { ENDPOINTS, EVENTS_PAGE_SIZE } from '../api/endpoints.js';
+// custom_events: GET /events/list (spec 4.12), the workspace's custom event names. A listing: discovery reads the list
+// once at the start of the run (the same read `event_counts` with `events: all` resolves from) and these are its rows.
+// first_seen_at is kept by the loader once stored; both stamps are the run's frozen upper bound, so a rerun with the same
+// --until changes nothing.
+import { ENDPOINTS } from '../api/endpoints.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
-import type { RowOf } from '../load/table-definition.js';
-import { pagedListStream } from './stream-declaration.js';
+import { listingStream } from './stream-declaration.js';
+import { EVENT_LIST } from './workspace-lists.js';
 
 const table = defineTable({
   name: 'custom_events',
@@ -15,22 +16,16 @@ const table = defineTable({
   partitionSource: 'first_seen_at',
 });
 
-export const customEventsStream = pagedListStream({
-  kind: 'paged_list',
+export const customEventsStream = listingStream({
+  kind: 'listing',
   name: 'custom_events',
   description: 'Every custom event name the workspace has recorded.',
   endpoint: ENDPOINTS.eventsList,
   tables: [table],
+  list: EVENT_LIST,
   options: { keys: [], example: '{}', read: () => ({}) },
-  // The list is read until a page comes back short, so a full last page costs one more.
-  estimatePages: (names) => Math.floor(names / EVENTS_PAGE_SIZE) + 1,
-  fetch: async (client, _options, until) => {
-    const rows: RowOf<typeof table>[] = [];
-    let pages = 0;
-    for await (const names of listEventNames(client)) {
-      pages++;
-      for (const name of names) rows.push({ name, first_seen_at: until, last_seen_at: until });
-    }
-    return { upserts: [rowsOf(table, rows)], replaces: [], pages };
-  },
+  rows: (listed, until) => ({
+    upserts: [rowsOf(table, listed.map((e) => ({ name: e.id, first_seen_at: until, last_seen_at: until })))],
+    replaces: [],
+  }),
 });

@@ -1,6 +1,5 @@
 // event_counts: GET /events/data_series, how often each custom event happened per app × segment, daily or hourly.
-// `events: all` means every name the custom_events stream has stored: the run loads custom_events first, then plans
-// these series from the names (docs/decisions.md, "event_counts: all").
+// `events: all` means every name the events list shows, read by discovery at the start of the run like every other `all`.
 import { fetchEventCounts } from '../api/analytics-endpoints.js';
 import { ENDPOINTS, MAX_SERIES_LENGTH } from '../api/endpoints.js';
 import type { SeriesUnit } from '../api/types.js';
@@ -8,12 +7,13 @@ import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { param } from './purchase-series.js';
 import { UNIT_COLUMN } from './series-columns.js';
 import { seriesStream } from './stream-declaration.js';
+import { EVENT_LIST, idListDiscovery } from './workspace-lists.js';
 
-/** `events: all`: every stored custom event name. */
+/** `events: all`: every custom event name the workspace lists. */
 export const ALL_EVENTS = 'all';
 
 export interface EventCountsOptions {
-  /** Event names, or 'all' for every name in the custom_events table. */
+  /** Event names, or 'all' for every name `GET /events/list` shows at the start of the run. */
   events: typeof ALL_EVENTS | readonly string[];
   /** @default 'day' */
   unit: SeriesUnit;
@@ -34,7 +34,7 @@ const table = defineTable({
 export const eventCountsStream = seriesStream({
   kind: 'series',
   name: 'event_counts',
-  description: 'Occurrences of each custom event (listed, or all stored names) per app × segment, daily or hourly.',
+  description: 'Occurrences of each custom event (named, or all the workspace lists) per app × segment, daily or hourly.',
   endpoint: ENDPOINTS.eventsDataSeries,
   tables: [table],
   maxUnits: MAX_SERIES_LENGTH,
@@ -42,15 +42,20 @@ export const eventCountsStream = seriesStream({
     keys: ['events', 'unit', 'apps', 'segments'],
     example: '{ events: [cart_add, level_complete], unit: day, apps: ["*"], segments: ["*", seg_1] }',
     read: (r): EventCountsOptions => ({
-      events: r.idsOr('events', ALL_EVENTS, 'event names, e.g. events: [first_purchase] (all: every name the custom_events stream stores)'),
+      events: r.idsOr('events', ALL_EVENTS, 'event names, e.g. events: [first_purchase] (all: every name the workspace lists)'),
       unit: r.unit(['day', 'hour']),
       apps: r.selectors('apps', 'apps: ["*", app_1]'),
       segments: r.selectors('segments', 'segments: ["*", seg_1]'),
     }),
   },
-  reads: (o) => (o.events === ALL_EVENTS ? { table: 'custom_events', column: 'name', latest: 'last_seen_at' } : undefined),
-  series: (o, stored) =>
-    (o.events === ALL_EVENTS ? stored : o.events).flatMap((event) =>
+  discovery: idListDiscovery<EventCountsOptions>(
+    EVENT_LIST,
+    (o) => (o.events === ALL_EVENTS ? { all: true, ids: [] } : { all: false, ids: o.events }),
+    (o, events) => ({ ...o, events: events.ids }),
+  ),
+  // Discovery has replaced `all` by the listed names before the series are asked for.
+  series: (o) =>
+    (o.events === ALL_EVENTS ? [] : o.events).flatMap((event) =>
       o.apps.flatMap((app) =>
         o.segments.map((segment) => ({
           dims: { event, app_id: app, segment_id: segment },

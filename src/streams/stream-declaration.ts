@@ -63,18 +63,6 @@ export interface SeriesInstance<V = unknown> {
   readonly maxUnits?: number;
 }
 
-/** Values another stream stores that a stream's series are built from (the event names `events: all` means). */
-export interface StoredValues {
-  /** The table and column holding them; the table's stream runs before this one when both are in a run. */
-  readonly table: string;
-  readonly column: string;
-  /**
-   * Only rows whose value in this column is the table's largest: the latest listing (custom_events.last_seen_at), so a
-   * name the platform no longer lists is not asked for. @default every row
-   */
-  readonly latest?: string;
-}
-
 /**
  * A check run after a stream's series are loaded: one request to another endpoint whose totals must equal the sum of
  * the stored daily rows over a window (reconciliation). The result lands in `_etl_reconciliation`.
@@ -99,10 +87,8 @@ export interface SeriesStream<N extends string = string, O = unknown, T extends 
   readonly kind: 'series';
   /** The largest window one request may ask for, in units (e.g. `length` 1–100; 1 for one-day roll-ups). */
   readonly maxUnits: number;
-  /** The series the options ask for; `stored` holds the values `reads` names, as stored when the stream is planned. */
-  series(options: O, stored: readonly string[]): SeriesInstance[];
-  /** Stored values the series are built from (undefined: none). */
-  reads?(options: O): StoredValues | undefined;
+  /** The series the options ask for (with every `all` already resolved by discovery). */
+  series(options: O): SeriesInstance[];
   /** Reconciliations to run once per run after the series are loaded. @default none */
   reconcile?(options: O): Reconciliation[];
 }
@@ -138,7 +124,7 @@ export interface PerIdStream<N extends string = string, O = unknown, T extends r
 }
 
 /**
- * A workspace list stored as it is (the product list): discovery reads it at the start of the run and its rows cost no
+ * A workspace list stored as it is (products, custom event names): discovery reads it at the start of the run and its rows cost no
  * request beyond the list's pages, which the plan counts under discovery.
  */
 export interface ListingStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {

@@ -1,10 +1,11 @@
-// The workspace's lists that `all` is resolved from (issue 13): Canvases, campaigns, segments, products, email templates
-// and content blocks. Each says how to read its pages, what an entry's version is (what moves when the object is
+// The workspace's lists that `all` is resolved from (issue 13): Canvases, campaigns, segments, products, custom event
+// names, email templates and content blocks. Each says how to read its pages, what an entry's version is (what moves when the object is
 // edited) and how many pages to expect; discovery reads each list a run needs once and stores its entries.
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
-import { CANVAS_LIST_PAGE_SIZE, ENDPOINTS, METADATA_LIST_MAX_LIMIT, PRODUCT_LIST_PAGE_SIZE } from '../api/endpoints.js';
+import { CANVAS_LIST_PAGE_SIZE, ENDPOINTS, EVENTS_PAGE_SIZE, METADATA_LIST_MAX_LIMIT, PRODUCT_LIST_PAGE_SIZE } from '../api/endpoints.js';
 import { toNumber } from '../api/response-shape.js';
+import { listEventNames } from '../api/analytics-endpoints.js';
 import { listCampaigns, listCanvases, listContentBlocks, listEmailTemplates, listProducts, listSegments } from '../api/list-endpoints.js';
 import { stringList, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable } from '../load/table-definition.js';
@@ -27,7 +28,7 @@ export interface ListedObject {
   readonly attributes: Readonly<Record<string, unknown>>;
 }
 
-export type WorkspaceListName = 'canvases' | 'campaigns' | 'segments' | 'products' | 'email_templates' | 'content_blocks';
+export type WorkspaceListName = 'canvases' | 'campaigns' | 'segments' | 'products' | 'custom_events' | 'email_templates' | 'content_blocks';
 
 /** One list of the workspace. */
 export interface WorkspaceList {
@@ -101,6 +102,18 @@ export const PRODUCT_LIST: WorkspaceList = {
   pages: (client) => mapPages(listProducts(client), (p) => ({ id: p, name: p, version: p, tags: [], attributes: {} })),
 };
 
+/**
+ * The custom event names (spec 4.12), 250 a page: read until a page is shorter than 250, so a full last page costs one
+ * more request. A name is its own id and version (a name does not change, it is listed or not).
+ */
+export const EVENT_LIST: WorkspaceList = {
+  name: 'custom_events',
+  endpoint: ENDPOINTS.eventsList,
+  archivable: false,
+  estimatePages: (n) => Math.floor(n / EVENTS_PAGE_SIZE) + 1,
+  pages: (client) => mapPages(listEventNames(client), (name) => ({ id: name, name, version: name, tags: [], attributes: {} })),
+};
+
 // One request of the largest `limit` covers up to 1,000 objects when the server sends `count`.
 const offsetEstimate = (n: number) => Math.floor(n / METADATA_LIST_MAX_LIMIT) + 1;
 
@@ -145,7 +158,7 @@ export function listingKey(r: ListRequest): string {
  */
 export const listedObjectsTable = defineTable({
   name: 'listed_objects',
-  description: 'Every object the workspace\'s lists showed (listing: canvases, canvases+archived, campaigns, segments, products, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at.',
+  description: 'Every object the workspace\'s lists showed (listing: canvases, canvases+archived, campaigns, segments, products, custom_events, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at.',
   columns: [
     col('listing', 'VARCHAR'), col('id', 'VARCHAR'), col('name', 'VARCHAR'), col('version', 'VARCHAR'), col('tags', 'VARCHAR[]'), col('attributes', 'JSON'),
     col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }), col('_removed_at', 'TIMESTAMP'),

@@ -99,6 +99,17 @@ describe('engage-etl check', () => {
     expect(block, 'README: regenerate the table between the permissions markers with `engage-etl check --permissions`').toBe(permissionsTable());
   });
 
+  it('probes `events: all` like every other `all`: one page of the events list, then one event\'s series', async () => {
+    const events = await makeTarget(dir, 'events', 'name: events\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n');
+    const before = { ...em.stats.byPool };
+    const r = await runCli(['check', '--pipeline', events.pipeline, '--base-url', em.url, '--json'], { ENGAGE_API_KEY: em.demoApiKey });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as CheckReport;
+    expect(report.streams.map((s) => [s.stream, s.outcome, s.permissions])).toEqual([['event_counts', 'ok', ['events.data_series', 'events.list']]]);
+    // /events/list is in the purchases pool, /events/data_series in the default one: one request each.
+    expect([em.stats.byPool.purchases_events - before.purchases_events, em.stats.byPool.default - before.default]).toEqual([1, 1]);
+  });
+
   it('names the permission of the request that failed: the list `all` reads, a reconciliation, one KPI of four', async () => {
     const options = await makeTarget(dir, 'options', OPTIONS_YAML);
     const r = await runCli(['check', '--pipeline', options.pipeline, '--base-url', em.url, '--json'], { ENGAGE_API_KEY: NO_OPTIONAL_KEY });
@@ -112,7 +123,8 @@ describe('engage-etl check', () => {
     expect(by.get('kpis')?.permissions).toEqual(['kpi.dau.data_series', 'kpi.mau.data_series', 'kpi.new_users.data_series', 'kpi.uninstalls.data_series']);
     expect(by.get('canvas_summary')?.permissions).toEqual(['canvas.data_series', 'canvas.data_summary']);
     expect(by.get('canvas_details')?.permissions).toEqual(['canvas.details', 'canvas.list']);
-    expect(r.stderr).toMatch(/3 of 4 streams: .*canvas_details needs permission canvas\.list/);
+    // With --json the error is the line's `error` (stderr stays empty for a machine reading both).
+    expect((report as CheckReport & { error: string }).error).toMatch(/3 of 4 streams: .*canvas_details needs permission canvas\.list/);
   });
 
   it('shows in the permissions table what some option values add, as the declarations say', () => {

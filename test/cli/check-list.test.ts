@@ -64,13 +64,14 @@ describe('engage-etl check --list', () => {
   it('names the list a key may not read, still lists the others, and exits 2', async () => {
     const r = await list(NO_TEMPLATE_LIST_KEY, '--json');
     expect(r.code).toBe(2);
-    const { lists, ok } = JSON.parse(r.stdout) as { lists: InventoryList[]; ok: boolean };
+    const { lists, ok, error, exit_code } = JSON.parse(r.stdout) as { lists: InventoryList[]; ok: boolean; error: string; exit_code: number };
     expect(ok).toBe(false);
     const templates = lists.find((l) => l.list === 'email_templates')!;
     expect(templates).toMatchObject({ outcome: 'missing_permission', status: 403, permission: 'templates.email.list', objects: [] });
     expect(lists.filter((l) => l.outcome === 'ok').map((l) => l.list)).toHaveLength(6);
     expect(lists.find((l) => l.list === 'canvases')!.objects.length).toBeGreaterThan(0);
-    expect(r.stderr).toMatch(/^engage-etl: 1 of 7 lists: email_templates needs permission templates\.email\.list; grant the permission to the key; the lists it may read are shown above/);
+    // With --json the error is the line's `error`, pointing at `lists` in the same line.
+    expect([exit_code, error]).toEqual([2, expect.stringMatching(/^1 of 7 lists: email_templates needs permission templates\.email\.list; grant the permission to the key; the lists it may read are shown in lists/)]);
     expect(r.stdout + r.stderr).not.toContain(NO_TEMPLATE_LIST_KEY);
   });
 });

@@ -45,7 +45,8 @@ describe('status --fail-if-stale', () => {
   it('checks only the named stream, and reports the verdict in --json', async () => {
     const r = await runCli(['status', '--db', fx.db, '--fail-if-stale', '1d', '--stream', 'segment_size', '--json']);
     expect(r.code).toBe(1);
-    const [report] = JSON.parse(r.stdout) as { series: { stream: string }[]; freshness: { ok: boolean; stale: { stream: string }[] } }[];
+    const report = JSON.parse(r.stdout) as { series: { stream: string }[]; freshness: { ok: boolean; stale: { stream: string }[] }; error: string; exit_code: number };
+    expect([report.exit_code, report.error]).toEqual([1, expect.stringMatching(/^1 series older than 1d: segment_size /)]);
     expect(report!.series.map((s) => s.stream)).toEqual(['segment_size']);
     expect(report!.freshness.ok).toBe(false);
     expect(report!.freshness.stale.map((s) => s.stream)).toEqual(['segment_size']);

@@ -11,6 +11,7 @@ import { kpiSeries } from '../../src/emulator/analytics/kpi-model.js';
 import { eventCounts } from '../../src/emulator/analytics/series-query.js';
 import { KPI_METRICS } from '../../src/api/types.js';
 import type { KpiMetric } from '../../src/api/types.js';
+import { Warehouse } from '../../src/load/warehouse.js';
 import { recommendLookback } from '../../src/pipeline/lookback-advice.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { num, PipelineFixture } from './helpers/pipeline-fixture.js';
@@ -154,7 +155,7 @@ describe('a first run of the event, KPI and Canvas series (data_series)', () => 
     expect(sorted(await stored(f))).toEqual(sorted(expected));
   });
 
-  it('plans `events: all` from the names custom_events stored in the same run, and sends the minimum', async () => {
+  it('resolves `events: all` from the events list discovery reads once, the page custom_events stores too, and sends the minimum', async () => {
     const [names] = await f.query('SELECT count(*) AS n FROM custom_events');
     expect(num(names!['n'])).toBe(EVENTS.length);
     const events = first.tables.find((t) => t.table === 'event_counts')!;
@@ -332,29 +333,68 @@ describe('the KPI option', () => {
   });
 });
 
-describe('events: all without custom_events in the pipeline', () => {
-  it('reads the names earlier runs stored, and warns when there are none', async () => {
-    const f = await fixture();
+describe('events: all', () => {
+  const alone = 'name: t\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n';
+  const named = `name: t\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: [${EVENTS.join(', ')}] }\n`;
+
+  it('alone reads the events list itself: two runs equal the same pipeline naming every event, row for row', async () => {
+    const byAll = await fixture();
+    const byName = await fixture();
     try {
-      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n`);
-      const empty = await f.run();
-      expect(empty.warnings.map((w) => [w.code, w.stream])).toEqual([['no_stored_values', 'event_counts']]);
-      expect(empty.warnings[0]!.message).toContain('custom_events: {}');
-      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  custom_events: {}\n`);
-      await f.run();
-      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n`);
-      const later = await f.run();
-      expect(later.warnings).toEqual([]);
-      const rows = await f.query('SELECT DISTINCT event FROM event_counts ORDER BY 1');
-      expect(rows.map((r) => r['event'])).toEqual(EVENTS);
-      // A name the latest listing no longer holds is not asked for: one look-back window for each of the two left.
-      (f.emulator.state.analytics as { eventNames: readonly string[] }).eventNames = EVENTS.slice(0, 2);
-      f.emulator.clock.set('2025-03-10T13:34:00Z');
-      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  custom_events: {}\n`);
-      await f.run();
-      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n`);
-      const shrunk = await f.run();
-      expect(shrunk.requests.sent).toBe(2);
+      await writeFile(byAll.pipelinePath, alone);
+      await writeFile(byName.pipelinePath, named);
+      const runs: RunSummary[] = [];
+      for (const f of [byAll, byName]) {
+        runs.push(await f.run());
+        f.emulator.clock.set(NEXT);
+        runs.push(await f.run());
+      }
+      // 10 days of 3 names, then the look-back and the new day; `all` costs one page of the events list per run.
+      expect(runs.map((r) => [r.status, r.warnings, r.requests.sent])).toEqual([
+        ['succeeded', [], 3 + 1], ['succeeded', [], 3 + 1], ['succeeded', [], 3], ['succeeded', [], 3],
+      ]);
+      expect(runs[1]!.tables.find((t) => t.table === 'event_counts')!.rows).toBe(EVENTS.length * 11);
+      const wh = await Warehouse.open(byAll.db, { readOnly: true });
+      try {
+        await wh.query(`ATTACH '${byName.db}' AS named (READ_ONLY)`);
+        const cols = '"event", "app_id", "segment_id", "unit", "time", "count"';
+        const [diff] = await wh.query(`SELECT
+          (SELECT count(*) FROM (SELECT ${cols} FROM main.event_counts EXCEPT ALL SELECT ${cols} FROM named.event_counts)) AS only_all,
+          (SELECT count(*) FROM (SELECT ${cols} FROM named.event_counts EXCEPT ALL SELECT ${cols} FROM main.event_counts)) AS only_named,
+          (SELECT count(*) FROM main.event_counts) AS n`);
+        expect([num(diff!['only_all']), num(diff!['only_named']), num(diff!['n'])]).toEqual([0, 0, EVENTS.length * 11]);
+      } finally {
+        await wh.close();
+      }
+    } finally {
+      await byAll.close();
+      await byName.close();
+    }
+  });
+
+  it('with custom_events beside it, requests the list\'s pages once per run (612 names: 3 pages) and feeds both from them', async () => {
+    const f = await PipelineFixture.create({ now: NOW, emulator: { rateLimits: false }, pipeline: 'name: t\nstart_date: 2025-03-09\nstreams:\n  custom_events: {}\n  event_counts: { events: all }\n' });
+    try {
+      const names = f.emulator.state.analytics.eventNames;
+      expect(names).toHaveLength(612);
+      for (const night of [NOW, NEXT]) {
+        f.emulator.clock.set(night);
+        const pages: string[] = [];
+        const summary = await f.run({}, {
+          reporter: {
+            emit: (e) => {
+              if (e.type === 'request' && e.path === '/events/list') pages.push(e.query);
+            },
+            close: () => undefined,
+          },
+        });
+        expect(pages.sort()).toEqual(['page=0', 'page=1', 'page=2']);
+        expect(summary.requests.planned).toBe(summary.requests.sent);
+      }
+      const [stored] = await f.query('SELECT count(*) AS n, count(DISTINCT last_seen_at) AS seen FROM custom_events');
+      expect([num(stored!['n']), num(stored!['seen'])]).toEqual([612, 1]);
+      const counted = await f.query('SELECT DISTINCT event FROM event_counts ORDER BY 1');
+      expect(counted.map((r) => r['event'])).toEqual([...names].sort());
     } finally {
       await f.close();
     }

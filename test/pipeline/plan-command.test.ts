@@ -1,6 +1,6 @@
 // `engage-etl plan` prints what `run` would send, reads stored state read-only, and sends no request — checked on the
 // demo pipeline file, through the real CLI entry, and against what a real run then sends.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,17 +68,19 @@ describe('engage-etl plan', () => {
     expect(code).toBe(0);
     // 731 days = 17,544 hours: 8 quantity and 4 revenue series × 8 windows, 4 hourly sessions × 176, 12 KPI series × 8, 3 campaigns × 8,
     // 6 segments × 8, 5 Canvases × ceil(731 / 14) = 53 data_series windows + 1 reconciliation each, 5 + 8 + 7 ids, and
-    // one page each of the events and integrations lists; event_counts (events: all) has no stored name yet.
+    // one page each of the events and integrations lists; event_counts (events: all) has no listed name before a first run
+    // (the events list is discovery's, estimated: one page).
     const row = (stream: string) => out.split('\n').find((l) => l.trimStart().startsWith(`${stream} `))?.trim().split(/\s+/).slice(0, 5);
     expect(row('purchase_quantity')).toEqual(['purchase_quantity', '8', '64', '64', 'purchases_events']);
     expect(row('revenue')).toEqual(['revenue', '4', '32', '32', 'purchases_events']);
     expect(row('sessions')).toEqual(['sessions', '4', '704', '704', 'default']);
     expect(row('segment_size')).toEqual(['segment_size', '6', '48', '48', 'default']);
     expect(row('kpis')).toEqual(['kpis', '12', '96', '96', 'default']);
-    expect(row('event_counts')).toEqual(['event_counts', '0', '~0', '~0', 'default']);
+    expect(row('event_counts')).toEqual(['event_counts', '0', '0', '0', 'default']);
     expect(row('campaign_series')).toEqual(['campaign_series', '3', '24', '24', 'default']);
     expect(row('canvas_summary')).toEqual(['canvas_summary', '5', '270', '270', 'default']);
-    expect(row('custom_events')).toEqual(['custom_events', '1', '~1', '~1', 'purchases_events']);
+    expect(row('discovery:')).toEqual(['discovery:', 'custom_events', '0', '~1', '~1']);
+    expect(row('custom_events')).toEqual(['custom_events', '0', '0', '0', 'purchases_events']);
     expect(row('total')).toEqual(['total', '~1,260', '~1,260']);
     expect(out).toMatch(/default\s+1,162\s+250,000 \/ 1 h\s+1/);
     expect(out).toMatch(/purchases_events\s+97\s+1,000 \/ 1 h\s+1/);
@@ -162,5 +164,69 @@ describe('engage-etl plan over a stored database', () => {
     expect(next.requests.minimum).toBe(report.minimum);
     // Paged lists were estimated from the rows the first run stored; the run's real count must match them here.
     expect(next.requests.sent - next.requests.followUps - next.requests.retries).toBe(report.requests);
+  });
+});
+
+describe('engage-etl plan --discover before a first run', () => {
+  let fx: PipelineFixture;
+  beforeEach(async () => {
+    fx = await PipelineFixture.create({ now: '2025-03-10T05:30:00Z' });
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  /** `plan --discover --json` against the fixture's emulator, as a user types it; then the run it planned. */
+  async function planThenRun(pipeline: string, from: string): Promise<{ report: PlanReport; sentByPlan: number; summary: Awaited<ReturnType<PipelineFixture['run']>> }> {
+    await writeFile(fx.pipelinePath, pipeline);
+    const until = '2025-03-10T05:30:00Z';
+    const before = fx.emulator.stats.requests;
+    const { out, code, err } = await cli(['plan', '--discover', '--base-url', fx.emulator.url, '--api-key', fx.emulator.demoApiKey, '--pipeline', fx.pipelinePath,
+      '--db', fx.db, '--from', from, '--until', until, '--json']);
+    expect(code, err).toBe(0);
+    expect(out.trimEnd().split('\n')).toHaveLength(1);
+    const sentByPlan = fx.emulator.stats.requests - before;
+    expect(existsSync(fx.db)).toBe(false);
+    const summary = await fx.run({ from, until });
+    return { report: JSON.parse(out) as PlanReport, sentByPlan, summary };
+  }
+
+  it('counts the shipped nightly pipeline\'s run exactly: its requests equal the run\'s requests.sent, and it sent only list pages', async () => {
+    // The shipped file, its report written into the fixture's folder rather than the working directory.
+    const nightly = (await readFile(DEMO, 'utf8')).replace(/^report: .*$/m, `report: { path: ${JSON.stringify(join(fx.dir, 'report.html'))} }`);
+    const { report, sentByPlan, summary } = await planThenRun(nightly, '2025-03-05');
+    const discovery = report.streams.filter((s) => s.stream.startsWith('discovery: '));
+    expect(discovery.map((s) => s.stream).sort()).toEqual(['discovery: campaigns', 'discovery: canvases', 'discovery: content_blocks', 'discovery: custom_events', 'discovery: email_templates', 'discovery: products', 'discovery: segments']);
+    expect(discovery.every((s) => !s.estimated && s.series > 0)).toBe(true);
+    // The integrations list (23 in the demo workspace, 10 a page) is read too: its size is not known otherwise.
+    const integrations = report.streams.find((s) => s.stream === 'data_integrations')!;
+    expect([integrations.requests, integrations.estimated, report.estimated]).toEqual([3, false, false]);
+    expect(report.sent).toBe(sentByPlan);
+    expect(sentByPlan).toBe(discovery.reduce((n, s) => n + s.requests, 0) + integrations.requests);
+    expect([summary.requests.retries, summary.requests.followUps]).toEqual([0, 0]);
+    expect(report.requests).toBe(summary.requests.sent);
+    expect(report.minimum).toBe(report.requests);
+    // The run itself still estimates the integrations list before reading it (one page): only its count differs.
+    expect(summary.requests.planned).toBe(report.requests - (integrations.requests - 1));
+  });
+
+  it('counts `event_counts: { events: all }` alone: one series per listed name, the same requests as the run', async () => {
+    const { report, sentByPlan, summary } = await planThenRun('name: t\nstart_date: 2025-01-01\nstreams:\n  event_counts: { events: all }\n', '2025-03-01');
+    const names = fx.emulator.state.analytics.eventNames.length;
+    expect(report.streams.map((s) => [s.stream, s.series, s.requests, s.estimated])).toEqual([
+      ['discovery: custom_events', names, 3, false],
+      ['event_counts', names, names, false],
+    ]);
+    expect([sentByPlan, report.sent]).toEqual([3, 3]);
+    expect(report.requests).toBe(summary.requests.sent);
+    expect(summary.tables.find((t) => t.table === 'event_counts')!.rows).toBeGreaterThan(0);
+  });
+
+  it('needs a source: without a key it refuses before sending anything, as run does', async () => {
+    const before = fx.emulator.stats.requests;
+    const { out, code } = await cli(['plan', '--discover', '--base-url', fx.emulator.url, '--pipeline', DEMO, '--db', fx.db, '--json']);
+    expect(code).toBe(2);
+    expect(JSON.parse(out)).toMatchObject({ exit_code: 2, error: expect.stringMatching(/API key|ENGAGE_API_KEY/) });
+    expect(fx.emulator.stats.requests).toBe(before);
   });
 });

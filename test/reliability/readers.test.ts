@@ -162,9 +162,9 @@ describe('readers beside the nightly run', () => {
       expect(JSON.parse(query.stdout)).toEqual([{ ...before, runs: Number(before['runs']), revenue: Number(before['revenue']) }]);
       const status = await runCli(['status', '--db', t.db, '--json']);
       expect(status.code, status.stderr).toBe(0);
-      const shown = JSON.parse(status.stdout) as { lastRun: { status: string }; running: { pid: number } | null }[];
-      expect(shown[0]?.lastRun.status).toBe('succeeded');
-      expect(shown[0]?.running?.pid).toBe(child.pid);
+      const shown = JSON.parse(status.stdout) as { lastRun: { status: string }; running: { pid: number } | null };
+      expect(shown.lastRun.status).toBe('succeeded');
+      expect(shown.running?.pid).toBe(child.pid);
       expect(finished, 'the readers must have been served while the run was still going').toBe(false);
       expect(child.exitCode).toBeNull();
 

@@ -59,7 +59,7 @@ describe('the stream registry', () => {
       expect(summary.pool, stream.name).toBe(stream.endpoint.pool);
       const options = pipeline.streams[stream.name] as never;
       if (stream.kind === 'series') {
-        expect(plan.series.map((s) => s.seriesKey)).toHaveLength(stream.series(options, []).length);
+        expect(plan.series.map((s) => s.seriesKey)).toHaveLength(stream.series(options).length);
         for (const s of plan.series) for (const w of s.cursor.windows) expect(w.length).toBeLessThanOrEqual(s.maxUnits);
       } else if (stream.kind === 'per_id') {
         expect(plan.perId[0]!.ids).toEqual(stream.ids(options));
