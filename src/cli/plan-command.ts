@@ -1,6 +1,7 @@
 // `engage-etl plan`: what `run` would send with the same flags — requests per stream and per limit pool, the minimum,
 // and the estimated duration under the pools' limits — without writing anything. It sends no request, except with
-// --discover: then it reads the lists `all` needs, as the run would, and plans from what they show.
+// --discover: then it reads the lists the run reads whole (those `all` needs, the paged lists), as the run would, and
+// plans exactly from what they show.
 import { Command, InvalidArgumentError } from 'commander';
 import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
@@ -88,7 +89,7 @@ async function withDiscoveryClient<T>(opts: RunOptions, fn: (client: ApiClient) 
 
 /**
  * Plans the run `opts` describes (database read-only) and estimates it at `latencyMs`. Without `client` no request is
- * sent; with it the lists `all` needs are read through it (`plan --discover`).
+ * sent; with it the lists the run reads whole are read through it (`plan --discover`).
  */
 export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFAULT_ESTIMATE_LATENCY_MS, client?: ApiClient): Promise<PlanReport> {
   const { plan, storedState } = await planWithoutRunning(opts, client);

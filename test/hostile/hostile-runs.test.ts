@@ -17,6 +17,9 @@ import { FAST_CLIENT, FROZEN_NOW, SecretScan, UNTIL, makeTarget, parquetChecksum
 import { expectOneLineError, HOSTILE_KEY, spellings } from './hostile-kit.js';
 import { HostileProxy } from './hostile-proxy.js';
 
+/** The purchases pool's endpoints: the purchase series and lists, and the events list (read first, by discovery). */
+const inPurchasesPool = (url: URL): boolean => url.pathname.startsWith('/purchases/') || url.pathname === '/events/list';
+
 describe('runs against a hostile server', () => {
   let dir: string;
   let em: Emulator;
@@ -112,7 +115,7 @@ describe('runs against a hostile server', () => {
   it('an X-RateLimit-Reset of 99999999999 with nothing remaining fails at once, quoting the server', async () => {
     proxy.tamper = undefined;
     const absurd: Record<string, string> = { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '99999999999' };
-    proxy.gateway = (url) => ({ headers: url.pathname.startsWith('/purchases/') ? absurd : {}, reject: false });
+    proxy.gateway = (url) => ({ headers: inPurchasesPool(url) ? absurd : {}, reject: false });
     try {
       await failingRun(20_000, /limit pool "purchases_events": the server said .*X-RateLimit-Remaining: 0, X-RateLimit-Reset: 99999999999; .*over the longest wait allowed/);
     } finally {
@@ -155,7 +158,7 @@ describe('runs against a hostile server', () => {
     let told = false;
     proxy.gateway = (url) => {
       const headers: Record<string, string> = {};
-      if (!told && url.pathname.startsWith('/purchases/')) {
+      if (!told && inPurchasesPool(url)) {
         told = true;
         Object.assign(headers, { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(clock.now() / 1000) + 30) });
       }

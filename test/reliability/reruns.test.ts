@@ -81,7 +81,7 @@ describe('reruns', () => {
       // first_seen_at is the --until of the run that first saw an event name: history, not data, so it is compared apart.
       const clean = await makeTarget(dir, 'later-clean');
       await runInProcess(own, clean);
-      const history = ['custom_events.first_seen_at'];
+      const history = ['custom_events.first_seen_at', 'listed_objects.first_seen_at'];
       expect(await tableChecksums(t.db, history)).toEqual(await tableChecksums(clean.db, history));
       expect(await parquetChecksums(t.out, history)).toEqual(await parquetChecksums(clean.out, history));
       const wh = await Warehouse.open(t.db, { readOnly: true });
