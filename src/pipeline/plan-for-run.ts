@@ -1,8 +1,8 @@
 // The plan of one run from its RunOptions and what the warehouse holds: shared by `engage-etl run` (before fetching) and
 // `engage-etl plan` (which opens the database read-only, or plans a first run when there is no database yet).
-import { existsSync } from 'node:fs';
 import type { RunOptions } from '../config/run-options.js';
-import { openPublished } from '../load/published-snapshot.js';
+import { NoSnapshotError } from '../errors.js';
+import { withPublishedDatabase } from '../load/snapshot-store.js';
 import { ident } from '../load/table-definition.js';
 import { tableSpec } from '../load/table-specs.js';
 import type { Warehouse } from '../load/warehouse.js';
@@ -71,13 +71,14 @@ export async function planWithoutRunning(opts: RunOptions): Promise<{ plan: Plan
   // Without a request, `all` is what the last run's lists held; a first run's lists are unknown (one page each expected).
   const until = opts.until.toUTC().toJSDate();
   if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover({ pipeline: opts.pipeline, streams: opts.streams, until })), storedState: 'ignored (--full-refresh)' };
-  if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover({ pipeline: opts.pipeline, streams: opts.streams, until })), storedState: 'none' };
-  const wh = await openPublished(opts.db);
   try {
-    const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, wh, until });
-    return { plan: planRun(opts, await readStoredPlanState(wh, opts), discovery), storedState: 'read' };
-  } finally {
-    await wh.close();
+    return await withPublishedDatabase(opts.db, async (wh) => {
+      const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, wh, until });
+      return { plan: planRun(opts, await readStoredPlanState(wh, opts), discovery), storedState: 'read' as const };
+    });
+  } catch (err) {
+    if (!(err instanceof NoSnapshotError)) throw err;
+    return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover({ pipeline: opts.pipeline, streams: opts.streams, until })), storedState: 'none' };
   }
 }
 
