@@ -3,7 +3,7 @@
 // in place of the object — one PUT or one completed multipart upload, so readers never see half a database. The lock
 // is the object `<key>.lock`, the last run's outcome `<key>.last-run.json`.
 import { constants, createWriteStream } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -15,6 +15,7 @@ import { crashPoint } from '../process/crash-point.js';
 import { ObjectLock, isLiveObjectHolder } from '../store/object-lock.js';
 import { describeS3Error } from '../store/s3-errors.js';
 import { uploadFile } from '../store/s3-place.js';
+import { makeTempFolder } from '../store/temp-folder.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import type { DbLock, LockHolderView, SnapshotStore } from './snapshot-store.js';
 import { Warehouse } from './warehouse.js';
@@ -54,7 +55,7 @@ export class S3SnapshotStore implements SnapshotStore {
       await mkdir(this.#givenWorkDir, { recursive: true });
       this.#workDir = this.#givenWorkDir;
     } else {
-      this.#workDir = await mkdtemp(join(tmpdir(), 'engage-etl-db-'));
+      this.#workDir = await makeTempFolder(tmpdir(), 'db');
       this.#made.add(this.#workDir);
     }
     return this.#workDir;

@@ -1,14 +1,14 @@
 // The Place `--out` names: a local folder (checked writable) or an `s3://BUCKET/PREFIX` (listed once, so bad
 // credentials, a missing bucket or a wrong endpoint fail the run at its start, not after the fetch).
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { LocalPlace } from './local-place.js';
 import { parseLocation } from './location.js';
 import type { Place } from './place.js';
 import { createS3Client } from './s3-client.js';
 import { S3Place } from './s3-place.js';
+import { makeTempFolder } from './temp-folder.js';
 
 export interface OpenedPlace {
   place: Place;
@@ -30,9 +30,8 @@ export async function openPlace(out: string, opts: OpenPlaceOptions = {}): Promi
     await assertWritableDir(location.path);
     return { place: new LocalPlace(location.path), close: async () => undefined };
   }
-  if (opts.workDir) await mkdir(opts.workDir, { recursive: true });
+  const scratchDir = await makeTempFolder(opts.workDir ?? tmpdir(), 'out');
   const client = createS3Client();
-  const scratchDir = await mkdtemp(join(opts.workDir ?? tmpdir(), 'engage-etl-out-'));
   const close = async () => {
     await rm(scratchDir, { recursive: true, force: true });
     client.destroy();

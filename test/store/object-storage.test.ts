@@ -112,7 +112,7 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
     expect(status.code, status.stderr).toBe(0);
     expect((JSON.parse(status.stdout) as { lastRun: { run_id: string } }[])[0]!.lastRun.run_id).toBe(second.runId);
     secrets.text(query.stdout, query.stderr, status.stdout, status.stderr);
-  });
+  }, 300_000);
 
   it('refuses, within seconds and naming the holder, a run on a --db whose lock another run holds; the first run succeeds', async () => {
     const t: Target = { ...(await makeTarget(dir, 'locked')), db: `s3://${store.bucket}/locked/engage.duckdb`, out: `s3://${store.bucket}/locked-out` };
@@ -130,7 +130,7 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
     } finally {
       await slow.close();
     }
-  });
+  }, 180_000);
 
   it('a malformed s3:// URL is a usage error (exit 2), never a folder named `s3:`', async () => {
     const t = await makeTarget(dir, 'bad-url');
