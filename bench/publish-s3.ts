@@ -4,7 +4,8 @@
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { DateTime } from 'luxon';
 import { resolveRunOptions } from '../src/config/run-options.js';
 import { createEmulator } from '../src/emulator/server.js';
@@ -32,6 +33,18 @@ export interface PublishFigures {
 }
 
 const FIRST = '2026-01-01T06:00:00Z';
+
+/** Size, ETag and time of every object under `warehouse/`, by key relative to it. */
+async function stamps(s3: S3Client, bucket: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warehouse/', ...(token ? { ContinuationToken: token } : {}) }));
+    for (const o of page.Contents ?? []) out.set(o.Key!.slice('warehouse/'.length), `${o.Size}:${o.ETag}:${o.LastModified?.getTime()}`);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return out;
+}
 const NEXT = '2026-01-02T06:00:00Z';
 
 export async function measurePublish(demoPipelinePath: string): Promise<PublishFigures> {
@@ -49,22 +62,24 @@ export async function measurePublish(demoPipelinePath: string): Promise<PublishF
       runPipeline(resolveRunOptions({ pipeline, baseUrl: emulator.url, apiKey: emulator.demoApiKey, db: `s3://${store.bucket}/state/engage.duckdb`, out: `s3://${store.bucket}/warehouse`, until, workDir: join(dir, 'work') }, {}, DateTime.utc()));
     const place = new S3Place({ client: s3, bucket: store.bucket, prefix: 'warehouse', scratchDir: dir });
     await run(FIRST);
-    const before = await place.list('');
-    await run(NEXT);
+    const before = await stamps(s3, store.bucket);
     const after = await place.list('');
-    const old = new Set(before.map((o) => o.key));
-    const fresh = after.filter((o) => !old.has(o.key));
+    await run(NEXT);
+    const afterNext = await stamps(s3, store.bucket);
+    // Uploaded by the increment: new keys, and keys rewritten in place (manifests, whose ETag or time changed).
+    const fresh = [...afterNext].filter(([key, stamp]) => before.get(key) !== stamp).map(([key]) => ({ key, bytes: Number(afterNext.get(key)!.split(':')[0]) }));
     const data = (objs: typeof after) => objs.filter((o) => o.key.endsWith('.parquet') && !/^etl_(runs|series_state|holes)\//.test(o.key));
     const database = await new S3Place({ client: s3, bucket: store.bucket, prefix: 'state', scratchDir: dir }).list('engage.duckdb');
 
     // The same files, twice: through the place (as the publish puts them) and with a plain PutObject loop.
+    const tree = await place.list('');
     const files: string[] = [];
-    for (const [i, o] of after.entries()) {
+    for (const [i, o] of tree.entries()) {
       const file = join(dir, `file-${i}`);
       await writeFile(file, (await place.read(o.key))!);
       files.push(file);
     }
-    const bytes = after.reduce((n, o) => n + o.bytes, 0);
+    const bytes = tree.reduce((n, o) => n + o.bytes, 0);
     const copies = await Promise.all(files.map(async (f) => (await copyFile(f, `${f}.put`), `${f}.put`)));
     const target = new S3Place({ client: s3, bucket: store.bucket, prefix: 'throughput-place', scratchDir: dir });
     let started = performance.now();
@@ -74,8 +89,8 @@ export async function measurePublish(demoPipelinePath: string): Promise<PublishF
     for (const [i, f] of files.entries()) await s3.send(new PutObjectCommand({ Bucket: store.bucket, Key: `throughput-loop/f${i}`, Body: await readFile(f) }));
     const loopMs = performance.now() - started;
     return {
-      treeObjects: before.length,
-      treeBytes: before.reduce((n, o) => n + o.bytes, 0),
+      treeObjects: after.length,
+      treeBytes: after.reduce((n, o) => n + o.bytes, 0),
       incrementObjects: fresh.length,
       incrementBytes: fresh.reduce((n, o) => n + o.bytes, 0),
       incrementDataFiles: data(fresh).length,
