@@ -114,6 +114,27 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
     secrets.text(query.stdout, query.stderr, status.stdout, status.stderr);
   }, 300_000);
 
+  it('`plan`, `report` and `export` take the same URLs: plan and report read the published object, export republishes every partition under new names and leaves no unnamed object', async () => {
+    const db = `s3://${store.bucket}/state/engage.duckdb`;
+    const t = await makeTarget(dir, 'commands');
+    const plan = await runCli(['plan', '--pipeline', t.pipeline, '--emulator', '--db', db, '--until', '2025-06-16T00:00:00Z'], store.env);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`stored state: read (${db})`);
+    const report = await runCli(['report', '--db', db, '--output', join(dir, 'report.html')], store.env);
+    expect(report.code, report.stderr).toBe(0);
+    const before = new Set((await listKeys(s3, store.bucket, 'warehouse/')).map((o) => o.key));
+    const exported = await runCli(['export', '--db', db, '--out', `s3://${store.bucket}/warehouse`], store.env);
+    expect(exported.code, exported.stderr).toBe(0);
+    const tree = join(dir, 'tree-export');
+    const keys = await mirror(s3, store.bucket, 'warehouse', tree);
+    const read = await followManifests(tree, keys, await publishedDb('state/engage.duckdb', 'exported'));
+    expect(read.problems).toEqual([]);
+    expect(keys.filter((k) => !k.startsWith('manifests/') && !read.named.has(k))).toEqual([]);
+    // Every data file was rewritten, so each has a new name and none of the previous ones is left.
+    expect(keys.filter((k) => k.endsWith('.parquet') && before.has(`warehouse/${k}`))).toEqual([]);
+    secrets.text(plan.stdout, plan.stderr, report.stdout, report.stderr, exported.stdout, exported.stderr);
+  }, 300_000);
+
   it('refuses, within seconds and naming the holder, a run on a --db whose lock another run holds; the first run succeeds', async () => {
     const t: Target = { ...(await makeTarget(dir, 'locked')), db: `s3://${store.bucket}/locked/engage.duckdb`, out: `s3://${store.bucket}/locked-out` };
     const slow = await startEmulator({ latencyMs: 300 });
