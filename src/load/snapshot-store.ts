@@ -2,7 +2,6 @@
 // (`--db s3://lake/state/engage.duckdb`, s3-snapshot-store.ts). A run takes the store's lock, opens a working copy,
 // and on success publishes it whole; readers open the published state read-only. The run never asks which store it has.
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { NoSnapshotError } from '../errors.js';
 import { RunLock, isLiveHolder } from '../process/run-lock.js';
 import { parseDbLocation } from '../store/location.js';
@@ -132,7 +131,7 @@ class LocalSnapshotStore implements SnapshotStore {
 
   async lockHolder(): Promise<LockHolderView | undefined> {
     const holder = await RunLock.peek(this.description);
-    return holder && { pid: holder.pid, host: holder.host ?? hostname(), startedAt: holder.startedAt, command: holder.command, live: isLiveHolder(holder) };
+    return holder && { pid: holder.pid, host: holder.host, startedAt: holder.startedAt, command: holder.command, live: isLiveHolder(holder) };
   }
 
   async close(): Promise<void> {
