@@ -10,6 +10,7 @@ import type { LoadChildResult } from './load-child.js';
 import { measureCanvasSources } from './canvas-sources.js';
 import { measureLoad } from './load-rate.js';
 import { measureNaive } from './naive-baseline.js';
+import { measurePublish } from './publish-s3.js';
 import { measureQueryRss } from './query-rss.js';
 import { measureRequestRatios } from './request-ratio.js';
 import { LATENCY_MS, measureWallTime } from './wall-time.js';
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
   const queryRss = await measureQueryRss(rssSizes);
   step('naive baseline');
   const naive = await measureNaive(LATENCY_MS);
+  step('publish to an object store (s3rver in process): a quarter of history, then the nightly increment');
+  const publish = await measurePublish(DEMO_PIPELINE);
 
   const rows: Row[] = [
     ...ratios.map((r) => ({
@@ -130,12 +133,31 @@ async function main(): Promise<void> {
     },
     { figure: `ours on the same export (${n(naive.oursRequests)} requests, ${n(naive.oursRows)} rows, Parquet included)`, value: formatDuration(naive.oursMs), goal: '', ok: undefined },
     { figure: 'speed-up over the naive baseline', value: `${naive.speedUp.toFixed(1)}×`, goal: '', ok: undefined },
+    {
+      figure: `s3 publish, nightly increment: objects and bytes uploaded under --out (tree: ${n(publish.treeObjects)} objects, ${n(publish.treeBytes / 1024)} KB)`,
+      value: `${n(publish.incrementObjects)} / ${n(publish.incrementBytes / 1024)} KB`,
+      goal: '',
+      ok: undefined,
+    },
+    {
+      figure: 's3 publish, nightly increment: data files uploaded / data files in the tree (only changed partitions)',
+      value: `${n(publish.incrementDataFiles)} / ${n(publish.treeDataFiles)}`,
+      goal: '< 1',
+      ok: publish.incrementDataFiles < publish.treeDataFiles,
+    },
+    { figure: 's3 publish, nightly increment: the database object uploaded', value: `${n(publish.databaseBytes / 1024)} KB`, goal: '', ok: undefined },
+    {
+      figure: 's3 upload throughput of the tree: place put (4 at once) / sequential PutObject loop',
+      value: `${n(publish.placeMBps, 1)} / ${n(publish.loopMBps, 1)} MB/s = ${(publish.placeMBps / publish.loopMBps).toFixed(2)}×`,
+      goal: '≥ 1×',
+      ok: publish.placeMBps >= publish.loopMBps,
+    },
   ];
 
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${n(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}`;
   process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
-  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, canvas, wall, load, rss, queryRss, naive }, null, 2)}\n`);
+  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, ratios, canvas, wall, load, rss, queryRss, naive, publish }, null, 2)}\n`);
 }
 
 await main();

@@ -103,6 +103,14 @@ export class LockedError extends FatalError {
   }
 }
 
+/** No database has been published at `--db` yet (`plan` then plans from nothing; `query` and `status` say so). */
+export class NoSnapshotError extends FatalError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoSnapshotError';
+  }
+}
+
 /** The user stopped the command (Ctrl-C / SIGTERM); what was committed before is kept. */
 export class InterruptedError extends FatalError {
   constructor(message: string, options?: { cause?: unknown }) {

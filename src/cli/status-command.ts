@@ -10,10 +10,10 @@ import { STREAM_NAMES } from '../config/pipeline-definition.js';
 import { isStreamName } from '../streams/registry.js';
 import { ConfigError } from '../errors.js';
 import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
-import { openPublished, readLastRunNote } from '../load/published-snapshot.js';
+import { openSnapshotStore } from '../load/snapshot-store.js';
+import type { SnapshotStore } from '../load/snapshot-store.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';
 import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
-import { isLiveHolder, RunLock } from '../process/run-lock.js';
 import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
 import { withJsonFailure, writeJsonLine } from './json-line.js';
@@ -37,7 +37,7 @@ interface Stale {
 export function makeStatusCommand(): Command {
   return new Command('status')
     .description('Show each series\' watermark, last run, rows, staleness and missing units (holes); with --fail-if-stale, fail when data is older than a threshold.')
-    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on)', DEFAULT_DB_PATH)
+    .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on), or s3://BUCKET/KEY.duckdb', DEFAULT_DB_PATH)
     .option('--json', 'print the result as one JSON line on stdout (on failure too), with `error` and `exit_code`')
     .option('--fail-if-stale <duration>', 'exit 1 when a series\' watermark is older than this (e.g. 26h, 90m, 2d), or when nothing was loaded')
     .option('--stream <name>', 'only this stream (shown and checked)')
@@ -45,97 +45,11 @@ export function makeStatusCommand(): Command {
     .option('--share <fraction>', 'share of the restated values the advised lookback_days must cover', shareArg, DEFAULT_RESTATEMENT_SHARE)
     .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n  engage-etl status --restatements\n\nA run whose lock is still there but whose process is gone is shown as abandoned.')
     .action(async (flags: StatusFlags) => withJsonFailure(flags.json, async () => {
-      const thresholdMs = flags.failIfStale === undefined ? undefined : parseDuration(flags.failIfStale, '--fail-if-stale');
-      if (flags.stream !== undefined && !isStreamName(flags.stream)) {
-        throw new ConfigError('--stream', `unknown stream ${JSON.stringify(flags.stream)}.${suggestion(flags.stream, STREAM_NAMES)}`);
-      }
-      const wh = await openPublished(flags.db);
-      let rows: StatusRow[];
-      let holes: Hole[];
-      let lastRun: Record<string, unknown> | undefined;
-      let reconciliation: Awaited<ReturnType<typeof latestReconciliation>>;
-      let streams: Record<string, unknown>[];
+      const store = openSnapshotStore(flags.db);
       try {
-        const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
-        if (flags.restatements) {
-          const report = (await restatementReport(query, flags.share)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
-          if (flags.json) writeJsonLine({ share: flags.share, streams: report }, EXIT.done, null);
-          else process.stdout.write(formatRestatements(report, flags.share));
-          return;
-        }
-        reconciliation = (await latestReconciliation(query)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
-        rows = (await wh.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
-        holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
-        [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
-        streams = (await wh.query('SELECT "stream", "status", "error", "run_id", "finished_at", "last_success_run_id", "last_success_at" FROM "_etl_stream_outcomes" ORDER BY "stream"'))
-          .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
+        await showStatus(flags, store);
       } finally {
-        await wh.close();
-      }
-      const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
-      // The published file shows the last successful run; a run going on now is known from its lock, and a lock whose
-      // process is gone is a run that was killed or crashed (the next run takes the lock over and logs it abandoned).
-      // One read of the lock: a second could find it gone (the run just ended) and call a healthy run abandoned.
-      const holder = await RunLock.peek(flags.db);
-      const live = holder && isLiveHolder(holder) ? holder : undefined;
-      const running = live ? { pid: live.pid, startedAt: live.startedAt, command: live.command } : null;
-      const abandoned = holder && !live ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
-      if (lastRun?.['status'] === 'running' && !live) {
-        lastRun['status'] = 'abandoned';
-        lastRun['error'] = 'the process ended without recording its end (killed or crashed); the next run closes it and resumes from what was committed';
-      }
-      // A run that failed (or was interrupted) after the last successful one is not in the published file; its note says how it ended.
-      const note = await readLastRunNote(flags.db);
-      const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.runId !== lastRun?.['run_id'] ? note : null;
-      const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
-      const staleError = stale.length === 0 ? null : staleProblem(stale, flags.failIfStale!);
-      if (flags.json) {
-        const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
-        writeJsonLine({ lastRun: lastRun ?? null, latestFailure, running, abandoned, streams, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness },
-          staleError ? EXIT.failed : EXIT.done, staleError);
-      } else {
-        if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
-        if (abandoned) process.stdout.write(`${abandoned.command} (pid ${abandoned.pid}, started ${abandoned.startedAt}) is abandoned: its process ended without finishing (killed or crashed); the next run takes over and resumes from what was committed\n`);
-        if (latestFailure) {
-          process.stdout.write(`latest run ${latestFailure.runId}: ${latestFailure.status} at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
-        }
-        process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
-        const failedStreams = streams.filter((r) => r['status'] === 'failed');
-        if (failedStreams.length > 0) {
-          process.stdout.write(`failed streams (they keep the rows and state of their last success; the next run retries them):\n`);
-          process.stdout.write(formatRows(failedStreams.map((r) => ({
-            stream: r['stream'], failed_in: r['run_id'], last_success: r['last_success_at'] ?? 'never', error: r['error'],
-          }))));
-          process.stdout.write('\n');
-        }
-        process.stdout.write(formatRows(rows.map((r) => ({
-          stream: r.stream,
-          series: r.seriesKey,
-          watermark: r.watermark,
-          rows_loaded: r.rowsLoaded,
-          last_run: r.lastRunId,
-          stale: staleness(r.stalenessMs),
-          open_holes: openOf(r.stream, r.seriesKey),
-        }))));
-        if (holes.length > 0) {
-          const open = holes.filter((h) => h.status === 'open').length;
-          process.stdout.write(`\nmissing units: ${open} open (asked again by the next runs), ${holes.length - open} confirmed absent (no longer asked for)\n`);
-          process.stdout.write(formatRows(holes.map((h) => ({
-            stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
-          }))));
-        }
-        if (reconciliation.length > 0) {
-          const mismatches = reconciliation.filter((r) => r.status === 'mismatch').length;
-          process.stdout.write(`\nreconciliation (latest check per series and metric): ${mismatches} mismatch(es)\n`);
-          process.stdout.write(formatRows(reconciliation.map((r) => ({
-            stream: r.stream, series: r.seriesKey, window_start: r.windowStart, window_end: r.windowEnd, metric: r.metric,
-            expected: r.expected, actual: r.actual, status: r.status, run: r.runId,
-          }))));
-        }
-      }
-      if (staleError) {
-        if (!flags.json) process.stderr.write(`engage-etl: ${staleError}\n`);
-        process.exitCode = EXIT.failed;
+        await store.close();
       }
     }));
 }
@@ -144,6 +58,102 @@ export function makeStatusCommand(): Command {
 function staleProblem(stale: readonly Stale[], threshold: string): string {
   const shown = stale.slice(0, 5).map((s) => (s.series === null ? `${s.stream} (never loaded)` : `${s.stream} ${s.series} (${s.hours} h)`)).join(', ');
   return `${stale.length} series older than ${threshold}: ${shown}${stale.length > 5 ? ', …' : ''}; run \`engage-etl run\` or look at the last run's error`;
+}
+
+/** What `status` prints, from the published state and the lock and last-run note beside it. */
+async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<void> {
+  const thresholdMs = flags.failIfStale === undefined ? undefined : parseDuration(flags.failIfStale, '--fail-if-stale');
+  if (flags.stream !== undefined && !isStreamName(flags.stream)) {
+    throw new ConfigError('--stream', `unknown stream ${JSON.stringify(flags.stream)}.${suggestion(flags.stream, STREAM_NAMES)}`);
+  }
+  const wh = await store.openPublished();
+  let rows: StatusRow[];
+  let holes: Hole[];
+  let lastRun: Record<string, unknown> | undefined;
+  let reconciliation: Awaited<ReturnType<typeof latestReconciliation>>;
+  let streams: Record<string, unknown>[];
+  try {
+    const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
+    if (flags.restatements) {
+      const report = (await restatementReport(query, flags.share)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+      if (flags.json) writeJsonLine({ share: flags.share, streams: report }, EXIT.done, null);
+      else process.stdout.write(formatRestatements(report, flags.share));
+      return;
+    }
+    reconciliation = (await latestReconciliation(query)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+    rows = (await wh.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+    holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
+    [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+    streams = (await wh.query('SELECT "stream", "status", "error", "run_id", "finished_at", "last_success_run_id", "last_success_at" FROM "_etl_stream_outcomes" ORDER BY "stream"'))
+      .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
+  } finally {
+    await wh.close();
+  }
+  const openOf = (stream: string, key: string): number => holes.filter((h) => h.stream === stream && h.seriesKey === key && h.status === 'open').length;
+  // The published file shows the last successful run; a run going on now is known from its lock, and a lock whose
+  // process is gone is a run that was killed or crashed (the next run takes the lock over and logs it abandoned).
+  // One read of the lock: a second could find it gone (the run just ended) and call a healthy run abandoned.
+  const holder = await store.lockHolder();
+  const live = holder?.live ? holder : undefined;
+  const running = live ? { pid: live.pid, startedAt: live.startedAt, command: live.command } : null;
+  const abandoned = holder && !live ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
+  if (lastRun?.['status'] === 'running' && !live) {
+    lastRun['status'] = 'abandoned';
+    lastRun['error'] = 'the process ended without recording its end (killed or crashed); the next run closes it and resumes from what was committed';
+  }
+  // A run that failed (or was interrupted) after the last successful one is not in the published file; its note says how it ended.
+  const note = await store.readLastRunNote();
+  const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.runId !== lastRun?.['run_id'] ? note : null;
+  const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
+  const staleError = stale.length === 0 ? null : staleProblem(stale, flags.failIfStale!);
+  if (flags.json) {
+    const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
+    writeJsonLine({ lastRun: lastRun ?? null, latestFailure, running, abandoned, streams, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness },
+      staleError ? EXIT.failed : EXIT.done, staleError);
+  } else {
+    if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
+    if (abandoned) process.stdout.write(`${abandoned.command} (pid ${abandoned.pid}, started ${abandoned.startedAt}) is abandoned: its process ended without finishing (killed or crashed); the next run takes over and resumes from what was committed\n`);
+    if (latestFailure) {
+      process.stdout.write(`latest run ${latestFailure.runId}: ${latestFailure.status} at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
+    }
+    process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
+    const failedStreams = streams.filter((r) => r['status'] === 'failed');
+    if (failedStreams.length > 0) {
+      process.stdout.write(`failed streams (they keep the rows and state of their last success; the next run retries them):\n`);
+      process.stdout.write(formatRows(failedStreams.map((r) => ({
+        stream: r['stream'], failed_in: r['run_id'], last_success: r['last_success_at'] ?? 'never', error: r['error'],
+      }))));
+      process.stdout.write('\n');
+    }
+    process.stdout.write(formatRows(rows.map((r) => ({
+      stream: r.stream,
+      series: r.seriesKey,
+      watermark: r.watermark,
+      rows_loaded: r.rowsLoaded,
+      last_run: r.lastRunId,
+      stale: staleness(r.stalenessMs),
+      open_holes: openOf(r.stream, r.seriesKey),
+    }))));
+    if (holes.length > 0) {
+      const open = holes.filter((h) => h.status === 'open').length;
+      process.stdout.write(`\nmissing units: ${open} open (asked again by the next runs), ${holes.length - open} confirmed absent (no longer asked for)\n`);
+      process.stdout.write(formatRows(holes.map((h) => ({
+        stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
+      }))));
+    }
+    if (reconciliation.length > 0) {
+      const mismatches = reconciliation.filter((r) => r.status === 'mismatch').length;
+      process.stdout.write(`\nreconciliation (latest check per series and metric): ${mismatches} mismatch(es)\n`);
+      process.stdout.write(formatRows(reconciliation.map((r) => ({
+        stream: r.stream, series: r.seriesKey, window_start: r.windowStart, window_end: r.windowEnd, metric: r.metric,
+        expected: r.expected, actual: r.actual, status: r.status, run: r.runId,
+      }))));
+    }
+  }
+  if (staleError) {
+    if (!flags.json) process.stderr.write(`engage-etl: ${staleError}\n`);
+    process.exitCode = EXIT.failed;
+  }
 }
 
 function staleSeries(rows: readonly StatusRow[], thresholdMs: number, stream: string | undefined): Stale[] {

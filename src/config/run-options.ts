@@ -3,6 +3,7 @@
 import type { DateTime } from 'luxon';
 import { credentialProblem } from '../api/credential-rules.js';
 import { ConfigError } from '../errors.js';
+import { parseDbLocation, parseLocation } from '../store/location.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from './default-paths.js';
@@ -27,6 +28,7 @@ export interface RawRunFlags {
   fullRefresh?: boolean;
   json?: boolean;
   maxWait?: string;
+  workDir?: string;
 }
 
 export interface RunOptions {
@@ -55,6 +57,11 @@ export interface RunOptions {
   json: boolean;
   /** Longest wait for a pool's rate-limit window (--max-wait). @default undefined (each pool's window + 5 minutes) */
   maxWaitMs?: number;
+  /**
+   * Local folder for the downloaded database, its working copy and files about to be uploaded, where `db` or `out` is an
+   * `s3://` URL (--work-dir). @default a temp folder per run, removed at its end
+   */
+  workDir?: string;
 }
 
 /** How far --until may be ahead of the clock (clock skew between machines). */
@@ -87,6 +94,10 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
   const pipelinePath = pathFlag(flags.pipeline, '--pipeline', DEFAULT_PIPELINE_PATH);
   const db = pathFlag(flags.db, '--db', DEFAULT_DB_PATH);
   const out = pathFlag(flags.out, '--out', DEFAULT_OUT_DIR);
+  // An s3:// URL is checked here (exit 2 for a malformed one), not taken for a folder named `s3:`.
+  parseDbLocation(db, '--db');
+  parseLocation(out, '--out');
+  const workDir = flags.workDir === undefined ? undefined : pathFlag(flags.workDir, '--work-dir', 'a temp folder');
   const pipeline = loadPipelineFile(pipelinePath);
   const emulator = flags.emulator === true;
 
@@ -137,6 +148,7 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     fullRefresh: flags.fullRefresh === true,
     json: flags.json === true,
     ...maxWaitOption(flags.maxWait),
+    ...(workDir !== undefined ? { workDir } : {}),
   };
 }
 

@@ -1,11 +1,12 @@
-// Parquet export of the warehouse through DuckDB COPY, in the layout of parquet-layout.ts: year partitions
-// (`<out>/<table>/year=YYYY/data.parquet`) for tables with a time column, one `data.parquet` for the rest. Files are
-// written into a staging folder and renamed into place, the manifest follows, and only then are the exported months
-// cleared from `_etl_dirty_partitions`. A table still in the old `_month=` layout is rewritten whole and its old files removed.
+// Parquet export of the warehouse through DuckDB COPY, in the layout of parquet-layout.ts — year partitions
+// (`<table>/year=YYYY/…parquet`) for tables with a time column, one file for the rest — published into a Place (a local
+// folder or an object-store prefix; the export does not know which). Per table: the changed partitions are written to
+// a staging folder and put in place (in parallel, bounded), the manifest follows, then the files the manifest no longer
+// names are deleted, and only then are the exported months cleared from `_etl_dirty_partitions`. A table still in the
+// old `_month=` layout is rewritten whole and its old files removed.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { FatalError } from '../errors.js';
 import { CLEAR_DIRTY_SQL, READ_DIRTY_SQL } from '../load/dirty-partitions.js';
 import type { Warehouse } from '../load/warehouse.js';
@@ -13,10 +14,13 @@ import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, sqlString,
 import type { TableName, TableSpec } from '../load/table-specs.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
+import { LocalPlace } from '../store/local-place.js';
+import { eachLimited } from '../store/place.js';
+import type { Place, PlaceObject } from '../store/place.js';
 import { assertWritableDir } from './assert-writable-dir.js';
 import { findDamage } from './damaged-files.js';
 import { BOOKKEEPING_EXPORTS, DATA_FILE, LEGACY_MANIFEST, LEGACY_MONTH_FOLDER, MANIFEST_DIR, PARQUET_PARTITION_COLUMN, YEAR_FOLDER, yearFolder } from './parquet-layout.js';
-import { MANIFEST_TEMP, readManifest, writeManifest } from './table-manifest.js';
+import { MANIFEST_TEMP, inspectManifest, writeManifest } from './table-manifest.js';
 import type { ManifestFile } from './table-manifest.js';
 
 export interface ExportOptions {
@@ -45,6 +49,7 @@ export interface ExportRepair {
 }
 
 export interface ExportSummary {
+  /** The place written: a folder path or `s3://bucket/prefix`. */
   outDir: string;
   /** Damage found and repaired by this export. */
   repaired: ExportRepair[];
@@ -53,27 +58,30 @@ export interface ExportSummary {
   filesWritten: number;
   filesRemoved: number;
   rowsWritten: number;
+  /** Files (Parquet and manifests) put into the place, and their bytes. */
+  put: { objects: number; bytes: number };
 }
 
 const STAGING_PREFIX = '.staging-';
 const MONTH = /^\d{4}-\d{2}$/;
+/** Files put into the place at once. */
+const PUTS_IN_FLIGHT = 4;
 
 // Staging folders of exports still running in this process: a stale-folder sweep must not remove them.
 const ACTIVE_STAGING = new Set<string>();
-
-
 
 // The probe file of assertWritableDir: `.engage-etl-write-test-<pid>`.
 const WRITE_PROBE = /^\.engage-etl-write-test-(\d+)$/;
 
 /**
- * Remove what killed runs left in the output folder: staging folders, half-written manifest temp files and write
- * probes whose process is gone (or is this process and no export of it uses them). Without this a run killed at the wrong moment leaves temp files forever.
+ * Remove what killed runs left in the scratch folder (a local output folder itself): staging folders, half-written
+ * manifest temp files and write probes whose process is gone (or is this process and no export of it uses them).
+ * Without this a run killed at the wrong moment leaves temp files forever.
  */
-async function removeStaleStaging(outDir: string): Promise<void> {
+async function removeStaleStaging(dir: string): Promise<void> {
   const stale = (pid: number) => !(pid !== process.pid && Number.isInteger(pid) && isProcessAlive(pid));
-  for (const entry of await readdir(outDir, { withFileTypes: true })) {
-    const path = join(outDir, entry.name);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
     const probe = WRITE_PROBE.exec(entry.name)?.[1];
     if (entry.name.startsWith(STAGING_PREFIX)) {
       const pid = Number(/^\.staging-(\d+)-/.exec(entry.name)?.[1]);
@@ -89,35 +97,54 @@ async function removeStaleStaging(outDir: string): Promise<void> {
   }
 }
 
-function relativeFile(spec: TableSpec, partition: string): string {
-  return spec.partitionSource ? `${yearFolder(partition)}/${DATA_FILE}` : DATA_FILE;
+/** One export's names: its staging folder and the name its new files get in a place with versioned names. */
+interface ExportRun {
+  place: Place;
+  staging: string;
+  /** `data.parquet`, or `data-<UTC time>-<hex>.parquet` where each publish writes new names. */
+  fileName: string;
+  put: { objects: number; bytes: number };
 }
 
-/** Whether the table's folder still holds files of the `_month=` layout. */
-async function hasLegacyLayout(tableDir: string): Promise<boolean> {
-  if (!existsSync(tableDir)) return false;
-  return (await readdir(tableDir)).some(isLegacy);
+/** A partition's file, relative to its table's folder. */
+function relativeFile(spec: TableSpec, partition: string, name: string): string {
+  return spec.partitionSource ? `${yearFolder(partition)}/${name}` : name;
+}
+
+/** The partition a path relative to the table's folder belongs to, or undefined when it is no data file of the layout. */
+function partitionOfPath(spec: TableSpec, path: string, place: Place): string | undefined {
+  const parts = path.split('/');
+  const name = parts.at(-1)!;
+  const isData = place.versionedNames ? /^data(-[0-9A-Za-z-]+)?\.parquet$/.test(name) : name === DATA_FILE;
+  if (!isData) return undefined;
+  if (!spec.partitionSource) return parts.length === 1 ? WHOLE_TABLE_PARTITION : undefined;
+  return parts.length === 2 ? YEAR_FOLDER.exec(parts[0]!)?.[1] : undefined;
 }
 
 /** A month folder, the manifest, or a manifest temp file a killed export of that layout left. */
 const isLegacy = (name: string): boolean => name.startsWith(LEGACY_MANIFEST) || LEGACY_MONTH_FOLDER.test(name);
 
-async function removeLegacyLayout(tableDir: string): Promise<void> {
-  for (const name of await readdir(tableDir)) {
-    if (isLegacy(name)) await rm(join(tableDir, name), { recursive: true, force: true });
-  }
+/** What the place holds of one table: data files by partition, and files of the old layout. */
+interface TableObjects {
+  /** Data files per partition (one, except where a killed publish of versioned names left more). */
+  data: Map<string, (PlaceObject & { path: string })[]>;
+  legacy: string[];
 }
 
-/** Partitions with a data file on disk. */
-async function partitionsOnDisk(spec: TableSpec, tableDir: string): Promise<string[]> {
-  if (!existsSync(tableDir)) return [];
-  if (!spec.partitionSource) return existsSync(join(tableDir, DATA_FILE)) ? [WHOLE_TABLE_PARTITION] : [];
-  const years: string[] = [];
-  for (const name of await readdir(tableDir)) {
-    const year = YEAR_FOLDER.exec(name)?.[1];
-    if (year && existsSync(join(tableDir, name, DATA_FILE))) years.push(year);
+async function tableObjects(place: Place, spec: TableSpec): Promise<TableObjects> {
+  const prefix = `${spec.name}/`;
+  const out: TableObjects = { data: new Map(), legacy: [] };
+  for (const obj of await place.list(prefix)) {
+    const path = obj.key.slice(prefix.length);
+    if (isLegacy(path.split('/')[0]!)) {
+      out.legacy.push(obj.key);
+      continue;
+    }
+    const partition = partitionOfPath(spec, path, place);
+    if (partition === undefined) continue;
+    out.data.set(partition, [...(out.data.get(partition) ?? []), { ...obj, path }]);
   }
-  return years;
+  return out;
 }
 
 /** The year (or the whole-table partition) a dirty month lands in. */
@@ -125,7 +152,7 @@ function filePartition(spec: TableSpec, dirtyPartition: string): string {
   return spec.partitionSource ? dirtyPartition.slice(0, 4) : dirtyPartition;
 }
 
-async function partitionsToWrite(wh: Warehouse, spec: TableSpec, tableDir: string, scope: 'dirty' | 'all', dirty: readonly string[]): Promise<string[]> {
+async function partitionsToWrite(wh: Warehouse, spec: TableSpec, existing: Iterable<string>, scope: 'dirty' | 'all', dirty: readonly string[]): Promise<string[]> {
   const found = new Set<string>(dirty.map((p) => filePartition(spec, p)));
   if (scope === 'all') {
     if (!spec.partitionSource) found.add(WHOLE_TABLE_PARTITION);
@@ -134,7 +161,7 @@ async function partitionsToWrite(wh: Warehouse, spec: TableSpec, tableDir: strin
       for (const row of await wh.query(`SELECT DISTINCT strftime(${source}, '%Y') AS p FROM ${ident(spec.name)} WHERE ${source} IS NOT NULL`)) {
         found.add(row.p as string);
       }
-      for (const month of await partitionsOnDisk(spec, tableDir)) found.add(month);
+      for (const year of existing) found.add(year);
     }
   }
   return [...found].sort();
@@ -149,22 +176,44 @@ async function copyPartition(wh: Warehouse, spec: TableSpec, partition: string, 
   return Number(row?.Count ?? 0);
 }
 
-async function fileRows(wh: Warehouse, file: string): Promise<number> {
-  const [row] = await wh.query(`SELECT sum("num_rows") AS n FROM parquet_file_metadata(${sqlString(file)})`);
-  return Number(row?.n ?? 0);
+/** Rows of a file already in the place that no manifest counts: read into the staging folder and counted there. */
+async function placedFileRows(wh: Warehouse, run: ExportRun, key: string): Promise<number> {
+  const bytes = await run.place.read(key);
+  if (!bytes) return 0;
+  const local = join(run.staging, `count-${randomBytes(4).toString('hex')}.parquet.part`);
+  await writeFile(local, bytes);
+  try {
+    const [row] = await wh.query(`SELECT sum("num_rows") AS n FROM parquet_file_metadata(${sqlString(local)})`);
+    return Number(row?.n ?? 0);
+  } finally {
+    await rm(local, { force: true });
+  }
+}
+
+async function putFile(run: ExportRun, key: string, file: string): Promise<number> {
+  const bytes = (await stat(file)).size;
+  await run.place.put(key, file);
+  run.put.objects += 1;
+  run.put.bytes += bytes;
+  return bytes;
+}
+
+/** Staged partition files waiting to be put: partition → staged path and rows. */
+interface Staged {
+  partition: string;
+  file: string;
+  rows: number;
 }
 
 async function exportTable(
   wh: Warehouse,
   spec: TableSpec<TableName>,
-  outDir: string,
-  stagingDir: string,
+  run: ExportRun,
   scope: 'dirty' | 'all',
   dirty: Map<string, Set<string>>,
-  runTag: string,
   repaired: ExportRepair[],
 ): Promise<TableExport | undefined> {
-  const tableDir = join(outDir, spec.name);
+  const { place } = run;
   const dirtyHere = [...(dirty.get(spec.name) ?? [])];
   for (const p of dirtyHere) {
     if (spec.partitionSource ? !MONTH.test(p) : p !== WHOLE_TABLE_PARTITION) {
@@ -172,69 +221,79 @@ async function exportTable(
       throw new FatalError(`_etl_dirty_partitions names partition "${p}" of ${spec.name}, expected ${expected}; delete that row and export with scope 'all'`);
     }
   }
+  const objects = await tableObjects(place, spec);
+  const reading = await inspectManifest(place, spec.name);
+  const named = new Set(reading.state === 'ok' ? reading.manifest.files.map((f) => f.path) : []);
+  // The current file of each partition: the one the manifest names; where the manifest names none, the single file of a
+  // folder (keeping one name per partition) — more than one unnamed file is a killed publish's, rewritten below.
+  const current = new Map<string, PlaceObject & { path: string }>();
+  const unsure = new Set<string>();
+  for (const [partition, files] of objects.data) {
+    const chosen = files.find((f) => named.has(f.path)) ?? (place.versionedNames ? undefined : files[0]);
+    if (chosen) current.set(partition, chosen);
+    else unsure.add(partition);
+  }
   // A table in the old layout is rewritten whole in the new one; its old files go once the new manifest is in place.
-  const legacy = await hasLegacyLayout(tableDir);
-  const planned = await partitionsToWrite(wh, spec, tableDir, legacy ? 'all' : scope, dirtyHere);
+  const legacy = objects.legacy.length > 0;
+  const planned = await partitionsToWrite(wh, spec, objects.data.keys(), legacy ? 'all' : scope, dirtyHere);
   // A table being migrated is rewritten whole anyway: what its new-layout files look like meanwhile is no damage.
-  const damage = legacy ? undefined : await findDamage(outDir, spec.name, tableDir, await partitionsOnDisk(spec, tableDir), new Set(planned), (p) => relativeFile(spec, p));
+  const damage = legacy ? undefined : await findDamage(place, spec.name, current, reading, new Set(planned), (path) => partitionOfPath(spec, path, place));
   if (damage && damage.problems.length > 0) repaired.push({ table: spec.name, problems: damage.problems });
-  const partitions = [...new Set([...planned, ...(damage?.partitions ?? [])])].sort();
-  if (partitions.length === 0 && !damage?.manifestDamaged) return undefined;
+  const partitions = [...new Set([...planned, ...(damage?.partitions ?? []), ...unsure])].sort();
+  // Files no manifest will name: left by a publish killed before its manifest, or replaced by one killed before its deletes.
+  const orphans = [...objects.data.values()].flat().filter((f) => place.versionedNames && !named.has(f.path)).map((f) => f.key);
+  if (partitions.length === 0 && !damage?.manifestDamaged) {
+    if (orphans.length > 0) await place.delete(orphans);
+    return undefined;
+  }
   const result: TableExport = { table: spec.name, filesWritten: 0, filesRemoved: 0, rowsWritten: 0 };
   const written = new Map<string, ManifestFile>();
-  // Files of partitions that became empty: removed only after the new manifest stops naming them, so no reader ever
-  // finds a manifest that names a missing file.
+  // Partitions that became empty: their files go only after the new manifest stops naming them, so no reader ever finds
+  // a manifest that names a missing file.
   const emptied = new Set<string>();
-  const stagedTable = join(stagingDir, spec.name);
+  const stagedTable = join(run.staging, spec.name);
   await mkdir(stagedTable, { recursive: true });
 
+  const staged: Staged[] = [];
   for (const partition of partitions) {
-    const rel = relativeFile(spec, partition);
-    const finalPath = join(tableDir, rel);
     // The staged name does not end in .parquet, so no `*.parquet` glob ever reads a half-written file.
-    const staged = join(stagedTable, `${partition || 'table'}.${DATA_FILE}.part`);
-    const rows = await copyPartition(wh, spec, partition, staged);
+    const file = join(stagedTable, `${partition || 'table'}.${DATA_FILE}.part`);
+    const rows = await copyPartition(wh, spec, partition, file);
     if (rows === 0) {
-      await rm(staged, { force: true });
-      if (existsSync(finalPath)) emptied.add(partition);
+      await rm(file, { force: true });
+      if (objects.data.has(partition)) emptied.add(partition);
       continue;
     }
     crashPoint('parquet-staged');
-    await mkdir(spec.partitionSource ? join(tableDir, yearFolder(partition)) : tableDir, { recursive: true });
-    await rename(staged, finalPath);
+    staged.push({ partition, file, rows });
+  }
+  await eachLimited(staged, PUTS_IN_FLIGHT, async ({ partition, file, rows }) => {
+    const rel = relativeFile(spec, partition, run.fileName);
+    const bytes = await putFile(run, `${spec.name}/${rel}`, file);
     crashPoint('parquet-placed');
-    const bytes = (await stat(finalPath)).size;
-    written.set(rel, { path: rel, partition: spec.partitionSource ? partition : null, rows, bytes });
+    written.set(partition, { path: rel, partition: spec.partitionSource ? partition : null, rows, bytes });
     result.filesWritten += 1;
     result.rowsWritten += rows;
-  }
+  });
 
-  // A table never exported and still empty gets no folder at all.
-  if (!existsSync(tableDir)) {
+  // A table never exported and still empty gets no files at all.
+  if (objects.data.size === 0 && objects.legacy.length === 0 && written.size === 0 && reading.state === 'missing') {
     await clearDirty(wh, spec, dirtyHere);
     return result;
   }
 
-  // The manifest lists exactly the files on disk: rewritten ones, plus untouched ones carried over (recounted when the
-  // old manifest does not know them or their size changed).
-  const previous = new Map((await readManifest(outDir, spec.name))?.files.map((f) => [f.path, f]) ?? []);
-  const files: ManifestFile[] = [];
-  for (const partition of await partitionsOnDisk(spec, tableDir)) {
-    if (emptied.has(partition)) continue;
-    const rel = relativeFile(spec, partition);
-    const fresh = written.get(rel);
-    if (fresh) {
-      files.push(fresh);
-      continue;
-    }
-    const path = join(tableDir, rel);
-    const bytes = (await stat(path)).size;
-    const old = previous.get(rel);
-    files.push(old && old.bytes === bytes ? old : { path: rel, partition: spec.partitionSource ? partition : null, rows: await fileRows(wh, path), bytes });
+  // The manifest lists exactly the table's current files: rewritten ones, plus untouched ones carried over (recounted
+  // when the old manifest does not know them or their size changed).
+  const previous = new Map(reading.state === 'ok' ? reading.manifest.files.map((f) => [f.path, f]) : []);
+  const files: ManifestFile[] = [...written.values()];
+  for (const [partition, file] of current) {
+    if (emptied.has(partition) || written.has(partition)) continue;
+    const old = previous.get(file.path);
+    files.push(old && old.bytes === file.bytes ? old : { path: file.path, partition: spec.partitionSource ? partition : null, rows: await placedFileRows(wh, run, file.key), bytes: file.bytes });
   }
   files.sort((a, b) => a.path.localeCompare(b.path));
   await writeManifest(
-    outDir,
+    place,
     {
       table: spec.name,
       format: 'parquet',
@@ -244,15 +303,16 @@ async function exportTable(
       files,
       updatedAt: new Date().toISOString(),
     },
-    runTag,
+    run.staging,
   );
+  run.put.objects += 1;
   crashPoint('manifest-written');
-  for (const partition of emptied) {
-    await rm(join(tableDir, relativeFile(spec, partition)), { force: true });
-    result.filesRemoved += 1;
-    if (spec.partitionSource) await rmdir(join(tableDir, yearFolder(partition))).catch(() => undefined);
-  }
-  if (legacy) await removeLegacyLayout(tableDir);
+  // Now that the manifest names the new files: the files of emptied partitions, the replaced ones (under their old
+  // names) and any a killed publish left go.
+  const keep = new Set(files.map((f) => `${spec.name}/${f.path}`));
+  const obsolete = [...objects.data.values()].flat().map((f) => f.key).filter((key) => !keep.has(key));
+  await place.delete([...obsolete, ...objects.legacy]);
+  result.filesRemoved += [...emptied].length;
 
   await clearDirty(wh, spec, dirtyHere);
   return result;
@@ -262,14 +322,39 @@ async function clearDirty(wh: Warehouse, spec: TableSpec, partitions: string[]):
   await wh.query(CLEAR_DIRTY_SQL, [spec.name, partitions]);
 }
 
-/**
- * Export the warehouse to Parquet under `outDir`. Readers of `<out>/<table>/**\/*.parquet` see each file old or new, never
- * half of one; a killed export leaves its partitions dirty, so the next export redoes them.
- */
-export async function exportParquet(wh: Warehouse, outDir: string, opts: ExportOptions): Promise<ExportSummary> {
-  const out = resolve(outDir);
+/** A place given as a folder path is a LocalPlace, checked writable first. */
+async function placeOf(out: Place | string): Promise<Place> {
+  if (typeof out !== 'string') return out;
   await assertWritableDir(out);
-  await removeStaleStaging(out);
+  return new LocalPlace(out);
+}
+
+/** A publish's names: new file names where the place keeps versions, a staging folder in the scratch folder. */
+async function beginExport(place: Place): Promise<ExportRun> {
+  await mkdir(place.scratchDir, { recursive: true });
+  await removeStaleStaging(place.scratchDir);
+  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const staging = join(place.scratchDir, `${STAGING_PREFIX}${tag}`);
+  ACTIVE_STAGING.add(staging);
+  await mkdir(staging);
+  const time = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const fileName = place.versionedNames ? `data-${time}-${randomBytes(4).toString('hex')}.parquet` : DATA_FILE;
+  return { place, staging, fileName, put: { objects: 0, bytes: 0 } };
+}
+
+async function endExport(run: ExportRun): Promise<void> {
+  await rm(run.staging, { recursive: true, force: true });
+  ACTIVE_STAGING.delete(run.staging);
+}
+
+/**
+ * Export the warehouse to Parquet in `out` (a Place, or a local folder's path). Readers following the manifests see
+ * each table's previous files or its new ones, never a mix and never half a file; readers of `<table>/**\/*.parquet` in a
+ * folder see each file old or new. A killed export leaves its partitions dirty, so the next export redoes them and
+ * removes what it left.
+ */
+export async function exportParquet(wh: Warehouse, out: Place | string, opts: ExportOptions): Promise<ExportSummary> {
+  const place = await placeOf(out);
   // A run's merges leave replaced rows' versions in memory until a checkpoint; under the writer's 64 MB limit a sorted
   // COPY of a wide year (campaign_message_series of the demo's second run) then ran out of memory. Checkpoint first.
   await wh.query('CHECKPOINT');
@@ -281,14 +366,11 @@ export async function exportParquet(wh: Warehouse, outDir: string, opts: ExportO
     dirty.get(table)!.add(row.partition as string);
   }
 
-  const runTag = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  const stagingDir = join(out, `${STAGING_PREFIX}${runTag}`);
-  ACTIVE_STAGING.add(stagingDir);
-  const summary: ExportSummary = { outDir: out, repaired: [], tables: [], filesWritten: 0, filesRemoved: 0, rowsWritten: 0 };
+  const run = await beginExport(place);
+  const summary: ExportSummary = { outDir: place.description, repaired: [], tables: [], filesWritten: 0, filesRemoved: 0, rowsWritten: 0, put: run.put };
   try {
-    await mkdir(stagingDir);
     for (const spec of tables) {
-      const done = await exportTable(wh, spec, out, stagingDir, opts.scope, dirty, runTag, summary.repaired);
+      const done = await exportTable(wh, spec, run, opts.scope, dirty, summary.repaired);
       if (!done) continue;
       summary.tables.push(done);
       summary.filesWritten += done.filesWritten;
@@ -296,42 +378,38 @@ export async function exportParquet(wh: Warehouse, outDir: string, opts: ExportO
       summary.rowsWritten += done.rowsWritten;
     }
   } finally {
-    await rm(stagingDir, { recursive: true, force: true });
-    ACTIVE_STAGING.delete(stagingDir);
+    await endExport(run);
   }
   return summary;
 }
 
-
 /**
- * Export the loader's bookkeeping tables (series watermarks, run log) whole, as `<out>/etl_series_state/data.parquet`
- * and `<out>/etl_runs/data.parquet`: they are small, and with them the freshness views read the same over Parquet.
- * Call it after the run's end is recorded, so the run log shows the run's outcome.
+ * Export the loader's bookkeeping tables (series watermarks, run log, holes) whole, as `etl_series_state/…parquet`,
+ * `etl_runs/…parquet` and `etl_holes/…parquet` with their manifests: they are small, and with them the freshness views
+ * read the same over Parquet. Call it after the run's end is recorded, so the run log shows the run's outcome.
  */
-export async function exportBookkeeping(wh: Warehouse, outDir: string): Promise<void> {
-  const out = resolve(outDir);
-  const runTag = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  // Staged like the tables' files, so a killed export's leftovers are swept by the next export's stale-staging pass.
-  const stagingDir = join(out, `${STAGING_PREFIX}${runTag}`);
-  ACTIVE_STAGING.add(stagingDir);
+export async function exportBookkeeping(wh: Warehouse, out: Place | string): Promise<{ objects: number; bytes: number }> {
+  const place = await placeOf(out);
+  const run = await beginExport(place);
   try {
-    await mkdir(stagingDir, { recursive: true });
     for (const { table, folder } of BOOKKEEPING_EXPORTS) {
-      const staged = join(stagingDir, `${folder}.${DATA_FILE}.part`);
+      const before = await place.list(`${folder}/`);
+      const staged = join(run.staging, `${folder}.${DATA_FILE}.part`);
       const [row] = await wh.query(`COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (FORMAT parquet, COMPRESSION zstd)`);
-      const file = join(out, folder, DATA_FILE);
-      await mkdir(join(out, folder), { recursive: true });
-      await rename(staged, file);
+      const bytes = await putFile(run, `${folder}/${run.fileName}`, staged);
       const columns = await wh.query(`SELECT "column_name", "data_type" FROM information_schema.columns WHERE "table_schema" = 'main' AND "table_name" = $1 ORDER BY "ordinal_position"`, [table]);
-      await writeManifest(out, {
+      await writeManifest(place, {
         table: folder, format: 'parquet', compression: 'zstd', partitionColumn: null,
         columns: columns.map((c) => ({ name: c.column_name as string, type: c.data_type as string })),
-        files: [{ path: DATA_FILE, partition: null, rows: Number(row?.Count ?? 0), bytes: (await stat(file)).size }],
+        files: [{ path: run.fileName, partition: null, rows: Number(row?.Count ?? 0), bytes }],
         updatedAt: new Date().toISOString(),
-      }, runTag);
+      }, run.staging);
+      run.put.objects += 1;
+      // The previous file (another name where names are versioned) goes once the manifest names the new one.
+      await place.delete(before.map((o) => o.key).filter((key) => key !== `${folder}/${run.fileName}` && key.endsWith('.parquet')));
     }
   } finally {
-    await rm(stagingDir, { recursive: true, force: true });
-    ACTIVE_STAGING.delete(stagingDir);
+    await endExport(run);
   }
+  return run.put;
 }

@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { openPublished } from '../load/published-snapshot.js';
+import { NoSnapshotError } from '../errors.js';
+import { withPublishedDatabase } from '../load/snapshot-store.js';
 import type { StreamFinished } from '../pipeline/run-events.js';
 import type { MetricFamily } from './prometheus-text.js';
 import { formatPrometheusText, parsePrometheusText } from './prometheus-text.js';
@@ -79,14 +80,15 @@ export async function writeRunMetrics(path: string, m: RunMetricsInput): Promise
  * the table does not exist.
  */
 export async function readOpenHoles(db: string): Promise<Record<string, number>> {
-  if (!existsSync(db)) return {};
-  const wh = await openPublished(db);
   try {
-    const [exists] = await wh.query(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '_etl_holes'`);
-    if (Number(exists?.['n'] ?? 0) === 0) return {};
-    const rows = await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`);
-    return Object.fromEntries(rows.map((r) => [String(r['stream']), Number(r['n'])]));
-  } finally {
-    await wh.close();
+    return await withPublishedDatabase(db, async (wh) => {
+      const [exists] = await wh.query(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '_etl_holes'`);
+      if (Number(exists?.['n'] ?? 0) === 0) return {};
+      const rows = await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`);
+      return Object.fromEntries(rows.map((r) => [String(r['stream']), Number(r['n'])]));
+    });
+  } catch (err) {
+    if (err instanceof NoSnapshotError) return {};
+    throw err;
   }
 }

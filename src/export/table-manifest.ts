@@ -1,10 +1,10 @@
 // The manifest of an exported table, `<out>/manifests/<table>.json`: every Parquet file with its partition, rows and
-// bytes. It sits outside the table's folder so a `<table>/*` glob never meets it. Written to a temp file and renamed,
-// so a reader sees the old or the new manifest whole.
-import { readFile } from 'node:fs/promises';
+// bytes. It sits outside the table's folder so a `<table>/*` glob never meets it. Staged as a file and put into its
+// place whole (a rename in a folder, one PUT in an object store), so a reader sees the old or the new manifest.
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Place } from '../store/place.js';
 import { MANIFEST_DIR } from './parquet-layout.js';
-import { writeFileAtomically } from '../process/write-file-atomically.js';
 
 export interface ManifestFile {
   /** Relative to the table's folder, with `/` separators, e.g. `year=2024/data.parquet`. */
@@ -27,12 +27,10 @@ export interface TableManifest {
   updatedAt: string;
 }
 
-const manifestPath = (outDir: string, table: string): string => join(outDir, MANIFEST_DIR, `${table}.json`);
-
-/** The manifest's path as messages show it, relative to the output folder: `manifests/<table>.json`. */
+/** The manifest's key in its place (and its path as messages show it): `manifests/<table>.json`. */
 export const manifestName = (table: string): string => `${MANIFEST_DIR}/${table}.json`;
 
-/** A manifest being written: `<table>.json.<pid>-<hex>.tmp` in the manifests folder. */
+/** A manifest being written by earlier versions: `<table>.json.<pid>-<hex>.tmp` in the manifests folder (swept). */
 export const MANIFEST_TEMP = /^.+\.json\.(\d+)-[0-9a-f]+\.tmp$/;
 
 /** A table's manifest as found on disk: absent, present but unusable (the reason), or whole. */
@@ -52,13 +50,14 @@ function shapeProblem(value: unknown): string | undefined {
 }
 
 /** Read and check the table's manifest: JSON of the shape TableManifest, every file entry complete. */
-export async function inspectManifest(outDir: string, table: string): Promise<ManifestReading> {
+export async function inspectManifest(place: Place, table: string): Promise<ManifestReading> {
   const name = manifestName(table);
   let text: string;
   try {
-    text = await readFile(manifestPath(outDir, table), 'utf8');
+    const bytes = await place.read(name);
+    if (bytes === undefined) return { state: 'missing' };
+    text = bytes.toString('utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
     return { state: 'damaged', reason: `${name} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})` };
   }
   let value: unknown;
@@ -72,12 +71,14 @@ export async function inspectManifest(outDir: string, table: string): Promise<Ma
 }
 
 /** The table's current manifest, or undefined when there is none or it is damaged (it is rebuilt from the files). */
-export async function readManifest(outDir: string, table: string): Promise<TableManifest | undefined> {
-  const reading = await inspectManifest(outDir, table);
+export async function readManifest(place: Place, table: string): Promise<TableManifest | undefined> {
+  const reading = await inspectManifest(place, table);
   return reading.state === 'ok' ? reading.manifest : undefined;
 }
 
-export async function writeManifest(outDir: string, manifest: TableManifest, tempSuffix: string): Promise<void> {
-  const final = manifestPath(outDir, manifest.table);
-  await writeFileAtomically(final, `${JSON.stringify(manifest, null, 2)}\n`, `${final}.${tempSuffix}.tmp`);
+/** Stage the manifest in `stagingDir` and put it in its place. */
+export async function writeManifest(place: Place, manifest: TableManifest, stagingDir: string): Promise<void> {
+  const staged = join(stagingDir, `${manifest.table}.json.part`);
+  await writeFile(staged, `${JSON.stringify(manifest, null, 2)}\n`);
+  await place.put(manifestName(manifest.table), staged);
 }

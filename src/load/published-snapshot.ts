@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { copyFile, link, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { FatalError } from '../errors.js';
+import { FatalError, NoSnapshotError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
 import { Warehouse } from './warehouse.js';
@@ -209,22 +209,13 @@ export async function publishSnapshot(working: Warehouse, db: string): Promise<{
 }
 
 /**
- * The last published database as a file a writer may ATTACH read-only (what a failed stream is restored from), or
- * undefined before the first publish.
- */
-export function previousSnapshot(db: string): string | undefined {
-  const { published } = snapshotFiles(db);
-  return existsSync(published) ? published : undefined;
-}
-
-/**
  * Open the published file read-only, as `query`, `status` and `plan` do: it never waits for, nor blocks, a writer. Says
  * so when the first run has not published anything yet.
  */
 export async function openPublished(db: string, opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
   const files = snapshotFiles(db);
   if (!existsSync(files.published) && existsSync(files.working)) {
-    throw new FatalError(`no published database at ${files.published} yet: the first run has not finished; wait for it to succeed, then try again`);
+    throw new NoSnapshotError(`no published database at ${files.published} yet: the first run has not finished; wait for it to succeed, then try again`);
   }
   return Warehouse.open(files.published, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
 }

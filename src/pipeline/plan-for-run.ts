@@ -1,9 +1,9 @@
 // The plan of one run from its RunOptions and what the warehouse holds: shared by `engage-etl run` (before fetching) and
 // `engage-etl plan` (which opens the database read-only, or plans a first run when there is no database yet).
-import { existsSync } from 'node:fs';
 import type { ApiClient } from '../api/api-client.js';
 import type { RunOptions } from '../config/run-options.js';
-import { openPublished } from '../load/published-snapshot.js';
+import { NoSnapshotError } from '../errors.js';
+import { withPublishedDatabase } from '../load/snapshot-store.js';
 import { ident } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS, streamDeclaration } from '../streams/registry.js';
@@ -66,13 +66,14 @@ export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): 
   const input = { pipeline: opts.pipeline, streams: opts.streams, until, ...(client ? { client } : {}) };
   const pagesRead = client ? await readPagedLists(client, opts, until) : {};
   if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'ignored (--full-refresh)' };
-  if (!existsSync(opts.db)) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'none' };
-  const wh = await openPublished(opts.db);
   try {
-    const discovery = await discover({ ...input, wh });
-    return { plan: planRun(opts, await readStoredPlanState(wh), discovery, pagesRead), storedState: 'read' };
-  } finally {
-    await wh.close();
+    return await withPublishedDatabase(opts.db, async (wh) => {
+      const discovery = await discover({ ...input, wh });
+      return { plan: planRun(opts, await readStoredPlanState(wh), discovery, pagesRead), storedState: 'read' as const };
+    });
+  } catch (err) {
+    if (!(err instanceof NoSnapshotError)) throw err;
+    return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'none' };
   }
 }
 

@@ -9,14 +9,17 @@ import type { PoolId } from '../api/endpoints.js';
 import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
 import type { RunOptions } from '../config/run-options.js';
 import { EngageError, FatalError, InterruptedError } from '../errors.js';
-import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
+import type { ExportSummary } from '../export/export-parquet.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
-import { openWorkingCopy, previousSnapshot, publishSnapshot, snapshotFiles, writeLastRunNote } from '../load/published-snapshot.js';
+import { openSnapshotStore } from '../load/snapshot-store.js';
+import type { DbLock, SnapshotStore } from '../load/snapshot-store.js';
 import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import { crashPoint } from '../process/crash-point.js';
-import { RunLock } from '../process/run-lock.js';
+import { openPlace } from '../store/open-place.js';
+import type { OpenedPlace } from '../store/open-place.js';
+import type { Place } from '../store/place.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
 import { writeReport } from '../report/write-report.js';
@@ -119,8 +122,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   const runId = `${DateTime.utc().toFormat("yyyyLLdd'T'HHmmss")}-${randomBytes(3).toString('hex')}`;
   const until = opts.until.toUTC();
 
-  await assertWritableDir(opts.out);
-  const lock = await RunLock.acquire(opts.db, { command: 'engage-etl run' });
+  const { out, snapshots, lock } = await claimDestinations(opts, 'engage-etl run');
   let wh: Warehouse | undefined;
   let client: ApiClient | undefined;
   const changes = new Map<TableName, { inserted: number; updated: number; deleted: number }>();
@@ -132,7 +134,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   let committed: Committer | undefined;
   let result: RunSummary;
   try {
-    const working = await openWorkingCopy(opts.db);
+    const working = await snapshots.openWorkingCopy();
     wh = working.warehouse;
     warnings.push(...working.notes);
     if (lock.staleNote) warnings.push({ code: 'lock_taken_over', message: lock.staleNote });
@@ -251,7 +253,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     const failedStreams = [...failures].map(([stream, error]) => describeFailure(stream, error));
     // A stream that could not complete gets back what the last published run left it: what it committed in this run is
     // undone, so its tables, watermarks and holes are published as they were, and the next run resumes it from there.
-    if (failedStreams.length > 0) await wh.restoreStreams([...failures.keys()], tablesOf([...failures.keys()]), previousSnapshot(opts.db), runId);
+    if (failedStreams.length > 0) await wh.restoreStreams([...failures.keys()], tablesOf([...failures.keys()]), snapshots.previousSnapshotPath(), runId);
     const holes = summarizeHoles([...holeChanges.values()].filter((h) => !failures.has(h.stream as StreamName)));
     if (holes.open > 0) {
       warnings.push({ code: 'units_missing', message: `${holes.open} unit(s) are still missing after this run (listed in the summary and by \`engage-etl status\`); the next runs ask for them again, up to hole_retries (${opts.pipeline.holeRetries}) times` });
@@ -259,14 +261,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
     reporter.emit({ type: 'phase', phase: 'export' });
-    await wh.allowAnalyticsMemory();
-    const exported = await exportParquet(wh, opts.out, { scope: 'dirty' });
-    for (const repair of exported.repaired) {
-      const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${opts.out} from DuckDB: ${repair.problems.join('; ')}` };
-      warnings.push(warning);
-      reporter.emit({ type: 'warning', ...warning });
-    }
-    crashPoint('export-done');
+    const exported = await publishParquet(wh, out.place, reporter, warnings);
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
     await createAnalyticsViews(wh);
 
@@ -281,15 +276,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       const failure = failedStreams.find((f) => f.stream === stream);
       return { stream, status: failure ? 'failed' : 'succeeded', error: failure?.error ?? null };
     }));
-    // After the run's end is recorded, so the exported run log and the report show this run's outcome; before the
-    // publish, so a report that cannot be written fails the run rather than leaving a published run without it.
-    await exportBookkeeping(wh, opts.out);
-    if (opts.pipeline.report) summary.report = (await writeReport(wh, opts.pipeline.report.path, { database: snapshotFiles(opts.db).published })).path;
-    for (const note of (await publishSnapshot(wh, opts.db)).notes) {
-      warnings.push(note);
-      reporter.emit({ type: 'warning', ...note });
-    }
-    await writeLastRunNote(opts.db, { runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), ...(failedError ? { error: failedError } : {}) });
+    await publishDatabase(wh, out.place, snapshots, opts, summary, reporter, warnings);
+    await snapshots.writeLastRunNote({ runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), ...(failedError ? { error: failedError } : {}) });
     reporter.emit({ type: 'run_finished', runId, status: summary.status, seconds: summary.seconds, ...(failedError ? { error: failedError } : {}) });
     result = summary;
   } catch (caught) {
@@ -302,7 +290,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       const status = interrupted ? 'interrupted' : 'failed';
       await wh.finishRun({ runId, finishedAt: new Date(), status, requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
       // The published file keeps the last successful run: `status` learns of this failure from the note.
-      await writeLastRunNote(opts.db, { runId, status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
+      await snapshots.writeLastRunNote({ runId, status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
     }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
     reporter.emit({ type: 'run_finished', runId, status: interrupted ? 'interrupted' : 'failed', seconds: (Date.now() - started) / 1000, error: message });
@@ -310,7 +298,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   } finally {
     await client?.close();
     await wh?.close();
-    await lock.release();
+    await lock.release().catch(() => undefined);
+    await snapshots.close();
+    await out.close();
     reporter.close();
   }
   if (result.failedStreams.length > 0) throw new StreamsFailedError(streamsFailedMessage(runId, result.failedStreams), result);
@@ -322,6 +312,50 @@ function streamsFailedMessage(runId: string, failed: readonly StreamFailure[]): 
   const list = failed.map((f) => `${f.stream} (${f.error})`).join('; ');
   return `run ${runId} failed: ${failed.length} stream(s) could not complete and kept their previous rows and state: ${list}. ` +
     'Every other stream was committed and published; the next run retries the failed ones from their own watermarks';
+}
+
+/**
+ * Where the run's results go, claimed before anything is fetched: the Parquet place (a folder checked writable, or a
+ * bucket prefix listed once), the database's store and its lock. What was opened is closed again when a later step fails.
+ */
+async function claimDestinations(opts: RunOptions, command: string): Promise<{ out: OpenedPlace; snapshots: SnapshotStore; lock: DbLock }> {
+  const workDir = opts.workDir ? { workDir: opts.workDir } : {};
+  const out = await openPlace(opts.out, workDir);
+  const snapshots = openSnapshotStore(opts.db, workDir);
+  try {
+    return { out, snapshots, lock: await snapshots.lock(command) };
+  } catch (err) {
+    await snapshots.close();
+    await out.close();
+    throw err;
+  }
+}
+
+/** Publish, first half: the partitions this run changed (and any repair) with their manifests, into the place. */
+async function publishParquet(wh: Warehouse, place: Place, reporter: RunReporter, warnings: RunWarning[]): Promise<ExportSummary> {
+  await wh.allowAnalyticsMemory();
+  const exported = await exportParquet(wh, place, { scope: 'dirty' });
+  for (const repair of exported.repaired) {
+    const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${place.description} from DuckDB: ${repair.problems.join('; ')}` };
+    warnings.push(warning);
+    reporter.emit({ type: 'warning', ...warning });
+  }
+  crashPoint('export-done');
+  return exported;
+}
+
+/**
+ * Publish, second half, after the run's end is recorded (so the exported run log and the report show this run's
+ * outcome): the bookkeeping tables' Parquet, the report, then the database itself — last, so a report that cannot be
+ * written fails the run rather than leaving a published run without it.
+ */
+async function publishDatabase(wh: Warehouse, place: Place, snapshots: SnapshotStore, opts: RunOptions, summary: RunSummary, reporter: RunReporter, warnings: RunWarning[]): Promise<void> {
+  await exportBookkeeping(wh, place);
+  if (opts.pipeline.report) summary.report = (await writeReport(wh, opts.pipeline.report.path, { database: snapshots.description })).path;
+  for (const note of (await snapshots.publish(wh)).notes) {
+    warnings.push(note);
+    reporter.emit({ type: 'warning', ...note });
+  }
 }
 
 /** The warehouse tables of these streams, in registry order. */

@@ -4,9 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
 import { ConfigError, FatalError, RetriableApiError } from '../errors.js';
-import { openWorkingCopy, publishSnapshot } from '../load/published-snapshot.js';
+import { openSnapshotStore } from '../load/snapshot-store.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { RunLock } from '../process/run-lock.js';
 import { batchRows, sendBatch } from './batch-sender.js';
 import type { DryRunReport } from './dry-run-report.js';
 import { buildDryRunReport } from './dry-run-report.js';
@@ -78,19 +77,24 @@ function newRunId(now: Date): string {
 
 /** Run one push (or dry run). Throws ConfigError / FatalError / LockedError for what stops it as a whole (exit 1). */
 export async function runPush(opts: PushOptions, hooks: PushHooks = {}): Promise<PushResult> {
-  const lock = await RunLock.acquire(opts.db, { command: `engage-etl push ${opts.target}` });
+  const snapshots = openSnapshotStore(opts.db);
   try {
-    const { warehouse } = await openWorkingCopy(opts.db);
+    const lock = await snapshots.lock(`engage-etl push ${opts.target}`);
     try {
-      const result = await pushWith(warehouse, opts, hooks);
-      // The ledger, the run and row logs are read from --db too; a dry run wrote nothing, so nothing is published.
-      if (result.kind === 'push') await publishSnapshot(warehouse, opts.db);
-      return result;
+      const { warehouse } = await snapshots.openWorkingCopy();
+      try {
+        const result = await pushWith(warehouse, opts, hooks);
+        // The ledger, the run and row logs are read from --db too; a dry run wrote nothing, so nothing is published.
+        if (result.kind === 'push') await snapshots.publish(warehouse);
+        return result;
+      } finally {
+        await warehouse.close();
+      }
     } finally {
-      await warehouse.close();
+      await lock.release();
     }
   } finally {
-    await lock.release();
+    await snapshots.close();
   }
 }
 

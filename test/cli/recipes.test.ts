@@ -1,7 +1,7 @@
 // The recipes under docs/recipes hold together: the workflow is valid YAML with a schedule, the secret, the cache and
 // the artifacts; the Airflow and Dagster files are valid Python (where python3 exists) that treat exit 3 as success;
 // the Dockerfile runs as a non-root user with data in a volume and its default command parses; cron, systemd and
-// logrotate agree on the log file and call node by its absolute path.
+// logrotate agree on the log file and call node by its absolute path; the Kubernetes CronJob keeps everything in a bucket.
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -103,5 +103,39 @@ describe('cron, systemd and logrotate', () => {
     expect(logrotate).toContain(`${log} {`);
     expect(logrotate).not.toMatch(/^\s*copytruncate/m);
     expect(await read('engage-etl.timer')).toMatch(/^OnCalendar=\*-\*-\* 02:30:00 UTC$/m);
+  });
+});
+
+describe('the Kubernetes CronJob', () => {
+  interface Container { name: string; command: string[]; args: string[]; env: { name: string; value?: string; valueFrom?: { secretKeyRef?: { key: string } } }[] }
+  interface PodSpec { volumes?: unknown[]; restartPolicy: string; containers: (Container & { volumeMounts?: unknown[] })[] }
+
+  it('keeps state and output in the bucket (no volume), the key in a Secret, treats exit 3 as success and exit 2 as final, and its args parse', async () => {
+    const job = parse(await read('k8s-cronjob.yaml')) as {
+      kind: string;
+      spec: { schedule: string; concurrencyPolicy: string; jobTemplate: { spec: { podFailurePolicy: { rules: { action: string; onExitCodes: { values: number[] } }[] }; template: { spec: PodSpec } } } };
+    };
+    expect(job.kind).toBe('CronJob');
+    expect(job.spec.schedule).toMatch(/^\d+ \d+ \* \* \*$/);
+    expect(job.spec.concurrencyPolicy).toBe('Forbid');
+    const pod = job.spec.jobTemplate.spec.template.spec;
+    expect(pod.volumes).toBeUndefined();
+    const [container] = pod.containers;
+    expect(container!.volumeMounts).toBeUndefined();
+    const flag = (name: string) => container!.args[container!.args.indexOf(name) + 1];
+    expect(flag('--db')).toMatch(/^s3:\/\/[a-z0-9.-]+\/.+\.duckdb$/);
+    expect(flag('--out')).toMatch(/^s3:\/\/[a-z0-9.-]+\/.+/);
+    const env = new Map(container!.env.map((e) => [e.name, e]));
+    expect(env.get('ENGAGE_API_KEY')?.valueFrom?.secretKeyRef?.key).toBe('ENGAGE_API_KEY');
+    expect(env.get('ENGAGE_API_KEY')?.value).toBeUndefined();
+    expect(env.get('AWS_SECRET_ACCESS_KEY')?.value).toBeUndefined();
+    expect(container!.command.join(' ')).toMatch(/"\$code" -eq 3 \]; then exit 0/);
+    expect(job.spec.jobTemplate.spec.podFailurePolicy.rules.find((r) => r.action === 'FailJob')?.onExitCodes.values).toEqual([2]);
+    const program = makeProgram();
+    for (const c of [program, ...program.commands]) {
+      c.exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+      if (c !== program) c.action(() => undefined);
+    }
+    expect(() => program.parse(container!.args, { from: 'user' })).not.toThrow(CommanderError);
   });
 });

@@ -1,0 +1,140 @@
+// Where the database lives between runs: a local file (`--db data/engage.duckdb`, published-snapshot.ts) or an object
+// (`--db s3://lake/state/engage.duckdb`, s3-snapshot-store.ts). A run takes the store's lock, opens a working copy,
+// and on success publishes it whole; readers open the published state read-only. The run never asks which store it has.
+import { existsSync } from 'node:fs';
+import { NoSnapshotError } from '../errors.js';
+import { RunLock, isLiveHolder } from '../process/run-lock.js';
+import { parseDbLocation } from '../store/location.js';
+import { createS3Client } from '../store/s3-client.js';
+import { openPublished, openWorkingCopy, publishSnapshot, readLastRunNote, snapshotFiles, writeLastRunNote } from './published-snapshot.js';
+import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
+import { S3SnapshotStore } from './s3-snapshot-store.js';
+import type { Warehouse } from './warehouse.js';
+
+/**
+ * Open the published state of `db` read-only, hand it to `use`, close it (and remove a downloaded copy). `query`,
+ * `status`, `report` and `plan` read through it, a local file or an object alike.
+ */
+export async function withPublishedDatabase<T>(db: string, use: (wh: Warehouse, store: SnapshotStore) => Promise<T>, opts: { memoryLimit?: string } = {}): Promise<T> {
+  const store = openSnapshotStore(db);
+  try {
+    const wh = await store.openPublished(opts);
+    try {
+      return await use(wh, store);
+    } finally {
+      await wh.close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** The one-run-at-a-time lock of a database, held from the start of a run to its end (failure too). */
+export interface DbLock {
+  /** The sentence telling the user a stale lock was taken over, when one was. */
+  readonly staleNote: string | undefined;
+  release(): Promise<void>;
+}
+
+/** The run holding a database's lock, as `status` shows it. */
+export interface LockHolderView {
+  pid: number;
+  host: string;
+  startedAt: string;
+  command: string;
+  /** False when the holder is gone (killed): the next run takes the lock over. */
+  live: boolean;
+}
+
+export interface SnapshotStore {
+  /** How messages name the database: its path or `s3://` URL. */
+  readonly description: string;
+  /** Take the lock; LockedError naming the holder when another live run has it. */
+  lock(command: string): Promise<DbLock>;
+  /** Make the working copy ready and open it for writing. Call while holding the lock. */
+  openWorkingCopy(): Promise<{ warehouse: Warehouse; notes: SnapshotNote[] }>;
+  /**
+   * The database the last successful run published, as a local file, or undefined when there is none yet. Valid from
+   * openWorkingCopy until publish (a local --db is that file itself) or, for an object, until close.
+   */
+  previousSnapshotPath(): string | undefined;
+  /** Publish the working copy whole in place of the previous database. */
+  publish(working: Warehouse): Promise<{ bytes: number; notes: SnapshotNote[] }>;
+  /** The published state, read-only (downloaded first where it is an object). */
+  openPublished(opts?: { memoryLimit?: string }): Promise<Warehouse>;
+  writeLastRunNote(note: LastRunNote): Promise<void>;
+  readLastRunNote(): Promise<LastRunNote | undefined>;
+  /** Who holds the lock now, without touching it. */
+  lockHolder(): Promise<LockHolderView | undefined>;
+  /** Remove what the store downloaded. Call after closing the warehouses it opened. */
+  close(): Promise<void>;
+}
+
+export interface SnapshotStoreOptions {
+  /**
+   * Local folder for the downloaded database and its working copy, where the database is an object.
+   * @default a new temp folder, removed by close()
+   */
+  workDir?: string;
+}
+
+/** The store of `db`: a local path or an `s3://BUCKET/KEY` URL. */
+export function openSnapshotStore(db: string, opts: SnapshotStoreOptions = {}): SnapshotStore {
+  const location = parseDbLocation(db);
+  if (location.kind === 's3') return new S3SnapshotStore({ client: createS3Client(), bucket: location.bucket, key: location.key, ...(opts.workDir ? { workDir: opts.workDir } : {}) });
+  return new LocalSnapshotStore(location.path);
+}
+
+/** A database file on this machine: the published file, its working copy beside it, and the lock file `<db>.lock`. */
+class LocalSnapshotStore implements SnapshotStore {
+  readonly description: string;
+  #previous: string | undefined;
+
+  constructor(path: string) {
+    this.description = path;
+  }
+
+  async lock(command: string): Promise<DbLock> {
+    return RunLock.acquire(this.description, { command });
+  }
+
+  async openWorkingCopy(): Promise<{ warehouse: Warehouse; notes: SnapshotNote[] }> {
+    const published = snapshotFiles(this.description).published;
+    this.#previous = existsSync(published) ? published : undefined;
+    const { warehouse, notes } = await openWorkingCopy(this.description);
+    return { warehouse, notes };
+  }
+
+  previousSnapshotPath(): string | undefined {
+    return this.#previous;
+  }
+
+  async publish(working: Warehouse): Promise<{ bytes: number; notes: SnapshotNote[] }> {
+    return publishSnapshot(working, this.description);
+  }
+
+  openPublished(opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
+    const files = snapshotFiles(this.description);
+    if (!existsSync(files.published) && !existsSync(files.working)) {
+      throw new NoSnapshotError(`no database at ${files.published}; run \`engage-etl run\` first or pass the --db of an existing one`);
+    }
+    return openPublished(this.description, opts);
+  }
+
+  writeLastRunNote(note: LastRunNote): Promise<void> {
+    return writeLastRunNote(this.description, note);
+  }
+
+  readLastRunNote(): Promise<LastRunNote | undefined> {
+    return readLastRunNote(this.description);
+  }
+
+  async lockHolder(): Promise<LockHolderView | undefined> {
+    const holder = await RunLock.peek(this.description);
+    return holder && { pid: holder.pid, host: holder.host, startedAt: holder.startedAt, command: holder.command, live: isLiveHolder(holder) };
+  }
+
+  async close(): Promise<void> {
+    this.#previous = undefined;
+  }
+}
