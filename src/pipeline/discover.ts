@@ -16,6 +16,7 @@ import type { ListedObject, ListRequest } from '../streams/workspace-lists.js';
 import { listedObjectsTable, listingKey } from '../streams/workspace-lists.js';
 import type { RunWarning } from './run-events.js';
 import { listsOf } from './stream-endpoints.js';
+import { failureScope } from './stream-failure.js';
 
 /** One list as the run reads it (or, for `plan`, as it expects to). */
 export interface DiscoveredList {
@@ -44,6 +45,11 @@ export interface Discovery {
   /** List entries, listing streams' rows, and rows newly stamped `_removed_at`: committed before anything is fetched. */
   rows: ExtractedRows;
   warnings: RunWarning[];
+  /**
+   * Streams a list they need could not be read for (a body that does not match, a 4xx, retries exhausted): they fail
+   * alone, with that error, and are left out of the plan. A failure that concerns the whole run is thrown instead.
+   */
+  failed: ReadonlyMap<StreamName, unknown>;
 }
 
 export interface DiscoverInput {
@@ -59,7 +65,7 @@ export interface DiscoverInput {
 
 /** Nothing discovered: a pipeline without `all`. */
 function noDiscovery(pipeline: PipelineDefinition): Discovery {
-  return { pipeline, lists: [], perId: new Map(), rows: { upserts: [], replaces: [] }, warnings: [] };
+  return { pipeline, lists: [], perId: new Map(), rows: { upserts: [], replaces: [] }, warnings: [], failed: new Map() };
 }
 
 export async function discover(input: DiscoverInput): Promise<Discovery> {
@@ -71,7 +77,17 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
   }
   if (requests.size === 0) return noDiscovery(input.pipeline);
 
-  const read = await Promise.all([...requests].map(async ([key, r]) => ({ key, r, ...(await readList(input, key, r)) })));
+  const settled = await Promise.all([...requests].map(async ([key, r]) => {
+    try {
+      return { key, r, ...(await readList(input, key, r)) };
+    } catch (error) {
+      if (failureScope(error) === 'run') throw error;
+      return { key, r, error };
+    }
+  }));
+  const read = settled.filter((l): l is Extract<typeof l, { objects: ListedObject[] }> => 'objects' in l);
+  const unreadable = new Map(settled.filter((l) => 'error' in l).map((l) => [l.key, (l as { error: unknown }).error]));
+  const failed = new Map<StreamName, unknown>();
   const byKey = new Map(read.map((l) => [l.key, l.objects]));
   const lookup = (r: ListRequest): readonly ListedObject[] => byKey.get(listingKey(r)) ?? [];
   const discovery = noDiscovery(input.pipeline);
@@ -83,6 +99,11 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     const options = streams[name];
     const stream = streamDeclaration(name);
     if (options === undefined) continue;
+    const missing = listsOf(stream, options).map(listingKey).find((key) => unreadable.has(key));
+    if (missing !== undefined) {
+      failed.set(name, unreadable.get(missing));
+      continue;
+    }
     if (stream.kind === 'listing') {
       const listed = lookup({ list: stream.list, includeArchived: false });
       if (input.client) discovery.rows.upserts.push(...stream.rows(listed, input.until).upserts);
@@ -113,7 +134,7 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     const stale = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL AND NOT list_contains($2, "id")`, [l.key, [...listed]]);
     if (stale.length > 0) discovery.rows.upserts.push({ table: listedObjectsTable.name, rows: stale.map((row) => ({ ...row, _removed_at: input.until })) });
   }
-  return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId };
+  return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId, failed };
 }
 
 /** Every page of a list (live), or the entries the last runs stored for it (plan). */

@@ -65,15 +65,15 @@ export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): 
   const until = opts.until.toUTC().toJSDate();
   const input = { pipeline: opts.pipeline, streams: opts.streams, until, ...(client ? { client } : {}) };
   const pagesRead = client ? await readPagedLists(client, opts, until) : {};
-  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'ignored (--full-refresh)' };
+  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, throwFailedList(await discover(input)), pagesRead), storedState: 'ignored (--full-refresh)' };
   try {
     return await withPublishedDatabase(opts.db, async (wh) => {
-      const discovery = await discover({ ...input, wh });
+      const discovery = throwFailedList(await discover({ ...input, wh }));
       return { plan: planRun(opts, await readStoredPlanState(wh), discovery, pagesRead), storedState: 'read' as const };
     });
   } catch (err) {
     if (!(err instanceof NoSnapshotError)) throw err;
-    return { plan: planRun(opts, EMPTY_PLAN_STATE, await discover(input), pagesRead), storedState: 'none' };
+    return { plan: planRun(opts, EMPTY_PLAN_STATE, throwFailedList(await discover(input)), pagesRead), storedState: 'none' };
   }
 }
 
@@ -85,4 +85,11 @@ async function readPagedLists(client: ApiClient, opts: RunOptions, until: Date):
     if (stream.kind === 'paged_list') pages[name] = (await stream.fetch(client, opts.pipeline.streams[name], until)).pages;
   }
   return pages;
+}
+
+/** `plan --discover` cannot plan a stream whose list it could not read: it says why, as the run would. */
+function throwFailedList(discovery: Discovery): Discovery {
+  const [first] = discovery.failed.values();
+  if (discovery.failed.size > 0) throw first;
+  return discovery;
 }

@@ -173,6 +173,13 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     // `all` becomes ids: the workspace lists are read once, before the run is planned.
     const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, client, wh, until: until.toJSDate() });
     warnings.push(...discovery.warnings);
+    const streamFailed = (stream: StreamName, error: unknown) => {
+      if (failures.has(stream)) return;
+      failures.set(stream, error);
+      reporter.emit({ type: 'warning', code: 'stream_failed', stream, message: `${stream} failed and keeps its previous rows: ${describeFailure(stream, error).error}` });
+    };
+    // A stream whose list could not be read fails alone before anything is fetched for it: it is not planned.
+    for (const [stream, error] of discovery.failed) streamFailed(stream, error);
     const committer = new Committer(wh, runId, (result) => {
       const tables = Object.entries(result.tables).map(([table, c]) => ({ table, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
       for (const t of tables) {
@@ -187,7 +194,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     committed = committer;
     // Only a pipeline that says `all` has list rows to commit before fetching.
     if (discovery.rows.upserts.some((u) => u.rows.length > 0)) await committer.add({ ...discovery.rows, state: [], holes: [] });
-    const plan = planRun(opts, await readStoredPlanState(wh), discovery);
+    const plan = planRun({ ...opts, streams: opts.streams.filter((s) => !failures.has(s)) }, await readStoredPlanState(wh), discovery);
     const progress = new Map<string, StreamProgress>();
     const clock = new StreamClock(plan.streams);
     const tick = (stream: StreamName, requests: number, rows: number) => {
@@ -224,13 +231,12 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     queueFetchTasks(plan, tasks, taskContext);
     // A fatal answer for the whole run (a 401) would meet the queued requests too: closing the client stops them before
     // they are sent. A stream's failure skips that stream's queued requests; the others go on.
-    const failed = await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error, stream) => {
+    await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error, stream) => {
       const scope = failureScope(error);
       if (scope === 'run' && error instanceof FatalError) void activeClient.close();
-      if (scope === 'group') reporter.emit({ type: 'warning', code: 'stream_failed', stream, message: `${stream} failed and keeps its previous rows: ${describeFailure(stream, error).error}` });
+      if (scope === 'group') streamFailed(stream as StreamName, error);
       return scope;
     });
-    for (const [stream, error] of failed) failures.set(stream as StreamName, error);
     for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
     await committer.drain();
     const reconciled: ReconciliationRow[] = [];
@@ -244,7 +250,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
         })));
       } catch (error) {
         if (failureScope(error) === 'run') throw error;
-        failures.set(stream, error);
+        streamFailed(stream, error);
       }
       tick(stream, r.checks.length, 0);
     }

@@ -199,3 +199,52 @@ describe('engage-etl run as a process when one stream fails', () => {
     expect(status.stdout).toMatch(/failed streams[\s\S]*segment_size/);
   }, 120_000);
 });
+
+describe('a list that `all` needs answering a body that cannot be read', () => {
+  let f: PipelineFixture;
+  let proxy: HostileProxy;
+
+  beforeAll(async () => {
+    f = await PipelineFixture.create({
+      now: FIRST,
+      pipeline: `
+name: lists
+start_date: 2025-03-01
+streams:
+  revenue:        { unit: day, apps: ["*"], products: ["*"] }
+  canvas_details: { canvases: all }
+  canvas_summary: { canvases: all }
+  segment_size:   { segments: all }
+`,
+    });
+    proxy = await HostileProxy.create(f.emulator.url);
+  }, 60_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await f?.close();
+  });
+
+  it('fails the streams that need it, before any request of theirs, and publishes the others', async () => {
+    proxy.tamper = (_req, url, res) => {
+      if (url.pathname !== '/canvas/list') return false;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ message: 'success', canvases: 'not a list' }));
+      return true;
+    };
+    const before = proxy.received.length;
+    const failure = await failedRun(f, proxy);
+    expect(failure.summary.failedStreams.map((s) => s.stream).sort()).toEqual(['canvas_details', 'canvas_summary']);
+    expect(failure.summary.failedStreams[0]!.error).toMatch(/\/canvas\/list/);
+    const sent = proxy.received.slice(before);
+    expect(sent.filter((p) => p.startsWith('/canvas/') && !p.startsWith('/canvas/list'))).toEqual([]);
+    const rows = await f.query(`SELECT (SELECT count(*) FROM "revenue") AS revenue, (SELECT count(*) FROM "segment_size") AS segments, (SELECT count(*) FROM "canvases") AS canvases`);
+    expect(Number(rows[0]!['revenue'])).toBeGreaterThan(0);
+    expect(Number(rows[0]!['segments'])).toBeGreaterThan(0);
+    expect(Number(rows[0]!['canvases'])).toBe(0);
+
+    proxy.tamper = undefined;
+    const retried = await f.run({ baseUrl: proxy.url });
+    expect(retried.status).toBe('succeeded');
+    expect(Number((await f.query(`SELECT count(*) AS n FROM "canvases"`))[0]!['n'])).toBeGreaterThan(0);
+  }, 120_000);
+});
