@@ -32,3 +32,9 @@ CREATE TABLE IF NOT EXISTS "_etl_stream_outcomes" (
   "stream" VARCHAR, "status" VARCHAR, "error" VARCHAR, "run_id" VARCHAR, "finished_at" TIMESTAMP,
   "last_success_run_id" VARCHAR, "last_success_at" TIMESTAMP
 );
+
+-- Settings a database keeps between runs: key 'workspace' = the pipeline's `workspace:` (which workspace of a shared
+-- lake this database exports; absent when the pipeline names none). The analyst views read it.
+CREATE TABLE IF NOT EXISTS "_etl_settings" (
+  "key" VARCHAR, "value" VARCHAR
+);

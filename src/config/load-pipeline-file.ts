@@ -25,7 +25,10 @@ export const DEFAULT_LOOKBACK_DAYS = 3;
 /** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
 export const DEFAULT_HOLE_RETRIES = 3;
 
-const TOP_LEVEL_KEYS = ['name', 'start_date', 'lookback_days', 'hole_retries', 'source', 'retries', 'streams', 'report'] as const;
+/** A workspace name: one path segment every object store and query engine reads as it is. */
+export const WORKSPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'hole_retries', 'source', 'retries', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -165,6 +168,7 @@ class PipelineReader {
     this.refuseUnknownKeys(root, [], TOP_LEVEL_KEYS, 'top-level key');
 
     const name = this.attempt(() => this.name(root), '');
+    const workspace = this.attempt(() => this.workspace(root), undefined);
     const startDate = this.attempt(() => this.date(root, ['start_date']), undefined);
     const lookbackDays = this.attempt(() => this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)'), 0);
     const holeRetries = this.attempt(() => this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)'), 0);
@@ -174,7 +178,17 @@ class PipelineReader {
     const report = this.attempt(() => this.report(root), undefined);
     if (this.#refusals.length > 0 || startDate === undefined) throw refusalsError(this.file, this.#refusals);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(report ? { report } : {}) };
+    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}) };
+  }
+
+  /** `workspace: NAME`: a path part (`workspace=NAME/`) and a column value, so letters, digits, `_` and `-` only. */
+  private workspace(root: Record<string, unknown>): string | undefined {
+    const value = root['workspace'];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string' || !WORKSPACE_PATTERN.test(value)) {
+      this.fail(['workspace'], `${show(value)} is not a usable workspace name; use letters, digits, "_" and "-" only (it becomes the path part workspace=NAME/ and the workspace column), e.g. workspace: brand_eu`);
+    }
+    return value;
   }
 
   private name(root: Record<string, unknown>): string {

@@ -11,6 +11,12 @@ export { ALL } from '../streams/option-reader.js';
 export interface PipelineDefinition {
   /** Letters, digits, `_` and `-`: it names state rows and files. */
   name: string;
+  /**
+   * `workspace: NAME`: which of several workspaces publishing into one lake this pipeline exports. Adds the path part
+   * `<table>/workspace=NAME/` to every Parquet table (read back as a `workspace` column) and the column to the views.
+   * @default none (the layout of a single workspace)
+   */
+  workspace?: string;
   /** Start of the first UTC day (or the instant given) the pipeline covers. */
   startDate: DateTime;
   /** Complete days re-fetched before each watermark to pick up restatements. @default 3 */

@@ -22,6 +22,7 @@ export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = S
     required: ['name', 'start_date', 'streams'],
     properties: {
       name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$', description: 'names state rows and files: letters, digits, "_" and "-"' },
+      workspace: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'which workspace of a shared lake this pipeline exports: the path part <table>/workspace=NAME/ and the workspace column' },
       start_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}([T ].*)?$', description: 'first UTC day to export, YYYY-MM-DD' },
       lookback_days: { type: 'integer', minimum: 0, default: DEFAULT_LOOKBACK_DAYS, description: 'complete days re-fetched before each watermark (restatements)' },
       hole_retries: { type: 'integer', minimum: 0, default: DEFAULT_HOLE_RETRIES, description: 'later runs that ask again for a unit a server left out before it is confirmed absent' },

@@ -26,6 +26,9 @@ export interface ExportedTable {
   folder: string;
 }
 
+/** The hive partition of a shared lake's workspace: `<table>/workspace=NAME/` (pipeline `workspace:`). */
+export const WORKSPACE_PARTITION_COLUMN = 'workspace';
+
 /** The loader's bookkeeping tables exported whole on every export, so freshness reads the same over Parquet. */
 export const BOOKKEEPING_EXPORTS: readonly ExportedTable[] = [
   { table: '_etl_series_state', folder: 'etl_series_state' },

@@ -303,6 +303,20 @@ export class Warehouse {
     await this.#transaction(`stream outcomes of run ${runId}`, (conn) => recordStreamOutcomes(conn, runId, finishedAt, outcomes));
   }
 
+  /** The workspace this database exports (`workspace:` of its pipeline, recorded by the runs), or undefined. */
+  async workspace(): Promise<string | undefined> {
+    const [row] = await this.query(`SELECT "value" FROM "_etl_settings" WHERE "key" = 'workspace'`);
+    return typeof row?.['value'] === 'string' ? row['value'] : undefined;
+  }
+
+  /** Record the workspace this database exports (undefined: none). */
+  async setWorkspace(workspace: string | undefined): Promise<void> {
+    await this.#transaction('recording the workspace', async (conn) => {
+      await conn.run(`DELETE FROM "_etl_settings" WHERE "key" = 'workspace'`);
+      if (workspace !== undefined) await conn.run(`INSERT INTO "_etl_settings" VALUES ('workspace', $1)`, [workspace], [VARCHAR]);
+    });
+  }
+
   /**
    * Close the log entries of runs that never recorded their end (killed, crashed, power lost). Call it only while holding
    * the run lock — then no run can still be running — before beginRun. Returns their ids.

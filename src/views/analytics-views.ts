@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findSqlDir } from '../load/sql-dir.js';
+import { sqlString } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 
 export const ANALYTICS_SCHEMA = 'analytics';
@@ -23,17 +24,38 @@ function viewFiles(sqlDir: string = findSqlDir()): ViewFile[] {
     .map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }));
 }
 
-/** The whole script: schema, then every view with its comments. Idempotent (CREATE OR REPLACE). */
-export function analyticsViewsSql(files: readonly ViewFile[] = viewFiles()): string {
-  return [`CREATE SCHEMA IF NOT EXISTS "${ANALYTICS_SCHEMA}";`, ...files.map((f) => `-- ${f.name}\n${f.sql.trim()}`)].join('\n\n') + '\n';
+// Every view statement of sql/views: its name and its body, up to the `;` that ends it (no view body holds one).
+const VIEW_STATEMENT = /CREATE OR REPLACE VIEW ("analytics"\."[^"]+") AS\s+([^;]+);/g;
+
+/**
+ * The views of a database that exports one workspace of a shared lake: each gets `workspace` as its first column (a
+ * constant — one database holds one workspace), so rows read side by side with another workspace's stay apart.
+ */
+function withWorkspaceColumn(sql: string, workspace: string): string {
+  return sql.replace(VIEW_STATEMENT, (_all, name: string, body: string) => [
+    `CREATE OR REPLACE VIEW ${name} AS`,
+    `SELECT ${sqlString(workspace)} AS "workspace", COLUMNS(c -> c <> 'workspace') FROM (`,
+    body.trimEnd(),
+    ');',
+    `COMMENT ON COLUMN ${name}."workspace" IS 'The workspace these rows come from (the pipeline''s workspace:), as in the workspace=NAME/ part of the Parquet paths.';`,
+  ].join('\n'));
+}
+
+/**
+ * The whole script: schema, then every view with its comments. Idempotent (CREATE OR REPLACE). With a workspace, every
+ * view starts with a `workspace` column.
+ */
+export function analyticsViewsSql(files: readonly ViewFile[] = viewFiles(), workspace?: string): string {
+  const sql = [`CREATE SCHEMA IF NOT EXISTS "${ANALYTICS_SCHEMA}";`, ...files.map((f) => `-- ${f.name}\n${f.sql.trim()}`)].join('\n\n') + '\n';
+  return workspace === undefined ? sql : withWorkspaceColumn(sql, workspace);
 }
 
 /**
  * (Re)create every analyst view in the warehouse in one transaction: a reader sees the old views or the new ones, and a
- * view that no longer binds fails the call naming its file.
+ * view that no longer binds fails the call naming its file. The workspace is the one the database records.
  */
 export async function createAnalyticsViews(wh: Warehouse): Promise<void> {
-  await wh.query(`BEGIN TRANSACTION; ${analyticsViewsSql()} COMMIT;`).catch(async (err: unknown) => {
+  await wh.query(`BEGIN TRANSACTION; ${analyticsViewsSql(undefined, await wh.workspace())} COMMIT;`).catch(async (err: unknown) => {
     await wh.query('ROLLBACK').catch(() => undefined);
     throw err;
   });

@@ -184,6 +184,19 @@ describe('the report option', () => {
   });
 });
 
+describe('the workspace option', () => {
+  it('reads workspace: NAME and leaves it out when absent', () => {
+    expect(loadPipelineFile(file(`${HEAD}workspace: brand_eu-2\nstreams: { custom_events: {} }\n`)).workspace).toBe('brand_eu-2');
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).workspace).toBeUndefined();
+  });
+
+  it.each([['"brand eu"'], ['"a/b"'], ['"x=y"'], ['12'], ['""']])('refuses workspace: %s, naming the field and the characters allowed', (value) => {
+    const err = refusal(file(`${HEAD}workspace: ${value}\nstreams: { custom_events: {} }\n`));
+    expect(err.message).toContain('at workspace:');
+    expect(err.message).toContain('letters, digits, "_" and "-" only');
+  });
+});
+
 describe('retries', () => {
   it('defaults to 6 attempts and 120 s of waiting, and reads both limits from the file', () => {
     expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).retries).toEqual({ maxAttempts: 6, maxWaitSeconds: 120 });

@@ -1,12 +1,13 @@
 // Every analyst view checked against a computation written here from the base tables, over a demo warehouse loaded
 // from the emulator; then the same views defined over the Parquet tree by `engage-etl views` answer the same.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { fromDuckDBValue } from '../../src/load/duckdb-values.js';
+import { createAnalyticsViews } from '../../src/views/analytics-views.js';
 import { parquetViewsSql } from '../../src/views/parquet-views-sql.js';
 import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { num, utcDay } from '../pipeline/helpers/pipeline-fixture.js';
@@ -460,6 +461,40 @@ describe('the analyst views of a demo warehouse', () => {
       instance.closeSync();
     }
   });
+});
+
+describe('the views of a database that exports one workspace of a shared lake', () => {
+  it('start with a workspace column holding its name, and otherwise equal the views without one', async () => {
+    const f = await analystWarehouse();
+    const dir = await mkdtemp(join(tmpdir(), 'engage-views-ws-'));
+    try {
+      const copy = join(dir, 'copy.duckdb');
+      await copyFile(f.db, copy);
+      const wh = await Warehouse.open(copy);
+      try {
+        await wh.setWorkspace('brand_eu');
+        await createAnalyticsViews(wh);
+        const views = (await wh.query(`SELECT view_name FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`)).map((r) => String(r['view_name']));
+        expect(views.length).toBeGreaterThan(20);
+        for (const view of views) {
+          const columns = await wh.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'analytics' AND table_name = $1 ORDER BY ordinal_position`, [view]);
+          expect(columns[0]?.['column_name'], view).toBe('workspace');
+          const [distinct] = await wh.query(`SELECT list(DISTINCT "workspace") AS w FROM analytics."${view}"`);
+          const rows = `SELECT COLUMNS(c -> c NOT IN ('workspace', 'age', 'age_hours')) FROM analytics."${view}" ORDER BY ALL`;
+          const original = await f.query(rows);
+          expect(await wh.query(rows), view).toEqual(original);
+          if (original.length > 0) expect(distinct?.['w'], view).toEqual(['brand_eu']);
+        }
+        const [comment] = await wh.query(`SELECT comment FROM duckdb_columns() WHERE schema_name = 'analytics' AND table_name = 'purchases_daily' AND column_name = 'workspace'`);
+        expect(String(comment?.['comment'])).toMatch(/workspace=NAME/);
+      } finally {
+        await wh.close();
+      }
+    } finally {
+      await f.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('the Parquet SQL file over a tree that holds no data table yet', () => {
