@@ -8,6 +8,7 @@ import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import { openSnapshotStore } from '../load/snapshot-store.js';
 import { isObjectUrl } from '../store/location.js';
 import { openPlace } from '../store/open-place.js';
+import { placeOfWorkspace } from '../store/workspace-place.js';
 import { createAnalyticsViews } from '../views/analytics-views.js';
 import { parquetViewsSql } from '../views/parquet-views-sql.js';
 
@@ -22,6 +23,7 @@ export function makeExportCommand(): Command {
       const workDir = flags.workDir ? { workDir: flags.workDir } : {};
       const out = await openPlace(flags.out, workDir);
       const snapshots = openSnapshotStore(flags.db, workDir);
+      let workspace: string | undefined;
       try {
         const lock = await snapshots.lock('engage-etl export');
         try {
@@ -29,9 +31,12 @@ export function makeExportCommand(): Command {
           try {
             for (const note of notes) process.stderr.write(`warning: ${note.message}\n`);
             await wh.allowAnalyticsMemory();
-            const s = await exportParquet(wh, out.place, { scope: 'all' });
+            // A database that exports one workspace of a shared lake writes into that workspace's folders only.
+            workspace = await wh.workspace();
+            const place = placeOfWorkspace(out.place, workspace);
+            const s = await exportParquet(wh, place, { scope: 'all' });
             for (const repair of s.repaired) process.stderr.write(`repaired ${repair.table}: ${repair.problems.join('; ')}\n`);
-            await exportBookkeeping(wh, out.place);
+            await exportBookkeeping(wh, place);
             await createAnalyticsViews(wh);
             // The export cleared the dirty marks and refreshed the views: readers of --db see that state too.
             for (const note of (await snapshots.publish(wh)).notes) process.stderr.write(`warning: ${note.message}\n`);
@@ -49,7 +54,7 @@ export function makeExportCommand(): Command {
       if (flags.viewsSql && isObjectUrl(flags.out)) {
         process.stderr.write(`--views-sql: the views read a local Parquet tree; for ${flags.out} see docs/object-storage.md (DuckDB with httpfs)\n`);
       } else if (flags.viewsSql) {
-        await writeFile(flags.viewsSql, parquetViewsSql(resolve(flags.out)));
+        await writeFile(flags.viewsSql, parquetViewsSql(resolve(flags.out), workspace));
         process.stdout.write(`analyst views over ${resolve(flags.out)}: ${resolve(flags.viewsSql)} (run it in any DuckDB: duckdb -init ${flags.viewsSql})\n`);
       }
     });

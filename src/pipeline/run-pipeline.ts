@@ -17,6 +17,8 @@ import type { DbLock, SnapshotStore } from '../load/snapshot-store.js';
 import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import { crashPoint } from '../process/crash-point.js';
+import { retireLayout } from '../export/retire-layout.js';
+import { placeOfWorkspace } from '../store/workspace-place.js';
 import { openPlace } from '../store/open-place.js';
 import type { OpenedPlace } from '../store/open-place.js';
 import type { Place } from '../store/place.js';
@@ -267,7 +269,14 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
 
     reporter.emit({ type: 'phase', phase: 'export' });
-    const exported = await publishParquet(wh, out.place, reporter, warnings);
+    const lake = placeOfWorkspace(out.place, opts.pipeline.workspace);
+    const moved = await workspaceMove(wh, opts.pipeline.workspace);
+    const exported = await publishParquet(wh, lake, moved ? 'all' : 'dirty', reporter, warnings);
+    if (moved) {
+      await retireLayout(out.place, moved.from);
+      warnings.push({ code: 'workspace_moved', message: `the Parquet of ${opts.db} moved from ${moved.from === undefined ? 'the layout without workspace' : `workspace=${moved.from}`} to workspace=${opts.pipeline.workspace ?? '(none)'} in ${out.place.description}: every partition was written anew and the old objects removed` });
+    }
+    await wh.setWorkspace(opts.pipeline.workspace);
     reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
     await createAnalyticsViews(wh);
 
@@ -282,7 +291,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       const failure = failedStreams.find((f) => f.stream === stream);
       return { stream, status: failure ? 'failed' : 'succeeded', error: failure?.error ?? null };
     }));
-    await publishDatabase(wh, out.place, snapshots, opts, summary, reporter, warnings);
+    await publishDatabase(wh, lake, snapshots, opts, summary, reporter, warnings);
     await snapshots.writeLastRunNote({ runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), ...(failedError ? { error: failedError } : {}) });
     reporter.emit({ type: 'run_finished', runId, status: summary.status, seconds: summary.seconds, ...(failedError ? { error: failedError } : {}) });
     result = summary;
@@ -337,10 +346,21 @@ async function claimDestinations(opts: RunOptions, command: string): Promise<{ o
   }
 }
 
-/** Publish, first half: the partitions this run changed (and any repair) with their manifests, into the place. */
-async function publishParquet(wh: Warehouse, place: Place, reporter: RunReporter, warnings: RunWarning[]): Promise<ExportSummary> {
+/**
+ * Whether this run moves the database's Parquet to another workspace's layout: the pipeline's `workspace:` differs from
+ * the one the database last exported as (databases that never exported have nothing to move).
+ */
+async function workspaceMove(wh: Warehouse, workspace: string | undefined): Promise<{ from: string | undefined } | undefined> {
+  const recorded = await wh.workspace();
+  if (recorded === workspace) return undefined;
+  const [row] = await wh.query(`SELECT count(*) AS n FROM "_etl_runs" WHERE "status" IN ('succeeded', 'completed_with_holes', 'failed') AND "finished_at" IS NOT NULL`);
+  return Number(row?.['n'] ?? 0) > 0 ? { from: recorded } : undefined;
+}
+
+/** Publish, first half: the partitions this run changed (every one when `scope` is all, and any repair) with their manifests, into the place. */
+async function publishParquet(wh: Warehouse, place: Place, scope: 'dirty' | 'all', reporter: RunReporter, warnings: RunWarning[]): Promise<ExportSummary> {
   await wh.allowAnalyticsMemory();
-  const exported = await exportParquet(wh, place, { scope: 'dirty' });
+  const exported = await exportParquet(wh, place, { scope });
   for (const repair of exported.repaired) {
     const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${place.description} from DuckDB: ${repair.problems.join('; ')}` };
     warnings.push(warning);

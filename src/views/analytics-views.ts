@@ -24,21 +24,43 @@ function viewFiles(sqlDir: string = findSqlDir()): ViewFile[] {
     .map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }));
 }
 
-// Every view statement of sql/views: its name and its body, up to the `;` that ends it (no view body holds one).
-const VIEW_STATEMENT = /CREATE OR REPLACE VIEW ("analytics"\."[^"]+") AS\s+([^;]+);/g;
+const VIEW_HEAD = /CREATE OR REPLACE VIEW ("analytics"\."[^"]+") AS\s+/g;
+
+/** Index of the `;` ending the statement that starts at `from`: the first one outside a quoted string or name. */
+function statementEnd(sql: string, from: number): number {
+  let quote: string | undefined;
+  for (let i = from; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === ';') return i;
+  }
+  return sql.length;
+}
 
 /**
  * The views of a database that exports one workspace of a shared lake: each gets `workspace` as its first column (a
  * constant — one database holds one workspace), so rows read side by side with another workspace's stay apart.
  */
 function withWorkspaceColumn(sql: string, workspace: string): string {
-  return sql.replace(VIEW_STATEMENT, (_all, name: string, body: string) => [
-    `CREATE OR REPLACE VIEW ${name} AS`,
-    `SELECT ${sqlString(workspace)} AS "workspace", COLUMNS(c -> c <> 'workspace') FROM (`,
-    body.trimEnd(),
-    ');',
-    `COMMENT ON COLUMN ${name}."workspace" IS 'The workspace these rows come from (the pipeline''s workspace:), as in the workspace=NAME/ part of the Parquet paths.';`,
-  ].join('\n'));
+  const out: string[] = [];
+  let at = 0;
+  for (const head of sql.matchAll(VIEW_HEAD)) {
+    if (head.index < at) continue;
+    const bodyStart = head.index + head[0].length;
+    const end = statementEnd(sql, bodyStart);
+    const name = head[1]!;
+    out.push(sql.slice(at, head.index), [
+      `CREATE OR REPLACE VIEW ${name} AS`,
+      `SELECT ${sqlString(workspace)} AS "workspace", COLUMNS(c -> c <> 'workspace') FROM (`,
+      sql.slice(bodyStart, end).trimEnd(),
+      ');',
+      `COMMENT ON COLUMN ${name}."workspace" IS 'The workspace these rows come from (the pipeline''s workspace:), as in the workspace=NAME/ part of the Parquet paths.'`,
+    ].join('\n'));
+    at = end;
+  }
+  return out.join('') + sql.slice(at);
 }
 
 /**
