@@ -15,8 +15,8 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { startConditionalProxy, startS3TestServer } from '../helpers/s3-test-server.js';
 import type { S3TestServer } from '../helpers/s3-test-server.js';
 import type { Target } from '../reliability/reliability-helpers.js';
-import { SecretScan, makeTarget, removeDir, runCli, runInProcess, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
-import { download, followManifests, listKeys, mirror, tableDifferences } from './s3-fixtures.js';
+import { SecretScan, makeTarget, runCli, runInProcess, startEmulator } from '../reliability/reliability-helpers.js';
+import { download, followManifests, listKeys, mirror, s3Suite, tableDifferences } from './s3-fixtures.js';
 
 const EARLIER = '2025-05-01T00:00:00Z';
 
@@ -25,29 +25,9 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
   let em: Emulator;
   let store: S3TestServer;
   let s3: S3Client;
-  const saved = { ...process.env };
   const secrets = new SecretScan();
-
-  beforeAll(async () => {
-    dir = await tempDir('engage-etl-s3-');
-    em = await startEmulator();
-    store = await startS3TestServer();
-    Object.assign(process.env, store.env);
-    s3 = createS3Client(s3Settings(store.env));
-  });
-
-  afterAll(async () => {
-    s3?.destroy();
-    await store?.close();
-    await em?.close();
-    for (const k of Object.keys(store?.env ?? {})) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
-    }
-    const found = await secrets.find(em.demoApiKey);
-    await removeDir(dir);
-    expect(found.places).toEqual([]);
-  });
+  const suite = s3Suite('engage-etl-s3-', async (x) => expect((await secrets.find(x.em.demoApiKey)).places).toEqual([]));
+  beforeAll(() => ({ dir, em, store, s3 } = suite));
 
   /** A fresh, empty working folder: nothing of an earlier run is on this "machine". */
   async function emptyWorkDir(name: string): Promise<string> {

@@ -10,6 +10,49 @@ import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import { TABLE_SPECS } from '../../src/load/table-specs.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import { createS3Client, s3Settings } from '../../src/store/s3-client.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startS3TestServer } from '../helpers/s3-test-server.js';
+import type { S3TestServer } from '../helpers/s3-test-server.js';
+import { removeDir, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+
+/** What a describe block against s3rver works with, ready from its beforeAll on. */
+export interface S3Suite {
+  dir: string;
+  em: Emulator;
+  store: S3TestServer;
+  s3: S3Client;
+}
+
+/**
+ * Registers, in the calling describe block, a temp folder, an emulator, s3rver on port 0 with its AWS_* settings in the
+ * environment (as a user's shell would have them), and an S3 client; all undone after the block. `beforeClose` runs
+ * first in the afterAll (e.g. a scan of the folder before it is removed).
+ */
+export function s3Suite(prefix: string, beforeClose: (suite: S3Suite) => Promise<void> = async () => undefined): S3Suite {
+  const suite = {} as S3Suite;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    suite.dir = await tempDir(prefix);
+    suite.em = await startEmulator();
+    suite.store = await startS3TestServer();
+    Object.assign(process.env, suite.store.env);
+    suite.s3 = createS3Client(s3Settings(suite.store.env));
+  });
+  afterAll(async () => {
+    await beforeClose(suite);
+    suite.s3?.destroy();
+    await suite.store?.close();
+    await suite.em?.close();
+    for (const k of Object.keys(suite.store?.env ?? {})) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+    await removeDir(suite.dir);
+  });
+  return suite;
+}
 
 export async function listKeys(s3: S3Client, bucket: string, prefix: string): Promise<{ key: string; bytes: number }[]> {
   const out: { key: string; bytes: number }[] = [];

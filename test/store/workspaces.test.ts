@@ -7,15 +7,13 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
-import { createS3Client, s3Settings } from '../../src/store/s3-client.js';
-import { startS3TestServer } from '../helpers/s3-test-server.js';
 import type { S3TestServer } from '../helpers/s3-test-server.js';
 import type { Target } from '../reliability/reliability-helpers.js';
-import { PIPELINE_YAML, makeTarget, removeDir, runInProcess, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
-import { download, listKeys, mirror } from './s3-fixtures.js';
+import { PIPELINE_YAML, makeTarget, runInProcess } from '../reliability/reliability-helpers.js';
+import { download, listKeys, mirror, s3Suite } from './s3-fixtures.js';
 
 const EARLIER = '2025-05-01T00:00:00Z';
 const withWorkspace = (name: string) => PIPELINE_YAML.replace('name: reliability\n', `name: reliability\nworkspace: ${name}\n`);
@@ -49,26 +47,8 @@ describe('two workspaces publishing into one lake', () => {
   let em: Emulator;
   let store: S3TestServer;
   let s3: S3Client;
-  const saved = { ...process.env };
-
-  beforeAll(async () => {
-    dir = await tempDir('engage-etl-ws-');
-    em = await startEmulator();
-    store = await startS3TestServer();
-    Object.assign(process.env, store.env);
-    s3 = createS3Client(s3Settings(store.env));
-  });
-
-  afterAll(async () => {
-    s3?.destroy();
-    await store?.close();
-    await em?.close();
-    for (const k of Object.keys(store?.env ?? {})) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
-    }
-    await removeDir(dir);
-  });
+  const suite = s3Suite('engage-etl-ws-');
+  beforeAll(() => ({ dir, em, store, s3 } = suite));
 
   it('both land under their own workspace=NAME/ folders, each row carries its workspace, and neither run removes the other\'s objects', async () => {
     const lake = `s3://${store.bucket}/lake`;
