@@ -31,7 +31,8 @@ export function addRunFlags(cmd: Command): Command {
     .option('--streams <list>', 'comma-separated streams to run (default: all in the pipeline file)')
     .option('--full-refresh', 'drop the selected streams\' data and state, reload from --from / start_date')
     .option('--json', 'print the result as one JSON line on stdout (on failure too); stderr logs are JSON lines')
-    .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)');
+    .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)')
+    .option('--max-in-flight <n>', 'the most requests in flight at once, across all pools (default: each pool keeps what its rate and the round trip call for)');
 }
 
 interface RunFlags extends RawRunFlags {

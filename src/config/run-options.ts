@@ -7,6 +7,7 @@ import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from './default-paths.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
+import { parseMaxInFlight } from './max-in-flight-flag.js';
 import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';
 import type { PipelineDefinition, StreamName } from './pipeline-definition.js';
@@ -27,6 +28,7 @@ export interface RawRunFlags {
   fullRefresh?: boolean;
   json?: boolean;
   maxWait?: string;
+  maxInFlight?: string;
 }
 
 export interface RunOptions {
@@ -55,6 +57,8 @@ export interface RunOptions {
   json: boolean;
   /** Longest wait for a pool's rate-limit window (--max-wait). @default undefined (each pool's window + 5 minutes) */
   maxWaitMs?: number;
+  /** The most requests in flight at once across all pools (--max-in-flight). @default undefined (each pool's own rule) */
+  maxInFlight?: number;
 }
 
 /** How far --until may be ahead of the clock (clock skew between machines). */
@@ -137,7 +141,13 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     fullRefresh: flags.fullRefresh === true,
     json: flags.json === true,
     ...maxWaitOption(flags.maxWait),
+    ...maxInFlightOption(flags.maxInFlight),
   };
+}
+
+function maxInFlightOption(raw: string | undefined): { maxInFlight?: number } {
+  const n = parseMaxInFlight(raw);
+  return n === undefined ? {} : { maxInFlight: n };
 }
 
 function maxWaitOption(raw: string | undefined): { maxWaitMs?: number } {

@@ -1,5 +1,6 @@
 // Serializes commits to DuckDB and batches whatever arrived while the previous commit ran, so fetched parts land in bulk
-// and in the order they were handed over: a watermark is never committed before the rows it covers.
+// and in the order they were handed over: a watermark is never committed before the rows it covers. Fetching goes on
+// while a batch commits; a producer waits only when the next batch is already full, and then only until it is taken.
 import type { ExtractedRows } from '../extract/extracted-rows.js';
 import type { CommitResult, HoleUpdate, LoadBatch, SeriesStateUpdate, Warehouse } from '../load/warehouse.js';
 
@@ -10,11 +11,12 @@ export interface CommitPart extends ExtractedRows {
 }
 
 /**
- * Rows waiting before producers are made to wait for the commit (keeps memory flat on long backfills). Measured with
- * `npm run bench` (1M rows): 100,000 peaked at 403 MB RSS, 25,000 at 279 MB, at the same load rate; with the warehouse's
- * 64 MB DuckDB memory limit, 10,000 peaked at 254 MB (1M rows) and 287 MB (10M rows).
+ * Rows waiting for the next commit before producers are made to wait until that commit takes them (keeps memory flat on
+ * long backfills). At most this many rows wait, one commit's batch is being written, and each request in flight holds
+ * its own window. Measured with `npm run bench` (1M rows): 100,000 peaked at 403 MB RSS, 25,000 at 279 MB, at the same
+ * load rate; with the warehouse's 64 MB DuckDB memory limit, 10,000 peaked at 254 MB (1M rows) and 287 MB (10M rows).
  */
-const MAX_PENDING_ROWS = 10_000;
+export const MAX_PENDING_ROWS = 10_000;
 
 export class Committer {
   readonly #wh: Warehouse;
@@ -25,6 +27,8 @@ export class Committer {
   #pendingRows = 0;
   #loop: Promise<void> | undefined;
   #error: unknown;
+  // Producers waiting for the loop to take the pending rows (or to end).
+  #waitingForTake: (() => void)[] = [];
 
   /** `until`: the run's frozen upper bound, to audit restated values (see LoadBatch.until). */
   constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void, until?: Date) {
@@ -34,13 +38,16 @@ export class Committer {
     this.#onCommit = onCommit;
   }
 
-  /** Queue a part; resolves at once unless too many rows wait, then when they are committed. */
+  /**
+   * Queue a part; resolves at once unless more than MAX_PENDING_ROWS rows wait for the next commit, then as soon as that
+   * commit takes them (not when it is done: fetching goes on while it writes).
+   */
   async add(part: CommitPart): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
     this.#pending.push(part);
     this.#pendingRows += part.upserts.reduce((n, u) => n + u.rows.length, 0);
     this.#loop ??= this.#run();
-    if (this.#pendingRows > MAX_PENDING_ROWS) await this.#loop;
+    while (this.#pendingRows > MAX_PENDING_ROWS && this.#loop) await new Promise<void>((resolve) => this.#waitingForTake.push(resolve));
   }
 
   /** Commit everything queued; rethrows a commit failure. */
@@ -49,19 +56,26 @@ export class Committer {
     if (this.#error !== undefined) throw this.#error;
   }
 
+  #wakeProducers(): void {
+    for (const wake of this.#waitingForTake.splice(0)) wake();
+  }
+
   async #run(): Promise<void> {
     try {
       while (this.#pending.length > 0) {
         const parts = this.#pending;
         this.#pending = [];
         this.#pendingRows = 0;
+        this.#wakeProducers();
         this.#onCommit(await this.#wh.commit(toBatch(this.#runId, parts, this.#until)));
       }
     } catch (err) {
       this.#error = err;
       this.#pending = [];
+      this.#pendingRows = 0;
     } finally {
       this.#loop = undefined;
+      this.#wakeProducers();
     }
   }
 }

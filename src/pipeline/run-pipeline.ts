@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
-import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
+import { MAX_IN_FLIGHT } from '../api/in-flight-window.js';
 import type { PoolId } from '../api/endpoints.js';
 import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
 import type { RunOptions } from '../config/run-options.js';
@@ -36,7 +36,7 @@ import { TaskQueues } from './task-queues.js';
 export interface PipelineDeps {
   /** Where progress goes. @default SILENT_REPORTER */
   reporter?: RunReporter;
-  /** Client settings beyond base URL and key (tests and the benchmark scale pools, concurrency, timeouts). @default {} */
+  /** Client settings beyond base URL and key (tests and the benchmark scale pools, in-flight caps, timeouts). @default {} */
   client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'apiKey'>>;
   /**
    * What to call the source in the summary instead of its base URL (the CLI says "built-in emulator" for `--emulator`).
@@ -133,6 +133,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       baseUrl,
       apiKey,
       ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+      ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
       onEvent: (e) => {
         if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
         if (e.type === 'waiting') reporter.emit(waitingEvent(e));
@@ -216,7 +217,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
           });
         }
       }
-      const estimate = estimateDuration(phasePlan.byPool, { concurrency: deps.client?.concurrency ?? DEFAULT_CONCURRENCY, pools: deps.client?.pools ?? {} });
+      const maxInFlight = activeClient.maxInFlight;
+      const estimate = estimateDuration(phasePlan.byPool, { ...(maxInFlight !== undefined ? { maxInFlight } : {}), pools: deps.client?.pools ?? {} });
       reporter.emit({ type: 'planned', streams: phasePlan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: phasePlan.requests, estimateMs: estimate.ms });
       for (const s of phasePlan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
       reporter.emit({ type: 'phase', phase: 'fetch' });
@@ -226,7 +228,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       queueFetchTasks(phasePlan, tasks, taskContext);
       // A fatal answer (401, 403, a refused parameter) would meet the queued requests too: closing the client stops them
       // before they are sent. After a retriable give-up the requests in flight may still succeed and commit; they finish.
-      await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error) => {
+      // Each pool decides how many of its requests are in flight; its queue only needs that many workers to feed it.
+      activeClient.limiter.expect(phasePlan.byPool);
+      await tasks.run(maxInFlight ?? MAX_IN_FLIGHT, (error) => {
         if (error instanceof FatalError) void activeClient.close();
       });
       for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
