@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from '../config/default-paths.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
-import { createEmulator } from '../emulator/server.js';
+import { startEmulatorThread } from '../emulator/emulator-thread.js';
 import { InterruptedError } from '../errors.js';
 import { readOpenHoles, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
@@ -144,12 +144,12 @@ export function resumeCommand(args: readonly string[]): string {
 
 
 /**
- * Runs `fn` against the options' source: with `--emulator`, a built-in emulator started here (the pipeline itself never
- * imports the emulator) whose URL and demo key stand in for the base URL and key.
+ * Runs `fn` against the options' source: with `--emulator`, a built-in emulator started here on a thread of its own (the
+ * pipeline itself never imports the emulator) whose URL and demo key stand in for the base URL and key.
  */
 export async function withSource<T>(opts: RunOptions, fn: (opts: RunOptions, label?: string) => Promise<T>): Promise<T> {
   if (!opts.emulator) return fn(opts);
-  const emulator = await createEmulator({ seed: 1 });
+  const emulator = await startEmulatorThread({ seed: 1 });
   try {
     return await fn({ ...opts, baseUrl: emulator.url, apiKey: opts.apiKey ?? emulator.demoApiKey }, 'built-in emulator');
   } finally {

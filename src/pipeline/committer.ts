@@ -18,6 +18,16 @@ export interface CommitPart extends ExtractedRows {
  */
 export const MAX_PENDING_ROWS = 10_000;
 
+/**
+ * Rows a commit gathers before it starts, unless drained: a commit costs a few statements per table whatever its size,
+ * and the change-detecting join scans the stored table once per batch, so 100-row commits (one window each) made the
+ * demo's first run spend more time in DuckDB than fetching. Parts wait at most until the phase drains.
+ */
+export const MIN_COMMIT_ROWS = 5_000;
+
+/** The longest a fetched part waits for MIN_COMMIT_ROWS to gather: a slow run still commits (and shows) its progress. */
+export const MAX_COMMIT_DELAY_MS = 250;
+
 export class Committer {
   readonly #wh: Warehouse;
   readonly #runId: string;
@@ -29,6 +39,11 @@ export class Committer {
   #error: unknown;
   // Producers waiting for the loop to take the pending rows (or to end).
   #waitingForTake: (() => void)[] = [];
+  // Commit whatever is pending, however small (set while drain() runs).
+  #draining = false;
+  // When the oldest pending part arrived (epoch ms), and the timer that commits it once MAX_COMMIT_DELAY_MS passed.
+  #oldestAt = 0;
+  #timer: NodeJS.Timeout | undefined;
 
   /** `until`: the run's frozen upper bound, to audit restated values (see LoadBatch.until). */
   constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void, until?: Date) {
@@ -39,21 +54,46 @@ export class Committer {
   }
 
   /**
-   * Queue a part; resolves at once unless more than MAX_PENDING_ROWS rows wait for the next commit, then as soon as that
-   * commit takes them (not when it is done: fetching goes on while it writes).
+   * Queue a part, committed once MIN_COMMIT_ROWS rows wait, it waited MAX_COMMIT_DELAY_MS, or at `drain()`; resolves at once unless more than
+   * MAX_PENDING_ROWS rows wait for the next commit, then as soon as that commit takes them (not when it is done:
+   * fetching goes on while it writes).
    */
   async add(part: CommitPart): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
+    if (this.#pending.length === 0) this.#oldestAt = Date.now();
     this.#pending.push(part);
     this.#pendingRows += part.upserts.reduce((n, u) => n + u.rows.length, 0);
-    this.#loop ??= this.#run();
+    if (this.#pendingRows >= MIN_COMMIT_ROWS) this.#loop ??= this.#run();
+    else this.#schedule();
     while (this.#pendingRows > MAX_PENDING_ROWS && this.#loop) await new Promise<void>((resolve) => this.#waitingForTake.push(resolve));
   }
 
   /** Commit everything queued; rethrows a commit failure. */
   async drain(): Promise<void> {
-    while (this.#loop) await this.#loop;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#draining = true;
+    try {
+      if (this.#error === undefined && this.#pending.length > 0) this.#loop ??= this.#run();
+      while (this.#loop) await this.#loop;
+    } finally {
+      this.#draining = false;
+    }
     if (this.#error !== undefined) throw this.#error;
+  }
+
+  /** Starts the loop once the oldest pending part has waited MAX_COMMIT_DELAY_MS, unless it runs or is due anyway. */
+  #schedule(): void {
+    if (this.#loop || this.#timer || this.#pending.length === 0) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#loop ??= this.#run();
+    }, Math.max(0, this.#oldestAt + MAX_COMMIT_DELAY_MS - Date.now()));
+    this.#timer.unref();
+  }
+
+  #due(): boolean {
+    return this.#draining || this.#pendingRows >= MIN_COMMIT_ROWS || Date.now() - this.#oldestAt >= MAX_COMMIT_DELAY_MS;
   }
 
   #wakeProducers(): void {
@@ -62,7 +102,7 @@ export class Committer {
 
   async #run(): Promise<void> {
     try {
-      while (this.#pending.length > 0) {
+      while (this.#pending.length > 0 && this.#due()) {
         const parts = this.#pending;
         this.#pending = [];
         this.#pendingRows = 0;
@@ -76,6 +116,7 @@ export class Committer {
     } finally {
       this.#loop = undefined;
       this.#wakeProducers();
+      if (this.#error === undefined) this.#schedule();
     }
   }
 }

@@ -1,8 +1,8 @@
-// The committer's back-pressure: fetching goes on while a batch commits; a producer waits only when the next batch is
-// already full, and then only until the commit in progress ends and takes it — never for the whole commit loop.
+// The committer's batching and back-pressure: commits gather rows; fetching goes on while a batch commits; a producer
+// waits only when the next batch is already full, and then only until the commit in progress ends and takes it.
 import { describe, expect, it } from 'vitest';
 import type { CommitResult, LoadBatch, Warehouse } from '../../src/load/warehouse.js';
-import { Committer, MAX_PENDING_ROWS, type CommitPart } from '../../src/pipeline/committer.js';
+import { Committer, MAX_COMMIT_DELAY_MS, MAX_PENDING_ROWS, MIN_COMMIT_ROWS, type CommitPart } from '../../src/pipeline/committer.js';
 
 /** A warehouse whose commits end only when the test says so; it records each batch's row count. */
 function slowWarehouse(): { wh: Warehouse; batches: number[]; finishOne: () => void; pending: () => number } {
@@ -30,22 +30,40 @@ async function settled(p: Promise<unknown>): Promise<boolean> {
 }
 
 describe('Committer', () => {
-  it('lets producers go on while a batch commits, up to MAX_PENDING_ROWS waiting for the next one', async () => {
+  it('gathers MIN_COMMIT_ROWS before a commit, lets producers go on while it writes, and waits only for the next batch\'s take', async () => {
     const { wh, batches, finishOne } = slowWarehouse();
     const committer = new Committer(wh, 'run-1', () => undefined);
-    // The first part starts a commit at once; the ones after it wait for the next batch and return at once.
+    // One window at a time is no commit: it waits for company.
+    for (let i = 0; i < MIN_COMMIT_ROWS / 100 - 1; i++) expect(await settled(committer.add(part(100)))).toBe(true);
+    expect(batches).toEqual([]);
     expect(await settled(committer.add(part(100)))).toBe(true);
+    expect(batches).toEqual([MIN_COMMIT_ROWS]);
+    // While it writes, up to MAX_PENDING_ROWS rows queue for the next batch and their producers go on at once.
     for (let i = 0; i < MAX_PENDING_ROWS / 100; i++) expect(await settled(committer.add(part(100)))).toBe(true);
-    expect(batches).toEqual([100]);
     // One more row than the bound: that producer waits until the commit in progress ends and takes the next batch.
     const over = committer.add(part(1));
     expect(await settled(over)).toBe(false);
     finishOne();
     expect(await settled(over)).toBe(true);
-    expect(batches).toEqual([100, MAX_PENDING_ROWS + 1]);
-    // It did not wait for that second batch to be written.
+    expect(batches).toEqual([MIN_COMMIT_ROWS, MAX_PENDING_ROWS + 1]);
+    // It did not wait for that second batch to be written; a small tail is committed when the run drains.
+    finishOne();
+    expect(await settled(committer.add(part(10)))).toBe(true);
+    const drained = committer.drain();
+    await settled(drained);
+    finishOne();
+    await drained;
+    expect(batches).toEqual([MIN_COMMIT_ROWS, MAX_PENDING_ROWS + 1, 10]);
+  });
+
+  it('commits a lone part once it has waited MAX_COMMIT_DELAY_MS, so a slow run still shows its progress', async () => {
+    const { wh, batches, finishOne } = slowWarehouse();
+    const committer = new Committer(wh, 'run-1', () => undefined);
+    await committer.add(part(10));
+    expect(batches).toEqual([]);
+    await new Promise((r) => setTimeout(r, MAX_COMMIT_DELAY_MS + 50));
+    expect(batches).toEqual([10]);
     finishOne();
     await committer.drain();
-    expect(batches).toHaveLength(2);
   });
 });
