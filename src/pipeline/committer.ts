@@ -63,7 +63,7 @@ export class Committer {
     if (this.#pending.length === 0) this.#oldestAt = Date.now();
     this.#pending.push(part);
     this.#pendingRows += part.upserts.reduce((n, u) => n + u.rows.length, 0);
-    if (this.#pendingRows >= MIN_COMMIT_ROWS) this.#loop ??= this.#run();
+    if (this.#pendingRows >= MIN_COMMIT_ROWS) this.#start();
     else this.#schedule();
     while (this.#pendingRows > MAX_PENDING_ROWS && this.#loop) await new Promise<void>((resolve) => this.#waitingForTake.push(resolve));
   }
@@ -74,7 +74,7 @@ export class Committer {
     this.#timer = undefined;
     this.#draining = true;
     try {
-      if (this.#error === undefined && this.#pending.length > 0) this.#loop ??= this.#run();
+      if (this.#error === undefined && this.#pending.length > 0) this.#start();
       while (this.#loop) await this.#loop;
     } finally {
       this.#draining = false;
@@ -87,9 +87,24 @@ export class Committer {
     if (this.#loop || this.#timer || this.#pending.length === 0) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#loop ??= this.#run();
+      this.#start();
     }, Math.max(0, this.#oldestAt + MAX_COMMIT_DELAY_MS - Date.now()));
     this.#timer.unref();
+  }
+
+  /**
+   * Starts the commit loop unless it runs. `#loop` is set before the loop can end and cleared only after it has: a loop
+   * with nothing due ends at once, and clearing it inside would leave a finished promise standing for a running loop.
+   */
+  #start(): void {
+    if (this.#loop) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#loop = this.#run().finally(() => {
+      this.#loop = undefined;
+      this.#wakeProducers();
+      if (this.#error === undefined) this.#schedule();
+    });
   }
 
   #due(): boolean {
@@ -113,10 +128,6 @@ export class Committer {
       this.#error = err;
       this.#pending = [];
       this.#pendingRows = 0;
-    } finally {
-      this.#loop = undefined;
-      this.#wakeProducers();
-      if (this.#error === undefined) this.#schedule();
     }
   }
 }

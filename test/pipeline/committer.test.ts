@@ -66,4 +66,24 @@ describe('Committer', () => {
     finishOne();
     await committer.drain();
   });
+
+  it('still commits after its delay ran out with nothing left to commit (a loop that ends at once is not left standing)', async () => {
+    const { wh, batches, finishOne } = slowWarehouse();
+    const committer = new Committer(wh, 'run-1', () => undefined);
+    await committer.add(part(10));
+    await committer.add(part(MIN_COMMIT_ROWS));
+    expect(batches).toEqual([MIN_COMMIT_ROWS + 10]);
+    finishOne();
+    await new Promise((r) => setTimeout(r, MAX_COMMIT_DELAY_MS + 50));
+    await committer.add(part(MIN_COMMIT_ROWS));
+    expect(batches).toEqual([MIN_COMMIT_ROWS + 10, MIN_COMMIT_ROWS]);
+    // Past the bound, a producer is let go once the next commit takes its part.
+    const over = committer.add(part(MAX_PENDING_ROWS + 1));
+    expect(await settled(over)).toBe(false);
+    finishOne();
+    expect(await settled(over)).toBe(true);
+    finishOne();
+    await committer.drain();
+    expect(batches).toEqual([MIN_COMMIT_ROWS + 10, MIN_COMMIT_ROWS, MAX_PENDING_ROWS + 1]);
+  });
 });
