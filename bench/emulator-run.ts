@@ -4,7 +4,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
-import type { PoolOverrides } from '../src/api/limiter.js';
 import { resolveRunOptions } from '../src/config/run-options.js';
 import type { Emulator, EmulatorOptions } from '../src/emulator/server.js';
 import { createEmulator } from '../src/emulator/server.js';
@@ -12,7 +11,7 @@ import { Warehouse } from '../src/load/warehouse.js';
 import type { Plan } from '../src/pipeline/plan.js';
 import { planWithoutRunning } from '../src/pipeline/plan-for-run.js';
 import { runPipeline } from '../src/pipeline/run-pipeline.js';
-import type { RunSummary } from '../src/pipeline/run-pipeline.js';
+import type { PipelineDeps, RunSummary } from '../src/pipeline/run-pipeline.js';
 import type { RunEvent } from '../src/pipeline/run-events.js';
 
 export interface MeasuredRun {
@@ -55,7 +54,7 @@ export class EmulatorBench {
   }
 
   /** One `engage-etl run` up to `until` with these client settings; wall time from call to summary. */
-  async run(until: string, client: { pools?: PoolOverrides; concurrency?: number } = {}): Promise<MeasuredRun> {
+  async run(until: string, client: PipelineDeps['client'] = {}): Promise<MeasuredRun> {
     const opts = resolveRunOptions(
       { pipeline: this.pipelinePath, baseUrl: this.emulator.url, apiKey: this.emulator.demoApiKey, db: this.db, out: join(this.dir, 'parquet'), until },
       {},

@@ -1,62 +1,56 @@
-// Wall-time ratio = wall / max(requests × latency / concurrency, requests / pool rate), against the emulator with 50 ms
-// of latency and limits scaled down from hours to seconds, so that the purchases pool needs several budget windows.
-import type { PoolOverrides } from '../src/api/limiter.js';
-import { estimateDuration, theoreticalWallMs } from '../src/pipeline/plan-estimate.js';
+// Wall / bound at a given latency: a 2-year backfill of nine hourly session series (1,584 requests, all in the default
+// pool at its real limit, 250,000 an hour) against the emulator holding each answer `latencyMs`. The bound is the time
+// the pool's sustained rate imposes (requests × window / limit); the peak counts the requests in flight at once.
+import type { ClientEvent } from '../src/api/api-client-options.js';
+import { estimateDuration, poolRateBoundMs } from '../src/pipeline/plan-estimate.js';
 import { EmulatorBench } from './emulator-run.js';
-import { scaledPools } from '../src/api/endpoints.js';
 
 export interface WallTimeFigures {
   requests: number;
   byPool: Record<string, number>;
   wallMs: number;
-  theoreticalMs: number;
+  boundMs: number;
   ratio: number;
-  /** What `engage-etl plan` would have predicted for these requests (budget waves). */
+  /** What `engage-etl plan --latency-ms` would have predicted for these requests. */
   estimateMs: number;
   rateLimited: number;
   latencyMs: number;
-  concurrency: number;
-  limits: string;
+  peakInFlight: number;
 }
 
-export const LATENCY_MS = 50;
-const CONCURRENCY = 8;
-// The emulator multiplies every limit by LIMIT_SCALE and every window by WINDOW_SCALE (windows of at least 1 s); the
-// client is told the same limits (scaledPools), as it knows the real ones.
-const LIMIT_SCALE = 0.02;
-const WINDOW_SCALE = 1 / 1200;
-const CLIENT_POOLS: PoolOverrides = scaledPools(LIMIT_SCALE, WINDOW_SCALE);
+/** The latencies the bench runs at: a nearby server, and the 250 ms of issue 20. */
+export const LATENCIES_MS = [50, 250] as const;
 
 const PIPELINE = `
 name: wall
 start_date: 2024-01-01
 lookback_days: 3
 streams:
-  purchase_quantity: { unit: day, apps: ["*", app_1, app_2, app_3], products: ["*", gems_small] }
-  revenue:           { unit: day, apps: ["*", app_1], products: ["*", gems_small] }
-  sessions:          { unit: hour, apps: ["*", app_1], segments: ["*"] }
-  segment_size:      { segments: [seg_1, seg_2, seg_3] }
-  custom_events:     {}
+  sessions: { unit: hour, apps: ["*", app_1, app_2], segments: ["*", seg_1, seg_2] }
 `;
 
-export async function measureWallTime(): Promise<WallTimeFigures> {
-  const bench = await EmulatorBench.create(PIPELINE, { now: '2026-01-01T06:00:00Z', latencyMs: LATENCY_MS, limitScale: LIMIT_SCALE, limitWindowScale: WINDOW_SCALE });
+export async function measureWallTime(latencyMs: number): Promise<WallTimeFigures> {
+  const bench = await EmulatorBench.create(PIPELINE, { now: '2026-01-01T00:30:00Z', latencyMs });
+  let active = 0;
+  let peakInFlight = 0;
+  const onEvent = (e: ClientEvent): void => {
+    if (e.type === 'request-started') peakInFlight = Math.max(peakInFlight, ++active);
+    if (e.type === 'request-finished') active--;
+  };
   try {
-    const run = await bench.run('2026-01-01T06:00:00Z', { pools: CLIENT_POOLS, concurrency: CONCURRENCY });
+    const run = await bench.run('2026-01-01T00:30:00Z', { onEvent });
     const byPool = Object.fromEntries(Object.entries(bench.emulator.stats.byPool).filter(([, n]) => n > 0));
-    const opts = { latencyMs: LATENCY_MS, concurrency: CONCURRENCY, pools: CLIENT_POOLS };
-    const theoreticalMs = theoreticalWallMs(byPool, opts);
+    const boundMs = poolRateBoundMs(byPool);
     return {
       requests: run.received,
       byPool,
       wallMs: run.wallMs,
-      theoreticalMs,
-      ratio: run.wallMs / theoreticalMs,
-      estimateMs: estimateDuration(byPool, opts).ms,
+      boundMs,
+      ratio: run.wallMs / boundMs,
+      estimateMs: estimateDuration(byPool, { latencyMs }).ms,
       rateLimited: run.rateLimited,
-      latencyMs: LATENCY_MS,
-      concurrency: CONCURRENCY,
-      limits: 'purchases+events 20 / 3 s, default 5,000 / 3 s, cdi 1 / 1 s',
+      latencyMs,
+      peakInFlight,
     };
   } finally {
     await bench.close();

@@ -129,10 +129,11 @@ export interface ApiClientOptions {
    */
   retryAdvice?: string;
   /**
-   * Requests in flight at once, across all pools.
-   * @default DEFAULT_CONCURRENCY (8)
+   * `--max-in-flight`: the most requests on the wire at once, across all pools, for a user who must cap them. Without it
+   * each pool keeps what its rate and the observed round trip call for (src/api/in-flight-window.ts).
+   * @default undefined (no cap beyond each pool's own, at most MAX_IN_FLIGHT = 256)
    */
-  concurrency?: number;
+  maxInFlight?: number;
   /**
    * First backoff delay after a failure without server advice; doubles each retry, with jitter (50–100 %).
    * @default 500
@@ -169,6 +170,3 @@ export interface ApiClientOptions {
    */
   now?: () => number;
 }
-
-/** Requests in flight at once by default: the client's cap, the pipeline's workers per pool, and the planner's estimate. */
-export const DEFAULT_CONCURRENCY = 8;

@@ -1,16 +1,16 @@
-// The typed HTTP client of the platform: authentication, per-pool rate limits, a global concurrency cap, retries with
+// The typed HTTP client of the platform: authentication, per-pool rate limits and in-flight limits, retries with
 // backoff (p-retry) that honour the server's advice, and errors that say what failed without ever showing a credential.
 import { setMaxListeners } from 'node:events';
 import pRetry, { AbortError } from 'p-retry';
 import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
 import type { ApiClientOptions, ClientEvent, ClientStats } from './api-client-options.js';
-import { DEFAULT_CONCURRENCY } from './api-client-options.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { credentialProblem } from './credential-rules.js';
 import type { EndpointSpec, PoolId } from './endpoints.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { fillPath } from './endpoint-path.js';
 import { expectSuccess } from './expect-success.js';
+import type { InFlightOutcome } from './in-flight-window.js';
 import { describeMs, type PoolPermit } from './limit-pool.js';
 import { Limiter } from './limiter.js';
 import { quoteHeaders, readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
@@ -63,7 +63,9 @@ export class ApiClient {
   readonly #maxBodyBytes: number;
   /** Pages a paginated list may have before it is taken for a loop; read by the paginators. */
   readonly maxPages: number;
-  readonly #gate: ConcurrencyGate;
+  readonly #gate: ConcurrencyGate | undefined;
+  /** `maxInFlight` if given: the most requests in flight at once, across all pools. */
+  readonly maxInFlight: number | undefined;
   readonly #fetch: typeof fetch;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
@@ -93,7 +95,8 @@ export class ApiClient {
     this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
     this.#maxBodyBytes = positive('maxBodyBytes', opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, true);
     this.maxPages = positive('maxPages', opts.maxPages ?? DEFAULT_MAX_PAGES, true);
-    this.#gate = new ConcurrencyGate(positive('concurrency', opts.concurrency ?? DEFAULT_CONCURRENCY, true));
+    this.maxInFlight = opts.maxInFlight === undefined ? undefined : positive('maxInFlight', opts.maxInFlight, true);
+    this.#gate = this.maxInFlight === undefined ? undefined : new ConcurrencyGate(this.maxInFlight);
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#sleep = opts.sleep ?? defaultSleep;
     this.#now = opts.now ?? Date.now;
@@ -101,6 +104,7 @@ export class ApiClient {
     this.#scrubber = new SecretScrubber([opts.apiKey, opts.scimToken]);
     this.limiter = new Limiter({ now: this.#now, sleep: this.#sleep }, opts.pools ?? {}, this.#closing.signal, {
       ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+      ...(this.maxInFlight !== undefined ? { maxInFlight: this.maxInFlight } : {}),
       onWait: (wait) => this.#emit({ type: 'waiting', ...wait }),
     });
     // Every request in flight (and every waiting one) listens on the closing signal; more than Node's default 10 is normal.
@@ -118,7 +122,7 @@ export class ApiClient {
   }
 
   /**
-   * Sends one call, within its pool's budget and the concurrency cap, retrying 429, 5xx and transport failures.
+   * Sends one call, within its pool's budget and in-flight limit (and `maxInFlight`), retrying 429, 5xx and transport failures.
    * Resolves with the parsed 2xx body; rejects with FatalApiError (4xx, refusal in `message`), RetriableApiError
    * (retries exhausted) or ConfigError (missing path parameter or SCIM credential).
    */
@@ -226,10 +230,16 @@ export class ApiClient {
 
   async #attempt<T>(p: PreparedCall, attempt: number): Promise<ApiResponse<T>> {
     const permit = await this.limiter.acquire(p.endpoint.pool);
+    let outcome: InFlightOutcome = 'ok';
     try {
-      return await this.#gate.run(() => this.#send<T>(p, attempt, permit));
+      const send = () => this.#send<T>(p, attempt, permit);
+      return await (this.#gate ? this.#gate.run(send) : send());
+    } catch (error) {
+      // A 429, a 5xx or no answer at all: the pool keeps fewer requests in flight for a while.
+      if (error instanceof RetriableApiError) outcome = 'overloaded';
+      throw error;
     } finally {
-      permit.release();
+      permit.release(outcome);
     }
   }
 

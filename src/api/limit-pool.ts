@@ -1,6 +1,7 @@
 // One rate-limit pool as the client sees it: a sliding window of the requests it sent, the server's own view when the
 // server shares it (X-RateLimit-*), and a FIFO queue of requests waiting for budget. Requests wait here, never on the wire.
 import type { PoolId } from './endpoints.js';
+import { InFlightWindow, MAX_IN_FLIGHT, type InFlightOutcome } from './in-flight-window.js';
 import type { RateLimitAdvice } from './rate-limit-headers.js';
 import { FatalError } from '../errors.js';
 
@@ -22,8 +23,10 @@ export interface PoolWait {
   reason: string;
 }
 
-/** How long a pool may wait, and who hears about long waits. */
+/** How long a pool may wait, who hears about long waits, and how many requests it may keep in flight. */
 export interface PoolWaitPolicy {
+  /** `--max-in-flight`: the most requests this pool keeps in flight, whatever its rate and latency call for. @default MAX_IN_FLIGHT (256) */
+  maxInFlight?: number;
   /** Longest wait for budget; a longer one fails at once. @default the pool's window + DEFAULT_MAX_WAIT_SLACK_MS */
   maxWaitMs?: number;
   /** Told of every wait of ANNOUNCE_WAIT_MS or more. @default none */
@@ -40,7 +43,8 @@ export interface PoolPermit {
   readonly pool: PoolId;
   /** Order of sending within the pool; tells which in-flight requests a server's count may not include yet. */
   readonly seq: number;
-  release(): void;
+  /** `overloaded` for a 429, a 5xx or no answer: the pool then keeps fewer requests in flight for a while. @default 'ok' */
+  release(outcome?: InFlightOutcome): void;
 }
 
 /** The state of one pool, for the planner, the benchmark and `engage-etl status`. */
@@ -58,6 +62,12 @@ export interface PoolSnapshot {
   resetAt: number | undefined;
   /** Requests queued for this pool. */
   waiting: number;
+  /** Requests the pool may keep in flight now (rate × round trip with headroom, after any backoff, within the cap). */
+  inFlightLimit: number;
+  /** The most requests the pool had in flight at once so far. */
+  peakInFlight: number;
+  /** Whether the pool spreads its requests at its sustained rate (its known demand exceeds its remaining budget). */
+  pacing: boolean;
 }
 
 interface ServerView {
@@ -104,6 +114,11 @@ export class LimitPoolQueue {
   /** Longest wait for budget (`--max-wait`); a 429's Retry-After is honoured up to it too. */
   readonly maxWaitMs: number;
   readonly #onWait: ((wait: PoolWait) => void) | undefined;
+  readonly #window: InFlightWindow;
+  // Requests the run still means to send through this pool (its plan), beyond those already queued here.
+  #demand = 0;
+  // While pacing, the earliest instant the next request may go: one every window / limit.
+  #nextPacedAt = 0;
 
   constructor(pool: { id: PoolId; limit: number; windowMs: number }, clock: LimiterClock, signal?: AbortSignal, policy: PoolWaitPolicy = {}) {
     this.id = pool.id;
@@ -113,6 +128,17 @@ export class LimitPoolQueue {
     this.#signal = signal;
     this.maxWaitMs = policy.maxWaitMs ?? pool.windowMs + DEFAULT_MAX_WAIT_SLACK_MS;
     this.#onWait = policy.onWait;
+    this.#window = new InFlightWindow(() => this.#ratePerMs(), policy.maxInFlight ?? MAX_IN_FLIGHT);
+  }
+
+  /**
+   * Tells the pool how many requests the run will still send through it (its plan), replacing what was said before. A
+   * pool whose demand exceeds its remaining budget spreads its requests at its sustained rate (limit / window) instead
+   * of spending the budget at once and then idling until the window frees; one whose demand fits sends as fast as its
+   * in-flight limit allows.
+   */
+  expect(requests: number): void {
+    this.#demand = Math.max(0, Math.floor(requests));
   }
 
   /** Waits (in this pool's own queue) until the pool can afford one more request, then counts it as in flight. */
@@ -177,7 +203,10 @@ export class LimitPoolQueue {
     let resetAt = counted > 0 ? (this.#finished[this.#head] as number) + this.windowMs : undefined;
     if (server && server.remaining <= 0) resetAt = Math.max(resetAt ?? 0, server.expiresAt);
     if (this.#blockedUntil > now) resetAt = Math.max(resetAt ?? 0, this.#blockedUntil);
-    return { pool: this.id, limit, windowMs: this.windowMs, used, inFlight: this.#inFlight.size, remaining, resetAt, waiting: this.#waiters.length };
+    return {
+      pool: this.id, limit, windowMs: this.windowMs, used, inFlight: this.#inFlight.size, remaining, resetAt, waiting: this.#waiters.length,
+      inFlightLimit: this.#window.limit(), peakInFlight: this.#window.peak, pacing: this.#pacing(Math.max(0, this.#remainingInWindow(counted, server))),
+    };
   }
 
   /** Rejects every queued request; used by `close()`. */
@@ -190,6 +219,29 @@ export class LimitPoolQueue {
     // A limit the server counts over a shorter window than ours is checked over that window (#serverCountWait), not ours.
     const serverOverOurWindow = this.#serverLimit !== undefined && (this.#serverWindowMs ?? this.windowMs) >= this.windowMs;
     return Math.min(this.#configuredLimit, serverOverOurWindow ? (this.#serverLimit as number) : Infinity);
+  }
+
+  /** The sustained rate, requests per ms: the lower of ours and the server's declared limit over its own window. */
+  #ratePerMs(): number {
+    const ours = this.#limit() / this.windowMs;
+    const serverWindow = this.#serverWindowMs;
+    if (this.#serverLimit === undefined || serverWindow === undefined || serverWindow >= this.windowMs) return ours;
+    return Math.min(ours, this.#serverLimit / serverWindow);
+  }
+
+  /**
+   * Whether what the run still needs from this pool is more than the budget left in the pool's window (`remaining`: by
+   * our count, or by the server's when it counts over the same window; a gateway's shorter window is paced by its count).
+   */
+  #pacing(remaining: number): boolean {
+    return Math.max(this.#demand, this.#waiters.length) > remaining;
+  }
+
+  /** The budget left in the pool's own window, by our count and the server's view of that window. */
+  #remainingInWindow(counted: number, server: ServerView | undefined): number {
+    const ours = this.#limit() - this.#inFlight.size - counted;
+    const sameWindow = this.#serverWindowMs === undefined || this.#serverWindowMs >= this.windowMs;
+    return server && sameWindow ? Math.min(ours, server.remaining) : ours;
   }
 
   /** Milliseconds until the server's own (shorter) window has room, 0 when it has, by our count of what we sent. */
@@ -226,7 +278,7 @@ export class LimitPoolQueue {
    * Milliseconds until the next request may go and why, 0 when it may go now, or 'release' when only a completion can
    * help (every counted request is still in flight).
    */
-  #waitNeeded(now: number): { ms: number; reason: string } | 0 | 'release' {
+  #waitNeeded(now: number): { ms: number; reason: string; paced?: true } | 0 | 'release' {
     this.#prune(now);
     if (this.#blockedUntil > now) {
       return { ms: this.#blockedUntil - now, reason: `the server answered 429${this.#blockedBecause ? ` with ${this.#blockedBecause}` : ''}` };
@@ -248,22 +300,33 @@ export class LimitPoolQueue {
       const limit = this.#serverLimit as number;
       return { ms: serverWait, reason: `${limit} requests per ${describeMs(this.#serverWindowMs as number)} already sent (the window the server declares)` };
     }
+    if (this.#inFlight.size >= this.#window.limit()) return 'release';
+    if (this.#nextPacedAt > now) {
+      if (this.#pacing(this.#remainingInWindow(counted, server))) {
+        return { ms: this.#nextPacedAt - now, reason: 'the pace of its sustained rate', paced: true };
+      }
+    }
     return 0;
   }
 
-  #grant(): PoolPermit {
+  #grant(now: number): PoolPermit {
     const seq = this.#nextSeq++;
     this.#inFlight.add(seq);
+    this.#window.sent(this.#inFlight.size);
     if (this.#server) this.#server.remaining--;
+    if (this.#demand > 0) this.#demand--;
+    this.#nextPacedAt = Math.max(now, this.#nextPacedAt) + 1 / this.#ratePerMs();
     let released = false;
     return {
       pool: this.id,
       seq,
-      release: () => {
+      release: (outcome = 'ok') => {
         if (released) return;
         released = true;
         this.#inFlight.delete(seq);
-        this.#finished.push(this.#clock.now());
+        const at = this.#clock.now();
+        this.#finished.push(at);
+        this.#window.finished(outcome, at - now, this.#inFlight.size, at);
         const wake = this.#wakeOnRelease;
         this.#wakeOnRelease = undefined;
         wake?.();
@@ -280,12 +343,17 @@ export class LimitPoolQueue {
         const now = this.#clock.now();
         const wait = this.#waitNeeded(now);
         if (wait === 0) {
-          (this.#waiters.shift() as Waiter).resolve(this.#grant());
+          (this.#waiters.shift() as Waiter).resolve(this.#grant(now));
         } else if (wait === 'release') {
           await new Promise<void>((resolve) => {
             this.#wakeOnRelease = resolve;
           });
         } else {
+          // A paced wait is the pool's ordinary rhythm, one request every window / limit: never refused nor announced.
+          if (wait.paced) {
+            await this.#clock.sleep(wait.ms, this.#signal);
+            continue;
+          }
           if (wait.ms > this.maxWaitMs) {
             // Every waiter would meet the same wall: fail them all now rather than one per wake-up.
             this.rejectWaiting(this.#tooLong(wait, now));

@@ -32,6 +32,9 @@ export class Limiter {
     if (policy.maxWaitMs !== undefined && (!Number.isFinite(policy.maxWaitMs) || policy.maxWaitMs < 0 || policy.maxWaitMs > MAX_WAIT_LIMIT_MS)) {
       throw new ConfigError('maxWaitMs', `must be a number of milliseconds from 0 to ${MAX_WAIT_LIMIT_MS} (24 h), got ${String(policy.maxWaitMs)}`);
     }
+    if (policy.maxInFlight !== undefined && (!Number.isInteger(policy.maxInFlight) || policy.maxInFlight < 1)) {
+      throw new ConfigError('maxInFlight', `must be a whole number of requests ≥ 1, got ${String(policy.maxInFlight)}`);
+    }
     for (const [id, override] of Object.entries(overrides)) {
       if (!(id in LIMIT_POOLS)) {
         throw new ConfigError(`pools.${id}`, `unknown limit pool "${id}"; use one of ${Object.keys(LIMIT_POOLS).join(', ')}`);
@@ -54,6 +57,14 @@ export class Limiter {
   /** Waits in the pool's queue until it can afford one more request. */
   acquire(pool: PoolId): Promise<PoolPermit> {
     return this.#pool(pool).acquire();
+  }
+
+  /**
+   * The requests the run will still send per pool (its plan), replacing what was said before: a pool whose demand
+   * exceeds its remaining budget spreads its requests at its sustained rate, the others send as fast as they may.
+   */
+  expect(byPool: Partial<Record<PoolId, number>>): void {
+    for (const [id, pool] of this.#pools) pool.expect(byPool[id] ?? 0);
   }
 
   /** Feeds a response's X-RateLimit-* advice into the pool the request drew from. */

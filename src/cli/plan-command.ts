@@ -12,9 +12,9 @@ import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import type { Plan } from '../pipeline/plan.js';
 import { planWithoutRunning } from '../pipeline/plan-for-run.js';
-import type { PlanEstimate } from '../pipeline/plan-estimate.js';
-import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
+import type { EstimateBound, PlanEstimate } from '../pipeline/plan-estimate.js';
 import { DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration } from '../pipeline/plan-estimate.js';
+import { MIN_IN_FLIGHT } from '../api/in-flight-window.js';
 import { EXIT } from './exit-codes.js';
 import { withJsonFailure, writeJsonLine } from './json-line.js';
 import { addRunFlags, withSource } from './run-command.js';
@@ -34,12 +34,13 @@ export interface PlanReport {
   /** Requests the plan itself sent: the list pages `--discover` read (0 without it). Not part of `requests`'s run. */
   sent: number;
   streams: Plan['streams'];
-  byPool: { pool: PoolId; requests: number; limit: number; windowMs: number; waves: number; ms: number }[];
+  byPool: { pool: PoolId; requests: number; limit: number; windowMs: number; waves: number; inFlight: number; ms: number; boundBy: EstimateBound }[];
   requests: number;
   minimum: number;
   /** True when a count is estimated: a paged list's pages, or without --discover the lists `all` reads. */
   estimated: boolean;
-  estimate: { ms: number; latencyMs: number; concurrency: number; boundBy: string; latencyBoundMs: number };
+  /** `boundBy`: the slowest pool's rate, the round trips at the least it keeps in flight, or `--max-in-flight`. */
+  estimate: { ms: number; latencyMs: number; maxInFlight: number | null; boundBy: EstimateBound; pool: PoolId | null };
 }
 
 // The key only authenticates requests and plan sends none without --discover: it must not be demanded just to print a plan.
@@ -93,7 +94,7 @@ async function withDiscoveryClient<T>(opts: RunOptions, fn: (client: ApiClient) 
  */
 export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFAULT_ESTIMATE_LATENCY_MS, client?: ApiClient): Promise<PlanReport> {
   const { plan, storedState } = await planWithoutRunning(opts, client);
-  const estimate: PlanEstimate = estimateDuration(plan.byPool, { latencyMs, concurrency: DEFAULT_CONCURRENCY });
+  const estimate: PlanEstimate = estimateDuration(plan.byPool, { latencyMs, ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}) });
   return {
     pipeline: opts.pipeline.name,
     until: opts.until.toUTC().toISO() ?? '',
@@ -101,11 +102,11 @@ export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFA
     storedState,
     sent: client?.stats.requestsSent ?? 0,
     streams: plan.streams,
-    byPool: estimate.pools.map(({ pool, requests, limit, windowMs, waves, ms }) => ({ pool, requests, limit, windowMs, waves, ms })),
+    byPool: estimate.pools.map(({ pool, requests, limit, windowMs, waves, inFlight, ms, boundBy }) => ({ pool, requests, limit, windowMs, waves, inFlight, ms, boundBy })),
     requests: plan.requests,
     minimum: plan.minimum,
     estimated: plan.estimated,
-    estimate: { ms: estimate.ms, latencyMs: estimate.latencyMs, concurrency: estimate.concurrency, boundBy: estimate.boundBy, latencyBoundMs: estimate.latencyBoundMs },
+    estimate: { ms: estimate.ms, latencyMs: estimate.latencyMs, maxInFlight: estimate.maxInFlight ?? null, boundBy: estimate.boundBy, pool: estimate.pool ?? null },
   };
 }
 
@@ -121,12 +122,11 @@ export function formatPlan(r: PlanReport): string {
       `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? (s.stream.startsWith('discovery: ') ? '  (list: pages expected from the entries stored last time; --discover reads it)' : '  (paged list: estimated from the rows stored last time)') : ''}${s.reconciliations > 0 ? `  (${n(s.reconciliations)} reconciliation request(s) included)` : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}${s.unchanged ? `  (${n(s.unchanged)} listed unchanged since stored: not re-read)` : ''}`),
     `  ${'total'.padEnd(width)}  ${''.padStart(6)}  ${n(r.requests, r.estimated).padStart(9)}  ${n(r.minimum, r.estimated).padStart(9)}`,
     '',
-    `  ${'pool'.padEnd(poolWidth)}  ${'requests'.padStart(9)}  ${'limit'.padStart(16)}  ${'waves'.padStart(5)}  time alone`,
+    `  ${'pool'.padEnd(poolWidth)}  ${'requests'.padStart(9)}  ${'limit'.padStart(16)}  ${'waves'.padStart(5)}  ${'in flight'.padStart(9)}  time alone`,
     ...r.byPool.map((p) =>
-      `  ${p.pool.padEnd(poolWidth)}  ${n(p.requests).padStart(9)}  ${`${n(p.limit)} / ${windowLabel(p.windowMs)}`.padStart(16)}  ${String(p.waves).padStart(5)}  ${formatDuration(p.ms)}`),
+      `  ${p.pool.padEnd(poolWidth)}  ${n(p.requests).padStart(9)}  ${`${n(p.limit)} / ${windowLabel(p.windowMs)}`.padStart(16)}  ${String(p.waves).padStart(5)}  ${String(p.inFlight).padStart(9)}  ${formatDuration(p.ms)} (${p.boundBy})`),
     '',
-    `estimated duration: ${r.estimated ? '~' : ''}${formatDuration(r.estimate.ms)} at ${r.estimate.latencyMs} ms per request and ${r.estimate.concurrency} in flight — ` +
-      (r.estimate.boundBy === 'latency' ? 'bound by latency (no pool runs out of budget)' : `bound by the ${r.estimate.boundBy} pool (${LIMIT_POOLS[r.estimate.boundBy as PoolId].label})`),
+    `estimated duration: ${r.estimated ? '~' : ''}${formatDuration(r.estimate.ms)} at ${r.estimate.latencyMs} ms per request — ${boundSentence(r.estimate)}`,
     `minimum: ${r.requests === r.minimum ? 'the plan sends exactly the minimum' : `the plan sends ${n(r.requests - r.minimum)} more than the minimum`} ` +
       '(per series the fewest windows, each within its endpoint\'s largest length, that cover the look-back, the new units and the open holes; one request per id)',
     ...(r.streams.some((s) => s.stream.startsWith('discovery: '))
@@ -138,6 +138,13 @@ export function formatPlan(r: PlanReport): string {
     '',
   ];
   return lines.join('\n');
+}
+
+function boundSentence(e: PlanReport['estimate']): string {
+  if (e.boundBy === 'cap') return `bound by the cap: --max-in-flight ${e.maxInFlight ?? ''}`;
+  const pool = e.pool === null ? '' : ` of the ${e.pool} pool (${LIMIT_POOLS[e.pool].label})`;
+  if (e.boundBy === 'rate') return `bound by the rate${pool}: it keeps rate × latency in flight, or spreads what exceeds its budget`;
+  return `bound by latency${pool}: no pool's rate needs more than the ${MIN_IN_FLIGHT} requests each keeps in flight at least`;
 }
 
 /** A pool window as the spec writes it: `1 h`, `1 min`, `1 day`, or seconds for scaled-down windows. */

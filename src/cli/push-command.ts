@@ -38,6 +38,7 @@ export function makePushCommand(): Command {
     .option('--max-rows <n>', 'refuse the push when more rows than this would be sent')
     .option('--json', 'print the summary or dry-run report as one JSON line on stdout (on failure too), with `error` and `exit_code`')
     .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)')
+    .option('--max-in-flight <n>', 'the most requests in flight at once (default: each pool keeps what its rate and the round trip call for)')
     .addHelpText('after', `\nTargets:\n${targets}\n\nA push whose rows were all accepted or unchanged exits 0; one with rows rejected, invalid or transient exits 3 (listed; all in _push_log).\n\nExamples:\n  engage-etl push subscriptions --sql "SELECT 'sg_email_1' AS subscription_group_id, 'unsubscribed' AS subscription_state, external_id FROM churned"\n  engage-etl push user-attributes --table crm_users --inc loyalty_points --dry-run`)
     .action(async (targetName: string, flags: RawPushFlags) => withJsonFailure(flags.json, async () => {
       const opts = resolvePushOptions(targetName, flags, process.env);

@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from '../config/default-paths.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
-import { createEmulator } from '../emulator/server.js';
+import { startEmulatorThread } from '../emulator/emulator-thread.js';
 import { InterruptedError } from '../errors.js';
 import { readOpenHoles, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
@@ -33,7 +33,8 @@ export function addRunFlags(cmd: Command): Command {
     .option('--streams <list>', 'comma-separated streams to run (default: all in the pipeline file)')
     .option('--full-refresh', 'drop the selected streams\' data and state, reload from --from / start_date')
     .option('--json', 'print the result as one JSON line on stdout (on failure too); stderr logs are JSON lines')
-    .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)');
+    .option('--max-wait <duration>', 'longest wait for a rate-limit window before failing, e.g. 10m or 2h (default: the pool\'s window + 5 min)')
+    .option('--max-in-flight <n>', 'the most requests in flight at once, across all pools (default: each pool keeps what its rate and the round trip call for)');
 }
 
 interface RunFlags extends RawRunFlags {
@@ -155,12 +156,12 @@ export function resumeCommand(args: readonly string[]): string {
 
 
 /**
- * Runs `fn` against the options' source: with `--emulator`, a built-in emulator started here (the pipeline itself never
- * imports the emulator) whose URL and demo key stand in for the base URL and key.
+ * Runs `fn` against the options' source: with `--emulator`, a built-in emulator started here on a thread of its own (the
+ * pipeline itself never imports the emulator) whose URL and demo key stand in for the base URL and key.
  */
 export async function withSource<T>(opts: RunOptions, fn: (opts: RunOptions, label?: string) => Promise<T>): Promise<T> {
   if (!opts.emulator) return fn(opts);
-  const emulator = await createEmulator({ seed: 1 });
+  const emulator = await startEmulatorThread({ seed: 1 });
   try {
     return await fn({ ...opts, baseUrl: emulator.url, apiKey: opts.apiKey ?? emulator.demoApiKey }, 'built-in emulator');
   } finally {

@@ -8,6 +8,7 @@ import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from './default-paths.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
+import { parseMaxInFlight } from './max-in-flight-flag.js';
 import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';
 import type { PipelineDefinition, StreamName } from './pipeline-definition.js';
@@ -29,6 +30,7 @@ export interface RawRunFlags {
   json?: boolean;
   maxWait?: string;
   workDir?: string;
+  maxInFlight?: string;
 }
 
 export interface RunOptions {
@@ -62,6 +64,8 @@ export interface RunOptions {
    * `s3://` URL (--work-dir). @default a temp folder per run, removed at its end
    */
   workDir?: string;
+  /** The most requests in flight at once across all pools (--max-in-flight). @default undefined (each pool's own rule) */
+  maxInFlight?: number;
 }
 
 /** How far --until may be ahead of the clock (clock skew between machines). */
@@ -149,7 +153,13 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     json: flags.json === true,
     ...maxWaitOption(flags.maxWait),
     ...(workDir !== undefined ? { workDir } : {}),
+    ...maxInFlightOption(flags.maxInFlight),
   };
+}
+
+function maxInFlightOption(raw: string | undefined): { maxInFlight?: number } {
+  const n = parseMaxInFlight(raw);
+  return n === undefined ? {} : { maxInFlight: n };
 }
 
 function maxWaitOption(raw: string | undefined): { maxWaitMs?: number } {

@@ -1,6 +1,6 @@
 // What an extractor hands to the loader: rows to upsert per table, and the scopes those rows replace. Table names are
 // plain strings here (the loader checks them against the registry), so extract does not depend on load.
-import { parseUtcInstant } from '../time/utc-time.js';
+import { parseUtcMs } from '../time/utc-time.js';
 
 export interface ExtractedRows {
   upserts: { table: string; rows: Record<string, unknown>[] }[];
@@ -25,7 +25,8 @@ export interface RowNotice {
 /** An ISO 8601 timestamp from a metadata body as a UTC Date; absent or unparsable → null (the column is nullable). */
 export function timestampOrNull(raw: unknown): Date | null {
   if (typeof raw !== 'string' || raw.trim() === '') return null;
-  return parseUtcInstant(raw)?.toJSDate() ?? null;
+  const ms = parseUtcMs(raw);
+  return ms === undefined ? null : new Date(ms);
 }
 
 /** A string-or-absent field as a nullable column value. */

@@ -7,7 +7,7 @@
 import type { ApiClient } from '../api/api-client.js';
 import type { SeriesUnit } from '../api/types.js';
 import { FatalApiError } from '../errors.js';
-import { addUnits, followUpWindows, missingRuns, parseSeriesTime, unitMs, type Window } from './windows.js';
+import { addUnits, followUpWindows, missingRuns, parseSeriesTimeMs, unitMs, type Window } from './windows.js';
 
 /** One point of a series: `time` exactly as the server wrote it, and its value (a number, or a roll-up object). */
 export interface SeriesPoint<V = number> {
@@ -79,14 +79,13 @@ export async function fetchSeriesWindow<V>(client: ApiClient, source: SeriesSour
     const highMs = asked.end.toMillis() + size;
     const answer: Answer<V> = { units: new Map(), conflicts: new Map(), firstMs: Infinity, lastMs: -Infinity, outside: 0 };
     for (const point of batch) {
-      const unitStart = parseSeriesTime(point.time, source.unit);
-      if (!unitStart) {
+      const ms = parseSeriesTimeMs(point.time, source.unit);
+      if (ms === undefined) {
         throw new FatalApiError(
           { method: 'GET', endpoint: source.endpoint, params: { ending_at: asked.endingAt, length: asked.length } },
           `the response has a time value that is not ISO 8601: ${JSON.stringify(point.time)} (series ${source.seriesKey})`,
         );
       }
-      const ms = unitStart.toMillis();
       if (ms < lowMs || ms >= highMs) {
         answer.outside++;
         answer.outsideExample ??= point.time;

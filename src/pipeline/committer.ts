@@ -1,5 +1,6 @@
 // Serializes commits to DuckDB and batches whatever arrived while the previous commit ran, so fetched parts land in bulk
-// and in the order they were handed over: a watermark is never committed before the rows it covers.
+// and in the order they were handed over: a watermark is never committed before the rows it covers. Fetching goes on
+// while a batch commits; a producer waits only when the next batch is already full, and then only until it is taken.
 import type { ExtractedRows } from '../extract/extracted-rows.js';
 import type { CommitResult, HoleUpdate, LoadBatch, SeriesStateUpdate, Warehouse } from '../load/warehouse.js';
 
@@ -10,11 +11,22 @@ export interface CommitPart extends ExtractedRows {
 }
 
 /**
- * Rows waiting before producers are made to wait for the commit (keeps memory flat on long backfills). Measured with
- * `npm run bench` (1M rows): 100,000 peaked at 403 MB RSS, 25,000 at 279 MB, at the same load rate; with the warehouse's
- * 64 MB DuckDB memory limit, 10,000 peaked at 254 MB (1M rows) and 287 MB (10M rows).
+ * Rows waiting for the next commit before producers are made to wait until that commit takes them (keeps memory flat on
+ * long backfills). At most this many rows wait, one commit's batch is being written, and each request in flight holds
+ * its own window. Measured with `npm run bench` (1M rows): 100,000 peaked at 403 MB RSS, 25,000 at 279 MB, at the same
+ * load rate; with the warehouse's 64 MB DuckDB memory limit, 10,000 peaked at 254 MB (1M rows) and 287 MB (10M rows).
  */
-const MAX_PENDING_ROWS = 10_000;
+export const MAX_PENDING_ROWS = 10_000;
+
+/**
+ * Rows a commit gathers before it starts, unless drained: a commit costs a few statements per table whatever its size,
+ * and the change-detecting join scans the stored table once per batch, so 100-row commits (one window each) made the
+ * demo's first run spend more time in DuckDB than fetching. Parts wait at most until the phase drains.
+ */
+export const MIN_COMMIT_ROWS = 5_000;
+
+/** The longest a fetched part waits for MIN_COMMIT_ROWS to gather: a slow run still commits (and shows) its progress. */
+export const MAX_COMMIT_DELAY_MS = 250;
 
 export class Committer {
   readonly #wh: Warehouse;
@@ -25,6 +37,13 @@ export class Committer {
   #pendingRows = 0;
   #loop: Promise<void> | undefined;
   #error: unknown;
+  // Producers waiting for the loop to take the pending rows (or to end).
+  #waitingForTake: (() => void)[] = [];
+  // Commit whatever is pending, however small (set while drain() runs).
+  #draining = false;
+  // When the oldest pending part arrived (epoch ms), and the timer that commits it once MAX_COMMIT_DELAY_MS passed.
+  #oldestAt = 0;
+  #timer: NodeJS.Timeout | undefined;
 
   /** `until`: the run's frozen upper bound, to audit restated values (see LoadBatch.until). */
   constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void, until?: Date) {
@@ -34,34 +53,81 @@ export class Committer {
     this.#onCommit = onCommit;
   }
 
-  /** Queue a part; resolves at once unless too many rows wait, then when they are committed. */
+  /**
+   * Queue a part, committed once MIN_COMMIT_ROWS rows wait, it waited MAX_COMMIT_DELAY_MS, or at `drain()`; resolves at once unless more than
+   * MAX_PENDING_ROWS rows wait for the next commit, then as soon as that commit takes them (not when it is done:
+   * fetching goes on while it writes).
+   */
   async add(part: CommitPart): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
+    if (this.#pending.length === 0) this.#oldestAt = Date.now();
     this.#pending.push(part);
     this.#pendingRows += part.upserts.reduce((n, u) => n + u.rows.length, 0);
-    this.#loop ??= this.#run();
-    if (this.#pendingRows > MAX_PENDING_ROWS) await this.#loop;
+    if (this.#pendingRows >= MIN_COMMIT_ROWS) this.#start();
+    else this.#schedule();
+    while (this.#pendingRows > MAX_PENDING_ROWS && this.#loop) await new Promise<void>((resolve) => this.#waitingForTake.push(resolve));
   }
 
   /** Commit everything queued; rethrows a commit failure. */
   async drain(): Promise<void> {
-    while (this.#loop) await this.#loop;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#draining = true;
+    try {
+      if (this.#error === undefined && this.#pending.length > 0) this.#start();
+      while (this.#loop) await this.#loop;
+    } finally {
+      this.#draining = false;
+    }
     if (this.#error !== undefined) throw this.#error;
+  }
+
+  /** Starts the loop once the oldest pending part has waited MAX_COMMIT_DELAY_MS, unless it runs or is due anyway. */
+  #schedule(): void {
+    if (this.#loop || this.#timer || this.#pending.length === 0) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#start();
+    }, Math.max(0, this.#oldestAt + MAX_COMMIT_DELAY_MS - Date.now()));
+    this.#timer.unref();
+  }
+
+  /**
+   * Starts the commit loop unless it runs. `#loop` is set before the loop can end and cleared only after it has: a loop
+   * with nothing due ends at once, and clearing it inside would leave a finished promise standing for a running loop.
+   */
+  #start(): void {
+    if (this.#loop) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#loop = this.#run().finally(() => {
+      this.#loop = undefined;
+      this.#wakeProducers();
+      if (this.#error === undefined) this.#schedule();
+    });
+  }
+
+  #due(): boolean {
+    return this.#draining || this.#pendingRows >= MIN_COMMIT_ROWS || Date.now() - this.#oldestAt >= MAX_COMMIT_DELAY_MS;
+  }
+
+  #wakeProducers(): void {
+    for (const wake of this.#waitingForTake.splice(0)) wake();
   }
 
   async #run(): Promise<void> {
     try {
-      while (this.#pending.length > 0) {
+      while (this.#pending.length > 0 && this.#due()) {
         const parts = this.#pending;
         this.#pending = [];
         this.#pendingRows = 0;
+        this.#wakeProducers();
         this.#onCommit(await this.#wh.commit(toBatch(this.#runId, parts, this.#until)));
       }
     } catch (err) {
       this.#error = err;
       this.#pending = [];
-    } finally {
-      this.#loop = undefined;
+      this.#pendingRows = 0;
     }
   }
 }

@@ -1,8 +1,9 @@
-// How long a plan takes under the limit pools of spec section 8 and a given latency and concurrency: the figure
-// `engage-etl plan` prints before a backfill, and the theoretical bound the benchmark compares wall time with.
-import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
+// How long a plan takes under the limit pools of spec section 8 and a given latency, by the rule the client follows
+// (src/api/in-flight-window.ts, limit-pool.ts): the figure `engage-etl plan` prints before a backfill, and the bound the
+// benchmark compares wall time with.
 import type { PoolId } from '../api/endpoints.js';
 import { LIMIT_POOLS } from '../api/endpoints.js';
+import { IN_FLIGHT_HEADROOM, MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../api/in-flight-window.js';
 import type { PoolOverrides } from '../api/limiter.js';
 import { effectivePool } from '../api/limiter.js';
 import { ConfigError } from '../errors.js';
@@ -13,11 +14,17 @@ export const DEFAULT_ESTIMATE_LATENCY_MS = 200;
 export interface EstimateOptions {
   /** Round trip of one request, in milliseconds. @default 200 */
   latencyMs?: number;
-  /** Requests in flight at once, across all pools. @default DEFAULT_CONCURRENCY (8), the client's own */
-  concurrency?: number;
+  /** `--max-in-flight`: requests in flight at once across all pools. @default undefined (each pool's own rule) */
+  maxInFlight?: number;
   /** Pool limits replacing those of spec section 8 (scaled-down tests and benchmarks). @default {} */
   pools?: PoolOverrides;
 }
+
+/**
+ * What sets a duration: `rate` — a pool's sustained rate (it spreads its requests, or keeps rate × latency in flight);
+ * `latency` — round trips at the least a pool keeps in flight (MIN_IN_FLIGHT); `cap` — `--max-in-flight`.
+ */
+export type EstimateBound = 'rate' | 'latency' | 'cap';
 
 export interface PoolEstimate {
   pool: PoolId;
@@ -26,79 +33,83 @@ export interface PoolEstimate {
   requests: number;
   limit: number;
   windowMs: number;
-  /** Budget windows the pool's requests need: ceil(requests / limit). More than one means the run waits for budget. */
+  /** Budget windows the pool's requests need: ceil(requests / limit). More than one means the pool spreads them. */
   waves: number;
-  /** This pool's requests alone, within its budget and the concurrency, in milliseconds. */
+  /** Requests this pool keeps in flight: max(MIN_IN_FLIGHT, ceil(rate × latency × headroom)), within the cap. */
+  inFlight: number;
+  /** This pool's requests alone, in milliseconds. */
   ms: number;
+  boundBy: EstimateBound;
 }
 
 export interface PlanEstimate {
   latencyMs: number;
-  concurrency: number;
-  /** Every request one after another in `concurrency` lanes: ceil(requests / concurrency) × latency. */
+  maxInFlight: number | undefined;
+  /** Every request one after another in `maxInFlight` lanes; 0 without a cap. */
   latencyBoundMs: number;
   pools: PoolEstimate[];
-  /** The longer of the latency bound and the slowest pool. */
+  /** The longer of the cap's bound and the slowest pool. */
   ms: number;
-  /** What sets the duration: 'latency' or the pool whose budget windows take longest. */
-  boundBy: 'latency' | PoolId;
+  boundBy: EstimateBound;
+  /** The slowest pool, when a pool sets the duration. */
+  pool: PoolId | undefined;
 }
 
-function options(opts: EstimateOptions): { latencyMs: number; concurrency: number } {
+function options(opts: EstimateOptions): { latencyMs: number; maxInFlight: number | undefined } {
   const latencyMs = opts.latencyMs ?? DEFAULT_ESTIMATE_LATENCY_MS;
-  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isFinite(latencyMs) || latencyMs < 0) {
     throw new ConfigError('--latency-ms', `must be a number of milliseconds ≥ 0, got ${String(latencyMs)}; e.g. --latency-ms 200`);
   }
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new ConfigError('concurrency', `must be a whole number of requests ≥ 1, got ${String(concurrency)}`);
+  const max = opts.maxInFlight;
+  if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
+    throw new ConfigError('--max-in-flight', `must be a whole number of requests ≥ 1, got ${String(max)}; e.g. --max-in-flight 16`);
   }
-  return { latencyMs, concurrency };
+  return { latencyMs, maxInFlight: max };
 }
 
-
 /**
- * Estimated duration of sending `byPool` requests. A pool spends its whole budget at once, then waits until its oldest
- * requests leave the window (the client counts a request until `windowMs` after its response, so each wave starts one
- * window plus one round trip after the previous one); pools run side by side, sharing the concurrency.
+ * Estimated duration of sending `byPool` requests, pools side by side. A pool whose requests fit its budget keeps
+ * max(MIN_IN_FLIGHT, ceil(rate × latency × headroom)) in flight (within the cap): ceil(requests / that) round trips. A
+ * pool that needs more than its budget spreads its requests at its sustained rate: requests × window / limit.
  */
 export function estimateDuration(byPool: Partial<Record<PoolId, number>>, opts: EstimateOptions = {}): PlanEstimate {
-  const { latencyMs, concurrency } = options(opts);
+  const { latencyMs, maxInFlight } = options(opts);
   const overrides = opts.pools ?? {};
   const total = Object.values(byPool).reduce<number>((n, r) => n + (r ?? 0), 0);
-  const latencyBoundMs = Math.ceil(total / concurrency) * latencyMs;
+  const latencyBoundMs = maxInFlight === undefined ? 0 : Math.ceil(total / maxInFlight) * latencyMs;
+  const cap = maxInFlight ?? MAX_IN_FLIGHT;
   const pools: PoolEstimate[] = [];
   for (const [id, requests] of Object.entries(byPool) as [PoolId, number | undefined][]) {
     if (!requests) continue;
     const { limit, windowMs } = effectivePool(id, overrides);
     const waves = Math.ceil(requests / limit);
-    const lastWave = requests - (waves - 1) * limit;
-    const ms = (waves - 1) * (windowMs + latencyMs) + Math.ceil(lastWave / concurrency) * latencyMs;
-    pools.push({ pool: id, label: LIMIT_POOLS[id].label, requests, limit, windowMs, waves, ms });
+    const byRate = Math.ceil((limit / windowMs) * latencyMs * IN_FLIGHT_HEADROOM);
+    const inFlight = Math.min(cap, Math.max(MIN_IN_FLIGHT, byRate));
+    const lanes = Math.ceil(requests / inFlight) * latencyMs;
+    const spread = requests > limit ? Math.round(((requests - 1) * windowMs) / limit) + latencyMs : 0;
+    const ms = Math.max(lanes, spread);
+    const boundBy: EstimateBound = spread >= lanes ? 'rate' : inFlight === cap && cap < Math.max(MIN_IN_FLIGHT, byRate) ? 'cap' : byRate > MIN_IN_FLIGHT ? 'rate' : 'latency';
+    pools.push({ pool: id, label: LIMIT_POOLS[id].label, requests, limit, windowMs, waves, inFlight, ms, boundBy });
   }
   pools.sort((a, b) => b.ms - a.ms);
   const slowest = pools[0];
-  const poolBound = slowest && slowest.ms > latencyBoundMs ? slowest : undefined;
-  return { latencyMs, concurrency, latencyBoundMs, pools, ms: poolBound ? poolBound.ms : latencyBoundMs, boundBy: poolBound ? poolBound.pool : 'latency' };
+  if (slowest && slowest.ms >= latencyBoundMs) return { latencyMs, maxInFlight, latencyBoundMs, pools, ms: slowest.ms, boundBy: slowest.boundBy, pool: slowest.pool };
+  return { latencyMs, maxInFlight, latencyBoundMs, pools, ms: latencyBoundMs, boundBy: 'cap', pool: undefined };
 }
 
 /**
- * The benchmark's yardstick: max(requests × latency / concurrency, requests / pool rate), the rate of a pool being
- * limit / window. A run cannot beat it by much (only the first wave of a pool escapes its rate), so wall / this is
- * the share of time lost to waiting that the limits did not impose.
+ * The benchmark's yardstick, the time the pools' sustained rates impose: max over pools of requests × window / limit.
+ * A run that keeps rate × latency in flight with headroom meets it at any latency; wall / this is the share of time
+ * lost to waiting the limits did not impose (below 1 when a pool's budget lets its requests go faster than its rate).
  */
-export function theoreticalWallMs(byPool: Partial<Record<PoolId, number>>, opts: EstimateOptions = {}): number {
-  const { latencyMs, concurrency } = options(opts);
-  const overrides = opts.pools ?? {};
-  let total = 0;
-  let poolBound = 0;
+export function poolRateBoundMs(byPool: Partial<Record<PoolId, number>>, pools: PoolOverrides = {}): number {
+  let bound = 0;
   for (const [id, requests] of Object.entries(byPool) as [PoolId, number | undefined][]) {
     if (!requests) continue;
-    total += requests;
-    const { limit, windowMs } = effectivePool(id, overrides);
-    poolBound = Math.max(poolBound, (requests * windowMs) / limit);
+    const { limit, windowMs } = effectivePool(id, pools);
+    bound = Math.max(bound, (requests * windowMs) / limit);
   }
-  return Math.max((total * latencyMs) / concurrency, poolBound);
+  return bound;
 }
 
 /** `1 h 02 min`, `3 min 05 s`, `4.2 s`, `120 ms`: a duration as a person reads it. */

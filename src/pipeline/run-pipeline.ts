@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
-import { DEFAULT_CONCURRENCY } from '../api/api-client-options.js';
+import { MAX_IN_FLIGHT } from '../api/in-flight-window.js';
 import type { PoolId } from '../api/endpoints.js';
 import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
 import type { RunOptions } from '../config/run-options.js';
@@ -43,7 +43,7 @@ import { TaskQueues } from './task-queues.js';
 export interface PipelineDeps {
   /** Where progress goes. @default SILENT_REPORTER */
   reporter?: RunReporter;
-  /** Client settings beyond base URL and key (tests and the benchmark scale pools, concurrency, timeouts). @default {} */
+  /** Client settings beyond base URL and key (tests and the benchmark scale pools, in-flight caps, timeouts). @default {} */
   client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'apiKey'>>;
   /**
    * What to call the source in the summary instead of its base URL (the CLI says "built-in emulator" for `--emulator`).
@@ -151,6 +151,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       baseUrl,
       apiKey,
       ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+      ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
       onEvent: (e) => {
         if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
         if (e.type === 'waiting') reporter.emit(waitingEvent(e));
@@ -224,16 +225,19 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
         for (const h of changes) holeChanges.set(`${h.stream}\u0000${h.seriesKey}\u0000${h.unitStart.getTime()}`, h);
       },
     };
-    const estimate = estimateDuration(plan.byPool, { concurrency: deps.client?.concurrency ?? DEFAULT_CONCURRENCY, pools: deps.client?.pools ?? {} });
+    const maxInFlight = activeClient.maxInFlight;
+    const estimate = estimateDuration(plan.byPool, { ...(maxInFlight !== undefined ? { maxInFlight } : {}), pools: deps.client?.pools ?? {} });
     reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, estimateMs: estimate.ms });
     for (const s of plan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
     reporter.emit({ type: 'phase', phase: 'fetch' });
     for (const l of discovery.lists) tick(`discovery: ${l.listing}` as StreamName, l.pages, l.objects);
     const tasks = new TaskQueues();
     queueFetchTasks(plan, tasks, taskContext);
+    // Each pool decides how many of its requests are in flight; its queue only needs that many workers to feed it.
+    activeClient.limiter.expect(plan.byPool);
     // A fatal answer for the whole run (a 401) would meet the queued requests too: closing the client stops them before
     // they are sent. A stream's failure skips that stream's queued requests; the others go on.
-    await tasks.run(deps.client?.concurrency ?? DEFAULT_CONCURRENCY, (error, stream) => {
+    await tasks.run(maxInFlight ?? MAX_IN_FLIGHT, (error, stream) => {
       const scope = failureScope(error);
       if (scope === 'run' && error instanceof FatalError) void activeClient.close();
       if (scope === 'group') streamFailed(stream as StreamName, error);

@@ -77,7 +77,7 @@ export function buildDryRunReport(args: {
     perPool.set(call.endpoint.pool, (perPool.get(call.endpoint.pool) ?? 0) + 1);
   }
   // The estimate `engage-etl plan` makes, for requests sent one at a time (push sends them in order).
-  const eta = estimateDuration(Object.fromEntries(perPool), { latencyMs: ASSUMED_SECONDS_PER_REQUEST * 1000, concurrency: 1 });
+  const eta = estimateDuration(Object.fromEntries(perPool), { latencyMs: ASSUMED_SECONDS_PER_REQUEST * 1000, maxInFlight: 1 });
   return {
     target: target.name,
     source: args.source,

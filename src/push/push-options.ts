@@ -3,6 +3,7 @@
 import { credentialProblem } from '../api/credential-rules.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { DEFAULT_DB_PATH } from '../config/default-paths.js';
+import { parseMaxInFlight } from '../config/max-in-flight-flag.js';
 import { parseMaxWait } from '../config/max-wait-flag.js';
 import { ConfigError } from '../errors.js';
 import type { MappingOptions, TargetName } from './push-target.js';
@@ -30,6 +31,7 @@ export interface RawPushFlags {
   maxRows?: string;
   json?: boolean;
   maxWait?: string;
+  maxInFlight?: string;
 }
 
 export interface PushOptions {
@@ -60,6 +62,8 @@ export interface PushOptions {
   json: boolean;
   /** Longest wait for a pool's rate-limit window (--max-wait). @default undefined (each pool's window + 5 minutes) */
   maxWaitMs?: number;
+  /** The most requests in flight at once (--max-in-flight). @default undefined (each pool's own rule) */
+  maxInFlight?: number;
 }
 
 function positiveInteger(flag: string, raw: string): number {
@@ -124,6 +128,8 @@ export function resolvePushOptions(targetName: string, flags: RawPushFlags, env:
   };
   const maxWaitMs = parseMaxWait(flags.maxWait);
   if (maxWaitMs !== undefined) opts.maxWaitMs = maxWaitMs;
+  const maxInFlight = parseMaxInFlight(flags.maxInFlight);
+  if (maxInFlight !== undefined) opts.maxInFlight = maxInFlight;
   if (dryRun) return opts;
 
   const rawUrl = flags.baseUrl ?? env.ENGAGE_BASE_URL;

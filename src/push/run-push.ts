@@ -6,6 +6,7 @@ import type { ApiClientOptions } from '../api/api-client-options.js';
 import { ConfigError, FatalError, RetriableApiError } from '../errors.js';
 import { openSnapshotStore } from '../load/snapshot-store.js';
 import type { Warehouse } from '../load/warehouse.js';
+import type { PoolId } from '../api/endpoints.js';
 import { batchRows, sendBatch } from './batch-sender.js';
 import type { DryRunReport } from './dry-run-report.js';
 import { buildDryRunReport } from './dry-run-report.js';
@@ -134,6 +135,7 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     ...(opts.scimToken !== undefined ? { scimToken: opts.scimToken } : {}),
     ...(opts.requestOrigin !== undefined ? { requestOrigin: opts.requestOrigin } : {}),
     ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+    ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
   });
   const counts: PushRunCounts = { rowsRead: plan.rowsRead, rowsUnchanged: plan.unchanged, rowsAccepted: 0, rowsRejected: 0, rowsInvalid: plan.invalid.length, rowsTransient: 0, requests: 0 };
   const failures: FailedRow[] = [];
@@ -146,6 +148,13 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     for (const r of plan.invalid) fail({ index: r.index, destination: r.destination ?? null, key: r.key ?? null, status: 'invalid', error: r.error });
     for (const r of plan.stillRefused) fail({ index: r.index, destination: r.destination, key: r.key, status: r.status, error: r.error, earlier: true });
 
+    // Like a run, a push that needs more of a pool than its budget spreads its requests at the pool's rate.
+    const perPool: Partial<Record<PoolId, number>> = {};
+    for (const batch of batches) {
+      const pool = target.call(batch, ctx).endpoint.pool;
+      perPool[pool] = (perPool[pool] ?? 0) + 1;
+    }
+    client.limiter.expect(perPool);
     let stoppedEarly: string | undefined;
     for (const [i, batch] of batches.entries()) {
       if (stoppedEarly !== undefined) {

@@ -66,26 +66,46 @@ const ISO_PATTERN =
  * text is not such a date (including impossible dates like 2024-02-30); the caller turns that into an error with context.
  */
 export function parseUtcInstant(raw: string): DateTime | undefined {
+  const ms = parseUtcMs(raw);
+  return ms === undefined ? undefined : utc(ms);
+}
+
+/**
+ * {@link parseUtcInstant} as epoch milliseconds, with no DateTime made: every point of every series goes through it.
+ */
+export function parseUtcMs(raw: string): number | undefined {
   const m = ISO_PATTERN.exec(raw.trim());
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
-  const fields = {
-    year: Number(y),
-    month: Number(mo),
-    day: Number(d),
-    hour: h === undefined ? 0 : Number(h),
-    minute: mi === undefined ? 0 : Number(mi),
-    second: s === undefined ? 0 : Number(s),
-    // Sub-millisecond digits cannot be represented; they are truncated, which keeps the instant inside the same unit.
-    millisecond: frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, '0')),
-  };
-  // luxon rejects month 13 or February 30 but rolls hour 24 over to the next day; ISO's 24:00 is refused as ambiguous.
-  if (fields.hour > 23 || fields.minute > 59 || fields.second > 59) return undefined;
-  const local = DateTime.fromObject(fields, { zone: 'utc' });
-  if (!local.isValid) return undefined;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = h === undefined ? 0 : Number(h);
+  const minute = mi === undefined ? 0 : Number(mi);
+  const second = s === undefined ? 0 : Number(s);
+  // Sub-millisecond digits cannot be represented; they are truncated, which keeps the instant inside the same unit.
+  const millisecond = frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, '0'));
+  // No month 13, no February 30, and ISO's 24:00 is refused as ambiguous.
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
   const offsetMinutes = zone === undefined ? 0 : zoneOffsetMinutes(zone);
   if (offsetMinutes === undefined) return undefined;
-  return utc(local.toMillis() - offsetMinutes * 60_000);
+  return daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millisecond;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date, for any year (Date.UTC maps years 0–99 to 1900–1999). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function zoneOffsetMinutes(zone: string): number | undefined {
@@ -104,6 +124,14 @@ function zoneOffsetMinutes(zone: string): number | undefined {
  * since only it knows the endpoint and request.
  */
 export function parseSeriesTime(raw: string, unit: Unit): DateTime | undefined {
-  const instant = parseUtcInstant(raw);
-  return instant === undefined ? undefined : floorUnit(instant, unit);
+  const ms = parseSeriesTimeMs(raw, unit);
+  return ms === undefined ? undefined : utc(ms);
+}
+
+/** {@link parseSeriesTime} as epoch milliseconds, with no DateTime made. */
+export function parseSeriesTimeMs(raw: string, unit: Unit): number | undefined {
+  const ms = parseUtcMs(raw);
+  if (ms === undefined) return undefined;
+  const size = unitMs(unit);
+  return Math.floor(ms / size) * size;
 }

@@ -287,7 +287,7 @@ describe('fatal answers', () => {
 });
 
 describe('concurrency', () => {
-  it('keeps at most `concurrency` requests in flight across pools', async () => {
+  it('keeps at most `maxInFlight` requests in flight across pools', async () => {
     let active = 0;
     let peak = 0;
     server.handle((_req, res) => {
@@ -298,7 +298,7 @@ describe('concurrency', () => {
         json(res, 200, { message: 'success' });
       }, 40);
     });
-    const client = makeClient({ concurrency: 2 });
+    const client = makeClient({ maxInFlight: 2 });
     await Promise.all([
       ...Array.from({ length: 3 }, () => client.request({ endpoint: ENDPOINTS.eventsList })),
       ...Array.from({ length: 3 }, () => client.request({ endpoint: ENDPOINTS.canvasDetails })),

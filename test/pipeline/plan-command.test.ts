@@ -82,9 +82,10 @@ describe('engage-etl plan', () => {
     expect(row('discovery:')).toEqual(['discovery:', 'custom_events', '0', '~1', '~1']);
     expect(row('custom_events')).toEqual(['custom_events', '0', '0', '0', 'purchases_events']);
     expect(row('total')).toEqual(['total', '~1,260', '~1,260']);
-    expect(out).toMatch(/default\s+1,162\s+250,000 \/ 1 h\s+1/);
-    expect(out).toMatch(/purchases_events\s+97\s+1,000 \/ 1 h\s+1/);
-    expect(out).toContain('estimated duration: ~15.8 s at 100 ms per request and 8 in flight — bound by latency');
+    // 69.4/s × 100 ms × 1.5 = 10.4, so the default pool keeps 11 in flight; the purchases pool keeps the least, 8.
+    expect(out).toMatch(/default\s+1,162\s+250,000 \/ 1 h\s+1\s+11\s+10\.6 s \(rate\)/);
+    expect(out).toMatch(/purchases_events\s+97\s+1,000 \/ 1 h\s+1\s+8\s+1\.3 s \(latency\)/);
+    expect(out).toContain('estimated duration: ~10.6 s at 100 ms per request — bound by the rate of the default pool');
     expect(out).toContain('the plan sends exactly the minimum');
     expect(out).toContain('paged list: estimated');
     expect(existsSync(db)).toBe(false);
@@ -96,7 +97,9 @@ describe('engage-etl plan', () => {
     const report = JSON.parse(out) as PlanReport;
     expect([report.requests, report.minimum, report.estimated, report.storedState]).toEqual([1260, 1260, true, 'none']);
     expect(report.byPool.map((p) => [p.pool, p.requests, p.waves])).toEqual([['default', 1162, 1], ['purchases_events', 97, 1], ['cdi', 1, 1]]);
-    expect(report.estimate).toMatchObject({ latencyMs: 200, concurrency: 8, boundBy: 'latency' });
+    expect(report.estimate).toMatchObject({ latencyMs: 200, maxInFlight: null, boundBy: 'rate', pool: 'default' });
+    const capped = JSON.parse((await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json', '--max-in-flight', '4'])).out) as PlanReport;
+    expect(capped.estimate).toMatchObject({ maxInFlight: 4, boundBy: 'cap' });
   });
 
   it('needs no API key to plan against a real service, and refuses a bad --latency-ms naming the flag', async () => {
@@ -108,13 +111,14 @@ describe('engage-etl plan', () => {
     expect(err).toContain('"fast" is not a number of milliseconds ≥ 0; e.g. --latency-ms 200');
   });
 
-  it('plans the scaled pipeline (103 series) in budgeted waves of the purchases pool and says that pool bounds the run', async () => {
+  it('plans the scaled pipeline (103 series) spread at the purchases pool\'s rate and says that pool bounds the run', async () => {
     const { out, code } = await cli(['plan', '--emulator', '--pipeline', SCALED, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01']);
     expect(code).toBe(0);
-    // 32 hourly quantity series × 176 windows + 32 daily revenue series × 8 + 1 events page = 5,889: six hours of budget.
-    expect(out).toMatch(/purchases_events\s+5,889\s+1,000 \/ 1 h\s+6\s+5 h 00 min/);
+    // 32 hourly quantity series × 176 windows + 32 daily revenue series × 8 + 1 events page = 5,889: six hours of budget,
+    // spread at one request every 3.6 s (5,888 × 3.6 s + one round trip).
+    expect(out).toMatch(/purchases_events\s+5,889\s+1,000 \/ 1 h\s+6\s+8\s+5 h 53 min \(rate\)/);
     expect(out).toMatch(/total\s+~11,152\s+~11,152/);
-    expect(out).toContain('bound by the purchases_events pool (purchases + events list, 1,000/hour)');
+    expect(out).toContain('bound by the rate of the purchases_events pool (purchases + events list, 1,000/hour)');
   });
 
   it('plans a workspace with hundreds of series (420) at exactly the minimum, sending nothing', async () => {

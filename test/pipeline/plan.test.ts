@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePipelineText } from '../../src/config/load-pipeline-file.js';
 import { buildPlan } from '../../src/pipeline/plan.js';
 import type { PlanInput, PlannedState } from '../../src/pipeline/plan.js';
-import { estimateDuration, theoreticalWallMs } from '../../src/pipeline/plan-estimate.js';
+import { estimateDuration, poolRateBoundMs } from '../../src/pipeline/plan-estimate.js';
 import { EVENT_LIST } from '../../src/streams/workspace-lists.js';
 
 const HOUR = 3_600_000;
@@ -136,29 +136,38 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
 });
 
 describe('estimateDuration', () => {
-  it('counts the budget windows a pool needs and waits one window plus one round trip per extra wave', () => {
-    const e = estimateDuration({ purchases_events: 2_500, default: 100 }, { latencyMs: 100, concurrency: 8 });
+  it('spreads a pool whose requests exceed its budget at its sustained rate', () => {
+    const e = estimateDuration({ purchases_events: 2_500, default: 100 }, { latencyMs: 100 });
     const purchases = e.pools.find((p) => p.pool === 'purchases_events')!;
     expect(purchases.waves).toBe(3);
-    expect(purchases.ms).toBe(2 * (3_600_000 + 100) + Math.ceil(500 / 8) * 100);
-    expect(e.boundBy).toBe('purchases_events');
-    expect(e.ms).toBe(purchases.ms);
+    expect(purchases.ms).toBe(2_499 * 3_600 + 100);
+    expect([e.boundBy, e.pool, e.ms]).toEqual(['rate', 'purchases_events', purchases.ms]);
   });
 
-  it('is bound by latency when no pool runs out of budget', () => {
-    const e = estimateDuration({ default: 800, cdi: 10 }, { latencyMs: 50, concurrency: 8 });
-    expect(e.boundBy).toBe('latency');
-    expect(e.ms).toBe(Math.ceil(810 / 8) * 50);
-    expect(e.pools.every((p) => p.waves === 1)).toBe(true);
+  it('keeps rate × latency × 1.5 in flight per pool, and at least 8: latency binds only when the rate needs fewer', () => {
+    const fast = estimateDuration({ default: 800, cdi: 10 }, { latencyMs: 50 });
+    // 69.4/s × 50 ms × 1.5 = 5.2, under the least a pool keeps in flight.
+    expect(fast.pools.find((p) => p.pool === 'default')).toMatchObject({ inFlight: 8, ms: 100 * 50, boundBy: 'latency' });
+    expect([fast.boundBy, fast.pool]).toEqual(['latency', 'default']);
+    // At 250 ms the same pool keeps ceil(26.04) = 27 in flight: faster than its sustained rate, within its budget.
+    const slow = estimateDuration({ default: 1_690 }, { latencyMs: 250 });
+    expect(slow.pools[0]).toMatchObject({ inFlight: 27, ms: Math.ceil(1_690 / 27) * 250, boundBy: 'rate' });
+    expect(slow.ms).toBeLessThan(poolRateBoundMs({ default: 1_690 }));
+  });
+
+  it('says when --max-in-flight is what binds', () => {
+    const e = estimateDuration({ default: 1_690 }, { latencyMs: 250, maxInFlight: 4 });
+    expect(e.pools[0]).toMatchObject({ inFlight: 4, boundBy: 'cap' });
+    expect([e.boundBy, e.ms]).toEqual(['cap', Math.ceil(1_690 / 4) * 250]);
+    expect(() => estimateDuration({ default: 1 }, { maxInFlight: 0 })).toThrow(/--max-in-flight.*0/);
   });
 
   it('uses scaled-down pool limits when given, as the benchmark does', () => {
     const pools = { purchases_events: { limit: 20, windowMs: 2_000 } };
-    expect(estimateDuration({ purchases_events: 100 }, { latencyMs: 50, concurrency: 8, pools }).pools[0]!.waves).toBe(5);
-    expect(theoreticalWallMs({ purchases_events: 100, default: 80 }, { latencyMs: 50, concurrency: 8, pools })).toBe(10_000);
-    // 800 requests at 250,000/hour "cost" 11.5 s at the pool's steady rate, more than their 5 s of latency.
-    expect(theoreticalWallMs({ default: 800 }, { latencyMs: 50, concurrency: 8 })).toBe(11_520);
-    expect(theoreticalWallMs({ default: 800 }, { latencyMs: 200, concurrency: 8 })).toBe(20_000);
+    expect(estimateDuration({ purchases_events: 100 }, { latencyMs: 50, pools }).pools[0]!.waves).toBe(5);
+    expect(poolRateBoundMs({ purchases_events: 100, default: 80 }, pools)).toBe(10_000);
+    // 1,690 requests at 250,000/hour take 24.3 s at the pool's sustained rate.
+    expect(poolRateBoundMs({ default: 1_690 })).toBe(24_336);
   });
 
   it('refuses a negative latency with the flag and an example', () => {

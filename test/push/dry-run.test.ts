@@ -73,8 +73,7 @@ describe('push --dry-run', () => {
     const result = await push(fx, 'preference-center', { table: 'pcs', dryRun: true });
     if (result.kind !== 'dry-run') throw new Error('expected a dry run');
     expect(result.report.requests).toBe(120);
-    // As `plan` estimates it: 12 budgets of 10; each of the first 11 waits a window plus its last round trip (0.1 s),
-    // the last 10 requests take their own round trips.
-    expect(result.report.etaSeconds).toBe(662.1); // 11 × (60 + 0.1) + 10 × 0.1
+    // As `plan` estimates it: 120 requests need 12 budgets of 10, so they are spread at the pool's rate, one every 6 s.
+    expect(result.report.etaSeconds).toBe(714.1); // 119 × 6 + one round trip of 0.1
   });
 });

@@ -1,6 +1,8 @@
 // Series timestamps in every form the spec leaves open, and the unit arithmetic underneath the windows.
 import { DateTime } from 'luxon';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseUtcMs } from '../../src/time/utc-time.js';
 import { addUnits, ceilUnit, floorUnit, isoSeconds, parseSeriesTime, parseUtcInstant, unitsBetween } from '../../src/extract/windows.js';
 
 const utc = (iso: string): DateTime => DateTime.fromISO(iso, { zone: 'utc' });
@@ -67,5 +69,26 @@ describe('unit arithmetic', () => {
 
   it('refuses to count units between instants that are not unit boundaries', () => {
     expect(() => unitsBetween(utc('2024-03-09T00:00:01Z'), utc('2024-03-12T00:00:00Z'), 'day')).toThrow(/floorUnit/);
+  });
+});
+
+describe('parseUtcMs', () => {
+  it('agrees with luxon on every date-time of random fields, valid or not (years 0000–9999, month 0–13, day 0–32)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 999 }),
+        fc.constantFrom('', 'Z', '+05:30', '-0800', '-03', ' UTC'),
+        (year, month, day, hour, minute, ms, zone) => {
+          const p = (n: number, w = 2) => String(n).padStart(w, '0');
+          const text = `${p(year, 4)}-${p(month)}-${p(day)}T${p(hour)}:${p(minute)}:07.${p(ms, 3)}${zone}`;
+          const viaLuxon = DateTime.fromObject({ year, month, day, hour, minute, second: 7, millisecond: ms }, { zone: 'utc' });
+          const offset = zone === '+05:30' ? 330 : zone === '-0800' ? -480 : zone === '-03' ? -180 : 0;
+          const expected = !viaLuxon.isValid || hour > 23 ? undefined : viaLuxon.toMillis() - offset * 60_000;
+          expect(parseUtcMs(text)).toBe(expected);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });

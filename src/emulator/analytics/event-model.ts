@@ -1,7 +1,7 @@
 // Custom event occurrences, computed on demand like the other series: each event name has a seeded hourly rate
 // (heavy-tailed: a few events fire hundreds of times an hour, many only a few times a day) split over the apps, and a
 // first occurrence in the workspace's first weeks that always counts at least one, so every listed event has happened.
-import { hashUnit } from '../random.js';
+import { hashPrefix, hashUnit, hashUnitAfter } from '../random.js';
 import type { App, Segment } from './analytics-catalogue.js';
 import { segmentShare } from './analytics-catalogue.js';
 import type { SeriesSource } from './series-model.js';
@@ -22,6 +22,8 @@ export interface EventProfile {
   firstAppId: string;
   /** Share of the occurrences per app id; the shares sum to 1. */
   appShares: ReadonlyMap<string, number>;
+  /** Per app id, the hash state of (seed, 'event-count', name, app id): an hour's count hashes only its instant. */
+  countHashes: ReadonlyMap<string, number>;
 }
 
 export function eventProfile(source: SeriesSource, apps: readonly App[], name: string): EventProfile {
@@ -35,6 +37,7 @@ export function eventProfile(source: SeriesSource, apps: readonly App[], name: s
     firstHourMs: source.startMs + Math.floor(hashUnit(seed, 'event-first', name) * EVENT_FIRST_OCCURRENCE_DAYS * 24) * HOUR_MS,
     firstAppId: apps[Math.floor(hashUnit(seed, 'event-first-app', name) * apps.length)]!.id,
     appShares: new Map(apps.map((a, i) => [a.id, weights[i]! / total])),
+    countHashes: new Map(apps.map((a) => [a.id, hashPrefix(seed, 'event-count', name, a.id)])),
   };
 }
 
@@ -47,7 +50,8 @@ export function eventHappenedAtMs(profile: EventProfile): number {
 export function fullEventCount(source: SeriesSource, profile: EventProfile, app: App, hourStartMs: number): number {
   if (isDark(source, app, hourStartMs) || hourStartMs < profile.firstHourMs) return 0;
   const mean = profile.ratePerHour * (profile.appShares.get(app.id) ?? 0) * hourShape(source, hourStartMs);
-  let base = Math.floor(mean + hashUnit(source.seed, 'event-count', profile.name, app.id, hourStartMs));
+  const prefix = profile.countHashes.get(app.id) ?? hashPrefix(source.seed, 'event-count', profile.name, app.id);
+  let base = Math.floor(mean + hashUnitAfter(prefix, hourStartMs));
   if (hourStartMs === profile.firstHourMs && app.id === profile.firstAppId) base = Math.max(base, 1);
   const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
   return Math.round(base * source.restatementFactor('events', day, { appId: app.id, event: profile.name }));

@@ -42,21 +42,28 @@ export function completeness(ageMs: number): number {
   return 1 - 0.3 * missing * missing;
 }
 
+// Weekly seasonality by UTC weekday, Sunday first (as Date#getUTCDay counts).
+const WEEKLY = [1.3, 0.85, 0.9, 0.95, 1.0, 1.15, 1.35] as const;
+
+/** The UTC weekday (0 = Sunday) of an epoch ms, without a Date: 1970-01-01 was a Thursday. */
+function utcWeekday(ms: number): number {
+  return (((Math.floor(ms / DAY_MS) + 4) % 7) + 7) % 7;
+}
+
 /** Growth, weekly seasonality and a diurnal curve: the shape every hourly rate is multiplied by. */
 export function hourShape(source: SeriesSource, hourStartMs: number): number {
   const days = (hourStartMs - source.startMs) / DAY_MS;
   const growth = 1 + (0.7 * days) / 365;
-  const date = new Date(hourStartMs);
-  const weekly = [1.3, 0.85, 0.9, 0.95, 1.0, 1.15, 1.35][date.getUTCDay()]!;
-  const diurnal = 1 + 0.8 * Math.cos((2 * Math.PI * (date.getUTCHours() - 19)) / 24);
+  const weekly = WEEKLY[utcWeekday(hourStartMs)]!;
+  const hour = Math.floor((hourStartMs - Math.floor(hourStartMs / DAY_MS) * DAY_MS) / HOUR_MS);
+  const diurnal = 1 + 0.8 * Math.cos((2 * Math.PI * (hour - 19)) / 24);
   return growth * weekly * diurnal;
 }
 
 /** Daily shape (growth and weekly seasonality) for series kept per day. */
 export function dayShape(source: SeriesSource, dayStartMs: number): number {
   const days = (dayStartMs - source.startMs) / DAY_MS;
-  const weekly = [1.3, 0.85, 0.9, 0.95, 1.0, 1.15, 1.35][new Date(dayStartMs).getUTCDay()]!;
-  return (1 + (0.7 * days) / 365) * weekly;
+  return (1 + (0.7 * days) / 365) * WEEKLY[utcWeekday(dayStartMs)]!;
 }
 
 /** True for an hour before the workspace start or on the app's outage day: every series of the app is zero then. */

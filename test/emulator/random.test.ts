@@ -1,0 +1,43 @@
+// The emulator's stable hash is its data: every value it serves derives from it, so a faster hash must give the very
+// same numbers as String(part) hashed character by character, and a prefix hashed once must equal hashing it again.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hashPrefix, hashUnit, hashUnitAfter } from '../../src/emulator/random.js';
+
+/** The definition: FNV-1a over String(part) for each part, then one mulberry32 step. */
+function reference(seed: number, ...parts: (string | number)[]): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (const part of parts) {
+    const s = String(part);
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+    h = Math.imul(h ^ 0x1f, 0x01000193) >>> 0;
+  }
+  let t = (h + 0x6d2b79f5) >>> 0;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+const part = fc.oneof(
+  fc.string(),
+  fc.integer({ min: 0, max: 99_999_999 }),
+  fc.maxSafeNat(),
+  fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+  fc.double(),
+  fc.integer(),
+);
+
+describe('hashUnit', () => {
+  it('hashes whole numbers as their decimal text, like any other part', () => {
+    fc.assert(fc.property(fc.integer(), fc.array(part, { maxLength: 5 }), (seed, parts) => {
+      expect(hashUnit(seed, ...parts)).toBe(reference(seed, ...parts));
+    }), { numRuns: 5_000 });
+    for (const n of [0, -0, 9, 10, 1e8, 1e8 - 1, 1e8 + 1, Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, NaN, Infinity]) expect(hashUnit(1, n)).toBe(reference(1, n));
+  });
+
+  it('continues from a prefix exactly as if the prefix were hashed again', () => {
+    fc.assert(fc.property(fc.integer(), fc.array(part, { maxLength: 3 }), fc.array(part, { maxLength: 3 }), (seed, head, tail) => {
+      expect(hashUnitAfter(hashPrefix(seed, ...head), ...tail)).toBe(hashUnit(seed, ...head, ...tail));
+    }), { numRuns: 2_000 });
+  });
+});
