@@ -112,10 +112,11 @@ describe('failures exit 1', () => {
 
 describe('Ctrl-C', () => {
   it('commits what was fetched, logs the run as interrupted, prints how to resume, and exits 130', async () => {
-    const slow = await startEmulator({ latencyMs: 40 });
+    // Slow answers, at most 4 in flight: the run is still fetching when the interrupt comes (≈ 150 requests, ≈ 7 s).
+    const slow = await startEmulator({ latencyMs: 200 });
     try {
       const target = await makeTarget(dir, 'interrupted');
-      const { child, done } = spawnCli(['run', '--pipeline', target.pipeline, '--base-url', slow.url, '--db', target.db, '--out', target.out, '--until', UNTIL, '--full-refresh'], { ENGAGE_API_KEY: slow.demoApiKey });
+      const { child, done } = spawnCli(['run', '--pipeline', target.pipeline, '--base-url', slow.url, '--db', target.db, '--out', target.out, '--until', UNTIL, '--full-refresh', '--max-in-flight', '4'], { ENGAGE_API_KEY: slow.demoApiKey });
       let stderr = '';
       await new Promise<void>((resolve) => {
         child.stderr!.on('data', (d: Buffer) => {
