@@ -35,21 +35,35 @@ export function hashUnitAfter(prefix: number, ...parts: (string | number)[]): nu
   return finish(absorbAll(prefix, parts));
 }
 
+/**
+ * {@link hashUnitAfter} of one whole number n ≥ 0 (an instant in epoch ms, say): the hot path of the hourly models, with
+ * no array for the parts.
+ */
+export function hashNumberAfter(prefix: number, n: number): number {
+  return finish(absorbNumber(prefix, n));
+}
+
+function absorbNumber(h: number, part: number): number {
+  if (part < 1e8) h = hashDigits(h, part, false);
+  else {
+    const low = part % 1e8;
+    h = hashDigits(hashDigits(h, (part - low) / 1e8, false), low, true);
+  }
+  h ^= 0x1f;
+  return Math.imul(h, 0x01000193) >>> 0;
+}
+
 function absorbAll(h: number, parts: readonly (string | number)[]): number {
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p] as string | number;
     if (typeof part === 'number' && Number.isSafeInteger(part) && part >= 0) {
-      if (part < 1e8) h = hashDigits(h, part, false);
-      else {
-        const low = part % 1e8;
-        h = hashDigits(hashDigits(h, (part - low) / 1e8, false), low, true);
-      }
-    } else {
-      const s = String(part);
-      for (let i = 0; i < s.length; i++) {
-        h ^= s.charCodeAt(i);
-        h = Math.imul(h, 0x01000193) >>> 0;
-      }
+      h = absorbNumber(h, part);
+      continue;
+    }
+    const s = String(part);
+    for (let i = 0; i < s.length; i++) {
+      h ^= s.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
     }
     h ^= 0x1f;
     h = Math.imul(h, 0x01000193) >>> 0;

@@ -1,12 +1,12 @@
 // Merge of one table's batch inside the caller's transaction: stage in bulk, keep the last of duplicate keys, delete the
 // rows a replace scope no longer holds, then write ONLY rows whose data changed, recording their month partitions as dirty.
-import { TIMESTAMP, VARCHAR } from '@duckdb/node-api';
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
 import { FatalError } from '../errors.js';
-import { appendColumns } from './append-columns.js';
+import { stagedAppend, type StagedAppend } from './append-columns.js';
 import { markDirtySql } from './dirty-partitions.js';
-import { stagingSqlType, stagingType, toDuckDBValue } from './duckdb-values.js';
-import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident } from './table-specs.js';
+import { sqlTimestamp, toDuckDBValue } from './duckdb-values.js';
+import { readStaged, stageRows } from './row-staging.js';
+import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident, sqlString } from './table-specs.js';
 import type { ColumnSpec, TableSpec } from './table-specs.js';
 
 /** What a commit did to one table. */
@@ -48,64 +48,10 @@ function monthOf(spec: TableSpec, alias: string): string {
     : `'${WHOLE_TABLE_PARTITION}'`;
 }
 
-async function count(conn: DuckDBConnection, sql: string): Promise<number> {
-  const rows = (await conn.runAndReadAll(sql)).getRows();
-  return Number(rows[0]?.[0] ?? 0);
-}
 
-/**
- * Turn row objects into staging columns, checking every value; the first column is the row's position (`_seq`).
- * Plain loops, and a value's location is formatted only when it fails: formatting it for every value, with a closure
- * per column, took about a third of the conversion (1M rows: ~1.4 s before, ~0.9 s after on this machine).
- */
-function toColumns(spec: TableSpec, rows: readonly Record<string, unknown>[]): DuckDBValue[][] {
-  const cols = spec.columns;
-  const known = new Set(cols.map((col) => col.name));
-  const isKey = cols.map((col) => spec.key.includes(col.name));
-  const seq: DuckDBValue[] = new Array<DuckDBValue>(rows.length);
-  const columns: DuckDBValue[][] = [seq, ...cols.map(() => [] as DuckDBValue[])];
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    if (row === null || typeof row !== 'object' || Array.isArray(row)) {
-      throw new FatalError(`${spec.name} row ${i}: expected an object of column values, got ${JSON.stringify(row)}`);
-    }
-    for (const name in row) {
-      if (!known.has(name)) {
-        throw new FatalError(`${spec.name} row ${i}: unknown column "${name}"; the table's columns are ${cols.map((col) => col.name).join(', ')}`);
-      }
-    }
-    seq[i] = i;
-    for (let c = 0; c < cols.length; c++) {
-      const col = cols[c]!;
-      const value = row[col.name];
-      if (isKey[c] && (value === null || value === undefined)) {
-        throw new FatalError(`${spec.name} row ${i} column "${col.name}": a key column must have a value, got ${String(value)}; fix the row the pipeline builds`);
-      }
-      if (col.allowed && value !== null && value !== undefined && !col.allowed.includes(value as string)) {
-        throw new FatalError(`${spec.name} row ${i} column "${col.name}": expected one of ${col.allowed.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(value)}; fix the row the pipeline builds`);
-      }
-      let converted: DuckDBValue;
-      try {
-        converted = toDuckDBValue(col.type, value, '');
-      } catch {
-        // The same call with the location throws the full message.
-        converted = toDuckDBValue(col.type, value, `${spec.name} row ${i} column "${col.name}"`);
-      }
-      columns[c + 1]!.push(converted);
-    }
-  }
-  return columns;
-}
-
-async function createStaging(conn: DuckDBConnection, name: string, cols: readonly ColumnSpec[], withSeq: boolean): Promise<void> {
-  const defs = cols.map((col) => `${ident(col.name)} ${stagingSqlType(col.type)}`);
-  if (withSeq) defs.unshift('"_seq" INTEGER');
-  await conn.run(`CREATE OR REPLACE TEMP TABLE ${ident(name)} (${defs.join(', ')})`);
-}
-
-async function stageScopes(conn: DuckDBConnection, spec: TableSpec, scopes: readonly ReplaceScope[], name: string): Promise<string[]> {
+function stageScopes(spec: TableSpec, scopes: readonly ReplaceScope[], name: string): StagedAppend | undefined {
   const first = scopes[0];
-  if (!first) return [];
+  if (!first) return undefined;
   const cols = first.columns.map((colName) => {
     const col = spec.columns.find((candidate) => candidate.name === colName);
     if (!col) {
@@ -132,22 +78,31 @@ async function stageScopes(conn: DuckDBConnection, spec: TableSpec, scopes: read
       rowCount += 1;
     });
   }
-  await createStaging(conn, name, cols, false);
-  await appendColumns(conn, name, cols.map((col) => stagingType(col.type)), columns, rowCount);
-  return first.columns;
+  return stagedAppend(name, cols.map((col) => [col.name, col.type] as const), columns, rowCount);
+}
+
+/** The temp table every merge of a commit adds its counts to (one row per table), read once at the end of the commit. */
+export const MERGE_COUNTS_TABLE = '_etl_merge_counts';
+export const MERGE_COUNTS_DDL = `CREATE OR REPLACE TEMP TABLE "${MERGE_COUNTS_TABLE}" ("table_name" VARCHAR, "total" BIGINT, "inserted" BIGINT, "updated" BIGINT, "deleted" BIGINT)`;
+
+/** One table's part of a commit: what to append, then its merge statements. */
+export interface PreparedMerge {
+  table: string;
+  rows: number;
+  appends: StagedAppend[];
+  sql: string;
 }
 
 /**
- * Merge `rows` into `spec`'s table and apply `scopes`; the caller owns the transaction (BEGIN/COMMIT/ROLLBACK).
- * Rows later in `rows` win over earlier rows with the same key.
+ * Check and convert `rows` for `spec`'s table, and write the statements that merge them and apply `scopes`, for the
+ * caller to run inside its transaction once the appends are done. Rows later in `rows` win over earlier rows with the
+ * same key. The statements add the table's {@link TableChange} to {@link MERGE_COUNTS_TABLE}.
+ *
+ * Why one script, not a statement at a time: the commit runs while the main thread parses the next answers, and each
+ * awaited statement waited for a turn of that busy event loop. The demo's first run spent 61 s of wall time in about
+ * 9,000 such awaits where DuckDB worked a fraction of it; a script is one round trip whatever the table count.
  */
-export async function mergeTable(
-  conn: DuckDBConnection,
-  spec: TableSpec,
-  rows: readonly Record<string, unknown>[],
-  scopes: readonly ReplaceScope[],
-  ctx: MergeContext,
-): Promise<TableChange> {
+export function prepareMerge(spec: TableSpec, rows: readonly Record<string, unknown>[], scopes: readonly ReplaceScope[], ctx: MergeContext): PreparedMerge {
   const table = ident(spec.name);
   const stg = ident(`_stg_${spec.name}`);
   const fresh = ident(`_new_${spec.name}`);
@@ -155,36 +110,34 @@ export async function mergeTable(
   const del = ident(`_del_${spec.name}`);
   const chg = ident(`_chg_${spec.name}`);
   const dataCols = spec.columns.map((col) => ident(col.name));
-  const nameParam = `'${spec.name}'`;
+  const nameParam = sqlString(spec.name);
 
-  const columns = toColumns(spec, rows);
-  await createStaging(conn, `_stg_${spec.name}`, spec.columns, true);
-  await appendColumns(conn, `_stg_${spec.name}`, [stagingType('INTEGER'), ...spec.columns.map((col) => stagingType(col.type))], columns, rows.length);
+  const staged = stageRows(spec, rows, `_stg_${spec.name}`);
+  const appends = [staged.append];
+  const scoped = stageScopes(spec, scopes, `_scope_${spec.name}`);
+  if (scoped) appends.push(scoped);
 
-  // Last fetched wins: MERGE, ON CONFLICT and our own join would otherwise keep an arbitrary one of duplicate keys.
-  const casted = spec.columns.map((col) => (col.type === 'JSON' ? `CAST(${ident(col.name)} AS JSON) AS ${ident(col.name)}` : ident(col.name)));
-  await conn.run(
-    `CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT ${casted.join(', ')} FROM ${stg}
-     QUALIFY row_number() OVER (PARTITION BY ${spec.key.map(ident).join(', ')} ORDER BY "_seq" DESC) = 1`,
+  const sql: string[] = [];
+  // Last fetched wins: MERGE, ON CONFLICT and our own join would otherwise keep an arbitrary one of duplicate keys. A
+  // batch without duplicate keys (the usual one) is read through a view: de-duplicating it cost a sort of every wide row.
+  const freshKind = staged.duplicates ? 'TABLE' : 'VIEW';
+  sql.push(
+    staged.duplicates
+      ? `CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT ${readStaged(spec).join(', ')} FROM ${stg}
+         QUALIFY row_number() OVER (PARTITION BY ${spec.key.map(ident).join(', ')} ORDER BY "_seq" DESC) = 1`
+      : `CREATE OR REPLACE TEMP VIEW ${fresh} AS SELECT ${readStaged(spec).join(', ')} FROM ${stg}`,
   );
 
-  const dirtySql = (source: string): string => markDirtySql(nameParam, source);
-
-  let deleted = 0;
-  const scopeCols = await stageScopes(conn, spec, scopes, `_scope_${spec.name}`);
-  if (scopeCols.length > 0) {
-    const inScope = scopeCols.map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`).join(' AND ');
-    await conn.run(
+  if (scoped) {
+    const inScope = scopes[0]!.columns.map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`).join(' AND ');
+    sql.push(
       `CREATE OR REPLACE TEMP TABLE ${del} AS SELECT ${spec.key.map((k) => `t.${ident(k)}`).join(', ')}, ${monthOf(spec, 't')} AS "partition"
        FROM ${table} t
        WHERE EXISTS (SELECT 1 FROM ${scope} s WHERE ${inScope})
          AND NOT EXISTS (SELECT 1 FROM ${fresh} n WHERE ${keyMatch(spec, 'n', 't')})`,
+      markDirtySql(nameParam, `SELECT "partition" FROM ${del}`),
+      `DELETE FROM ${table} t USING ${del} x WHERE ${keyMatch(spec, 't', 'x')}`,
     );
-    deleted = await count(conn, `SELECT count(*) FROM ${del}`);
-    if (deleted > 0) {
-      await conn.run(dirtySql(`SELECT "partition" FROM ${del}`));
-      await conn.run(`DELETE FROM ${table} t USING ${del} x WHERE ${keyMatch(spec, 't', 'x')}`);
-    }
   }
 
   const compared = spec.columns.filter((col) => !spec.key.includes(col.name) && !col.keepOnUpdate);
@@ -194,32 +147,39 @@ export async function mergeTable(
     col.keepOnUpdate ? `COALESCE(t.${ident(col.name)}, n.${ident(col.name)}) AS ${ident(col.name)}` : `n.${ident(col.name)}`,
   );
   const oldMonth = spec.partitionSource ? `t.${ident(PARTITION_COLUMN)}` : `'${WHOLE_TABLE_PARTITION}'`;
-  await conn.run(
+  sql.push(
     `CREATE OR REPLACE TEMP TABLE ${chg} AS
      SELECT ${select.join(', ')}, (t.${firstKey} IS NULL) AS "_ins", ${monthOf(spec, 'n')} AS "_new_partition",
             CASE WHEN t.${firstKey} IS NULL THEN NULL ELSE ${oldMonth} END AS "_old_partition"
      FROM ${fresh} n LEFT JOIN ${table} t ON ${keyMatch(spec, 'n', 't')}
      WHERE t.${firstKey} IS NULL OR ${differs}`,
+    markDirtySql(nameParam, `SELECT "_new_partition" AS "partition" FROM ${chg} UNION SELECT "_old_partition" FROM ${chg}`),
   );
-  const total = await count(conn, `SELECT count(*) FROM ${fresh}`);
-  const inserted = await count(conn, `SELECT count(*) FROM ${chg} WHERE "_ins"`);
-  const updated = await count(conn, `SELECT count(*) FROM ${chg} WHERE NOT "_ins"`);
-
-  if (inserted + updated > 0) {
-    await conn.run(dirtySql(`SELECT "_new_partition" AS "partition" FROM ${chg} UNION SELECT "_old_partition" FROM ${chg}`));
-    // Measured on 1M rows: without a PRIMARY KEY, DELETE + INSERT is as fast as MERGE INTO and 2-4 times faster than
-    // MERGE, ON CONFLICT or DELETE + INSERT on a table with a PRIMARY KEY (see sql/004-bookkeeping.sql).
-    if (updated > 0 && ctx.audit) await recordRestatements(conn, spec, chg, compared, ctx.runId, ctx.audit);
-    if (updated > 0) await conn.run(`DELETE FROM ${table} t USING ${chg} x WHERE NOT x."_ins" AND ${keyMatch(spec, 't', 'x')}`);
-    await conn.run(
-      `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${dataCols.join(', ')}, $1, $2 FROM ${chg}`,
-      [toDuckDBValue('TIMESTAMP', ctx.loadedAt, 'batch loadedAt'), ctx.runId],
-      [TIMESTAMP, VARCHAR],
-    );
+  if (ctx.audit) {
+    const audit = restatementsSql(spec, chg, compared, ctx.runId, ctx.audit);
+    if (audit) sql.push(audit);
   }
+  // Measured on 1M rows: without a PRIMARY KEY, DELETE + INSERT is as fast as MERGE INTO and 2-4 times faster than
+  // MERGE, ON CONFLICT or DELETE + INSERT on a table with a PRIMARY KEY (see sql/004-bookkeeping.sql).
+  sql.push(
+    `DELETE FROM ${table} t USING ${chg} x WHERE NOT x."_ins" AND ${keyMatch(spec, 't', 'x')}`,
+    `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${dataCols.join(', ')}, ${sqlTimestamp(ctx.loadedAt, 'batch loadedAt')}, ${sqlString(ctx.runId)} FROM ${chg}`,
+    `INSERT INTO "${MERGE_COUNTS_TABLE}" SELECT ${nameParam}, (SELECT count(*) FROM ${fresh}),
+       (SELECT count(*) FROM ${chg} WHERE "_ins"), (SELECT count(*) FROM ${chg} WHERE NOT "_ins"), ${scoped ? `(SELECT count(*) FROM ${del})` : '0'}`,
+    `DROP ${freshKind} IF EXISTS ${fresh}`,
+    ...[stg, ...(scoped ? [scope, del] : []), chg].map((temp) => `DROP TABLE IF EXISTS ${temp}`),
+  );
+  return { table: spec.name, rows: rows.length, appends, sql: sql.join(';\n') };
+}
 
-  for (const temp of [stg, fresh, scope, del, chg]) await conn.run(`DROP TABLE IF EXISTS ${temp}`);
-  return { inserted, updated, unchanged: total - inserted - updated, deleted };
+/** A commit's {@link TableChange}s, from the rows its merges added to {@link MERGE_COUNTS_TABLE}. */
+export function tableChanges(rows: readonly (readonly unknown[])[]): Map<string, TableChange> {
+  const changes = new Map<string, TableChange>();
+  for (const [table, total, inserted, updated, deleted] of rows) {
+    const n = (v: unknown): number => Number(v ?? 0);
+    changes.set(String(table), { inserted: n(inserted), updated: n(updated), unchanged: n(total) - n(inserted) - n(updated), deleted: n(deleted) });
+  }
+  return changes;
 }
 
 const NUMERIC = new Set(['BIGINT', 'INTEGER', 'DOUBLE']);
@@ -229,17 +189,16 @@ const NUMERIC = new Set(['BIGINT', 'INTEGER', 'DOUBLE']);
  * at the --until of the run that stored it (a unit still in progress then was filling in, not restated), into
  * `_etl_restatements`. The unit is the row's `unit` column when the table has one, else a day.
  */
-async function recordRestatements(
-  conn: DuckDBConnection,
+function restatementsSql(
   spec: TableSpec,
   chg: string,
   compared: readonly ColumnSpec[],
   runId: string,
   audit: { stream: string; until: Date },
-): Promise<void> {
+): string | undefined {
   const time = spec.partitionSource;
   const values = compared.filter((col) => NUMERIC.has(col.type));
-  if (!time || values.length === 0) return;
+  if (!time || values.length === 0) return undefined;
   const keyCols = spec.key.filter((k) => k !== time);
   const keyJson = keyCols.length > 0 ? `json_object(${keyCols.map((k) => `'${k}', x.${ident(k)}`).join(', ')})` : `'{}'::JSON`;
   const unitLength = spec.columns.some((col) => col.name === 'unit') ? `CASE WHEN x."unit" = 'hour' THEN INTERVAL 1 HOUR ELSE INTERVAL 1 DAY END` : 'INTERVAL 1 DAY';
@@ -251,18 +210,15 @@ async function recordRestatements(
   const changes = values.map((col) =>
     `{'column_name': '${col.name}', 'old_value': CAST(t.${ident(col.name)} AS DOUBLE), 'new_value': CAST(x.${ident(col.name)} AS DOUBLE), 'changed': x.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}}`);
   const carried = [...new Set([...spec.key, time, ...(spec.columns.some((col) => col.name === 'unit') ? ['unit'] : [])])];
-  await conn.run(
-    `INSERT INTO "_etl_restatements"
-     SELECT $1, $2, ${keyJson}, x."c"."column_name", ${start}, x."c"."old_value", x."c"."new_value",
-            CAST(floor(date_diff('second', ${start}, $3) / 86400) AS INTEGER), $4
+  const until = sqlTimestamp(audit.until, 'run until');
+  return `INSERT INTO "_etl_restatements"
+     SELECT ${sqlString(audit.stream)}, ${sqlString(spec.name)}, ${keyJson}, x."c"."column_name", ${start}, x."c"."old_value", x."c"."new_value",
+            CAST(floor(date_diff('second', ${start}, ${until}) / 86400) AS INTEGER), ${sqlString(runId)}
      FROM (
        SELECT ${carried.map((c) => `x.${ident(c)}`).join(', ')}, t."_run_id" AS "_old_run",
               unnest(list_filter([${changes.join(', ')}], c -> c."changed")) AS "c"
        FROM ${chg} x JOIN ${ident(spec.name)} t ON ${keyMatch(spec, 't', 'x')}
        WHERE NOT x."_ins"
      ) x LEFT JOIN "_etl_runs" r ON r."run_id" = x."_old_run"
-     WHERE ${start} + ${unitLength} <= r."until" OR r."until" IS NULL`,
-    [audit.stream, spec.name, toDuckDBValue('TIMESTAMP', audit.until, 'run until'), runId],
-    [VARCHAR, VARCHAR, TIMESTAMP, VARCHAR],
-  );
+     WHERE ${start} + ${unitLength} <= r."until" OR r."until" IS NULL`;
 }

@@ -58,6 +58,12 @@ function validDate(value: unknown): value is Date {
   return value instanceof Date && !Number.isNaN(value.getTime());
 }
 
+/** A TIMESTAMP literal of a valid Date (UTC), for SQL run as a script, where no parameter can be bound. */
+export function sqlTimestamp(value: Date, where: string): string {
+  if (!validDate(value)) throw bad(where, 'a valid Date', value);
+  return `TIMESTAMP '${value.toISOString().slice(0, -1)}'`;
+}
+
 /**
  * Convert one JS value for a column of `type`; null and undefined become SQL NULL.
  * @param where names the value in an error, e.g. `revenue row 3 column "revenue"`.

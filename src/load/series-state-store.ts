@@ -1,11 +1,10 @@
 // The incremental state of the series in DuckDB: watermarks (`_etl_series_state`) and holes (`_etl_holes`). Written inside
 // the commit transaction of the rows they describe; read by the planner and by `status`.
-import { BIGINT, INTEGER, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
 import { FatalError } from '../errors.js';
-import { appendColumns } from './append-columns.js';
-import { toDuckDBValue } from './duckdb-values.js';
-import { ident } from './table-definition.js';
+import { stagedAppend, type StagedAppend } from './append-columns.js';
+import { sqlTimestamp, toDuckDBValue } from './duckdb-values.js';
+import { sqlString } from './table-definition.js';
 
 /** Series key and unit of the state row of a stream that is read whole (a list, objects by id): one row per stream. */
 export const SNAPSHOT = 'snapshot';
@@ -94,12 +93,12 @@ export const SERIES_STATE_SQL = `SELECT "stream", "series_key", "unit", "waterma
 export const HOLES_SQL = `SELECT * FROM "_etl_holes" ORDER BY "stream", "series_key", "unit_start"`;
 
 /** Advance the series watermarks of a batch: last entry per series wins, never backwards; rows_loaded adds up. */
-export async function upsertSeriesState(conn: DuckDBConnection, runId: string, loadedAt: Date, state: readonly SeriesStateUpdate[]): Promise<void> {
-  if (state.length === 0) return;
+export function prepareSeriesState(runId: string, loadedAt: Date, state: readonly SeriesStateUpdate[]): { appends: StagedAppend[]; sql: string } {
+  if (state.length === 0) return { appends: [], sql: '' };
   const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'BIGINT' | 'INTEGER'][] = [
     ['_seq', 'INTEGER'], ['stream', 'VARCHAR'], ['series_key', 'VARCHAR'], ['unit', 'VARCHAR'], ['watermark', 'TIMESTAMP'], ['rows_loaded', 'BIGINT'],
   ];
-  const columns = cols.map(() => [] as ReturnType<typeof toDuckDBValue>[]);
+  const columns = cols.map(() => [] as DuckDBValue[]);
   state.forEach((s, i) => {
     const at = `state entry ${i} of run ${runId}`;
     for (const [name, value] of [['stream', s.stream], ['seriesKey', s.seriesKey], ['unit', s.unit]] as const) {
@@ -108,40 +107,57 @@ export async function upsertSeriesState(conn: DuckDBConnection, runId: string, l
     const values = [i, s.stream, s.seriesKey, s.unit, s.watermark, s.rowsLoaded];
     cols.forEach(([name, type], c) => columns[c]!.push(toDuckDBValue(type, values[c], `${at} field ${name}`)));
   });
-  await conn.run(`CREATE OR REPLACE TEMP TABLE "_stg_state" (${cols.map(([n, t]) => `${ident(n)} ${t}`).join(', ')})`);
-  await appendColumns(conn, '_stg_state', cols.map(([, t]) => (t === 'VARCHAR' ? VARCHAR : t === 'TIMESTAMP' ? TIMESTAMP : t === 'BIGINT' ? BIGINT : INTEGER)), columns, state.length);
-  await conn.run(
+  const append = stagedAppend('_stg_state', cols, columns, state.length);
+  const sql = [
     `CREATE OR REPLACE TEMP TABLE "_new_state" AS
      SELECT n."stream", n."series_key", n."unit", greatest(n."watermark", o."watermark") AS "watermark",
             COALESCE(o."rows_loaded", 0) + n."rows_loaded" AS "rows_loaded",
-            $1 AS "last_run_id", $2 AS "updated_at"
+            ${sqlString(runId)} AS "last_run_id", ${sqlTimestamp(loadedAt, 'batch loadedAt')} AS "updated_at"
      FROM (SELECT "stream", "series_key", "unit", arg_max("watermark", "_seq") AS "watermark", sum("rows_loaded")::BIGINT AS "rows_loaded"
            FROM "_stg_state" GROUP BY ALL) n
      LEFT JOIN "_etl_series_state" o ON o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
-    [runId, toDuckDBValue('TIMESTAMP', loadedAt, 'batch loadedAt')],
-    [VARCHAR, TIMESTAMP],
-  );
-  await conn.run(
     `DELETE FROM "_etl_series_state" o USING "_new_state" n WHERE o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
-  );
-  await conn.run(`INSERT INTO "_etl_series_state" SELECT * FROM "_new_state"`);
-  await conn.run(`DROP TABLE "_stg_state"; DROP TABLE "_new_state"`);
+    `INSERT INTO "_etl_series_state" SELECT * FROM "_new_state"`,
+    `DROP TABLE "_stg_state"`,
+    `DROP TABLE "_new_state"`,
+  ];
+  return { appends: [append], sql: sql.join(';\n') };
 }
 
-/** Apply hole changes in order: a later change of the same unit wins; a stored hole keeps its first run id. */
-export async function applyHoleUpdates(conn: DuckDBConnection, runId: string, at: Date, holes: readonly HoleUpdate[]): Promise<void> {
-  const when = toDuckDBValue('TIMESTAMP', at, 'hole update time');
-  for (const h of holes) {
-    const key = [h.stream, h.seriesKey, h.unit, toDuckDBValue('TIMESTAMP', h.unitStart, `hole of ${h.stream} ${h.seriesKey}`)];
-    const keyTypes = [VARCHAR, VARCHAR, VARCHAR, TIMESTAMP];
-    const where = `"stream" = $1 AND "series_key" = $2 AND "unit" = $3 AND "unit_start" = $4`;
-    const previous = (await conn.runAndReadAll(`SELECT "first_run_id" FROM "_etl_holes" WHERE ${where}`, key, keyTypes)).getRows();
-    await conn.run(`DELETE FROM "_etl_holes" WHERE ${where}`, key, keyTypes);
-    if (h.status === 'filled') continue;
-    await conn.run(
-      `INSERT INTO "_etl_holes" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [...key, h.status, h.attempts, h.reason, (previous[0]?.[0] as string | undefined) ?? runId, runId, when],
-      [...keyTypes, VARCHAR, INTEGER, VARCHAR, VARCHAR, VARCHAR, TIMESTAMP],
-    );
-  }
+/**
+ * Apply hole changes as if one at a time, in order: the last change of a unit decides ('filled' removes it), and a stored
+ * hole keeps its first run id unless an earlier change of this batch removed it.
+ */
+export function prepareHoleUpdates(runId: string, at: Date, holes: readonly HoleUpdate[]): { appends: StagedAppend[]; sql: string } {
+  if (holes.length === 0) return { appends: [], sql: '' };
+  const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'INTEGER'][] = [
+    ['_seq', 'INTEGER'], ['stream', 'VARCHAR'], ['series_key', 'VARCHAR'], ['unit', 'VARCHAR'], ['unit_start', 'TIMESTAMP'],
+    ['status', 'VARCHAR'], ['attempts', 'INTEGER'], ['reason', 'VARCHAR'],
+  ];
+  const columns = cols.map(() => [] as DuckDBValue[]);
+  holes.forEach((h, i) => {
+    const where = `hole of ${h.stream} ${h.seriesKey}`;
+    const values = [i, h.stream, h.seriesKey, h.unit, h.unitStart, h.status, h.attempts, h.reason];
+    cols.forEach(([name, type], c) => columns[c]!.push(toDuckDBValue(type, values[c], `${where} field ${name}`)));
+  });
+  const append = stagedAppend('_stg_holes', cols, columns, holes.length);
+  const key = ['stream', 'series_key', 'unit', 'unit_start'];
+  const same = (a: string, b: string): string => key.map((k) => `${a}."${k}" = ${b}."${k}"`).join(' AND ');
+  const sql = [
+    `CREATE OR REPLACE TEMP TABLE "_new_holes" AS
+     SELECT n.*, EXISTS (SELECT 1 FROM "_stg_holes" f WHERE ${same('f', 'n')} AND f."status" = 'filled' AND f."_seq" < n."_seq") AS "_reopened"
+     FROM "_stg_holes" n QUALIFY row_number() OVER (PARTITION BY ${key.map((k) => `n."${k}"`).join(', ')} ORDER BY n."_seq" DESC) = 1`,
+    `CREATE OR REPLACE TEMP TABLE "_new_holes_first" AS
+     SELECT n.*, CASE WHEN n."_reopened" THEN NULL ELSE o."first_run_id" END AS "_first"
+     FROM "_new_holes" n LEFT JOIN "_etl_holes" o ON ${same('o', 'n')}`,
+    `DELETE FROM "_etl_holes" o USING "_new_holes" n WHERE ${same('o', 'n')}`,
+    `INSERT INTO "_etl_holes"
+     SELECT "stream", "series_key", "unit", "unit_start", "status", "attempts", "reason", COALESCE("_first", ${sqlString(runId)}),
+            ${sqlString(runId)}, ${sqlTimestamp(at, 'hole update time')}
+     FROM "_new_holes_first" WHERE "status" <> 'filled'`,
+    `DROP TABLE "_stg_holes"`,
+    `DROP TABLE "_new_holes"`,
+    `DROP TABLE "_new_holes_first"`,
+  ];
+  return { appends: [append], sql: sql.join(';\n') };
 }

@@ -7,13 +7,14 @@ import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngageError, FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
-import { mergeTable } from './bulk-merge.js';
+import { appendStaged } from './append-columns.js';
+import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, prepareMerge, tableChanges } from './bulk-merge.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
 import { beginRun, closeAbandonedRuns, finishRun } from './run-log.js';
 import type { RunEnd, RunStart } from './run-log.js';
-import { HOLES_SQL, SERIES_STATE_SQL, applyHoleUpdates, toHole, toSeriesState, upsertSeriesState } from './series-state-store.js';
+import { HOLES_SQL, SERIES_STATE_SQL, prepareHoleUpdates, prepareSeriesState, toHole, toSeriesState } from './series-state-store.js';
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { applySqlDir } from './sql-dir.js';
 import { attachPrevious, detachPrevious, recordStreamOutcomes, restoreStreams } from './stream-restore.js';
@@ -234,18 +235,35 @@ export class Warehouse {
     }
     for (const replace of batch.replaces ?? []) group(replace.table, 'a replace').scopes.push({ columns: replace.columns, values: replace.values });
 
+    // Checked and converted before the transaction; then one round trip for the staging DDL, one per staged table, one
+    // for every table's merge and the state (bulk-merge.ts says why), one to commit.
+    const merges = [...groups].map(([table, g]) => {
+      const stream = batch.until ? seriesStreamOfTable(table) : undefined;
+      const audit = stream && batch.until ? { audit: { stream, until: batch.until } } : {};
+      return prepareMerge(tableSpec(table), g.rows, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt, ...audit });
+    });
+    const state = prepareSeriesState(batch.runId, batch.loadedAt, batch.state);
+    const holes = prepareHoleUpdates(batch.runId, batch.loadedAt, batch.holes ?? []);
+    const appends = [...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
+    const script = [...merges.map((m) => m.sql), state.sql, holes.sql, `SELECT * FROM "${MERGE_COUNTS_TABLE}"`].filter((sql) => sql !== '');
+    const what = merges.map((m) => `${m.rows} rows into ${m.table}`).join(', ');
+
     const result = await this.#transaction(`commit of run ${batch.runId}`, async (conn) => {
+      await conn.run([MERGE_COUNTS_DDL, ...appends.map((a) => a.ddl)].join(';\n'));
+      for (const staged of appends) await appendStaged(conn, staged);
+      let counts;
+      try {
+        counts = tableChanges((await conn.runAndReadAll(script.join(';\n'))).getRows());
+      } catch (err) {
+        throw new Error(`merging ${what || 'series state'}: ${(err as Error).message}`, { cause: err });
+      }
       const tables: Partial<Record<TableName, TableChange>> = {};
       let rowsChanged = 0;
-      for (const [table, g] of groups) {
-        const stream = batch.until ? seriesStreamOfTable(table) : undefined;
-        const audit = stream && batch.until ? { audit: { stream, until: batch.until } } : {};
-        const change = await mergeTable(conn, tableSpec(table), g.rows, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt, ...audit });
-        tables[table] = change;
+      for (const m of merges) {
+        const change = counts.get(m.table) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
+        tables[m.table as TableName] = change;
         rowsChanged += change.inserted + change.updated + change.deleted;
       }
-      await upsertSeriesState(conn, batch.runId, batch.loadedAt, batch.state);
-      await applyHoleUpdates(conn, batch.runId, batch.loadedAt, batch.holes ?? []);
       crashPoint('commit-merged');
       return { tables, rowsChanged };
     });

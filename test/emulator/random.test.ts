@@ -2,7 +2,7 @@
 // same numbers as String(part) hashed character by character, and a prefix hashed once must equal hashing it again.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashPrefix, hashUnit, hashUnitAfter } from '../../src/emulator/random.js';
+import { hashNumberAfter, hashPrefix, hashUnit, hashUnitAfter } from '../../src/emulator/random.js';
 
 /** The definition: FNV-1a over String(part) for each part, then one mulberry32 step. */
 function reference(seed: number, ...parts: (string | number)[]): number {
@@ -38,6 +38,12 @@ describe('hashUnit', () => {
   it('continues from a prefix exactly as if the prefix were hashed again', () => {
     fc.assert(fc.property(fc.integer(), fc.array(part, { maxLength: 3 }), fc.array(part, { maxLength: 3 }), (seed, head, tail) => {
       expect(hashUnitAfter(hashPrefix(seed, ...head), ...tail)).toBe(hashUnit(seed, ...head, ...tail));
+    }), { numRuns: 2_000 });
+  });
+
+  it('continues from a prefix with one whole number as hashUnit does with it as the last part', () => {
+    fc.assert(fc.property(fc.integer(), fc.array(part, { maxLength: 3 }), fc.oneof(fc.maxSafeNat(), fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 })), (seed, head, n) => {
+      expect(hashNumberAfter(hashPrefix(seed, ...head), n)).toBe(reference(seed, ...head, n));
     }), { numRuns: 2_000 });
   });
 });

@@ -202,6 +202,59 @@ describe('Warehouse.commit', () => {
   });
 });
 
+describe('Warehouse.commit of values at the edges of their staging', () => {
+  it('stores counts, instants and days exactly: 2^53 − 1 as a number, beyond it as a bigint, milliseconds, days before 1970', async () => {
+    const big = 2n ** 62n + 1n;
+    const rows = [
+      { app_id: '*', segment_id: '*', unit: 'hour', time: new Date(Date.UTC(2024, 2, 1, 13, 0, 0, 123)), sessions: Number.MAX_SAFE_INTEGER },
+      { app_id: '*', segment_id: '*', unit: 'hour', time: new Date(Date.UTC(1969, 11, 31, 23)), sessions: -Number.MAX_SAFE_INTEGER },
+    ];
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'sessions', rows }], state: [] });
+    expect(await wh.query(`SELECT "time", "sessions"::VARCHAR AS s FROM "sessions" ORDER BY "time"`)).toEqual([
+      { time: new Date(Date.UTC(1969, 11, 31, 23)), s: String(-Number.MAX_SAFE_INTEGER) },
+      { time: new Date(Date.UTC(2024, 2, 1, 13, 0, 0, 123)), s: String(Number.MAX_SAFE_INTEGER) },
+    ]);
+    await wh.commit({ runId: 'r2', loadedAt: utc('2024-03-06'), upserts: [{ table: 'sessions', rows: [{ ...rows[0], sessions: big }, { ...rows[1], sessions: 7 }] }], state: [] });
+    expect((await wh.query(`SELECT "sessions"::VARCHAR AS s FROM "sessions" ORDER BY "time"`)).map((r) => r.s)).toEqual(['7', String(big)]);
+    const day = { canvas_id: 'cv', day: new Date(Date.UTC(1969, 6, 20)), entries: 1 };
+    await wh.commit({ runId: 'r3', loadedAt: utc('2024-03-06'), upserts: [{ table: 'canvas_summary', rows: [day] }], state: [] });
+    expect(await wh.query(`SELECT "day"::VARCHAR AS d, "entries" FROM "canvas_summary"`)).toEqual([{ d: '1969-07-20', entries: 1 }]);
+  });
+
+  it('refuses a count that is not a whole number or a bigint, and an invalid Date, naming row and column', async () => {
+    const row = { app_id: '*', segment_id: '*', unit: 'day', time: utc('2024-03-01'), sessions: 1 };
+    await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'sessions', rows: [row, { ...row, time: utc('2024-03-02'), sessions: 1.5 }] }], state: [] }))
+      .rejects.toThrow(/sessions row 1 column "sessions": expected an integer/);
+    await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'sessions', rows: [{ ...row, time: new Date(NaN) }] }], state: [] }))
+      .rejects.toThrow(/sessions row 0 column "time": expected a valid Date/);
+    expect(await wh.query(`SELECT count(*) AS n FROM "sessions"`)).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('Warehouse.commit of holes', () => {
+  const hole = (unitStart: string, status: 'open' | 'confirmed_absent' | 'filled', attempts = 1) =>
+    ({ stream: 'revenue', seriesKey: '*|*', unit: 'day', unitStart: utc(unitStart), status, attempts, reason: `${status} ${attempts}` });
+  const holes = async () => (await wh.readHoles()).map((h) => [h.unitStart.toISOString().slice(0, 10), h.status, h.attempts, h.firstRunId, h.lastRunId]);
+
+  it('applies a batch\'s hole changes as if one at a time: the last change of a unit wins, a stored hole keeps its first run', async () => {
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [], state: [], holes: [hole('2024-03-01', 'open'), hole('2024-03-02', 'open'), hole('2024-03-03', 'open')] });
+    await wh.commit({
+      runId: 'r2', loadedAt: utc('2024-03-06'), upserts: [], state: [],
+      holes: [
+        hole('2024-03-01', 'open', 2), hole('2024-03-01', 'confirmed_absent', 3), // stays, first run r1
+        hole('2024-03-02', 'filled'), hole('2024-03-02', 'open', 1), // filled then missing again: a new hole of r2
+        hole('2024-03-03', 'filled'), // gone
+        hole('2024-03-04', 'open'), hole('2024-03-04', 'open', 2), // new, twice
+      ],
+    });
+    expect(await holes()).toEqual([
+      ['2024-03-01', 'confirmed_absent', 3, 'r1', 'r2'],
+      ['2024-03-02', 'open', 1, 'r2', 'r2'],
+      ['2024-03-04', 'open', 2, 'r2', 'r2'],
+    ]);
+  });
+});
+
 describe('Warehouse.commit in bulk', () => {
   it('merges a batch of 200k rows (more than fit in one call\'s arguments or one DataChunk)', async () => {
     const day = Date.UTC(2024, 0, 1);

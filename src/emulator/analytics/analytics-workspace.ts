@@ -153,6 +153,10 @@ export class AnalyticsWorkspace implements SeriesSource {
       .map(({ s }) => ({ conversions: s.conversions ?? 0, entries: s.entries ?? 0, revenueCents: Math.round((s.revenue ?? 0) * 100) }));
   }
 
+  restates(series: RestatedSeries): boolean {
+    return this.#restatements.some(({ r }) => r.series === series);
+  }
+
   restatementFactor(series: RestatedSeries, dayStartMs: number, keys: RestatementKeys): number {
     let factor = 1;
     for (const { r, dayMs } of this.#restatements) {

@@ -2,7 +2,7 @@
 // written in the fields of its channel (each channel reports its own set), its conversions and revenue; and the day's
 // recipients, conversions and revenue. Every field is a floor of a non-decreasing base, so late data only ever adds.
 import type { CampaignSeriesPoint, CampaignVariationStats } from '../../api/types.js';
-import { hashUnit } from '../random.js';
+import { hashPrefix, hashUnitAfter } from '../random.js';
 import { channelStats, type MessageOutcome } from './channel-stats-model.js';
 import type { Campaign, CampaignVariation } from './campaign-catalogue.js';
 import type { SeriesSource } from './series-model.js';
@@ -44,7 +44,8 @@ function variationModel(source: SeriesSource, campaign: Campaign, v: CampaignVar
 }
 
 function variationDay(source: SeriesSource, campaign: Campaign, v: CampaignVariation, dayStartMs: number, scale: number): { stats: CampaignVariationStats; sent: number } {
-  const u = (part: string): number => hashUnit(source.seed, v.id, dayStartMs, part);
+  const prefix = hashPrefix(source.seed, v.id, dayStartMs);
+  const u = (part: string): number => hashUnitAfter(prefix, part);
   const m = variationModel(source, campaign, v, dayStartMs, scale, u);
   const conversions = Math.floor(m.sent * campaign.conversionRate * (0.8 + 0.4 * u('conversions')));
   const revenueCents = conversions * campaign.revenuePerConversionCents + (conversions > 0 ? Math.floor(u('cents') * 100) : 0);
@@ -75,7 +76,8 @@ export function campaignDay(source: SeriesSource, campaign: Campaign, dayStartMs
     recipients += sent;
     (messages[v.channel] ??= []).push(stats);
   }
-  const u = (part: string): number => hashUnit(source.seed, campaign.id, dayStartMs, part);
+  const prefix = hashPrefix(source.seed, campaign.id, dayStartMs);
+  const u = (part: string): number => hashUnitAfter(prefix, part);
   const conversions = Math.floor(recipients * campaign.conversionRate * (0.8 + 0.4 * u('conversions')));
   const cents = conversions * campaign.revenuePerConversionCents + (conversions > 0 ? Math.floor(u('cents') * 100) : 0);
   const conversions1 = Math.floor(conversions * 0.6 * u('c1'));

@@ -2,7 +2,7 @@
 // in cents so sums stay exact), split over variants so the parts sum to the totals, and per-step message statistics.
 // A window's summary is the sum of its days.
 import type { CanvasChannelMessageStats, CanvasDataSeries, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from '../../api/types.js';
-import { hashUnit } from '../random.js';
+import { hashPrefix, hashUnit, hashUnitAfter } from '../random.js';
 import { channelStats, type MessageOutcome } from './channel-stats-model.js';
 import type { Canvas, CanvasMessageVariation } from './canvas-catalogue.js';
 import type { SeriesSource } from './series-model.js';
@@ -54,7 +54,8 @@ export function canvasDay(source: SeriesSource, canvas: Canvas, dayStartMs: numb
   const active = dayStartMs >= canvas.firstEntryDayMs && (canvas.lastEntryDayMs === undefined || dayStartMs <= canvas.lastEntryDayMs);
   const elapsed = Math.min(1, (nowMs - dayStartMs) / DAY_MS);
   const factor = source.restatementFactor('canvas', dayStartMs, { canvasId: canvas.id });
-  const u = (...parts: (string | number)[]): number => hashUnit(seed, canvas.id, dayStartMs, ...parts);
+  const prefix = hashPrefix(seed, canvas.id, dayStartMs);
+  const u = (...parts: (string | number)[]): number => hashUnitAfter(prefix, ...parts);
   const entries = active ? Math.floor(canvas.entriesPerDay * dayShape(source, dayStartMs) * (0.85 + 0.3 * u('entries')) * elapsed * factor) : 0;
   const conversions = Math.floor(entries * canvas.conversionRate * (0.8 + 0.4 * u('conversions')));
   const total: Totals = {
@@ -94,7 +95,8 @@ export function canvasDay(source: SeriesSource, canvas: Canvas, dayStartMs: numb
 }
 
 function messageDay(seed: number, message: CanvasMessageVariation, dayStartMs: number, reached: number): MessageTotals {
-  const u = (part: string): number => hashUnit(seed, message.id, dayStartMs, part);
+  const messagePrefix = hashPrefix(seed, message.id, dayStartMs);
+  const u = (part: string): number => hashUnitAfter(messagePrefix, part);
   const sent = Math.floor(reached * (0.9 + 0.1 * u('sent')));
   // SMS and webhooks have no opens: the spec's `opens` is 0 for them.
   const openRate = message.channel === 'email' ? 0.25 : message.channel === 'sms' || message.channel === 'webhook' ? 0 : 0.08;

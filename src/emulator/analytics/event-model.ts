@@ -1,7 +1,7 @@
 // Custom event occurrences, computed on demand like the other series: each event name has a seeded hourly rate
 // (heavy-tailed: a few events fire hundreds of times an hour, many only a few times a day) split over the apps, and a
 // first occurrence in the workspace's first weeks that always counts at least one, so every listed event has happened.
-import { hashPrefix, hashUnit, hashUnitAfter } from '../random.js';
+import { hashNumberAfter, hashPrefix, hashUnit } from '../random.js';
 import type { App, Segment } from './analytics-catalogue.js';
 import { segmentShare } from './analytics-catalogue.js';
 import type { SeriesSource } from './series-model.js';
@@ -51,8 +51,9 @@ export function fullEventCount(source: SeriesSource, profile: EventProfile, app:
   if (isDark(source, app, hourStartMs) || hourStartMs < profile.firstHourMs) return 0;
   const mean = profile.ratePerHour * (profile.appShares.get(app.id) ?? 0) * hourShape(source, hourStartMs);
   const prefix = profile.countHashes.get(app.id) ?? hashPrefix(source.seed, 'event-count', profile.name, app.id);
-  let base = Math.floor(mean + hashUnitAfter(prefix, hourStartMs));
+  let base = Math.floor(mean + hashNumberAfter(prefix, hourStartMs));
   if (hourStartMs === profile.firstHourMs && app.id === profile.firstAppId) base = Math.max(base, 1);
+  if (!source.restates('events')) return base;
   const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
   return Math.round(base * source.restatementFactor('events', day, { appId: app.id, event: profile.name }));
 }
