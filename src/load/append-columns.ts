@@ -50,10 +50,14 @@ export function stagedAppend(name: string, cols: readonly (readonly [string, Col
   return { table: name, ddl, types: cols.map(([, type]) => stagingType(type)), rowCount, fill };
 }
 
-/** Append a staged table's rows; its DDL must have run. */
+/**
+ * Append a staged table's rows; its DDL must have run. A fill that finds it must stage a column otherwise throws a
+ * {@link RestageError}: the table is created again as it says and filled from the start.
+ */
 export async function appendStaged(conn: DuckDBConnection, staged: StagedAppend): Promise<void> {
   if (staged.rowCount === 0) return;
   const appender = await conn.createAppender(staged.table);
+  let restaged: StagedAppend | undefined;
   try {
     for (let start = 0; start < staged.rowCount; start += CHUNK_ROWS) {
       const end = Math.min(start + CHUNK_ROWS, staged.rowCount);
@@ -62,7 +66,21 @@ export async function appendStaged(conn: DuckDBConnection, staged: StagedAppend)
       appender.appendDataChunk(chunk);
     }
     appender.flushSync();
+  } catch (err) {
+    if (!(err instanceof RestageError)) throw err;
+    restaged = err.restaged;
   } finally {
     appender.closeSync();
+  }
+  if (restaged) {
+    await conn.run(restaged.ddl);
+    await appendStaged(conn, restaged);
+  }
+}
+
+/** Thrown by a fill that must stage a column otherwise (a count beyond 2^53 staged as DOUBLE): append `restaged` instead. */
+export class RestageError extends Error {
+  constructor(readonly restaged: StagedAppend) {
+    super(`${restaged.table} is staged again with other column types`);
   }
 }

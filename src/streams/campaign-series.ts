@@ -8,7 +8,7 @@ import { ENDPOINTS, MAX_CAMPAIGN_SERIES_LENGTH } from '../api/endpoints.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import { col, defineTable, ident, rowsOf, sqlString } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
-import { CHANNEL_COUNT_COLUMNS, EXTRA_STATS_COLUMN, extraStats, numberColumns, statNotices } from './channel-stat-columns.js';
+import { CHANNEL_COUNT_COLUMNS, EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
 import { CAMPAIGN_LIST, idListDiscovery } from './workspace-lists.js';
@@ -104,18 +104,19 @@ export function variationKeys(list: readonly CampaignVariationEntry[]): string[]
   });
 }
 
+const REVENUE = ['revenue'] as const;
+
 function dayRows(campaignId: string, time: Date, day: CampaignDay): ExtractedRows {
   const messages: RowOf<typeof messagesTable>[] = [];
   const notices: RowNotice[] = [];
   for (const [channel, list] of Object.entries(day.messages)) {
     const keys = variationKeys(list);
     list.forEach((m, j) => {
-      messages.push({
+      const row = {
         campaign_id: campaignId, time, channel, variation_key: keys[j]!,
-        variation_api_id: m.variationApiId ?? null, variation_name: m.variationName ?? null,
-        ...numberColumns(m, CHANNEL_COUNT_FIELDS), ...numberColumns(m, VARIATION_COUNT_FIELDS), ...numberColumns(m, ['revenue']),
-        extra_stats: extraStats(m),
-      });
+        variation_api_id: m.variationApiId ?? null, variation_name: m.variationName ?? null, extra_stats: extraStats(m),
+      };
+      messages.push(withNumbers(withNumbers(withNumbers(row, m, CHANNEL_COUNT_FIELDS), m, VARIATION_COUNT_FIELDS), m, REVENUE));
     });
     notices.push(...statNotices(messagesTable.name, `campaign_series (GET /campaigns/data_series messages.${channel})`, channel, list));
   }

@@ -14,7 +14,7 @@ import { isoSeconds } from '../extract/windows.js';
 import { FatalApiError } from '../errors.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
-import { EXTRA_STATS_COLUMN, extraStats, numberColumns, statNotices } from './channel-stat-columns.js';
+import { EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
 import type { Reconciliation } from './stream-declaration.js';
@@ -96,6 +96,8 @@ const stepMessagesTable = defineTable({
   upgrades: [{ from: STEP_MESSAGES_V1 }],
 });
 
+const VARIANT_NUMBERS = ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'] as const;
+
 /** The rows of one Canvas day, whichever source (data_series or data_summary) read it. */
 function canvasDayRows(canvasId: string, day: Date, summary: CanvasSummaryData, o: CanvasSummaryOptions): ExtractedRows {
   const scope = { columns: ['canvas_id', 'day'], values: [[canvasId, day]] };
@@ -110,10 +112,8 @@ function canvasDayRows(canvasId: string, day: Date, summary: CanvasSummaryData, 
   const notices: RowNotice[] = [];
   if (o.variantBreakdown) {
     const variants = Object.entries(summary.variant_stats ?? {});
-    const rows: RowOf<typeof variantTable>[] = variants.map(([variantId, v]) => ({
-      canvas_id: canvasId, day, variant_id: variantId, name: v.name,
-      ...numberColumns(v, ['entries', 'conversions', 'revenue', 'conversions_by_entry_time']), extra_stats: extraStats(v),
-    }));
+    const rows: RowOf<typeof variantTable>[] = variants.map(([variantId, v]) =>
+      withNumbers({ canvas_id: canvasId, day, variant_id: variantId, name: v.name, extra_stats: extraStats(v) }, v, VARIANT_NUMBERS));
     result.upserts.push(rowsOf(variantTable, rows));
     result.replaces.push({ table: variantTable.name, ...scope });
     notices.push(...statNotices(variantTable.name, 'canvas_summary (variant_stats)', undefined, variants.map(([, v]) => v)));
@@ -128,7 +128,8 @@ function canvasDayRows(canvasId: string, day: Date, summary: CanvasSummaryData, 
       });
       for (const [channel, list] of Object.entries(s.messages ?? {})) {
         list.forEach((m, index) => {
-          messages.push({ canvas_id: canvasId, day, step_id: stepId, channel, message_index: index, ...numberColumns(m, STEP_MESSAGE_COLUMNS), extra_stats: extraStats(m) });
+          const row = withNumbers({ canvas_id: canvasId, day, step_id: stepId, channel, message_index: index, extra_stats: extraStats(m) }, m, STEP_MESSAGE_COLUMNS);
+          messages.push(row);
         });
         notices.push(...statNotices(stepMessagesTable.name, `canvas_summary (step_stats messages.${channel})`, channel, list));
       }
