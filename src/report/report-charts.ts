@@ -40,6 +40,9 @@ const TOP_FUNNELS = 6;
  */
 const COMPLETE_DAYS = `"day" < COALESCE((SELECT CAST(max("until") AS DATE) FROM "main"."_etl_runs"), DATE '9999-12-31')`;
 
+/** The last day of event_counts_daily (all apps, all users), read from the table. */
+const ALL_EVENTS_LAST_DAY = `SELECT CAST(max("time") AS DATE) FROM "main"."event_counts" WHERE "app_id" = '*' AND "segment_id" = '*'`;
+
 const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS} AND ${COMPLETE_DAYS}`;
 
 /** A measure per day from a totals view ("All apps") and its per-app view, last REPORT_DAYS days; NULL (not loaded) left out. */
@@ -89,7 +92,10 @@ export const CHARTS: readonly ChartSpec[] = [
     title: 'Top events',
     caption: `7-day average of the daily count of the ${TOP_EVENTS} most frequent custom events (all apps, all users), last ${REPORT_DAYS} complete days.`,
     kind: 'line',
-    sql: `WITH "recent" AS (SELECT * FROM "analytics"."event_counts_daily" WHERE ${lastDays('event_counts_daily')}),
+    // The view's macro from the week before the chart's first day on: the same values, without the windows over 2 years.
+    sql: `WITH "recent" AS (
+            SELECT "day", "event", "count", "count_7d_avg" FROM "analytics"."event_counts_per_series"("since" := (${ALL_EVENTS_LAST_DAY}) - ${REPORT_DAYS + 7})
+            WHERE "app_id" = '*' AND "segment_id" = '*' AND "day" > (${ALL_EVENTS_LAST_DAY}) - ${REPORT_DAYS} AND ${COMPLETE_DAYS}),
           "top" AS (SELECT "event" FROM "recent" GROUP BY ALL ORDER BY sum("count") DESC, "event" LIMIT ${TOP_EVENTS})
           SELECT "day" AS "x", "event" AS "series", "count_7d_avg" AS "y" FROM "recent"
           WHERE "event" IN (SELECT "event" FROM "top") AND "count_7d_avg" IS NOT NULL ORDER BY "series", "x"`,

@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import type { Warehouse } from '../load/warehouse.js';
 import { CHARTS, FRESHNESS_SQL } from './report-charts.js';
 import type { ChartSpec } from './report-charts.js';
-import { renderChartSvg } from './render-chart.js';
 import type { ChartRow } from './render-chart.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
 
@@ -61,6 +60,8 @@ export async function writeReport(wh: Warehouse, path: string, opts: ReportOptio
   const target = resolve(path);
   const sections: string[] = [];
   const charts: ReportSummary['charts'] = [];
+  // Loaded with the first report, not at every start of the CLI.
+  const { renderChartSvg } = await import('./render-chart.js');
   for (const spec of CHARTS) {
     const rows = await chartRows(wh, spec);
     charts.push({ id: spec.id, rows: rows.length });
