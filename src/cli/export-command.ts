@@ -30,7 +30,7 @@ export function makeExportCommand(): Command {
           const { warehouse: wh, notes } = await snapshots.openWorkingCopy();
           try {
             for (const note of notes) process.stderr.write(`warning: ${note.message}\n`);
-            await wh.allowAnalyticsMemory();
+            await wh.liftCommitLimits();
             // A database that exports one workspace of a shared lake writes into that workspace's folders only.
             workspace = await wh.workspace();
             const place = placeOfWorkspace(out.place, workspace);

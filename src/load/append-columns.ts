@@ -41,6 +41,25 @@ export interface StagedAppend {
   types: DuckDBType[];
   rowCount: number;
   fill: (chunk: DuckDBDataChunk, start: number, end: number) => void;
+  /** The chunks, filled already by {@link prefill}: appended as they are. */
+  chunks?: DuckDBDataChunk[];
+}
+
+/** `staged` with its chunks filled now (no connection needed), restaged first when a value asks for it. */
+export function prefill(staged: StagedAppend): StagedAppend {
+  try {
+    const chunks: DuckDBDataChunk[] = [];
+    for (let start = 0; start < staged.rowCount; start += CHUNK_ROWS) {
+      const end = Math.min(start + CHUNK_ROWS, staged.rowCount);
+      const chunk = DuckDBDataChunk.create(staged.types, end - start);
+      staged.fill(chunk, start, end);
+      chunks.push(chunk);
+    }
+    return { ...staged, chunks };
+  } catch (err) {
+    if (err instanceof RestageError) return prefill(err.restaged);
+    throw err;
+  }
 }
 
 /** A temp table `name` of `cols` (JSON staged as VARCHAR), to hold `columns`, converted and checked already. */
@@ -59,11 +78,14 @@ export async function appendStaged(conn: DuckDBConnection, staged: StagedAppend)
   const appender = await conn.createAppender(staged.table);
   let restaged: StagedAppend | undefined;
   try {
-    for (let start = 0; start < staged.rowCount; start += CHUNK_ROWS) {
-      const end = Math.min(start + CHUNK_ROWS, staged.rowCount);
-      const chunk = DuckDBDataChunk.create(staged.types, end - start);
-      staged.fill(chunk, start, end);
-      appender.appendDataChunk(chunk);
+    if (staged.chunks) for (const chunk of staged.chunks) appender.appendDataChunk(chunk);
+    else {
+      for (let start = 0; start < staged.rowCount; start += CHUNK_ROWS) {
+        const end = Math.min(start + CHUNK_ROWS, staged.rowCount);
+        const chunk = DuckDBDataChunk.create(staged.types, end - start);
+        staged.fill(chunk, start, end);
+        appender.appendDataChunk(chunk);
+      }
     }
     appender.flushSync();
   } catch (err) {

@@ -7,7 +7,7 @@ import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngageError, FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
-import { appendStaged } from './append-columns.js';
+import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
 import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, prepareMerge, tableChanges } from './bulk-merge.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
@@ -45,7 +45,7 @@ export interface WarehouseOptions {
   memoryLimit?: string;
 }
 
-/** The writer's memory limit once its commits are done (see `allowAnalyticsMemory`). */
+/** The writer's memory limit once its commits are done (see `liftCommitLimits`). */
 const ANALYTICS_MEMORY_LIMIT = '1GB';
 
 /** What the pipeline hands over to commit at once. */
@@ -68,6 +68,16 @@ export interface CommitResult {
   tables: Partial<Record<TableName, TableChange>>;
   /** inserted + updated + deleted over all tables. */
   rowsChanged: number;
+}
+
+/** A batch checked, converted and ready to write: see Warehouse.prepareCommit. */
+export interface PreparedCommit {
+  runId: string;
+  tables: TableName[];
+  /** What the batch holds, for an error message. */
+  what: string;
+  appends: StagedAppend[];
+  script: string;
 }
 
 export interface StatusRow extends SeriesState {
@@ -116,6 +126,14 @@ function openError(path: string, err: unknown): FatalError {
  */
 const WRITER_MEMORY_LIMIT = '128MB';
 
+/**
+ * DuckDB threads of a writer until liftCommitLimits: a commit's statements are small, and on the 2-core machine a
+ * second DuckDB thread spent more in coordination than it saved. The demo's first run took 56 s and 88 s of CPU with
+ * one thread, 58–60 s and 94–101 s with two, 70 s and 118 s with four (the fetching, parsing and the emulator need the
+ * cores). The export, the views and the report get every core back.
+ */
+const WRITER_THREADS = '1';
+
 export class Warehouse {
   readonly path: string;
   readonly readOnly: boolean;
@@ -148,7 +166,7 @@ export class Warehouse {
     }
     if (!entry) {
       try {
-        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? WRITER_MEMORY_LIMIT });
+        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? WRITER_MEMORY_LIMIT, threads: WRITER_THREADS });
         entry = { instance, readOnly, refs: 0 };
       } catch (err) {
         throw openError(abs, err);
@@ -211,6 +229,15 @@ export class Warehouse {
 
   /** Commit one batch in ONE transaction: every table merged, scopes replaced, series state advanced — or nothing. */
   async commit(batch: LoadBatch): Promise<CommitResult> {
+    return this.commitPrepared(this.prepareCommit(batch));
+  }
+
+  /**
+   * The synchronous half of {@link commit}: every value checked and converted into the appender's chunks, the SQL
+   * written. A caller that prepares the next batch while this connection writes the previous one (the Committer) keeps
+   * the conversion off the path of the commits; commitPrepared then only appends the chunks and runs the SQL.
+   */
+  prepareCommit(batch: LoadBatch): PreparedCommit {
     if (typeof batch.runId !== 'string' || batch.runId === '') {
       throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to beginRun`);
     }
@@ -246,22 +273,32 @@ export class Warehouse {
     const holes = prepareHoleUpdates(batch.runId, batch.loadedAt, batch.holes ?? []);
     const appends = [...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
     const script = [...merges.map((m) => m.sql), state.sql, holes.sql, `SELECT * FROM "${MERGE_COUNTS_TABLE}"`].filter((sql) => sql !== '');
-    const what = merges.map((m) => `${m.rows} rows into ${m.table}`).join(', ');
+    return {
+      runId: batch.runId,
+      tables: merges.map((m) => m.table as TableName),
+      what: merges.map((m) => `${m.rows} rows into ${m.table}`).join(', '),
+      appends: appends.map(prefill),
+      script: script.join(';\n'),
+    };
+  }
 
-    const result = await this.#transaction(`commit of run ${batch.runId}`, async (conn) => {
+  /** Write a batch made ready by {@link prepareCommit}, in ONE transaction. */
+  async commitPrepared(prepared: PreparedCommit): Promise<CommitResult> {
+    const { appends, script, what } = prepared;
+    const result = await this.#transaction(`commit of run ${prepared.runId}`, async (conn) => {
       await conn.run([MERGE_COUNTS_DDL, ...appends.map((a) => a.ddl)].join(';\n'));
       for (const staged of appends) await appendStaged(conn, staged);
       let counts;
       try {
-        counts = tableChanges((await conn.runAndReadAll(script.join(';\n'))).getRows());
+        counts = tableChanges((await conn.runAndReadAll(script)).getRows());
       } catch (err) {
         throw new Error(`merging ${what || 'series state'}: ${(err as Error).message}`, { cause: err });
       }
       const tables: Partial<Record<TableName, TableChange>> = {};
       let rowsChanged = 0;
-      for (const m of merges) {
-        const change = counts.get(m.table) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
-        tables[m.table as TableName] = change;
+      for (const table of prepared.tables) {
+        const change = counts.get(table) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
+        tables[table] = change;
         rowsChanged += change.inserted + change.updated + change.deleted;
       }
       crashPoint('commit-merged');
@@ -354,13 +391,15 @@ export class Warehouse {
   }
 
   /**
-   * Lift the writer's memory limit for the analytical tail of a run or an export: sorted COPYs of whole years, the
-   * analyst views and the report's queries (window functions over every event series) cannot all spill, and ran out
-   * of the writer's limit that keeps the commit path flat (the bench's 2-year demo: the report's event chart). Commits are over
-   * by then, so the limit only bounds DuckDB's own buffer pool for these last queries.
+   * Lift the writer's memory limit and thread count for the analytical tail of a run or an export: sorted COPYs of whole
+   * years, the analyst views and the report's queries (window functions over every event series) cannot all spill, and
+   * ran out of the writer's limit that keeps the commit path flat (the bench's 2-year demo: the report's event chart);
+   * and they are large enough to use every core (WRITER_THREADS says why commits use one). Commits are over by then, so
+   * the limit only bounds DuckDB's own buffer pool for these last queries.
    */
-  async allowAnalyticsMemory(): Promise<void> {
+  async liftCommitLimits(): Promise<void> {
     await this.query(`SET memory_limit = '${ANALYTICS_MEMORY_LIMIT}'`);
+    await this.query('RESET threads');
   }
 
   /** Run SQL and return its rows as plain JS objects (bigint → number when safe, TIMESTAMP/DATE → Date, JSON → its text). */

@@ -363,7 +363,7 @@ async function workspaceMove(wh: Warehouse, workspace: string | undefined): Prom
 
 /** Publish, first half: the partitions this run changed (every one when `scope` is all, and any repair) with their manifests, into the place. */
 async function publishParquet(wh: Warehouse, place: Place, scope: 'dirty' | 'all', reporter: RunReporter, warnings: RunWarning[]): Promise<ExportSummary> {
-  await wh.allowAnalyticsMemory();
+  await wh.liftCommitLimits();
   const exported = await exportParquet(wh, place, { scope });
   for (const repair of exported.repaired) {
     const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${place.description} from DuckDB: ${repair.problems.join('; ')}` };
