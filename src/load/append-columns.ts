@@ -45,6 +45,10 @@ export interface StagedAppend {
   chunks?: DuckDBDataChunk[];
 }
 
+function filledAlready(): never {
+  throw new Error('a prefilled staged table is appended from its chunks');
+}
+
 /** `staged` with its chunks filled now (no connection needed), restaged first when a value asks for it. */
 export function prefill(staged: StagedAppend): StagedAppend {
   try {
@@ -55,7 +59,8 @@ export function prefill(staged: StagedAppend): StagedAppend {
       staged.fill(chunk, start, end);
       chunks.push(chunk);
     }
-    return { ...staged, chunks };
+    // Without its fill (and the rows its closure holds): the chunks are all the batch needs from here on.
+    return { table: staged.table, ddl: staged.ddl, types: staged.types, rowCount: staged.rowCount, fill: filledAlready, chunks };
   } catch (err) {
     if (err instanceof RestageError) return prefill(err.restaged);
     throw err;

@@ -16,17 +16,18 @@ export interface CommitPart extends ExtractedRows {
  * long backfills). At most this many rows wait, one commit's batch is being written, and each request in flight holds
  * its own window. Measured with `npm run bench` (1M rows): 100,000 peaked at 403 MB RSS, 25,000 at 279 MB, at the same
  * load rate; with the warehouse's 64 MB DuckDB memory limit, 10,000 peaked at 254 MB (1M rows) and 287 MB (10M rows).
- * Since rows go straight from their objects into the appender's chunks (no column arrays beside them), 30,000 lets a
- * commit gather MIN_COMMIT_ROWS while the previous one writes; docs/performance.md has the bench's RSS figures.
+ * Now that the next batch is converted while one writes (see `add`), the process holds the batch being written, the
+ * next one converted, and at most this many rows behind them: at 20,000 (and MIN_COMMIT_ROWS 20,000) the bench's 1M
+ * rows peaked at 290–293 MB, at 30,000 at 286–336 MB; 15,000 peaked lower but cost the demo's first run 2–4 s.
  */
-export const MAX_PENDING_ROWS = 30_000;
+export const MAX_PENDING_ROWS = 20_000;
 
 /**
  * Rows a commit gathers before it starts, unless drained: a commit costs a few statements per table whatever its size,
  * and the change-detecting join scans the stored table once per batch, so 100-row commits (one window each) made the
- * demo's first run spend more time in DuckDB than fetching. Measured on the demo's wide Canvas and campaign tables
- *: 5,000-row commits cost about 20 µs a row, 12,000 about 13, 34,000 about 11; the first
- * `npm start` went from 83 s to 76 s when commits grew from 5,000 to 20,000. Parts wait at most MAX_COMMIT_DELAY_MS.
+ * demo's first run spend more time in DuckDB than fetching. Measured on the demo's wide Canvas and campaign tables:
+ * 5,000-row commits cost about 20 µs a row, 12,000 about 13, 34,000 about 11; the first `npm start` went from 83 s to
+ * 76 s when commits grew from 5,000 to 20,000. Parts wait at most MAX_COMMIT_DELAY_MS.
  */
 export const MIN_COMMIT_ROWS = 20_000;
 
