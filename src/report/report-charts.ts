@@ -5,22 +5,31 @@ export interface ChartSpec {
   /** Stable id: the report's `data-chart` attribute and the browser test's handle. */
   id: string;
   title: string;
-  /** One sentence under the title: what is shown and over which period. */
+  /** One sentence under the title: what is shown, what a mark counts, and over which period. */
   caption: string;
-  /** One row per mark: "x" (DATE, TIMESTAMP or text), "series" (text), "y" (number, never NULL). */
+  /**
+   * One row per mark: "x" (DATE, TIMESTAMP or text), "series" (text), "y" (number, never NULL); optionally "hover" (text
+   * shown when the pointer rests on the mark) and "axis" (1: the series is drawn against a second scale on the right).
+   */
   sql: string;
   kind: 'line' | 'bar';
   /** How the y values read. @default 'number' */
   yFormat?: 'number' | 'percent';
   /** Bars of several series: stacked when they are parts of one whole, side by side when they are rates. @default 'stacked' */
   barLayout?: 'stacked' | 'grouped';
+  /** Bars drawn across, categories down the left: long labels (names of Canvases, steps, events) read whole. @default false */
+  horizontal?: boolean;
+  /** One small chart per series on a shared scale, for lines that would lie on top of each other. @default false */
+  facets?: boolean;
 }
 
-/** Days the daily charts show, ending with the last day of data. */
+/** Days the daily charts show, ending with the last complete day of data. */
 const REPORT_DAYS = 90;
 
-/** Events the events chart follows: the most frequent over REPORT_DAYS. */
-const TOP_EVENTS = 5;
+/** Bars of the events chart: the events whose weekly count moved most. */
+const TOP_MOVERS = 10;
+/** An event needs this many occurrences in the week before to be a mover (a change from 2 to 9 is not news). */
+const MOVER_MIN_COUNT = 100;
 
 /** Bars of the campaign rates chart: the (campaign, channel) pairs that sent most. */
 const TOP_CAMPAIGN_MESSAGES = 12;
@@ -29,10 +38,12 @@ const TOP_CAMPAIGN_MESSAGES = 12;
 // readable and small (the demo's was 3.4 MB with every segment drawn).
 /** Segments the segment chart follows: the largest on the last day. */
 const TOP_SEGMENTS = 10;
-/** Canvas variants the conversion chart shows: those with most entries. */
-const TOP_VARIANTS = 20;
-/** Canvases the step funnel shows: those with most conversions. */
-const TOP_FUNNELS = 6;
+/** The largest segment gets a scale of its own when it is this many times the second: on one scale it flattens the rest. */
+const OWN_SCALE_RATIO = 3;
+/** Canvases of the variants chart: those with two or more variants and the most entries. */
+const TOP_VARIANT_CANVASES = 8;
+/** Canvases of the steps chart: those whose message steps were credited most conversions. */
+const TOP_STEP_CANVASES = 3;
 
 /**
  * Days before the last run's --until day: the day in progress holds only its first hours, and drawn beside whole days
@@ -40,10 +51,10 @@ const TOP_FUNNELS = 6;
  */
 const COMPLETE_DAYS = `"day" < COALESCE((SELECT CAST(max("until") AS DATE) FROM "main"."_etl_runs"), DATE '9999-12-31')`;
 
-/** The last day of event_counts_daily (all apps, all users), read from the table. */
-const ALL_EVENTS_LAST_DAY = `SELECT CAST(max("time") AS DATE) FROM "main"."event_counts" WHERE "app_id" = '*' AND "segment_id" = '*'`;
+/** The last complete day of a view. */
+const lastDay = (view: string) => `(SELECT max("day") FROM "analytics"."${view}" WHERE ${COMPLETE_DAYS})`;
 
-const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS} AND ${COMPLETE_DAYS}`;
+const lastDays = (view: string) => `"day" > ${lastDay(view)} - ${REPORT_DAYS} AND ${COMPLETE_DAYS}`;
 
 /** A measure per day from a totals view ("All apps") and its per-app view, last REPORT_DAYS days; NULL (not loaded) left out. */
 const allAndPerApp = (totals: string, perApp: string, measure: string) =>
@@ -57,11 +68,16 @@ const recentRuns = (measure: string, series: string) =>
   `SELECT "run_id" || ' ' || "status" AS "x", '${series}' AS "series", "${measure}" AS "y"
    FROM (SELECT * FROM "analytics"."runs" WHERE "${measure}" IS NOT NULL ORDER BY "started_at" DESC LIMIT 30) ORDER BY "started_at"`;
 
+/** `1,234`: a count as the hover text writes it. */
+const count = (expr: string) => `format('{:,}', CAST(${expr} AS BIGINT))`;
+/** `12.3 %` */
+const pct = (expr: string) => `printf('%.1f %%', 100 * (${expr}))`;
+
 export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'revenue',
     title: 'Revenue per day',
-    caption: `All apps (the platform's total) and each loaded app, last ${REPORT_DAYS} complete days.`,
+    caption: `All apps (the platform's total) and each loaded app, last ${REPORT_DAYS} complete days, in the workspace's currency (the purchases endpoints do not say which).`,
     kind: 'line',
     sql: allAndPerApp('purchases_daily', 'purchases_daily_by_app', 'revenue'),
   },
@@ -81,56 +97,109 @@ export const CHARTS: readonly ChartSpec[] = [
   },
   {
     id: 'stickiness',
-    title: 'DAU / MAU (stickiness) per day',
-    caption: `Daily over monthly active users: all apps and each loaded app, last ${REPORT_DAYS} complete days.`,
+    title: 'DAU / MAU (stickiness), 7-day average',
+    caption: `Daily over monthly active users, averaged over the 7 days ending each day (weekdays and weekends differ), one small chart for all apps and one per loaded app on a shared scale, last ${REPORT_DAYS} complete days. Rest the pointer on a point for that day's own value.`,
     kind: 'line',
     yFormat: 'percent',
-    sql: allAndPerApp('kpis_daily', 'kpis_daily_by_app', 'stickiness'),
+    facets: true,
+    sql: `WITH "daily" AS (
+            SELECT "day", 'All apps' AS "series", "stickiness" FROM "analytics"."kpis_daily" WHERE "stickiness" IS NOT NULL AND ${COMPLETE_DAYS}
+            UNION ALL SELECT "day", "app_id", "stickiness" FROM "analytics"."kpis_daily_by_app" WHERE "stickiness" IS NOT NULL AND ${COMPLETE_DAYS}),
+          "smoothed" AS (
+            SELECT "day", "series", "stickiness", avg("stickiness") OVER "w" AS "avg7", count(*) OVER "w" AS "days"
+            FROM "daily" WINDOW "w" AS (PARTITION BY "series" ORDER BY "day" RANGE BETWEEN INTERVAL 6 DAYS PRECEDING AND CURRENT ROW))
+          SELECT "day" AS "x", "series", "avg7" AS "y",
+                 strftime("day", '%Y-%m-%d') || ': 7-day average ' || ${pct('"avg7"')} || ', this day ' || ${pct('"stickiness"')} AS "hover"
+          FROM "smoothed" WHERE "days" = 7 AND "day" > (SELECT max("day") FROM "daily") - ${REPORT_DAYS}
+          ORDER BY "series" = 'All apps' DESC, "series", "x"`,
   },
   {
     id: 'events',
-    title: 'Top events',
-    caption: `7-day average of the daily count of the ${TOP_EVENTS} most frequent custom events (all apps, all users), last ${REPORT_DAYS} complete days.`,
-    kind: 'line',
-    // The view's macro from the week before the chart's first day on: the same values, without the windows over 2 years.
-    sql: `WITH "recent" AS (
-            SELECT "day", "event", "count", "count_7d_avg" FROM "analytics"."event_counts_per_series"("since" := (${ALL_EVENTS_LAST_DAY}) - ${REPORT_DAYS + 7})
-            WHERE "app_id" = '*' AND "segment_id" = '*' AND "day" > (${ALL_EVENTS_LAST_DAY}) - ${REPORT_DAYS} AND ${COMPLETE_DAYS}),
-          "top" AS (SELECT "event" FROM "recent" GROUP BY ALL ORDER BY sum("count") DESC, "event" LIMIT ${TOP_EVENTS})
-          SELECT "day" AS "x", "event" AS "series", "count_7d_avg" AS "y" FROM "recent"
-          WHERE "event" IN (SELECT "event" FROM "top") AND "count_7d_avg" IS NOT NULL ORDER BY "series", "x"`,
+    title: 'Custom events that moved most, week over week',
+    caption: `Change of each custom event's count (all apps, all users) over the last 7 complete days against the 7 days before, for the ${TOP_MOVERS} events that changed most among those with at least ${MOVER_MIN_COUNT} occurrences the week before.`,
+    kind: 'bar',
+    yFormat: 'percent',
+    horizontal: true,
+    sql: `WITH "last" AS (SELECT max(CAST("time" AS DATE)) AS "d" FROM "main"."event_counts"
+                          WHERE "app_id" = '*' AND "segment_id" = '*' AND CAST("time" AS DATE) < COALESCE((SELECT CAST(max("until") AS DATE) FROM "main"."_etl_runs"), DATE '9999-12-31')),
+          "weeks" AS (
+            SELECT "event", sum("count") FILTER (WHERE "day" > "last"."d" - 7) AS "this_week", sum("count") FILTER (WHERE "day" <= "last"."d" - 7) AS "week_before"
+            FROM "analytics"."event_counts_per_series"("since" := (SELECT "d" FROM "last") - 14), "last"
+            WHERE "app_id" = '*' AND "segment_id" = '*' AND "day" > "last"."d" - 14 AND "day" <= "last"."d" GROUP BY ALL)
+          SELECT "event" AS "x", 'change' AS "series", ("this_week" - "week_before") / CAST("week_before" AS DOUBLE) AS "y",
+                 "event" || ': ' || ${count('"this_week"')} || ' in the last 7 days, ' || ${count('"week_before"')} || ' the 7 days before' AS "hover"
+          FROM "weeks" WHERE "week_before" >= ${MOVER_MIN_COUNT} AND "this_week" IS NOT NULL
+          ORDER BY abs("y") DESC, "x" LIMIT ${TOP_MOVERS}`,
   },
   {
     id: 'segments',
     title: 'Segment sizes',
-    caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), last ${REPORT_DAYS} complete days (segments overlap).`,
+    caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), by name, last ${REPORT_DAYS} complete days (segments overlap). A segment ${OWN_SCALE_RATIO} or more times the next one is drawn against the scale on the right, so the others keep their shape.`,
     kind: 'line',
-    sql: `WITH "top" AS (SELECT "segment_id" FROM "analytics"."segment_size_daily" WHERE "day" = (SELECT max("day") FROM "analytics"."segment_size_daily")
-                          ORDER BY "size" DESC NULLS LAST, "segment_id" LIMIT ${TOP_SEGMENTS})
-          SELECT "day" AS "x", "segment_id" AS "series", "size" AS "y" FROM "analytics"."segment_size_daily"
-          WHERE ${lastDays('segment_size_daily')} AND "segment_id" IN (SELECT "segment_id" FROM "top") AND "size" IS NOT NULL ORDER BY "series", "x"`,
+    sql: `WITH "top" AS (
+            SELECT "segment_id", "size", row_number() OVER (ORDER BY "size" DESC NULLS LAST, "segment_id") AS "rank"
+            FROM "analytics"."segment_size_daily" WHERE "day" = ${lastDay('segment_size_daily')} QUALIFY "rank" <= ${TOP_SEGMENTS}),
+          "apart" AS (SELECT "segment_id" FROM "top" WHERE "rank" = 1 AND "size" >= ${OWN_SCALE_RATIO} * (SELECT "size" FROM "top" WHERE "rank" = 2)),
+          "named" AS (
+            SELECT t."segment_id", COALESCE(s."name", t."segment_id") AS "name", count(*) OVER (PARTITION BY COALESCE(s."name", t."segment_id")) AS "same_name"
+            FROM "top" t LEFT JOIN "main"."segments" s ON s."segment_id" = t."segment_id")
+          SELECT d."day" AS "x",
+                 n."name" || CASE WHEN n."same_name" > 1 THEN ' (' || n."segment_id" || ')' ELSE '' END
+                          || CASE WHEN n."segment_id" IN (SELECT "segment_id" FROM "apart") THEN ' (right scale)' ELSE '' END AS "series",
+                 d."size" AS "y", CASE WHEN n."segment_id" IN (SELECT "segment_id" FROM "apart") THEN 1 ELSE 0 END AS "axis"
+          FROM "analytics"."segment_size_daily" d JOIN "named" n ON n."segment_id" = d."segment_id"
+          WHERE ${lastDays('segment_size_daily')} AND d."size" IS NOT NULL ORDER BY "series", "x"`,
   },
   {
     id: 'canvas-variants',
-    title: 'Canvas conversion per variant',
-    caption: `Conversions / entries of the ${TOP_VARIANTS} Canvas variants with most entries over the last 30 days of data.`,
+    title: 'Canvas variants side by side',
+    caption: `Conversion rate (conversions / entries) of each variant, over the last 30 complete days, for the ${TOP_VARIANT_CANVASES} Canvases with two or more variants and the most entries. "(within noise)" marks a Canvas whose best and worst variants differ by less than chance would explain (two-proportion z-test, 95 %).`,
     kind: 'bar',
     yFormat: 'percent',
-    sql: `SELECT "x", 'conversion rate' AS "series", "y" FROM (
-            SELECT "canvas_name" || ' · ' || "variant_name" AS "x", sum("conversions") / sum("entries") AS "y", sum("entries") AS "n"
-            FROM "analytics"."canvas_variant_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."canvas_variant_daily") - 30
-            GROUP BY ALL HAVING sum("entries") > 0 ORDER BY "n" DESC, "x" LIMIT ${TOP_VARIANTS}
-          ) ORDER BY "x"`,
+    barLayout: 'grouped',
+    horizontal: true,
+    sql: `WITH "v" AS (
+            SELECT "canvas_id", any_value("canvas_name") AS "canvas_name", "variant_id", any_value("variant_name") AS "variant_name",
+                   sum("entries") AS "entries", sum("conversions") AS "conversions"
+            FROM "analytics"."canvas_variant_daily"
+            WHERE "day" > ${lastDay('canvas_variant_daily')} - 30 AND ${COMPLETE_DAYS} GROUP BY "canvas_id", "variant_id" HAVING sum("entries") > 0),
+          "c" AS (
+            SELECT "canvas_id", any_value("canvas_name") AS "canvas_name", sum("entries") AS "entries",
+                   arg_max({'n': "entries", 'k': "conversions"}, "conversions" / "entries") AS "best",
+                   arg_min({'n': "entries", 'k': "conversions"}, "conversions" / "entries") AS "worst"
+            FROM "v" GROUP BY "canvas_id" HAVING count(*) >= 2 ORDER BY "entries" DESC, "canvas_id" LIMIT ${TOP_VARIANT_CANVASES}),
+          "tested" AS (
+            SELECT *, ("best"."k" + "worst"."k") / CAST("best"."n" + "worst"."n" AS DOUBLE) AS "p",
+                   count(*) OVER (PARTITION BY "canvas_name") AS "same_name" FROM "c"),
+          "labelled" AS (
+            SELECT "canvas_id", "entries",
+                   COALESCE("canvas_name", "canvas_id") || CASE WHEN "same_name" > 1 THEN ' (' || "canvas_id" || ')' ELSE '' END
+                   || CASE WHEN "p" = 0 OR "p" = 1 OR abs("best"."k" / CAST("best"."n" AS DOUBLE) - "worst"."k" / CAST("worst"."n" AS DOUBLE))
+                                 / sqrt("p" * (1 - "p") * (1.0 / "best"."n" + 1.0 / "worst"."n")) < 1.96
+                           THEN ' (within noise)' ELSE '' END AS "label"
+            FROM "tested")
+          SELECT l."label" AS "x", COALESCE(v."variant_name", v."variant_id") AS "series", v."conversions" / CAST(v."entries" AS DOUBLE) AS "y",
+                 COALESCE(v."variant_name", v."variant_id") || ': ' || ${count('v."conversions"')} || ' conversions of ' || ${count('v."entries"')} || ' entries (' || ${pct('v."conversions" / CAST(v."entries" AS DOUBLE)')} || ')' AS "hover"
+          FROM "v" JOIN "labelled" l ON l."canvas_id" = v."canvas_id" ORDER BY l."entries" DESC, l."canvas_id", "series"`,
   },
   {
-    id: 'canvas-funnel',
-    title: 'Canvas step funnel',
-    caption: `Conversions credited to each step, in path order, over every loaded day, for the ${TOP_FUNNELS} Canvases with most conversions.`,
+    id: 'canvas-steps',
+    title: 'Conversions credited to Canvas message steps',
+    caption: `Each bar counts the conversions the platform credits to one message step, over every loaded day, for the ${TOP_STEP_CANVASES} Canvases whose steps were credited most. Steps are in path order (1 = a variant's first step); steps at the same distance on different branches are 3a, 3b … Delays and splits send nothing and are left out. Not a funnel: a later step can be credited more than an earlier one.`,
     kind: 'bar',
-    sql: `WITH "top" AS (SELECT "canvas_name" FROM "analytics"."canvas_step_funnel" GROUP BY ALL ORDER BY sum("conversions") DESC NULLS LAST, "canvas_name" LIMIT ${TOP_FUNNELS})
-          SELECT "canvas_name" || ' · ' || "position" || '. ' || "step_name" AS "x", "canvas_name" AS "series", "conversions" AS "y"
-          FROM "analytics"."canvas_step_funnel" WHERE "position" IS NOT NULL AND "canvas_name" IN (SELECT "canvas_name" FROM "top") AND "conversions" IS NOT NULL
-          ORDER BY "canvas_name", "position", "step_name"`,
+    horizontal: true,
+    sql: `WITH "m" AS (
+            SELECT * FROM "analytics"."canvas_step_funnel" WHERE "step_type" = 'message' AND "position" IS NOT NULL AND "conversions" IS NOT NULL),
+          "top" AS (SELECT "canvas_id", sum("conversions") AS "total" FROM "m" GROUP BY ALL ORDER BY "total" DESC, "canvas_id" LIMIT ${TOP_STEP_CANVASES}),
+          "branched" AS (
+            SELECT "m".*, "top"."total", count(*) OVER "p" AS "at_position", row_number() OVER ("p" ORDER BY "step_id") AS "branch",
+                   count(*) OVER (PARTITION BY "canvas_name") AS "steps_named" FROM "m" JOIN "top" USING ("canvas_id")
+            WINDOW "p" AS (PARTITION BY "m"."canvas_id", "position"))
+          SELECT COALESCE("canvas_name", "canvas_id") || ' · ' || "position" || CASE WHEN "at_position" > 1 THEN chr(96 + CAST("branch" AS INTEGER)) ELSE '' END
+                   || '. ' || COALESCE("step_name", "step_id") AS "x",
+                 COALESCE("canvas_name", "canvas_id") AS "series", "conversions" AS "y",
+                 COALESCE("step_name", "step_id") || ': ' || ${count('"conversions"')} || ' conversions, ' || ${count('"messages_sent"')} || ' messages sent' AS "hover"
+          FROM "branched" ORDER BY "total" DESC, "canvas_id", "position", "branch"`,
   },
   {
     id: 'campaign-sends',
@@ -147,6 +216,7 @@ export const CHARTS: readonly ChartSpec[] = [
     kind: 'bar',
     yFormat: 'percent',
     barLayout: 'grouped',
+    horizontal: true,
     sql: `WITH "recent" AS (
             SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("reached") AS "reached",
                    sum("opens") / sum("reached") AS "open_rate", sum("clicks") / sum("reached") AS "click_rate"

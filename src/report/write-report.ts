@@ -29,8 +29,21 @@ async function chartRows(wh: Warehouse, spec: ChartSpec): Promise<ChartRow[]> {
   const rows = await wh.query(spec.sql);
   return rows.map((r, i) => {
     if (typeof r.y !== 'number' || !Number.isFinite(r.y)) throw new Error(`chart ${spec.id}: row ${i} has y = ${String(r.y)}; its query must return numbers only`);
-    return { x: r.x instanceof Date ? r.x : String(r.x), series: String(r.series), y: r.y };
+    return {
+      x: r.x instanceof Date ? r.x : String(r.x), series: String(r.series), y: r.y,
+      ...(r.hover !== undefined && r.hover !== null ? { hover: String(r.hover) } : {}),
+      ...(r.axis === 1 ? { axis: 1 as const } : {}),
+    };
   });
+}
+
+/**
+ * The rows a chart draws, as data the page carries beside its picture (a JSON block no browser runs): what a reader's
+ * tool, or the report's own browser test, reads instead of guessing values from the drawing.
+ */
+function chartData(id: string, rows: readonly ChartRow[]): string {
+  const json = JSON.stringify(rows.map((r) => ({ ...r, x: r.x instanceof Date ? r.x.toISOString().slice(0, 10) : r.x })));
+  return `<script type="application/json" data-chart-data="${escapeHtml(id)}">${json.replaceAll('<', '\\u003c')}</script>`;
 }
 
 const STYLE = `
@@ -69,6 +82,7 @@ export async function writeReport(wh: Warehouse, path: string, opts: ReportOptio
     sections.push(`<section class="chart" data-chart="${escapeHtml(spec.id)}" data-rows="${rows.length}">
 <h2>${escapeHtml(spec.title)}</h2><p class="caption">${escapeHtml(spec.caption)}</p>
 ${body}
+${chartData(spec.id, rows)}
 </section>`);
   }
 

@@ -22,6 +22,15 @@ interface AppDay {
   uninstalls: number;
 }
 
+/**
+ * A share in [low, high] that is the app's own (drawn once per app) plus a drift of at most ±`drift` drawn per day:
+ * believable from one day to the next, different between apps.
+ */
+function appShare(seed: number, what: string, appId: string, dayStartMs: number, low: number, high: number, drift: number): number {
+  const base = low + drift + (high - low - 2 * drift) * hashUnit(seed, what, appId);
+  return base + drift * (2 * hashUnit(seed, what, appId, dayStartMs) - 1);
+}
+
 /** Observed sessions of an app on a day that has begun (0 otherwise). */
 function daySessions(ws: AnalyticsWorkspace, app: App, dayStartMs: number, nowMs: number): number {
   return sessionsSeries(ws, { app }, 'day', [dayStartMs], nowMs)[0]?.value ?? 0;
@@ -31,8 +40,10 @@ function appDay(ws: AnalyticsWorkspace, app: App, dayStartMs: number, nowMs: num
   const seed = ws.seed;
   const keys = { appId: app.id };
   const sessions = daySessions(ws, app, dayStartMs, nowMs);
-  // 1.7 to 2.9 sessions per active user; a restatement moves the share, clamped so users never outnumber sessions.
-  const activeShare = 0.35 + 0.25 * hashUnit(seed, 'dau-share', app.id, dayStartMs);
+  // 1.7 to 2.9 sessions per active user: a habit of the app's players, so it drifts by a few points from day to day
+  // rather than jumping (a daily draw over the whole range made DAU/MAU swing 11-40 %). A restatement moves the share,
+  // clamped so users never outnumber sessions.
+  const activeShare = appShare(seed, 'dau-share', app.id, dayStartMs, 0.35, 0.6, 0.03);
   const dau = Math.min(sessions, Math.ceil(sessions * activeShare * ws.restatementFactor('dau', dayStartMs, keys)));
   const newShare = 0.03 + 0.09 * hashUnit(seed, 'new-users', app.id, dayStartMs);
   const newUsers = Math.min(dau, Math.round(dau * newShare * ws.restatementFactor('new_users', dayStartMs, keys)));
@@ -84,7 +95,7 @@ function kpiValue(ws: AnalyticsWorkspace, metric: KpiMetric, filter: KpiFilter, 
       const daus = Array.from({ length: MAU_WINDOW_DAYS }, (_, i) => day(d - i * DAY_MS).dau);
       const largest = Math.max(...daus);
       const rest = daus.reduce((a, b) => a + b, 0) - largest;
-      const returning = 0.08 + 0.07 * hashUnit(ws.seed, 'mau-share', filter.app?.id ?? '*', d);
+      const returning = appShare(ws.seed, 'mau-share', filter.app?.id ?? '*', d, 0.08, 0.15, 0.004);
       const keys = filter.app ? { appId: filter.app.id } : {};
       return Math.max(largest, Math.round((largest + Math.ceil(rest * returning)) * ws.restatementFactor('mau', d, keys)));
     }
