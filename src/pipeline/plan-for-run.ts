@@ -3,7 +3,7 @@
 import type { ApiClient } from '../api/api-client.js';
 import type { RunOptions } from '../config/run-options.js';
 import { NoSnapshotError } from '../errors.js';
-import { withPublishedDatabase } from '../load/snapshot-store.js';
+import { withPublishedDatabase } from '../store/snapshot-store.js';
 import { ident } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS, streamDeclaration } from '../streams/registry.js';

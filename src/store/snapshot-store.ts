@@ -3,13 +3,13 @@
 // and on success publishes it whole; readers open the published state read-only. The run never asks which store it has.
 import { existsSync } from 'node:fs';
 import { NoSnapshotError } from '../errors.js';
-import { RunLock, isLiveHolder } from '../process/run-lock.js';
-import { parseDbLocation } from '../store/location.js';
-import { createS3Client } from '../store/s3-client.js';
+import { RunLock, isLiveHolder } from './run-lock.js';
+import { parseDbLocation } from './location.js';
+import { createS3Client } from './s3-client.js';
 import { openPublished, openWorkingCopy, publishSnapshot, readLastRunNote, snapshotFiles, writeLastRunNote } from './published-snapshot.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import { S3SnapshotStore } from './s3-snapshot-store.js';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../load/warehouse.js';
 
 /**
  * Open the published state of `db` read-only, hand it to `use`, close it (and remove a downloaded copy). `query`,

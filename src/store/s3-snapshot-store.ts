@@ -12,13 +12,13 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { NoSnapshotError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
-import { ObjectLock, isLiveObjectHolder } from '../store/object-lock.js';
-import { describeS3Error } from '../store/s3-errors.js';
-import { uploadFile } from '../store/s3-place.js';
-import { makeTempFolder } from '../store/temp-folder.js';
+import { ObjectLock, isLiveObjectHolder } from './object-lock.js';
+import { describeS3Error } from './s3-errors.js';
+import { uploadFile } from './s3-place.js';
+import { makeTempFolder } from './temp-folder.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import type { DbLock, LockHolderView, SnapshotStore } from './snapshot-store.js';
-import { Warehouse } from './warehouse.js';
+import { Warehouse } from '../load/warehouse.js';
 
 export interface S3SnapshotStoreOptions {
   client: S3Client;
