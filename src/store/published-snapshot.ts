@@ -26,7 +26,7 @@ export interface SnapshotFiles {
 
 /** Something the writer did to the files on its own and tells the user (a run reports it as a warning). */
 export interface SnapshotNote {
-  code: 'snapshot_adopted' | 'snapshot_replaced';
+  code: 'snapshot_adopted' | 'snapshot_replaced' | 'checkpoint_resumed' | 'checkpoint_discarded' | 'checkpoint_failed';
   message: string;
 }
 
