@@ -44,7 +44,8 @@ export class Checkpointer {
   committed(): void {
     this.#committedAny = true;
     if (this.#inFlight === undefined && Date.now() - this.#lastStartedAt >= this.#everyMs) {
-      // A failed periodic copy is kept in lastError and tried again after the next commit past the interval.
+      // A failed periodic copy is kept in lastError and tried again one interval later (a store down for a minute
+      // must not stop the run: only the copy of its stop has to succeed).
       this.#start().catch(() => undefined);
     }
   }

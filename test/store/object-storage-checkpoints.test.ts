@@ -13,6 +13,8 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 import type { S3TestServer } from '../helpers/s3-test-server.js';
 import type { CliResult, Target } from '../reliability/reliability-helpers.js';
 import { SecretScan, UNTIL, makeTarget, runCli, runInProcess, spawnCli, startEmulator } from '../reliability/reliability-helpers.js';
+import { InterruptedError } from '../../src/errors.js';
+import { startS3TestServer } from '../helpers/s3-test-server.js';
 import { download, listKeys, s3Suite, tableDifferences } from './s3-fixtures.js';
 import type { S3Suite } from './s3-fixtures.js';
 
@@ -216,5 +218,36 @@ describe('checkpoints of a run on an object-store database', () => {
     const clean = await cleanRun('stale-clean', [EARLIER, UNTIL]);
     expect(await tableDifferences(clean.db, await published('stale', 'stale-published'))).toEqual({});
     expect((await listKeys(s3, store.bucket, 'stale/')).map((o) => o.key)).toEqual(['stale/engage.duckdb', 'stale/engage.duckdb.last-run.json']);
+  }, 180_000);
+
+  it('a run stopped while the store is unreachable does not claim that what it committed was kept: it says what is lost', async () => {
+    const gone = await startS3TestServer();
+    const saved = { ...process.env };
+    Object.assign(process.env, gone.env);
+    const t = { ...(await makeTarget(dir, 'gone')), db: `s3://${gone.bucket}/gone/engage.duckdb` };
+    const stop = new AbortController();
+    let commits = 0;
+    try {
+      const run = runInProcess(slow, t, { checkpointEvery: '1h', maxInFlight: String(IN_FLIGHT) }, {
+        signal: stop.signal,
+        reporter: {
+          emit: (e) => {
+            // The store goes away mid-run, then SIGTERM comes: the checkpoint of the stop cannot be uploaded.
+            if (e.type === 'committed' && (commits += 1) === 3) void gone.close().then(() => stop.abort());
+          },
+          close: () => undefined,
+        },
+      });
+      const err = await run.then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(InterruptedError);
+      expect((err as InterruptedError).progressKept).toBe(false);
+      expect((err as Error).message).toMatch(/could not be uploaded as a checkpoint beside s3:\/\/lake\/gone\/engage\.duckdb and is lost/);
+      expect((err as Error).message).not.toContain('what was fetched before was committed');
+    } finally {
+      for (const k of Object.keys(gone.env)) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
   }, 180_000);
 });
