@@ -158,8 +158,9 @@ describe('the Kubernetes CronJob', () => {
 
 /**
  * Each recipe's own command line through an interrupted first backfill (SIGTERM in the middle) and the next run, with
- * what the recipe keeps between runs and nothing else: the Actions cache's paths copied into a new checkout, the
- * CronJob's bucket with a new empty pod folder. Against the emulator (slow answers) and s3rver. Added to each command:
+ * what the recipe keeps between runs and nothing else: the folder of cron (systemd runs the same line) and of the
+ * container's volume, the Actions cache's paths copied into a new checkout, the CronJob's bucket with a new empty pod
+ * folder. (The Airflow and Dagster tasks run the cron line, quieter: `--log-level warn`.) Against the emulator (slow answers) and s3rver. Added to each command:
  * `--until` (the emulator's clock stands still) and `--max-in-flight 4` (the run is still fetching when SIGTERM comes);
  * taken out: `--time-budget`, hours long, which a run of seconds never reaches (its end is tested with the run).
  */
@@ -215,6 +216,31 @@ describe('each recipe through an interrupted first backfill and the next run', (
     child.kill('SIGTERM');
     return done;
   }
+
+  // The database stays where it is between runs (the server's checkout, the container's volume): the working copy
+  // beside it holds what the stopped run committed.
+  it.each([
+    ['crontab', async () => {
+      const line = (await read('crontab')).split('\n').find((l) => l.includes('engage-etl.js run'))!;
+      return line.slice(line.indexOf('engage-etl.js') + 'engage-etl.js'.length, line.indexOf('>>')).trim().split(/\s+/);
+    }],
+    ['Dockerfile', async () => {
+      const cmd = (await read('Dockerfile')).split('\n').find((l) => l.startsWith('CMD '))!;
+      return JSON.parse(cmd.slice('CMD '.length)) as string[];
+    }],
+  ])('%s: the next run in the same folder resumes the first backfill and ends equal to an uninterrupted run', async (name, recipeArgs) => {
+    const folder = join(suite.dir, `local-${name}`);
+    await mkdir(join(folder, 'pipelines'), { recursive: true });
+    await writeFile(join(folder, 'pipelines', 'nightly.yaml'), PIPELINE_YAML);
+    // The image's /app and /data are this folder.
+    const args = forTest((await recipeArgs()).map((a) => a.replace(/^\/app\//, `${folder}/`).replace(/^\/data\//, `${folder}/data/`)));
+    const env = { ENGAGE_API_KEY: slow.demoApiKey, ENGAGE_BASE_URL: slow.url };
+    const stopped = await interrupted(process.execPath, [CLI, ...args], { cwd: folder, env });
+    expect(stopped.code, stopped.stderr.slice(-800)).toBe(EXIT.interrupted);
+    const resumed = await runCli(args, env, folder);
+    expect(resumed.code, resumed.stderr.slice(-800)).toBe(0);
+    expect(await tableDifferences(clean, join(folder, 'data', 'engage.duckdb'))).toEqual({});
+  }, 240_000);
 
   it('GitHub Actions: a new checkout with only the cached paths resumes the first backfill and ends equal to an uninterrupted run', async () => {
     const wf = parse(await read('github-actions-nightly.yml')) as { jobs: Record<string, { steps: Step[] }> };
