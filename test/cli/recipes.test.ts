@@ -30,7 +30,7 @@ interface Step {
 }
 
 describe('the GitHub Actions workflow', () => {
-  it('parses, runs nightly with the key from secrets, carries the DuckDB file in the cache and uploads Parquet and the report', async () => {
+  it('parses, runs nightly with the key from secrets within its timeout, carries the database and its working copy in the cache and uploads Parquet and the report', async () => {
     const wf = parse(await read('github-actions-nightly.yml')) as { on: { schedule: { cron: string }[] }; jobs: Record<string, { steps: Step[] }> };
     expect(wf.on.schedule[0]!.cron).toMatch(/^\d+ \d+ \* \* \*$/);
     const steps = Object.values(wf.jobs)[0]!.steps;
@@ -122,7 +122,7 @@ describe('the Kubernetes CronJob', () => {
   interface Container { name: string; command: string[]; args: string[]; env: { name: string; value?: string; valueFrom?: { secretKeyRef?: { key: string } } }[] }
   interface PodSpec { volumes?: unknown[]; restartPolicy: string; terminationGracePeriodSeconds?: number; containers: (Container & { volumeMounts?: unknown[] })[] }
 
-  it('keeps state and output in the bucket (no volume), the key in a Secret, treats exit 3 as success and exit 2 as final, and its args parse', async () => {
+  it('keeps state and output in the bucket (no volume), the key in a Secret, treats exit 3 as success and exit 2 as final, ends its run before the deadline, and its args parse', async () => {
     const job = parse(await read('k8s-cronjob.yaml')) as {
       kind: string;
       spec: { schedule: string; concurrencyPolicy: string; jobTemplate: { spec: { activeDeadlineSeconds: number; podFailurePolicy: { rules: { action: string; onExitCodes: { values: number[] } }[] }; template: { spec: PodSpec } } } };
@@ -156,20 +156,21 @@ describe('the Kubernetes CronJob', () => {
   });
 });
 
-/**
- * Each recipe's own command line through an interrupted first backfill (SIGTERM in the middle) and the next run, with
- * what the recipe keeps between runs and nothing else: the folder of cron (systemd runs the same line) and of the
- * container's volume, the Actions cache's paths copied into a new checkout, the CronJob's bucket with a new empty pod
- * folder. (The Airflow and Dagster tasks run the cron line, quieter: `--log-level warn`.) Against the emulator (slow answers) and s3rver. Added to each command:
- * `--until` (the emulator's clock stands still) and `--max-in-flight 4` (the run is still fetching when SIGTERM comes);
- * taken out: `--time-budget`, hours long, which a run of seconds never reaches (its end is tested with the run).
- */
 interface Ended {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
+/**
+ * Each recipe's own command line through an interrupted first backfill (SIGTERM in the middle) and the next run, with
+ * what the recipe keeps between runs and nothing else: the folder of cron (systemd runs the same line) and of the
+ * container's volume, the Actions cache's paths copied into a new checkout, the CronJob's bucket with a new empty pod
+ * folder (the Airflow and Dagster tasks run the cron line, quieter: `--log-level warn`). Against the emulator (slow
+ * answers) and s3rver. Added to each command: `--until` (the emulator's clock stands still) and `--max-in-flight 4`
+ * (the run is still fetching when SIGTERM comes); taken out: `--time-budget`, hours long, which a run of seconds never
+ * reaches (its end is tested with the run).
+ */
 describe('each recipe through an interrupted first backfill and the next run', () => {
   const suite = s3Suite('engage-etl-recipes-');
   let slow: Emulator;
