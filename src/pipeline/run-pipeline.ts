@@ -313,8 +313,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       const kept = await snapshots.keepCommitted();
       if (!kept.kept) {
         const lost = `${kept.reason}; run it again (without --full-refresh) to resume from ${kept.resumesFrom}`;
-        err = interrupted ? new InterruptedError(`run ${runId} interrupted: ${lost}`, { cause: caught, progressKept: false }) : err;
-        message = interrupted ? (err as Error).message : `${message}; ${lost}`;
+        if (interrupted) err = new InterruptedError(`run ${runId} interrupted: ${lost}`, { cause: caught, progressKept: false });
+        message = interrupted ? `run ${runId} interrupted: ${lost}` : `${message}; ${lost}`;
       }
       // The published file keeps the last successful run: `status` learns of this failure from the note.
       await snapshots.writeLastRunNote({ runId, status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);

@@ -204,10 +204,11 @@ export class S3SnapshotStore implements SnapshotStore {
       const error = checkpointer.lastError;
       notes.push({ code: 'checkpoint_failed', message: `a checkpoint of this run's progress could not be uploaded (${error instanceof Error ? error.message : String(error)}); the run published all the same, but had it been stopped, it would have lost more` });
     }
-    this.#checkpointer = undefined;
     await working.query('CHECKPOINT');
     crashPoint('snapshot-copied');
     await uploadFile(this.#client, this.#bucket, this.#key, working.path);
+    // Published: nothing is left to keep (a publish that failed leaves the checkpointer to the run's failure path).
+    this.#checkpointer = undefined;
     crashPoint('database-published');
     // A kill before this leaves a note naming the old published ETag: the next run sees that it is stale.
     await this.#checkpoints.discard();
