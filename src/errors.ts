@@ -113,8 +113,11 @@ export class NoSnapshotError extends FatalError {
 
 /** The user stopped the command (Ctrl-C / SIGTERM); what was committed before is kept. */
 export class InterruptedError extends FatalError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** False when what the run committed could not be kept for the next run (a checkpoint upload failed): the message says what is lost. */
+  readonly progressKept: boolean;
+  constructor(message: string, options?: { cause?: unknown; progressKept?: boolean }) {
     super(message, options);
     this.name = 'InterruptedError';
+    this.progressKept = options?.progressKept ?? true;
   }
 }

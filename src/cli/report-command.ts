@@ -1,7 +1,7 @@
 // `engage-etl report`: write the static HTML report of the warehouse (charts and freshness), opened read-only.
 import { Command } from 'commander';
 import { DEFAULT_DB_PATH, DEFAULT_REPORT_PATH } from '../config/default-paths.js';
-import { withPublishedDatabase } from '../load/snapshot-store.js';
+import { withPublishedDatabase } from '../store/snapshot-store.js';
 import { writeReport } from '../report/write-report.js';
 
 export function makeReportCommand(): Command {

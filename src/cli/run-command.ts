@@ -53,6 +53,7 @@ export function makeRunCommand(): Command {
     .option('--quiet', 'same as --log-level error: only a failure is printed on stderr (cron mails nothing on success)')
     .option('--verbose', 'same as --log-level debug')
     .option('--metrics-file <file>', 'write the run\'s metrics in the Prometheus text format (node_exporter textfile collector), atomically')
+    .option('--checkpoint-every <duration>', 'with an s3:// --db: upload the committed progress as a checkpoint beside the database at most this often, e.g. 5m (also when the run is stopped), so a run on another machine resumes from it', '5m')
     .addHelpText('after', [
       '',
       'Exit 3: the run completed, but some units are still missing (a server left them out; listed in the summary and',
@@ -99,7 +100,8 @@ export function makeRunCommand(): Command {
           await writeMetrics(flags.metricsFile, opts, tally, { status, exitCode, seconds, requests: tally.counts().requests }).catch(() => undefined);
         }
         if (err instanceof InterruptedError && flags.json !== true) {
-          process.stderr.write(`interrupted: committed ${tally.committedText()}; everything committed stays.\nresume with: ${resumeCommand(process.argv.slice(2))}\n`);
+          const kept = err.progressKept ? 'everything committed stays' : 'not everything committed could be kept (below)';
+          process.stderr.write(`interrupted: committed ${tally.committedText()}; ${kept}.\nresume with: ${resumeCommand(process.argv.slice(2))}\n`);
         }
         if (flags.json !== true) throw err;
         // The run stopped before its hole accounting: holes are null here, `status` lists those of the last published run.

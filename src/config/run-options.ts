@@ -8,6 +8,7 @@ import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from './default-paths.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
+import { parseDuration } from './duration.js';
 import { parseMaxInFlight } from './max-in-flight-flag.js';
 import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';
@@ -31,6 +32,7 @@ export interface RawRunFlags {
   maxWait?: string;
   workDir?: string;
   maxInFlight?: string;
+  checkpointEvery?: string;
 }
 
 export interface RunOptions {
@@ -66,6 +68,8 @@ export interface RunOptions {
   workDir?: string;
   /** The most requests in flight at once across all pools (--max-in-flight). @default undefined (each pool's own rule) */
   maxInFlight?: number;
+  /** With an `s3://` db: the least time between two checkpoints of the run's progress (--checkpoint-every). @default 5 minutes */
+  checkpointEveryMs?: number;
 }
 
 /** How far --until may be ahead of the clock (clock skew between machines). */
@@ -154,6 +158,7 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     ...maxWaitOption(flags.maxWait),
     ...(workDir !== undefined ? { workDir } : {}),
     ...maxInFlightOption(flags.maxInFlight),
+    ...(flags.checkpointEvery !== undefined ? { checkpointEveryMs: parseDuration(flags.checkpointEvery, '--checkpoint-every') } : {}),
   };
 }
 

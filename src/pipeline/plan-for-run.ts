@@ -3,7 +3,7 @@
 import type { ApiClient } from '../api/api-client.js';
 import type { RunOptions } from '../config/run-options.js';
 import { NoSnapshotError } from '../errors.js';
-import { withPublishedDatabase } from '../load/snapshot-store.js';
+import { withResumePoint } from '../store/snapshot-store.js';
 import { ident } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS, streamDeclaration } from '../streams/registry.js';
@@ -55,21 +55,24 @@ export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: D
 
 /**
  * The plan `engage-etl run` would follow now, without writing anything: the database is opened read-only when it exists
- * (the published snapshot: a running export does not hold it), and a missing database or --full-refresh plans from
+ * (the published snapshot: a running export does not hold it; with an s3:// --db a newer checkpoint of a run that did not
+ * publish, which the run would resume from), and a missing database or --full-refresh plans from
  * nothing. Without `client` no request is sent: `all` is what the last run's lists held (a first run's lists are
  * unknown: one page each expected) and paged lists are estimated from the rows stored. With it (`plan --discover`) every
  * list whose size the plan would otherwise guess is read as the run reads it — the lists `all` needs and the paged lists
  * (data integrations) — and nothing else is sent, so the plan is exact.
  */
-export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'ignored (--full-refresh)' }> {
+export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'read (checkpoint of a run that did not publish)' | 'ignored (--full-refresh)' }> {
   const until = opts.until.toUTC().toJSDate();
   const input = { pipeline: opts.pipeline, streams: opts.streams, until, ...(client ? { client } : {}) };
   const pagesRead = client ? await readPagedLists(client, opts, until) : {};
   if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, throwFailedList(await discover(input)), pagesRead), storedState: 'ignored (--full-refresh)' };
   try {
-    return await withPublishedDatabase(opts.db, async (wh) => {
+    // The run resumes from an object's newer checkpoint: so does its plan.
+    return await withResumePoint(opts.db, async (wh, from) => {
       const discovery = throwFailedList(await discover({ ...input, wh }));
-      return { plan: planRun(opts, await readStoredPlanState(wh), discovery, pagesRead), storedState: 'read' as const };
+      const storedState = from === 'checkpoint' ? 'read (checkpoint of a run that did not publish)' as const : 'read' as const;
+      return { plan: planRun(opts, await readStoredPlanState(wh), discovery, pagesRead), storedState };
     });
   } catch (err) {
     if (!(err instanceof NoSnapshotError)) throw err;

@@ -12,8 +12,8 @@ import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import type { ExportSummary } from '../export/export-parquet.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
-import { openSnapshotStore } from '../load/snapshot-store.js';
-import type { DbLock, SnapshotStore } from '../load/snapshot-store.js';
+import { openSnapshotStore } from '../store/snapshot-store.js';
+import type { DbLock, SnapshotStore } from '../store/snapshot-store.js';
 import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import { crashPoint } from '../process/crash-point.js';
@@ -193,6 +193,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
         changes.set(t.table as TableName, sum);
       }
       reporter.emit({ type: 'committed', tables });
+      snapshots.committed();
     }, until.toJSDate());
     committed = committer;
     // Only a pipeline that says `all` has list rows to commit before fetching.
@@ -301,13 +302,20 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     result = summary;
   } catch (caught) {
     const interrupted = deps.signal?.aborted === true;
-    const err = interrupted ? new InterruptedError(`run ${runId} interrupted: what was fetched before was committed; run it again (without --full-refresh) to resume`, { cause: caught }) : caught;
-    const message = err instanceof Error ? err.message : String(err);
+    let err = interrupted ? new InterruptedError(`run ${runId} interrupted: what was fetched before was committed; run it again (without --full-refresh) to resume`, { cause: caught }) : caught;
+    let message = err instanceof Error ? err.message : String(err);
     // What was fetched before the failure lands with its watermarks, so a resumed run does not fetch it again.
     await committed?.drain().catch(() => undefined);
     if (wh) {
       const status = interrupted ? 'interrupted' : 'failed';
       await wh.finishRun({ runId, finishedAt: new Date(), status, requests: client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+      // Where the working copy does not outlive this process (--db s3://…), the message above is true only once this is.
+      const kept = await snapshots.keepCommitted();
+      if (!kept.kept) {
+        const lost = `${kept.reason}; run it again (without --full-refresh) to resume from ${kept.resumesFrom}`;
+        if (interrupted) err = new InterruptedError(`run ${runId} interrupted: ${lost}`, { cause: caught, progressKept: false });
+        message = interrupted ? `run ${runId} interrupted: ${lost}` : `${message}; ${lost}`;
+      }
       // The published file keeps the last successful run: `status` learns of this failure from the note.
       await snapshots.writeLastRunNote({ runId, status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
     }
@@ -340,7 +348,7 @@ function streamsFailedMessage(runId: string, failed: readonly StreamFailure[]): 
 async function claimDestinations(opts: RunOptions, command: string): Promise<{ out: OpenedPlace; snapshots: SnapshotStore; lock: DbLock }> {
   const workDir = opts.workDir ? { workDir: opts.workDir } : {};
   const out = await openPlace(opts.out, workDir);
-  const snapshots = openSnapshotStore(opts.db, workDir);
+  const snapshots = openSnapshotStore(opts.db, { ...workDir, ...(opts.checkpointEveryMs !== undefined ? { checkpointEveryMs: opts.checkpointEveryMs } : {}) });
   try {
     return { out, snapshots, lock: await snapshots.lock(command) };
   } catch (err) {

@@ -20,6 +20,10 @@ export const CRASH_POINTS = [
   'export-done',
   /** A copy of the database (working copy adopted, or snapshot published) is complete beside its target, not yet renamed. */
   'snapshot-copied',
+  /** With --db s3://…: a checkpoint object is uploaded; the note that names it is not written yet. */
+  'checkpoint-uploaded',
+  /** With --db s3://…: the database is published; the checkpoint it makes stale is not removed yet. */
+  'database-published',
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];

@@ -8,7 +8,7 @@ import { EXIT, EXIT_CODE_HELP } from '../../src/cli/exit-codes.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { Target } from '../reliability/reliability-helpers.js';
 import { PIPELINE_YAML, REPO, UNTIL, makeTarget, removeDir, runCli, spawnCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
-import { readLastRunNote, snapshotFiles } from '../../src/load/published-snapshot.js';
+import { readLastRunNote, snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 
 const COMMANDS = ['run', 'plan', 'status', 'check', 'export', 'query', 'emulator', 'push'];

@@ -8,7 +8,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from '../../src/export/prometheus-text.js';
 import type { ParsedSample } from '../../src/export/prometheus-text.js';
-import { RunLock } from '../../src/process/run-lock.js';
+import { RunLock } from '../../src/store/run-lock.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { runCli } from '../reliability/reliability-helpers.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../src/api/api-client-options.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { snapshotFiles } from '../../src/load/published-snapshot.js';
+import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 import type { CliResult, Target } from './reliability-helpers.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
-import type { LockHolder } from '../../src/process/run-lock.js';
+import type { LockHolder } from '../../src/store/run-lock.js';
 import { SecretScan, leftovers, makeTarget, removeDir, spawnRun, startEmulator, tempDir } from './reliability-helpers.js';
 
 describe('two runs on one database', () => {

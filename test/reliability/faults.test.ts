@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../src/api/api-client-options.js';
 import { FAULT_KINDS } from '../../src/emulator/fault-injector.js';
 import { RetriableApiError } from '../../src/errors.js';
-import { snapshotFiles } from '../../src/load/published-snapshot.js';
+import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { SecretScan, makeTarget, parquetChecksums, removeDir, runInProcess, startEmulator, tableChecksums, tempDir } from './reliability-helpers.js';
 

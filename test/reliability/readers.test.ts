@@ -10,7 +10,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
-import { snapshotFiles } from '../../src/load/published-snapshot.js';
+import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import { REPO, SecretScan, leftovers, makeTarget, removeDir, runCli, spawnRun, startEmulator, tableChecksums, tempDir } from './reliability-helpers.js';
 

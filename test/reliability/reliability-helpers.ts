@@ -19,7 +19,7 @@ import { BOOKKEEPING_EXPORTS } from '../../src/export/parquet-layout.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/server.js';
-import { snapshotFiles } from '../../src/load/published-snapshot.js';
+import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import { TABLE_SPECS } from '../../src/load/table-specs.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { snapshotFiles } from '../../src/load/published-snapshot.js';
+import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import type { Target } from './reliability-helpers.js';
 import { SecretScan, UNTIL, makeTarget, removeDir, runCli, startEmulator, tempDir } from './reliability-helpers.js';
 

@@ -5,9 +5,9 @@ import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { openPublished, openWorkingCopy, prepareWorkingCopy, publishSnapshot, snapshotFiles } from '../../src/load/published-snapshot.js';
+import { openPublished, openWorkingCopy, prepareWorkingCopy, publishSnapshot, snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { tempDirPerTest } from './warehouse-helpers.js';
+import { tempDirPerTest } from '../load/warehouse-helpers.js';
 
 const t = tempDirPerTest();
 

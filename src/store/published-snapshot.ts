@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { FatalError, NoSnapshotError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
-import { Warehouse } from './warehouse.js';
+import { Warehouse } from '../load/warehouse.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
 
 /** The files of one database: what readers open, what the writer works on, and the record of the last publish. */
@@ -26,7 +26,7 @@ export interface SnapshotFiles {
 
 /** Something the writer did to the files on its own and tells the user (a run reports it as a warning). */
 export interface SnapshotNote {
-  code: 'snapshot_adopted' | 'snapshot_replaced';
+  code: 'snapshot_adopted' | 'snapshot_replaced' | 'checkpoint_resumed' | 'checkpoint_discarded' | 'checkpoint_failed';
   message: string;
 }
 

@@ -6,8 +6,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockedError } from '../../src/errors.js';
-import { RunLock } from '../../src/process/run-lock.js';
-import type { LockHolder } from '../../src/process/run-lock.js';
+import { RunLock } from '../../src/store/run-lock.js';
+import type { LockHolder } from '../../src/store/run-lock.js';
 import { tempDirPerTest } from '../load/warehouse-helpers.js';
 
 const t = tempDirPerTest();

@@ -1,15 +1,18 @@
 // Where the database lives between runs: a local file (`--db data/engage.duckdb`, published-snapshot.ts) or an object
 // (`--db s3://lake/state/engage.duckdb`, s3-snapshot-store.ts). A run takes the store's lock, opens a working copy,
-// and on success publishes it whole; readers open the published state read-only. The run never asks which store it has.
+// and on success publishes it whole; readers open the published state read-only. What a run committed but did not publish
+// is kept for the next run: locally in the working copy, for an object in a checkpoint beside it. The run never asks
+// which store it has.
 import { existsSync } from 'node:fs';
 import { NoSnapshotError } from '../errors.js';
-import { RunLock, isLiveHolder } from '../process/run-lock.js';
-import { parseDbLocation } from '../store/location.js';
-import { createS3Client } from '../store/s3-client.js';
+import { RunLock, isLiveHolder } from './run-lock.js';
+import { parseDbLocation } from './location.js';
+import { createS3Client } from './s3-client.js';
 import { openPublished, openWorkingCopy, publishSnapshot, readLastRunNote, snapshotFiles, writeLastRunNote } from './published-snapshot.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
+import type { KeptProgress } from './checkpointer.js';
 import { S3SnapshotStore } from './s3-snapshot-store.js';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../load/warehouse.js';
 
 /**
  * Open the published state of `db` read-only, hand it to `use`, close it (and remove a downloaded copy). `query`,
@@ -23,6 +26,24 @@ export async function withPublishedDatabase<T>(db: string, use: (wh: Warehouse, 
       return await use(wh, store);
     } finally {
       await wh.close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Open what the next run of `db` would start from, read-only (`plan`): like withPublishedDatabase, except that a newer
+ * checkpoint of an interrupted run beside an object is read instead of the published database.
+ */
+export async function withResumePoint<T>(db: string, use: (wh: Warehouse, from: 'published' | 'checkpoint') => Promise<T>): Promise<T> {
+  const store = openSnapshotStore(db);
+  try {
+    const { warehouse, from } = await store.openResumePoint();
+    try {
+      return await use(warehouse, from);
+    } finally {
+      await warehouse.close();
     }
   } finally {
     await store.close();
@@ -58,10 +79,25 @@ export interface SnapshotStore {
    * openWorkingCopy until publish (a local --db is that file itself) or, for an object, until close.
    */
   previousSnapshotPath(): string | undefined;
-  /** Publish the working copy whole in place of the previous database. */
+  /**
+   * A commit landed in the working copy. An object's store uploads a checkpoint of it when the checkpoint interval has
+   * passed (in the background: the run goes on); a local working copy is already where the next run finds it.
+   */
+  committed(): void;
+  /**
+   * The run stops without publishing (failed, interrupted), after its last commit: keep what it committed where the next
+   * run — on this machine or another — resumes from, and say whether that worked.
+   */
+  keepCommitted(): Promise<KeptProgress>;
+  /** Publish the working copy whole in place of the previous database (and of any checkpoint, now stale). */
   publish(working: Warehouse): Promise<{ bytes: number; notes: SnapshotNote[] }>;
   /** The published state, read-only (downloaded first where it is an object). */
   openPublished(opts?: { memoryLimit?: string }): Promise<Warehouse>;
+  /**
+   * What the next run would start from, read-only, for `plan`: an object's newer checkpoint when there is one, else the
+   * published state. Never for readers of the data: they see only published databases.
+   */
+  openResumePoint(opts?: { memoryLimit?: string }): Promise<{ warehouse: Warehouse; from: 'published' | 'checkpoint' }>;
   writeLastRunNote(note: LastRunNote): Promise<void>;
   readLastRunNote(): Promise<LastRunNote | undefined>;
   /** Who holds the lock now, without touching it. */
@@ -76,12 +112,20 @@ export interface SnapshotStoreOptions {
    * @default a new temp folder, removed by close()
    */
   workDir?: string;
+  /** With an object: the least time between two checkpoints of a run's progress. @default DEFAULT_CHECKPOINT_EVERY_MS */
+  checkpointEveryMs?: number;
 }
 
 /** The store of `db`: a local path or an `s3://BUCKET/KEY` URL. */
 export function openSnapshotStore(db: string, opts: SnapshotStoreOptions = {}): SnapshotStore {
   const location = parseDbLocation(db);
-  if (location.kind === 's3') return new S3SnapshotStore({ client: createS3Client(), bucket: location.bucket, key: location.key, ...(opts.workDir ? { workDir: opts.workDir } : {}) });
+  if (location.kind === 's3') {
+    return new S3SnapshotStore({
+      client: createS3Client(), bucket: location.bucket, key: location.key,
+      ...(opts.workDir ? { workDir: opts.workDir } : {}),
+      ...(opts.checkpointEveryMs !== undefined ? { checkpointEveryMs: opts.checkpointEveryMs } : {}),
+    });
+  }
   return new LocalSnapshotStore(location.path);
 }
 
@@ -109,6 +153,14 @@ class LocalSnapshotStore implements SnapshotStore {
     return this.#previous;
   }
 
+  committed(): void {
+    // DuckDB made the commit durable in the working copy, the file the next run on this machine carries on from.
+  }
+
+  async keepCommitted(): Promise<KeptProgress> {
+    return { kept: true };
+  }
+
   async publish(working: Warehouse): Promise<{ bytes: number; notes: SnapshotNote[] }> {
     return publishSnapshot(working, this.description);
   }
@@ -119,6 +171,10 @@ class LocalSnapshotStore implements SnapshotStore {
       throw new NoSnapshotError(`no database at ${files.published}; run \`engage-etl run\` first or pass the --db of an existing one`);
     }
     return openPublished(this.description, opts);
+  }
+
+  async openResumePoint(opts: { memoryLimit?: string } = {}): Promise<{ warehouse: Warehouse; from: 'published' | 'checkpoint' }> {
+    return { warehouse: await this.openPublished(opts), from: 'published' };
   }
 
   writeLastRunNote(note: LastRunNote): Promise<void> {

@@ -6,7 +6,7 @@ import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { FatalError, LockedError } from '../errors.js';
-import { isProcessAlive, processStartTime } from './process-alive.js';
+import { isProcessAlive, processStartTime } from '../process/process-alive.js';
 
 /** What a lock file holds. */
 export interface LockHolder {
