@@ -36,6 +36,8 @@ export type { SeriesFault, SeriesFaultMode, SeriesFaultRecord } from './emulator
 export type { KeyFileEntry } from './emulator/credentials.js';
 export { describeWorkspace } from './emulator/describe-workspace.js';
 export type { CanvasSummarySkew, Restatement } from './emulator/analytics/analytics-workspace.js';
+export { SIZE_PRESETS } from './emulator/analytics/workspace-size.js';
+export type { IdStyle, WorkspaceSize } from './emulator/analytics/workspace-size.js';
 
 export { runPush } from './push/run-push.js';
 export type { PushResult, PushSummary, FailedRow } from './push/run-push.js';

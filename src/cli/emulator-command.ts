@@ -9,6 +9,9 @@ import { describeWorkspace } from '../emulator/describe-workspace.js';
 import { generateWorkspace } from '../emulator/workspace.js';
 import { Clock } from '../emulator/clock.js';
 import { parseSeriesFaultFlag } from '../emulator/series-faults.js';
+import type { Emulator } from '../emulator/server.js';
+import type { IdStyle, WorkspaceSize } from '../emulator/analytics/workspace-size.js';
+import { ID_STYLES, MAX_OBJECTS, SIZE_PRESETS } from '../emulator/analytics/workspace-size.js';
 
 /** Raw commander values of the emulator command. */
 export interface RawEmulatorFlags {
@@ -24,6 +27,14 @@ export interface RawEmulatorFlags {
   rateLimits: boolean;
   seriesFault?: string[];
   describe?: boolean;
+  size?: string;
+  apps?: string;
+  products?: string;
+  segments?: string;
+  events?: string;
+  canvases?: string;
+  campaigns?: string;
+  idStyle?: string;
 }
 
 function number(flag: string, raw: string, check: (n: number) => boolean, expected: string): number {
@@ -56,7 +67,29 @@ export function resolveEmulatorFlags(flags: RawEmulatorFlags): EmulatorOptions {
   }
   if (flags.seriesFault !== undefined && flags.seriesFault.length > 0) opts.seriesFaults = flags.seriesFault.map(parseSeriesFaultFlag);
   if (flags.keys !== undefined) opts.keys = loadKeyFile(flags.keys, demoApiKeyFor(seed));
+  const size = resolveSize(flags);
+  if (size !== undefined) opts.size = size;
+  const idStyle = flags.idStyle ?? 'demo';
+  if (!(ID_STYLES as readonly string[]).includes(idStyle)) throw new ConfigError('--id-style', `must be one of ${ID_STYLES.join(', ')}, got "${idStyle}"`);
+  opts.idStyle = idStyle as IdStyle;
   return opts;
+}
+
+/** `--size PRESET`, then each count flag over it (`--size 2k --segments 50`). */
+function resolveSize(flags: RawEmulatorFlags): WorkspaceSize | undefined {
+  let size: WorkspaceSize | undefined;
+  if (flags.size !== undefined) {
+    const preset = SIZE_PRESETS[flags.size];
+    if (preset === undefined) throw new ConfigError('--size', `"${flags.size}" is not a size; use one of ${Object.keys(SIZE_PRESETS).join(', ')}, or give counts with --canvases N, --campaigns N …`);
+    size = { ...preset };
+  }
+  for (const kind of ['apps', 'products', 'segments', 'events', 'canvases', 'campaigns'] as const) {
+    const raw = flags[kind];
+    if (raw === undefined) continue;
+    const least = kind === 'apps' || kind === 'events' ? 1 : 0;
+    size = { ...size, [kind]: number(`--${kind}`, raw, (n) => Number.isInteger(n) && n >= least && n <= MAX_OBJECTS, `an integer from ${least} to ${MAX_OBJECTS}`) };
+  }
+  return size;
 }
 
 export function makeEmulatorCommand(): Command {
@@ -78,19 +111,27 @@ export function makeEmulatorCommand(): Command {
       (spec: string, all: string[]) => [...all, spec],
       [] as string[],
     )
+    .option('--size <preset>', `a workspace of a named size instead of the demo's: ${Object.keys(SIZE_PRESETS).join(', ')} (Canvases and campaigns)`)
+    .option('--apps <n>', 'number of apps (with --size: instead of its count)')
+    .option('--products <n>', 'number of products')
+    .option('--segments <n>', 'number of segments')
+    .option('--events <n>', 'number of custom event names')
+    .option('--canvases <n>', 'number of Canvases')
+    .option('--campaigns <n>', 'number of campaigns')
+    .option('--id-style <style>', 'ids as the demo writes them (app_1, cv_3) or as the platform issues them (uuid)', 'demo')
     .option('--describe', 'print the workspace identifiers (apps, products, Canvases, keys...) as JSON and exit')
     .action(async (flags: RawEmulatorFlags) => {
       const opts = resolveEmulatorFlags(flags);
       if (flags.describe) {
         const seed = opts.seed ?? 1;
-        const workspace = generateWorkspace({ seed }, buildCredentials(seed, opts.keys ?? []));
+        const workspace = generateWorkspace({ seed, shape: { size: opts.size ?? {}, idStyle: opts.idStyle ?? 'demo' } }, buildCredentials(seed, opts.keys ?? []));
         process.stdout.write(`${JSON.stringify(describeWorkspace(workspace), null, 2)}\n`);
         return;
       }
       const emulator = await createEmulator(opts);
       process.stdout.write(
         [
-          `engage-etl emulator (seed ${opts.seed}) listening on ${emulator.url}`,
+          `engage-etl emulator (seed ${opts.seed}${describeShape(emulator)}) listening on ${emulator.url}`,
           `demo API key (a local fake with every permission): ${emulator.demoApiKey}`,
           `SCIM token: ${emulator.scimToken}`,
           `try: curl -H "Authorization: Bearer ${emulator.demoApiKey}" "${emulator.url}/purchases/quantity_series?length=7"`,
@@ -110,4 +151,11 @@ export function makeEmulatorCommand(): Command {
       await emulator.close();
       process.stdout.write('engage-etl emulator stopped\n');
     });
+}
+
+/** `, 2,000 Canvases, 2,000 campaigns, 400 segments`: what the listening line says of the workspace's size. */
+function describeShape(emulator: Emulator): string {
+  const a = emulator.state.analytics;
+  const n = (count: number, what: string) => `${count.toLocaleString('en-US')} ${what}`;
+  return `, ${n(a.canvases.length, 'Canvases')}, ${n(a.campaigns.length, 'campaigns')}, ${n(a.segments.length, 'segments')}, ${n(a.products.length, 'products')}, ${n(a.eventNames.length, 'events')}, ${n(a.apps.length, 'apps')}`;
 }

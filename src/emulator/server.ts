@@ -21,6 +21,8 @@ import { SERIES_FAULT_MODES, SeriesFaultInjector } from './series-faults.js';
 import { RouteTable } from './route-table.js';
 import type { Workspace } from './workspace.js';
 import { generateWorkspace } from './workspace.js';
+import type { CatalogueShape, IdStyle, WorkspaceSize } from './analytics/workspace-size.js';
+import { ID_STYLES, MAX_OBJECTS } from './analytics/workspace-size.js';
 import { WRITE_ROUTES } from './writes/index.js';
 
 export interface EmulatorOptions {
@@ -54,6 +56,14 @@ export interface EmulatorOptions {
    * @default Date.now
    */
   rateLimitNow?: () => number;
+  /**
+   * How many apps, products, segments, events, Canvases and campaigns the workspace lists (each one left out keeps the
+   * seed's own count; see `SIZE_PRESETS` for named sizes).
+   * @default the demo's counts
+   */
+  size?: WorkspaceSize;
+  /** How the workspace's ids look: `demo` (`app_1`, `cv_3`) or `uuid` (as the platform issues them). @default "demo" */
+  idStyle?: IdStyle;
 }
 
 export interface EmulatorStats {
@@ -98,6 +108,7 @@ interface Normalized {
   limitScale: number;
   limitWindowScale: number;
   maxBodyBytes: number;
+  shape: CatalogueShape;
 }
 
 function normalize(opts: EmulatorOptions): Normalized {
@@ -128,7 +139,21 @@ function normalize(opts: EmulatorOptions): Normalized {
     limitScale: positive('limitScale', opts.limitScale),
     limitWindowScale: positive('limitWindowScale', opts.limitWindowScale),
     maxBodyBytes: int('maxBodyBytes', opts.maxBodyBytes, 1_048_576, 1, 2 ** 31 - 1),
+    shape: normalizeShape(opts, where, int),
   };
+}
+
+function normalizeShape(opts: EmulatorOptions, where: (field: string) => string, int: (field: string, v: number | undefined, dflt: number, min: number, max: number) => number): CatalogueShape {
+  const size: WorkspaceSize = {};
+  const kinds: (keyof WorkspaceSize)[] = ['apps', 'products', 'segments', 'events', 'canvases', 'campaigns'];
+  for (const kind of kinds) {
+    const v = opts.size?.[kind];
+    // At least one app and one event: every series endpoint needs something to count.
+    if (v !== undefined) size[kind] = int(`size.${kind}`, v, 0, kind === 'apps' || kind === 'events' ? 1 : 0, MAX_OBJECTS);
+  }
+  const idStyle = opts.idStyle ?? 'demo';
+  if (!ID_STYLES.includes(idStyle)) throw new ConfigError(where('idStyle'), `must be one of ${ID_STYLES.join(', ')}, got ${JSON.stringify(idStyle)}`);
+  return { size, idStyle };
 }
 
 /** Start an emulator of the whole REST interface on a real HTTP port. Close it with `close()`. */
@@ -149,7 +174,7 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
     throw new ConfigError('emulator option now', `"${o.now}" is not an ISO 8601 instant; write e.g. 2025-06-15T12:00:00Z`);
   }
   const credentials = buildCredentials(o.seed, o.keys);
-  const workspace = generateWorkspace({ seed: o.seed }, credentials);
+  const workspace = generateWorkspace({ seed: o.seed, shape: o.shape }, credentials);
   const table = new RouteTable(routes);
   const limitNow = opts.rateLimitNow ?? Date.now;
   const limiter = new RateLimiter({ limitScale: o.limitScale, windowScale: o.limitWindowScale, enabled: o.rateLimits, now: limitNow });

@@ -5,6 +5,8 @@ import type { AnalyticsWorkspace } from './analytics/analytics-workspace.js';
 import { generateAnalytics } from './analytics/analytics-workspace.js';
 import type { PeopleWorkspace } from './people/people-workspace.js';
 import { generatePeople } from './people/people-workspace.js';
+import type { CatalogueShape } from './analytics/workspace-size.js';
+import { DEMO_SHAPE } from './analytics/workspace-size.js';
 
 export interface ApiKeyGrant {
   /** Human name of the key, for messages (never the key itself). */
@@ -28,12 +30,14 @@ export interface Workspace {
 
 export interface GenerateOptions {
   seed: number;
+  /** Counts of the analytics catalogue and the style of its ids. @default the demo's (the seed's counts, `cv_1` ids) */
+  shape?: CatalogueShape;
 }
 
 export function generateWorkspace(opts: GenerateOptions, credentials: Credentials): Workspace {
   return {
     seed: opts.seed,
-    analytics: generateAnalytics(opts.seed),
+    analytics: generateAnalytics(opts.seed, opts.shape ?? DEMO_SHAPE),
     people: generatePeople(opts.seed),
     credentials,
   };

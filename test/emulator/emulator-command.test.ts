@@ -15,7 +15,7 @@ const defaults: RawEmulatorFlags = { port: '4010', host: '127.0.0.1', seed: '1',
 
 describe('emulator flags', () => {
   it('turns defaults into options', () => {
-    expect(resolveEmulatorFlags(defaults)).toEqual({ seed: 1, port: 4010, host: '127.0.0.1', latencyMs: 0, faultRate: 0, limitScale: 1, limitWindowScale: 1, rateLimits: true });
+    expect(resolveEmulatorFlags(defaults)).toEqual({ seed: 1, port: 4010, host: '127.0.0.1', latencyMs: 0, faultRate: 0, limitScale: 1, limitWindowScale: 1, rateLimits: true, idStyle: 'demo' });
   });
 
   it.each([

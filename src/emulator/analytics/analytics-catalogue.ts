@@ -4,6 +4,8 @@
 import { hashUnit } from '../random.js';
 import type { Lifecycle } from './lifecycle.js';
 import { ADDED_ID_BASE, seededLifecycle } from './lifecycle.js';
+import type { CatalogueShape } from './workspace-size.js';
+import { DEMO_SHAPE, splitCount, styledId } from './workspace-size.js';
 
 export interface App {
   id: string;
@@ -52,10 +54,10 @@ export function countFor(seed: number, what: string, seedOne: number, min: numbe
   return min + Math.floor(hashUnit(seed, 'count', what) * (max - min + 1));
 }
 
-export function generateApps(seed: number, workspaceStartMs: number): App[] {
-  const n = countFor(seed, 'apps', 3, 2, 5);
+export function generateApps(seed: number, workspaceStartMs: number, shape: CatalogueShape = DEMO_SHAPE): App[] {
+  const n = shape.size.apps ?? countFor(seed, 'apps', 3, 2, 5);
   return Array.from({ length: n }, (_, i) => {
-    const id = `app_${i + 1}`;
+    const id = styledId(seed, shape.idStyle, `app_${i + 1}`);
     // Outage days fall in the first two years of history so a 2024 pipeline meets one.
     const outageOffsetDays = 200 + Math.floor(hashUnit(seed, 'outage-day', id) * 500);
     return {
@@ -76,14 +78,19 @@ const ADDED_PRODUCTS_FROM = Date.UTC(2025, 7, 1);
 const ADDED_PRODUCTS_TO = Date.UTC(2027, 5, 30);
 const HOUR = 3_600_000;
 
-export function generateProducts(seed: number): Product[] {
-  const n = countFor(seed, 'products', 7, 6, 8);
-  const originals = PRODUCT_NAMES.slice(0, n).map((id) => ({
+/**
+ * Product ids are the names a workspace gives them (there is no other id): a larger workspace than the demo's gets
+ * `product_23`, `product_24`, … after the named ones, priced from the seed.
+ */
+export function generateProducts(seed: number, shape: CatalogueShape = DEMO_SHAPE): Product[] {
+  const count = splitCount(shape.size.products, countFor(seed, 'products', 7, 6, 8), ADDED_PRODUCTS.length);
+  const originals = PRODUCT_NAMES.slice(0, count.originals).map((id) => ({
     id,
     priceUsd: seed === 1 ? BASE_PRICES[id] : BASE_PRICES[id] + Math.floor(hashUnit(seed, 'price', id) * 3),
   }));
-  const step = (ADDED_PRODUCTS_TO - ADDED_PRODUCTS_FROM) / ADDED_PRODUCTS.length;
-  const added = ADDED_PRODUCTS.map(([id, priceUsd], k) => ({
+  const named: readonly [string, number][] = Array.from({ length: count.added }, (_, k) => ADDED_PRODUCTS[k] ?? [`product_${count.originals + k + 1}`, 1 + Math.floor(hashUnit(seed, 'price', k) * 25)]);
+  const step = (ADDED_PRODUCTS_TO - ADDED_PRODUCTS_FROM) / Math.max(1, named.length);
+  const added = named.map(([id, priceUsd], k) => ({
     id,
     priceUsd,
     firstSaleMs: Math.floor((ADDED_PRODUCTS_FROM + (k + hashUnit(seed, 'first-sale', id)) * step) / HOUR) * HOUR,
@@ -100,11 +107,11 @@ export function originalSegmentCount(seed: number): number {
   return countFor(seed, 'segments', 6, 4, 8);
 }
 
-export function generateSegments(seed: number): Segment[] {
-  const n = originalSegmentCount(seed);
+export function generateSegments(seed: number, shape: CatalogueShape = DEMO_SHAPE): Segment[] {
+  const { originals: n, added: addedCount } = splitCount(shape.size.segments, originalSegmentCount(seed), ADDED_SEGMENTS);
   // The original segments exist before the workspace's data starts and never change.
   const originals = Array.from({ length: n }, (_, i): Segment => ({
-    id: `seg_${i + 1}`,
+    id: styledId(seed, shape.idStyle, `seg_${i + 1}`),
     name: SEGMENT_NAMES[i] ?? `Segment ${i + 1}`,
     baseSize: 800 + Math.floor(hashUnit(seed, 'segment-size', i) * 40_000),
     description: `Seeded segment ${i + 1} of the emulator workspace.`,
@@ -113,16 +120,16 @@ export function generateSegments(seed: number): Segment[] {
     lifecycle: { createdMs: Date.UTC(2022, 11, 1 + i), editsMs: [] },
     analyticsTrackingEnabled: true,
   }));
-  const added = Array.from({ length: ADDED_SEGMENTS }, (_, k): Segment => {
+  const added = Array.from({ length: addedCount }, (_, k): Segment => {
     const i = ADDED_ID_BASE + k - 1;
     return {
-      id: `seg_${i + 1}`,
+      id: styledId(seed, shape.idStyle, `seg_${i + 1}`),
       name: k === 0 ? 'Untracked test users' : `Cohort ${k + 1}`,
       baseSize: 800 + Math.floor(hashUnit(seed, 'segment-size', i) * 40_000),
       description: `Segment ${i + 1} of the emulator workspace, created over time for discovery.`,
       tags: k % 3 === 0 ? ['cohort'] : [],
       teams: [SEGMENT_TEAMS[k % SEGMENT_TEAMS.length]!],
-      lifecycle: seededLifecycle(seed, 'segment', k, ADDED_SEGMENTS, { archivedShare: k === 0 ? 0 : 0.1 }),
+      lifecycle: seededLifecycle(seed, 'segment', k, addedCount, { archivedShare: k === 0 ? 0 : 0.1 }),
       // The first added segment has analytics tracking off: listed, but with no series.
       analyticsTrackingEnabled: k !== 0,
     };

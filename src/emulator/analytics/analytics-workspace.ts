@@ -13,6 +13,8 @@ import type { ContentBlockRecord, TemplateRecord } from './metadata-catalogue.js
 import { generateContentBlocks, generateEventNames, generateIntegrations, generateTemplates } from './metadata-catalogue.js';
 import type { RestatedSeries, RestatementKeys, SeriesSource } from './series-model.js';
 import { formatDay, parseDay } from './time-units.js';
+import type { CatalogueShape } from './workspace-size.js';
+import { DEMO_SHAPE } from './workspace-size.js';
 
 /** A late correction of one past UTC day of one series: every matching value of that day is multiplied by `factor`. */
 export interface Restatement extends RestatementKeys {
@@ -60,43 +62,47 @@ export class AnalyticsWorkspace implements SeriesSource {
   readonly integrations: readonly DataIntegration[];
   /** Alphabetical. */
   readonly eventNames: readonly string[];
+  readonly #byId: { apps: Map<string, App>; products: Map<string, Product>; segments: Map<string, Segment>; canvases: Map<string, Canvas>; campaigns: Map<string, Campaign> };
   readonly #restatements: { r: Restatement; dayMs: number }[] = [];
   readonly #skews: { s: CanvasSummarySkew; dayMs: number }[] = [];
 
-  constructor(seed: number) {
+  constructor(seed: number, shape: CatalogueShape = DEMO_SHAPE) {
     this.seed = seed;
     this.startMs = parseDay(WORKSPACE_START)!;
     this.appGroupId = `ag_${Math.floor(hashUnit(seed, 'app-group') * 2 ** 32).toString(16).padStart(8, '0')}`;
-    this.apps = generateApps(seed, this.startMs);
-    this.products = generateProducts(seed);
-    this.segments = generateSegments(seed);
-    this.canvases = generateCanvases(seed, this.startMs);
-    this.originalCanvasCount = originalCanvasCount(seed);
-    this.campaigns = generateCampaigns(seed);
+    this.apps = generateApps(seed, this.startMs, shape);
+    this.products = generateProducts(seed, shape);
+    this.segments = generateSegments(seed, shape);
+    this.canvases = generateCanvases(seed, this.startMs, shape);
+    this.originalCanvasCount = Math.min(originalCanvasCount(seed), this.canvases.length);
+    this.campaigns = generateCampaigns(seed, shape);
     this.templates = generateTemplates(seed);
     this.contentBlocks = generateContentBlocks(seed, this.canvases.slice(0, this.originalCanvasCount), this.canvases.slice(this.originalCanvasCount));
     this.integrations = generateIntegrations(seed, this.appGroupId);
-    this.eventNames = generateEventNames(seed);
+    this.eventNames = generateEventNames(seed, shape.size.events);
+    // Lookups by id serve every request: a workspace of 20,000 Canvases cannot scan its catalogue each time.
+    const index = <T extends { id: string }>(items: readonly T[]) => new Map(items.map((item) => [item.id, item]));
+    this.#byId = { apps: index(this.apps), products: index(this.products), segments: index(this.segments), canvases: index(this.canvases), campaigns: index(this.campaigns) };
   }
 
   app(id: string): App | undefined {
-    return this.apps.find((a) => a.id === id);
+    return this.#byId.apps.get(id);
   }
 
   product(id: string): Product | undefined {
-    return this.products.find((p) => p.id === id);
+    return this.#byId.products.get(id);
   }
 
   segment(id: string): Segment | undefined {
-    return this.segments.find((s) => s.id === id);
+    return this.#byId.segments.get(id);
   }
 
   canvas(id: string): Canvas | undefined {
-    return this.canvases.find((c) => c.id === id);
+    return this.#byId.canvases.get(id);
   }
 
   campaign(id: string): Campaign | undefined {
-    return this.campaigns.find((c) => c.id === id);
+    return this.#byId.campaigns.get(id);
   }
 
   /**
@@ -173,6 +179,6 @@ export class AnalyticsWorkspace implements SeriesSource {
   }
 }
 
-export function generateAnalytics(seed: number): AnalyticsWorkspace {
-  return new AnalyticsWorkspace(seed);
+export function generateAnalytics(seed: number, shape: CatalogueShape = DEMO_SHAPE): AnalyticsWorkspace {
+  return new AnalyticsWorkspace(seed, shape);
 }

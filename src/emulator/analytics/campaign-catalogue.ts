@@ -4,6 +4,8 @@ import type { CampaignConversionBehavior, CampaignDetailsBody, CampaignMessage }
 import { createRng, hashUnit, pick } from '../random.js';
 import type { Lifecycle } from './lifecycle.js';
 import { archivedAt, iso, lastEditAt, seededLifecycle } from './lifecycle.js';
+import type { CatalogueShape } from './workspace-size.js';
+import { DEMO_SHAPE, styledId } from './workspace-size.js';
 import { DAY_MS, HOUR_MS } from './time-units.js';
 
 export interface CampaignVariation {
@@ -59,14 +61,17 @@ const BEHAVIORS: readonly CampaignConversionBehavior[] = [
   { type: 'Clicks Email', window: 86_400 },
 ];
 
-export function generateCampaigns(seed: number): Campaign[] {
-  return Array.from({ length: CAMPAIGN_COUNT }, (_, k) => generateCampaign(seed, k));
+export function generateCampaigns(seed: number, shape: CatalogueShape = DEMO_SHAPE): Campaign[] {
+  const n = shape.size.campaigns ?? CAMPAIGN_COUNT;
+  return Array.from({ length: n }, (_, k) => generateCampaign(seed, shape, k, n));
 }
 
-function generateCampaign(seed: number, k: number): Campaign {
-  const id = `cmp_${k + 1}`;
-  const rng = createRng(Math.floor(hashUnit(seed, 'campaign', id) * 2 ** 32));
-  const lifecycle = seededLifecycle(seed, 'campaign', k, CAMPAIGN_COUNT, { archivedShare: 0.1 });
+function generateCampaign(seed: number, shape: CatalogueShape, k: number, n: number): Campaign {
+  // The catalogue's draws follow the demo id: a campaign has the same channels and dates whatever its ids look like.
+  const demoId = `cmp_${k + 1}`;
+  const id = styledId(seed, shape.idStyle, demoId);
+  const rng = createRng(Math.floor(hashUnit(seed, 'campaign', demoId) * 2 ** 32));
+  const lifecycle = seededLifecycle(seed, 'campaign', k, n, { archivedShare: 0.1 });
   const picked = [...new Set([pick(rng, CHANNELS), ...(rng() < 0.5 ? [pick(rng, CHANNELS)] : [])])];
   const channels = (k % OMNICHANNEL_EVERY === 0 ? [...CHANNELS] : picked).sort();
   const variations: CampaignVariation[] = [];
@@ -74,7 +79,7 @@ function generateCampaign(seed: number, k: number): Campaign {
     const count = 1 + Math.floor(rng() * 2);
     for (let j = 0; j < count; j++) {
       const weight = 0.5 + rng();
-      const hasButtons = channel.endsWith('_push') && hashUnit(seed, 'buttons', id, variations.length) < 0.5;
+      const hasButtons = channel.endsWith('_push') && hashUnit(seed, 'buttons', demoId, variations.length) < 0.5;
       variations.push({ id: `${id}_var_${variations.length + 1}`, channel, name: `Variant ${variations.length + 1}`, weight, hasButtons });
     }
   }

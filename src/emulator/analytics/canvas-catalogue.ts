@@ -6,6 +6,8 @@ import { createRng, hashUnit, pick } from '../random.js';
 import { countFor } from './analytics-catalogue.js';
 import type { Lifecycle } from './lifecycle.js';
 import { ADDED_ID_BASE, archivedAt, fixedLifecycle, iso, lastEditAt, seededLifecycle } from './lifecycle.js';
+import type { CatalogueShape } from './workspace-size.js';
+import { DEMO_SHAPE, splitCount, styledId } from './workspace-size.js';
 
 export interface CanvasMessageVariation {
   id: string;
@@ -50,18 +52,18 @@ export function originalCanvasCount(seed: number): number {
   return countFor(seed, 'canvases', 5, 3, 7);
 }
 
-export function generateCanvases(seed: number, workspaceStartMs: number): Canvas[] {
-  const n = originalCanvasCount(seed);
-  const originals = Array.from({ length: n }, (_, i) => generateCanvas(seed, workspaceStartMs, i + 1));
-  const added = Array.from({ length: ADDED_CANVASES }, (_, k) => addedCanvas(seed, workspaceStartMs, ADDED_ID_BASE + k, k));
+export function generateCanvases(seed: number, workspaceStartMs: number, shape: CatalogueShape = DEMO_SHAPE): Canvas[] {
+  const count = splitCount(shape.size.canvases, originalCanvasCount(seed), ADDED_CANVASES);
+  const originals = Array.from({ length: count.originals }, (_, i) => generateCanvas(seed, workspaceStartMs, shape, i + 1));
+  const added = Array.from({ length: count.added }, (_, k) => addedCanvas(seed, workspaceStartMs, shape, ADDED_ID_BASE + k, k, count.added));
   return [...originals, ...added];
 }
 
-function addedCanvas(seed: number, workspaceStartMs: number, index: number, k: number): Canvas {
-  const canvas = generateCanvas(seed, workspaceStartMs, index, true);
-  const lifecycle = seededLifecycle(seed, 'canvas', k, ADDED_CANVASES, { archivedShare: 0.1 });
+function addedCanvas(seed: number, workspaceStartMs: number, shape: CatalogueShape, index: number, k: number, addedCount: number): Canvas {
+  const canvas = generateCanvas(seed, workspaceStartMs, shape, index, true);
+  const lifecycle = seededLifecycle(seed, 'canvas', k, addedCount, { archivedShare: 0.1 });
   const createdDay = Math.floor(lifecycle.createdMs / DAY) * DAY;
-  const firstEntryDayMs = createdDay + (1 + Math.floor(hashUnit(seed, 'canvas-first-entry', canvas.id) * 4)) * DAY;
+  const firstEntryDayMs = createdDay + (1 + Math.floor(hashUnit(seed, 'canvas-first-entry', `cv_${index}`) * 4)) * DAY;
   // An archived Canvas stops entering users on the day it is archived.
   const lastEntryDayMs = lifecycle.archivedMs === undefined ? undefined : Math.floor(lifecycle.archivedMs / DAY) * DAY;
   return {
@@ -88,9 +90,11 @@ export function canvasDetailsAt(canvas: Canvas, nowMs: number): CanvasDetails {
 }
 
 /** `light`: two or three steps instead of four to six, so a workspace of 165 Canvases stays cheap to summarise. */
-function generateCanvas(seed: number, workspaceStartMs: number, index: number, light = false): Canvas {
-  const id = `cv_${index}`;
-  const rng = createRng(Math.floor(hashUnit(seed, 'canvas', id) * 2 ** 32));
+function generateCanvas(seed: number, workspaceStartMs: number, shape: CatalogueShape, index: number, light = false): Canvas {
+  // The catalogue's draws follow the demo id: a Canvas has the same steps and dates whatever its ids look like.
+  const demoId = `cv_${index}`;
+  const id = styledId(seed, shape.idStyle, demoId);
+  const rng = createRng(Math.floor(hashUnit(seed, 'canvas', demoId) * 2 ** 32));
   const channels = [...new Set([pick(rng, CHANNELS), pick(rng, CHANNELS), 'email'])].sort();
   const stepCount = (light ? 2 : 4) + Math.floor(rng() * (light ? 2 : 3));
   const stepIds = Array.from({ length: stepCount }, (_, k) => `${id}_step_${k + 1}`);

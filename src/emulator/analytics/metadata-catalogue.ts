@@ -208,9 +208,11 @@ const VERBS = ['added', 'bought', 'cancelled', 'claimed', 'clicked', 'closed', '
 const OBJECTS = ['achievement', 'ad', 'avatar', 'badge', 'booster', 'bundle', 'challenge', 'chest', 'coupon', 'daily_quest', 'friend', 'guild', 'hint', 'inventory', 'level', 'lives', 'map', 'match', 'mission', 'offer', 'pet', 'profile', 'puzzle', 'raid', 'reward', 'season', 'shop', 'skin', 'streak', 'tournament', 'tutorial', 'wheel'];
 
 /** Custom event names, sorted alphabetically (the order 4.12 promises). */
-export function generateEventNames(seed: number): string[] {
-  const n = countFor(seed, 'events', 612, 300, 900);
-  const all = VERBS.flatMap((v) => OBJECTS.map((o) => `${o}_${v}`));
+export function generateEventNames(seed: number, count?: number): string[] {
+  const n = count ?? countFor(seed, 'events', 612, 300, 900);
+  const combos = VERBS.flatMap((v) => OBJECTS.map((o) => `${o}_${v}`));
+  // Past the 1,024 combinations, numbered variants of them (`level_completed_2`).
+  const all = n <= combos.length ? combos : Array.from({ length: n }, (_, i) => (i < combos.length ? combos[i]! : `${combos[i % combos.length]!}_${Math.floor(i / combos.length) + 1}`));
   // A seeded choice of n names out of the 1,024 combinations.
   const chosen = all
     .map((name) => ({ name, key: hashUnit(seed, 'event', name) }))

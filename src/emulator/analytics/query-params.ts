@@ -75,12 +75,13 @@ export function booleanParam(query: URLSearchParams, name: string, message?: str
 }
 
 /** An optional id that must name an entity of the workspace. */
-export function idParam<T>(query: URLSearchParams, name: string, find: (id: string) => T | undefined, valid: readonly string[], omitted: string): T | undefined {
+export function idParam<T>(query: URLSearchParams, name: string, find: (id: string) => T | undefined, validIds: () => readonly string[], omitted: string): T | undefined {
   const raw = query.get(name);
   if (raw === null) return undefined;
   const found = find(raw);
   if (found === undefined) {
-    // Long catalogues (segments, products) are named in part: the list endpoints give them all.
+    // Only an unknown id pays for listing the catalogue; long ones (segments, products) are named in part.
+    const valid = validIds();
     const named = valid.length > 12 ? `${valid.slice(0, 10).join(', ')}, … (${valid.length} in all)` : valid.join(', ');
     throw new ParamError(`${name} ${show(raw)} is not known to this workspace; use one of ${named}, or omit ${name} for ${omitted}`);
   }

@@ -3,6 +3,7 @@
 import { ENDPOINTS, MAX_SERIES_LENGTH } from '../../api/endpoints.js';
 import type { PurchaseQuantityPoint, RevenuePoint, SegmentSizePoint, SeriesBody, SessionsPoint } from '../../api/types.js';
 import type { EmulatorRequest, Route, RouteContext } from '../route.js';
+import type { Segment } from './analytics-catalogue.js';
 import type { AnalyticsWorkspace } from './analytics-workspace.js';
 import { existsAt } from './lifecycle.js';
 import { idParam, instantParam, lengthParam, ParamError, readRoute, unitParam, unitStartsEndingAt } from './query-params.js';
@@ -10,7 +11,7 @@ import { purchasesSeries, segmentSizeSeries, sessionsSeries } from './series-que
 
 /** `app_id`: an app of the workspace, or undefined for all apps. */
 export function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
-  return idParam(query, 'app_id', (id) => ws.app(id), ws.apps.map((a) => a.id), 'all apps');
+  return idParam(query, 'app_id', (id) => ws.app(id), () => ws.apps.map((a) => a.id), 'all apps');
 }
 
 /**
@@ -18,8 +19,8 @@ export function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
  * `omitted`. The platform keeps no series for a segment with analytics tracking off: a 400 that says so and how to fix it.
  */
 export function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: number, omitted = 'all users') {
-  const existing = ws.segments.filter((s) => existsAt(s.lifecycle, nowMs));
-  const segment = idParam(query, 'segment_id', (id) => existing.find((s) => s.id === id), existing.map((s) => s.id), omitted);
+  const existing = (s: Segment | undefined) => (s !== undefined && existsAt(s.lifecycle, nowMs) ? s : undefined);
+  const segment = idParam(query, 'segment_id', (id) => existing(ws.segment(id)), () => ws.segments.filter((s) => existing(s)).map((s) => s.id), omitted);
   if (segment && !segment.analyticsTrackingEnabled) {
     throw new ParamError(`segment_id "${segment.id}" has analytics tracking off, so no series is kept for it; turn tracking on for the segment in the dashboard, or leave it out`);
   }
@@ -50,7 +51,7 @@ export function dayWindowParams(req: EmulatorRequest, ctx: RouteContext) {
 
 function purchases(req: EmulatorRequest, ctx: RouteContext) {
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
-  const product = idParam(req.query, 'product', (id) => ws.product(id), ws.products.map((p) => p.id), 'all products');
+  const product = idParam(req.query, 'product', (id) => ws.product(id), () => ws.products.map((p) => p.id), 'all products');
   return purchasesSeries(ws, { ...(app ? { app } : {}), ...(product ? { product } : {}) }, unit, starts, nowMs);
 }
 
