@@ -34,8 +34,8 @@ export interface DraftInput {
   apps: readonly string[];
   /** One night's time budget, and how the user wrote it (`3h`). */
   timeBudget: { ms: number; text: string };
-  /** The source and the command that wrote the file, for its header. */
-  source: string;
+  /** The source as a reader names it (`https://rest.example.com`, `the built-in emulator`) and as flags (`--base-url …`). */
+  source: { label: string; flags: string };
 }
 
 export interface DraftPipeline {
@@ -78,6 +78,7 @@ export async function draftPipeline(input: DraftInput): Promise<DraftPipeline> {
   annotateStreams(doc, plan, nights.pools, input.timeBudget.text);
   doc.commentBefore = header(input, plan, nights, leftOut);
   firstKeyComment(doc);
+  budgetNote(doc, input.timeBudget.text);
   const text = doc.toString({ lineWidth: 0 });
   return { text, pipeline: parsePipelineText(text, input.file), lists: discovery.lists, leftOut, plan, nights };
 }
@@ -119,17 +120,46 @@ function annotateStreams(doc: Document, plan: Plan, pools: readonly PoolNights[]
 /** The file's opening comment: what wrote it, what the lists held, the first backfill per pool, and what to run next. */
 function header(input: DraftInput, plan: Plan, nights: { nights: number; pools: PoolNights[] }, leftOut: DraftPipeline['leftOut']): string {
   const lists = plan.discovery.map((l) => `${l.listing} ${n(l.objects)}`).join(', ');
+  const text = [
+    `Pipeline of the workspace at ${input.source.label}, written by \`engage-etl init\` from the template pipelines/nightly.yaml.`,
+    `Its lists held: ${lists || 'nothing the streams need'}. \`all\` is read again at the start of each run, so objects added later are exported too; \`"*"\` is the aggregate. Apps have no list: \`init --apps\` names them.`,
+    `First backfill from ${input.startDate}: ${n(plan.requests)} requests — ${nights.pools.map((p) => `${p.pool} ${n(p.requests)} (${LIMIT_POOLS[p.pool].label}; ${n(p.perNight)} a night)`).join(', ')}: ${nights.nights === 1 ? 'one night' : `${nights.nights} nights`} under a time budget of ${input.timeBudget.text} a night${nights.nights > 1 ? ` (the slowest pool alone needs ${formatDuration(slowestMs(nights.pools))} at its rate)` : ''}.`,
+    ...(leftOut.length > 0 ? [`Left out (a list they need could not be read): ${leftOut.map((l) => `${l.stream} — ${l.reason}`).join('; ')}.`] : []),
+  ].flatMap((paragraph) => wrap(paragraph, 116));
   return [
-    ` Pipeline of the workspace at ${input.source}, written by \`engage-etl init\` from the template pipelines/nightly.yaml.`,
-    ` Its lists held: ${lists || 'nothing the streams need'}. \`all\` is read again at the start of each run, so`,
-    ' objects added later are exported too; `"*"` is the aggregate. Apps have no list: `init --apps` names them.',
-    ` First backfill from ${input.startDate}: ${n(plan.requests)} requests — ${nights.pools.map((p) => `${p.pool} ${n(p.requests)} (${LIMIT_POOLS[p.pool].label}; ${n(p.perNight)} a night)`).join(', ')}:`,
-    ` ${nights.nights === 1 ? 'one night' : `${nights.nights} nights`} under a time budget of ${input.timeBudget.text} a night${nights.nights > 1 ? ` (the slowest pool alone needs ${formatDuration(slowestMs(nights.pools))} at its rate)` : ''}.`,
-    ...(leftOut.length > 0 ? [` Left out (a list they need could not be read): ${leftOut.map((l) => `${l.stream} — ${l.reason}`).join('; ')}.`] : []),
-    ' Check it, then run it nightly (the key in ENGAGE_API_KEY or ./.env, never in this file):',
-    `   npx engage-etl check --pipeline ${input.file} --base-url ${input.source}`,
-    `   npx engage-etl run --pipeline ${input.file} --base-url ${input.source} --time-budget ${input.timeBudget.text}`,
+    ...text,
+    'Check it, then run it nightly (the key in ENGAGE_API_KEY or ./.env, never in this file):',
+    `  npx engage-etl check --pipeline ${input.file} ${input.source.flags}`,
+    `  npx engage-etl run --pipeline ${input.file} ${input.source.flags}`,
+  ].map((line) => ` ${line}`).join('\n');
+}
+
+/**
+ * The time budget, above `streams:`: written commented out, since this engage-etl's run has no `time_budget:` key yet
+ * (issue 25 adds it with `run --time-budget`); until then a run that spans nights is stopped by the scheduler.
+ */
+function budgetNote(doc: Document, budget: string): void {
+  const root = doc.contents;
+  if (!isMap(root)) return;
+  const streams = root.items.find((p) => isScalar(p.key) && p.key.value === 'streams');
+  if (!streams || !isScalar(streams.key)) return;
+  streams.key.commentBefore = [
+    ` time_budget: ${budget}   # each night stops starting requests after ${budget}; the next run continues where it stopped.`,
+    ' (Commented out: uncomment it once `engage-etl run --help` lists --time-budget.)',
   ].join('\n');
+}
+
+/** Words of `text` in lines of at most `width` characters. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return line === '' ? lines : [...lines, line];
 }
 
 /** The template's own opening comment sits on its first key: the header replaces it. */
