@@ -103,3 +103,28 @@ describe('engage-etl init on a workspace whose ids are not the demo\'s', () => {
     expect(line.unknown_ids.map((u) => `${u.option}=${u.id}`).sort()).toEqual(['apps=app_bogus', 'segments=seg_bogus']);
   });
 });
+
+describe('engage-etl init on a workspace whose first backfill needs more than a night of the purchases pool', () => {
+  it('says so in the file above each stream of that pool, and prints the nights', async () => {
+    const big = await createEmulator({ seed: 3, size: { products: 200 }, idStyle: 'uuid' });
+    try {
+      const out = join(dir, 'big.yaml');
+      const start = DateTime.utc().minus({ years: 4 }).toISODate()!;
+      const r = await runCli(['init', '--base-url', big.url, '--output', out, '--start-date', start, '--json'], { ENGAGE_API_KEY: big.demoApiKey });
+      expect(r.code, r.stderr).toBe(0);
+      const line = JSON.parse(r.stdout) as InitLine;
+      const purchases = line.by_pool.find((p) => p.pool === 'purchases_events')!;
+      // 201 series × 2 streams × 15 windows of 100 days, and the lists of products and events: over 6,000 at 3,000 a night.
+      expect(purchases.per_night).toBe(3000);
+      expect(purchases.nights).toBe(Math.ceil(purchases.requests / 3000));
+      expect(purchases.nights).toBeGreaterThan(1);
+      expect(line.nights).toBe(purchases.nights);
+      const text = await readFile(out, 'utf8');
+      const noted = [...text.matchAll(/# FIRST BACKFILL: [\d,]+ requests of the purchases_events pool[^\n]*\n[^\n]*\n[^\n]*\n\s+(\w+):/g)].map((m) => m[1]);
+      expect(noted.sort()).toEqual(['purchase_quantity', 'revenue']);
+      expect(text.replace(/\n# /g, ' ')).toContain(`${purchases.nights} nights under a time budget of 3h a night`);
+    } finally {
+      await big.close();
+    }
+  }, 120_000);
+});
