@@ -216,7 +216,7 @@ describe('engage-etl plan --discover before a first run', () => {
     expect(report.minimum).toBe(report.requests);
     // The run itself still estimates the integrations list before reading it (one page): only its count differs.
     expect(summary.requests.planned).toBe(report.requests - (integrations.requests - 1));
-  });
+  }, 180_000);
 
   it('counts `event_counts: { events: all }` alone: one series per listed name, the same requests as the run', async () => {
     const { report, sentByPlan, summary } = await planThenRun('name: t\nstart_date: 2025-01-01\nstreams:\n  event_counts: { events: all }\n', '2025-03-01');
