@@ -1,7 +1,8 @@
 // `engage-etl init` against a workspace that is not the demo (other sizes, the platform's uuid ids): it reads only the
 // lists, writes a file naming no demo id (`all`, `"*"` and the apps it was given), refuses to replace a file without
 // --force, and the file it wrote passes `check` (exit 0) and runs (exit 0), with `plan` counting the first run within
-// 1 %. With a bogus app and segment added, `check` exits 2 naming both.
+// 1 %, the report beside the database. With a bogus app and segment added, `check` exits 2 naming both.
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +91,8 @@ describe('engage-etl init on a workspace whose ids are not the demo\'s', () => {
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     const summary = JSON.parse(ran.stdout) as { requests: { sent: number } };
     expect(Math.abs(plan.requests - summary.requests.sent) / summary.requests.sent).toBeLessThanOrEqual(0.01);
+    // `report: {}` of the template: the report beside the database, not in the working folder.
+    expect(existsSync(join(dir, 'report.html'))).toBe(true);
   }, 300_000);
 
   it('with a bogus app and a bogus segment added, check exits 2 naming both', async () => {
