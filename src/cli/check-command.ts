@@ -164,7 +164,10 @@ function formatCheck(r: CheckReport, source: string, pipeline: string, ids: IdCh
     `  ${'stream'.padEnd(width)}  ${'result'.padEnd(18)}  ${'permission'.padEnd(26)}  endpoint`,
     ...r.streams.map((s) => `  ${s.stream.padEnd(width)}  ${label(s).padEnd(18)}  ${s.permission.padEnd(26)}  ${s.endpoint}${s.outcome === 'ok' || s.outcome === 'missing_permission' ? '' : ` — ${shortReason(s.error)}`}`),
   ];
-  lines.push('', `ids the pipeline names: ${ids.checked} looked up, ${ids.checked - ids.unknown.length - ids.unverified.reduce((n, u) => n + u.ids.length, 0)} found in the workspace${ids.unknown.length > 0 ? `, ${ids.unknown.length} NOT (below)` : ''}`);
+  const found = ids.checked - ids.unknown.length - ids.unverified.reduce((n, u) => n + u.ids.length, 0);
+  lines.push('', ids.checked === 0
+    ? 'ids the pipeline names: none (it says `all` and "*" only)'
+    : `ids the pipeline names: ${ids.checked} looked up, ${found} found in the workspace${ids.unknown.length > 0 ? `, ${ids.unknown.length} NOT (below)` : ''}`);
   for (const u of ids.unknown) lines.push(`  UNKNOWN ${unknownIdLine(u)}`);
   for (const u of ids.unverified) lines.push(`  not verified (${u.list}: ${u.ids.join(', ')}): ${shortReason(u.error)}`);
   if (r.headroom.length > 0) {
