@@ -10,6 +10,7 @@ import { formatDuration } from '../src/pipeline/plan-estimate.js';
 import type { LoadChildResult } from './load-child.js';
 import { measureCanvasSources } from './canvas-sources.js';
 import { measureDemoStart } from './demo-start.js';
+import { FIRST_NIGHT_BUDGET, FIRST_NIGHT_SIZE, FIRST_NIGHT_START, measureFirstNight } from './first-night.js';
 import { measureLoad } from './load-rate.js';
 import { measureNaive } from './naive-baseline.js';
 import { measurePublish } from './publish-s3.js';
@@ -59,6 +60,8 @@ async function main(): Promise<void> {
 
   step('the demo\'s first and next `npm start` (engage-etl run --emulator, child processes)');
   const demo = await measureDemoStart();
+  step('the first night of a 200-Canvas workspace (init\'s plan)');
+  const firstNight = await measureFirstNight();
   step('request ratios: 2-year backfill and nightly increment of the demo pipeline');
   const ratios = await measureRequestRatios(DEMO_PIPELINE);
   step('Canvas requests of a 2-year backfill from data_series and from data_summary');
@@ -147,6 +150,18 @@ async function main(): Promise<void> {
       goal: '',
       ok: undefined,
     },
+    {
+      figure: `first night of a workspace of ${n(FIRST_NIGHT_SIZE.canvases)} Canvases, ${n(FIRST_NIGHT_SIZE.products)} products (uuid ids) from ${FIRST_NIGHT_START}: requests (init's plan; ${n(firstNight.listRequests)} list requests to make it)`,
+      value: n(firstNight.requests),
+      goal: '',
+      ok: undefined,
+    },
+    {
+      figure: `… nights at the platform's rates under a ${FIRST_NIGHT_BUDGET.text} budget (purchases pool: ${n(firstNight.purchasesRequests)} requests at 1,000/hour)`,
+      value: n(firstNight.nights),
+      goal: '',
+      ok: undefined,
+    },
     ...rss.map((r) => ({ figure: `peak RSS, ${n(r.rows)} rows through the Committer (${n(r.rows / (r.ms / 1000))} rows/s)`, value: `${n(r.peakRssMb)} MB`, goal: '≤ 300 MB', ok: r.peakRssMb <= 300 && r.tableRows === r.rows })),
     ...queryRss.map((q) => ({
       figure: `peak RSS, query --format ${q.format} of ${n(q.rows)} rows to stdout (${n(q.bytes / 2 ** 20)} MB written)`,
@@ -186,7 +201,7 @@ async function main(): Promise<void> {
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${n(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}`;
   process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
-  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, demo, ratios, canvas, walls, load, rss, queryRss, naive, publish }, null, 2)}\n`);
+  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, demo, firstNight, ratios, canvas, walls, load, rss, queryRss, naive, publish }, null, 2)}\n`);
 }
 
 await main();

@@ -2,9 +2,11 @@
 
 Load with `dagster dev -f docs/recipes/dagster_engage_etl.py` on a machine with Node 20 and a checkout of engage-etl.
 Exit codes: 0 done; 3 completed with warnings -> the materialization succeeds, with a warning in the log and the
-warnings in its metadata; 2 usage or configuration error -> failure, no retry; 1 failed or 130 interrupted -> failure
-that a retry policy may retry (a run resumes from what it committed). The key comes from the environment
-(ENGAGE_API_KEY) or the checkout's .env file.
+warnings in its metadata; 2 usage or configuration error or 1 failed -> failure, no retry (a retry cannot fix a bad
+flag, file or id, and a run already retries what is transient); 130 interrupted -> failure that the retry policy
+retries (a run resumes from what it committed). The key comes from the environment (ENGAGE_API_KEY) or the
+checkout's .env file. The pipeline is your own file, written in the checkout by
+`node bin/engage-etl.js init --output pipelines/workspace.yaml` (README: "Moving to a real account").
 """
 
 import json
@@ -27,10 +29,11 @@ from dagster import (
 ENGAGE_ETL_HOME = os.environ.get("ENGAGE_ETL_HOME", "/srv/engage-etl")
 NODE = os.environ.get("ENGAGE_ETL_NODE", "/usr/bin/node")
 # The command line, as it would be typed in ENGAGE_ETL_HOME (docs tests parse it with the CLI's own parser).
-ENGAGE_ETL_RUN = "bin/engage-etl.js run --json --log-level warn"
+ENGAGE_ETL_RUN = "bin/engage-etl.js run --pipeline pipelines/workspace.yaml --json --log-level warn"
 
 COMPLETED_WITH_WARNINGS = 3
-USAGE_ERROR = 2
+# Retrying cannot help these: a usage or configuration error, or a run that failed after its own retries.
+NOT_WORTH_RETRYING = (1, 2)
 
 
 @asset(group_name="engage_etl", retry_policy=RetryPolicy(max_retries=2, delay=1200))
@@ -49,7 +52,7 @@ def engage_etl_warehouse(context: AssetExecutionContext) -> MaterializeResult:
     if proc.returncode not in (0, COMPLETED_WITH_WARNINGS):
         raise Failure(
             description=f"engage-etl run exited {proc.returncode}: {result.get('error')}",
-            allow_retries=proc.returncode != USAGE_ERROR,
+            allow_retries=proc.returncode not in NOT_WORTH_RETRYING,
         )
     if proc.returncode == COMPLETED_WITH_WARNINGS:
         context.log.warning(f"engage-etl completed with warnings: {result.get('warnings')}")

@@ -1,8 +1,9 @@
 // `engage-etl check`: tests a key and base URL before the nightly run — one cheap request per stream of the pipeline
 // file, reporting per stream reachable / permission missing (named) / error, and the rate-limit headroom the server
-// reports. Exit 0 when every stream is readable, 2 (configuration) otherwise. `--permissions` prints, without any
+// reports, then every id the file names looked up in the workspace (check-ids.ts). Exit 0 when every stream is readable
+// and every id known, 2 (configuration) otherwise. `--permissions` prints, without any
 // request, the permission each stream needs (the README's table is this output); `--list` prints what the key can see
-// in the workspace (ids and names of each list), so a user replaces the emulator's ids with their own.
+// in the workspace (ids and names of each list), so a user names their own ids.
 import { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
@@ -14,6 +15,8 @@ import { EXIT } from './exit-codes.js';
 import { reportedAsJson, withJsonFailure, writeJsonLine } from './json-line.js';
 import { withSource } from './run-command.js';
 import { ConfigError } from '../errors.js';
+import { checkIds, unknownIdLine } from '../pipeline/check-ids.js';
+import type { IdCheck } from '../pipeline/check-ids.js';
 import { checkStreams, headroomRecorder } from '../pipeline/check-streams.js';
 import { permissionsOf } from '../pipeline/stream-endpoints.js';
 import type { CheckOutcome, CheckReport } from '../pipeline/check-streams.js';
@@ -41,7 +44,7 @@ export function permissionsTable(): string {
 
 export function makeCheckCommand(): Command {
   return new Command('check')
-    .description('Test the key and base URL: one cheap request per stream of the pipeline file, naming any missing permission.')
+    .description('Test the key and base URL: one cheap request per stream of the pipeline file, naming any missing permission, and every id the file names looked up in the workspace\'s lists.')
     .option('--pipeline <file>', 'pipeline definition (YAML or JSON)', DEFAULT_PIPELINE_PATH)
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY, also read from ./.env); never stored or logged')
@@ -50,7 +53,7 @@ export function makeCheckCommand(): Command {
     .option('--json', 'print the report as one JSON line on stdout (on failure too), with `error` and `exit_code`')
     .option('--permissions', 'print the permission each stream needs (Markdown; with --json one JSON line) and send nothing')
     .option('--list', 'print what the key can see: ids and names of every workspace list (Canvases, campaigns, segments…)')
-    .addHelpText('after', '\nExamples:\n  engage-etl check --base-url https://rest.example.com\n  engage-etl check --emulator --json\n  engage-etl check --permissions\n  engage-etl check --list --base-url https://rest.example.com\n\nExit 0: every stream (with --list: every list) readable; 2: a permission is missing, the key is refused or the base URL does not answer.')
+    .addHelpText('after', '\nExamples:\n  engage-etl check --base-url https://rest.example.com\n  engage-etl check --emulator --json\n  engage-etl check --permissions\n  engage-etl check --list --base-url https://rest.example.com\n\nExit 0: every stream (with --list: every list) readable and every id the pipeline names known to the workspace; 2: a permission is missing, the key is refused, the base URL does not answer, or an id is unknown (one line per id, with the nearest listed; --json: unknown_ids).')
     .action(async (flags: CheckFlags) => withJsonFailure(flags.json, async () => {
       if (flags.permissions) {
         if (flags.json) writeJsonLine({ streams: streamPermissions() }, EXIT.done, null);
@@ -84,9 +87,16 @@ export function makeCheckCommand(): Command {
           }
           const endingAt = today.minus({ milliseconds: 1 }).toISO()!;
           const streams = await checkStreams(client, o.pipeline, o.streams, endingAt);
+          const ids = await checkIds(client, o.pipeline, o.streams, endingAt);
           const checked: CheckReport = { streams, headroom: recorder.headroom(), ok: streams.every((s) => s.outcome === 'ok') };
-          const problem = checked.ok ? null : new ConfigError(problemOf(streams, 'streams'), fixOf(streams, `grant the permission to the key, or remove the stream from ${o.pipelinePath}`));
-          report({ source, pipeline: o.pipeline.name, ...checked }, () => formatCheck(checked, source, o.pipeline.name), problem, o.json);
+          const unknown = ids.unknown.length === 0 ? '' : `${ids.unknown.length} id(s) the workspace does not have: ${ids.unknown.map((u) => `streams.${u.stream}.${u.option} "${u.id}"`).join(', ')} (${o.json ? 'unknown_ids names' : 'listed above with'} the nearest id of each; correct them, or say all)`;
+          const problem = !checked.ok
+            ? new ConfigError(problemOf(streams, 'streams'), `${fixOf(streams, `grant the permission to the key, or remove the stream from ${o.pipelinePath}`)}${unknown ? `; and ${unknown}` : ''}`)
+            : unknown
+              ? new ConfigError(o.pipelinePath, unknown)
+              : null;
+          const fields = { source, pipeline: o.pipeline.name, ...checked, ok: checked.ok && ids.unknown.length === 0, ids_checked: ids.checked, unknown_ids: ids.unknown, unverified_ids: ids.unverified };
+          report(fields, () => formatCheck(checked, source, o.pipeline.name, ids), problem, o.json);
         } finally {
           await client.close();
         }
@@ -145,7 +155,7 @@ function fixOf(checked: Named[], grant: string): string {
   return `${parts.join('; ')}${missing.length > 0 ? `; ${grant}` : ''}`;
 }
 
-function formatCheck(r: CheckReport, source: string, pipeline: string): string {
+function formatCheck(r: CheckReport, source: string, pipeline: string, ids: IdCheck): string {
   const ok = r.streams.filter((s) => s.outcome === 'ok').length;
   const width = Math.max(6, ...r.streams.map((s) => s.stream.length));
   const lines = [
@@ -154,6 +164,12 @@ function formatCheck(r: CheckReport, source: string, pipeline: string): string {
     `  ${'stream'.padEnd(width)}  ${'result'.padEnd(18)}  ${'permission'.padEnd(26)}  endpoint`,
     ...r.streams.map((s) => `  ${s.stream.padEnd(width)}  ${label(s).padEnd(18)}  ${s.permission.padEnd(26)}  ${s.endpoint}${s.outcome === 'ok' || s.outcome === 'missing_permission' ? '' : ` — ${shortReason(s.error)}`}`),
   ];
+  const found = ids.checked - ids.unknown.length - ids.unverified.reduce((n, u) => n + u.ids.length, 0);
+  lines.push('', ids.checked === 0
+    ? 'ids the pipeline names: none (it says `all` and "*" only)'
+    : `ids the pipeline names: ${ids.checked} looked up, ${found} found in the workspace${ids.unknown.length > 0 ? `, ${ids.unknown.length} NOT (below)` : ''}`);
+  for (const u of ids.unknown) lines.push(`  UNKNOWN ${unknownIdLine(u)}`);
+  for (const u of ids.unverified) lines.push(`  not verified (${u.list}: ${u.ids.join(', ')}): ${shortReason(u.error)}`);
   if (r.headroom.length > 0) {
     lines.push('', 'rate-limit headroom the server reports:');
     for (const h of r.headroom) {

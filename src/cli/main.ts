@@ -7,6 +7,7 @@ import { makeCheckCommand } from './check-command.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { EXIT_CODE_HELP, exitCodeOf, ReportedError } from './exit-codes.js';
 import { makeExportCommand } from './export-command.js';
+import { makeInitCommand } from './init-command.js';
 import { reportUsageErrorAsJson } from './json-line.js';
 import { makePlanCommand } from './plan-command.js';
 import { makePushCommand } from './push-command.js';
@@ -22,6 +23,7 @@ export function makeProgram(): Command {
     .description('Export a customer-engagement platform\'s analytics into DuckDB and Parquet, emulate its REST API, push SQL results to its write endpoints.')
     .version(packageVersion())
     .showHelpAfterError()
+    .addCommand(makeInitCommand())
     .addCommand(makeRunCommand())
     .addCommand(makePlanCommand())
     .addCommand(makeStatusCommand())

@@ -1,13 +1,15 @@
 // `engage-etl plan`: what `run` would send with the same flags — requests per stream and per limit pool, the minimum,
-// and the estimated duration under the pools' limits — without writing anything. It sends no request, except with
-// --discover: then it reads the lists the run reads whole (those `all` needs, the paged lists), as the run would, and
-// plans exactly from what they show.
+// and the estimated duration under the pools' limits — without writing anything. Before a first run (no stored state,
+// or --full-refresh) it reads the lists the run reads whole (those `all` needs, the paged lists), as the run would, and
+// plans exactly from what they show: a few requests, counted. With stored state it sends nothing (the last run's lists
+// stand in) unless --discover asks; --offline never sends anything, and then a first run's `all` is not counted.
 import { Command, InvalidArgumentError } from 'commander';
 import { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
 import { LIMIT_POOLS } from '../api/endpoints.js';
 import type { PoolId } from '../api/endpoints.js';
 import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
+import { ConfigError } from '../errors.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import type { Plan } from '../pipeline/plan.js';
@@ -22,6 +24,7 @@ import { addRunFlags, withSource } from './run-command.js';
 interface PlanFlags extends RawRunFlags {
   latencyMs: number;
   discover?: boolean;
+  offline?: boolean;
 }
 
 /** What `plan --json` prints. */
@@ -39,6 +42,8 @@ export interface PlanReport {
   minimum: number;
   /** True when a count is estimated: a paged list's pages, or without --discover the lists `all` reads. */
   estimated: boolean;
+  /** False when a first run's `all` was not read (--offline, or no key): `requests` then leaves out every listed object. */
+  countsAll: boolean;
   /** `boundBy`: the slowest pool's rate, the round trips at the least it keeps in flight, or `--max-in-flight`. */
   estimate: { ms: number; latencyMs: number; maxInFlight: number | null; boundBy: EstimateBound; pool: PoolId | null };
 }
@@ -57,15 +62,22 @@ function latencyArg(raw: string): number {
 export function makePlanCommand(): Command {
   return addRunFlags(new Command('plan').description('Print the requests `run` would send with the same flags (per stream and per limit pool), the minimum, and the estimated duration; sends no request (with --discover: only the pages of the lists the run reads whole).'))
     .option('--latency-ms <ms>', 'round trip of one request, for the estimate', latencyArg, DEFAULT_ESTIMATE_LATENCY_MS)
-    .option('--discover', 'read the lists the run reads whole (those `all` needs, and data integrations) from the source — a few requests, counted — and plan exactly from them; needs a source as run does (--base-url and --api-key, or --emulator)')
-    .addHelpText('after', '\nExamples:\n  engage-etl plan --emulator\n  engage-etl plan --emulator --discover --from 2026-01-01\n  engage-etl plan --base-url https://rest.example.com --from 2024-01-01 --full-refresh --latency-ms 300 --json')
+    .option('--discover', 'read the lists the run reads whole (those `all` needs, and data integrations) from the source — a few requests, counted — and plan exactly from them, also when state is stored; needs a source as run does (--base-url and --api-key, or --emulator)')
+    .option('--offline', 'send nothing, also before a first run: then `all` counts no object (no list is known yet) and the plan under-counts')
+    .addHelpText('after', '\nBefore a first run (no stored state, or --full-refresh) plan reads the lists `all` needs and the paged lists — a few\nrequests, counted and shown — so its `requests` is what the first run sends. Without a key (or with --offline) it sends\nnothing and says that `all` is not counted.\n\nExamples:\n  engage-etl plan --emulator\n  engage-etl plan --emulator --discover --from 2026-01-01\n  engage-etl plan --base-url https://rest.example.com --from 2024-01-01 --full-refresh --latency-ms 300 --json')
     .action(async (flags: PlanFlags) => withJsonFailure(flags.json, async () => {
+      if (flags.discover && flags.offline) throw new ConfigError('--offline', 'cannot be combined with --discover: --discover reads the lists, --offline sends nothing; choose one');
       const env = { ...process.env };
-      if (!flags.discover && !flags.apiKey && !env['ENGAGE_API_KEY']) env['ENGAGE_API_KEY'] = NO_KEY_NEEDED;
+      const keyGiven = Boolean(flags.apiKey ?? env['ENGAGE_API_KEY']) || flags.emulator === true;
+      if (!flags.discover && !keyGiven) env['ENGAGE_API_KEY'] = NO_KEY_NEEDED;
       const opts = resolveRunOptions(flags, env, DateTime.utc());
-      const report = flags.discover
-        ? await withSource(opts, (source) => withDiscoveryClient(source, (client) => buildPlanReport(source, flags.latencyMs, client)))
-        : await buildPlanReport(opts, flags.latencyMs);
+      const discovered = () => withSource(opts, (source) => withDiscoveryClient(source, (client) => buildPlanReport(source, flags.latencyMs, client)));
+      let report = flags.discover ? await discovered() : await buildPlanReport(opts, flags.latencyMs);
+      // A first run's `all` is unknown until the lists are read: read them (a few requests) unless told to send nothing.
+      if (!flags.discover && report.storedState !== 'read') {
+        if (!flags.offline && keyGiven) report = await discovered();
+        else report = { ...report, countsAll: !report.streams.some((s) => s.stream.startsWith('discovery: ')) };
+      }
       if (opts.json) writeJsonLine({ ...report }, EXIT.done, null);
       else process.stdout.write(formatPlan(report));
     }));
@@ -106,6 +118,7 @@ export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFA
     requests: plan.requests,
     minimum: plan.minimum,
     estimated: plan.estimated,
+    countsAll: true,
     estimate: { ms: estimate.ms, latencyMs: estimate.latencyMs, maxInFlight: estimate.maxInFlight ?? null, boundBy: estimate.boundBy, pool: estimate.pool ?? null },
   };
 }
@@ -115,7 +128,7 @@ export function formatPlan(r: PlanReport): string {
   const width = Math.max(...r.streams.map((s) => s.stream.length), 'total'.length);
   const poolWidth = Math.max(...r.byPool.map((p) => p.pool.length), 'pool'.length);
   const lines = [
-    `engage-etl plan — pipeline ${r.pipeline}, until ${r.until}, stored state: ${r.storedState} (${r.db}); ${r.sent === 0 ? 'no request sent' : `${n(r.sent)} list request(s) sent (--discover), nothing else`}`,
+    `engage-etl plan — pipeline ${r.pipeline}, until ${r.until}, stored state: ${r.storedState} (${r.db}); ${r.sent === 0 ? 'no request sent' : `${n(r.sent)} list request(s) sent (to read the lists the run reads), nothing else`}`,
     '',
     `  ${'stream'.padEnd(width)}  ${'series'.padStart(6)}  ${'requests'.padStart(9)}  ${'minimum'.padStart(9)}  pool`,
     ...r.streams.map((s) =>
@@ -132,7 +145,9 @@ export function formatPlan(r: PlanReport): string {
     ...(r.streams.some((s) => s.stream.startsWith('discovery: '))
       ? [r.sent > 0
         ? 'discovery: each list `all` needs was read now, as the run reads it once at its start; `series` is the objects listed, and only objects whose list entry moved since stored are re-read'
-        : 'discovery: each list `all` needs is read once at the start of the run; `series` is the objects it held at the last run, and only objects whose list entry moved are re-read. Before a first run no list is known: `all` counts nothing here, and the run adds a request per object found and its series windows (--discover reads the lists and counts them)']
+        : r.countsAll
+          ? 'discovery: each list `all` needs is read once at the start of the run; `series` is the objects it held at the last run, and only objects whose list entry moved are re-read (--discover reads the lists now)'
+          : 'NOT COUNTED: `all` — before a first run no list is known and this plan sent nothing (--offline, or no API key): `all` counts no object here, and the run adds a request per object found and its series windows. Give the key (without --offline) and plan reads the lists, a few requests, and counts them']
       : []),
     ...(r.estimated ? ['~ marks estimates: paged lists and, without --discover, the lists `all` reads are counted from the rows stored last time; their real page count shows once fetched'] : []),
     '',

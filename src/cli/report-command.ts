@@ -1,6 +1,7 @@
 // `engage-etl report`: write the static HTML report of the warehouse (charts and freshness), opened read-only.
 import { Command } from 'commander';
-import { DEFAULT_DB_PATH, DEFAULT_REPORT_PATH } from '../config/default-paths.js';
+import { DEFAULT_DB_PATH } from '../config/default-paths.js';
+import { reportPathFor } from '../config/report-path.js';
 import { withPublishedDatabase } from '../store/snapshot-store.js';
 import { writeReport } from '../report/write-report.js';
 
@@ -8,9 +9,9 @@ export function makeReportCommand(): Command {
   return new Command('report')
     .description('Write one self-contained HTML report (revenue, sessions, KPIs, events, segments, Canvas, campaigns, freshness, runs) that opens offline.')
     .option('--db <file>', 'DuckDB database file, or s3://BUCKET/KEY.duckdb (downloaded, opened read-only)', DEFAULT_DB_PATH)
-    .option('--output <file>', 'the HTML file to write', DEFAULT_REPORT_PATH)
-    .action(async (flags: { db: string; output: string }) => {
-      const r = await withPublishedDatabase(flags.db, (wh, store) => writeReport(wh, flags.output, { database: store.description }));
+    .option('--output <file>', 'the HTML file to write (default: report.html beside --db)')
+    .action(async (flags: { db: string; output?: string }) => {
+      const r = await withPublishedDatabase(flags.db, (wh, store) => writeReport(wh, reportPathFor(flags.db, flags.output), { database: store.description }));
       process.stdout.write(`report: ${r.path} (${(r.bytes / 1024).toFixed(0)} KB, ${r.charts.length} charts)\n`);
     });
 }

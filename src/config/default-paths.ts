@@ -7,5 +7,3 @@ export const DEFAULT_PIPELINE_PATH = 'pipelines/nightly.yaml';
 export const DEFAULT_DB_PATH = 'data/engage.duckdb';
 /** The Parquet tree `run` and `export` write and `views` reads. */
 export const DEFAULT_OUT_DIR = 'data/parquet';
-/** The HTML file `report` writes. */
-export const DEFAULT_REPORT_PATH = 'data/report.html';

@@ -294,14 +294,15 @@ class PipelineReader {
     return { baseUrl: url.url };
   }
 
-  private report(obj: Record<string, unknown>): { path: string } | undefined {
+  private report(obj: Record<string, unknown>): { path?: string } | undefined {
     const value = obj['report'];
     if (value === undefined || value === null) return undefined;
-    if (!isPlainObject(value)) this.fail(['report'], `must be a mapping, found ${typeName(value)}; e.g. report: { path: data/report.html }`);
+    if (!isPlainObject(value)) this.fail(['report'], `must be a mapping, found ${typeName(value)}; e.g. report: {} (report.html beside the database) or report: { path: out/report.html }`);
     this.refuseUnknownKeys(value, ['report'], REPORT_KEYS, 'key in report');
     const path = value['path'];
+    if (path === undefined || path === null) return {};
     if (typeof path !== 'string' || !/\.html?$/i.test(path.trim())) {
-      this.fail(['report', 'path'], `${show(path)} is not the path of an HTML file; e.g. report: { path: data/report.html }`);
+      this.fail(['report', 'path'], `${show(path)} is not the path of an HTML file; e.g. report: { path: out/report.html }, or report: {} for report.html beside the database`);
     }
     return { path: path.trim() };
   }

@@ -13,14 +13,20 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** The valid name closest to `wrong`, or undefined when none is within a third of its length (at least 2 edits). */
-export function nearestName(wrong: string, valid: readonly string[]): string | undefined {
+/** The valid name closest to `wrong` by edit distance (case ignored), however far; undefined when `valid` is empty. */
+export function closestName(wrong: string, valid: readonly string[]): { name: string; distance: number } | undefined {
   const lower = wrong.toLowerCase();
   let best: { name: string; distance: number } | undefined;
   for (const name of valid) {
     const distance = editDistance(lower, name.toLowerCase());
     if (best === undefined || distance < best.distance) best = { name, distance };
   }
+  return best;
+}
+
+/** The valid name closest to `wrong`, or undefined when none is within a third of its length (at least 2 edits). */
+export function nearestName(wrong: string, valid: readonly string[]): string | undefined {
+  const best = closestName(wrong, valid);
   const allowed = Math.max(2, Math.floor(wrong.length / 3));
   return best !== undefined && best.distance <= allowed ? best.name : undefined;
 }

@@ -30,6 +30,9 @@ export interface PipelineDefinition {
   streams: StreamsConfig;
   /** The declared streams, in registry order. */
   streamNames: readonly StreamName[];
-  /** `report: { path }`: the HTML report written after every successful run (path relative to the working folder). */
-  report?: { path: string };
+  /**
+   * `report: {}` or `report: { path }`: the HTML report written after every successful run — `report.html` beside the
+   * database unless a path is given (relative to the working folder).
+   */
+  report?: { path?: string };
 }

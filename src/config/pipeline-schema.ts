@@ -43,9 +43,8 @@ export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = S
       report: {
         type: ['object', 'null'],
         additionalProperties: false,
-        required: ['path'],
-        description: 'the HTML report written after every successful run',
-        properties: { path: { type: 'string', pattern: '\\.[hH][tT][mM][lL]?\\s*$', description: 'where, relative to the working folder, e.g. data/report.html' } },
+        description: 'the HTML report written after every successful run: report.html beside the database unless path says where',
+        properties: { path: { type: 'string', pattern: '\\.[hH][tT][mM][lL]?\\s*$', description: 'where, relative to the working folder, e.g. out/report.html (default: report.html beside the database)' } },
       },
       streams: {
         type: 'object',

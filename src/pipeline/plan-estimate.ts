@@ -112,6 +112,35 @@ export function poolRateBoundMs(byPool: Partial<Record<PoolId, number>>, pools: 
   return bound;
 }
 
+/** One pool's share of a backfill spread over nights. */
+export interface PoolNights {
+  pool: PoolId;
+  requests: number;
+  limit: number;
+  windowMs: number;
+  /** Requests the pool's rate allows in one night's budget: limit × budget / window, at least one window's limit. */
+  perNight: number;
+  nights: number;
+}
+
+/**
+ * Nights a backfill of `byPool` requests takes when each night may spend `budgetMs` (`--time-budget`) at the pools'
+ * sustained rates: per pool ceil(requests / perNight), the run as many nights as its slowest pool. What `init` prints
+ * and writes into the file, and the figure the benchmark reports for a first night.
+ */
+export function nightsUnderBudget(byPool: Partial<Record<PoolId, number>>, budgetMs: number, pools: PoolOverrides = {}): { nights: number; pools: PoolNights[] } {
+  const out: PoolNights[] = [];
+  for (const [id, requests] of Object.entries(byPool) as [PoolId, number | undefined][]) {
+    if (!requests) continue;
+    const { limit, windowMs } = effectivePool(id, pools);
+    // A night shorter than the pool's window still has the window's whole budget (the pool starts each night full).
+    const perNight = Math.max(limit, Math.floor((limit * budgetMs) / windowMs));
+    out.push({ pool: id, requests, limit, windowMs, perNight, nights: Math.ceil(requests / perNight) });
+  }
+  out.sort((a, b) => b.nights - a.nights || b.requests / b.perNight - a.requests / a.perNight);
+  return { nights: Math.max(1, ...out.map((p) => p.nights)), pools: out };
+}
+
 /** `1 h 02 min`, `3 min 05 s`, `4.2 s`, `120 ms`: a duration as a person reads it. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;

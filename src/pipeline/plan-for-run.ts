@@ -1,6 +1,7 @@
 // The plan of one run from its RunOptions and what the warehouse holds: shared by `engage-etl run` (before fetching) and
 // `engage-etl plan` (which opens the database read-only, or plans a first run when there is no database yet).
 import type { ApiClient } from '../api/api-client.js';
+import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { RunOptions } from '../config/run-options.js';
 import { NoSnapshotError } from '../errors.js';
 import { withResumePoint } from '../store/snapshot-store.js';
@@ -65,7 +66,7 @@ export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: D
 export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'read (checkpoint of a run that did not publish)' | 'ignored (--full-refresh)' }> {
   const until = opts.until.toUTC().toJSDate();
   const input = { pipeline: opts.pipeline, streams: opts.streams, until, ...(client ? { client } : {}) };
-  const pagesRead = client ? await readPagedLists(client, opts, until) : {};
+  const pagesRead = client ? await readPagedLists(client, opts.pipeline, opts.streams, until) : {};
   if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, throwFailedList(await discover(input)), pagesRead), storedState: 'ignored (--full-refresh)' };
   try {
     // The run resumes from an object's newer checkpoint: so does its plan.
@@ -80,12 +81,12 @@ export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): 
   }
 }
 
-/** The pages of each paged list of the run, read through `client` (their rows are dropped: `plan` writes nothing). */
-async function readPagedLists(client: ApiClient, opts: RunOptions, until: Date): Promise<Partial<Record<StreamName, number>>> {
+/** The pages of each paged list of `streams`, read through `client` (their rows are dropped: `plan` and `init` write nothing). */
+export async function readPagedLists(client: ApiClient, pipeline: PipelineDefinition, streams: readonly StreamName[], until: Date): Promise<Partial<Record<StreamName, number>>> {
   const pages: Partial<Record<StreamName, number>> = {};
-  for (const name of opts.streams) {
+  for (const name of streams) {
     const stream = streamDeclaration(name);
-    if (stream.kind === 'paged_list') pages[name] = (await stream.fetch(client, opts.pipeline.streams[name], until)).pages;
+    if (stream.kind === 'paged_list') pages[name] = (await stream.fetch(client, pipeline.streams[name], until)).pages;
   }
   return pages;
 }

@@ -7,6 +7,7 @@ import type { ApiClientOptions } from '../api/api-client-options.js';
 import { MAX_IN_FLIGHT } from '../api/in-flight-window.js';
 import type { PoolId } from '../api/endpoints.js';
 import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
+import { reportPathFor } from '../config/report-path.js';
 import type { RunOptions } from '../config/run-options.js';
 import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
@@ -389,7 +390,7 @@ async function publishParquet(wh: Warehouse, place: Place, scope: 'dirty' | 'all
  */
 async function publishDatabase(wh: Warehouse, place: Place, snapshots: SnapshotStore, opts: RunOptions, summary: RunSummary, reporter: RunReporter, warnings: RunWarning[]): Promise<void> {
   await exportBookkeeping(wh, place);
-  if (opts.pipeline.report) summary.report = (await writeReport(wh, opts.pipeline.report.path, { database: snapshots.description })).path;
+  if (opts.pipeline.report) summary.report = (await writeReport(wh, reportPathFor(opts.db, opts.pipeline.report.path, opts.workDir), { database: snapshots.description })).path;
   for (const note of (await snapshots.publish(wh)).notes) {
     warnings.push(note);
     reporter.emit({ type: 'warning', ...note });

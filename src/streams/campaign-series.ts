@@ -11,6 +11,7 @@ import type { RowOf } from '../load/table-definition.js';
 import { CHANNEL_COUNT_COLUMNS, EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
+import { idReference } from './id-reference.js';
 import { CAMPAIGN_LIST, idListDiscovery } from './workspace-lists.js';
 
 export interface CampaignSeriesOptions {
@@ -148,6 +149,7 @@ export const campaignSeriesStream = seriesStream({
     read: (r): CampaignSeriesOptions => ({ campaigns: r.idSelection('campaigns', 'campaigns: [cmp_1]') }),
   },
   discovery: idListDiscovery<CampaignSeriesOptions>(CAMPAIGN_LIST, (o) => o.campaigns, (o, campaigns) => ({ ...o, campaigns })),
+  references: (o) => idReference('campaigns', CAMPAIGN_LIST, o.campaigns.ids),
   series: (o) =>
     o.campaigns.ids.map((campaignId) => ({
       dims: { campaign_id: campaignId },

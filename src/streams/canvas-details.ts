@@ -7,6 +7,7 @@ import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { DISCOVERED_COLUMNS, discoveredValues } from './discovered-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { perIdStream } from './stream-declaration.js';
+import { idReference } from './id-reference.js';
 import { CANVAS_LIST, idListDiscovery } from './workspace-lists.js';
 
 export interface CanvasDetailsOptions {
@@ -71,6 +72,7 @@ export const canvasDetailsStream = perIdStream({
     read: (r): CanvasDetailsOptions => ({ canvases: r.idSelection('canvases', 'canvases: [cv_1]'), includeArchived: r.boolean('include_archived') }),
   },
   discovery: idListDiscovery<CanvasDetailsOptions>(CANVAS_LIST, (o) => o.canvases, (o, canvases) => ({ ...o, canvases }), (o) => o.includeArchived),
+  references: (o) => idReference('canvases', CANVAS_LIST, o.canvases.ids),
   ids: (o) => o.canvases.ids,
   fetch: async (client, canvasId, _o, listed) => {
     const d = await fetchCanvasDetails(client, canvasId);

@@ -17,6 +17,7 @@ import type { RowOf } from '../load/table-definition.js';
 import { EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
+import { idReference } from './id-reference.js';
 import type { Reconciliation } from './stream-declaration.js';
 import { CANVAS_LIST, idListDiscovery } from './workspace-lists.js';
 
@@ -187,6 +188,7 @@ export const canvasSummaryStream = seriesStream({
     }),
   },
   discovery: idListDiscovery<CanvasSummaryOptions>(CANVAS_LIST, (o) => o.canvases, (o, canvases) => ({ ...o, canvases })),
+  references: (o) => idReference('canvases', CANVAS_LIST, o.canvases.ids),
   series: (o) =>
     o.canvases.ids.map((canvasId) => ({
       dims: { canvas_id: canvasId },

@@ -9,6 +9,7 @@ import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { DISCOVERED_COLUMNS, discoveredValues } from './discovered-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { perIdStream } from './stream-declaration.js';
+import { idReference } from './id-reference.js';
 import { CONTENT_BLOCK_LIST, idListDiscovery } from './workspace-lists.js';
 
 export interface ContentBlocksOptions {
@@ -41,6 +42,7 @@ export const contentBlocksStream = perIdStream({
     read: (r): ContentBlocksOptions => ({ ids: r.idSelection('ids', 'ids: [cb_1]'), inclusionData: r.boolean('inclusion_data') }),
   },
   discovery: idListDiscovery<ContentBlocksOptions>(CONTENT_BLOCK_LIST, (o) => o.ids, (o, ids) => ({ ...o, ids })),
+  references: (o) => idReference('ids', CONTENT_BLOCK_LIST, o.ids.ids),
   ids: (o) => o.ids.ids,
   // A block stored without its inclusion data is not current once the option asks for it (nor the other way round).
   listVersion: (listed, o) => (o.inclusionData ? `${listed.version}|inclusion_data` : listed.version),

@@ -6,6 +6,7 @@ import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { DISCOVERED_COLUMNS, discoveredValues } from './discovered-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { perIdStream } from './stream-declaration.js';
+import { idReference } from './id-reference.js';
 import { EMAIL_TEMPLATE_LIST, idListDiscovery } from './workspace-lists.js';
 
 export interface EmailTemplatesOptions {
@@ -32,6 +33,7 @@ export const emailTemplatesStream = perIdStream({
   tables: [table],
   options: { keys: ['ids'], example: '{ ids: all }', read: (r): EmailTemplatesOptions => ({ ids: r.idSelection('ids', 'ids: [tpl_1]') }) },
   discovery: idListDiscovery<EmailTemplatesOptions>(EMAIL_TEMPLATE_LIST, (o) => o.ids, (o, ids) => ({ ...o, ids })),
+  references: (o) => idReference('ids', EMAIL_TEMPLATE_LIST, o.ids.ids),
   ids: (o) => o.ids.ids,
   fetch: async (client, id, _o, listed) => {
     const t = await fetchEmailTemplate(client, id);

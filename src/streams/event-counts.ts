@@ -7,7 +7,8 @@ import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { param } from './purchase-series.js';
 import { UNIT_COLUMN } from './series-columns.js';
 import { seriesStream } from './stream-declaration.js';
-import { EVENT_LIST, idListDiscovery } from './workspace-lists.js';
+import { idReference } from './id-reference.js';
+import { EVENT_LIST, SEGMENT_LIST, idListDiscovery } from './workspace-lists.js';
 
 /** `events: all`: every custom event name the workspace lists. */
 export const ALL_EVENTS = 'all';
@@ -53,6 +54,11 @@ export const eventCountsStream = seriesStream({
     (o) => (o.events === ALL_EVENTS ? { all: true, ids: [] } : { all: false, ids: o.events }),
     (o, events) => ({ ...o, events: events.ids }),
   ),
+  references: (o) => [
+    ...idReference('events', EVENT_LIST, o.events === ALL_EVENTS ? [] : o.events),
+    ...idReference('apps', null, o.apps),
+    ...idReference('segments', SEGMENT_LIST, o.segments),
+  ],
   // Discovery has replaced `all` by the listed names before the series are asked for.
   series: (o) =>
     (o.events === ALL_EVENTS ? [] : o.events).flatMap((event) =>

@@ -5,6 +5,7 @@ import { KPI_METRICS, type KpiMetric } from '../api/types.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { param } from './purchase-series.js';
 import { seriesStream } from './stream-declaration.js';
+import { idReference } from './id-reference.js';
 
 export interface KpisOptions {
   /** The KPIs to load. @default ['dau', 'mau', 'new_users', 'uninstalls'] */
@@ -41,6 +42,7 @@ export const kpisStream = seriesStream({
     example: '{ metrics: [dau, mau, new_users, uninstalls], apps: ["*", app_1] }',
     read: (r): KpisOptions => ({ metrics: r.subset('metrics', KPI_METRICS), apps: r.selectors('apps', 'apps: ["*", app_1]') }),
   },
+  references: (o) => idReference('apps', null, o.apps),
   series: (o) =>
     o.metrics.flatMap((metric) =>
       o.apps.map((app) => ({

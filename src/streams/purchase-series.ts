@@ -11,6 +11,7 @@ import { ALL } from './option-reader.js';
 import type { IdSelection } from './option-reader.js';
 import type { SeriesStream } from './stream-declaration.js';
 import { seriesStream } from './stream-declaration.js';
+import { idReference } from './id-reference.js';
 import { PRODUCT_LIST, idListDiscovery } from './workspace-lists.js';
 
 /** A purchases series (quantity or revenue): one series per app × product pair. */
@@ -53,6 +54,7 @@ export function purchaseSeriesStream<const N extends string, const T extends Pur
       read: (r) => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), products: r.idSelection('products', 'products: ["*", gems_small]', { aggregate: true }) }),
     },
     discovery: idListDiscovery<PurchaseSeriesOptions>(PRODUCT_LIST, (o) => o.products, (o, products) => ({ ...o, products })),
+    references: (o) => [...idReference('apps', null, o.apps), ...idReference('products', PRODUCT_LIST, o.products.ids)],
     series: (o) =>
       o.apps.flatMap((app) =>
         o.products.ids.map((product) => ({

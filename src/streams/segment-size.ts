@@ -3,6 +3,7 @@ import { fetchSegmentSize } from '../api/analytics-endpoints.js';
 import { ENDPOINTS, MAX_SERIES_LENGTH } from '../api/endpoints.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { IdSelection } from './option-reader.js';
+import { idReference } from './id-reference.js';
 import { seriesStream } from './stream-declaration.js';
 import { SEGMENT_LIST, withListed } from './workspace-lists.js';
 
@@ -46,6 +47,7 @@ export const segmentSizeStream = seriesStream({
       return { options: { ...o, segments: withListed(o.segments, all.filter((s) => !skipped.has(s.id))) }, notes };
     },
   },
+  references: (o) => idReference('segments', SEGMENT_LIST, o.segments.ids),
   series: (o) =>
     o.segments.ids.map((segment) => ({
       dims: { segment_id: segment },

@@ -5,7 +5,9 @@ import type { SeriesUnit } from '../api/types.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';
 import { param } from './purchase-series.js';
 import { UNIT_COLUMN } from './series-columns.js';
+import { idReference } from './id-reference.js';
 import { seriesStream } from './stream-declaration.js';
+import { SEGMENT_LIST } from './workspace-lists.js';
 
 export interface SessionsOptions {
   /** @default 'day' */
@@ -36,6 +38,7 @@ export const sessionsStream = seriesStream({
     example: '{ unit: hour, apps: ["*"], segments: ["*", seg_1] }',
     read: (r): SessionsOptions => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), segments: r.selectors('segments', 'segments: ["*", seg_1]') }),
   },
+  references: (o) => [...idReference('apps', null, o.apps), ...idReference('segments', SEGMENT_LIST, o.segments)],
   series: (o) =>
     o.apps.flatMap((app) =>
       o.segments.map((segment) => ({

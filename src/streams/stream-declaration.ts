@@ -8,6 +8,7 @@ import type { ExtractedRows } from '../extract/extracted-rows.js';
 import type { SeriesPoint } from '../extract/series-extractor.js';
 import type { Window } from '../extract/windows.js';
 import type { TableSpec } from '../load/table-definition.js';
+import type { IdReference } from './id-reference.js';
 import type { OptionReader } from './option-reader.js';
 import type { ListedObject, ListRequest, WorkspaceList } from './workspace-lists.js';
 
@@ -32,6 +33,8 @@ interface StreamBase<N extends string, O, T extends readonly TableSpec[]> {
   readonly options: StreamOptions<O>;
   /** How `all` in the options becomes ids: absent for streams whose options cannot say `all`. */
   readonly discovery?: StreamDiscovery<O>;
+  /** The ids the options name explicitly and the list each must be on, for `check`. @default none */
+  readonly references?: (options: O) => readonly IdReference[];
 }
 
 /** The entries of the lists discovery read this run. */

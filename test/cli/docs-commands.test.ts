@@ -1,12 +1,15 @@
 // No flag in the docs goes stale: every `engage-etl …` command line in README.md and docs/ (recipes included) is parsed
 // by the CLI's own commander program, with every action replaced by a no-op. A synopsis line (`[--db FILE]`,
-// `<target>`) is checked flag by flag against its command's options.
-import { readdir, readFile } from 'node:fs/promises';
+// `<target>`) is checked flag by flag against its command's options. The README's shell blocks are run too (below).
+import { spawn } from 'node:child_process';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { makeProgram } from '../../src/cli/main.js';
+import { createEmulator } from '../../src/emulator/server.js';
 import { REPO } from '../reliability/reliability-helpers.js';
 
 interface Found {
@@ -120,3 +123,68 @@ describe('every engage-etl command line in the docs', async () => {
     }
   });
 });
+
+// The README's shell blocks are also RUN, in order, in one folder holding the clone's pipelines/, as a user copies them
+// after `npm install`:
+// `npx engage-etl` is a shim onto this clone's bin, the real service is the emulator (the only edits: its URL for
+// https://rest.example.com, its keys and ids for the <placeholders> and `...`). Blocks it cannot run are skipped, each
+// for the reason SKIPPED names; every other block must exit 0.
+const SKIPPED: readonly { why: string; test: RegExp }[] = [
+  { why: 'npm install / test / start: the install step, the suite this test is part of, and the demo run other tests cover', test: /\bnpm (install|test|start)\b/ },
+  { why: 'object storage: run against s3rver by test/store/object-storage.test.ts', test: /s3:\/\// },
+  { why: 'a synopsis, not a command: its flags are parsed above', test: /\[--|<target>|\(--sql/ },
+  { why: 'starts the emulator, which serves until stopped (the test starts its own)', test: /engage-etl emulator\s*(#|$)/m },
+];
+
+describe('the README\'s shell blocks, run as written', async () => {
+  const readme = await readFile(join(REPO, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => ({ line: readme.slice(0, m.index).split('\n').length, code: m[1]! }));
+  const skipped = blocks.map((b) => ({ ...b, why: SKIPPED.find((s) => s.test.test(b.code))?.why }));
+
+  it('runs most of them and says why it skips the others', () => {
+    const ran = skipped.filter((b) => b.why === undefined);
+    expect(ran.length).toBeGreaterThanOrEqual(5);
+    for (const b of skipped.filter((x) => x.why !== undefined)) expect(b.why, `line ${b.line}`).toMatch(/\w/);
+  });
+
+  it('every block it can run exits 0, in order, in one fresh folder', async () => {
+    const em = await createEmulator({ seed: 1, size: { canvases: 6, campaigns: 6, segments: 6, products: 4, events: 6 } });
+    const dir = await mkdtemp(join(tmpdir(), 'engage-readme-'));
+    try {
+      const bin = join(dir, '.bin');
+      await mkdir(bin);
+      // The clone's files the commands read by default (pipelines/nightly.yaml), as in a fresh clone.
+      await cp(join(REPO, 'pipelines'), join(dir, 'pipelines'), { recursive: true });
+      await writeFile(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = engage-etl ] || exit 127\nshift\nexec "${process.execPath}" "${join(REPO, 'bin', 'engage-etl.js')}" "$@"\n`);
+      await chmod(join(bin, 'npx'), 0o755);
+      const scim = [...em.state.people.dashboardUsers.values()][0]!.id;
+      const fill = (code: string) => code
+        .replaceAll('https://rest.example.com', em.url)
+        .replaceAll('<your REST API key>', em.demoApiKey)
+        .replaceAll('ENGAGE_API_KEY=...', `ENGAGE_API_KEY=${em.demoApiKey}`)
+        .replaceAll('<token>', em.scimToken)
+        .replaceAll('<scim id>', scim);
+      const env = { PATH: `${bin}:${process.env['PATH'] ?? ''}`, HOME: dir, TZ: 'UTC', ENGAGE_BASE_URL: em.url, ENGAGE_API_KEY: em.demoApiKey };
+      for (const b of skipped.filter((x) => x.why === undefined)) {
+        const r = await bash(fill(b.code), dir, env);
+        expect(r.status, `README.md:${b.line}\n${b.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`).toBe(0);
+      }
+    } finally {
+      await em.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+});
+
+/** Runs `script` with `bash -e` (asynchronously: the emulator answers from this process meanwhile). */
+function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('bash', ['-e', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (status) => resolvePromise({ status, stdout, stderr }));
+  });
+}

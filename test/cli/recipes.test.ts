@@ -62,10 +62,12 @@ whenToolMissing(pythonTool, 'the Python recipes\' ast.parse check');
 describe('the Airflow DAG and the Dagster asset', () => {
   const python = pythonTool.available;
 
-  it.each(['airflow_engage_etl.py', 'dagster_engage_etl.py'])('%s treats exit 3 as succeeded with warnings and exit 2 as not worth retrying', async (name) => {
+  it.each(['airflow_engage_etl.py', 'dagster_engage_etl.py'])('%s treats exit 3 as succeeded with warnings, exit 1 and 2 as not worth retrying, and runs the user\'s own file', async (name) => {
     const text = await read(name);
     expect(text).toMatch(/COMPLETED_WITH_WARNINGS = 3/);
-    expect(text).toMatch(/USAGE_ERROR = 2/);
+    expect(text).toMatch(/NOT_WORTH_RETRYING = \(1, 2\)/);
+    expect(text).toMatch(/ENGAGE_ETL_RUN = "bin\/engage-etl\.js run --pipeline pipelines\/workspace\.yaml /);
+    expect(text).toContain('engage-etl.js init --output pipelines/workspace.yaml');
     expect(text).not.toMatch(/npx/);
   });
 
@@ -109,7 +111,7 @@ describe('cron, systemd and logrotate', () => {
     for (const line of cron) expect(line).toMatch(/ \/usr\/bin\/node bin\/engage-etl\.js /);
     expect(cron.join('\n')).not.toMatch(/\bnpx\b/);
     expect(cron[0]).toContain(`>> ${log} 2>&1`);
-    expect(service).toMatch(/^ExecStart=\/usr\/bin\/node \/srv\/engage-etl\/bin\/engage-etl\.js run --json/m);
+    expect(service).toMatch(/^ExecStart=\/usr\/bin\/node \/srv\/engage-etl\/bin\/engage-etl\.js run --pipeline pipelines\/workspace\.yaml --json/m);
     expect(service).toMatch(/^SuccessExitStatus=3$/m);
     expect(service).toContain(`append:${log}`);
     expect(logrotate).toContain(`${log} {`);
@@ -122,7 +124,7 @@ describe('the Kubernetes CronJob', () => {
   interface Container { name: string; command: string[]; args: string[]; env: { name: string; value?: string; valueFrom?: { secretKeyRef?: { key: string } } }[] }
   interface PodSpec { volumes?: unknown[]; restartPolicy: string; terminationGracePeriodSeconds?: number; containers: (Container & { volumeMounts?: unknown[] })[] }
 
-  it('keeps state and output in the bucket (no volume), the key in a Secret, treats exit 3 as success and exit 2 as final, ends its run before the deadline, and its args parse', async () => {
+  it('keeps state and output in the bucket (no volume), the key in a Secret, treats exit 3 as success and exit 1 and 2 as final, ends its run before the deadline, and its args parse', async () => {
     const job = parse(await read('k8s-cronjob.yaml')) as {
       kind: string;
       spec: { schedule: string; concurrencyPolicy: string; jobTemplate: { spec: { activeDeadlineSeconds: number; podFailurePolicy: { rules: { action: string; onExitCodes: { values: number[] } }[] }; template: { spec: PodSpec } } } };
@@ -142,7 +144,7 @@ describe('the Kubernetes CronJob', () => {
     expect(env.get('ENGAGE_API_KEY')?.value).toBeUndefined();
     expect(env.get('AWS_SECRET_ACCESS_KEY')?.value).toBeUndefined();
     expect(container!.command.join(' ')).toMatch(/"\$code" -eq 3 \]; then exit 0/);
-    expect(job.spec.jobTemplate.spec.podFailurePolicy.rules.find((r) => r.action === 'FailJob')?.onExitCodes.values).toEqual([2]);
+    expect(job.spec.jobTemplate.spec.podFailurePolicy.rules.find((r) => r.action === 'FailJob')?.onExitCodes.values).toEqual([1, 2]);
     // The run's budget ends it at least 15 minutes before the deadline kills the pod; SIGTERM leaves time for a checkpoint.
     const deadlineMs = job.spec.jobTemplate.spec.activeDeadlineSeconds * 1000;
     expect(deadlineMs - parseDuration(flag('--time-budget')!, '--time-budget')).toBeGreaterThanOrEqual(15 * 60_000);

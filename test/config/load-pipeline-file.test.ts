@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { reportPathFor } from '../../src/config/report-path.js';
 import { loadPipelineFile } from '../../src/config/load-pipeline-file.js';
 import { STREAM_NAMES } from '../../src/config/pipeline-definition.js';
 
@@ -40,14 +41,16 @@ describe('the shipped nightly pipeline', () => {
     expect(nightly.streamNames).toEqual(STREAM_NAMES);
   });
 
-  it('targets exactly the ids the demo workspace guarantees', () => {
+  it('names no workspace\'s ids: `all` for every list, `"*"` for every aggregate', () => {
     const s = nightly.streams;
     const all = { all: true, ids: [] };
-    expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*', 'app_1'], products: { all: true, ids: ['*'] } });
+    expect(s.purchase_quantity).toEqual({ unit: 'day', apps: ['*'], products: { all: true, ids: ['*'] } });
+    expect(s.sessions?.apps).toEqual(['*']);
+    expect(s.sessions?.segments).toEqual(['*']);
     expect(s.sessions?.unit).toBe('hour');
     expect(s.segment_size?.segments).toEqual(all);
     expect(s.canvas_summary).toEqual({ canvases: all, source: 'data_series', reconcile: true, variantBreakdown: true, stepBreakdown: true, deletedStepData: false });
-    expect(s.kpis).toEqual({ metrics: ['dau', 'mau', 'new_users', 'uninstalls'], apps: ['*', 'app_1', 'app_2'] });
+    expect(s.kpis).toEqual({ metrics: ['dau', 'mau', 'new_users', 'uninstalls'], apps: ['*'] });
     expect(s.event_counts).toEqual({ events: 'all', unit: 'day', apps: ['*'], segments: ['*'] });
     expect(s.campaign_series).toEqual({ campaigns: all });
     expect(s.canvas_details).toEqual({ canvases: all, includeArchived: false });
@@ -166,15 +169,23 @@ describe('refusals', () => {
 });
 
 describe('the report option', () => {
-  it('reads report: { path } and leaves it out when absent; the nightly pipeline writes data/report.html', () => {
+  it('reads report: { path } and report: {}, and leaves it out when absent; the nightly pipeline writes it beside the database', () => {
     expect(loadPipelineFile(file(`${HEAD}report: { path: out/r.html }\nstreams: { custom_events: {} }\n`)).report).toEqual({ path: 'out/r.html' });
+    expect(loadPipelineFile(file(`${HEAD}report: {}\nstreams: { custom_events: {} }\n`)).report).toEqual({});
     expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).report).toBeUndefined();
-    expect(loadPipelineFile('pipelines/nightly.yaml').report).toEqual({ path: 'data/report.html' });
+    expect(loadPipelineFile('pipelines/nightly.yaml').report).toEqual({});
+  });
+
+  it('puts a report without a path beside the database (local), in --work-dir or the working folder (s3://)', () => {
+    expect(reportPathFor('/srv/a/other.duckdb')).toBe('/srv/a/report.html');
+    expect(reportPathFor('/srv/a/other.duckdb', 'out/r.html')).toBe('out/r.html');
+    expect(reportPathFor('s3://lake/state/engage.duckdb', undefined, '/tmp/w')).toBe('/tmp/w/report.html');
+    expect(reportPathFor('s3://lake/state/engage.duckdb')).toBe('report.html');
   });
 
   it.each([
-    [`report: data/report.html`, 'at report:', 'must be a mapping', 'e.g. report: { path: data/report.html }'],
-    [`report: { path: data/report.pdf }`, 'at report.path:', 'not the path of an HTML file', 'e.g. report: { path: data/report.html }'],
+    [`report: data/report.html`, 'at report:', 'must be a mapping', 'e.g. report: {} (report.html beside the database)'],
+    [`report: { path: data/report.pdf }`, 'at report.path:', 'not the path of an HTML file', 'e.g. report: { path: out/report.html }'],
     [`report: { file: r.html }`, 'at report.file:', 'unknown key in report', 'Valid: path'],
   ])('refuses %s, naming the field and the fix', (line, where, why, fix) => {
     const err = refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`));

@@ -62,9 +62,9 @@ describe('engage-etl plan', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('prints the demo pipeline\'s 2-year backfill per stream and per pool, at the minimum, without creating the database', async () => {
+  it('prints the demo pipeline\'s 2-year backfill per stream and per pool, at the minimum, without creating the database (--offline: sending nothing)', async () => {
     const db = join(dir, 'none.duckdb');
-    const { out, code } = await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', db, '--until', '2026-01-01', '--latency-ms', '100']);
+    const { out, code } = await cli(['plan', '--emulator', '--offline', '--pipeline', join(dir, 'explicit.yaml'), '--db', db, '--until', '2026-01-01', '--latency-ms', '100']);
     expect(code).toBe(0);
     // 731 days = 17,544 hours: 8 quantity and 4 revenue series × 8 windows, 4 hourly sessions × 176, 12 KPI series × 8, 3 campaigns × 8,
     // 6 segments × 8, 5 Canvases × ceil(731 / 14) = 53 data_series windows + 1 reconciliation each, 5 + 8 + 7 ids, and
@@ -88,14 +88,16 @@ describe('engage-etl plan', () => {
     expect(out).toContain('estimated duration: ~10.6 s at 100 ms per request — bound by the rate of the default pool');
     expect(out).toContain('the plan sends exactly the minimum');
     expect(out).toContain('paged list: estimated');
+    expect(out).toContain('no request sent');
+    expect(out).toContain('NOT COUNTED: `all` — before a first run no list is known and this plan sent nothing');
     expect(existsSync(db)).toBe(false);
   });
 
-  it('prints the same plan as JSON with --json', async () => {
-    const { out, code } = await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
+  it('prints the same plan as JSON with --json, and with --offline says that it does not count `all`', async () => {
+    const { out, code } = await cli(['plan', '--emulator', '--offline', '--pipeline', join(dir, 'explicit.yaml'), '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(out) as PlanReport;
-    expect([report.requests, report.minimum, report.estimated, report.storedState]).toEqual([1260, 1260, true, 'none']);
+    expect([report.requests, report.minimum, report.estimated, report.storedState, report.sent, report.countsAll]).toEqual([1260, 1260, true, 'none', 0, false]);
     expect(report.byPool.map((p) => [p.pool, p.requests, p.waves])).toEqual([['default', 1162, 1], ['purchases_events', 97, 1], ['cdi', 1, 1]]);
     expect(report.estimate).toMatchObject({ latencyMs: 200, maxInFlight: null, boundBy: 'rate', pool: 'default' });
     const capped = JSON.parse((await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json', '--max-in-flight', '4'])).out) as PlanReport;
@@ -111,13 +113,15 @@ describe('engage-etl plan', () => {
     expect(err).toContain('"fast" is not a number of milliseconds ≥ 0; e.g. --latency-ms 200');
   });
 
-  it('plans the scaled pipeline (103 series) spread at the purchases pool\'s rate and says that pool bounds the run', async () => {
+  it('plans the scaled pipeline before a first run from the lists it reads (counted), spread at the purchases pool\'s rate', async () => {
     const { out, code } = await cli(['plan', '--emulator', '--pipeline', SCALED, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01']);
     expect(code).toBe(0);
-    // 32 hourly quantity series × 176 windows + 32 daily revenue series × 8 + 1 events page = 5,889: six hours of budget,
-    // spread at one request every 3.6 s (5,888 × 3.6 s + one round trip).
-    expect(out).toMatch(/purchases_events\s+5,889\s+1,000 \/ 1 h\s+6\s+8\s+5 h 53 min \(rate\)/);
-    expect(out).toMatch(/total\s+~11,152\s+~11,152/);
+    expect(out).toContain('14 list request(s) sent (to read the lists the run reads), nothing else');
+    // 16 products + "*": 17 hourly quantity series × 176 windows + 17 daily revenue series × 8 + 2 product and 3 event
+    // pages = 3,133: four waves of budget, spread at one request every 3.6 s (3,132 × 3.6 s + one round trip).
+    expect(out).toMatch(/purchase_quantity\s+17\s+2,992\s+2,992\s+purchases_events/);
+    expect(out).toMatch(/purchases_events\s+3,133\s+1,000 \/ 1 h\s+4\s+8\s+3 h 07 min \(rate\)/);
+    expect(out).toMatch(/total\s+11,999\s+11,999/);
     expect(out).toContain('bound by the rate of the purchases_events pool (purchases + events list, 1,000/hour)');
   });
 
@@ -180,12 +184,12 @@ describe('engage-etl plan --discover before a first run', () => {
     await fx.close();
   });
 
-  /** `plan --discover --json` against the fixture's emulator, as a user types it; then the run it planned. */
+  /** `plan --json` before a first run against the fixture's emulator, as a user types it (it reads the lists itself); then the run it planned. */
   async function planThenRun(pipeline: string, from: string): Promise<{ report: PlanReport; sentByPlan: number; summary: Awaited<ReturnType<PipelineFixture['run']>> }> {
     await writeFile(fx.pipelinePath, pipeline);
     const until = '2025-03-10T05:30:00Z';
     const before = fx.emulator.stats.requests;
-    const { out, code, err } = await cli(['plan', '--discover', '--base-url', fx.emulator.url, '--api-key', fx.emulator.demoApiKey, '--pipeline', fx.pipelinePath,
+    const { out, code, err } = await cli(['plan', '--base-url', fx.emulator.url, '--api-key', fx.emulator.demoApiKey, '--pipeline', fx.pipelinePath,
       '--db', fx.db, '--from', from, '--until', until, '--json']);
     expect(code, err).toBe(0);
     expect(out.trimEnd().split('\n')).toHaveLength(1);
@@ -212,7 +216,7 @@ describe('engage-etl plan --discover before a first run', () => {
     expect(report.minimum).toBe(report.requests);
     // The run itself still estimates the integrations list before reading it (one page): only its count differs.
     expect(summary.requests.planned).toBe(report.requests - (integrations.requests - 1));
-  });
+  }, 180_000);
 
   it('counts `event_counts: { events: all }` alone: one series per listed name, the same requests as the run', async () => {
     const { report, sentByPlan, summary } = await planThenRun('name: t\nstart_date: 2025-01-01\nstreams:\n  event_counts: { events: all }\n', '2025-03-01');
