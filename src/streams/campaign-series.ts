@@ -6,7 +6,7 @@ import { OPTIONAL_DAY_COUNTS, fetchCampaignSeries, type CampaignDay, type Campai
 import { CHANNEL_COUNT_FIELDS, CHANNEL_COUNTS, VARIATION_COUNT_FIELDS } from '../api/channel-stats.js';
 import { ENDPOINTS, MAX_CAMPAIGN_SERIES_LENGTH } from '../api/endpoints.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
-import { col, defineTable, ident, rowsOf, sqlString } from '../load/table-definition.js';
+import { MONEY, col, defineTable, ident, rowsOf, sqlString } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
 import { CHANNEL_COUNT_COLUMNS, EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
@@ -23,7 +23,7 @@ const totalsTable = defineTable({
   description: 'A campaign\'s totals per UTC day; the optional ones NULL when the server leaves them out.',
   columns: [
     col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('unique_recipients', 'BIGINT'), col('conversions', 'BIGINT'),
-    col('conversions1', 'BIGINT'), col('conversions2', 'BIGINT'), col('conversions3', 'BIGINT'), col('revenue', 'DOUBLE'),
+    col('conversions1', 'BIGINT'), col('conversions2', 'BIGINT'), col('conversions3', 'BIGINT'), col('revenue', MONEY),
     ...OPTIONAL_DAY_COUNTS.filter((f) => f.endsWith('_by_send_time')).map((f) => col(f, 'BIGINT')),
   ],
   key: ['campaign_id', 'time'],
@@ -42,7 +42,7 @@ const messagesTable = defineTable({
   columns: [
     col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('channel', 'VARCHAR'), col('variation_key', 'VARCHAR'),
     col('variation_api_id', 'VARCHAR'), col('variation_name', 'VARCHAR'),
-    ...CHANNEL_COUNT_COLUMNS, ...VARIATION_COUNT_FIELDS.map((f) => col(f, 'BIGINT')), col('revenue', 'DOUBLE'), EXTRA_STATS_COLUMN,
+    ...CHANNEL_COUNT_COLUMNS, ...VARIATION_COUNT_FIELDS.map((f) => col(f, 'BIGINT')), col('revenue', MONEY), EXTRA_STATS_COLUMN,
   ],
   key: ['campaign_id', 'time', 'channel', 'variation_key'],
   partitionSource: 'time',
@@ -62,7 +62,7 @@ function v1Upgrade(): Record<string, string> {
   const documentedOn = (f: string) => Object.keys(CHANNEL_COUNTS).filter((c) => CHANNEL_COUNTS[c]!.includes(f));
   const compute: Record<string, string> = { variation_key: ident('variation_api_id') };
   const patch: string[] = [];
-  const moveFromJson = (f: string, cond: string, kind: 'BIGINT' | 'DOUBLE') => {
+  const moveFromJson = (f: string, cond: string, kind: 'BIGINT' | typeof MONEY) => {
     const types = kind === 'BIGINT' ? `('BIGINT', 'UBIGINT')` : `('BIGINT', 'UBIGINT', 'DOUBLE')`;
     const moves = `(${cond}) AND json_type(${json}, ${at(f)}) IN ${types}`;
     compute[f] = `CASE WHEN ${moves} THEN CAST(${json} ->> ${at(f)} AS ${kind}) END`;
@@ -76,7 +76,7 @@ function v1Upgrade(): Record<string, string> {
     } else moveFromJson(f, cond, 'BIGINT');
   }
   for (const f of VARIATION_COUNT_FIELDS) moveFromJson(f, 'TRUE', 'BIGINT');
-  moveFromJson('revenue', 'TRUE', 'DOUBLE');
+  moveFromJson('revenue', 'TRUE', MONEY);
   const nameIsText = `json_type(${json}, '$.variation_name') = 'VARCHAR'`;
   compute.variation_name = `CASE WHEN ${nameIsText} THEN ${json} ->> '$.variation_name' END`;
   patch.push(`'variation_name'`, `CASE WHEN ${nameIsText} THEN 'null'::JSON ELSE json_extract(${json}, '$.variation_name') END`);
