@@ -51,7 +51,8 @@ const messagesTable = defineTable({
 
 /**
  * Rows of the previous version (8 counts typed on every channel, the rest in `channel_stats`) re-split by the rule of
- * this one: a field documented for the row's channel moves to its column (from the old column, or from the JSON when
+ * this one: a field documented for the row's channel (any documented count on a channel this version does not know)
+ * moves to its column (from the old column, or from the JSON when
  * it holds a JSON number of the column's kind); an old column's value the channel does not document, and any JSON value
  * that does not move, stay in `extra_stats`. So an old row reads as the same answer fetched today would.
  */
@@ -59,6 +60,8 @@ function v1Upgrade(): Record<string, string> {
   const json = ident('channel_stats');
   const at = (f: string) => sqlString(`$."${f}"`);
   const channelIn = (channels: readonly string[]) => `${ident('channel')} IN (${channels.map(sqlString).join(', ')})`;
+  // A channel this version does not know reads every documented count it carries (channel-stats.ts).
+  const unknownChannel = `NOT list_contains([${Object.keys(CHANNEL_COUNTS).map(sqlString).join(', ')}], ${ident('channel')})`;
   const documentedOn = (f: string) => Object.keys(CHANNEL_COUNTS).filter((c) => CHANNEL_COUNTS[c]!.includes(f));
   const compute: Record<string, string> = { variation_key: ident('variation_api_id') };
   const patch: string[] = [];
@@ -69,7 +72,7 @@ function v1Upgrade(): Record<string, string> {
     patch.push(sqlString(f), `CASE WHEN ${moves} THEN 'null'::JSON ELSE json_extract(${json}, ${at(f)}) END`);
   };
   for (const f of CHANNEL_COUNT_FIELDS) {
-    const cond = channelIn(documentedOn(f));
+    const cond = `${channelIn(documentedOn(f))} OR ${unknownChannel}`;
     if ((V1_TYPED as readonly string[]).includes(f)) {
       compute[f] = `CASE WHEN ${cond} THEN ${ident(f)} END`;
       patch.push(sqlString(f), `CASE WHEN ${cond} THEN 'null'::JSON ELSE to_json(${ident(f)}) END`);
