@@ -35,15 +35,15 @@ const TOP_VARIANTS = 20;
 const TOP_FUNNELS = 6;
 
 /**
- * Days before the last run's --until day: the day in progress holds only its first hours, and drawn beside whole days
- * it read as a collapse of every series on the last day.
+ * Complete days only (the views' `complete`: the series' watermark passed the day): the day in progress holds only its
+ * first hours, and drawn beside whole days it read as a collapse of every series on the last day.
  */
-const COMPLETE_DAYS = `"day" < COALESCE((SELECT CAST(max("until") AS DATE) FROM "main"."_etl_runs"), DATE '9999-12-31')`;
+const COMPLETE_DAYS = `"complete"`;
 
 /** The last day of event_counts_daily (all apps, all users), read from the table. */
 const ALL_EVENTS_LAST_DAY = `SELECT CAST(max("time") AS DATE) FROM "main"."event_counts" WHERE "app_id" = '*' AND "segment_id" = '*'`;
 
-const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}") - ${REPORT_DAYS} AND ${COMPLETE_DAYS}`;
+const lastDays = (view: string) => `"day" > (SELECT max("day") FROM "analytics"."${view}" WHERE ${COMPLETE_DAYS}) - ${REPORT_DAYS} AND ${COMPLETE_DAYS}`;
 
 /** A measure per day from a totals view ("All apps") and its per-app view, last REPORT_DAYS days; NULL (not loaded) left out. */
 const allAndPerApp = (totals: string, perApp: string, measure: string) =>
@@ -105,7 +105,7 @@ export const CHARTS: readonly ChartSpec[] = [
     title: 'Segment sizes',
     caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), last ${REPORT_DAYS} complete days (segments overlap).`,
     kind: 'line',
-    sql: `WITH "top" AS (SELECT "segment_id" FROM "analytics"."segment_size_daily" WHERE "day" = (SELECT max("day") FROM "analytics"."segment_size_daily")
+    sql: `WITH "top" AS (SELECT "segment_id" FROM "analytics"."segment_size_daily" WHERE "day" = (SELECT max("day") FROM "analytics"."segment_size_daily" WHERE ${COMPLETE_DAYS})
                           ORDER BY "size" DESC NULLS LAST, "segment_id" LIMIT ${TOP_SEGMENTS})
           SELECT "day" AS "x", "segment_id" AS "series", "size" AS "y" FROM "analytics"."segment_size_daily"
           WHERE ${lastDays('segment_size_daily')} AND "segment_id" IN (SELECT "segment_id" FROM "top") AND "size" IS NOT NULL ORDER BY "series", "x"`,
@@ -113,12 +113,12 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'canvas-variants',
     title: 'Canvas conversion per variant',
-    caption: `Conversions / entries of the ${TOP_VARIANTS} Canvas variants with most entries over the last 30 days of data.`,
+    caption: `Conversions / entries of the ${TOP_VARIANTS} Canvas variants with most entries over the last 30 complete days.`,
     kind: 'bar',
     yFormat: 'percent',
     sql: `SELECT "x", 'conversion rate' AS "series", "y" FROM (
             SELECT "canvas_name" || ' · ' || "variant_name" AS "x", sum("conversions") / sum("entries") AS "y", sum("entries") AS "n"
-            FROM "analytics"."canvas_variant_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."canvas_variant_daily") - 30
+            FROM "analytics"."canvas_variant_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."canvas_variant_daily" WHERE ${COMPLETE_DAYS}) - 30 AND ${COMPLETE_DAYS}
             GROUP BY ALL HAVING sum("entries") > 0 ORDER BY "n" DESC, "x" LIMIT ${TOP_VARIANTS}
           ) ORDER BY "x"`,
   },
@@ -143,14 +143,14 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'campaign-rates',
     title: 'Campaign open and click rates',
-    caption: `Opens and clicks per message that reached someone, of the ${TOP_CAMPAIGN_MESSAGES} campaign channels that reached most over the last 30 days of data, each channel by its own fields: email unique_opens and unique_clicks per delivered, push direct_opens and body_clicks per sent − bounces. Channels without opens (SMS, webhooks, content cards, in-app messages) are left out.`,
+    caption: `Opens and clicks per message that reached someone, of the ${TOP_CAMPAIGN_MESSAGES} campaign channels that reached most over the last 30 complete days, each channel by its own fields: email unique_opens and unique_clicks per delivered, push direct_opens and body_clicks per sent − bounces. Channels without opens (SMS, webhooks, content cards, in-app messages) are left out.`,
     kind: 'bar',
     yFormat: 'percent',
     barLayout: 'grouped',
     sql: `WITH "recent" AS (
             SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("reached") AS "reached",
                    sum("opens") / sum("reached") AS "open_rate", sum("clicks") / sum("reached") AS "click_rate"
-            FROM "analytics"."campaign_message_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."campaign_message_daily") - 30
+            FROM "analytics"."campaign_message_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."campaign_message_daily" WHERE ${COMPLETE_DAYS}) - 30 AND ${COMPLETE_DAYS}
             GROUP BY ALL HAVING sum("reached") > 0 AND sum("opens") > 0 ORDER BY "reached" DESC, "x" LIMIT ${TOP_CAMPAIGN_MESSAGES}
           )
           SELECT "x", 'open rate' AS "series", "open_rate" AS "y" FROM "recent"
