@@ -4,7 +4,9 @@
 CREATE OR REPLACE MACRO "analytics"."series_watermarks"("stream_name") AS TABLE
 SELECT "series_key", "watermark" FROM "main"."_etl_series_state" WHERE "stream" = "stream_name";
 
--- Internal: whether the day `d` has ended before the watermark `wm` (false without a watermark).
+-- Internal: whether the day `d` has ended before the watermark `wm` (false without a watermark). A view that reads a
+-- day from its day point, else from its hours, takes the watermark of the same unit with arg_min_null: a day point no
+-- series of the pipeline loads has none and is not complete, where arg_min would skip to the hours' watermark.
 CREATE OR REPLACE MACRO "analytics"."day_complete"("d", "wm") AS COALESCE(CAST("d" AS TIMESTAMP) + INTERVAL 1 DAY <= "wm", false);
 
 -- The date spine: every day from the first to the last day of any series, so a chart shows a day without data as zero.

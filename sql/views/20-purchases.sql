@@ -7,7 +7,7 @@ CREATE OR REPLACE MACRO "analytics"."purchases_per_series"() AS TABLE
 WITH
   "revenue_days" AS (
     SELECT "app_id", "product", "day", arg_min("value", "unit" <> 'day') AS "revenue",
-           "analytics"."day_complete"("day", arg_min("wm", "unit" <> 'day')) AS "complete" FROM (
+           "analytics"."day_complete"("day", arg_min_null("wm", "unit" <> 'day')) AS "complete" FROM (
       SELECT r."app_id", r."product", CAST(r."time" AS DATE) AS "day", r."unit", sum(r."revenue") AS "value", max(w."watermark") AS "wm"
       FROM "main"."revenue" r
       LEFT JOIN "analytics"."series_watermarks"('revenue') w ON w."series_key" = 'unit=' || r."unit" || '|app_id=' || r."app_id" || '|product=' || r."product"
@@ -16,7 +16,7 @@ WITH
   ),
   "quantity_days" AS (
     SELECT "app_id", "product", "day", arg_min("value", "unit" <> 'day') AS "purchases",
-           "analytics"."day_complete"("day", arg_min("wm", "unit" <> 'day')) AS "complete" FROM (
+           "analytics"."day_complete"("day", arg_min_null("wm", "unit" <> 'day')) AS "complete" FROM (
       SELECT q."app_id", q."product", CAST(q."time" AS DATE) AS "day", q."unit", sum(q."purchase_quantity") AS "value", max(w."watermark") AS "wm"
       FROM "main"."purchase_quantity" q
       LEFT JOIN "analytics"."series_watermarks"('purchase_quantity') w ON w."series_key" = 'unit=' || q."unit" || '|app_id=' || q."app_id" || '|product=' || q."product"

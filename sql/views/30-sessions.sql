@@ -4,7 +4,7 @@
 -- Internal: one row per loaded (day, app_id, segment_id); '*' rows included.
 CREATE OR REPLACE MACRO "analytics"."sessions_per_series"() AS TABLE
 SELECT "app_id", "segment_id", "day", CAST(arg_min("value", "unit" <> 'day') AS BIGINT) AS "sessions",
-       "analytics"."day_complete"("day", arg_min("wm", "unit" <> 'day')) AS "complete" FROM (
+       "analytics"."day_complete"("day", arg_min_null("wm", "unit" <> 'day')) AS "complete" FROM (
   SELECT s."app_id", s."segment_id", CAST(s."time" AS DATE) AS "day", s."unit", sum(s."sessions") AS "value", max(w."watermark") AS "wm"
   FROM "main"."sessions" s
   LEFT JOIN "analytics"."series_watermarks"('sessions') w ON w."series_key" = 'unit=' || s."unit" || '|app_id=' || s."app_id" || '|segment_id=' || s."segment_id"

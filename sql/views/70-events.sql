@@ -10,7 +10,7 @@
 CREATE OR REPLACE MACRO "analytics"."event_counts_per_series"("since" := NULL) AS TABLE
 WITH "days" AS (
   SELECT "event", "app_id", "segment_id", "day", CAST(arg_min("value", "unit" <> 'day') AS BIGINT) AS "count",
-         "analytics"."day_complete"("day", arg_min("wm", "unit" <> 'day')) AS "complete" FROM (
+         "analytics"."day_complete"("day", arg_min_null("wm", "unit" <> 'day')) AS "complete" FROM (
     SELECT e."event", e."app_id", e."segment_id", CAST(e."time" AS DATE) AS "day", e."unit", sum(e."count") AS "value", max(w."watermark") AS "wm"
     FROM "main"."event_counts" e
     LEFT JOIN "analytics"."series_watermarks"('event_counts') w

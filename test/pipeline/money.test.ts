@@ -6,7 +6,8 @@ import { readdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { asyncBufferFromFile, parquetMetadataAsync } from 'hyparquet';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignSeries } from '../../src/emulator/analytics/campaign-stats.js';
 import { canvasDailyStats } from '../../src/emulator/analytics/canvas-stats.js';
@@ -115,6 +116,14 @@ describe('money over a year of the emulator', () => {
         expect([column, element.type, element.converted_type, element.precision, element.scale, element.logical_type?.type]).toEqual([column, 'INT64', 'DECIMAL', 18, 2, 'DECIMAL']);
       }
     }
+    // hyparquet reads the INT64 cents (as cents × 0.01, a float): every stored amount comes back to its cent.
+    const fromParquet: number[] = [];
+    for (const file of (await readdir(join(f.out, 'canvas_summary'), { recursive: true })).filter((p) => p.endsWith('.parquet'))) {
+      const rows = await parquetReadObjects({ file: await asyncBufferFromFile(join(f.out, 'canvas_summary', file)), compressors, columns: ['revenue'] });
+      fromParquet.push(...rows.map((r) => cents(r['revenue'] as number)));
+    }
+    const fromDuck = (await f.query(`SELECT CAST(revenue * 100 AS BIGINT) AS c FROM canvas_summary`)).map((r) => Number(r['c']));
+    expect(fromParquet.sort((a, b) => a - b)).toEqual(fromDuck.sort((a, b) => a - b));
     // DuckDB reads the files back as the same exact decimal.
     const wh = await Warehouse.open(join(f.dir, 'reader.duckdb'));
     try {
