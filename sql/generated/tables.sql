@@ -14,18 +14,18 @@ CREATE TABLE IF NOT EXISTS "purchase_quantity" (
 );
 COMMENT ON TABLE "purchase_quantity" IS 'In-app purchases per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.';
 
--- Revenue (USD) per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.
+-- Revenue (USD, to the cent) per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.
 CREATE TABLE IF NOT EXISTS "revenue" (
   "app_id" VARCHAR,
   "product" VARCHAR,
   "unit" VARCHAR,
   "time" TIMESTAMP,
-  "revenue" DOUBLE,
+  "revenue" DECIMAL(18,2),
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR,
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("time", '%Y-%m')) VIRTUAL
 );
-COMMENT ON TABLE "revenue" IS 'Revenue (USD) per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.';
+COMMENT ON TABLE "revenue" IS 'Revenue (USD, to the cent) per app, product and unit ("*" = all apps / all products). Key: app_id, product, unit, time.';
 
 -- Sessions per app, segment and unit ("*" = all apps / no segment filter). Key: app_id, segment_id, unit, time.
 CREATE TABLE IF NOT EXISTS "sessions" (
@@ -97,7 +97,7 @@ CREATE TABLE IF NOT EXISTS "campaign_series" (
   "conversions1" BIGINT,
   "conversions2" BIGINT,
   "conversions3" BIGINT,
-  "revenue" DOUBLE,
+  "revenue" DECIMAL(18,2),
   "conversions_by_send_time" BIGINT,
   "conversions1_by_send_time" BIGINT,
   "conversions2_by_send_time" BIGINT,
@@ -151,7 +151,7 @@ CREATE TABLE IF NOT EXISTS "campaign_message_series" (
   "conversions3" BIGINT,
   "conversions3_by_send_time" BIGINT,
   "enrolled" BIGINT,
-  "revenue" DOUBLE,
+  "revenue" DECIMAL(18,2),
   "extra_stats" JSON,
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR,
@@ -167,7 +167,7 @@ CREATE TABLE IF NOT EXISTS "canvas_summary" (
   "entries" BIGINT,
   "conversions" BIGINT,
   "conversions_by_entry_time" BIGINT,
-  "revenue" DOUBLE,
+  "revenue" DECIMAL(18,2),
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR,
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("day", '%Y-%m')) VIRTUAL
@@ -182,7 +182,7 @@ CREATE TABLE IF NOT EXISTS "canvas_variant_summary" (
   "name" VARCHAR,
   "entries" BIGINT,
   "conversions" BIGINT,
-  "revenue" DOUBLE,
+  "revenue" DECIMAL(18,2),
   "conversions_by_entry_time" BIGINT,
   "extra_stats" JSON,
   "_loaded_at" TIMESTAMP,
@@ -199,7 +199,7 @@ CREATE TABLE IF NOT EXISTS "canvas_step_summary" (
   "name" VARCHAR,
   "conversions" BIGINT,
   "conversions_by_entry_time" BIGINT,
-  "revenue" DOUBLE,
+  "revenue" DECIMAL(18,2),
   "_loaded_at" TIMESTAMP,
   "_run_id" VARCHAR,
   "_month" VARCHAR GENERATED ALWAYS AS (strftime("day", '%Y-%m')) VIRTUAL

@@ -4,9 +4,11 @@ SELECT
   s."day", s."canvas_id", COALESCE(c."name", s."name") AS "canvas_name",
   s."entries", s."conversions", s."conversions_by_entry_time",
   s."conversions" / NULLIF(CAST(s."entries" AS DOUBLE), 0) AS "conversion_rate",
-  s."revenue"
-FROM "main"."canvas_summary" s LEFT JOIN "main"."canvases" c ON c."canvas_id" = s."canvas_id";
-COMMENT ON VIEW "analytics"."canvas_daily" IS 'Each Canvas per day: entries, conversions, conversion rate and revenue. One row per Canvas and day; SUM over days or Canvases counts each entry once.';
+  s."revenue",
+  "analytics"."day_complete"(s."day", w."watermark") AS "complete"
+FROM "main"."canvas_summary" s LEFT JOIN "main"."canvases" c ON c."canvas_id" = s."canvas_id"
+LEFT JOIN "analytics"."series_watermarks"('canvas_summary') w ON w."series_key" = 'unit=day|canvas_id=' || s."canvas_id";
+COMMENT ON VIEW "analytics"."canvas_daily" IS 'Each Canvas per day: entries, conversions, conversion rate and revenue. One row per Canvas and day; SUM over days or Canvases counts each entry once. To fill: add the canvas_summary stream to the pipeline, e.g. canvas_summary: { canvases: all }.';
 COMMENT ON COLUMN "analytics"."canvas_daily"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."canvas_daily"."canvas_id" IS 'The Canvas.';
 COMMENT ON COLUMN "analytics"."canvas_daily"."canvas_name" IS 'The Canvas''s current name.';
@@ -14,7 +16,8 @@ COMMENT ON COLUMN "analytics"."canvas_daily"."entries" IS 'Users who entered the
 COMMENT ON COLUMN "analytics"."canvas_daily"."conversions" IS 'Conversions counted on the day.';
 COMMENT ON COLUMN "analytics"."canvas_daily"."conversions_by_entry_time" IS 'Conversions credited to the day the user entered.';
 COMMENT ON COLUMN "analytics"."canvas_daily"."conversion_rate" IS 'conversions / entries; NULL on a day without entries. Average it over days as sum(conversions) / sum(entries), not avg(conversion_rate).';
-COMMENT ON COLUMN "analytics"."canvas_daily"."revenue" IS 'Revenue attributed to the Canvas on the day.';
+COMMENT ON COLUMN "analytics"."canvas_daily"."revenue" IS 'Revenue attributed to the Canvas on the day, USD exact to the cent (DECIMAL).';
+COMMENT ON COLUMN "analytics"."canvas_daily"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."canvas_variant_daily" AS
 SELECT
@@ -22,12 +25,14 @@ SELECT
   COALESCE(cv."name", v."name") AS "variant_name",
   v."entries", v."conversions",
   v."conversions" / NULLIF(CAST(v."entries" AS DOUBLE), 0) AS "conversion_rate",
-  v."revenue"
+  v."revenue",
+  "analytics"."day_complete"(v."day", w."watermark") AS "complete"
 FROM "main"."canvas_variant_summary" v
+LEFT JOIN "analytics"."series_watermarks"('canvas_summary') w ON w."series_key" = 'unit=day|canvas_id=' || v."canvas_id"
 LEFT JOIN "main"."canvases" c ON c."canvas_id" = v."canvas_id"
 LEFT JOIN "main"."canvas_summary" cs ON cs."canvas_id" = v."canvas_id" AND cs."day" = v."day"
 LEFT JOIN "main"."canvas_variants" cv ON cv."canvas_id" = v."canvas_id" AND cv."variant_id" = v."variant_id";
-COMMENT ON VIEW "analytics"."canvas_variant_daily" IS 'Each Canvas variant per day: entries, conversions, conversion rate and revenue. One row per Canvas, variant and day.';
+COMMENT ON VIEW "analytics"."canvas_variant_daily" IS 'Each Canvas variant per day: entries, conversions, conversion rate and revenue. One row per Canvas, variant and day. To fill: ask for the variant breakdown, canvas_summary: { variant_breakdown: true }.';
 COMMENT ON COLUMN "analytics"."canvas_variant_daily"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."canvas_variant_daily"."canvas_id" IS 'The Canvas.';
 COMMENT ON COLUMN "analytics"."canvas_variant_daily"."canvas_name" IS 'The Canvas''s current name.';
@@ -37,6 +42,7 @@ COMMENT ON COLUMN "analytics"."canvas_variant_daily"."entries" IS 'Users who ent
 COMMENT ON COLUMN "analytics"."canvas_variant_daily"."conversions" IS 'Conversions of the variant counted on the day.';
 COMMENT ON COLUMN "analytics"."canvas_variant_daily"."conversion_rate" IS 'conversions / entries; NULL on a day without entries. Over several days use sum(conversions) / sum(entries).';
 COMMENT ON COLUMN "analytics"."canvas_variant_daily"."revenue" IS 'Revenue attributed to the variant on the day.';
+COMMENT ON COLUMN "analytics"."canvas_variant_daily"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 -- A step's position is its distance from a variant's first step along next_step_ids (the shortest path when paths join).
 CREATE OR REPLACE VIEW "analytics"."canvas_step_funnel" AS
@@ -70,7 +76,7 @@ LEFT JOIN "sent" se ON se."canvas_id" = st."canvas_id" AND se."step_id" = st."st
 LEFT JOIN "entries" e ON e."canvas_id" = st."canvas_id"
 LEFT JOIN "main"."canvases" c ON c."canvas_id" = st."canvas_id"
 LEFT JOIN "main"."canvas_steps" cs ON cs."canvas_id" = st."canvas_id" AND cs."step_id" = st."step_id";
-COMMENT ON VIEW "analytics"."canvas_step_funnel" IS 'The step funnel of each Canvas over every loaded day: one row per Canvas and step, in path order (position). Rows are steps of one path, so do not SUM conversions across steps: a user converts once per Canvas.';
+COMMENT ON VIEW "analytics"."canvas_step_funnel" IS 'The step funnel of each Canvas over every loaded day: one row per Canvas and step, in path order (position). Rows are steps of one path, so do not SUM conversions across steps: a user converts once per Canvas. To fill: ask for the step breakdown, canvas_summary: { step_breakdown: true }, and add canvas_details: { canvases: all } for the path order.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."canvas_id" IS 'The Canvas.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."canvas_name" IS 'The Canvas''s current name.';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."position" IS 'Steps from a variant''s first step (1 = first step) along the shortest path; NULL for a step no path reaches (deleted or detached).';

@@ -9,18 +9,23 @@
 -- windows over every day of every event took half a second a run; the days of its first week then lack their averages.
 CREATE OR REPLACE MACRO "analytics"."event_counts_per_series"("since" := NULL) AS TABLE
 WITH "days" AS (
-  SELECT "event", "app_id", "segment_id", "day", CAST(arg_min("value", "unit" <> 'day') AS BIGINT) AS "count" FROM (
-    SELECT "event", "app_id", "segment_id", CAST("time" AS DATE) AS "day", "unit", sum("count") AS "value"
-    FROM "main"."event_counts" WHERE "since" IS NULL OR "time" >= CAST("since" AS TIMESTAMP) GROUP BY ALL
-  ) GROUP BY ALL
+  SELECT "event", "app_id", "segment_id", "day", CAST(arg_min("value", "unit" <> 'day') AS BIGINT) AS "count",
+         "analytics"."day_complete"("day", arg_min_null("wm", "unit" <> 'day')) AS "complete" FROM (
+    SELECT e."event", e."app_id", e."segment_id", CAST(e."time" AS DATE) AS "day", e."unit", sum(e."count") AS "value", max(w."watermark") AS "wm"
+    FROM "main"."event_counts" e
+    LEFT JOIN "analytics"."series_watermarks"('event_counts') w
+      ON w."series_key" = 'unit=' || e."unit" || '|event=' || e."event" || '|app_id=' || e."app_id" || '|segment_id=' || e."segment_id"
+    WHERE "since" IS NULL OR e."time" >= CAST("since" AS TIMESTAMP) GROUP BY ALL
+  ) GROUP BY "event", "app_id", "segment_id", "day"
 )
 SELECT
   "event", "app_id", "segment_id", "day", "count", "count_7d_avg", "count_week_before",
   "count" - "count_week_before" AS "wow_change",
-  ("count" - "count_week_before") / NULLIF(CAST("count_week_before" AS DOUBLE), 0) AS "wow_change_rate"
+  ("count" - "count_week_before") / NULLIF(CAST("count_week_before" AS DOUBLE), 0) AS "wow_change_rate",
+  "complete"
 FROM (
   SELECT
-    "event", "app_id", "segment_id", "day", "count",
+    "event", "app_id", "segment_id", "day", "count", "complete",
     CASE WHEN count(*) OVER "w7" = 7 THEN CAST(sum("count") OVER "w7" AS DOUBLE) / 7 END AS "count_7d_avg",
     max("count") OVER "week_before" AS "count_week_before"
   FROM "days"
@@ -30,9 +35,9 @@ FROM (
 );
 
 CREATE OR REPLACE VIEW "analytics"."event_counts_daily" AS
-SELECT "day", "event", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate"
+SELECT "day", "event", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate", "complete"
 FROM "analytics"."event_counts_per_series"() WHERE "app_id" = '*' AND "segment_id" = '*';
-COMMENT ON VIEW "analytics"."event_counts_daily" IS 'Occurrences of each custom event per day over all apps and all users (the platform''s own totals), with the 7-day average and the change from the same weekday a week before. SUM over days or events counts each occurrence once.';
+COMMENT ON VIEW "analytics"."event_counts_daily" IS 'Occurrences of each custom event per day over all apps and all users (the platform''s own totals), with the 7-day average and the change from the same weekday a week before. SUM over days or events counts each occurrence once. To fill: add the event_counts stream to the pipeline, e.g. event_counts: { events: all }.';
 COMMENT ON COLUMN "analytics"."event_counts_daily"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."event_counts_daily"."event" IS 'The custom event name.';
 COMMENT ON COLUMN "analytics"."event_counts_daily"."count" IS 'Occurrences of the event on the day, all apps, all users.';
@@ -40,11 +45,12 @@ COMMENT ON COLUMN "analytics"."event_counts_daily"."count_7d_avg" IS 'Average da
 COMMENT ON COLUMN "analytics"."event_counts_daily"."count_week_before" IS 'count on the same weekday 7 days before; NULL when that day was not loaded.';
 COMMENT ON COLUMN "analytics"."event_counts_daily"."wow_change" IS 'count - count_week_before: occurrences gained (negative: lost) against the same weekday a week before.';
 COMMENT ON COLUMN "analytics"."event_counts_daily"."wow_change_rate" IS 'wow_change / count_week_before, e.g. 0.1 = +10 %; NULL without a week before or when it was 0.';
+COMMENT ON COLUMN "analytics"."event_counts_daily"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."event_counts_daily_by_app" AS
-SELECT "day", "event", "app_id", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate"
+SELECT "day", "event", "app_id", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate", "complete"
 FROM "analytics"."event_counts_per_series"() WHERE "app_id" <> '*' AND "segment_id" = '*';
-COMMENT ON VIEW "analytics"."event_counts_daily_by_app" IS 'Occurrences of each custom event per day and app, all users, with the 7-day average and the week-over-week change. Holds only the apps the pipeline loads; the all-apps total is event_counts_daily.';
+COMMENT ON VIEW "analytics"."event_counts_daily_by_app" IS 'Occurrences of each custom event per day and app, all users, with the 7-day average and the week-over-week change. Holds only the apps the pipeline loads; the all-apps total is event_counts_daily. To fill: list apps in the event_counts stream of the pipeline, e.g. event_counts: { events: all, apps: ["*", app_1] }.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."event" IS 'The custom event name.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."app_id" IS 'The app.';
@@ -53,11 +59,12 @@ COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."count_7d_avg" IS 'Ave
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."count_week_before" IS 'count on the same weekday 7 days before; NULL when that day was not loaded.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."wow_change" IS 'count - count_week_before: occurrences gained (negative: lost) against the same weekday a week before.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."wow_change_rate" IS 'wow_change / count_week_before, e.g. 0.1 = +10 %; NULL without a week before or when it was 0.';
+COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."event_counts_daily_by_segment" AS
-SELECT "day", "event", "segment_id", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate"
+SELECT "day", "event", "segment_id", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate", "complete"
 FROM "analytics"."event_counts_per_series"() WHERE "app_id" = '*' AND "segment_id" <> '*';
-COMMENT ON VIEW "analytics"."event_counts_daily_by_segment" IS 'Occurrences of each custom event per day by users of a segment, all apps, with the 7-day average and the week-over-week change. Segments overlap: never SUM across segments.';
+COMMENT ON VIEW "analytics"."event_counts_daily_by_segment" IS 'Occurrences of each custom event per day by users of a segment, all apps, with the 7-day average and the week-over-week change. Segments overlap: never SUM across segments. To fill: list segments in the event_counts stream of the pipeline, e.g. event_counts: { events: all, segments: ["*", seg_1] }.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."event" IS 'The custom event name.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."segment_id" IS 'The segment whose users'' events are counted.';
@@ -66,11 +73,12 @@ COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."count_7d_avg" IS 
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."count_week_before" IS 'count on the same weekday 7 days before; NULL when that day was not loaded.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."wow_change" IS 'count - count_week_before: occurrences gained (negative: lost) against the same weekday a week before.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."wow_change_rate" IS 'wow_change / count_week_before, e.g. 0.1 = +10 %; NULL without a week before or when it was 0.';
+COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."event_counts_daily_by_app_segment" AS
-SELECT "day", "event", "app_id", "segment_id", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate"
+SELECT "day", "event", "app_id", "segment_id", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate", "complete"
 FROM "analytics"."event_counts_per_series"() WHERE "app_id" <> '*' AND "segment_id" <> '*';
-COMMENT ON VIEW "analytics"."event_counts_daily_by_app_segment" IS 'Occurrences of each custom event per day, app and segment: only the loaded (app, segment) pairs, no totals, with the 7-day average and the week-over-week change. Segments overlap: never SUM across segments.';
+COMMENT ON VIEW "analytics"."event_counts_daily_by_app_segment" IS 'Occurrences of each custom event per day, app and segment: only the loaded (app, segment) pairs, no totals, with the 7-day average and the week-over-week change. Segments overlap: never SUM across segments. To fill: list apps and segments together in the event_counts stream, e.g. event_counts: { events: all, apps: ["*", app_1], segments: ["*", seg_1] }.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."event" IS 'The custom event name.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."app_id" IS 'The app.';
@@ -80,3 +88,4 @@ COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."count_7d_avg"
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."count_week_before" IS 'count on the same weekday 7 days before; NULL when that day was not loaded.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."wow_change" IS 'count - count_week_before: occurrences gained (negative: lost) against the same weekday a week before.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."wow_change_rate" IS 'wow_change / count_week_before, e.g. 0.1 = +10 %; NULL without a week before or when it was 0.';
+COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';

@@ -14,33 +14,53 @@ SELECT "campaign_id", arg_min("name", "source") AS "campaign_name" FROM (
   FROM "main"."listed_objects" WHERE "listing" IN ('campaigns', 'campaigns+archived') AND "name" IS NOT NULL
 ) GROUP BY ALL;
 
--- Internal: the field each measure reads on each channel, and its value. Channels this version does not know get NULL
--- measures (their fields are in extra_stats). Measures are named apart from the table's columns (opened, clicked…):
--- `*` carries those too.
+-- Internal: the field each measure reads on each channel, and its value. Measures are named apart from the table's
+-- columns (opened, clicked…): `*` carries those too. A channel this version does not know (the platform adds them) has
+-- the documented counts it carries in their columns (channel-stats.ts), so each measure reads the first of them that the
+-- row holds, in the order the documented channels use them: it still counts, and the *_field columns say how.
 CREATE OR REPLACE MACRO "analytics"."campaign_message_measures"() AS TABLE
 WITH "s" AS (
   SELECT *, CASE
       WHEN "channel" IN ('ios_push', 'android_push', 'kindle_push', 'web_push') THEN 'push'
       WHEN "channel" IN ('in_app_message', 'trigger_in_app_message') THEN 'in_app_message'
       WHEN "channel" IN ('email', 'sms', 'webhook', 'content_cards') THEN "channel"
+      ELSE 'other'
     END AS "family"
   FROM "main"."campaign_message_series"
+),
+"f" AS (
+  SELECT *,
+    CASE "family" WHEN 'email' THEN 'delivered' WHEN 'sms' THEN 'delivered' WHEN 'push' THEN 'sent - bounces'
+      WHEN 'webhook' THEN 'sent - errors' WHEN 'content_cards' THEN 'unique_impressions' WHEN 'in_app_message' THEN 'impressions'
+      ELSE CASE WHEN "delivered" IS NOT NULL THEN 'delivered' WHEN "unique_impressions" IS NOT NULL THEN 'unique_impressions'
+        WHEN "impressions" IS NOT NULL THEN 'impressions' WHEN "sent" IS NOT NULL AND "bounces" IS NOT NULL THEN 'sent - bounces'
+        WHEN "sent" IS NOT NULL THEN 'sent' END
+    END AS "reached_field",
+    CASE "family" WHEN 'email' THEN 'unique_opens' WHEN 'push' THEN 'direct_opens'
+      WHEN 'other' THEN CASE WHEN "unique_opens" IS NOT NULL THEN 'unique_opens' WHEN "direct_opens" IS NOT NULL THEN 'direct_opens'
+        WHEN "opens" IS NOT NULL THEN 'opens' END
+    END AS "opens_field",
+    CASE "family" WHEN 'email' THEN 'opens' WHEN 'push' THEN 'total_opens'
+      WHEN 'other' THEN CASE WHEN "opens" IS NOT NULL THEN 'opens' WHEN "total_opens" IS NOT NULL THEN 'total_opens' END
+    END AS "all_opens_field",
+    CASE "family" WHEN 'email' THEN 'unique_clicks' WHEN 'push' THEN 'body_clicks' WHEN 'content_cards' THEN 'unique_clicks'
+      WHEN 'in_app_message' THEN 'clicks'
+      WHEN 'other' THEN CASE WHEN "unique_clicks" IS NOT NULL THEN 'unique_clicks' WHEN "body_clicks" IS NOT NULL THEN 'body_clicks'
+        WHEN "clicks" IS NOT NULL THEN 'clicks' END
+    END AS "clicks_field",
+    CASE "family" WHEN 'email' THEN 'unsubscribes' WHEN 'sms' THEN 'opt_out'
+      WHEN 'other' THEN CASE WHEN "unsubscribes" IS NOT NULL THEN 'unsubscribes' WHEN "opt_out" IS NOT NULL THEN 'opt_out' END
+    END AS "unsubscribes_field"
+  FROM "s"
 )
-SELECT *,
-  CASE "family" WHEN 'email' THEN "delivered" WHEN 'sms' THEN "delivered" WHEN 'push' THEN "sent" - "bounces"
-    WHEN 'webhook' THEN "sent" - "errors" WHEN 'content_cards' THEN "unique_impressions" WHEN 'in_app_message' THEN "impressions" END AS "reached",
-  CASE "family" WHEN 'email' THEN 'delivered' WHEN 'sms' THEN 'delivered' WHEN 'push' THEN 'sent - bounces'
-    WHEN 'webhook' THEN 'sent - errors' WHEN 'content_cards' THEN 'unique_impressions' WHEN 'in_app_message' THEN 'impressions' END AS "reached_field",
-  CASE "family" WHEN 'email' THEN "unique_opens" WHEN 'push' THEN "direct_opens" END AS "opened",
-  CASE "family" WHEN 'email' THEN 'unique_opens' WHEN 'push' THEN 'direct_opens' END AS "opens_field",
-  CASE "family" WHEN 'email' THEN "opens" WHEN 'push' THEN "total_opens" END AS "all_opens",
-  CASE "family" WHEN 'email' THEN "unique_clicks" WHEN 'push' THEN "body_clicks" WHEN 'content_cards' THEN "unique_clicks"
-    WHEN 'in_app_message' THEN "clicks" END AS "clicked",
-  CASE "family" WHEN 'email' THEN 'unique_clicks' WHEN 'push' THEN 'body_clicks' WHEN 'content_cards' THEN 'unique_clicks'
-    WHEN 'in_app_message' THEN 'clicks' END AS "clicks_field",
-  CASE "family" WHEN 'email' THEN "unsubscribes" WHEN 'sms' THEN "opt_out" END AS "unsubscribed",
-  CASE "family" WHEN 'email' THEN 'unsubscribes' WHEN 'sms' THEN 'opt_out' END AS "unsubscribes_field"
-FROM "s";
+SELECT * EXCLUDE ("all_opens_field"),
+  CASE "reached_field" WHEN 'delivered' THEN "delivered" WHEN 'sent - bounces' THEN "sent" - "bounces" WHEN 'sent - errors' THEN "sent" - "errors"
+    WHEN 'unique_impressions' THEN "unique_impressions" WHEN 'impressions' THEN "impressions" WHEN 'sent' THEN "sent" END AS "reached",
+  CASE "opens_field" WHEN 'unique_opens' THEN "unique_opens" WHEN 'direct_opens' THEN "direct_opens" WHEN 'opens' THEN "opens" END AS "opened",
+  CASE "all_opens_field" WHEN 'opens' THEN "opens" WHEN 'total_opens' THEN "total_opens" END AS "all_opens",
+  CASE "clicks_field" WHEN 'unique_clicks' THEN "unique_clicks" WHEN 'body_clicks' THEN "body_clicks" WHEN 'clicks' THEN "clicks" END AS "clicked",
+  CASE "unsubscribes_field" WHEN 'unsubscribes' THEN "unsubscribes" WHEN 'opt_out' THEN "opt_out" END AS "unsubscribed"
+FROM "f";
 
 CREATE OR REPLACE VIEW "analytics"."campaign_message_daily" AS
 SELECT
@@ -52,15 +72,17 @@ SELECT
   s."opened" / NULLIF(CAST(s."reached" AS DOUBLE), 0) AS "open_rate",
   s."clicked" / NULLIF(CAST(s."reached" AS DOUBLE), 0) AS "click_rate",
   s."clicked" / NULLIF(CAST(s."opened" AS DOUBLE), 0) AS "click_to_open_rate",
-  s."conversions", s."revenue", s."extra_stats"
+  s."conversions", s."revenue", s."extra_stats",
+  "analytics"."day_complete"(s."time", w."watermark") AS "complete"
 FROM "analytics"."campaign_message_measures"() s
+LEFT JOIN "analytics"."series_watermarks"('campaign_series') w ON w."series_key" = 'unit=day|campaign_id=' || s."campaign_id"
 LEFT JOIN "analytics"."campaign_names"() n ON n."campaign_id" = s."campaign_id"
 LEFT JOIN "main"."campaign_messages" v ON v."campaign_id" = s."campaign_id" AND v."variation_id" = s."variation_api_id";
-COMMENT ON VIEW "analytics"."campaign_message_daily" IS 'Each campaign message variation per day and channel: sent, reached, opens, clicks, unsubscribes and their rates, each from the field of the row''s channel (named in the *_field columns: a push open is direct_opens, an SMS has no opens, an in-app message counts impressions). One row per campaign, day, channel and variation; no totals (those are campaign_daily). Every field the channel reports is in the table campaign_message_series.';
+COMMENT ON VIEW "analytics"."campaign_message_daily" IS 'Each campaign message variation per day and channel: sent, reached, opens, clicks, unsubscribes and their rates, each from the field of the row''s channel (named in the *_field columns: a push open is direct_opens, an SMS has no opens, an in-app message counts impressions). One row per campaign, day, channel and variation; no totals (those are campaign_daily). Every field the channel reports is in the table campaign_message_series. To fill: add the campaign_series stream to the pipeline, e.g. campaign_series: { campaigns: all }.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_id" IS 'The campaign.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_name" IS 'The campaign''s current name; NULL when not loaded.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."channel" IS 'email, ios_push, android_push, kindle_push, web_push, sms, webhook, content_cards, in_app_message, trigger_in_app_message, or a channel this version does not know (its measures NULL, its fields in extra_stats).';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."channel" IS 'email, ios_push, android_push, kindle_push, web_push, sms, webhook, content_cards, in_app_message, trigger_in_app_message, or a channel this version does not know: its measures read the documented counts it carries (delivered, sent, clicks…; named in the *_field columns), its other fields are in extra_stats.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_key" IS 'What tells the variation apart: its API id, or when the server leaves the id out name:<variation name>, else position:<index in the channel''s list>.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_id" IS 'The message variation''s API id; NULL when the server left it out.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_name" IS 'The variation''s current name from the campaigns stream, else the name the series gave; NULL when neither is loaded.';
@@ -81,6 +103,7 @@ COMMENT ON COLUMN "analytics"."campaign_message_daily"."click_to_open_rate" IS '
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."conversions" IS 'Conversions the server credits to the variation; NULL when it does not say.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."revenue" IS 'Revenue the server credits to the variation; NULL when it does not say.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."extra_stats" IS 'Fields without a column, as sent: per-button push clicks, and fields this version does not know (each warned about once a run).';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."campaign_daily" AS
 WITH "messages" AS (
@@ -99,11 +122,13 @@ SELECT
   CAST(m."opens" AS BIGINT) AS "opens", CAST(m."clicks" AS BIGINT) AS "clicks", m."measures",
   t."conversions", t."conversions1", t."conversions2", t."conversions3",
   t."conversions" / NULLIF(CAST(t."unique_recipients" AS DOUBLE), 0) AS "conversion_rate",
-  t."revenue"
+  t."revenue",
+  "analytics"."day_complete"(t."time", w."watermark") AS "complete"
 FROM "main"."campaign_series" t
+LEFT JOIN "analytics"."series_watermarks"('campaign_series') w ON w."series_key" = 'unit=day|campaign_id=' || t."campaign_id"
 LEFT JOIN "messages" m ON m."campaign_id" = t."campaign_id" AND m."time" = t."time"
 LEFT JOIN "analytics"."campaign_names"() n ON n."campaign_id" = t."campaign_id";
-COMMENT ON VIEW "analytics"."campaign_daily" IS 'Each campaign per day: recipients, messages sent, reached, opened and clicked (summed over its channels and variations, each channel''s own field, named in measures), conversions and revenue. One row per campaign and day; SUM over days or campaigns counts each message once.';
+COMMENT ON VIEW "analytics"."campaign_daily" IS 'Each campaign per day: recipients, messages sent, reached, opened and clicked (summed over its channels and variations, each channel''s own field, named in measures), conversions and revenue. One row per campaign and day; SUM over days or campaigns counts each message once. To fill: add the campaign_series stream to the pipeline, e.g. campaign_series: { campaigns: all }.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."campaign_daily"."campaign_id" IS 'The campaign.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."campaign_name" IS 'The campaign''s current name; NULL when neither the campaigns stream nor a campaign listing has loaded it.';
@@ -119,3 +144,4 @@ COMMENT ON COLUMN "analytics"."campaign_daily"."conversions2" IS 'Conversions of
 COMMENT ON COLUMN "analytics"."campaign_daily"."conversions3" IS 'Conversions of the fourth conversion event; NULL when the server leaves it out.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."conversion_rate" IS 'conversions / unique_recipients; NULL on a day without recipients. Over several days use sum(conversions) / sum(unique_recipients).';
 COMMENT ON COLUMN "analytics"."campaign_daily"."revenue" IS 'Revenue attributed to the campaign on the day; NULL when the server leaves it out.';
+COMMENT ON COLUMN "analytics"."campaign_daily"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';

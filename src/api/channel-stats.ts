@@ -2,7 +2,9 @@
 // fields documented for each channel, and the split of one wire entry into documented numbers, fields without a column
 // of their own, and the names this version does not know. Campaign variations, Canvas step messages and Canvas variants
 // are read with it, so one rule holds for all: a documented field missing is absent (NULL), an unknown field is kept as
-// sent and named for a warning, a present field whose value is not a number of its kind fails the answer.
+// sent and named for a warning, a present field whose value is not a number of its kind fails the answer. A channel the
+// platform added after this version (`whats_app`) still counts: its fields named like a documented count of some
+// channel (`sent`, `delivered`, `clicks`…) are read into that count when they hold one.
 import { readNumber, type NumberKind } from './response-shape.js';
 
 /** Push channels: "all push message types have the same statistics as android_push". */
@@ -45,11 +47,15 @@ export const STEP_MESSAGE_COUNT_FIELDS = ['sent', 'opens', 'influenced_opens', '
 /** Push per-button clicks, documented as name patterns: known (never warned) but without a column of their own. */
 const PUSH_BUTTON_FIELD = /^(carousel_slide|notif_button)_\d+_.+_click$/;
 
+const COUNT_FIELDS: ReadonlySet<string> = new Set(CHANNEL_COUNT_FIELDS);
+
 /**
  * How a field of an entry is read: a count or amount with a column, a count kept with the extra fields (documented but
- * with no column), or undefined for a name this version does not know.
+ * with no column), a count of a channel the documentation does not list read by the name another channel documents it
+ * under (`borrowed_count`: kept aside and named instead when it is not a count), or undefined for a name this version
+ * does not know.
  */
-export type FieldKind = NumberKind | 'extra_count';
+export type FieldKind = NumberKind | 'extra_count' | 'borrowed_count';
 
 /** Whether the documentation lists the channel. */
 export function isDocumentedChannel(channel: string): boolean {
@@ -58,11 +64,13 @@ export function isDocumentedChannel(channel: string): boolean {
 
 /** The kind of a field of a channel's entry, `always` being read on every channel (an unknown one included). */
 export function channelFieldKind(channel: string, always: Readonly<Record<string, NumberKind>>): (field: string) => FieldKind | undefined {
-  const own = new Set(Object.hasOwn(CHANNEL_COUNTS, channel) ? CHANNEL_COUNTS[channel] : []);
+  const documented = isDocumentedChannel(channel);
+  const own = new Set(documented ? CHANNEL_COUNTS[channel] : []);
   const push = own.has('direct_opens');
   return (field) => {
     if (Object.hasOwn(always, field)) return always[field];
     if (own.has(field)) return 'count';
+    if (!documented && COUNT_FIELDS.has(field)) return 'borrowed_count';
     if (push && PUSH_BUTTON_FIELD.test(field)) return 'extra_count';
     return undefined;
   };
@@ -100,6 +108,11 @@ export function splitStats(
     }
     if (value === null) continue;
     const read = readNumber(value, kind === 'amount' ? 'amount' : 'count');
+    if (kind === 'borrowed_count' && !('value' in read)) {
+      split.extra[field] = value;
+      split.unknown.push(field);
+      continue;
+    }
     if (!('value' in read)) return fail(`${at}.${field}: ${read.problem}`);
     if (kind === 'extra_count') split.extra[field] = read.value;
     else split.numbers[field] = read.value;

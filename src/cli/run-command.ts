@@ -191,9 +191,10 @@ function formatSummary(s: RunSummary): string {
     ...s.failedStreams.map((f) => `FAILED ${f.stream}: ${f.error} (its tables and state are as the last complete run left them)`),
     ...holeLines(s),
     ...auditLines(s),
+    ...unfilledLines(s),
     '',
     'Try:',
-    `  npx engage-etl query "SELECT date_trunc('month', day) AS month, sum(revenue) AS revenue FROM analytics.purchases_daily GROUP BY 1 ORDER BY 1 DESC LIMIT 6" --db ${s.db}`,
+    `  npx engage-etl query "SELECT date_trunc('month', day) AS month, sum(revenue) AS revenue FROM analytics.purchases_daily WHERE complete GROUP BY 1 ORDER BY 1 DESC LIMIT 6" --db ${s.db}`,
     `  npx engage-etl query "SELECT year, count(*) AS hours FROM read_parquet('${s.out}/sessions/**/*.parquet', hive_partitioning=true) GROUP BY 1 ORDER BY 1 DESC LIMIT 3" --db ${s.db}`,
     '',
     ...(s.report ? [`Report: ${s.report}`, ''] : []),
@@ -217,6 +218,16 @@ function auditLines(s: RunSummary): string[] {
   if (r.match + r.mismatch + r.incomplete > 0) lines.push(`reconciliation: ${r.match} match, ${r.mismatch} mismatch, ${r.incomplete} incomplete (\`engage-etl status\` lists them)`);
   if (s.restatements > 0) lines.push(`restated values: ${fmt(s.restatements)} stored value(s) changed on re-fetch (\`engage-etl status --restatements\` advises the look-back)`);
   return lines.length > 0 ? ['', ...lines] : [];
+}
+
+/** The views the pipeline leaves empty, once a run, each with the option that fills it (from the view's comment). */
+function unfilledLines(s: RunSummary): string[] {
+  if (s.unfilled.length === 0) return [];
+  return [
+    '',
+    'empty for want of a pipeline option (the view\'s comment says the same):',
+    ...s.unfilled.map((u) => `  analytics.${u.view}${u.column === undefined ? '' : `.${u.column} (NULL on every row)`}: ${u.fill}`),
+  ];
 }
 
 function fmt(n: number): string {

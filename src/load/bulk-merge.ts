@@ -8,6 +8,7 @@ import { sqlTimestamp, toDuckDBValue } from './duckdb-values.js';
 import { readStaged, stageRows } from './row-staging.js';
 import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident, sqlString } from './table-specs.js';
 import type { ColumnSpec, TableSpec } from './table-specs.js';
+import { MONEY } from './table-definition.js';
 
 /** What a commit did to one table. */
 export interface TableChange {
@@ -182,7 +183,7 @@ export function tableChanges(rows: readonly (readonly unknown[])[]): Map<string,
   return changes;
 }
 
-const NUMERIC = new Set(['BIGINT', 'INTEGER', 'DOUBLE']);
+const NUMERIC = new Set<string>(['BIGINT', 'INTEGER', 'DOUBLE', MONEY]);
 
 /**
  * Before the updated rows replace the stored ones: every numeric value that changed, of a unit that was already complete

@@ -3,6 +3,7 @@
 import { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, TIMESTAMP, VARCHAR, dateValue, listValue, timestampValue } from '@duckdb/node-api';
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { FatalError } from '../errors.js';
+import { MONEY } from './table-definition.js';
 import type { ColumnType } from './table-specs.js';
 
 const MS_PER_DAY = 86_400_000;
@@ -18,6 +19,7 @@ export function stagingType(type: ColumnType): DuckDBType {
     case 'INTEGER':
       return INTEGER;
     case 'DOUBLE':
+    case MONEY:
       return DOUBLE;
     case 'BOOLEAN':
       return BOOLEAN;
@@ -30,9 +32,9 @@ export function stagingType(type: ColumnType): DuckDBType {
   }
 }
 
-/** SQL type of a staging column (JSON is staged as VARCHAR and cast when merged). */
+/** SQL type of a staging column (JSON is staged as VARCHAR, money as DOUBLE, each cast when merged). */
 export function stagingSqlType(type: ColumnType): string {
-  return type === 'JSON' ? 'VARCHAR' : type;
+  return type === 'JSON' ? 'VARCHAR' : type === MONEY ? 'DOUBLE' : type;
 }
 
 function show(value: unknown): string {
@@ -93,6 +95,7 @@ export function toDuckDBValue(type: ColumnType, value: unknown, where: string): 
       }
       return value;
     case 'DOUBLE':
+    case MONEY:
       if (typeof value !== 'number' || !Number.isFinite(value)) throw bad(where, 'a finite number', value);
       return value;
     case 'BOOLEAN':

@@ -2,13 +2,14 @@
 // pass, with no intermediate column arrays. Counts are staged as DOUBLE (exact to 2^53; a column handed a JS bigint is
 // staged as BIGINT) and instants as epoch milliseconds, cast back in SQL: a BIGINT or TIMESTAMP vector takes a JS
 // bigint per value, and allocating tens of millions of them (the demo's first run writes about 2.8 M rows of up to 43
-// columns) cost more main-thread time than the append itself.
+// columns) cost more main-thread time than the append itself. Money is staged as the DOUBLE the JSON was parsed to and
+// cast to DECIMAL in SQL, which rounds to the nearest cent: 3531.0199999999995 lands as 3531.02 exactly.
 import { BIGINT, BOOLEAN, DOUBLE, INTEGER, LIST, VARCHAR, type DuckDBDataChunk, type DuckDBType } from '@duckdb/node-api';
 import bindings from '@duckdb/node-bindings';
 import { FatalError } from '../errors.js';
 import { RestageError, type StagedAppend } from './append-columns.js';
 import { toDuckDBValue } from './duckdb-values.js';
-import { ident, type ColumnSpec, type ColumnType, type TableSpec } from './table-definition.js';
+import { MONEY, ident, type ColumnSpec, type ColumnType, type TableSpec } from './table-definition.js';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -40,6 +41,8 @@ function stagingColumn(type: ColumnType): StagingColumn {
       return { sql: 'INTEGER', duck: INTEGER, read: same, writer: 'i32' };
     case 'DOUBLE':
       return { sql: 'DOUBLE', duck: DOUBLE, read: same, writer: 'f64' };
+    case MONEY:
+      return { sql: 'DOUBLE', duck: DOUBLE, read: (e) => `CAST(${e} AS ${MONEY})`, writer: 'f64' };
     case 'BOOLEAN':
       return { sql: 'BOOLEAN', duck: BOOLEAN, read: same, writer: 'bool' };
     case 'TIMESTAMP':
@@ -63,6 +66,7 @@ function fastValue(type: ColumnType, value: unknown): unknown {
     case 'VARCHAR':
       return typeof value === 'string' ? value : SLOW;
     case 'DOUBLE':
+    case MONEY:
       return typeof value === 'number' && Number.isFinite(value) ? value : SLOW;
     case 'TIMESTAMP':
       return value instanceof Date && !Number.isNaN(value.getTime()) ? value.getTime() : SLOW;

@@ -2,8 +2,18 @@
 // defines its tables with `defineTable`; the row type follows from the columns (a misspelt column is a compile error) and
 // the DDL is generated from the same object, so the schema has one source.
 
+/**
+ * Money: the platform documents every amount in USD (spec 2.7 "revenue (float, USD)", 4.11 revenue as a number), so an
+ * amount has cents and no finer part: scale 2. Precision 18 is the widest decimal Parquet stores in an INT64 (up to
+ * 9,999,999,999,999,999.99), which every reader (DuckDB, pyarrow, Spark, Trino) maps to its own exact decimal.
+ */
+export const MONEY = 'DECIMAL(18,2)';
+
+/** Digits after the point of a {@link MONEY} value. */
+export const MONEY_SCALE = 2;
+
 /** DuckDB column types used by the warehouse. JSON columns take any JS value and store its JSON text. */
-export type ColumnType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMP' | 'DATE' | 'VARCHAR[]' | 'JSON';
+export type ColumnType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | typeof MONEY | 'BOOLEAN' | 'TIMESTAMP' | 'DATE' | 'VARCHAR[]' | 'JSON';
 
 export interface ColumnSpec<N extends string = string, T extends ColumnType = ColumnType> {
   readonly name: N;
@@ -41,7 +51,7 @@ export interface TableUpgrade {
 /** The JS value a column takes in a row handed to the loader. */
 export type ColumnValue<T extends ColumnType> = T extends 'VARCHAR'
   ? string
-  : T extends 'BIGINT' | 'INTEGER' | 'DOUBLE'
+  : T extends 'BIGINT' | 'INTEGER' | 'DOUBLE' | typeof MONEY
     ? number
     : T extends 'BOOLEAN'
       ? boolean

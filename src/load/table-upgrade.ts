@@ -1,27 +1,52 @@
 // Tables written by an earlier version, brought to this one when a database is opened for writing: a table whose
-// columns are one of its declaration's `upgrades` is rebuilt in one transaction (columns of the same name copied, the
-// others computed or NULL), and every partition it holds is marked dirty so the next export rewrites its Parquet files.
+// columns are one of its declaration's `upgrades`, or whose money columns are still DOUBLE (before amounts were exact),
+// is rebuilt in one transaction (columns of the same name copied and cast, the others computed or NULL), and every
+// partition it holds is marked dirty so the next export rewrites its Parquet files.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { markDirtySql } from './dirty-partitions.js';
-import { BOOKKEEPING_COLUMNS, PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, createTableSql, ident, sqlString, storedColumns } from './table-definition.js';
+import { BOOKKEEPING_COLUMNS, MONEY, PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, createTableSql, ident, sqlString, storedColumns } from './table-definition.js';
 import type { TableSpec, TableUpgrade } from './table-definition.js';
 
+/** A stored column: its name and DuckDB type. */
+export interface FoundColumn {
+  name: string;
+  type: string;
+}
+
 /** The columns of each table of the main schema, in order. */
-export async function tableColumns(conn: DuckDBConnection): Promise<Map<string, string[]>> {
+export async function tableColumns(conn: DuckDBConnection): Promise<Map<string, FoundColumn[]>> {
   const rows = (
     await conn.runAndReadAll(
-      `SELECT "table_name", list("column_name" ORDER BY "ordinal_position") AS "columns"
+      `SELECT "table_name", list({'name': "column_name", 'type': "data_type"} ORDER BY "ordinal_position") AS "columns"
        FROM information_schema.columns WHERE "table_schema" = 'main' GROUP BY "table_name"`,
     )
   ).getRowObjectsJS();
-  return new Map(rows.map((r) => [r.table_name as string, r.columns as string[]]));
+  return new Map(rows.map((r) => [r.table_name as string, r.columns as unknown as FoundColumn[]]));
 }
 
-/** The upgrade of `spec` that matches the columns found, if any. */
-export function matchingUpgrade(spec: TableSpec, found: readonly string[]): TableUpgrade | undefined {
+/**
+ * The upgrade of `spec` that matches the columns found, if any: one of its `upgrades`, or, for a table in this layout
+ * whose money columns an earlier version stored as DOUBLE, the rebuild that casts them (to the nearest cent).
+ */
+export function matchingUpgrade(spec: TableSpec, found: readonly FoundColumn[]): TableUpgrade | undefined {
   const layout = (from: readonly string[]) => [...from, ...BOOKKEEPING_COLUMNS.map((c) => c.name)].join(', ');
-  const stored = found.filter((c) => c !== PARTITION_COLUMN).join(', ');
-  return spec.upgrades?.find((u) => layout(u.from) === stored);
+  const stored = found.filter((c) => c.name !== PARTITION_COLUMN);
+  const names = stored.map((c) => c.name).join(', ');
+  const declared = spec.upgrades?.find((u) => layout(u.from) === names);
+  if (declared) return declared;
+  if (names !== storedColumns(spec).map((c) => c.name).join(', ')) return undefined;
+  const money = spec.columns.filter((c) => c.type === MONEY);
+  const retyped = money.some((c) => stored.find((f) => f.name === c.name)?.type === 'DOUBLE');
+  return retyped ? { from: spec.columns.map((c) => c.name) } : undefined;
+}
+
+/** Whether the columns found are the table's, with their declared types. */
+export function isCurrentLayout(spec: TableSpec, found: readonly FoundColumn[]): boolean {
+  const types = new Map(storedColumns(spec).map((c) => [c.name, c.type]));
+  return (
+    found.map((c) => c.name).join(', ') === allColumnNames(spec).join(', ') &&
+    found.every((c) => types.get(c.name) !== MONEY || c.type === MONEY)
+  );
 }
 
 /** The INSERT … SELECT that moves the rows of `from` (an earlier layout) into the table of `spec`. */
@@ -41,8 +66,7 @@ export async function upgradeTables(conn: DuckDBConnection, specs: readonly Tabl
   const done: string[] = [];
   for (const spec of specs) {
     const columns = found.get(spec.name);
-    if (columns === undefined || !spec.upgrades) continue;
-    if (columns.join(', ') === allColumnNames(spec).join(', ')) continue;
+    if (columns === undefined || isCurrentLayout(spec, columns)) continue;
     const upgrade = matchingUpgrade(spec, columns);
     if (!upgrade) continue;
     const old = `${spec.name}__before_upgrade`;

@@ -20,7 +20,7 @@ import { applySqlDir } from './sql-dir.js';
 import { attachPrevious, detachPrevious, recordStreamOutcomes, restoreStreams } from './stream-restore.js';
 import type { StreamOutcome } from './stream-restore.js';
 import { createTableSql } from './table-definition.js';
-import { matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
+import { isCurrentLayout, matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
 import type { TableName } from './table-specs.js';
 
@@ -493,15 +493,16 @@ function release(path: string): void {
 
 /** Refuse a database whose tables differ from this version's registry (an older or foreign file) before touching it. */
 async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> {
-  const actual = new Map([...(await tableColumns(conn))].map(([table, columns]) => [table, columns.join(', ')]));
+  const actual = await tableColumns(conn);
   for (const spec of TABLE_SPECS) {
     const expected = allColumnNames(spec).join(', ');
-    const found = actual.get(spec.name);
-    if (found === undefined) {
+    const columns = actual.get(spec.name);
+    if (columns === undefined) {
       throw new FatalError(`${path} has no table "${spec.name}"; it was not created by engage-etl: run \`engage-etl run\` on it first or pass another --db`);
     }
-    if (found !== expected) {
-      if (matchingUpgrade(spec, found.split(', '))) {
+    if (!isCurrentLayout(spec, columns)) {
+      const found = columns.map((c) => c.name).join(', ');
+      if (matchingUpgrade(spec, columns)) {
         throw new FatalError(`table "${spec.name}" of ${path} was written by an earlier version of engage-etl; the next \`engage-etl run\` on it upgrades it (keeping its rows); read it after that run`);
       }
       throw new FatalError(

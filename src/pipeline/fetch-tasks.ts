@@ -10,6 +10,7 @@ import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.j
 import { SNAPSHOT } from '../load/series-state-store.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Committer } from './committer.js';
+import { moneyNotices } from './money-notices.js';
 import type { Plan, SeriesPlan } from './plan.js';
 import type { RunWarning } from './run-events.js';
 import type { TaskQueues } from './task-queues.js';
@@ -59,7 +60,7 @@ function mergeRows(parts: readonly ExtractedRows[]): ExtractedRows {
  * same notice from later rows, windows or series of the run does not.
  */
 function takeNotices(ctx: FetchTaskContext, seen: Set<string>, stream: StreamName, rows: ExtractedRows): Omit<ExtractedRows, 'notices'> {
-  for (const n of rows.notices ?? []) {
+  for (const n of [...(rows.notices ?? []), ...moneyNotices(rows)]) {
     const id = JSON.stringify([stream, n.code, n.key]);
     if (seen.has(id)) continue;
     seen.add(id);

@@ -6,14 +6,23 @@ import type { ApiClient } from '../api/api-client.js';
 import { seriesKey } from '../extract/incremental-cursor.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import { recordReconciliation, storedTotalsOf } from '../load/audit-store.js';
+import { MONEY, MONEY_SCALE } from '../load/table-definition.js';
+import { tableSpec } from '../load/table-specs.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { addUnits, floorUnit } from '../time/utc-time.js';
 import type { Reconciliation } from '../streams/stream-declaration.js';
 import type { ReconciliationPlan } from './plan.js';
 import type { RunWarning } from './run-events.js';
 
-/** Two totals are equal when they differ by less than half a cent (revenue is a float of cents). */
-const TOLERANCE = 0.005;
+/**
+ * Whether two totals of `column` of `table` are the same amount: money to the cent (the platform's float of cents is
+ * rounded to its cent exactly as the load rounds it, and the stored sum is an exact DECIMAL), a count exactly.
+ */
+export function sameTotal(table: string, column: string, expected: number, actual: number): boolean {
+  const type = tableSpec(table).columns.find((c) => c.name === column)?.type;
+  const factor = type === MONEY ? 10 ** MONEY_SCALE : 1;
+  return Math.round(expected * factor) === Math.round(actual * factor);
+}
 
 /**
  * The window a run reconciles: the last `lookbackDays` complete days before --until (at least one, at most the `maxDays`
@@ -51,10 +60,10 @@ export async function runReconciliations(
       const expected = (answers[i] as PromiseFulfilledResult<Record<string, number>>).value;
       const { totals, units } = stored[i]!;
       const key = seriesKey('day', check.dims);
-      const checkRows: ReconciliationRow[] = Object.keys(check.metrics).map((metric) => {
+      const checkRows: ReconciliationRow[] = Object.entries(check.metrics).map(([metric, column]) => {
         const exp = expected[metric] ?? Number.NaN;
         const act = totals[metric] ?? 0;
-        const status = units < days ? 'incomplete' : Math.abs(exp - act) < TOLERANCE ? 'match' : 'mismatch';
+        const status = units < days ? 'incomplete' : sameTotal(check.table, column, exp, act) ? 'match' : 'mismatch';
         return { stream: stream.name, seriesKey: key, windowStart: window.start.toJSDate(), windowEnd: window.end.toJSDate(), metric, expected: exp, actual: act, status };
       });
       const bad = checkRows.filter((r) => r.status === 'mismatch');

@@ -27,6 +27,7 @@ import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
 import { writeReport } from '../report/write-report.js';
 import { createAnalyticsViews } from '../views/analytics-views.js';
+import { unfilledViews, type UnfilledView } from '../views/unfilled-views.js';
 import { Committer } from './committer.js';
 import { discover } from './discover.js';
 import { queueFetchTasks } from './fetch-tasks.js';
@@ -110,6 +111,8 @@ export interface RunSummary {
   restatements: number;
   parquet: { filesWritten: number; filesRemoved: number; rowsWritten: number };
   warnings: RunWarning[];
+  /** Analyst views empty (and columns NULL throughout) for want of a pipeline option, with the option that fills each. */
+  unfilled: UnfilledView[];
   /** Absolute path of the HTML report written after the run, when the pipeline file asks for one (`report: { path }`). */
   report?: string;
 }
@@ -478,5 +481,6 @@ async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
     restatements: Number((await wh.query('SELECT count(*) AS n FROM "_etl_restatements" WHERE "run_id" = $1', [s.runId]))[0]?.['n'] ?? 0),
     parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
     warnings: s.warnings,
+    unfilled: await unfilledViews(wh),
   };
 }

@@ -46,10 +46,10 @@ const TOP_VARIANT_CANVASES = 8;
 const TOP_STEP_CANVASES = 3;
 
 /**
- * Days before the last run's --until day: the day in progress holds only its first hours, and drawn beside whole days
- * it read as a collapse of every series on the last day.
+ * Complete days only (the views' `complete`: the series' watermark passed the day): the day in progress holds only its
+ * first hours, and drawn beside whole days it read as a collapse of every series on the last day.
  */
-const COMPLETE_DAYS = `"day" < COALESCE((SELECT CAST(max("until") AS DATE) FROM "main"."_etl_runs"), DATE '9999-12-31')`;
+const COMPLETE_DAYS = `"complete"`;
 
 /** The last complete day of a view. */
 const lastDay = (view: string) => `(SELECT max("day") FROM "analytics"."${view}" WHERE ${COMPLETE_DAYS})`;
@@ -212,7 +212,7 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'campaign-rates',
     title: 'Campaign open and click rates',
-    caption: `Opens and clicks per message that reached someone, of the ${TOP_CAMPAIGN_MESSAGES} campaign channels that reached most over the last 30 days of data, each channel by its own fields: email unique_opens and unique_clicks per delivered, push direct_opens and body_clicks per sent − bounces. Channels without opens (SMS, webhooks, content cards, in-app messages) are left out.`,
+    caption: `Opens and clicks per message that reached someone, of the ${TOP_CAMPAIGN_MESSAGES} campaign channels that reached most over the last 30 complete days, each channel by its own fields: email unique_opens and unique_clicks per delivered, push direct_opens and body_clicks per sent − bounces. Channels without opens (SMS, webhooks, content cards, in-app messages) are left out.`,
     kind: 'bar',
     yFormat: 'percent',
     barLayout: 'grouped',
@@ -220,7 +220,7 @@ export const CHARTS: readonly ChartSpec[] = [
     sql: `WITH "recent" AS (
             SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("reached") AS "reached",
                    sum("opens") / sum("reached") AS "open_rate", sum("clicks") / sum("reached") AS "click_rate"
-            FROM "analytics"."campaign_message_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."campaign_message_daily") - 30
+            FROM "analytics"."campaign_message_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."campaign_message_daily" WHERE ${COMPLETE_DAYS}) - 30 AND ${COMPLETE_DAYS}
             GROUP BY ALL HAVING sum("reached") > 0 AND sum("opens") > 0 ORDER BY "reached" DESC, "x" LIMIT ${TOP_CAMPAIGN_MESSAGES}
           )
           SELECT "x", 'open rate' AS "series", "open_rate" AS "y" FROM "recent"

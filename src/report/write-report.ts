@@ -6,6 +6,7 @@ import { CHARTS, FRESHNESS_SQL } from './report-charts.js';
 import type { ChartSpec } from './report-charts.js';
 import type { ChartRow } from './render-chart.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
+import { unfilledViews } from '../views/unfilled-views.js';
 
 export interface ReportSummary {
   path: string;
@@ -95,6 +96,10 @@ ${chartData(spec.id, rows)}
 ${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num"' : ''}>${escapeHtml(cellText(r[c]))}</td>`).join('')}</tr>`).join('\n')}
 </tbody></table>`;
   const views = await wh.query(`SELECT "view_name", "comment" FROM duckdb_views() WHERE "schema_name" = 'analytics' ORDER BY 1`);
+  const unfilled = await unfilledViews(wh);
+  const unfilledSection = unfilled.length === 0 ? '' : `<section data-table="unfilled"><h2>Empty for want of a pipeline option</h2><p class="caption">These views (or columns) hold nothing because the pipeline does not ask for what fills them.</p><table><tbody>
+${unfilled.map((u) => `<tr><td><code>analytics.${escapeHtml(u.view)}${u.column === undefined ? '' : `.${escapeHtml(u.column)}`}</code></td><td>${escapeHtml(u.fill)}</td></tr>`).join('\n')}
+</tbody></table></section>`;
 
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -107,6 +112,7 @@ ${sections.join('\n')}
 <section data-table="freshness"><h2>Data freshness</h2><p class="caption">Per stream: how far the complete data reaches (watermark) and how old that is.</p>
 ${freshness}
 </section>
+${unfilledSection}
 <section><h2>Views</h2><table><tbody>
 ${views.map((v) => `<tr><td><code>analytics.${escapeHtml(String(v.view_name))}</code></td><td>${escapeHtml(String(v.comment ?? ''))}</td></tr>`).join('\n')}
 </tbody></table></section>

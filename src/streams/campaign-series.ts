@@ -6,7 +6,7 @@ import { OPTIONAL_DAY_COUNTS, fetchCampaignSeries, type CampaignDay, type Campai
 import { CHANNEL_COUNT_FIELDS, CHANNEL_COUNTS, VARIATION_COUNT_FIELDS } from '../api/channel-stats.js';
 import { ENDPOINTS, MAX_CAMPAIGN_SERIES_LENGTH } from '../api/endpoints.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
-import { col, defineTable, ident, rowsOf, sqlString } from '../load/table-definition.js';
+import { MONEY, col, defineTable, ident, rowsOf, sqlString } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
 import { CHANNEL_COUNT_COLUMNS, EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
@@ -24,7 +24,7 @@ const totalsTable = defineTable({
   description: 'A campaign\'s totals per UTC day; the optional ones NULL when the server leaves them out.',
   columns: [
     col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('unique_recipients', 'BIGINT'), col('conversions', 'BIGINT'),
-    col('conversions1', 'BIGINT'), col('conversions2', 'BIGINT'), col('conversions3', 'BIGINT'), col('revenue', 'DOUBLE'),
+    col('conversions1', 'BIGINT'), col('conversions2', 'BIGINT'), col('conversions3', 'BIGINT'), col('revenue', MONEY),
     ...OPTIONAL_DAY_COUNTS.filter((f) => f.endsWith('_by_send_time')).map((f) => col(f, 'BIGINT')),
   ],
   key: ['campaign_id', 'time'],
@@ -43,7 +43,7 @@ const messagesTable = defineTable({
   columns: [
     col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('channel', 'VARCHAR'), col('variation_key', 'VARCHAR'),
     col('variation_api_id', 'VARCHAR'), col('variation_name', 'VARCHAR'),
-    ...CHANNEL_COUNT_COLUMNS, ...VARIATION_COUNT_FIELDS.map((f) => col(f, 'BIGINT')), col('revenue', 'DOUBLE'), EXTRA_STATS_COLUMN,
+    ...CHANNEL_COUNT_COLUMNS, ...VARIATION_COUNT_FIELDS.map((f) => col(f, 'BIGINT')), col('revenue', MONEY), EXTRA_STATS_COLUMN,
   ],
   key: ['campaign_id', 'time', 'channel', 'variation_key'],
   partitionSource: 'time',
@@ -52,7 +52,8 @@ const messagesTable = defineTable({
 
 /**
  * Rows of the previous version (8 counts typed on every channel, the rest in `channel_stats`) re-split by the rule of
- * this one: a field documented for the row's channel moves to its column (from the old column, or from the JSON when
+ * this one: a field documented for the row's channel (any documented count on a channel this version does not know)
+ * moves to its column (from the old column, or from the JSON when
  * it holds a JSON number of the column's kind); an old column's value the channel does not document, and any JSON value
  * that does not move, stay in `extra_stats`. So an old row reads as the same answer fetched today would.
  */
@@ -60,24 +61,26 @@ function v1Upgrade(): Record<string, string> {
   const json = ident('channel_stats');
   const at = (f: string) => sqlString(`$."${f}"`);
   const channelIn = (channels: readonly string[]) => `${ident('channel')} IN (${channels.map(sqlString).join(', ')})`;
+  // A channel this version does not know reads every documented count it carries (channel-stats.ts).
+  const unknownChannel = `NOT list_contains([${Object.keys(CHANNEL_COUNTS).map(sqlString).join(', ')}], ${ident('channel')})`;
   const documentedOn = (f: string) => Object.keys(CHANNEL_COUNTS).filter((c) => CHANNEL_COUNTS[c]!.includes(f));
   const compute: Record<string, string> = { variation_key: ident('variation_api_id') };
   const patch: string[] = [];
-  const moveFromJson = (f: string, cond: string, kind: 'BIGINT' | 'DOUBLE') => {
+  const moveFromJson = (f: string, cond: string, kind: 'BIGINT' | typeof MONEY) => {
     const types = kind === 'BIGINT' ? `('BIGINT', 'UBIGINT')` : `('BIGINT', 'UBIGINT', 'DOUBLE')`;
     const moves = `(${cond}) AND json_type(${json}, ${at(f)}) IN ${types}`;
     compute[f] = `CASE WHEN ${moves} THEN CAST(${json} ->> ${at(f)} AS ${kind}) END`;
     patch.push(sqlString(f), `CASE WHEN ${moves} THEN 'null'::JSON ELSE json_extract(${json}, ${at(f)}) END`);
   };
   for (const f of CHANNEL_COUNT_FIELDS) {
-    const cond = channelIn(documentedOn(f));
+    const cond = `${channelIn(documentedOn(f))} OR ${unknownChannel}`;
     if ((V1_TYPED as readonly string[]).includes(f)) {
       compute[f] = `CASE WHEN ${cond} THEN ${ident(f)} END`;
       patch.push(sqlString(f), `CASE WHEN ${cond} THEN 'null'::JSON ELSE to_json(${ident(f)}) END`);
     } else moveFromJson(f, cond, 'BIGINT');
   }
   for (const f of VARIATION_COUNT_FIELDS) moveFromJson(f, 'TRUE', 'BIGINT');
-  moveFromJson('revenue', 'TRUE', 'DOUBLE');
+  moveFromJson('revenue', 'TRUE', MONEY);
   const nameIsText = `json_type(${json}, '$.variation_name') = 'VARCHAR'`;
   compute.variation_name = `CASE WHEN ${nameIsText} THEN ${json} ->> '$.variation_name' END`;
   patch.push(`'variation_name'`, `CASE WHEN ${nameIsText} THEN 'null'::JSON ELSE json_extract(${json}, '$.variation_name') END`);

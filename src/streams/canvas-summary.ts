@@ -12,7 +12,7 @@ import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import type { Window } from '../extract/windows.js';
 import { isoSeconds } from '../extract/windows.js';
 import { FatalApiError } from '../errors.js';
-import { col, defineTable, rowsOf } from '../load/table-definition.js';
+import { MONEY, col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
 import { EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
@@ -49,7 +49,7 @@ const summaryTable = defineTable({
   description: 'A Canvas\'s totals per UTC day.',
   columns: [
     col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('name', 'VARCHAR'), col('entries', 'BIGINT'), col('conversions', 'BIGINT'),
-    col('conversions_by_entry_time', 'BIGINT'), col('revenue', 'DOUBLE'),
+    col('conversions_by_entry_time', 'BIGINT'), col('revenue', MONEY),
   ],
   key: ['canvas_id', 'day'],
   partitionSource: 'day',
@@ -62,7 +62,7 @@ const variantTable = defineTable({
   description: 'A Canvas variant\'s totals per UTC day; a field the server leaves out is NULL, fields without a column are in `extra_stats`.',
   columns: [
     col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('variant_id', 'VARCHAR'), col('name', 'VARCHAR'), col('entries', 'BIGINT'),
-    col('conversions', 'BIGINT'), col('revenue', 'DOUBLE'), col('conversions_by_entry_time', 'BIGINT'), EXTRA_STATS_COLUMN,
+    col('conversions', 'BIGINT'), col('revenue', MONEY), col('conversions_by_entry_time', 'BIGINT'), EXTRA_STATS_COLUMN,
   ],
   key: ['canvas_id', 'day', 'variant_id'],
   partitionSource: 'day',
@@ -74,7 +74,7 @@ const stepTable = defineTable({
   description: 'A Canvas step\'s totals per UTC day.',
   columns: [
     col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('step_id', 'VARCHAR'), col('name', 'VARCHAR'), col('conversions', 'BIGINT'),
-    col('conversions_by_entry_time', 'BIGINT'), col('revenue', 'DOUBLE'),
+    col('conversions_by_entry_time', 'BIGINT'), col('revenue', MONEY),
   ],
   key: ['canvas_id', 'day', 'step_id'],
   partitionSource: 'day',

@@ -2,6 +2,8 @@
 // and variants): one typed column per documented field, NULL where an entry lacks it, and an `extra_stats` JSON column
 // for fields without one; the notices that make a run warn, once, about fields this version does not know.
 import { CHANNEL_COUNT_FIELDS, isDocumentedChannel, type SplitStats } from '../api/channel-stats.js';
+
+const COUNT_FIELDS: ReadonlySet<string> = new Set(CHANNEL_COUNT_FIELDS);
 import type { RowNotice } from '../extract/extracted-rows.js';
 import { col } from '../load/table-definition.js';
 
@@ -33,19 +35,26 @@ export function extraStats(split: SplitStats): Record<string, unknown> | null {
 
 /**
  * What the run must be told about the entries of one channel (`channel` undefined: entries without one, Canvas
- * variants): a channel the documentation does not list, once, with the fields it carried; else each unknown field.
+ * variants): a channel the documentation does not list, once, with the fields it carried and where each went; else
+ * each unknown field.
  */
 export function statNotices(table: string, where: string, channel: string | undefined, entries: readonly SplitStats[]): RowNotice[] {
   const unknown = [...new Set(entries.flatMap((e) => e.unknown))].sort();
-  if (unknown.length === 0) return [];
   const kept = `kept as sent in ${table}.extra_stats`;
   if (channel !== undefined && !isDocumentedChannel(channel)) {
+    if (entries.length === 0) return [];
+    const counted = [...new Set(entries.flatMap((e) => Object.keys(e.numbers).filter((f) => COUNT_FIELDS.has(f))))].sort();
+    const parts = [
+      ...(counted.length > 0 ? [`its fields ${counted.join(', ')} are read into the columns of those names, as another channel documents them, and counted by the campaign views`] : []),
+      ...(unknown.length > 0 ? [`its fields ${unknown.join(', ')} are ${kept}`] : []),
+    ];
     return [{
       code: 'undocumented_channel',
       key: channel,
-      message: `${where}: channel "${channel}" is not one this version knows; its fields ${unknown.join(', ')} are ${kept}, its documented common fields in their columns. Upgrade engage-etl for typed columns`,
+      message: `${where}: channel "${channel}" is not one this version knows; ${[...parts, 'its documented common fields are in their columns'].join('; ')}. Upgrade engage-etl for its own measures`,
     }];
   }
+  if (unknown.length === 0) return [];
   return unknown.map((field) => ({
     code: 'undocumented_field',
     key: `${channel ?? ''}.${field}`,

@@ -26,11 +26,13 @@ describe('channel statistics', () => {
     });
   });
 
-  it('knows no button fields outside push, and only the common fields on a channel it does not know', () => {
+  it('knows no button fields outside push; on a channel it does not know, reads the counts another channel documents', () => {
     expect(splitStats({ notif_button_1_A_click: 1, sent: 2 }, 'm', fail, channelFieldKind('email', COMMON)).unknown).toEqual(['notif_button_1_A_click']);
-    expect(splitStats({ sent: 2, conversions: 1, read: 1 }, 'm', fail, channelFieldKind('whatsapp', COMMON))).toEqual({
-      numbers: { conversions: 1 }, extra: { sent: 2, read: 1 }, unknown: ['sent', 'read'],
+    expect(splitStats({ sent: 2, delivered: '2', conversions: 1, read: 1, clicks: 'n/a', opens: null }, 'm', fail, channelFieldKind('whats_app', COMMON))).toEqual({
+      numbers: { sent: 2, delivered: 2, conversions: 1 }, extra: { read: 1, clicks: 'n/a' }, unknown: ['read', 'clicks'],
     });
+    // On a documented channel, another channel's field is still unknown, not borrowed.
+    expect(splitStats({ delivered: 3 }, 'm', fail, channelFieldKind('webhook', COMMON)).unknown).toEqual(['delivered']);
   });
 
   it('fails on a documented field that is not a number of its kind, naming where', () => {

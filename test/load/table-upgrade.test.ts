@@ -40,8 +40,8 @@ describe('a database written by the previous version', () => {
         // A value that is not a number is not guessed at: it stays as it was stored, its column NULL.
         { ...common, channel: 'webhook', variation_key: 'v_hook', variation_api_id: 'v_hook', sent: 5,
           extra_stats: ({ errors: 'n/a', opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0, bounces: 1, unsubscribes: 0, delivered: 4 }) },
-        { ...common, channel: 'whatsapp', variation_key: 'v_wa', variation_api_id: 'v_wa',
-          extra_stats: ({ sent: 3, opens: 1, unique_opens: 1, clicks: 0, unique_clicks: 0, bounces: 0, unsubscribes: 0, delivered: 3 }) },
+        // A channel this version does not know keeps every documented count in its column, as a fetch of it does now.
+        { ...common, channel: 'whatsapp', variation_key: 'v_wa', variation_api_id: 'v_wa', sent: 3, opens: 1, unique_opens: 1, clicks: 0, unique_clicks: 0, bounces: 0, unsubscribes: 0, delivered: 3 },
       ]);
       expect(await rows(wh, `SELECT * EXCLUDE ("time", "_loaded_at", "_month") FROM campaign_series`)).toEqual([
         { campaign_id: 'cmp_1', unique_recipients: 100, conversions: 7, conversions1: 3, conversions2: 2, conversions3: 1, revenue: 12.5, _run_id: 'run_a' },

@@ -1,7 +1,9 @@
 // Statistics that differ per channel or variant, read from a server that says more or less than the client knows
-// (issue 18): a real HTTP proxy in front of the emulator rewrites its answers. A channel or field the client has never
-// seen is kept in `extra_stats` with one warning per run; a documented field left out loads NULL; a variation without
-// `variation_api_id` gets a key; a documented field that is not a number of its kind still fails the stream.
+// (issue 18): a real HTTP proxy in front of the emulator rewrites its answers. A field the client has never seen is kept
+// in `extra_stats` with one warning per run; a channel it has never seen too, except its fields named like a count some
+// channel documents (issue 26: `sent`, `delivered`), which load into those columns so the campaign views count the
+// channel; a documented field left out loads NULL; a variation without `variation_api_id` gets a key; a documented field
+// that is not a number of its kind still fails the stream.
 import { writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,11 +60,11 @@ describe('campaign_series against a server with channels and fields the client d
     await f.close();
   });
 
-  it('keeps a new channel and a new metric in extra_stats with one warning each, keys variations without an id, and succeeds', async () => {
+  it('counts a new channel by its documented fields, keeps the rest and a new metric in extra_stats with one warning each, keys variations without an id, and succeeds', async () => {
     rewriting(proxy, f.emulator.url, (path, body) => {
       if (path !== '/campaigns/data_series') return body;
       for (const [i, d] of (body.data as Json[]).entries()) {
-        d.messages.whatsapp = [{ variation_api_id: `${id}_wa`, sent: 10 + i, read: 4, unique_recipients: 10 + i }];
+        d.messages.whats_app = [{ variation_api_id: `${id}_wa`, sent: 10 + i, delivered: 9 + i, read: 4, unique_recipients: 10 + i }];
         for (const m of d.messages.ios_push) m.new_metric = 3;
         for (const m of d.messages.sms) delete m.variation_api_id;
         for (const m of d.messages.email) {
@@ -77,23 +79,37 @@ describe('campaign_series against a server with channels and fields the client d
     const warned = summary.warnings.filter((w) => w.code.startsWith('undocumented_'));
     expect(warned).toHaveLength(2);
     expect(warned.map((w) => [w.code, w.stream])).toEqual(expect.arrayContaining([['undocumented_channel', 'campaign_series'], ['undocumented_field', 'campaign_series']]));
-    expect(warned.find((w) => w.code === 'undocumented_channel')!.message).toMatch(/channel "whatsapp".*read, sent.*campaign_message_series\.extra_stats/);
+    expect(warned.find((w) => w.code === 'undocumented_channel')!.message).toMatch(
+      /channel "whats_app" is not one this version knows; its fields delivered, sent are read into the columns of those names.*counted by the campaign views; its fields read are kept as sent in campaign_message_series\.extra_stats/,
+    );
     expect(warned.find((w) => w.code === 'undocumented_field')!.message).toMatch(/field "new_metric" of channel "ios_push"/);
     expect(summary.warnings).toHaveLength(2);
 
     const days = dayStarts().length;
-    const whatsapp = await f.query(`SELECT * FROM campaign_message_series WHERE channel = 'whatsapp' ORDER BY time`);
+    const whatsapp = await f.query(`SELECT * FROM campaign_message_series WHERE channel = 'whats_app' ORDER BY time`);
     expect(whatsapp).toHaveLength(days);
     whatsapp.forEach((r, i) => {
-      expect([r['variation_key'], r['variation_api_id'], r['sent'], num(r['unique_recipients'])]).toEqual([`${id}_wa`, `${id}_wa`, null, 10 + i]);
-      expect(JSON.parse(String(r['extra_stats']))).toEqual({ sent: 10 + i, read: 4 });
+      expect([r['variation_key'], r['variation_api_id'], num(r['sent']), num(r['delivered']), num(r['unique_recipients'])]).toEqual([`${id}_wa`, `${id}_wa`, 10 + i, 9 + i, 10 + i]);
+      expect(JSON.parse(String(r['extra_stats']))).toEqual({ read: 4 });
+    });
+
+    // The campaign views count the channel: its sends and deliveries are in the day's totals, read from the fields named.
+    const perChannel = await f.query(`SELECT day, sent, reached, reached_field FROM analytics.campaign_message_daily WHERE channel = 'whats_app' ORDER BY day`);
+    expect(perChannel.map((r) => [num(r['sent']), num(r['reached']), r['reached_field']])).toEqual(whatsapp.map((_, i) => [10 + i, 9 + i, 'delivered']));
+    const totals = await f.query(`SELECT d.day, d.sent, d.reached, d.measures, m.sent AS others_sent, m.reached AS others_reached
+      FROM analytics.campaign_daily d JOIN (SELECT day, campaign_id, sum(sent) AS sent, sum(reached) AS reached FROM analytics.campaign_message_daily
+        WHERE channel <> 'whats_app' GROUP BY ALL) m USING (day, campaign_id) ORDER BY d.day`);
+    expect(totals).toHaveLength(days);
+    totals.forEach((r, i) => {
+      expect([num(r['sent']) - num(r['others_sent']), num(r['reached']) - num(r['others_reached'])]).toEqual([10 + i, 9 + i]);
+      expect(String(r['measures'])).toContain('whats_app: reached = delivered, opens = -, clicks = -');
     });
 
     // The other channels still load exactly what the model computes; the rewritten keys and the kept metric.
     const ws = f.emulator.state.analytics;
     const campaign = ws.campaigns.find((c) => c.id === id)!;
     const model = campaignSeries(ws, campaign, dayStarts(), f.emulator.clock.nowMs());
-    const rows = await f.query(`SELECT * FROM campaign_message_series WHERE channel <> 'whatsapp'`);
+    const rows = await f.query(`SELECT * FROM campaign_message_series WHERE channel <> 'whats_app'`);
     expect(rows).toHaveLength(model.reduce((n, d) => n + Object.values(d.messages).flat().length, 0));
     for (const d of model) {
       for (const [channel, list] of Object.entries(d.messages)) {

@@ -115,9 +115,13 @@ describe('a first run against the emulator', () => {
   });
 });
 
-/** Values as both readers can agree on them: bigint → number, Date → epoch ms, JSON text → parsed. */
+/**
+ * Values as both readers can agree on them: bigint → number, Date → epoch ms, JSON text → parsed, an amount (the only
+ * fractional values: DECIMAL(18,2), which hyparquet hands over as its INT64 cents × 0.01) → its cents.
+ */
 function normalize(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'number' && !Number.isInteger(v)) return Math.round(v * 100);
   if (typeof v === 'string' && /^[[{]/.test(v)) return JSON.parse(v);
   if (v instanceof Date) return v.getTime();
   if (Array.isArray(v)) return v.map(normalize);

@@ -29,8 +29,22 @@ function expectSameRows(actual: Row[], expected: Row[], keys: string[]): void {
   expect(sorted(actual, keys)).toEqual(sorted(expected, keys));
 }
 
+/** An average of money as the views give it: DECIMAL(18,4), rounded half away from zero. */
+const money4 = (v: number | null): number | null => (v === null ? null : Math.round(v * 1e4) / 1e4);
+
+/** The watermark of every series (`stream|series_key` → epoch ms), as the loader keeps it. */
+async function watermarks(q: (sql: string) => Promise<Row[]>): Promise<Map<string, number>> {
+  return new Map((await q(`SELECT stream, series_key, watermark FROM _etl_series_state`)).map((r) => [`${String(r.stream)}|${String(r.series_key)}`, (r.watermark as Date).getTime()]));
+}
+
+/** Whether the day ended before the watermark of the series `key` of `stream` (none: false) — the views' `complete`, without SQL. */
+function endedBefore(wm: Map<string, number>, stream: string, key: string, d: string): boolean {
+  const w = wm.get(`${stream}|${key}`);
+  return w !== undefined && Date.parse(`${d}T00:00:00Z`) + 86_400_000 <= w;
+}
+
 /** Per (dims, day): the day point when the series has one, else the sum of its hour points — written without SQL. */
-function daily(rows: Row[], dims: string[], measure: string): Map<string, { dims: string[]; day: string; value: number }> {
+function daily(rows: Row[], dims: string[], measure: string): Map<string, { dims: string[]; day: string; value: number; unit: 'day' | 'hour' }> {
   const byUnit = new Map<string, { dims: string[]; day: string; day_: number; hour: number; hasDay: boolean }>();
   for (const r of rows) {
     const dimValues = dims.map((d) => r[d] as string);
@@ -42,7 +56,7 @@ function daily(rows: Row[], dims: string[], measure: string): Map<string, { dims
     } else e.hour += num(r[measure]);
     byUnit.set(k, e);
   }
-  return new Map([...byUnit].map(([k, e]) => [k, { dims: e.dims, day: e.day, value: e.hasDay ? e.day_ : e.hour }]));
+  return new Map([...byUnit].map(([k, e]) => [k, { dims: e.dims, day: e.day, value: e.hasDay ? e.day_ : e.hour, unit: e.hasDay ? ('day' as const) : ('hour' as const) }]));
 }
 
 describe('the analyst views of a demo warehouse', () => {
@@ -95,12 +109,16 @@ describe('the analyst views of a demo warehouse', () => {
   it('revenue and purchases per day: totals, per app, per product and per pair, each from its own rows', async () => {
     const revenue = daily(await q(`SELECT * FROM revenue`), ['app_id', 'product'], 'revenue');
     const quantity = daily(await q(`SELECT * FROM purchase_quantity`), ['app_id', 'product'], 'purchase_quantity');
+    const wm = await watermarks(q);
+    const ended = (stream: string, e: { dims: string[]; day: string; unit: string } | undefined) =>
+      e === undefined || endedBefore(wm, stream, `unit=${e.unit}|app_id=${e.dims[0]}|product=${e.dims[1]}`, e.day);
     const all = new Map<string, Row>();
     for (const [k, e] of [...revenue, ...quantity]) all.set(k, { app_id: e.dims[0], product: e.dims[1], day: e.day });
     const expected = [...all].map(([k, r]) => {
       const rev = revenue.get(k)?.value ?? null;
       const qty = quantity.get(k)?.value ?? null;
-      return { ...r, revenue: rev, purchases: qty, revenue_per_purchase: rev !== null && qty ? rev / qty : null } as Row;
+      const complete = ended('revenue', revenue.get(k)) && ended('purchase_quantity', quantity.get(k));
+      return { ...r, revenue: rev, purchases: qty, revenue_per_purchase: rev !== null && qty ? money4(rev / qty) : null, complete } as Row;
     });
     const pick = (app: boolean, product: boolean) =>
       expected
@@ -117,16 +135,23 @@ describe('the analyst views of a demo warehouse', () => {
 
   it('sessions per day: the day point wins over the sum of hours, totals and breakdowns apart', async () => {
     const expected = [...daily(await q(`SELECT * FROM sessions`), ['app_id', 'segment_id'], 'sessions').values()];
+    const wm = await watermarks(q);
     const pick = (app: boolean, seg: boolean) =>
       expected
         .filter((e) => (e.dims[0] !== '*') === app && (e.dims[1] !== '*') === seg)
-        .map((e) => ({ day: e.day, ...(app ? { app_id: e.dims[0] } : {}), ...(seg ? { segment_id: e.dims[1] } : {}), sessions: e.value }));
+        .map((e) => ({
+          day: e.day, ...(app ? { app_id: e.dims[0] } : {}), ...(seg ? { segment_id: e.dims[1] } : {}), sessions: e.value,
+          complete: endedBefore(wm, 'sessions', `unit=${e.unit}|app_id=${e.dims[0]}|segment_id=${e.dims[1]}`, e.day),
+        }));
     const asDays = (rows: Row[]): Row[] => rows.map((r) => ({ ...r, day: day(r.day) }));
     expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily`)), pick(false, false), ['day']);
     expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily_by_app`)), pick(true, false), ['day', 'app_id']);
     expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily_by_segment`)), pick(false, true), ['day', 'segment_id']);
     expectSameRows(asDays(await q(`SELECT * FROM analytics.sessions_daily_by_app_segment`)), pick(true, true), ['day', 'app_id', 'segment_id']);
     expect(await q(`SELECT sessions FROM analytics.sessions_daily WHERE day = DATE '2025-01-05'`)).toEqual([{ sessions: 123_456 }]);
+    // A day of every view but the last is complete; the day in progress at the run's --until is not.
+    const last = await q(`SELECT day, complete FROM analytics.sessions_daily WHERE day >= (SELECT max(day) FROM analytics.sessions_daily) - 1 ORDER BY day`);
+    expect(last.map((r) => r.complete)).toEqual([true, false]);
   });
 
   it('never double-counts: no view holds a "*" row, and SUM over the totals view is the platform total, not the naive sum', async () => {
@@ -165,18 +190,27 @@ describe('the analyst views of a demo warehouse', () => {
   it('daily KPIs per app: the four KPIs with stickiness, sessions per DAU and ARPDAU from the same app and day', async () => {
     const sessions = daily(await q(`SELECT * FROM sessions`), ['app_id', 'segment_id'], 'sessions');
     const revenue = daily(await q(`SELECT * FROM revenue`), ['app_id', 'product'], 'revenue');
+    const wm = await watermarks(q);
     const byDay = new Map<string, Row>();
+    // A day of KPIs is complete when every KPI series with a point that day has passed it.
+    const kpisEnded = new Map<string, boolean>();
     for (const r of await q(`SELECT * FROM kpi_series`)) {
       const k = `${String(r.app_id)}|${day(r.time)}`;
       const e = byDay.get(k) ?? { day: day(r.time), app_id: r.app_id, dau: null, mau: null, new_users: null, uninstalls: null };
       e[String(r.metric)] = num(r.value);
       byDay.set(k, e);
+      kpisEnded.set(k, (kpisEnded.get(k) ?? true) && endedBefore(wm, 'kpis', `unit=day|metric=${String(r.metric)}|app_id=${String(r.app_id)}`, day(r.time)));
     }
     const ratio = (a: unknown, b: unknown) => (a === null || b === null || b === 0 ? null : (a as number) / (b as number));
     const expected: Row[] = [...byDay.values()].map((e) => {
-      const s = sessions.get(`${String(e.app_id)}|*|${String(e.day)}`)?.value ?? null;
-      const rev = revenue.get(`${String(e.app_id)}|*|${String(e.day)}`)?.value ?? null;
-      return { ...e, stickiness: ratio(e.dau, e.mau), sessions: s, sessions_per_dau: ratio(s, e.dau), revenue: rev, arpdau: ratio(rev, e.dau) };
+      const se = sessions.get(`${String(e.app_id)}|*|${String(e.day)}`);
+      const re = revenue.get(`${String(e.app_id)}|*|${String(e.day)}`);
+      const s = se?.value ?? null;
+      const rev = re?.value ?? null;
+      const complete = kpisEnded.get(`${String(e.app_id)}|${String(e.day)}`)!
+        && (se === undefined || endedBefore(wm, 'sessions', `unit=${se.unit}|app_id=${String(e.app_id)}|segment_id=*`, se.day))
+        && (re === undefined || endedBefore(wm, 'revenue', `unit=${re.unit}|app_id=${String(e.app_id)}|product=*`, re.day));
+      return { ...e, stickiness: ratio(e.dau, e.mau), sessions: s, sessions_per_dau: ratio(s, e.dau), revenue: rev, arpdau: money4(ratio(rev, e.dau)), complete };
     });
     const pick = (app: boolean) => expected.filter((e) => (e.app_id !== '*') === app).map(({ app_id, ...rest }) => ({ ...rest, ...(app ? { app_id } : {}) }));
     const asDays = (rows: Row[]): Row[] => rows.map((r) => ({ ...r, day: day(r.day) }));
@@ -193,6 +227,7 @@ describe('the analyst views of a demo warehouse', () => {
 
   it('event counts per day: the day point over hours, the 7-day average of full weeks and the change from a week before', async () => {
     const counts = daily(await q(`SELECT * FROM event_counts`), ['event', 'app_id', 'segment_id'], 'count');
+    const wm = await watermarks(q);
     const shift = (d: string, days: number) => day(new Date(new Date(`${d}T00:00:00Z`).getTime() + days * 86_400_000));
     const expected = [...counts.values()].map((e) => {
       const at = (d: string) => counts.get([...e.dims, d].join('|'))?.value ?? null;
@@ -202,6 +237,7 @@ describe('the analyst views of a demo warehouse', () => {
         event: e.dims[0], app_id: e.dims[1], segment_id: e.dims[2], day: e.day, count: e.value,
         count_7d_avg: week.every((v) => v !== null) ? week.reduce((s: number, v) => s + (v ?? 0), 0) / 7 : null,
         count_week_before: before, wow_change: before === null ? null : e.value - before, wow_change_rate: before ? (e.value - before) / before : null,
+        complete: endedBefore(wm, 'event_counts', `unit=${e.unit}|event=${e.dims[0]}|app_id=${e.dims[1]}|segment_id=${e.dims[2]}`, e.day),
       };
     });
     const pick = (app: boolean, seg: boolean) =>
@@ -215,7 +251,8 @@ describe('the analyst views of a demo warehouse', () => {
     expectSameRows(asDays(await q(`SELECT * FROM analytics.event_counts_daily_by_segment`)), pick(false, true), ['event', 'segment_id', 'day']);
     expectSameRows(asDays(await q(`SELECT * FROM analytics.event_counts_daily_by_app_segment`)), pick(true, true), ['event', 'app_id', 'segment_id', 'day']);
     expect(totals.filter((r) => r.event === 'hourly_only')).toEqual([
-      { day: '2025-01-05', event: 'hourly_only', count: 9, count_7d_avg: null, count_week_before: null, wow_change: null, wow_change_rate: null },
+      // Loaded by no series of the pipeline: no watermark says the day is whole.
+      { day: '2025-01-05', event: 'hourly_only', count: 9, count_7d_avg: null, count_week_before: null, wow_change: null, wow_change_rate: null, complete: false },
     ]);
     expect(totals.some((r) => r.count_7d_avg !== null && r.wow_change_rate !== null && r.wow_change !== 0)).toBe(true);
     expect(totals.filter((r) => r.count_7d_avg === null && r.event !== 'hourly_only').length).toBeGreaterThan(0);
@@ -226,6 +263,8 @@ describe('the analyst views of a demo warehouse', () => {
     for (const r of await q(`SELECT id, name FROM listed_objects WHERE listing = 'campaigns' AND name IS NOT NULL`)) names.set(r.id, r.name);
     for (const r of await q(`SELECT campaign_id, name FROM campaigns WHERE name IS NOT NULL`)) names.set(r.campaign_id, r.name);
     const messages = await q(`SELECT * FROM campaign_message_series`);
+    const wm = await watermarks(q);
+    const campaignEnded = (id: unknown, t: unknown) => endedBefore(wm, 'campaign_series', `unit=day|campaign_id=${String(id)}`, day(t));
     // Which field each measure reads per channel, written out from the platform's documentation (not from sql/views).
     const n = (v: unknown) => (v === null || v === undefined ? null : num(v));
     const minus = (a: unknown, b: unknown) => (n(a) === null || n(b) === null ? null : n(a)! - n(b)!);
@@ -268,7 +307,7 @@ describe('the analyst views of a demo warehouse', () => {
           sent: m?.sent ?? null, reached: m?.reached ?? null, opens: m?.opens ?? null, clicks: m?.clicks ?? null,
           measures: m ? [...m.measures].sort().join('; ') : null,
           conversions: num(t.conversions), conversions1: num(t.conversions1), conversions2: num(t.conversions2), conversions3: num(t.conversions3),
-          conversion_rate: ratio(num(t.conversions), num(t.unique_recipients)), revenue: t.revenue,
+          conversion_rate: ratio(num(t.conversions), num(t.unique_recipients)), revenue: t.revenue, complete: campaignEnded(t.campaign_id, t.time),
         };
       }),
       ['campaign_id', 'day'],
@@ -287,7 +326,7 @@ describe('the analyst views of a demo warehouse', () => {
           sent: n(m.sent), reached, reached_field: x.reached[0], opens, opens_field: x.opens[0], all_opens: x.all_opens(m),
           clicks, clicks_field: x.clicks[0], unsubscribes: x.unsubscribes[1](m), unsubscribes_field: x.unsubscribes[0],
           reach_rate: ratio(reached, n(m.sent)), open_rate: ratio(opens, reached), click_rate: ratio(clicks, reached), click_to_open_rate: ratio(clicks, opens),
-          conversions: n(m.conversions), revenue: m.revenue, extra_stats: m.extra_stats,
+          conversions: n(m.conversions), revenue: m.revenue, extra_stats: m.extra_stats, complete: campaignEnded(m.campaign_id, m.time),
         };
       }),
       ['campaign_id', 'day', 'channel', 'variation_key'],
@@ -301,12 +340,16 @@ describe('the analyst views of a demo warehouse', () => {
 
   it('segment sizes with the change from the day before, NULL where that day is missing', async () => {
     const rows = await q(`SELECT segment_id, time, size FROM segment_size`);
+    const wm = await watermarks(q);
     const size = new Map(rows.map((r) => [`${String(r.segment_id)}|${day(r.time)}`, num(r.size)]));
     const expected = rows.map((r) => {
       const prevDay = new Date((r.time as Date).getTime() - 86_400_000);
       const prev = size.get(`${String(r.segment_id)}|${day(prevDay)}`) ?? null;
       const s = num(r.size);
-      return { day: day(r.time), segment_id: r.segment_id, size: s, previous_size: prev, growth: prev === null ? null : s - prev, growth_rate: prev ? (s - prev) / prev : null };
+      return {
+        day: day(r.time), segment_id: r.segment_id, size: s, previous_size: prev, growth: prev === null ? null : s - prev, growth_rate: prev ? (s - prev) / prev : null,
+        complete: endedBefore(wm, 'segment_size', `unit=day|segment_id=${String(r.segment_id)}`, day(r.time)),
+      };
     });
     const actual: Row[] = (await q(`SELECT * FROM analytics.segment_size_daily`)).map((r) => ({ ...r, day: day(r.day) }));
     expectSameRows(actual, expected, ['segment_id', 'day']);
@@ -316,11 +359,14 @@ describe('the analyst views of a demo warehouse', () => {
   it('Canvas per day and per variant: entries, conversions, rate and revenue, with current names', async () => {
     const names = new Map((await q(`SELECT canvas_id, name FROM canvases`)).map((r) => [r.canvas_id, r.name]));
     const summary = await q(`SELECT * FROM canvas_summary`);
+    const wm = await watermarks(q);
+    const canvasEnded = (id: unknown, d: unknown) => endedBefore(wm, 'canvas_summary', `unit=day|canvas_id=${String(id)}`, day(d));
     expectSameRows(
       (await q(`SELECT * FROM analytics.canvas_daily`)).map((r) => ({ ...r, day: day(r.day) })),
       summary.map((s) => ({
         day: day(s.day), canvas_id: s.canvas_id, canvas_name: names.get(s.canvas_id) ?? s.name, entries: num(s.entries), conversions: num(s.conversions),
         conversions_by_entry_time: num(s.conversions_by_entry_time), conversion_rate: num(s.entries) ? num(s.conversions) / num(s.entries) : null, revenue: s.revenue,
+        complete: canvasEnded(s.canvas_id, s.day),
       })),
       ['canvas_id', 'day'],
     );
@@ -331,7 +377,7 @@ describe('the analyst views of a demo warehouse', () => {
       variants.map((v) => ({
         day: day(v.day), canvas_id: v.canvas_id, canvas_name: names.get(v.canvas_id), variant_id: v.variant_id,
         variant_name: variantNames.get(`${String(v.canvas_id)}|${String(v.variant_id)}`) ?? v.name, entries: num(v.entries), conversions: num(v.conversions),
-        conversion_rate: num(v.entries) ? num(v.conversions) / num(v.entries) : null, revenue: v.revenue,
+        conversion_rate: num(v.entries) ? num(v.conversions) / num(v.entries) : null, revenue: v.revenue, complete: canvasEnded(v.canvas_id, v.day),
       })),
       ['canvas_id', 'variant_id', 'day'],
     );

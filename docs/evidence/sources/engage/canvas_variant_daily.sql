@@ -1,1 +1,1 @@
-SELECT * FROM analytics.canvas_variant_daily
+SELECT * FROM analytics.canvas_variant_daily WHERE complete

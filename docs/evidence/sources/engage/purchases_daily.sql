@@ -1,2 +1,2 @@
--- Revenue and purchases per day over all apps and products (the platform's totals).
-SELECT * FROM analytics.purchases_daily
+-- Revenue and purchases per complete day over all apps and products (the platform's totals).
+SELECT * FROM analytics.purchases_daily WHERE complete

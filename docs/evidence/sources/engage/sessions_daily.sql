@@ -1,1 +1,1 @@
-SELECT * FROM analytics.sessions_daily
+SELECT * FROM analytics.sessions_daily WHERE complete

@@ -1,0 +1,58 @@
+// Analyst views (and columns) left empty because the pipeline does not ask for what fills them: a view or column whose
+// comment ends with "To fill: <the pipeline option>" (sql/views/) and that holds no row (no value) after a run. The hint
+// has one source, the comment: the run's summary and the report read it from there.
+import { ident } from '../load/table-definition.js';
+import type { Warehouse } from '../load/warehouse.js';
+import { ANALYTICS_SCHEMA } from './analytics-views.js';
+
+/** What a view's comment says fills it, after this marker. */
+const MARKER = 'To fill: ';
+
+/** An empty view (`column` undefined) or a column NULL on every row of a view that has rows, and what fills it. */
+export interface UnfilledView {
+  view: string;
+  column?: string;
+  fill: string;
+}
+
+function fillOf(comment: string): string {
+  return comment.slice(comment.indexOf(MARKER) + MARKER.length).trim();
+}
+
+/** Every view or column with a fill hint that is empty now, views first, in name order. */
+export async function unfilledViews(wh: Warehouse): Promise<UnfilledView[]> {
+  const schema = `'${ANALYTICS_SCHEMA}'`;
+  const hinted = await wh.query(
+    `SELECT "view_name" AS "view", NULL AS "column", "comment" FROM duckdb_views() WHERE "schema_name" = ${schema} AND contains("comment", '${MARKER}')
+     UNION ALL
+     SELECT c."table_name", c."column_name", c."comment" FROM duckdb_columns() c JOIN duckdb_views() v ON v."schema_name" = c."schema_name" AND v."view_name" = c."table_name"
+     WHERE c."schema_name" = ${schema} AND contains(c."comment", '${MARKER}')
+     ORDER BY 1, 2 NULLS FIRST`,
+  );
+  const byView = new Map<string, { comment?: string; columns: { name: string; comment: string }[] }>();
+  for (const h of hinted) {
+    const view = String(h['view']);
+    const entry = byView.get(view) ?? { columns: [] };
+    if (h['column'] === null) entry.comment = String(h['comment']);
+    else entry.columns.push({ name: String(h['column']), comment: String(h['comment']) });
+    byView.set(view, entry);
+  }
+  const views: UnfilledView[] = [];
+  const columns: UnfilledView[] = [];
+  for (const [view, { comment, columns: cols }] of byView) {
+    const name = `${ident(ANALYTICS_SCHEMA)}.${ident(view)}`;
+    // Whether a view has a row is read from its first row (the campaign views of a workspace hold millions); only a
+    // view with hinted columns is counted whole.
+    const [row] = await wh.query(cols.length === 0
+      ? `SELECT count(*) AS "_rows" FROM (SELECT 1 FROM ${name} LIMIT 1)`
+      : `SELECT count(*) AS "_rows"${cols.map((c, i) => `, count(${ident(c.name)}) AS "c${i}"`).join('')} FROM ${name}`);
+    if (Number(row?.['_rows'] ?? 0) === 0) {
+      if (comment !== undefined) views.push({ view, fill: fillOf(comment) });
+      continue;
+    }
+    cols.forEach((c, i) => {
+      if (Number(row?.[`c${i}`] ?? 0) === 0) columns.push({ view, column: c.name, fill: fillOf(c.comment) });
+    });
+  }
+  return [...views, ...columns];
+}
