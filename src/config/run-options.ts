@@ -3,6 +3,7 @@
 import type { DateTime } from 'luxon';
 import { credentialProblem } from '../api/credential-rules.js';
 import { ConfigError } from '../errors.js';
+import { parseDuration } from './duration.js';
 import { parseDbLocation, parseLocation } from '../store/location.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
@@ -31,6 +32,7 @@ export interface RawRunFlags {
   maxWait?: string;
   workDir?: string;
   maxInFlight?: string;
+  timeBudget?: string;
 }
 
 export interface RunOptions {
@@ -66,6 +68,11 @@ export interface RunOptions {
   workDir?: string;
   /** The most requests in flight at once across all pools (--max-in-flight). @default undefined (each pool's own rule) */
   maxInFlight?: number;
+  /**
+   * How long the run may send requests (--time-budget, else the file's `time_budget:`): then no request starts, what is in
+   * flight finishes, and everything committed is published. @default undefined (no budget)
+   */
+  timeBudgetMs?: number;
 }
 
 /** How far --until may be ahead of the clock (clock skew between machines). */
@@ -154,7 +161,13 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     ...maxWaitOption(flags.maxWait),
     ...(workDir !== undefined ? { workDir } : {}),
     ...maxInFlightOption(flags.maxInFlight),
+    ...timeBudgetOption(flags.timeBudget, pipeline.timeBudgetMs),
   };
+}
+
+function timeBudgetOption(raw: string | undefined, fromFile: number | undefined): { timeBudgetMs?: number } {
+  const ms = raw !== undefined ? parseDuration(raw, '--time-budget') : fromFile;
+  return ms === undefined ? {} : { timeBudgetMs: ms };
 }
 
 function maxInFlightOption(raw: string | undefined): { maxInFlight?: number } {
