@@ -395,3 +395,52 @@ streams:
     for (const spec of TABLE_SPECS) expect(await f.tableData(spec.name), spec.name).toEqual(await clean.tableData(spec.name));
   });
 });
+
+describe('one object of an id-by-id stream answered 503 beyond its retries', () => {
+  const pipeline = `
+name: objects
+start_date: 2025-03-01
+retries: { max_attempts: 1, max_wait_seconds: 0 }
+streams:
+  canvas_details: { canvases: all }
+`;
+  let clean: PipelineFixture;
+  let f: PipelineFixture;
+  let proxy: HostileProxy;
+  let first: RunSummary;
+
+  beforeAll(async () => {
+    clean = await PipelineFixture.create({ now: FIRST, pipeline });
+    f = await PipelineFixture.create({ now: FIRST, pipeline });
+    proxy = await HostileProxy.create(f.emulator.url);
+    await clean.run();
+    proxy.tamper = (_req, url, res) => {
+      if (url.pathname !== '/canvas/details' || url.searchParams.get('canvas_id') !== 'cv_1') return false;
+      res.writeHead(503, { 'Content-Type': 'application/json' });
+      res.end('{"message":"temporarily unavailable"}');
+      return true;
+    };
+    first = await f.run({ baseUrl: proxy.url });
+  }, 120_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await clean?.close();
+    await f?.close();
+  });
+
+  it('fails that object alone (exit 3: retrying can help) and publishes every other object', async () => {
+    expect(first.status).toBe('incomplete');
+    expect(first.failedSeries.map((s) => [s.stream, s.series, s.id, s.retriable])).toEqual([['canvas_details', 'id=cv_1', 'cv_1', true]]);
+    const ids = (rows: Record<string, unknown>[]) => rows.map((r) => r['canvas_id']);
+    expect(ids(await f.tableData('canvases'))).toEqual(ids(await clean.tableData('canvases')).filter((id) => id !== 'cv_1'));
+  });
+
+  it('re-reads only that object next run (the others are unchanged since stored), ending equal to a clean run', async () => {
+    proxy.tamper = undefined;
+    const before = proxy.received.length;
+    const next = await f.run({ baseUrl: proxy.url });
+    expect(next.status).toBe('succeeded');
+    expect(proxy.received.slice(before).filter((p) => p.startsWith('/canvas/details'))).toEqual(['/canvas/details?canvas_id=cv_1']);
+    for (const table of ['canvases', 'canvas_variants', 'canvas_steps'] as const) expect(await f.tableData(table), table).toEqual(await clean.tableData(table));
+  });
+});
