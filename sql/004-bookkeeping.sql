@@ -38,3 +38,19 @@ CREATE TABLE IF NOT EXISTS "_etl_stream_outcomes" (
 CREATE TABLE IF NOT EXISTS "_etl_settings" (
   "key" VARCHAR, "value" VARCHAR
 );
+
+-- The series the last run of each stream could not complete (one row per series; a stream's rows are replaced by each
+-- run of it): object_id is the one object or id the failure concerns; retriable says whether running again can help
+-- (retries exhausted on 429/5xx) or something must change first (a 4xx, an unknown id, a body that does not match).
+-- `engage-etl status` shows them.
+CREATE TABLE IF NOT EXISTS "_etl_series_failures" (
+  "stream" VARCHAR, "series_key" VARCHAR, "object_id" VARCHAR, "error" VARCHAR, "retriable" BOOLEAN, "run_id" VARCHAR,
+  "failed_at" TIMESTAMP
+);
+
+-- How far each series stream's backfill has come, as of its last run: the days its series loaded from the first day
+-- asked (days_covered, averaged over the stream's series) of the days asked (to the last complete day).
+CREATE TABLE IF NOT EXISTS "_etl_backfill" (
+  "stream" VARCHAR, "series" INTEGER, "series_complete" INTEGER, "days_asked" INTEGER, "days_covered" INTEGER,
+  "run_id" VARCHAR, "updated_at" TIMESTAMP
+);

@@ -12,6 +12,9 @@ export type { IdSelection } from './streams/option-reader.js';
 
 export { runPipeline } from './pipeline/run-pipeline.js';
 export type { RunSummary, PipelineDeps, TableSummary, HoleSummary, MissingUnitReport } from './pipeline/run-pipeline.js';
+export type { SeriesFailure, StreamFailure } from './pipeline/stream-failure.js';
+export type { BackfillProgress } from './pipeline/backfill-progress.js';
+export { StreamsFailedError } from './pipeline/streams-failed-error.js';
 export type { RunEvent, RunReporter, RunWarning, StreamProgress } from './pipeline/run-events.js';
 
 export { Warehouse } from './load/warehouse.js';

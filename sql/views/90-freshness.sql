@@ -11,7 +11,7 @@ COMMENT ON COLUMN "analytics"."runs"."run_id" IS 'The run (its id appears in _ru
 COMMENT ON COLUMN "analytics"."runs"."pipeline" IS 'Name of the pipeline file the run used.';
 COMMENT ON COLUMN "analytics"."runs"."started_at" IS 'Start of the run (UTC).';
 COMMENT ON COLUMN "analytics"."runs"."finished_at" IS 'End of the run (UTC); NULL while it runs.';
-COMMENT ON COLUMN "analytics"."runs"."status" IS 'running, succeeded, completed_with_holes (finished, some units still missing: see analytics.freshness.open_holes), failed or abandoned.';
+COMMENT ON COLUMN "analytics"."runs"."status" IS 'running, succeeded, completed_with_holes (finished, some units still missing: see analytics.freshness.open_holes), incomplete (published, some series failed after every retry: asked again next run), failed (published, some series failed for good: see engage-etl status) or abandoned.';
 COMMENT ON COLUMN "analytics"."runs"."duration" IS 'finished_at - started_at, as an INTERVAL.';
 COMMENT ON COLUMN "analytics"."runs"."duration_seconds" IS 'The duration in seconds.';
 COMMENT ON COLUMN "analytics"."runs"."requests" IS 'API requests the run sent.';
@@ -19,7 +19,8 @@ COMMENT ON COLUMN "analytics"."runs"."rows_changed" IS 'Rows inserted, updated o
 COMMENT ON COLUMN "analytics"."runs"."error" IS 'Why a failed run failed; NULL otherwise.';
 
 -- "now" is taken as UTC whatever the session's TimeZone (CAST(now() AS TIMESTAMP) would give local wall-clock time).
--- A run that completed with holes published its data like a succeeded one: both count as the last successful run.
+-- A run that completed with holes, or with series that failed after every retry, published its data like a succeeded
+-- one: they count as the last successful run.
 CREATE OR REPLACE VIEW "analytics"."freshness" AS
 SELECT
   s."stream", s."series_key", s."unit", s."watermark",
@@ -28,7 +29,7 @@ SELECT
   s."rows_loaded",
   (SELECT count(*) FROM "main"."_etl_holes" h WHERE h."stream" = s."stream" AND h."series_key" = s."series_key" AND h."status" = 'open') AS "open_holes",
   s."last_run_id", r."status" AS "last_run_status",
-  (SELECT max("finished_at") FROM "main"."_etl_runs" WHERE "status" IN ('succeeded', 'completed_with_holes')) AS "last_successful_run_at"
+  (SELECT max("finished_at") FROM "main"."_etl_runs" WHERE "status" IN ('succeeded', 'completed_with_holes', 'incomplete')) AS "last_successful_run_at"
 FROM "main"."_etl_series_state" s LEFT JOIN "main"."_etl_runs" r ON r."run_id" = s."last_run_id";
 COMMENT ON VIEW "analytics"."freshness" IS 'One row per loaded series: how far its data reaches (watermark), how old that is, and the runs that loaded it.';
 COMMENT ON COLUMN "analytics"."freshness"."stream" IS 'The stream (revenue, sessions, canvas_summary, …).';

@@ -24,9 +24,11 @@ export const EXIT_CODE_HELP = [
   '',
   'Exit codes:',
   '  0    done',
-  '  1    failed (see the error; a resumed run continues from what was committed)',
+  '  1    failed (see the error; a resumed run continues from what was committed; run: some series failed for a reason',
+  '       retrying cannot fix, a 4xx or an unknown id, the rest was published)',
   '  2    usage or configuration error (bad flag, environment variable or pipeline file); nothing was attempted',
-  '  3    completed, but some units or rows were not done (run: missing units, see status; push: rejected rows)',
+  '  3    completed, but some units or rows were not done (run: missing units, or series that failed after every',
+  '       retry on 429/5xx, see status; push: rejected rows)',
   '  130  interrupted (Ctrl-C / SIGTERM); what was committed is kept, run again to resume',
 ].join('\n');
 

@@ -10,7 +10,7 @@ import { startEmulatorThread } from '../emulator/emulator-thread.js';
 import { InterruptedError } from '../errors.js';
 import { readOpenHoles, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
-import { StreamsFailedError } from '../pipeline/stream-failure.js';
+import { StreamsFailedError } from '../pipeline/streams-failed-error.js';
 import type { RunSummary } from '../pipeline/run-pipeline.js';
 import { EXIT, exitCodeOf, ReportedError } from './exit-codes.js';
 import { LOG_LEVELS, resolveLogLevel } from './log-level.js';
@@ -44,20 +44,27 @@ interface RunFlags extends RawRunFlags {
   metricsFile?: string;
 }
 
-/** Run statuses and their exit codes: a run that completed with units still missing (holes) exits 3. */
-const EXIT_BY_STATUS: Readonly<Record<string, number>> = { succeeded: EXIT.done, completed_with_holes: EXIT.incomplete, failed: EXIT.failed };
+/**
+ * Run statuses and their exit codes: a run that completed with units still missing (holes), or whose failed series all
+ * failed for reasons a later run may not meet (retries exhausted), exits 3.
+ */
+const EXIT_BY_STATUS: Readonly<Record<string, number>> = { succeeded: EXIT.done, completed_with_holes: EXIT.incomplete, incomplete: EXIT.incomplete, failed: EXIT.failed };
 
 export function makeRunCommand(): Command {
   return addRunFlags(new Command('run').description('Export the pipeline\'s streams into DuckDB and Parquet (incremental, exact, resumable).'))
     .addOption(new Option('--log-level <level>', 'what stderr shows: error, warn, info, or debug (every request: path, query, status, duration, X-RateLimit-*)').choices(LOG_LEVELS as unknown as string[]))
     .option('--quiet', 'same as --log-level error: only a failure is printed on stderr (cron mails nothing on success)')
     .option('--verbose', 'same as --log-level debug')
+    .option('--time-budget <duration>', 'send requests for at most this long (e.g. 3h), then publish what was committed and exit 0 with complete: false; the next run continues where it stopped (default: the pipeline\'s time_budget, else none)')
     .option('--metrics-file <file>', 'write the run\'s metrics in the Prometheus text format (node_exporter textfile collector), atomically')
     .option('--checkpoint-every <duration>', 'with an s3:// --db: upload the committed progress as a checkpoint beside the database at most this often, e.g. 5m (also when the run is stopped), so a run on another machine resumes from it', '5m')
     .addHelpText('after', [
       '',
       'Exit 3: the run completed, but some units are still missing (a server left them out; listed in the summary and',
-      'by `engage-etl status`, asked again by the next runs).',
+      'by `engage-etl status`, asked again by the next runs), or some series failed after every retry (429/5xx): what',
+      'they fetched is published and the next run asks for the rest. Exit 1: some series failed in a way retrying cannot',
+      'fix (a 4xx, an unknown id, an answer that does not match the spec); everything else was published.',
+      'A run cut by --time-budget exits 0 with complete: false; the next run continues where it stopped.',
       '',
       'Examples:',
       '  engage-etl run --emulator',
@@ -77,7 +84,10 @@ export function makeRunCommand(): Command {
         const note = display instanceof TtyProgressReporter ? (line: string) => display.note(line) : () => undefined;
         const summary = await withInterrupt(note, (signal) => withSource(opts!, (source, label) => runPipeline(source, { reporter: teeReporters(display, tally), signal, ...(label ? { sourceLabel: label } : {}) })));
         const exitCode = EXIT_BY_STATUS[summary.status] ?? EXIT.failed;
-        if (flags.metricsFile) await writeMetrics(flags.metricsFile, opts, tally, { status: 'succeeded', exitCode, seconds: summary.seconds, requests: summary.requests.sent });
+        if (flags.metricsFile) {
+          const failedStreams = summary.failedStreams.map((f) => f.stream);
+          await writeMetrics(flags.metricsFile, opts, tally, { status: summary.status === 'incomplete' ? 'incomplete' : 'succeeded', exitCode, seconds: summary.seconds, requests: summary.requests.sent, failedStreams });
+        }
         process.stdout.write(opts.json ? summaryLine(summary, exitCode, null) : formatSummary(summary));
         if (exitCode !== EXIT.done) process.exitCode = exitCode;
       } catch (err) {
@@ -173,8 +183,10 @@ export async function withSource<T>(opts: RunOptions, fn: (opts: RunOptions, lab
 
 /** The `--json` line of a run that got to its summary: snake_case envelope, the summary's fields after it. */
 function summaryLine(summary: RunSummary, exitCode: number, error: string | null): string {
-  const { runId, status, failedStreams, ...rest } = summary;
-  return `${JSON.stringify({ run_id: runId, status, exit_code: exitCode, error, failed_streams: failedStreams, ...rest })}\n`;
+  const { runId, status, failedStreams, failedSeries, complete, remainingRequests, ...rest } = summary;
+  return `${JSON.stringify({
+    run_id: runId, status, exit_code: exitCode, error, complete, remaining_requests: remainingRequests, failed_streams: failedStreams, failed_series: failedSeries, ...rest,
+  })}\n`;
 }
 
 function formatSummary(s: RunSummary): string {
@@ -188,7 +200,10 @@ function formatSummary(s: RunSummary): string {
     '',
     `DuckDB: ${s.db}   Parquet: ${s.out} (${s.parquet.filesWritten} files written, ${s.parquet.filesRemoved} removed)`,
     ...s.warnings.map((w) => `warning: ${w.message}`),
-    ...s.failedStreams.map((f) => `FAILED ${f.stream}: ${f.error} (its tables and state are as the last complete run left them)`),
+    ...(s.complete ? [] : [`INCOMPLETE: the time budget ran out with ${fmt(s.remainingRequests)} request(s) not sent; everything fetched is published, and the next run continues where this one stopped`]),
+    ...backfillLines(s),
+    ...s.failedSeries.slice(0, 20).map((f) => `FAILED ${f.stream} ${f.series}${f.id !== undefined ? ` (${f.id})` : ''}: ${f.error} (${f.retriable ? 'the next run asks again' : 'retrying will not help until it is fixed'}; what it fetched before is kept)`),
+    ...(s.failedSeries.length > 20 ? [`… and ${s.failedSeries.length - 20} more failed series (\`engage-etl status\` lists them all)`] : []),
     ...holeLines(s),
     ...auditLines(s),
     ...unfilledLines(s),
@@ -200,6 +215,12 @@ function formatSummary(s: RunSummary): string {
     ...(s.report ? [`Report: ${s.report}`, ''] : []),
   ];
   return lines.join('\n');
+}
+
+function backfillLines(s: RunSummary): string[] {
+  const behind = s.backfill.filter((b) => b.seriesComplete < b.series);
+  if (behind.length === 0) return [];
+  return ['', 'backfill in progress (days loaded of days asked):', ...behind.map((b) => `  ${b.stream}: ${fmt(b.daysCovered)} of ${fmt(b.daysAsked)} days, ${b.seriesComplete} of ${b.series} series complete`)];
 }
 
 function holeLines(s: RunSummary): string[] {
@@ -215,7 +236,7 @@ function holeLines(s: RunSummary): string[] {
 function auditLines(s: RunSummary): string[] {
   const r = s.reconciliation;
   const lines: string[] = [];
-  if (r.match + r.mismatch + r.incomplete > 0) lines.push(`reconciliation: ${r.match} match, ${r.mismatch} mismatch, ${r.incomplete} incomplete (\`engage-etl status\` lists them)`);
+  if (r.match + r.mismatch + r.incomplete + r.unavailable > 0) lines.push(`reconciliation: ${r.match} match, ${r.mismatch} mismatch, ${r.incomplete} incomplete, ${r.unavailable} unavailable (\`engage-etl status\` lists them)`);
   if (s.restatements > 0) lines.push(`restated values: ${fmt(s.restatements)} stored value(s) changed on re-fetch (\`engage-etl status --restatements\` advises the look-back)`);
   return lines.length > 0 ? ['', ...lines] : [];
 }

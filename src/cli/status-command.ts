@@ -72,6 +72,8 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   let lastRun: Record<string, unknown> | undefined;
   let reconciliation: Awaited<ReturnType<typeof latestReconciliation>>;
   let streams: Record<string, unknown>[];
+  let failedSeries: Record<string, unknown>[];
+  let backfill: Record<string, unknown>[];
   try {
     const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
     if (flags.restatements) {
@@ -85,6 +87,12 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
     [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
     streams = (await wh.query('SELECT "stream", "status", "error", "run_id", "finished_at", "last_success_run_id", "last_success_at" FROM "_etl_stream_outcomes" ORDER BY "stream"'))
+      .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
+    // Databases published before these tables existed have none: nothing failed or is being backfilled there.
+    const bookkeeping = async (table: string, sql: string) => ((await wh.query(`SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = $1`, [table]))[0]?.['n'] ? wh.query(sql) : []);
+    failedSeries = (await bookkeeping('_etl_series_failures', 'SELECT "stream", "series_key", "object_id", "retriable", "error", "run_id" FROM "_etl_series_failures" ORDER BY "stream", "series_key"'))
+      .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
+    backfill = (await bookkeeping('_etl_backfill', 'SELECT "stream", "series", "series_complete", "days_asked", "days_covered" FROM "_etl_backfill" WHERE "series_complete" < "series" ORDER BY "stream"'))
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
   } finally {
     await wh.close();
@@ -103,12 +111,12 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   }
   // A run that failed (or was interrupted) after the last successful one is not in the published file; its note says how it ended.
   const note = await store.readLastRunNote();
-  const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.runId !== lastRun?.['run_id'] ? note : null;
+  const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.status !== 'incomplete' && note.runId !== lastRun?.['run_id'] ? note : null;
   const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
   const staleError = stale.length === 0 ? null : staleProblem(stale, flags.failIfStale!);
   if (flags.json) {
     const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
-    writeJsonLine({ lastRun: lastRun ?? null, latestFailure, running, abandoned, streams, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness },
+    writeJsonLine({ lastRun: lastRun ?? null, latestFailure, running, abandoned, streams, failedSeries, backfill, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness },
       staleError ? EXIT.failed : EXIT.done, staleError);
   } else {
     if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
@@ -119,9 +127,23 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
     const failedStreams = streams.filter((r) => r['status'] === 'failed');
     if (failedStreams.length > 0) {
-      process.stdout.write(`failed streams (they keep the rows and state of their last success; the next run retries them):\n`);
+      process.stdout.write(`failed streams (some of their series could not complete; everything else they fetched is published):\n`);
       process.stdout.write(formatRows(failedStreams.map((r) => ({
         stream: r['stream'], failed_in: r['run_id'], last_success: r['last_success_at'] ?? 'never', error: r['error'],
+      }))));
+      process.stdout.write('\n');
+    }
+    if (failedSeries.length > 0) {
+      process.stdout.write(`failed series (what they fetched before is kept; the next run asks for their missing windows again):\n`);
+      process.stdout.write(formatRows(failedSeries.map((r) => ({
+        stream: r['stream'], series: r['series_key'], id: r['object_id'] ?? '', retrying_helps: r['retriable'] ? 'yes' : 'no: fix it first', error: r['error'],
+      }))));
+      process.stdout.write('\n');
+    }
+    if (backfill.length > 0) {
+      process.stdout.write(`backfill in progress (days loaded of days asked; the next runs continue it):\n`);
+      process.stdout.write(formatRows(backfill.map((r) => ({
+        stream: r['stream'], days: `${String(r['days_covered'])} of ${String(r['days_asked'])}`, series_complete: `${String(r['series_complete'])} of ${String(r['series'])}`,
       }))));
       process.stdout.write('\n');
     }

@@ -18,7 +18,7 @@ export interface TtyOptions {
   refreshMs?: number;
 }
 
-type Outcome = RunPhase | 'starting' | 'done' | 'completed_with_holes' | 'failed' | 'interrupted';
+type Outcome = RunPhase | 'starting' | 'done' | 'completed_with_holes' | 'incomplete' | 'failed' | 'interrupted';
 
 export class TtyProgressReporter implements RunReporter {
   readonly #out: Terminal;

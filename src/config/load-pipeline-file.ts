@@ -7,6 +7,7 @@ import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import type { SeriesUnit } from '../api/types.js';
 import { ConfigError } from '../errors.js';
+import { parseDuration } from './duration.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
@@ -28,7 +29,7 @@ export const DEFAULT_HOLE_RETRIES = 3;
 /** A workspace name: one path segment every object store and query engine reads as it is. */
 export const WORKSPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'hole_retries', 'source', 'retries', 'streams', 'report'] as const;
+const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'hole_retries', 'time_budget', 'source', 'retries', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -172,13 +173,26 @@ class PipelineReader {
     const startDate = this.attempt(() => this.date(root, ['start_date']), undefined);
     const lookbackDays = this.attempt(() => this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)'), 0);
     const holeRetries = this.attempt(() => this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)'), 0);
+    const timeBudgetMs = this.attempt(() => this.timeBudget(root), undefined);
     const source = this.attempt(() => this.source(root), {});
     const retries = this.attempt(() => this.retries(root), DEFAULT_RETRY_LIMITS);
     const streams = this.attempt(() => this.streams(root), {});
     const report = this.attempt(() => this.report(root), undefined);
     if (this.#refusals.length > 0 || startDate === undefined) throw refusalsError(this.file, this.#refusals);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}) };
+    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}), ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}) };
+  }
+
+  /** `time_budget: 3h`: the longest a run sends requests (see RunOptions.timeBudgetMs). */
+  private timeBudget(root: Record<string, unknown>): number | undefined {
+    const value = root['time_budget'];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') this.fail(['time_budget'], `${show(value)} is not a duration; write a number and a unit (s, m, h, d) in quotes if needed, e.g. time_budget: 3h`);
+    try {
+      return parseDuration(value, 'time_budget');
+    } catch (err) {
+      return this.fail(['time_budget'], err instanceof ConfigError ? err.message.replace(/^time_budget:?\s*/, '') : String(err));
+    }
   }
 
   /** `workspace: NAME`: a path part (`workspace=NAME/`) and a column value, so letters, digits, `_` and `-` only. */

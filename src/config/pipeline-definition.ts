@@ -23,6 +23,11 @@ export interface PipelineDefinition {
   lookbackDays: number;
   /** Later runs that re-request a hole (a unit the server left out) before it is confirmed absent. @default 3 */
   holeRetries: number;
+  /**
+   * `time_budget:` the longest a run sends requests; then it publishes what it committed and exits 0 with
+   * `complete: false`, and the next run continues from the watermarks. --time-budget overrides it. @default none
+   */
+  timeBudgetMs?: number;
   /** Where the API lives, when the file says; flags and environment override it. The API key is never in the file. */
   source: { baseUrl?: string };
   /** Retry limits of the run's API client (`retries:` in the file). @default DEFAULT_RETRY_LIMITS (6 attempts, 120 s) */

@@ -26,6 +26,7 @@ export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = S
       start_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}([T ].*)?$', description: 'first UTC day to export, YYYY-MM-DD' },
       lookback_days: { type: 'integer', minimum: 0, default: DEFAULT_LOOKBACK_DAYS, description: 'complete days re-fetched before each watermark (restatements)' },
       hole_retries: { type: 'integer', minimum: 0, default: DEFAULT_HOLE_RETRIES, description: 'later runs that ask again for a unit a server left out before it is confirmed absent' },
+      time_budget: { type: 'string', pattern: '^(\\d+(\\.\\d+)?[smhdSMHD])+$', description: 'the longest a run sends requests, e.g. 3h: then it publishes what it committed and exits 0 with complete: false; the next run continues (--time-budget overrides it)' },
       source: {
         type: ['object', 'null'],
         additionalProperties: false,

@@ -3,12 +3,12 @@
 import type { DateTime } from 'luxon';
 import { credentialProblem } from '../api/credential-rules.js';
 import { ConfigError } from '../errors.js';
+import { parseDuration } from './duration.js';
 import { parseDbLocation, parseLocation } from '../store/location.js';
 import { parseUtcInstant } from '../time/utc-time.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from './default-paths.js';
 import { loadPipelineFile } from './load-pipeline-file.js';
-import { parseDuration } from './duration.js';
 import { parseMaxInFlight } from './max-in-flight-flag.js';
 import { parseMaxWait } from './max-wait-flag.js';
 import { suggestion } from './nearest-name.js';
@@ -33,6 +33,7 @@ export interface RawRunFlags {
   workDir?: string;
   maxInFlight?: string;
   checkpointEvery?: string;
+  timeBudget?: string;
 }
 
 export interface RunOptions {
@@ -70,6 +71,11 @@ export interface RunOptions {
   maxInFlight?: number;
   /** With an `s3://` db: the least time between two checkpoints of the run's progress (--checkpoint-every). @default 5 minutes */
   checkpointEveryMs?: number;
+  /**
+   * How long the run may send requests (--time-budget, else the file's `time_budget:`): then no request starts, what is in
+   * flight finishes, and everything committed is published. @default undefined (no budget)
+   */
+  timeBudgetMs?: number;
 }
 
 /** How far --until may be ahead of the clock (clock skew between machines). */
@@ -159,7 +165,13 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     ...(workDir !== undefined ? { workDir } : {}),
     ...maxInFlightOption(flags.maxInFlight),
     ...(flags.checkpointEvery !== undefined ? { checkpointEveryMs: parseDuration(flags.checkpointEvery, '--checkpoint-every') } : {}),
+    ...timeBudgetOption(flags.timeBudget, pipeline.timeBudgetMs),
   };
+}
+
+function timeBudgetOption(raw: string | undefined, fromFile: number | undefined): { timeBudgetMs?: number } {
+  const ms = raw !== undefined ? parseDuration(raw, '--time-budget') : fromFile;
+  return ms === undefined ? {} : { timeBudgetMs: ms };
 }
 
 function maxInFlightOption(raw: string | undefined): { maxInFlight?: number } {

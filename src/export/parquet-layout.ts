@@ -35,6 +35,7 @@ export const BOOKKEEPING_EXPORTS: readonly ExportedTable[] = [
   { table: '_etl_runs', folder: 'etl_runs' },
   { table: '_etl_holes', folder: 'etl_holes' },
   { table: '_etl_stream_outcomes', folder: 'etl_stream_outcomes' },
+  { table: '_etl_series_failures', folder: 'etl_series_failures' },
 ];
 
 /** Every table of the tree and its folder. */

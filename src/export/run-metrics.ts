@@ -16,7 +16,7 @@ export interface RunMetricsInput {
   pipeline: string;
   /** The streams this run was asked to do. */
   streams: readonly string[];
-  /** 'succeeded' (exit 0 or 3), 'failed' or 'interrupted'. */
+  /** 'succeeded' (exit 0, or 3 with holes), 'incomplete' (exit 3: some series failed after every retry), 'failed' or 'interrupted'. */
   status: string;
   exitCode: number;
   finishedAt: Date;

@@ -5,7 +5,8 @@ import { ident } from './table-definition.js';
 /** Runs SQL with parameters and returns plain rows: Warehouse.query. */
 type Query = (sql: string, params?: readonly unknown[]) => Promise<Record<string, unknown>[]>;
 
-export type ReconciliationStatus = 'match' | 'mismatch' | 'incomplete';
+/** 'unavailable': the checking endpoint refused or failed; the check is an audit, so the data stays and the run goes on. */
+export type ReconciliationStatus = 'match' | 'mismatch' | 'incomplete' | 'unavailable';
 
 /** One metric of one reconciled series over one window. */
 export interface ReconciliationRow {
@@ -15,7 +16,8 @@ export interface ReconciliationRow {
   windowStart: Date;
   windowEnd: Date;
   metric: string;
-  expected: number;
+  /** Null when the check was unavailable. */
+  expected: number | null;
   actual: number;
   status: ReconciliationStatus;
 }

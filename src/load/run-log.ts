@@ -20,7 +20,7 @@ export interface RunEnd {
   runId: string;
   finishedAt: Date;
   /** 'completed_with_holes': every task ran, but some units stayed missing (exit 3). */
-  status: 'succeeded' | 'completed_with_holes' | 'failed' | 'interrupted';
+  status: 'succeeded' | 'completed_with_holes' | 'incomplete' | 'failed' | 'interrupted';
   requests: number;
   rowsChanged: number;
   /** One-line reason of a failed run. */

@@ -17,8 +17,8 @@ import type { RunEnd, RunStart } from './run-log.js';
 import { HOLES_SQL, SERIES_STATE_SQL, prepareHoleUpdates, prepareSeriesState, toHole, toSeriesState } from './series-state-store.js';
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { applySqlDir } from './sql-dir.js';
-import { attachPrevious, detachPrevious, recordStreamOutcomes, restoreStreams } from './stream-restore.js';
-import type { StreamOutcome } from './stream-restore.js';
+import { recordStreamOutcomes } from './stream-outcomes.js';
+import type { StreamOutcome } from './stream-outcomes.js';
 import { createTableSql } from './table-definition.js';
 import { isCurrentLayout, matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
 import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
@@ -26,7 +26,7 @@ import type { TableName } from './table-specs.js';
 
 export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 export type { RunEnd, RunStart } from './run-log.js';
-export type { StreamOutcome } from './stream-restore.js';
+export type { StreamOutcome } from './stream-outcomes.js';
 
 export interface WarehouseOptions {
   /**
@@ -335,22 +335,6 @@ export class Warehouse {
         await conn.run(`DELETE FROM ${ident(state)} WHERE list_contains($1, "stream")`, [toDuckDBValue('VARCHAR[]', streams, 'streams')], [LIST(VARCHAR)]);
       }
     });
-  }
-
-  /**
-   * Streams fail alone: in one transaction, give `streams` (and their `tables`) back the rows, watermarks and holes of
-   * the published snapshot at `previous` (none yet: emptied), drop the audit rows run `runId` wrote for them, and mark
-   * their partitions dirty so the export rewrites them from the restored rows.
-   */
-  async restoreStreams(streams: readonly string[], tables: readonly TableName[], previous: string | undefined, runId: string): Promise<void> {
-    for (const table of tables) tableSpec(table);
-    // DuckDB attaches and detaches outside a transaction.
-    const attached = await this.#serial((conn) => attachPrevious(conn, previous));
-    try {
-      await this.#transaction(`restore of streams ${streams.join(', ')}`, (conn) => restoreStreams(conn, streams, tables, attached, runId));
-    } finally {
-      if (attached) await this.#serial((conn) => detachPrevious(conn));
-    }
   }
 
   /** Record each stream's outcome of run `runId` (`_etl_stream_outcomes`: the last per stream, and its last success). */

@@ -27,6 +27,8 @@ export interface DiscoveredList {
   pages: number;
   estimated: boolean;
   objects: number;
+  /** The ids a run read (absent for `plan` without a client): ids the pipeline names are checked against them. */
+  ids?: ReadonlySet<string>;
 }
 
 /** What a per-id stream's ids came from, for the plan and the fetch tasks. */
@@ -91,7 +93,10 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
   const byKey = new Map(read.map((l) => [l.key, l.objects]));
   const lookup = (r: ListRequest): readonly ListedObject[] => byKey.get(listingKey(r)) ?? [];
   const discovery = noDiscovery(input.pipeline);
-  discovery.lists.push(...read.map((l) => ({ listing: l.key, endpoint: l.r.list.endpoint, pages: l.pages, estimated: input.client === undefined, objects: l.objects.length })));
+  discovery.lists.push(...read.map((l) => ({
+    listing: l.key, endpoint: l.r.list.endpoint, pages: l.pages, estimated: input.client === undefined, objects: l.objects.length,
+    ...(input.client ? { ids: new Set(l.objects.map((o) => o.id)) } : {}),
+  })));
 
   const streams: Record<string, unknown> = { ...input.pipeline.streams };
   const perId = new Map<StreamName, DiscoveredIds>();

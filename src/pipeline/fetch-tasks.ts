@@ -13,7 +13,7 @@ import type { Committer } from './committer.js';
 import { moneyNotices } from './money-notices.js';
 import type { Plan, SeriesPlan } from './plan.js';
 import type { RunWarning } from './run-events.js';
-import type { TaskQueues } from './task-queues.js';
+import type { TaskGroup, TaskQueues } from './task-queues.js';
 
 export interface FetchTaskContext {
   client: ApiClient;
@@ -69,6 +69,24 @@ function takeNotices(ctx: FetchTaskContext, seen: Set<string>, stream: StreamNam
   return { upserts: rows.upserts, replaces: rows.replaces };
 }
 
+/** The group of a series: failing, it fails alone. */
+export function seriesGroup(sp: SeriesPlan): TaskGroup {
+  const name = sp.stream.name;
+  return { stream: name, series: `${name}\u0000${sp.seriesKey}`, key: sp.seriesKey, ids: sp.instance.dims };
+}
+
+function objectGroup(stream: string, id: string): TaskGroup {
+  return { stream, series: `${stream}\u0000id=${id}`, key: `id=${id}`, ids: { id } };
+}
+
+function listGroup(stream: string): TaskGroup {
+  return { stream, series: `${stream}\u0000list`, key: 'list', ids: {} };
+}
+
+/**
+ * Queues every request of the plan, each series' windows in time order and series after series, so that a time budget
+ * cuts each series after a contiguous prefix of its windows (the next run starts from that watermark).
+ */
 export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskContext): void {
   const seen = new Set<string>();
   const noticed = (stream: StreamName, rows: ExtractedRows) => takeNotices(ctx, seen, stream, rows);
@@ -76,7 +94,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
 
   for (const list of plan.lists) {
     const name = list.stream.name as StreamName;
-    tasks.add(list.stream.endpoint.pool, name, async () => {
+    tasks.add(list.stream.endpoint.pool, listGroup(name), async () => {
       const rows = await list.stream.fetch(ctx.client, list.options, ctx.until.toJSDate());
       await ctx.committer.add({ ...noticed(name, rows), state: [snapshotState(name, ctx, countRows(rows))], holes: [] });
       ctx.tick(name, rows.pages, countRows(rows));
@@ -86,7 +104,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
   // Listings (their rows came with discovery) and id-by-id streams whose listed objects are all unchanged are current as
   // of --until all the same: their snapshot is recorded without a request.
   for (const stream of [...plan.listings, ...plan.perId.filter((p) => p.ids.length === 0).map((p) => p.stream)]) {
-    tasks.add(stream.endpoint.pool, stream.name, () => ctx.committer.add({ upserts: [], replaces: [], state: [snapshotState(stream.name as StreamName, ctx, 0)], holes: [] }));
+    tasks.add(stream.endpoint.pool, listGroup(stream.name), () => ctx.committer.add({ upserts: [], replaces: [], state: [snapshotState(stream.name as StreamName, ctx, 0)], holes: [] }));
   }
 
   for (const p of plan.perId) {
@@ -95,7 +113,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
     let left = p.ids.length;
     const done = (rows: number) => (--left === 0 ? [snapshotState(name, ctx, rows)] : []);
     for (const id of p.ids) {
-      tasks.add(p.stream.endpoint.pool, name, async () => {
+      tasks.add(p.stream.endpoint.pool, objectGroup(name, id), async () => {
         let rows: ExtractedRows;
         try {
           rows = await p.stream.fetch(ctx.client, id, p.options, p.listed?.get(id));
@@ -127,8 +145,9 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
   const { cursor, instance } = sp;
   const progress = new CursorProgress(cursor);
   const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: instance.fetch };
+  const group = seriesGroup(sp);
   for (const window of cursor.windows) {
-    tasks.add(sp.endpoint.pool, name, async () => {
+    tasks.add(sp.endpoint.pool, group, async () => {
       const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
       ctx.extraRequests(result.followUps);
       if (result.outside.count > 0) {

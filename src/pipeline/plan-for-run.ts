@@ -33,7 +33,14 @@ export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanStat
     knownRows[stream.name] = Number(row?.['n'] ?? 0);
   }
   const holes = (await wh.readHoles()).map((h) => ({ stream: h.stream, seriesKey: h.seriesKey, startMs: h.unitStart.getTime(), attempts: h.attempts, status: h.status }));
-  return { states: await wh.readSeriesState(), holes, knownRows };
+  // The --until each watermark was fetched at: the until of the run that last moved it.
+  const untils = new Map((await wh.query(`SELECT s."stream", s."series_key", r."until" FROM "_etl_series_state" s JOIN "_etl_runs" r ON r."run_id" = s."last_run_id"`))
+    .map((r) => [`${String(r['stream'])}\u0000${String(r['series_key'])}`, r['until'] as Date | null]));
+  const states = (await wh.readSeriesState()).map((s) => {
+    const fetchedUntil = untils.get(`${s.stream}\u0000${s.seriesKey}`);
+    return fetchedUntil instanceof Date ? { ...s, fetchedUntil } : s;
+  });
+  return { states, holes, knownRows };
 }
 
 /**

@@ -11,7 +11,7 @@ import { streamDeclaration } from '../streams/registry.js';
 import type { ListingStream, PagedListStream, PerIdStream, Reconciliation, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
 import type { ListedObject } from '../streams/workspace-lists.js';
 import type { DiscoveredList, Discovery } from './discover.js';
-import { reconciliationWindow } from './reconcile.js';
+import { reconciliationWindow } from './reconciliation-window.js';
 
 export interface SeriesPlan {
   stream: SeriesStream;
@@ -88,6 +88,11 @@ export interface PlannedState {
   stream: string;
   seriesKey: string;
   watermark: Date;
+  /**
+   * The --until of the run that moved the watermark last, when known. Days that were already older than the look-back
+   * then are final: a backfill that stopped far behind --until resumes at its watermark, re-fetching nothing before it.
+   */
+  fetchedUntil?: Date;
 }
 
 /** A stored hole of one series. */
@@ -116,8 +121,21 @@ export interface PlanInput {
 
 const sep = '\u0000';
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The look-back of one series: the days before its watermark that were inside the look-back when they were fetched
+ * (all of them for a nightly run, whose watermark is --until's day; none for a backfill a time budget stopped far
+ * behind --until: those days were already final).
+ */
+function lookbackOf(lookbackDays: number, state: PlannedState | undefined): number {
+  if (state?.fetchedUntil === undefined) return lookbackDays;
+  const behind = Math.floor((state.fetchedUntil.getTime() - state.watermark.getTime()) / DAY_MS);
+  return Math.min(lookbackDays, Math.max(0, lookbackDays - behind));
+}
+
 export function buildPlan(input: PlanInput): Plan {
-  const watermarks = new Map(input.states.map((s) => [`${s.stream}${sep}${s.seriesKey}`, s.watermark]));
+  const states = new Map(input.states.map((s) => [`${s.stream}${sep}${s.seriesKey}`, s]));
   const holes = new Map<string, StoredHole[]>();
   for (const h of input.holes ?? []) {
     const key = `${h.stream}${sep}${h.seriesKey}`;
@@ -145,11 +163,12 @@ export function buildPlan(input: PlanInput): Plan {
       case 'series': {
         for (const instance of stream.series(options)) {
           const key = seriesKey(instance.unit, instance.dims);
-          const stored = watermarks.get(`${name}${sep}${key}`);
+          const state = states.get(`${name}${sep}${key}`);
+          const stored = state?.watermark;
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
           const maxUnits = instance.maxUnits ?? stream.maxUnits;
           const cursor = planCursor({
-            unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: input.pipeline.lookbackDays,
+            unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: lookbackOf(input.pipeline.lookbackDays, state),
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });
           plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor });

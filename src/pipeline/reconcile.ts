@@ -1,6 +1,7 @@
 // Reconciliation after the series of a run are loaded: per check declared by a stream (`reconcile: true` on
 // canvas_summary), one request to the other endpoint over the look-back window, its totals compared with the sum of the
-// stored daily rows. Every comparison is recorded; a mismatch is a warning of the run.
+// stored daily rows. Every comparison is recorded; a mismatch is a warning of the run. It is an audit: a check the
+// endpoint refuses or fails is recorded `unavailable` with one warning per stream, and never costs the data.
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import { seriesKey } from '../extract/incremental-cursor.js';
@@ -9,9 +10,10 @@ import { recordReconciliation, storedTotalsOf } from '../load/audit-store.js';
 import { MONEY, MONEY_SCALE } from '../load/table-definition.js';
 import { tableSpec } from '../load/table-specs.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { addUnits, floorUnit } from '../time/utc-time.js';
+import { failureScope } from './stream-failure.js';
 import type { Reconciliation } from '../streams/stream-declaration.js';
 import type { ReconciliationPlan } from './plan.js';
+import { reconciliationWindow } from './reconciliation-window.js';
 import type { RunWarning } from './run-events.js';
 
 /**
@@ -22,20 +24,6 @@ export function sameTotal(table: string, column: string, expected: number, actua
   const type = tableSpec(table).columns.find((c) => c.name === column)?.type;
   const factor = type === MONEY ? 10 ** MONEY_SCALE : 1;
   return Math.round(expected * factor) === Math.round(actual * factor);
-}
-
-/**
- * The window a run reconciles: the last `lookbackDays` complete days before --until (at least one, at most the `maxDays`
- * one request of the checking endpoint may span), never before the pipeline's first day. Undefined when no complete
- * day is covered.
- */
-export function reconciliationWindow(until: DateTime, from: DateTime, lookbackDays: number, maxDays: number): { start: DateTime; end: DateTime } | undefined {
-  const end = floorUnit(until, 'day');
-  const days = Math.min(Math.max(lookbackDays, 1), maxDays);
-  const earliest = floorUnit(from, 'day');
-  const rewound = addUnits(end, -days, 'day');
-  const start = rewound.toMillis() > earliest.toMillis() ? rewound : earliest;
-  return start.toMillis() < end.toMillis() ? { start, end } : undefined;
 }
 
 export async function runReconciliations(
@@ -50,19 +38,29 @@ export async function runReconciliations(
       return window ? [{ check, window, days: Math.round(window.end.diff(window.start, 'days').days) }] : [];
     });
     // Every check's request at once, paced by the client like any other (one after another, a nightly run waited on 137
-    // round trips); a failure is the first failed check's, once all have answered.
+    // round trips). Only what concerns the whole run (a 401, no answer at all) ends it.
     const answers = await Promise.allSettled(todo.map(({ check, window }) => check.fetch(ctx.client, window.start, window.end)));
-    const failed = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected');
-    if (failed) throw failed.reason;
+    const failed = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
+    const fatal = failed.find((a) => failureScope(a.reason) === 'run');
+    if (fatal) throw fatal.reason;
+    if (failed.length > 0) {
+      const first = failed[0]!.reason;
+      ctx.warn({
+        code: 'reconciliation_unavailable', stream: stream.name,
+        message: `${stream.name}: ${failed.length} of ${todo.length} reconciliation check(s) could not be made (e.g. ${first instanceof Error ? first.message : String(first)}); recorded as unavailable in _etl_reconciliation, the data is kept`,
+      });
+    }
     const stored = await storedTotalsByGroup(query, todo.map(({ check, window }) => ({ check, start: window.start.toJSDate(), end: window.end.toJSDate() })));
     const rows: ReconciliationRow[] = [];
     todo.forEach(({ check, window, days }, i) => {
-      const expected = (answers[i] as PromiseFulfilledResult<Record<string, number>>).value;
+      const answer = answers[i]!;
+      const expected = answer.status === 'fulfilled' ? answer.value : undefined;
       const { totals, units } = stored[i]!;
       const key = seriesKey('day', check.dims);
       const checkRows: ReconciliationRow[] = Object.entries(check.metrics).map(([metric, column]) => {
-        const exp = expected[metric] ?? Number.NaN;
         const act = totals[metric] ?? 0;
+        if (expected === undefined) return { stream: stream.name, seriesKey: key, windowStart: window.start.toJSDate(), windowEnd: window.end.toJSDate(), metric, expected: null, actual: act, status: 'unavailable' };
+        const exp = expected[metric] ?? Number.NaN;
         const status = units < days ? 'incomplete' : sameTotal(check.table, column, exp, act) ? 'match' : 'mismatch';
         return { stream: stream.name, seriesKey: key, windowStart: window.start.toJSDate(), windowEnd: window.end.toJSDate(), metric, expected: exp, actual: act, status };
       });
@@ -98,4 +96,24 @@ async function storedTotalsByGroup(
     indexes.forEach((i, k) => (out[i] = totals[k]!));
   }
   return out;
+}
+
+/**
+ * The reconcile phase of a run: every stream's checks, after its series are loaded. None starts once the time budget is
+ * spent (they are counted as not sent: the next run makes them).
+ */
+export async function reconcileRun(
+  plans: readonly ReconciliationPlan[],
+  ctx: Parameters<typeof runReconciliations>[1] & { budgetSpent(): boolean },
+): Promise<{ rows: ReconciliationRow[]; unsent: number }> {
+  const rows: ReconciliationRow[] = [];
+  let unsent = 0;
+  for (const plan of plans) {
+    if (ctx.budgetSpent()) {
+      unsent += plan.checks.length;
+      continue;
+    }
+    rows.push(...(await runReconciliations([plan], ctx)));
+  }
+  return { rows, unsent };
 }

@@ -65,7 +65,7 @@ export type RunEvent =
   | { type: 'committed'; tables: { table: string; inserted: number; updated: number; deleted: number }[] }
   | ({ type: 'warning' } & RunWarning)
   | { type: 'exported'; files: number; rows: number }
-  | { type: 'run_finished'; runId: string; status: 'succeeded' | 'completed_with_holes' | 'failed' | 'interrupted'; seconds: number; error?: string };
+  | { type: 'run_finished'; runId: string; status: 'succeeded' | 'completed_with_holes' | 'incomplete' | 'failed' | 'interrupted'; seconds: number; error?: string };
 
 export interface RunReporter {
   emit(event: RunEvent): void;

@@ -1,52 +1,107 @@
-// Per-pool task queues: how a run spends each limit pool's budget without one exhausted pool stalling the others, and
-// without one failing stream stopping the rest.
+// Per-pool task queues: how a run spends each limit pool's budget without one exhausted pool stalling the others, without
+// one failing series stopping the rest, and without starting work once the run's time budget is spent.
 import type { PoolId } from '../api/endpoints.js';
 
-/** What a failure stops: only the tasks of its group (a stream that cannot complete), or the whole run. */
-export type FailureScope = 'group' | 'run';
+/**
+ * What a failure stops: the rest of its series (the unit of failure: a series of a stream, one object of an id-by-id
+ * stream, one paged list), the rest of its stream (the key lacks the endpoint's permission: every series would meet it),
+ * or the whole run.
+ */
+export type FailureScope = 'series' | 'stream' | 'run';
+
+/** Which series and stream a task belongs to. */
+export interface TaskGroup {
+  stream: string;
+  /** Unique across the run's streams: the stream and `key`. */
+  series: string;
+  /** The series as `status` names it: its series key, `id=<object id>`, or `list`. */
+  key: string;
+  /** The ids the series asks for, by parameter (`{ app_id: 'app_1' }`; `{ id: … }` for one object). */
+  ids: Readonly<Record<string, string>>;
+}
 
 interface Task {
-  group: string;
+  group: TaskGroup;
   work: () => Promise<void>;
 }
 
 /**
+ * Thrown into the tasks still waiting for their pool when the deadline passes (Limiter.rejectWaiting): their request
+ * was never sent, so they count as not started, not as failed.
+ */
+export class DeadlinePassed extends Error {
+  constructor() {
+    super('the time budget was spent before this request could be sent; the next run sends it');
+    this.name = 'DeadlinePassed';
+  }
+}
+
+/** The outcome of `run`: the first failure of each failed series, and the tasks never started. */
+export interface QueueOutcome {
+  failed: Map<string, { group: TaskGroup; error: unknown }>;
+  /** Tasks not started because their series or stream had failed, by stream (a stream's series skipped so are failed too). */
+  skipped: Map<string, number>;
+  /** Tasks not started because the deadline passed, by stream (they are the next run's work). */
+  unstarted: Map<string, number>;
+}
+
+/**
  * One FIFO queue per limit pool, each drained by its own workers: a pool that waits for its window never holds up
- * requests of another pool. The client bounds what is in flight overall. Every task belongs to a group (its stream):
- * a failure the caller scopes to the group skips that group's queued tasks and lets the others run on; a failure
- * scoped to the run stops new work everywhere.
+ * requests of another pool. The client bounds what is in flight overall. Tasks run in the order they were added, so a
+ * series queued window after window in time order is cut, at a deadline, after a contiguous prefix of its windows.
  */
 export class TaskQueues {
   readonly #queues = new Map<PoolId, Task[]>();
 
-  add(pool: PoolId, group: string, work: () => Promise<void>): void {
+  add(pool: PoolId, group: TaskGroup, work: () => Promise<void>): void {
     const q = this.#queues.get(pool) ?? [];
     q.push({ group, work });
     this.#queues.set(pool, q);
   }
 
   /**
-   * Runs every task. `scope` decides at once what a failure stops (while other tasks may still be running). Resolves
-   * with the first failure of each failed group; rejects with the first failure scoped to the run.
+   * Runs every task. `scope` decides at once what a failure stops (while other tasks may still be running); a task whose
+   * turn comes after `deadline()` says true is not started (what runs finishes). Rejects with the first failure scoped to
+   * the run.
    */
-  async run(workersPerPool: number, scope: (error: unknown, group: string) => FailureScope): Promise<Map<string, unknown>> {
+  async run(workersPerPool: number, scope: (error: unknown, group: TaskGroup) => FailureScope, deadline: () => boolean = () => false): Promise<QueueOutcome> {
     let stopped: { error: unknown } | undefined;
-    const failedGroups = new Map<string, unknown>();
+    const outcome: QueueOutcome = { failed: new Map(), skipped: new Map(), unstarted: new Map() };
+    // The error of each stream failed as a whole: its series not yet failed fail with it.
+    const failedStreams = new Map<string, unknown>();
+    const count = (m: Map<string, number>, stream: string) => m.set(stream, (m.get(stream) ?? 0) + 1);
     const worker = async (queue: Task[]) => {
       while (!stopped && queue.length > 0) {
         const task = queue.shift()!;
-        if (failedGroups.has(task.group)) continue;
+        const { stream, series } = task.group;
+        if (outcome.failed.has(series) || failedStreams.has(stream)) {
+          if (!outcome.failed.has(series)) outcome.failed.set(series, { group: task.group, error: failedStreams.get(stream) });
+          count(outcome.skipped, stream);
+          continue;
+        }
+        if (deadline()) {
+          count(outcome.unstarted, stream);
+          continue;
+        }
         try {
           await task.work();
         } catch (error) {
           if (stopped) continue;
-          if (scope(error, task.group) === 'run') stopped = { error };
-          else if (!failedGroups.has(task.group)) failedGroups.set(task.group, error);
+          if (error instanceof DeadlinePassed) {
+            count(outcome.unstarted, stream);
+            continue;
+          }
+          const s = scope(error, task.group);
+          if (s === 'run') stopped = { error };
+          else {
+            if (!outcome.failed.has(series)) outcome.failed.set(series, { group: task.group, error });
+            if (s === 'stream' && !failedStreams.has(stream)) failedStreams.set(stream, error);
+          }
         }
       }
     };
     await Promise.all([...this.#queues.values()].flatMap((q) => Array.from({ length: Math.max(1, workersPerPool) }, () => worker(q))));
     if (stopped) throw stopped.error;
-    return failedGroups;
+    return outcome;
   }
 }

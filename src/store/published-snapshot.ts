@@ -223,7 +223,7 @@ export async function openPublished(db: string, opts: { memoryLimit?: string } =
 /** The outcome of one run, as `status` shows it next to the published (last successful) state. */
 export interface LastRunNote {
   runId: string;
-  status: 'succeeded' | 'completed_with_holes' | 'failed' | 'interrupted';
+  status: 'succeeded' | 'completed_with_holes' | 'incomplete' | 'failed' | 'interrupted';
   startedAt: string;
   finishedAt: string;
   /** One-line reason of a failed or interrupted run (already free of credentials, like every run error). */
@@ -240,7 +240,7 @@ export async function writeLastRunNote(db: string, note: LastRunNote): Promise<v
 export async function readLastRunNote(db: string): Promise<LastRunNote | undefined> {
   try {
     const value = JSON.parse(await readFile(snapshotFiles(db).lastRun, 'utf8')) as Partial<LastRunNote>;
-    const known = ['succeeded', 'completed_with_holes', 'failed', 'interrupted'];
+    const known = ['succeeded', 'completed_with_holes', 'incomplete', 'failed', 'interrupted'];
     return typeof value.runId === 'string' && known.includes(String(value.status)) ? (value as LastRunNote) : undefined;
   } catch {
     return undefined;

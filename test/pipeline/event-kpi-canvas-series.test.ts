@@ -292,7 +292,7 @@ describe('reconciliation of data_summary with the stored days', () => {
     expect(num(conv['actual'])).toBe(model.stats.reduce((n, d) => n + d.total_stats.conversions, 0));
     expect(run.warnings.map((w) => [w.code, w.stream])).toEqual([['reconciliation_mismatch', 'canvas_summary']]);
     expect(run.warnings[0]!.message).toContain('conversions');
-    expect(run.reconciliation).toEqual({ match: 7, mismatch: 1, incomplete: 0 });
+    expect(run.reconciliation).toEqual({ match: 7, mismatch: 1, incomplete: 0, unavailable: 0 });
     // Planned and sent: one data_summary per Canvas on top of the series.
     expect(run.requests.sent).toBe(run.requests.planned);
   });

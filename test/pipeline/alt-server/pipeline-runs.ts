@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { loadPipelineFile } from '../../../src/config/load-pipeline-file.js';
 import { resolveRunOptions } from '../../../src/config/run-options.js';
+import type { RawRunFlags } from '../../../src/config/run-options.js';
 import { Warehouse } from '../../../src/load/warehouse.js';
 import { TABLE_SPECS } from '../../../src/load/table-specs.js';
 import type { TableName } from '../../../src/load/table-specs.js';
@@ -28,6 +29,8 @@ export interface RunRequest {
   until: string;
   /** Client settings (timeouts, backoff). */
   client?: PipelineDeps['client'];
+  /** More flags of the run, e.g. `{ timeBudget: '2s' }`. */
+  flags?: Partial<RawRunFlags>;
 }
 
 export interface TableDiff {
@@ -64,7 +67,7 @@ export class PipelineRuns {
   async run(r: RunRequest): Promise<RunSummary> {
     const until = DateTime.fromISO(r.until, { zone: 'utc' });
     const opts = resolveRunOptions(
-      { pipeline: this.pipelinePath, baseUrl: r.baseUrl, apiKey: r.apiKey, db: this.dbOf(r.name), out: join(this.dir, `${r.name}-parquet`), from: r.from, until: r.until },
+      { pipeline: this.pipelinePath, baseUrl: r.baseUrl, apiKey: r.apiKey, db: this.dbOf(r.name), out: join(this.dir, `${r.name}-parquet`), from: r.from, until: r.until, ...r.flags },
       {},
       until.plus({ minutes: 1 }),
     );

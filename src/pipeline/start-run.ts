@@ -1,0 +1,64 @@
+// The second phase of a run: open the working copy of the database, connect the client to the source, close the log
+// entries of runs that were killed, and log this run as started (forgetting the streams a full refresh reloads).
+import type { DateTime } from 'luxon';
+import { ApiClient } from '../api/api-client.js';
+import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
+import type { RunOptions } from '../config/run-options.js';
+import { FatalError } from '../errors.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { Warehouse } from '../load/warehouse.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import type { RunReporter, RunWarning } from './run-events.js';
+import { waitingEvent } from './run-events.js';
+import { tablesOf } from './stream-tables.js';
+
+export interface StartedRun {
+  wh: Warehouse;
+  client: ApiClient;
+  /** What to call the source in the summary. */
+  source: string;
+}
+
+/** Opens the working copy (handed to `opened` at once, so the caller closes it whatever fails next) and the client. */
+export async function startRun(
+  opts: RunOptions, deps: PipelineDeps, snapshots: SnapshotStore,
+  run: { runId: string; started: number; until: DateTime; reporter: RunReporter; warnings: RunWarning[]; staleLockNote: string | undefined },
+  opened: (parts: Partial<StartedRun>) => void,
+): Promise<StartedRun> {
+  const { reporter, warnings } = run;
+  const working = await snapshots.openWorkingCopy();
+  const wh = working.warehouse;
+  opened({ wh });
+  warnings.push(...working.notes);
+  if (run.staleLockNote) warnings.push({ code: 'lock_taken_over', message: run.staleLockNote });
+  const { baseUrl, apiKey } = opts;
+  if (!baseUrl || !apiKey) throw new FatalError('no source: pass --base-url and --api-key (or ENGAGE_BASE_URL / ENGAGE_API_KEY), or --emulator');
+  const source = deps.sourceLabel ?? baseUrl;
+  const client = ApiClient.create({
+    retryAdvice: RUN_RETRY_ADVICE,
+    maxAttempts: opts.pipeline.retries.maxAttempts,
+    maxRetryWaitMs: opts.pipeline.retries.maxWaitSeconds * 1000,
+    ...deps.client,
+    baseUrl,
+    apiKey,
+    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+    ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
+    onEvent: (e) => {
+      if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
+      if (e.type === 'waiting') reporter.emit(waitingEvent(e));
+      if (e.type === 'request-finished') {
+        const { method, path, query, status, ms, attempt, pool, rateLimit, error } = e;
+        reporter.emit({ type: 'request', method, path, query, status, ms, attempt, pool, rateLimit, ...(error !== undefined ? { error } : {}) });
+      }
+      deps.client?.onEvent?.(e);
+    },
+  });
+  opened({ wh, client });
+  deps.signal?.addEventListener('abort', () => void client.close(), { once: true });
+  // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
+  for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
+  await wh.beginRun({ runId: run.runId, pipeline: opts.pipeline.name, startedAt: new Date(run.started), until: run.until.toJSDate() });
+  reporter.emit({ type: 'run_started', runId: run.runId, pipeline: opts.pipeline.name, until: run.until.toISO() ?? '', streams: [...opts.streams], source });
+  if (opts.fullRefresh) await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
+  return { wh, client, source };
+}
