@@ -8,14 +8,15 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { NoSnapshotError } from '../errors.js';
+import { NoDatabaseError, NoSnapshotError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { ObjectLock, isLiveObjectHolder } from '../store/object-lock.js';
 import { describeS3Error } from '../store/s3-errors.js';
 import { uploadFile } from '../store/s3-place.js';
 import { makeTempFolder } from '../store/temp-folder.js';
+import { checkDatabaseFile, checkEngageTables } from './database-file.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import type { DbLock, LockHolderView, SnapshotStore } from './snapshot-store.js';
 import { Warehouse } from './warehouse.js';
@@ -76,6 +77,21 @@ export class S3SnapshotStore implements SnapshotStore {
     }
   }
 
+  async requireDatabase(): Promise<void> {
+    try {
+      await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#key }));
+    } catch (err) {
+      if (statusOf(err) === 404) throw new NoDatabaseError(`no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first — nothing was changed`);
+      throw describeS3Error(err, `read ${this.description}`);
+    }
+  }
+
+  /** A downloaded object checked as the --db it came from: named by its URL, not by the temp file it was saved as. */
+  async #checkDownloaded(file: string): Promise<void> {
+    await checkDatabaseFile(file, this.description);
+    await checkEngageTables(file, this.description);
+  }
+
   async lock(command: string): Promise<DbLock> {
     return ObjectLock.acquire(this.#client, this.#bucket, `${this.#key}.lock`, command);
   }
@@ -89,6 +105,7 @@ export class S3SnapshotStore implements SnapshotStore {
     for (const f of [working, `${working}.wal`, previous]) await rm(f, { force: true });
     this.#made.add(working).add(`${working}.wal`).add(previous);
     if (await this.#download(previous)) {
+      await this.#checkDownloaded(previous);
       this.#previous = previous;
       await copyFile(previous, working, constants.COPYFILE_FICLONE);
     }
@@ -110,8 +127,11 @@ export class S3SnapshotStore implements SnapshotStore {
     const file = join(await this.#dir(), `published-${process.pid}-${basename(this.#key)}`);
     this.#made.add(file);
     if (!(await this.#download(file))) {
-      throw new NoSnapshotError(`no published database at ${this.description} yet: the first run has not finished (or --db names another key); wait for it to succeed, then try again`);
+      // A first run still going holds the lock: that is "not yet", anything else a --db naming no object.
+      if (await this.lockHolder()) throw new NoSnapshotError(`no published database at ${this.description} yet: the first run has not finished; wait for it to succeed, then try again`);
+      throw new NoDatabaseError(`no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first`);
     }
+    await this.#checkDownloaded(file);
     return Warehouse.open(file, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
   }
 

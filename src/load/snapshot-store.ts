@@ -2,10 +2,11 @@
 // (`--db s3://lake/state/engage.duckdb`, s3-snapshot-store.ts). A run takes the store's lock, opens a working copy,
 // and on success publishes it whole; readers open the published state read-only. The run never asks which store it has.
 import { existsSync } from 'node:fs';
-import { NoSnapshotError } from '../errors.js';
+import { NoDatabaseError } from '../errors.js';
 import { RunLock, isLiveHolder } from '../process/run-lock.js';
 import { parseDbLocation } from '../store/location.js';
 import { createS3Client } from '../store/s3-client.js';
+import { checkDatabaseFile, checkEngageTables } from './database-file.js';
 import { openPublished, openWorkingCopy, publishSnapshot, readLastRunNote, snapshotFiles, writeLastRunNote } from './published-snapshot.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import { S3SnapshotStore } from './s3-snapshot-store.js';
@@ -49,6 +50,12 @@ export interface LockHolderView {
 export interface SnapshotStore {
   /** How messages name the database: its path or `s3://` URL. */
   readonly description: string;
+  /**
+   * Refuse (before anything is created: no lock, no file, no object) a database that does not exist — NoDatabaseError,
+   * exit 2 — or is not a DuckDB database engage-etl wrote. `export` calls it first: re-exporting an empty warehouse
+   * would empty the lake.
+   */
+  requireDatabase(): Promise<void>;
   /** Take the lock; LockedError naming the holder when another live run has it. */
   lock(command: string): Promise<DbLock>;
   /** Make the working copy ready and open it for writing. Call while holding the lock. */
@@ -94,6 +101,15 @@ class LocalSnapshotStore implements SnapshotStore {
     this.description = path;
   }
 
+  async requireDatabase(): Promise<void> {
+    const files = snapshotFiles(this.description);
+    // A working copy alone is a first run that has not published yet: what it committed is a database to export.
+    const file = [files.published, files.working].find((f) => existsSync(f));
+    if (file === undefined) throw new NoDatabaseError(`no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first — nothing was changed`);
+    await checkDatabaseFile(file, files.published);
+    await checkEngageTables(file, files.published);
+  }
+
   async lock(command: string): Promise<DbLock> {
     return RunLock.acquire(this.description, { command });
   }
@@ -113,10 +129,14 @@ class LocalSnapshotStore implements SnapshotStore {
     return publishSnapshot(working, this.description);
   }
 
-  openPublished(opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
+  async openPublished(opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
     const files = snapshotFiles(this.description);
     if (!existsSync(files.published) && !existsSync(files.working)) {
-      throw new NoSnapshotError(`no database at ${files.published}; run \`engage-etl run\` first or pass the --db of an existing one`);
+      throw new NoDatabaseError(`no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first`);
+    }
+    if (existsSync(files.published)) {
+      await checkDatabaseFile(files.published, files.published);
+      await checkEngageTables(files.published, files.published);
     }
     return openPublished(this.description, opts);
   }
