@@ -17,6 +17,7 @@ import type { DbLock, SnapshotStore } from '../load/snapshot-store.js';
 import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import { crashPoint } from '../process/crash-point.js';
+import { claimLake } from '../export/lake-owner.js';
 import { retireLayout } from '../export/retire-layout.js';
 import { placeOfWorkspace } from '../store/workspace-place.js';
 import { openPlace } from '../store/open-place.js';
@@ -138,6 +139,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   try {
     const working = await snapshots.openWorkingCopy();
     wh = working.warehouse;
+    // Before anything is fetched: a lake another database published into is refused, not overwritten at the end.
+    await claimLake(wh, placeOfWorkspace(out.place, opts.pipeline.workspace));
     warnings.push(...working.notes);
     if (lock.staleNote) warnings.push({ code: 'lock_taken_over', message: lock.staleNote });
     const { baseUrl, apiKey } = opts;
@@ -277,7 +280,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     const moved = await workspaceMove(wh, opts.pipeline.workspace);
     const exported = await publishParquet(wh, lake, moved ? 'all' : 'dirty', reporter, warnings);
     if (moved) {
-      await retireLayout(out.place, moved.from);
+      await retireLayout(out.place, moved.from, wh);
       warnings.push({ code: 'workspace_moved', message: `the Parquet of ${opts.db} moved from ${moved.from === undefined ? 'the layout without workspace' : `workspace=${moved.from}`} to workspace=${opts.pipeline.workspace ?? '(none)'} in ${out.place.description}: every partition was written anew and the old objects removed` });
     }
     await wh.setWorkspace(opts.pipeline.workspace);
