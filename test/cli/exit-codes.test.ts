@@ -100,6 +100,8 @@ describe('configuration errors exit 2 with one line naming the flag, file or var
 });
 
 describe('failures exit 1', () => {
+  // An engage-etl database with no run yet: these commands fail on the SQL, the --out, the key — not on the --db.
+  beforeAll(async () => (await Warehouse.open(t.db)).close());
   it.each([
     ['query with SQL the database refuses', () => ['query', 'SELEC 1', '--db', t.db], /SELEC/],
     ['export to an --out a file is in the way of', () => ['export', '--db', t.db, '--out', join(t.pipeline, 'sub')], /cannot write Parquet output/],
