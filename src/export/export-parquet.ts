@@ -22,7 +22,7 @@ import { assertWritableDir } from './assert-writable-dir.js';
 import { findDamage } from './damaged-files.js';
 import { claimLake } from './lake-owner.js';
 import { partitionsDisagreeing } from './manifest-disagreement.js';
-import { BOOKKEEPING_EXPORTS, DATA_FILE, LEGACY_MANIFEST, LEGACY_MONTH_FOLDER, MANIFEST_DIR, PARQUET_PARTITION_COLUMN, YEAR_FOLDER, yearFolder } from './parquet-layout.js';
+import { BOOKKEEPING_EXPORTS, DATA_FILE, DATA_FILE_NAME, LEGACY_MANIFEST, LEGACY_MONTH_FOLDER, MANIFEST_DIR, PARQUET_PARTITION_COLUMN, YEAR_FOLDER, yearFolder } from './parquet-layout.js';
 import { MANIFEST_TEMP, inspectManifest, writeManifest } from './table-manifest.js';
 import type { ManifestFile, ManifestReading } from './table-manifest.js';
 
@@ -66,8 +66,6 @@ export interface ExportSummary {
 }
 
 const STAGING_PREFIX = '.staging-';
-/** A bookkeeping table's file directly in its folder: `data.parquet`, or `data-<time>-<hex>.parquet` where names are versioned. */
-const BOOKKEEPING_FILE = /^data(-[0-9A-Za-z-]+)?\.parquet$/;
 const MONTH = /^\d{4}-\d{2}$/;
 /** Files put into the place at once. */
 const PUTS_IN_FLIGHT = 4;
@@ -122,7 +120,7 @@ function relativeFile(spec: TableSpec, partition: string, name: string): string 
 function partitionOfPath(spec: TableSpec, path: string, place: Place): string | undefined {
   const parts = path.split('/');
   const name = parts.at(-1)!;
-  const isData = place.versionedNames ? /^data(-[0-9A-Za-z-]+)?\.parquet$/.test(name) : name === DATA_FILE;
+  const isData = place.versionedNames ? DATA_FILE_NAME.test(name) : name === DATA_FILE;
   if (!isData) return undefined;
   if (!spec.partitionSource) return parts.length === 1 ? WHOLE_TABLE_PARTITION : undefined;
   return parts.length === 2 ? YEAR_FOLDER.exec(parts[0]!)?.[1] : undefined;
@@ -431,7 +429,7 @@ export async function exportBookkeeping(wh: Warehouse, out: Place | string): Pro
   try {
     for (const { table, folder } of BOOKKEEPING_EXPORTS) {
       // Only this folder's own data files: anything deeper (another workspace's `workspace=…/`) is not this export's.
-      const before = (await place.list(`${folder}/`)).filter((o) => BOOKKEEPING_FILE.test(o.key.slice(folder.length + 1)));
+      const before = (await place.list(`${folder}/`)).filter((o) => DATA_FILE_NAME.test(o.key.slice(folder.length + 1)));
       const staged = join(run.staging, `${folder}.${DATA_FILE}.part`);
       const [row] = await wh.query(`COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (FORMAT parquet, COMPRESSION zstd)`);
       const bytes = await putFile(run, `${folder}/${run.fileName}`, staged);

@@ -5,11 +5,8 @@ import type { Warehouse } from '../load/warehouse.js';
 import { placeOfWorkspace } from '../store/workspace-place.js';
 import type { Place } from '../store/place.js';
 import { databaseId } from './lake-owner.js';
-import { EXPORTED_TABLES } from './parquet-layout.js';
+import { EXPORTED_TABLES, isLayoutFile } from './parquet-layout.js';
 import { inspectManifest, manifestName } from './table-manifest.js';
-
-/** A data file of the layout, relative to its table's folder: `[year=YYYY/]data[-<version>].parquet`. */
-const LAYOUT_FILE = /^(year=\d{4}\/)?data(-[0-9A-Za-z-]+)?\.parquet$/;
 
 /**
  * Delete, in `lake`, the objects and manifests `wh` published in the layout of workspace `previous` (undefined: the
@@ -23,7 +20,7 @@ export async function retireLayout(lake: Place, previous: string | undefined, wh
     const reading = await inspectManifest(old, folder);
     if (reading.state === 'ok' && reading.manifest.database !== undefined && reading.manifest.database !== id) continue;
     if (reading.state !== 'missing') keys.push(manifestName(folder));
-    for (const o of await old.list(`${folder}/`)) if (LAYOUT_FILE.test(o.key.slice(folder.length + 1))) keys.push(o.key);
+    for (const o of await old.list(`${folder}/`)) if (isLayoutFile(o.key.slice(folder.length + 1))) keys.push(o.key);
   }
   await old.delete(keys);
   return keys.length;
