@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS "_etl_stream_outcomes" (
 );
 
 -- Settings a database keeps between runs: key 'workspace' = the pipeline's `workspace:` (which workspace of a shared
--- lake this database exports; absent when the pipeline names none). The analyst views read it.
+-- lake this database exports; absent when the pipeline names none). The analyst views read it. Key 'database_id' = this
+-- database's identity, written into every manifest it publishes (src/export/lake-owner.ts).
 CREATE TABLE IF NOT EXISTS "_etl_settings" (
   "key" VARCHAR, "value" VARCHAR
 );

@@ -111,6 +111,17 @@ export class NoSnapshotError extends FatalError {
   }
 }
 
+/**
+ * `--db` names nothing: no database file (nor working copy) at that path, no object at that key. A usage error (exit 2),
+ * raised before anything is created or deleted, so a typo never becomes an empty warehouse published over the lake.
+ */
+export class NoDatabaseError extends NoSnapshotError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoDatabaseError';
+  }
+}
+
 /** The user stopped the command (Ctrl-C / SIGTERM); what was committed before is kept. */
 export class InterruptedError extends FatalError {
   /** False when what the run committed could not be kept for the next run (a checkpoint upload failed): the message says what is lost. */

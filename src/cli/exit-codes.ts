@@ -1,6 +1,6 @@
 // The exit-code contract every command keeps, the text `--help` shows for it, and how an error maps onto it.
 import { CommanderError } from 'commander';
-import { ConfigError, InterruptedError } from '../errors.js';
+import { ConfigError, InterruptedError, NoDatabaseError } from '../errors.js';
 
 /** What a scheduler reads from the exit status of any engage-etl command. */
 export const EXIT = {
@@ -8,7 +8,7 @@ export const EXIT = {
   done: 0,
   /** Failed: the command stopped on an error (the service refused, the database could not be written, a stale series). */
   failed: 1,
-  /** Usage or configuration error: a bad flag, environment variable or pipeline file; nothing was attempted. */
+  /** Usage or configuration error: a bad flag, environment variable or pipeline file, a --db that holds no engage-etl database; nothing was attempted. */
   usage: 2,
   /**
    * Completed, some units or rows not done: a run's holes (units a server left out, asked again by the next runs), a
@@ -26,7 +26,7 @@ export const EXIT_CODE_HELP = [
   '  0    done',
   '  1    failed (see the error; a resumed run continues from what was committed; run: some series failed for a reason',
   '       retrying cannot fix, a 4xx or an unknown id, the rest was published)',
-  '  2    usage or configuration error (bad flag, environment variable or pipeline file); nothing was attempted',
+  '  2    usage or configuration error (bad flag, environment variable or pipeline file, a --db with no engage-etl database); nothing was attempted',
   '  3    completed, but some units or rows were not done (run: missing units, or series that failed after every',
   '       retry on 429/5xx, see status; push: rejected rows)',
   '  130  interrupted (Ctrl-C / SIGTERM); what was committed is kept, run again to resume',
@@ -50,7 +50,7 @@ export class ReportedError extends Error {
 export function exitCodeOf(err: unknown): number {
   if (err instanceof ReportedError) return err.exitCode;
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.done : EXIT.usage;
-  if (err instanceof ConfigError) return EXIT.usage;
+  if (err instanceof ConfigError || err instanceof NoDatabaseError) return EXIT.usage;
   if (err instanceof InterruptedError) return EXIT.interrupted;
   return EXIT.failed;
 }

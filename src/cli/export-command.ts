@@ -8,6 +8,7 @@ import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import { openSnapshotStore } from '../store/snapshot-store.js';
 import { isObjectUrl } from '../store/location.js';
 import { openPlace } from '../store/open-place.js';
+import type { OpenedPlace } from '../store/open-place.js';
 import { placeOfWorkspace } from '../store/workspace-place.js';
 import { createAnalyticsViews } from '../views/analytics-views.js';
 import { parquetViewsSql } from '../views/parquet-views-sql.js';
@@ -21,10 +22,13 @@ export function makeExportCommand(): Command {
     .option('--views-sql <file>', 'also write the analyst views over the Parquet tree to this SQL file, for any DuckDB')
     .action(async (flags: { db: string; out: string; workDir?: string; viewsSql?: string }) => {
       const workDir = flags.workDir ? { workDir: flags.workDir } : {};
-      const out = await openPlace(flags.out, workDir);
       const snapshots = openSnapshotStore(flags.db, workDir);
+      let out: OpenedPlace | undefined;
       let workspace: string | undefined;
       try {
+        // Before the output is opened or the lock taken: a --db that names no engage-etl database changes nothing.
+        await snapshots.requireDatabase();
+        out = await openPlace(flags.out, workDir);
         const lock = await snapshots.lock('engage-etl export');
         try {
           const { warehouse: wh, notes } = await snapshots.openWorkingCopy();
@@ -49,7 +53,7 @@ export function makeExportCommand(): Command {
         }
       } finally {
         await snapshots.close();
-        await out.close();
+        await out?.close();
       }
       if (flags.viewsSql && isObjectUrl(flags.out)) {
         process.stderr.write(`--views-sql: the views read a local Parquet tree; for ${flags.out} see docs/object-storage.md (DuckDB with httpfs)\n`);

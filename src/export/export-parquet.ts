@@ -16,12 +16,15 @@ import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
 import { LocalPlace } from '../store/local-place.js';
 import { eachLimited } from '../store/place.js';
+import { placeOfWorkspace } from '../store/workspace-place.js';
 import type { Place, PlaceObject } from '../store/place.js';
 import { assertWritableDir } from './assert-writable-dir.js';
 import { findDamage } from './damaged-files.js';
-import { BOOKKEEPING_EXPORTS, DATA_FILE, LEGACY_MANIFEST, LEGACY_MONTH_FOLDER, MANIFEST_DIR, PARQUET_PARTITION_COLUMN, YEAR_FOLDER, yearFolder } from './parquet-layout.js';
+import { claimLake } from './lake-owner.js';
+import { partitionsDisagreeing } from './manifest-disagreement.js';
+import { BOOKKEEPING_EXPORTS, DATA_FILE, DATA_FILE_NAME, LEGACY_MANIFEST, LEGACY_MONTH_FOLDER, MANIFEST_DIR, PARQUET_PARTITION_COLUMN, YEAR_FOLDER, yearFolder } from './parquet-layout.js';
 import { MANIFEST_TEMP, inspectManifest, writeManifest } from './table-manifest.js';
-import type { ManifestFile } from './table-manifest.js';
+import type { ManifestFile, ManifestReading } from './table-manifest.js';
 
 export interface ExportOptions {
   /** 'dirty' rewrites only the partitions commits have marked since the last export; 'all' rewrites every partition. */
@@ -100,6 +103,8 @@ async function removeStaleStaging(dir: string): Promise<void> {
 /** One export's names: its staging folder and the name its new files get in a place with versioned names. */
 interface ExportRun {
   place: Place;
+  /** The id of the database being exported, written into every manifest (lake-owner.ts). */
+  database: string;
   staging: string;
   /** `data.parquet`, or `data-<UTC time>-<hex>.parquet` where each publish writes new names. */
   fileName: string;
@@ -115,7 +120,7 @@ function relativeFile(spec: TableSpec, partition: string, name: string): string 
 function partitionOfPath(spec: TableSpec, path: string, place: Place): string | undefined {
   const parts = path.split('/');
   const name = parts.at(-1)!;
-  const isData = place.versionedNames ? /^data(-[0-9A-Za-z-]+)?\.parquet$/.test(name) : name === DATA_FILE;
+  const isData = place.versionedNames ? DATA_FILE_NAME.test(name) : name === DATA_FILE;
   if (!isData) return undefined;
   if (!spec.partitionSource) return parts.length === 1 ? WHOLE_TABLE_PARTITION : undefined;
   return parts.length === 2 ? YEAR_FOLDER.exec(parts[0]!)?.[1] : undefined;
@@ -205,6 +210,24 @@ interface Staged {
   rows: number;
 }
 
+/**
+ * Files the manifest names that the listing lacks, confirmed by reading their last bytes at the size the manifest
+ * records: a store whose LIST lags behind its writes (eventually consistent listings, some caches) must not make the
+ * export take its own current files for lost ones, rewrite them, and leave them unnamed.
+ */
+async function addUnlistedNamedFiles(place: Place, spec: TableSpec, objects: TableObjects, reading: ManifestReading): Promise<void> {
+  if (reading.state !== 'ok') return;
+  const listed = new Set([...objects.data.values()].flat().map((f) => f.path));
+  const unlisted = reading.manifest.files.filter((f) => !listed.has(f.path) && f.bytes >= 8);
+  await eachLimited(unlisted, PUTS_IN_FLIGHT, async (f) => {
+    const partition = partitionOfPath(spec, f.path, place);
+    const key = `${spec.name}/${f.path}`;
+    const tail = partition === undefined ? undefined : await place.read(key, { start: f.bytes - 8, end: f.bytes });
+    if (partition === undefined || tail?.length !== 8) return;
+    objects.data.set(partition, [...(objects.data.get(partition) ?? []), { key, bytes: f.bytes, path: f.path }]);
+  });
+}
+
 async function exportTable(
   wh: Warehouse,
   spec: TableSpec<TableName>,
@@ -223,6 +246,7 @@ async function exportTable(
   }
   const objects = await tableObjects(place, spec);
   const reading = await inspectManifest(place, spec.name);
+  await addUnlistedNamedFiles(place, spec, objects, reading);
   const named = new Set(reading.state === 'ok' ? reading.manifest.files.map((f) => f.path) : []);
   // The current file of each partition: the one the manifest names; where the manifest names none, the single file of a
   // folder (keeping one name per partition) — more than one unnamed file is a killed publish's, rewritten below.
@@ -238,6 +262,12 @@ async function exportTable(
   const planned = await partitionsToWrite(wh, spec, objects.data.keys(), legacy ? 'all' : scope, dirtyHere);
   // A table being migrated is rewritten whole anyway: what its new-layout files look like meanwhile is no damage.
   const damage = legacy ? undefined : await findDamage(place, spec.name, current, reading, new Set(planned), (path) => partitionOfPath(spec, path, place));
+  if (damage && reading.state === 'ok') {
+    for (const [partition, problem] of await partitionsDisagreeing(wh, spec, reading.manifest, new Set([...planned, ...damage.partitions]))) {
+      damage.partitions.add(partition);
+      damage.problems.push(problem);
+    }
+  }
   if (damage && damage.problems.length > 0) repaired.push({ table: spec.name, problems: damage.problems });
   const partitions = [...new Set([...planned, ...(damage?.partitions ?? []), ...unsure])].sort();
   // Files no manifest will name: left by a publish killed before its manifest, or replaced by one killed before its deletes.
@@ -302,6 +332,7 @@ async function exportTable(
       columns: storedColumns(spec).map((col) => ({ name: col.name, type: col.type })),
       files,
       updatedAt: new Date().toISOString(),
+      database: run.database,
     },
     run.staging,
   );
@@ -322,15 +353,19 @@ async function clearDirty(wh: Warehouse, spec: TableSpec, partitions: string[]):
   await wh.query(CLEAR_DIRTY_SQL, [spec.name, partitions]);
 }
 
-/** A place given as a folder path is a LocalPlace, checked writable first. */
+/** A place given as a folder path is a LocalPlace, checked writable first: its share without workspace. */
 async function placeOf(out: Place | string): Promise<Place> {
   if (typeof out !== 'string') return out;
   await assertWritableDir(out);
-  return new LocalPlace(out);
+  return placeOfWorkspace(new LocalPlace(out), undefined);
 }
 
-/** A publish's names: new file names where the place keeps versions, a staging folder in the scratch folder. */
-async function beginExport(place: Place): Promise<ExportRun> {
+/**
+ * A publish's names: new file names where the place keeps versions, a staging folder in the scratch folder. Checks first
+ * that the place is this database's to publish into (lake-owner.ts): a ConfigError before anything is touched if not.
+ */
+async function beginExport(wh: Warehouse, place: Place): Promise<ExportRun> {
+  const database = await claimLake(wh, place);
   await mkdir(place.scratchDir, { recursive: true });
   await removeStaleStaging(place.scratchDir);
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -339,7 +374,7 @@ async function beginExport(place: Place): Promise<ExportRun> {
   await mkdir(staging);
   const time = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   const fileName = place.versionedNames ? `data-${time}-${randomBytes(4).toString('hex')}.parquet` : DATA_FILE;
-  return { place, staging, fileName, put: { objects: 0, bytes: 0 } };
+  return { place, database, staging, fileName, put: { objects: 0, bytes: 0 } };
 }
 
 async function endExport(run: ExportRun): Promise<void> {
@@ -366,7 +401,7 @@ export async function exportParquet(wh: Warehouse, out: Place | string, opts: Ex
     dirty.get(table)!.add(row.partition as string);
   }
 
-  const run = await beginExport(place);
+  const run = await beginExport(wh, place);
   const summary: ExportSummary = { outDir: place.description, repaired: [], tables: [], filesWritten: 0, filesRemoved: 0, rowsWritten: 0, put: run.put };
   try {
     for (const spec of tables) {
@@ -390,10 +425,11 @@ export async function exportParquet(wh: Warehouse, out: Place | string, opts: Ex
  */
 export async function exportBookkeeping(wh: Warehouse, out: Place | string): Promise<{ objects: number; bytes: number }> {
   const place = await placeOf(out);
-  const run = await beginExport(place);
+  const run = await beginExport(wh, place);
   try {
     for (const { table, folder } of BOOKKEEPING_EXPORTS) {
-      const before = await place.list(`${folder}/`);
+      // Only this folder's own data files: anything deeper (another workspace's `workspace=…/`) is not this export's.
+      const before = (await place.list(`${folder}/`)).filter((o) => DATA_FILE_NAME.test(o.key.slice(folder.length + 1)));
       const staged = join(run.staging, `${folder}.${DATA_FILE}.part`);
       const [row] = await wh.query(`COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (FORMAT parquet, COMPRESSION zstd)`);
       const bytes = await putFile(run, `${folder}/${run.fileName}`, staged);
@@ -403,10 +439,11 @@ export async function exportBookkeeping(wh: Warehouse, out: Place | string): Pro
         columns: columns.map((c) => ({ name: c.column_name as string, type: c.data_type as string })),
         files: [{ path: run.fileName, partition: null, rows: Number(row?.Count ?? 0), bytes }],
         updatedAt: new Date().toISOString(),
+        database: run.database,
       }, run.staging);
       run.put.objects += 1;
       // The previous file (another name where names are versioned) goes once the manifest names the new one.
-      await place.delete(before.map((o) => o.key).filter((key) => key !== `${folder}/${run.fileName}` && key.endsWith('.parquet')));
+      await place.delete(before.map((o) => o.key).filter((key) => key !== `${folder}/${run.fileName}`));
     }
   } finally {
     await endExport(run);

@@ -8,12 +8,21 @@ export const PARQUET_PARTITION_COLUMN = 'year';
 
 export const DATA_FILE = 'data.parquet';
 
+/** A data file's name: `data.parquet`, or `data-<UTC time>-<hex>.parquet` where each publish writes new names. */
+export const DATA_FILE_NAME = /^data(-[0-9A-Za-z-]+)?\.parquet$/;
+
 /** Folder of the `<table>.json` manifests, beside the table folders. */
 export const MANIFEST_DIR = 'manifests';
 
 /** The folder and partition name of a year, e.g. `year=2025`. */
 export const yearFolder = (year: string): string => `${PARQUET_PARTITION_COLUMN}=${year}`;
 export const YEAR_FOLDER = /^year=(\d{4})$/;
+
+/** Whether a path relative to a table's folder is a data file of the layout: `[year=YYYY/]data….parquet`. */
+export function isLayoutFile(path: string): boolean {
+  const parts = path.split('/');
+  return DATA_FILE_NAME.test(parts.at(-1)!) && (parts.length === 1 || (parts.length === 2 && YEAR_FOLDER.test(parts[0]!)));
+}
 
 /** The layout before this one: `_month=YYYY-MM` folders and a `_manifest.json` in each table's folder (hidden to Hive). */
 export const LEGACY_MONTH_FOLDER = /^_month=\d{4}-\d{2}$/;

@@ -1,24 +1,27 @@
 // When a database's `workspace:` changes (none → NAME, or one name → another), its Parquet moves: the next export
-// writes every partition under the new layout, then the objects of the old one — this database's own files — go.
+// writes every partition under the new layout, then the objects of the old one go — only the data files and manifests
+// of tables whose manifest this database published (lake-owner.ts); another database's tables there stay.
+import type { Warehouse } from '../load/warehouse.js';
 import { placeOfWorkspace } from '../store/workspace-place.js';
 import type { Place } from '../store/place.js';
-import { EXPORTED_TABLES, WORKSPACE_PARTITION_COLUMN } from './parquet-layout.js';
-import { manifestName } from './table-manifest.js';
+import { databaseId } from './lake-owner.js';
+import { EXPORTED_TABLES, isLayoutFile } from './parquet-layout.js';
+import { inspectManifest, manifestName } from './table-manifest.js';
 
 /**
- * Delete, in `lake`, the tables' objects and manifests of the layout of workspace `previous` (undefined: the layout
- * without workspace, leaving every `workspace=…` folder alone). Returns how many objects were deleted.
+ * Delete, in `lake`, the objects and manifests `wh` published in the layout of workspace `previous` (undefined: the
+ * layout without workspace, which never reaches into a `workspace=…` folder). Returns how many objects were deleted.
  */
-export async function retireLayout(lake: Place, previous: string | undefined): Promise<number> {
+export async function retireLayout(lake: Place, previous: string | undefined, wh: Warehouse): Promise<number> {
   const old = placeOfWorkspace(lake, previous);
+  const id = await databaseId(wh);
   const keys: string[] = [];
   for (const { folder } of EXPORTED_TABLES) {
-    for (const o of await old.list(`${folder}/`)) {
-      const inWorkspace = o.key.split('/')[1]?.startsWith(`${WORKSPACE_PARTITION_COLUMN}=`) ?? false;
-      if (previous !== undefined || !inWorkspace) keys.push(o.key);
-    }
+    const reading = await inspectManifest(old, folder);
+    if (reading.state === 'ok' && reading.manifest.database !== undefined && reading.manifest.database !== id) continue;
+    if (reading.state !== 'missing') keys.push(manifestName(folder));
+    for (const o of await old.list(`${folder}/`)) if (isLayoutFile(o.key.slice(folder.length + 1))) keys.push(o.key);
   }
-  const manifests = (await old.list('manifests/')).map((o) => o.key).filter((key) => EXPORTED_TABLES.some((t) => key === manifestName(t.folder)));
-  await old.delete([...keys, ...manifests]);
-  return keys.length + manifests.length;
+  await old.delete(keys);
+  return keys.length;
 }

@@ -25,6 +25,11 @@ export interface TableManifest {
   files: ManifestFile[];
   /** ISO 8601 time of the export that wrote this manifest. */
   updatedAt: string;
+  /**
+   * Id of the database that published it (lake-owner.ts): another database's export refuses to replace these files.
+   * Absent in manifests written before the id existed.
+   */
+  database?: string;
 }
 
 /** The manifest's key in its place (and its path as messages show it): `manifests/<table>.json`. */
@@ -38,6 +43,8 @@ export type ManifestReading = { state: 'missing' } | { state: 'damaged'; reason:
 
 function shapeProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is not a JSON object';
+  const database = (value as { database?: unknown }).database;
+  if (database !== undefined && typeof database !== 'string') return '"database" is not a string';
   const files = (value as { files?: unknown }).files;
   if (!Array.isArray(files)) return '"files" is not a list';
   for (const [i, f] of files.entries()) {

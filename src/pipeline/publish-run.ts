@@ -30,7 +30,7 @@ export async function publishParquet(wh: Warehouse, out: OpenedPlace, opts: RunO
   }
   crashPoint('export-done');
   if (moved) {
-    await retireLayout(out.place, moved.from);
+    await retireLayout(out.place, moved.from, wh);
     warnings.push({ code: 'workspace_moved', message: `the Parquet of ${opts.db} moved from ${moved.from === undefined ? 'the layout without workspace' : `workspace=${moved.from}`} to workspace=${opts.pipeline.workspace ?? '(none)'} in ${out.place.description}: every partition was written anew and the old objects removed` });
   }
   await wh.setWorkspace(opts.pipeline.workspace);

@@ -9,6 +9,8 @@ import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { backfillProgress, recordBackfill } from './backfill-progress.js';
 import { claimDestinations } from './claim-destinations.js';
+import { claimLake } from '../export/lake-owner.js';
+import { placeOfWorkspace } from '../store/workspace-place.js';
 import { Committer } from './committer.js';
 import { discover } from './discover.js';
 import { fetchAndCommit, tallyCommits } from './fetch-and-commit.js';
@@ -53,6 +55,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   let result: RunSummary;
   try {
     const { wh, client, source } = await startRun(opts, deps, snapshots, { runId, started, until, reporter, warnings, staleLockNote: lock.staleNote }, (parts) => Object.assign(opened, parts));
+    // Before anything is fetched: a lake another database published into is refused, not overwritten at the end.
+    await claimLake(wh, placeOfWorkspace(out.place, opts.pipeline.workspace));
 
     reporter.emit({ type: 'phase', phase: 'plan' });
     // `all` becomes ids: the workspace lists are read once, before the run is planned.

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { Place, PlaceObject } from './place.js';
+import type { ListOptions, Place, PlaceObject } from './place.js';
 
 export class LocalPlace implements Place {
   readonly root: string;
@@ -44,7 +44,7 @@ export class LocalPlace implements Place {
     }
   }
 
-  async list(prefix: string): Promise<PlaceObject[]> {
+  async list(prefix: string, opts: ListOptions = {}): Promise<PlaceObject[]> {
     const folder = this.#path(prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '');
     const out: PlaceObject[] = [];
     const walk = async (dir: string): Promise<void> => {
@@ -57,7 +57,9 @@ export class LocalPlace implements Place {
       }
       for (const entry of entries) {
         const path = join(dir, entry.name);
-        if (entry.isDirectory()) await walk(path);
+        if (entry.isDirectory()) {
+          if (dir !== folder || !opts.skipFolders?.test(entry.name)) await walk(path);
+        }
         else if (entry.isFile()) {
           const key = relative(this.root, path).split(sep).join('/');
           if (key.startsWith(prefix)) out.push({ key, bytes: (await stat(path)).size });

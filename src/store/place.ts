@@ -8,6 +8,15 @@ export interface PlaceObject {
   bytes: number;
 }
 
+export interface ListOptions {
+  /**
+   * Folders directly below the prefix's folder (`revenue/` → `revenue/NAME/`) whose NAME matches are skipped whole: not
+   * listed, not walked, not returned — how the layout without workspace stays out of every `workspace=…/` folder.
+   * @default none skipped
+   */
+  skipFolders?: RegExp;
+}
+
 export interface Place {
   /** How messages name the place: a folder path or `s3://bucket/prefix`. */
   readonly description: string;
@@ -22,8 +31,8 @@ export interface Place {
   readonly scratchDir: string;
   /** Place the local `file` under `key` whole (readers see the old object or the new one); the local file is consumed. */
   put(key: string, file: string): Promise<void>;
-  /** Every object whose key starts with `prefix`. */
-  list(prefix: string): Promise<PlaceObject[]>;
+  /** Every object whose key starts with `prefix` (outside the folders `opts.skipFolders` names, which are not even listed). */
+  list(prefix: string, opts?: ListOptions): Promise<PlaceObject[]>;
   /** The object's bytes (those of `range`, end exclusive, when given), or undefined when there is no such object. */
   read(key: string, range?: { start: number; end: number }): Promise<Buffer | undefined>;
   /** Remove these objects; a missing one is no error. */

@@ -9,6 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { FatalError, NoSnapshotError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
+import { checkDatabaseFile } from '../load/database-file.js';
 import { Warehouse } from '../load/warehouse.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
 
@@ -119,26 +120,8 @@ async function removeDeadParts(files: SnapshotFiles): Promise<void> {
   }
 }
 
-// Bytes 8–11 of every DuckDB database file.
-const DUCKDB_MAGIC = 'DUCK';
-
-/** Refuse, before copying anything, a --db that is a folder or not a DuckDB database (the messages Warehouse.open gives). */
-async function checkPublishedFile(files: SnapshotFiles): Promise<void> {
-  const path = files.published;
-  if ((await stat(path)).isDirectory()) {
-    throw new FatalError(`the database path ${path} is a folder; pass a file path with --db, e.g. --db ${join(path, 'engage.duckdb')}`);
-  }
-  const handle = await open(path, 'r');
-  const header = Buffer.alloc(12);
-  try {
-    await handle.read(header, 0, 12, 0);
-  } finally {
-    await handle.close();
-  }
-  if (header.subarray(8, 12).toString('latin1') !== DUCKDB_MAGIC) {
-    throw new FatalError(`the database file is not a DuckDB database: ${path} (move it away or pass another --db)`);
-  }
-}
+/** Refuse, before copying anything, a --db that is a folder or not a DuckDB database. */
+const checkPublishedFile = (files: SnapshotFiles): Promise<void> => checkDatabaseFile(files.published, files.published);
 
 /** Make a copy of the published file the working copy. */
 async function adopt(files: SnapshotFiles): Promise<void> {

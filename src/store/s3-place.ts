@@ -8,13 +8,14 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { eachLimited } from './place.js';
-import type { Place, PlaceObject } from './place.js';
+import type { ListOptions, Place, PlaceObject } from './place.js';
 import { describeS3Error } from './s3-errors.js';
 
 /** Parts of a multipart upload: 8 MiB (S3's minimum is 5), 4 in flight per file. */
 const PART_SIZE = 8 * 2 ** 20;
 const PARTS_IN_FLIGHT = 4;
 const DELETES_IN_FLIGHT = 8;
+const LISTS_IN_FLIGHT = 8;
 
 /**
  * Upload a local file as one object, whole: a single PUT up to one part, a multipart upload (completed only when every
@@ -77,21 +78,36 @@ export class S3Place implements Place {
     await rm(file, { force: true });
   }
 
-  async list(prefix: string): Promise<PlaceObject[]> {
-    const out: PlaceObject[] = [];
+  async list(prefix: string, opts: ListOptions = {}): Promise<PlaceObject[]> {
     const full = this.objectKey(prefix);
+    const out: PlaceObject[] = [];
+    if (!opts.skipFolders) await this.#listAll(full, out);
+    else {
+      // One level with a delimiter, then each folder not skipped in full: a skipped folder is never listed.
+      const folder = full.includes('/') ? full.slice(0, full.lastIndexOf('/') + 1) : '';
+      const below = await this.#listAll(full, out, '/');
+      const kept = below.filter((p) => !opts.skipFolders!.test(p.slice(folder.length).replace(/\/$/, '')));
+      await eachLimited(kept, LISTS_IN_FLIGHT, async (p) => void (await this.#listAll(p, out)));
+    }
+    return out.sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  /** Every object under `full` (a key prefix of the bucket) into `out`; with a delimiter, returns the folders it stopped at. */
+  async #listAll(full: string, out: PlaceObject[], delimiter?: string): Promise<string[]> {
     const strip = this.prefix === '' ? 0 : this.prefix.length + 1;
+    const folders: string[] = [];
     let token: string | undefined;
     try {
       do {
-        const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ...(token ? { ContinuationToken: token } : {}) }));
+        const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ...(delimiter ? { Delimiter: delimiter } : {}), ...(token ? { ContinuationToken: token } : {}) }));
         for (const o of page.Contents ?? []) if (o.Key !== undefined) out.push({ key: o.Key.slice(strip), bytes: o.Size ?? 0 });
+        for (const p of page.CommonPrefixes ?? []) if (p.Prefix !== undefined) folders.push(p.Prefix);
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     } catch (err) {
       throw describeS3Error(err, `list s3://${this.bucket}/${full}`);
     }
-    return out.sort((a, b) => a.key.localeCompare(b.key));
+    return folders;
   }
 
   async read(key: string, range?: { start: number; end: number }): Promise<Buffer | undefined> {

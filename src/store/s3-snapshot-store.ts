@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { NoSnapshotError } from '../errors.js';
+import { NoDatabaseError, NoSnapshotError } from '../errors.js';
+import { checkDatabaseFile, checkEngageTables } from '../load/database-file.js';
 import { crashPoint } from '../process/crash-point.js';
 import { Checkpointer, DEFAULT_CHECKPOINT_EVERY_MS } from './checkpointer.js';
 import type { KeptProgress } from './checkpointer.js';
@@ -110,6 +111,21 @@ export class S3SnapshotStore implements SnapshotStore {
     return (await this.#download(file, note.key)) === undefined ? { publishedEtag, missing: note } : { publishedEtag, checkpoint: note };
   }
 
+  async requireDatabase(): Promise<void> {
+    try {
+      await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#key }));
+    } catch (err) {
+      if (statusOf(err) === 404) throw new NoDatabaseError(`no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first — nothing was changed`);
+      throw describeS3Error(err, `read ${this.description}`);
+    }
+  }
+
+  /** A downloaded object checked as the --db it came from: named by its URL, not by the temp file it was saved as. */
+  async #checkDownloaded(file: string): Promise<void> {
+    await checkDatabaseFile(file, this.description);
+    await checkEngageTables(file, this.description);
+  }
+
   async lock(command: string): Promise<DbLock> {
     return ObjectLock.acquire(this.#client, this.#bucket, `${this.#key}.lock`, command);
   }
@@ -125,7 +141,10 @@ export class S3SnapshotStore implements SnapshotStore {
     this.#made.add(working).add(`${working}.wal`).add(previous);
     const point = await this.#downloadResumePoint(previous, working);
     const notes: SnapshotNote[] = [];
-    if (point.publishedEtag !== null) this.#previous = previous;
+    if (point.publishedEtag !== null) {
+      await this.#checkDownloaded(previous);
+      this.#previous = previous;
+    }
     if (point.checkpoint) {
       notes.push({ code: 'checkpoint_resumed', message: `resumed from the checkpoint of ${this.description} taken ${point.checkpoint.takenAt} by a run that did not publish (pid ${point.checkpoint.pid} on ${point.checkpoint.host}); it is newer than the published database` });
     } else {
@@ -219,8 +238,11 @@ export class S3SnapshotStore implements SnapshotStore {
     const file = join(await this.#dir(), `published-${process.pid}-${basename(this.#key)}`);
     this.#made.add(file);
     if (!(await this.#download(file))) {
-      throw new NoSnapshotError(`no published database at ${this.description} yet: the first run has not finished (or --db names another key); wait for it to succeed, then try again`);
+      // A first run still going holds the lock: that is "not yet", anything else a --db naming no object.
+      if (await this.lockHolder()) throw new NoSnapshotError(`no published database at ${this.description} yet: the first run has not finished; wait for it to succeed, then try again`);
+      throw new NoDatabaseError(`no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first`);
     }
+    await this.#checkDownloaded(file);
     return Warehouse.open(file, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
   }
 

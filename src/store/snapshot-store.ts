@@ -4,10 +4,11 @@
 // is kept for the next run: locally in the working copy, for an object in a checkpoint beside it. The run never asks
 // which store it has.
 import { existsSync } from 'node:fs';
-import { NoSnapshotError } from '../errors.js';
+import { NoDatabaseError, NoSnapshotError } from '../errors.js';
 import { RunLock, isLiveHolder } from './run-lock.js';
 import { parseDbLocation } from './location.js';
 import { createS3Client } from './s3-client.js';
+import { checkDatabaseFile, checkEngageTables } from '../load/database-file.js';
 import { openPublished, openWorkingCopy, publishSnapshot, readLastRunNote, snapshotFiles, writeLastRunNote } from './published-snapshot.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import type { KeptProgress } from './checkpointer.js';
@@ -70,6 +71,12 @@ export interface LockHolderView {
 export interface SnapshotStore {
   /** How messages name the database: its path or `s3://` URL. */
   readonly description: string;
+  /**
+   * Refuse (before anything is created: no lock, no file, no object) a database that does not exist — NoDatabaseError,
+   * exit 2 — or is not a DuckDB database engage-etl wrote. `export` calls it first: re-exporting an empty warehouse
+   * would empty the lake.
+   */
+  requireDatabase(): Promise<void>;
   /** Take the lock; LockedError naming the holder when another live run has it. */
   lock(command: string): Promise<DbLock>;
   /** Make the working copy ready and open it for writing. Call while holding the lock. */
@@ -138,6 +145,15 @@ class LocalSnapshotStore implements SnapshotStore {
     this.description = path;
   }
 
+  async requireDatabase(): Promise<void> {
+    const files = snapshotFiles(this.description);
+    // A working copy alone is a first run that has not published yet: what it committed is a database to export.
+    const file = [files.published, files.working].find((f) => existsSync(f));
+    if (file === undefined) throw new NoDatabaseError(`no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first — nothing was changed`);
+    await checkDatabaseFile(file, files.published);
+    await checkEngageTables(file, files.published);
+  }
+
   async lock(command: string): Promise<DbLock> {
     return RunLock.acquire(this.description, { command });
   }
@@ -165,10 +181,14 @@ class LocalSnapshotStore implements SnapshotStore {
     return publishSnapshot(working, this.description);
   }
 
-  openPublished(opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
+  async openPublished(opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
     const files = snapshotFiles(this.description);
     if (!existsSync(files.published) && !existsSync(files.working)) {
-      throw new NoSnapshotError(`no database at ${files.published}; run \`engage-etl run\` first or pass the --db of an existing one`);
+      throw new NoDatabaseError(`no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first`);
+    }
+    if (existsSync(files.published)) {
+      await checkDatabaseFile(files.published, files.published);
+      await checkEngageTables(files.published, files.published);
     }
     return openPublished(this.description, opts);
   }

@@ -78,6 +78,8 @@ describe('configuration errors exit 2 with one line naming the flag, file or var
     ['status: a bad --fail-if-stale', () => ['status', '--db', t.db, '--fail-if-stale', '3x'], /--fail-if-stale: "3x" is not a duration/],
     ['status: an unknown --stream', () => ['status', '--db', t.db, '--stream', 'revenu'], /--stream: unknown stream "revenu"/],
     ['emulator: a bad --port', () => ['emulator', '--port', 'eighty'], /--port/],
+    ['status: a --db that does not exist', () => ['status', '--db', join(dir, 'missing.duckdb')], /no database at .*missing\.duckdb; check --db/],
+    ['query: a --db that does not exist', () => ['query', 'SELECT 1', '--db', join(dir, 'missing.duckdb')], /no database at .*missing\.duckdb; check --db/],
     ['push: an irreversible target without --confirm', () => ['push', 'email-suppressions', '--sql', "SELECT 'a@example.com' AS email", '--db', t.db, '--base-url', em.url, '--api-key', em.demoApiKey], /--confirm/],
   ])('%s', async (_label, args, what) => {
     await writeFile(t.pipeline.replace('.yaml', '-bad.yaml'), PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: -1'));
@@ -98,9 +100,10 @@ describe('configuration errors exit 2 with one line naming the flag, file or var
 });
 
 describe('failures exit 1', () => {
+  // An engage-etl database with no run yet: these commands fail on the SQL, the --out, the key — not on the --db.
+  beforeAll(async () => (await Warehouse.open(t.db)).close());
   it.each([
-    ['status on a database that does not exist', () => ['status', '--db', join(dir, 'missing.duckdb')], /no database at/],
-    ['query with SQL the database refuses', () => ['query', 'SELEC 1', '--db', join(dir, 'missing.duckdb')], /missing\.duckdb/],
+    ['query with SQL the database refuses', () => ['query', 'SELEC 1', '--db', t.db], /SELEC/],
     ['export to an --out a file is in the way of', () => ['export', '--db', t.db, '--out', join(t.pipeline, 'sub')], /cannot write Parquet output/],
     ['run with a key the service refuses', () => ['run', '--pipeline', t.pipeline, '--base-url', em.url, '--api-key', 'wrong-key-0000-0000-0000', '--db', t.db, '--out', t.out, '--until', UNTIL], /401/],
   ])('%s', async (_label, args, what) => {

@@ -72,14 +72,14 @@ describe('--json prints exactly one line', () => {
     const stale = line(await runCli(['status', '--db', t.db, '--fail-if-stale', '1m', '--json']), { code: 1, failed: true });
     expect(stale['error']).toMatch(/older than 1m/);
     expect((stale['freshness'] as { ok: boolean }).ok).toBe(false);
-    const missing = line(await runCli(['status', '--db', join(dir, 'none.duckdb'), '--json']), { code: 1, failed: true });
+    const missing = line(await runCli(['status', '--db', join(dir, 'none.duckdb'), '--json']), { code: 2, failed: true });
     expect(missing['error']).toMatch(/no database at/);
   });
 
   it('status --restatements: on success, and on a missing database', async () => {
     const ok = line(await runCli(['status', '--db', t.db, '--restatements', '--json']), { code: 0, failed: false });
     expect(ok['streams']).toEqual([]);
-    line(await runCli(['status', '--db', join(dir, 'none.duckdb'), '--restatements', '--json']), { code: 1, failed: true });
+    line(await runCli(['status', '--db', join(dir, 'none.duckdb'), '--restatements', '--json']), { code: 2, failed: true });
     line(await runCli(['status', '--db', t.db, '--restatements', '--share', '2', '--json']), { code: 2, failed: true });
   });
 

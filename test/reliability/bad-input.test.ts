@@ -196,7 +196,7 @@ describe('bad input', () => {
     const was = await readFile(fake);
     const before = await snapshot(t);
     const result = await runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', fake, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
-    expectOneLineError(result, /not a DuckDB database: .*notes\.duckdb/, '--db not a DuckDB file');
+    expectOneLineError(result, /--db: the database file is not a DuckDB database: .*notes\.duckdb/, '--db not a DuckDB file', 2);
     expect(await readFile(fake)).toEqual(was);
     await expectUntouched(before);
   });
@@ -206,7 +206,7 @@ describe('bad input', () => {
     await mkdir(folder);
     const before = await snapshot(t);
     const result = await runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', folder, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
-    expectOneLineError(result, /the database path .*db-folder is a folder; pass a file path with --db/, '--db a folder');
+    expectOneLineError(result, /--db: the database path .*db-folder is a folder; pass a file path with --db/, '--db a folder', 2);
     await expectUntouched(before);
   });
 
