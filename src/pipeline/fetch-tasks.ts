@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import { CursorProgress, holeChanges, isWanted } from '../extract/incremental-cursor.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
+import type { Window } from '../extract/windows.js';
 import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.js';
 import { SNAPSHOT } from '../load/series-state-store.js';
 import type { StreamName } from '../streams/registry.js';
@@ -114,6 +115,17 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
 }
 
 /**
+ * A daily window asked in the platform's own days: `ending_at` is the last second of its last date at the offset the
+ * platform writes that series with (`2024-03-05T23:59:59+02:00`), so a server whose days are local days returns the
+ * dates asked for. Without a known offset (a first run, hours, bare dates) the UTC form stands: the edge follow-up covers
+ * a server whose days turn out not to be UTC days, and the offset it writes is used from the next window on.
+ */
+function localWindow(window: Window, offset: string | undefined): Window {
+  if (window.unit !== 'day' || offset === undefined || offset === '+00:00') return window;
+  return { ...window, endingAt: `${window.endingAt.slice(0, 10)}T23:59:59${offset}` };
+}
+
+/**
  * The state row of a list or id-by-id stream: its "watermark" is the instant its snapshot was taken as of (--until),
  * so `status`, freshness checks and metrics cover these streams as they do series.
  */
@@ -126,9 +138,22 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
   const { cursor, instance } = sp;
   const progress = new CursorProgress(cursor);
   const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: instance.fetch };
-  for (const window of cursor.windows) {
+  // The offset the platform writes this series' days with, as last seen: the days it asks for end at its own midnight.
+  let offset = sp.utcOffset;
+  for (const planned of cursor.windows) {
     tasks.add(sp.endpoint.pool, name, async () => {
+      const window = localWindow(planned, offset);
       const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
+      const offsetNotices: RowNotice[] = [];
+      for (const seen of result.offsets) {
+        if (offset !== undefined && seen !== offset) {
+          offsetNotices.push({
+            code: 'series_offset_changed', key: '',
+            message: `${sp.endpoint.path} wrote the days of ${sp.seriesKey} with offset ${seen}, where earlier days came with ${offset} (a daylight-saving change, or the workspace's time zone changed); each day is kept under the date the platform wrote, and later requests end at its midnight in ${seen}`,
+          });
+        }
+        offset = seen;
+      }
       ctx.extraRequests(result.followUps);
       if (result.outside.count > 0) {
         ctx.warn({
@@ -144,6 +169,7 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
         });
       }
       const rows = mergeRows([...result.points].map(([ms, value]) => instance.rows(new Date(ms), value)));
+      rows.notices = [...offsetNotices, ...(rows.notices ?? [])];
       const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), result.missing, ctx.holeRetries).map((h) => ({
         stream: name, seriesKey: sp.seriesKey, unit: instance.unit, unitStart: new Date(h.startMs), status: h.status, attempts: h.attempts, reason: h.reason,
       }));
@@ -153,7 +179,10 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
       const advanced = progress.advance();
       await ctx.committer.add({
         ...noticed(name, rows),
-        state: advanced === undefined ? [] : [{ stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
+        state: advanced === undefined ? [] : [{
+          stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows,
+          ...(offset === undefined ? {} : { utcOffset: offset }),
+        }],
         holes,
       });
       if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);

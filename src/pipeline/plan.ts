@@ -21,6 +21,8 @@ export interface SeriesPlan {
   instance: SeriesInstance;
   seriesKey: string;
   cursor: CursorPlan;
+  /** The offset its daily points were last written with (`+02:00`), when a run saw one. */
+  utcOffset: string | undefined;
 }
 
 /** A list read whole every run: its page count is only known as an estimate (unless `plan --discover` read it). */
@@ -88,6 +90,8 @@ export interface PlannedState {
   stream: string;
   seriesKey: string;
   watermark: Date;
+  /** The offset the daily points were last written with. @default none */
+  utcOffset?: string | null;
 }
 
 /** A stored hole of one series. */
@@ -118,6 +122,7 @@ const sep = '\u0000';
 
 export function buildPlan(input: PlanInput): Plan {
   const watermarks = new Map(input.states.map((s) => [`${s.stream}${sep}${s.seriesKey}`, s.watermark]));
+  const offsets = new Map(input.states.map((s) => [`${s.stream}${sep}${s.seriesKey}`, s.utcOffset ?? undefined]));
   const holes = new Map<string, StoredHole[]>();
   for (const h of input.holes ?? []) {
     const key = `${h.stream}${sep}${h.seriesKey}`;
@@ -152,7 +157,7 @@ export function buildPlan(input: PlanInput): Plan {
             unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: input.pipeline.lookbackDays,
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });
-          plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor });
+          plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor, utcOffset: offsets.get(`${name}${sep}${key}`) });
           summary.series++;
           // The cover of range ∪ open holes is the minimum for this series: the plan sends exactly that.
           summary.requests += cursor.windows.length;
