@@ -3,7 +3,7 @@
 // per-stream part is derived from each stream declaration's own option reader (streams/options-schema.ts).
 import { optionsSchemaOf } from '../streams/options-schema.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
-import { DEFAULT_HOLE_RETRIES, DEFAULT_LOOKBACK_DAYS } from './load-pipeline-file.js';
+import { DEFAULT_HOLE_RETRIES, DEFAULT_LOOKBACK_DAYS, DEFAULT_MAX_LIST_PAGES } from './load-pipeline-file.js';
 import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS } from './retry-limits.js';
 
 type Schema = Record<string, unknown>;
@@ -26,6 +26,7 @@ export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = S
       start_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}([T ].*)?$', description: 'first UTC day to export, YYYY-MM-DD' },
       lookback_days: { type: 'integer', minimum: 0, default: DEFAULT_LOOKBACK_DAYS, description: 'complete days re-fetched before each watermark (restatements)' },
       hole_retries: { type: 'integer', minimum: 0, default: DEFAULT_HOLE_RETRIES, description: 'later runs that ask again for a unit a server left out before it is confirmed absent' },
+      max_list_pages: { type: 'integer', minimum: 1, default: DEFAULT_MAX_LIST_PAGES, description: 'pages one list may have; a list still going there, or one that loops, fails only the streams that need it' },
       source: {
         type: ['object', 'null'],
         additionalProperties: false,

@@ -147,6 +147,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       retryAdvice: RUN_RETRY_ADVICE,
       maxAttempts: opts.pipeline.retries.maxAttempts,
       maxRetryWaitMs: opts.pipeline.retries.maxWaitSeconds * 1000,
+      maxPages: opts.pipeline.maxListPages,
       ...deps.client,
       baseUrl,
       apiKey,

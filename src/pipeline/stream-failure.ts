@@ -2,7 +2,7 @@
 // the spec, a 4xx it cannot fix, retries exhausted on 429/5xx — fails alone: the other streams are committed and
 // published, it keeps its previous rows and state. What concerns every stream ends the run: the key refused (401), the
 // server unreachable, the database or disk failing, a programming error.
-import { FatalApiError, FatalError, RetriableApiError } from '../errors.js';
+import { FatalApiError, FatalError, RetriableApiError, UnreadableListError } from '../errors.js';
 import type { RunSummary } from './run-pipeline.js';
 import type { FailureScope } from './task-queues.js';
 
@@ -15,6 +15,8 @@ export interface StreamFailure {
 /** The scope of a failure met while fetching one stream's data. */
 export function failureScope(error: unknown): FailureScope {
   if (error instanceof FatalApiError) return error.status === 401 ? 'run' : 'group';
+  // A list that loops or passes the page cap: the streams that need it fail, the others are published.
+  if (error instanceof UnreadableListError) return 'group';
   // A give-up after answers (429, 5xx, truncated bodies) is this endpoint's trouble; one with no answer at all (refused,
   // reset, timed out) is the server's, and would meet every other stream too.
   if (error instanceof RetriableApiError) return error.status !== undefined ? 'group' : 'run';

@@ -87,6 +87,8 @@ export interface VariantOptions {
    * read at every request. @default none
    */
   listEntries?: (path: string, entries: Json[], page: number) => Json[];
+  /** Rewrites any successful JSON body (given the path and query asked) before the other rewrites; read at every request. @default none */
+  rewriteBody?: (path: string, query: URLSearchParams, body: Json) => Json;
 }
 
 export interface VariantStats {
@@ -318,6 +320,7 @@ export class VariantServer {
         return;
       }
       const now = emulator.clock.nowMs();
+      if (options.rewriteBody) parsed = options.rewriteBody(path, query, parsed as Json);
       const rewritten = valueField
         ? rewriteSeries(parsed, valueField, unit, reading, now, options)
         : isCanvasSeries
