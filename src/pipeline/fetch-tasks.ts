@@ -4,7 +4,7 @@
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
-import { CursorProgress, holeChanges, isWanted } from '../extract/incremental-cursor.js';
+import { CursorProgress, holeChanges, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
 import type { Window } from '../extract/windows.js';
 import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.js';
@@ -144,10 +144,10 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
     tasks.add(sp.endpoint.pool, name, async () => {
       const window = localWindow(planned, offset);
       const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
-      const offsetNotices: RowNotice[] = [];
+      const notices: RowNotice[] = [];
       for (const seen of result.offsets) {
         if (offset !== undefined && seen !== offset) {
-          offsetNotices.push({
+          notices.push({
             code: 'series_offset_changed', key: '',
             message: `${sp.endpoint.path} wrote the days of ${sp.seriesKey} with offset ${seen}, where earlier days came with ${offset} (a daylight-saving change, or the workspace's time zone changed); each day is kept under the date the platform wrote, and later requests end at its midnight in ${seen}`,
           });
@@ -169,8 +169,18 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
         });
       }
       const rows = mergeRows([...result.points].map(([ms, value]) => instance.rows(new Date(ms), value)));
-      rows.notices = [...offsetNotices, ...(rows.notices ?? [])];
-      const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), result.missing, ctx.holeRetries).map((h) => ({
+      // A source a day or two behind --until is waited for: its tail is asked again next run, not opened as holes.
+      const lagFrom = laggingStart(cursor, result.missing);
+      if (lagFrom !== undefined) {
+        progress.hold(lagFrom);
+        notices.push({
+          code: 'source_lagging', key: '',
+          message: `${sp.endpoint.path} has no data yet for ${sp.seriesKey} from ${new Date(lagFrom).toISOString()} on (less than ${LAG_MS / 86_400_000} days before --until): the source lags, so those units are asked again by the next runs and become holes only if still missing once more than ${LAG_MS / 86_400_000} days old`,
+        });
+      }
+      rows.notices = [...notices, ...(rows.notices ?? [])];
+      const missing = lagFrom === undefined ? result.missing : result.missing.filter((m) => m.startMs < lagFrom);
+      const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), missing, ctx.holeRetries).map((h) => ({
         stream: name, seriesKey: sp.seriesKey, unit: instance.unit, unitStart: new Date(h.startMs), status: h.status, attempts: h.attempts, reason: h.reason,
       }));
       const rowCount = countRows(rows);

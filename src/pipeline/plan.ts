@@ -4,7 +4,7 @@
 import { DateTime } from 'luxon';
 import type { EndpointSpec, PoolId } from '../api/endpoints.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
-import type { CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
+import type { ActiveSpan, CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
 import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
@@ -116,6 +116,13 @@ export interface PlanInput {
   pagesRead?: Partial<Record<StreamName, number>>;
   /** What discovery found (its `pipeline` must be the one planned); absent when no option says `all`. */
   discovery?: Discovery;
+  /** When each object behind a series was active, by activity table and id (see activityKey). @default none known */
+  activity?: ReadonlyMap<string, ActiveSpan>;
+}
+
+/** The key of an object's activity span in PlanInput.activity. */
+export function activityKey(table: string, id: string): string {
+  return `${table}\u0000${id}`;
 }
 
 const sep = '\u0000';
@@ -153,7 +160,10 @@ export function buildPlan(input: PlanInput): Plan {
           const stored = watermarks.get(`${name}${sep}${key}`);
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
           const maxUnits = instance.maxUnits ?? stream.maxUnits;
+          const objectId = stream.activity ? instance.dims[stream.activity.dim] : undefined;
+          const active = stream.activity && objectId !== undefined ? input.activity?.get(activityKey(stream.activity.table, objectId)) : undefined;
           const cursor = planCursor({
+            ...(active ? { active } : {}),
             unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: input.pipeline.lookbackDays,
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });

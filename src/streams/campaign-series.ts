@@ -148,6 +148,8 @@ export const campaignSeriesStream = seriesStream({
     read: (r): CampaignSeriesOptions => ({ campaigns: r.idSelection('campaigns', 'campaigns: [cmp_1]') }),
   },
   discovery: idListDiscovery<CampaignSeriesOptions>(CAMPAIGN_LIST, (o) => o.campaigns, (o, campaigns) => ({ ...o, campaigns })),
+  // The campaigns stream's details: a day left out before the first send or after the last one is a quiet day.
+  activity: { table: 'campaigns', idColumn: 'campaign_id', dim: 'campaign_id', first: 'first_sent', last: 'last_sent' },
   series: (o) =>
     o.campaigns.ids.map((campaignId) => ({
       dims: { campaign_id: campaignId },
