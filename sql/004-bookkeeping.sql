@@ -7,6 +7,9 @@ CREATE TABLE IF NOT EXISTS "_etl_series_state" (
   "stream" VARCHAR, "series_key" VARCHAR, "unit" VARCHAR, "watermark" TIMESTAMP, "rows_loaded" BIGINT,
   "last_run_id" VARCHAR, "updated_at" TIMESTAMP
 );
+-- utc_offset: the offset a daily series' points were last written with (`+02:00`); NULL for hours and bare dates. Its
+-- days are the dates the platform wrote; a run warns when the offset moves. Added after the first release: ALTER.
+ALTER TABLE "_etl_series_state" ADD COLUMN IF NOT EXISTS "utc_offset" VARCHAR;
 
 CREATE TABLE IF NOT EXISTS "_etl_runs" (
   "run_id" VARCHAR, "pipeline" VARCHAR, "started_at" TIMESTAMP, "finished_at" TIMESTAMP, "until" TIMESTAMP,

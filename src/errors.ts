@@ -32,6 +32,17 @@ export class FatalError extends EngageError {
   }
 }
 
+/**
+ * A paginated list that cannot be read to its end: it loops (a page of items already seen) or passes the page cap. The
+ * list's trouble, not the run's: only the streams that need the list fail.
+ */
+export class UnreadableListError extends FatalError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreadableListError';
+  }
+}
+
 /** Bad user input: a pipeline file, a flag, an environment variable. `where` names the file and field or the flag. */
 export class ConfigError extends FatalError {
   readonly where: string;

@@ -54,7 +54,10 @@ export function listSegments(client: ApiClient): AsyncGenerator<SegmentListEntry
   return pageIndexList(client, { endpoint: ENDPOINTS.segmentsList, query: { sort_direction: 'asc' } }, 'segments', 'id', SEGMENTS_LIST_PAGE_SIZE);
 }
 
-/** GET /purchases/product_list: product names; the page size is undocumented, so pages are read until one is short. */
+/**
+ * GET /purchases/product_list: product names; the page size is undocumented, so pages are read until one is short, and
+ * whether pages count from 0 or 1 (the documentation's example asks page=1) is told from the answers.
+ */
 export async function* listProducts(client: ApiClient): AsyncGenerator<string[]> {
   const call: ApiCall = { endpoint: ENDPOINTS.purchasesProductList };
   const itemsOf = (body: unknown): unknown[] => {
@@ -64,7 +67,7 @@ export async function* listProducts(client: ApiClient): AsyncGenerator<string[]>
       return p;
     });
   };
-  for await (const { items } of paginatePageIndex<unknown>(client, call, { pageSize: PRODUCT_LIST_PAGE_SIZE, smallerPages: true, itemsOf })) yield items as string[];
+  for await (const { items } of paginatePageIndex<unknown>(client, call, { pageSize: PRODUCT_LIST_PAGE_SIZE, smallerPages: true, detectFirstPage: true, itemsOf })) yield items as string[];
 }
 
 /** Limit/offset lists ask for the largest page the platform allows: one request for up to 1,000 objects. */

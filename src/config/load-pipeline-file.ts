@@ -9,6 +9,7 @@ import type { SeriesUnit } from '../api/types.js';
 import { ConfigError } from '../errors.js';
 import { parseDuration } from './duration.js';
 import { parseUtcInstant } from '../time/utc-time.js';
+import { DEFAULT_MAX_PAGES } from '../api/api-client.js';
 import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
 import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS, RETRY_KEYS } from './retry-limits.js';
@@ -25,11 +26,13 @@ export const DEFAULT_LOOKBACK_DAYS = 3;
 
 /** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
 export const DEFAULT_HOLE_RETRIES = 3;
+/** Pages one list may have before it counts as endless: the client's own default. */
+export const DEFAULT_MAX_LIST_PAGES = DEFAULT_MAX_PAGES;
 
 /** A workspace name: one path segment every object store and query engine reads as it is. */
 export const WORKSPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'hole_retries', 'time_budget', 'source', 'retries', 'streams', 'report'] as const;
+const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'hole_retries', 'max_list_pages', 'time_budget', 'source', 'retries', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -174,13 +177,18 @@ class PipelineReader {
     const lookbackDays = this.attempt(() => this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)'), 0);
     const holeRetries = this.attempt(() => this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)'), 0);
     const timeBudgetMs = this.attempt(() => this.timeBudget(root), undefined);
+    const maxListPages = this.attempt(() => {
+      const pages = this.wholeNumber(root, 'max_list_pages', DEFAULT_MAX_LIST_PAGES, 'pages ≥ 1; e.g. max_list_pages: 2000 for a list of 500,000 event names');
+      if (pages < 1) this.fail(['max_list_pages'], `0 is not a whole number of pages ≥ 1; e.g. max_list_pages: ${DEFAULT_MAX_LIST_PAGES}`);
+      return pages;
+    }, DEFAULT_MAX_LIST_PAGES);
     const source = this.attempt(() => this.source(root), {});
     const retries = this.attempt(() => this.retries(root), DEFAULT_RETRY_LIMITS);
     const streams = this.attempt(() => this.streams(root), {});
     const report = this.attempt(() => this.report(root), undefined);
     if (this.#refusals.length > 0 || startDate === undefined) throw refusalsError(this.file, this.#refusals);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, holeRetries, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}), ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}) };
+    return { name, startDate, lookbackDays, holeRetries, maxListPages, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}), ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}) };
   }
 
   /** `time_budget: 3h`: the longest a run sends requests (see RunOptions.timeBudgetMs). */

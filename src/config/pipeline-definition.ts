@@ -28,6 +28,11 @@ export interface PipelineDefinition {
    * `complete: false`, and the next run continues from the watermarks. --time-budget overrides it. @default none
    */
   timeBudgetMs?: number;
+  /**
+   * Pages one workspace or paged list may have (`max_list_pages:`); a list still going there, or one that loops, fails
+   * only the streams that need it. @default 500
+   */
+  maxListPages: number;
   /** Where the API lives, when the file says; flags and environment override it. The API key is never in the file. */
   source: { baseUrl?: string };
   /** Retry limits of the run's API client (`retries:` in the file). @default DEFAULT_RETRY_LIMITS (6 attempts, 120 s) */

@@ -111,11 +111,19 @@ function mergeSpans(spans: readonly Span[]): Span[] {
   return out;
 }
 
+/** The units [startMs, endMs) in which the series' object was active; Infinity bounds are allowed. */
+export interface ActiveSpan {
+  startMs: number;
+  endMs: number;
+}
+
 export interface CursorInput extends PlanRangeInput {
   /** The largest window one request may ask for, in units. */
   maxUnits: number;
   /** Holes stored for this series (open and confirmed absent). */
   holes: readonly StoredHole[];
+  /** When its object was active, when known: units left out outside it are quiet, not holes. @default unknown */
+  active?: ActiveSpan;
 }
 
 /** What a run does for one series. */
@@ -131,6 +139,8 @@ export interface CursorPlan {
   watermarkMs: number | undefined;
   /** Stored holes by unit start; open ones outside the range are what extends the windows. */
   holes: ReadonlyMap<number, StoredHole>;
+  /** When the series' object was active, when known. */
+  active?: ActiveSpan;
 }
 
 export function planCursor(input: CursorInput): CursorPlan {
@@ -145,7 +155,13 @@ export function planCursor(input: CursorInput): CursorPlan {
     completeEnd: completeEnd(input.until, input.unit),
     watermarkMs: input.watermark?.toMillis(),
     holes: new Map(input.holes.map((h) => [h.startMs, h])),
+    ...(input.active ? { active: input.active } : {}),
   };
+}
+
+/** True when the unit at `ms` lies outside the object's known activity: nothing happened, so nothing is missing. */
+export function isQuiet(plan: Pick<CursorPlan, 'active'>, ms: number): boolean {
+  return plan.active !== undefined && (ms < plan.active.startMs || ms >= plan.active.endMs);
 }
 
 /** True when the plan wants the unit starting at `ms`: inside the range, or an open hole. */
@@ -166,7 +182,8 @@ export interface HoleChange {
 /**
  * The hole changes a finished window implies: wanted complete units it did not return become (or stay) holes — confirmed
  * absent once `holeRetries` later runs could not fill them — and stored holes it did return are filled. Units at or after
- * `completeEnd` are still in progress: never holes, the watermark keeps them due anyway.
+ * `completeEnd` are still in progress: never holes, the watermark keeps them due anyway. Units outside the object's
+ * activity (isQuiet) are days when nothing happened: never holes, and a stored hole there closes.
  */
 export function holeChanges(plan: CursorPlan, returned: ReadonlySet<number>, missing: readonly { startMs: number; reason: string }[], holeRetries: number): HoleChange[] {
   const changes: HoleChange[] = [];
@@ -174,6 +191,11 @@ export function holeChanges(plan: CursorPlan, returned: ReadonlySet<number>, mis
   for (const { startMs, reason } of missing) {
     if (startMs >= complete) continue;
     const stored = plan.holes.get(startMs);
+    // A unit outside the object's activity: a stored hole closes, and none is opened.
+    if (isQuiet(plan, startMs)) {
+      if (stored) changes.push({ startMs, status: 'filled', attempts: stored.attempts, reason: '' });
+      continue;
+    }
     if (stored?.status === 'confirmed_absent') continue;
     const attempts = (stored?.attempts ?? 0) + 1;
     changes.push({ startMs, status: attempts > holeRetries ? 'confirmed_absent' : 'open', attempts, reason });
@@ -183,6 +205,24 @@ export function holeChanges(plan: CursorPlan, returned: ReadonlySet<number>, mis
     if (stored) changes.push({ startMs: ms, status: 'filled', attempts: stored.attempts, reason: '' });
   }
   return changes;
+}
+
+/** How far behind --until a source may lag before its missing recent units count as holes: two days, in any unit. */
+export const LAG_MS = 2 * 86_400_000;
+
+/**
+ * Where a lagging source's missing tail starts: when the complete units a window left out run without a gap up to the
+ * last complete unit, and span at most LAG_MS, the source has not caught up yet — those units are waited for (the
+ * watermark stays before them, the next runs ask again) instead of opened as holes. Undefined when there is no such tail,
+ * or when it is longer: then it is missing, not late.
+ */
+export function laggingStart(plan: Pick<CursorPlan, 'unit' | 'completeEnd' | 'active'>, missing: readonly { startMs: number }[]): number | undefined {
+  const size = unitMs(plan.unit);
+  const complete = plan.completeEnd.toMillis();
+  const absent = new Set(missing.map((m) => m.startMs));
+  let start = complete;
+  while (absent.has(start - size) && !isQuiet(plan, start - size)) start -= size;
+  return start < complete && complete - start <= LAG_MS ? start : undefined;
 }
 
 /**
@@ -197,6 +237,7 @@ export class CursorProgress {
   #prefix = 0;
   #committedMs: number | undefined;
   #rowsSinceAdvance = 0;
+  #holdMs = Infinity;
 
   constructor(plan: Pick<CursorPlan, 'windows' | 'completeEnd' | 'watermarkMs'>) {
     this.#spans = plan.windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })).sort((a, b) => a.startMs - b.startMs);
@@ -214,13 +255,18 @@ export class CursorProgress {
     while (this.#prefix < this.#done.length && this.#done[this.#prefix]) this.#prefix++;
   }
 
+  /** Keep the watermark at or before `ms`: the first unit of a lagging source's tail, asked again next run. */
+  hold(ms: number): void {
+    this.#holdMs = Math.min(this.#holdMs, ms);
+  }
+
   /**
    * The watermark this series may now record (with the rows loaded since the last one), or undefined when it does not
-   * move: the end of the finished prefix, capped at the last complete unit.
+   * move: the end of the finished prefix, capped at the last complete unit and at a held unit.
    */
   advance(): { watermarkMs: number; rows: number } | undefined {
     if (this.#prefix === 0) return undefined;
-    const candidate = Math.min(this.#spans[this.#prefix - 1]!.endMs, this.#completeEndMs);
+    const candidate = Math.min(this.#spans[this.#prefix - 1]!.endMs, this.#completeEndMs, this.#holdMs);
     if (this.#committedMs !== undefined && candidate <= this.#committedMs) return undefined;
     this.#committedMs = candidate;
     const rows = this.#rowsSinceAdvance;

@@ -7,7 +7,7 @@
 import type { ApiClient } from '../api/api-client.js';
 import type { SeriesUnit } from '../api/types.js';
 import { FatalApiError } from '../errors.js';
-import { addUnits, followUpWindows, missingRuns, parseSeriesTimeMs, unitMs, type Window } from './windows.js';
+import { addUnits, followUpWindows, missingRuns, parseSeriesTimeMs, unitMs, writtenOffset, type Window } from './windows.js';
 
 /** One point of a series: `time` exactly as the server wrote it, and its value (a number, or a roll-up object). */
 export interface SeriesPoint<V = number> {
@@ -41,6 +41,11 @@ export interface WindowResult<V = unknown> {
   missing: MissingUnit[];
   /** Points dropped because they lay outside the window asked for (under any reading of it). */
   outside: { count: number; example?: string };
+  /**
+   * The UTC offsets (`+02:00`) the daily points were written with, each once, in the order of the days written with them
+   * (a daylight-saving change gives two); empty for hours and bare dates.
+   */
+  offsets: string[];
 }
 
 /** Answers with conflicting duplicates are asked this many times in all before the unit is given up as missing. */
@@ -69,6 +74,8 @@ export async function fetchSeriesWindow<V>(client: ApiClient, source: SeriesSour
   let requests = 0;
   let followUps = 0;
   const outside = { count: 0 } as { count: number; example?: string };
+  // Offset → the earliest day written with it.
+  const offsets = new Map<string, number>();
 
   // One answer read into units. A server may align the window one unit either way (and a follow-up asks one more), so
   // only points beyond two units before or one unit after the asked window are "outside".
@@ -85,6 +92,10 @@ export async function fetchSeriesWindow<V>(client: ApiClient, source: SeriesSour
           { method: 'GET', endpoint: source.endpoint, params: { ending_at: asked.endingAt, length: asked.length } },
           `the response has a time value that is not ISO 8601: ${JSON.stringify(point.time)} (series ${source.seriesKey})`,
         );
+      }
+      if (source.unit === 'day') {
+        const offset = writtenOffset(point.time);
+        if (offset !== undefined && !(ms >= (offsets.get(offset) ?? Infinity))) offsets.set(offset, ms);
       }
       if (ms < lowMs || ms >= highMs) {
         answer.outside++;
@@ -163,7 +174,7 @@ export async function fetchSeriesWindow<V>(client: ApiClient, source: SeriesSour
         : `${source.endpoint} did not return ${new Date(ms).toISOString()} of ${source.seriesKey}${followUps > 0 ? ' (follow-up asked)' : ''}`,
     });
   }
-  return { points, requests, followUps, missing, outside };
+  return { points, requests, followUps, missing, outside, offsets: [...offsets].sort((a, b) => a[1] - b[1]).map(([offset]) => offset) };
 }
 
 type UnitRange = ReturnType<typeof missingRuns>[number];

@@ -6,7 +6,7 @@ import type { DateTime } from 'luxon';
 import { addUnits, floorUnit, isoSeconds, unitsBetween } from '../time/utc-time.js';
 
 // windows.ts is the one door to series time math for extractors.
-export { addUnits, ceilUnit, floorUnit, isAligned, isoSeconds, parseSeriesTime, parseSeriesTimeMs, parseUtcInstant, unitMs, unitsBetween } from '../time/utc-time.js';
+export { addUnits, ceilUnit, floorUnit, isAligned, isoSeconds, parseSeriesTime, parseSeriesTimeMs, parseUtcInstant, unitMs, unitsBetween, writtenOffset } from '../time/utc-time.js';
 export type { Unit } from '../time/utc-time.js';
 
 /** A run of whole UTC units, [start, end): both ends on unit boundaries, start before end. */

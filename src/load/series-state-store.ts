@@ -18,6 +18,8 @@ export interface SeriesStateUpdate {
   watermark: Date;
   /** Rows the batch loaded for this series; added to the stored total. */
   rowsLoaded: number;
+  /** The offset the series' daily points were written with (`+02:00`); absent keeps the stored one. */
+  utcOffset?: string;
 }
 
 /** A stored series watermark. */
@@ -30,6 +32,8 @@ export interface SeriesState {
   rowsLoaded: number;
   lastRunId: string | null;
   updatedAt: Date;
+  /** The offset the daily points were last written with; null when never seen (hours, bare dates, an older database). */
+  utcOffset: string | null;
 }
 
 /** A change to one hole: 'filled' removes it, the other statuses store it. */
@@ -69,6 +73,7 @@ export function toSeriesState(row: Record<string, unknown>): SeriesState {
     rowsLoaded: Number(row.rows_loaded),
     lastRunId: (row.last_run_id as string | null) ?? null,
     updatedAt: row.updated_at as Date,
+    utcOffset: (row.utc_offset as string | null | undefined) ?? null,
   };
 }
 
@@ -87,8 +92,8 @@ export function toHole(row: Record<string, unknown>): Hole {
   };
 }
 
-export const SERIES_STATE_SQL = `SELECT "stream", "series_key", "unit", "watermark", "rows_loaded", "last_run_id", "updated_at"
-  FROM "_etl_series_state" ORDER BY "stream", "series_key", "unit"`;
+// Every column: a database opened read-only before its first run of this version has no utc_offset yet.
+export const SERIES_STATE_SQL = `SELECT * FROM "_etl_series_state" ORDER BY "stream", "series_key", "unit"`;
 
 export const HOLES_SQL = `SELECT * FROM "_etl_holes" ORDER BY "stream", "series_key", "unit_start"`;
 
@@ -97,6 +102,7 @@ export function prepareSeriesState(runId: string, loadedAt: Date, state: readonl
   if (state.length === 0) return { appends: [], sql: '' };
   const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'BIGINT' | 'INTEGER'][] = [
     ['_seq', 'INTEGER'], ['stream', 'VARCHAR'], ['series_key', 'VARCHAR'], ['unit', 'VARCHAR'], ['watermark', 'TIMESTAMP'], ['rows_loaded', 'BIGINT'],
+    ['utc_offset', 'VARCHAR'],
   ];
   const columns = cols.map(() => [] as DuckDBValue[]);
   state.forEach((s, i) => {
@@ -104,7 +110,7 @@ export function prepareSeriesState(runId: string, loadedAt: Date, state: readonl
     for (const [name, value] of [['stream', s.stream], ['seriesKey', s.seriesKey], ['unit', s.unit]] as const) {
       if (typeof value !== 'string' || value === '') throw new FatalError(`${at}: ${name} must be a non-empty string, got ${JSON.stringify(value)}`);
     }
-    const values = [i, s.stream, s.seriesKey, s.unit, s.watermark, s.rowsLoaded];
+    const values = [i, s.stream, s.seriesKey, s.unit, s.watermark, s.rowsLoaded, s.utcOffset ?? null];
     cols.forEach(([name, type], c) => columns[c]!.push(toDuckDBValue(type, values[c], `${at} field ${name}`)));
   });
   const append = stagedAppend('_stg_state', cols, columns, state.length);
@@ -112,12 +118,14 @@ export function prepareSeriesState(runId: string, loadedAt: Date, state: readonl
     `CREATE OR REPLACE TEMP TABLE "_new_state" AS
      SELECT n."stream", n."series_key", n."unit", greatest(n."watermark", o."watermark") AS "watermark",
             COALESCE(o."rows_loaded", 0) + n."rows_loaded" AS "rows_loaded",
-            ${sqlString(runId)} AS "last_run_id", ${sqlTimestamp(loadedAt, 'batch loadedAt')} AS "updated_at"
-     FROM (SELECT "stream", "series_key", "unit", arg_max("watermark", "_seq") AS "watermark", sum("rows_loaded")::BIGINT AS "rows_loaded"
-           FROM "_stg_state" GROUP BY ALL) n
+            ${sqlString(runId)} AS "last_run_id", ${sqlTimestamp(loadedAt, 'batch loadedAt')} AS "updated_at",
+            COALESCE(n."utc_offset", o."utc_offset") AS "utc_offset"
+     FROM (SELECT "stream", "series_key", "unit", arg_max("watermark", "_seq") AS "watermark", sum("rows_loaded")::BIGINT AS "rows_loaded",
+                  arg_max("utc_offset", "_seq") FILTER (WHERE "utc_offset" IS NOT NULL) AS "utc_offset"
+           FROM "_stg_state" GROUP BY "stream", "series_key", "unit") n
      LEFT JOIN "_etl_series_state" o ON o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
     `DELETE FROM "_etl_series_state" o USING "_new_state" n WHERE o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
-    `INSERT INTO "_etl_series_state" SELECT * FROM "_new_state"`,
+    `INSERT INTO "_etl_series_state" BY NAME SELECT * FROM "_new_state"`,
     `DROP TABLE "_stg_state"`,
     `DROP TABLE "_new_state"`,
   ];

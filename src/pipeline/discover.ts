@@ -13,7 +13,7 @@ import type { Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
 import type { ListedObject, ListRequest } from '../streams/workspace-lists.js';
-import { listedObjectsTable, listingKey } from '../streams/workspace-lists.js';
+import { isUnversioned, listedObjectsTable, listingKey } from '../streams/workspace-lists.js';
 import type { RunWarning } from './run-events.js';
 import { listsOf } from './stream-endpoints.js';
 import { failureScope } from './stream-failure.js';
@@ -88,11 +88,13 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     }
   }));
   const read = settled.filter((l): l is Extract<typeof l, { objects: ListedObject[] }> => 'objects' in l);
+  const shrank = read.flatMap((l) => (l.warning ? [l.warning] : []));
   const unreadable = new Map(settled.filter((l) => 'error' in l).map((l) => [l.key, (l as { error: unknown }).error]));
   const failed = new Map<StreamName, unknown>();
   const byKey = new Map(read.map((l) => [l.key, l.objects]));
   const lookup = (r: ListRequest): readonly ListedObject[] => byKey.get(listingKey(r)) ?? [];
   const discovery = noDiscovery(input.pipeline);
+  discovery.warnings.push(...shrank);
   discovery.lists.push(...read.map((l) => ({
     listing: l.key, endpoint: l.r.list.endpoint, pages: l.pages, estimated: input.client === undefined, objects: l.objects.length,
     ...(input.client ? { ids: new Set(l.objects.map((o) => o.id)) } : {}),
@@ -126,7 +128,17 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     const listed = new Map(needs.flatMap((r) => lookup(r)).map((o) => [o.id, versioned(o)]));
     const explicit = new Set(stream.ids(options));
     const stored = await storedVersions(input.wh, stream.tables[0]!);
-    const unchanged = new Set([...listed.values()].filter((o) => stored.get(o.id) === o.version).map((o) => o.id));
+    const untilMs = input.until.getTime();
+    // An entry without a usable edit time shows the same version for ever: its details are re-read once a week instead.
+    const due = (o: ListedObject): boolean => isUnversioned(o.version) && untilMs - (stored.get(o.id)?.loadedAt.getTime() ?? 0) >= UNVERSIONED_REREAD_MS;
+    const unchanged = new Set([...listed.values()].filter((o) => stored.get(o.id)?.version === o.version && !due(o)).map((o) => o.id));
+    const reread = [...listed.values()].filter((o) => stored.get(o.id)?.version === o.version && due(o)).length;
+    if (reread > 0) {
+      discovery.warnings.push({
+        code: 'objects_reread_without_edit_time', stream: name,
+        message: `${reread} listed object(s) of ${name} have no usable last_edited in their list entry, so a change cannot be seen from the list: their details are re-read every ${UNVERSIONED_REREAD_MS / 86_400_000} days, this run included`,
+      });
+    }
     perId.set(name, { listed, unchanged });
     await markRemoved(input, discovery, stream.tables[0]!, new Set([...listed.keys(), ...explicit]));
   }
@@ -142,16 +154,44 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
   return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId, failed };
 }
 
-/** Every page of a list (live), or the entries the last runs stored for it (plan). */
-async function readList(input: DiscoverInput, key: string, r: ListRequest): Promise<{ objects: ListedObject[]; pages: number }> {
+/** A list that shrinks to less than this share of the entries stored for it is read a second time before anything is marked removed. */
+const SHRINK_SHARE = 0.5;
+
+/**
+ * Every page of a list (live), or the entries the last runs stored for it (plan). A live list that shrinks by more than
+ * half against the stored one is read again at once: an object is taken as gone only when both reads leave it out (the
+ * union is what the run lists), and the run says so once.
+ */
+async function readList(input: DiscoverInput, key: string, r: ListRequest): Promise<{ objects: ListedObject[]; pages: number; warning?: RunWarning }> {
   if (input.client) {
-    const objects: ListedObject[] = [];
-    let pages = 0;
-    for await (const page of r.list.pages(input.client, r.includeArchived)) {
-      pages++;
-      objects.push(...page);
-    }
-    return { objects, pages };
+    const client = input.client;
+    const readOnce = async () => {
+      const objects: ListedObject[] = [];
+      let pages = 0;
+      for await (const page of r.list.pages(client, r.includeArchived)) {
+        pages++;
+        objects.push(...page);
+      }
+      return { objects, pages };
+    };
+    const first = await readOnce();
+    const [row] = input.wh ? await input.wh.query(`SELECT count(*) AS n FROM ${ident(listedObjectsTable.name)} WHERE "listing" = $1 AND "_removed_at" IS NULL`, [key]) : [];
+    const stored = Number(row?.['n'] ?? 0);
+    if (first.objects.length >= stored * SHRINK_SHARE) return first;
+    const second = await readOnce();
+    const seen = new Set(first.objects.map((o) => o.id));
+    const objects = [...first.objects, ...second.objects.filter((o) => !seen.has(o.id))];
+    const agreed = second.objects.length === first.objects.length && second.objects.every((o) => seen.has(o.id));
+    return {
+      objects,
+      pages: first.pages + second.pages,
+      warning: {
+        code: 'list_shrank',
+        message: `${r.list.endpoint.method} ${r.list.endpoint.path} listed ${first.objects.length} ${key} where ${stored} are stored; read again, it listed ${second.objects.length}. ${
+          agreed ? `Both reads agree: the ${stored - objects.length} missing are marked removed` : `The reads disagree: only objects both reads left out are marked removed (${Math.max(0, stored - objects.length)})`
+        }; check the key's permissions or the workspace if that is not expected`,
+      },
+    };
   }
   const rows = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL`, [key]);
   const objects = rows.map((row) => ({
@@ -177,12 +217,23 @@ function hasDiscoveredColumns(spec: TableSpec): boolean {
   return spec.columns.some((c) => c.name === '_list_version') && spec.columns.some((c) => c.name === '_removed_at');
 }
 
-/** The list version each stored object was written at; objects stamped removed count as changed (they are re-read). */
-async function storedVersions(wh: Warehouse | undefined, spec: TableSpec): Promise<Map<string, string>> {
+/** How often details of an object whose list entry has no usable edit time are re-read. */
+const UNVERSIONED_REREAD_MS = 7 * 86_400_000;
+
+/**
+ * The list version each stored object was written at, and as of when; objects stamped removed count as changed (they
+ * are re-read).
+ */
+async function storedVersions(wh: Warehouse | undefined, spec: TableSpec): Promise<Map<string, { version: string; loadedAt: Date }>> {
   if (!wh || !hasDiscoveredColumns(spec)) return new Map();
   const key = ident(spec.key[0]!);
-  const rows = await wh.query(`SELECT ${key} AS id, "_list_version" AS v FROM ${ident(spec.name)} WHERE "_removed_at" IS NULL AND "_list_version" IS NOT NULL`);
-  return new Map(rows.map((r) => [String(r['id']), String(r['v'])]));
+  // When: the --until of the run that wrote the row (the run's clock, as the schedule's), else its load time.
+  const rows = await wh.query(
+    `SELECT t.${key} AS id, t."_list_version" AS v, COALESCE(r."until", t."_loaded_at") AS at
+     FROM ${ident(spec.name)} t LEFT JOIN "_etl_runs" r ON r."run_id" = t."_run_id"
+     WHERE t."_removed_at" IS NULL AND t."_list_version" IS NOT NULL`,
+  );
+  return new Map(rows.map((r) => [String(r['id']), { version: String(r['v']), loadedAt: r['at'] as Date }]));
 }
 
 /** Stamps `_removed_at` on the stored rows of `spec` that are not among `kept` (a list with `all` no longer shows them). */

@@ -4,8 +4,9 @@
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
-import { CursorProgress, holeChanges, isWanted } from '../extract/incremental-cursor.js';
+import { CursorProgress, holeChanges, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
+import type { Window } from '../extract/windows.js';
 import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.js';
 import { SNAPSHOT } from '../load/series-state-store.js';
 import type { StreamName } from '../streams/registry.js';
@@ -133,6 +134,17 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
 }
 
 /**
+ * A daily window asked in the platform's own days: `ending_at` is the last second of its last date at the offset the
+ * platform writes that series with (`2024-03-05T23:59:59+02:00`), so a server whose days are local days returns the
+ * dates asked for. Without a known offset (a first run, hours, bare dates) the UTC form stands: the edge follow-up covers
+ * a server whose days turn out not to be UTC days, and the offset it writes is used from the next window on.
+ */
+function localWindow(window: Window, offset: string | undefined): Window {
+  if (window.unit !== 'day' || offset === undefined || offset === '+00:00') return window;
+  return { ...window, endingAt: `${window.endingAt.slice(0, 10)}T23:59:59${offset}` };
+}
+
+/**
  * The state row of a list or id-by-id stream: its "watermark" is the instant its snapshot was taken as of (--until),
  * so `status`, freshness checks and metrics cover these streams as they do series.
  */
@@ -146,9 +158,22 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
   const progress = new CursorProgress(cursor);
   const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: instance.fetch };
   const group = seriesGroup(sp);
-  for (const window of cursor.windows) {
+  // The offset the platform writes this series' days with, as last seen: the days it asks for end at its own midnight.
+  let offset = sp.utcOffset;
+  for (const planned of cursor.windows) {
     tasks.add(sp.endpoint.pool, group, async () => {
+      const window = localWindow(planned, offset);
       const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
+      const notices: RowNotice[] = [];
+      for (const seen of result.offsets) {
+        if (offset !== undefined && seen !== offset) {
+          notices.push({
+            code: 'series_offset_changed', key: '',
+            message: `${sp.endpoint.path} wrote the days of ${sp.seriesKey} with offset ${seen}, where earlier days came with ${offset} (a daylight-saving change, or the workspace's time zone changed); each day is kept under the date the platform wrote, and later requests end at its midnight in ${seen}`,
+          });
+        }
+        offset = seen;
+      }
       ctx.extraRequests(result.followUps);
       if (result.outside.count > 0) {
         ctx.warn({
@@ -164,7 +189,18 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
         });
       }
       const rows = mergeRows([...result.points].map(([ms, value]) => instance.rows(new Date(ms), value)));
-      const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), result.missing, ctx.holeRetries).map((h) => ({
+      // A source a day or two behind --until is waited for: its tail is asked again next run, not opened as holes.
+      const lagFrom = laggingStart(cursor, result.missing);
+      if (lagFrom !== undefined) {
+        progress.hold(lagFrom);
+        notices.push({
+          code: 'source_lagging', key: '',
+          message: `${sp.endpoint.path} has no data yet for ${sp.seriesKey} from ${new Date(lagFrom).toISOString()} on (less than ${LAG_MS / 86_400_000} days before --until): the source lags, so those units are asked again by the next runs and become holes only if still missing once more than ${LAG_MS / 86_400_000} days old`,
+        });
+      }
+      rows.notices = [...notices, ...(rows.notices ?? [])];
+      const missing = lagFrom === undefined ? result.missing : result.missing.filter((m) => m.startMs < lagFrom);
+      const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), missing, ctx.holeRetries).map((h) => ({
         stream: name, seriesKey: sp.seriesKey, unit: instance.unit, unitStart: new Date(h.startMs), status: h.status, attempts: h.attempts, reason: h.reason,
       }));
       const rowCount = countRows(rows);
@@ -173,7 +209,10 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
       const advanced = progress.advance();
       await ctx.committer.add({
         ...noticed(name, rows),
-        state: advanced === undefined ? [] : [{ stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows }],
+        state: advanced === undefined ? [] : [{
+          stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows,
+          ...(offset === undefined ? {} : { utcOffset: offset }),
+        }],
         holes,
       });
       if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);

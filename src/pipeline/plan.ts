@@ -4,7 +4,7 @@
 import { DateTime } from 'luxon';
 import type { EndpointSpec, PoolId } from '../api/endpoints.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
-import type { CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
+import type { ActiveSpan, CursorPlan, StoredHole } from '../extract/incremental-cursor.js';
 import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
@@ -21,6 +21,8 @@ export interface SeriesPlan {
   instance: SeriesInstance;
   seriesKey: string;
   cursor: CursorPlan;
+  /** The offset its daily points were last written with (`+02:00`), when a run saw one. */
+  utcOffset: string | undefined;
 }
 
 /** A list read whole every run: its page count is only known as an estimate (unless `plan --discover` read it). */
@@ -93,6 +95,8 @@ export interface PlannedState {
    * then are final: a backfill that stopped far behind --until resumes at its watermark, re-fetching nothing before it.
    */
   fetchedUntil?: Date;
+  /** The offset the daily points were last written with. @default none */
+  utcOffset?: string | null;
 }
 
 /** A stored hole of one series. */
@@ -117,6 +121,13 @@ export interface PlanInput {
   pagesRead?: Partial<Record<StreamName, number>>;
   /** What discovery found (its `pipeline` must be the one planned); absent when no option says `all`. */
   discovery?: Discovery;
+  /** When each object behind a series was active, by activity table and id (see activityKey). @default none known */
+  activity?: ReadonlyMap<string, ActiveSpan>;
+}
+
+/** The key of an object's activity span in PlanInput.activity. */
+export function activityKey(table: string, id: string): string {
+  return `${table}\u0000${id}`;
 }
 
 const sep = '\u0000';
@@ -167,11 +178,14 @@ export function buildPlan(input: PlanInput): Plan {
           const stored = state?.watermark;
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
           const maxUnits = instance.maxUnits ?? stream.maxUnits;
+          const objectId = stream.activity ? instance.dims[stream.activity.dim] : undefined;
+          const active = stream.activity && objectId !== undefined ? input.activity?.get(activityKey(stream.activity.table, objectId)) : undefined;
           const cursor = planCursor({
+            ...(active ? { active } : {}),
             unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: lookbackOf(input.pipeline.lookbackDays, state),
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });
-          plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor });
+          plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor, utcOffset: state?.utcOffset ?? undefined });
           summary.series++;
           // The cover of range ∪ open holes is the minimum for this series: the plan sends exactly that.
           summary.requests += cursor.windows.length;

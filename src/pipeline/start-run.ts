@@ -38,6 +38,7 @@ export async function startRun(
     retryAdvice: RUN_RETRY_ADVICE,
     maxAttempts: opts.pipeline.retries.maxAttempts,
     maxRetryWaitMs: opts.pipeline.retries.maxWaitSeconds * 1000,
+    maxPages: opts.pipeline.maxListPages,
     ...deps.client,
     baseUrl,
     apiKey,

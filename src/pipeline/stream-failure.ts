@@ -1,9 +1,10 @@
 // Which failures cost one series, one stream, or the whole run. A series that cannot complete — an answer that does not
-// match the spec, a 4xx on its object or id, retries exhausted on 429/5xx — fails alone: everything fetched completely
-// is committed and published, and its failed windows are its next run's first. A 403 (the key lacks the endpoint's
-// permission) would meet every series of the stream: the stream's remaining series are not sent. What concerns every
-// stream ends the run: the key refused (401), the server unreachable, the database or disk failing, a programming error.
-import { FatalApiError, RetriableApiError } from '../errors.js';
+// match the spec, a 4xx on its object or id, retries exhausted on 429/5xx, a list that loops or passes the page cap —
+// fails alone: everything fetched completely is committed and published, and its failed windows are its next run's
+// first. A 403 (the key lacks the endpoint's permission) would meet every series of the stream: the stream's remaining
+// series are not sent. What concerns every stream ends the run: the key refused (401), the server unreachable, the
+// database or disk failing, a programming error.
+import { FatalApiError, RetriableApiError, UnreadableListError } from '../errors.js';
 import type { FailureScope, TaskGroup } from './task-queues.js';
 
 /** A series the run could not complete, and why (one line, free of credentials like every error message). */
@@ -27,6 +28,8 @@ export interface StreamFailure {
 /** The scope of a failure met while fetching one series. */
 export function failureScope(error: unknown): FailureScope {
   if (error instanceof FatalApiError) return error.status === 401 ? 'run' : error.status === 403 ? 'stream' : 'series';
+  // A list that loops or passes the page cap: the streams that need it fail, the others are published.
+  if (error instanceof UnreadableListError) return 'series';
   // A give-up after answers (429, 5xx, truncated bodies) is this endpoint's trouble; one with no answer at all (refused,
   // reset, timed out) is the server's, and would meet every other stream too.
   if (error instanceof RetriableApiError) return error.status !== undefined ? 'series' : 'run';

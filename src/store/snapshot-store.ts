@@ -4,7 +4,7 @@
 // is kept for the next run: locally in the working copy, for an object in a checkpoint beside it. The run never asks
 // which store it has.
 import { existsSync } from 'node:fs';
-import { NoDatabaseError, NoSnapshotError } from '../errors.js';
+import { NoDatabaseError } from '../errors.js';
 import { RunLock, isLiveHolder } from './run-lock.js';
 import { parseDbLocation } from './location.js';
 import { createS3Client } from './s3-client.js';

@@ -153,6 +153,8 @@ export const campaignSeriesStream = seriesStream({
   },
   discovery: idListDiscovery<CampaignSeriesOptions>(CAMPAIGN_LIST, (o) => o.campaigns, (o, campaigns) => ({ ...o, campaigns })),
   references: (o) => idReference('campaigns', CAMPAIGN_LIST, o.campaigns.ids),
+  // The campaigns stream's details: a day left out before the first send or after the last one is a quiet day.
+  activity: { table: 'campaigns', idColumn: 'campaign_id', dim: 'campaign_id', first: 'first_sent', last: 'last_sent' },
   series: (o) =>
     o.campaigns.ids.map((campaignId) => ({
       dims: { campaign_id: campaignId },

@@ -189,6 +189,8 @@ export const canvasSummaryStream = seriesStream({
   },
   discovery: idListDiscovery<CanvasSummaryOptions>(CANVAS_LIST, (o) => o.canvases, (o, canvases) => ({ ...o, canvases })),
   references: (o) => idReference('canvases', CANVAS_LIST, o.canvases.ids),
+  // canvas_details' rows: a day left out before the first entry or after the last one is a quiet day.
+  activity: { table: 'canvases', idColumn: 'canvas_id', dim: 'canvas_id', first: 'first_entry', last: 'last_entry' },
   series: (o) =>
     o.canvases.ids.map((canvasId) => ({
       dims: { canvas_id: canvasId },

@@ -86,10 +86,27 @@ export interface Reconciliation {
 }
 
 /** A time series with a unit: planned as exact incremental windows of at most `maxUnits` units. */
+/**
+ * Where the details of the object behind each series (a campaign, a Canvas) say when it was active. A day the platform
+ * leaves out before the first activity or after the last is a day when nothing happened: recorded as quiet, never a hole.
+ */
+export interface SeriesActivity {
+  /** The details table another stream writes (`campaigns`, `canvases`), read as the last run left it. */
+  readonly table: string;
+  /** The table's id column, and the series dimension holding the same id. */
+  readonly idColumn: string;
+  readonly dim: string;
+  /** Columns of the first and last activity (first_sent/last_sent, first_entry/last_entry); NULL last = still active, NULL first = not known; both NULL: holes as usual. */
+  readonly first: string;
+  readonly last: string;
+}
+
 export interface SeriesStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
   readonly kind: 'series';
   /** The largest window one request may ask for, in units (e.g. `length` 1–100; 1 for one-day roll-ups). */
   readonly maxUnits: number;
+  /** Where each series' object says when it was active. @default none (every unit left out is a hole) */
+  readonly activity?: SeriesActivity;
   /** The series the options ask for (with every `all` already resolved by discovery). */
   series(options: O): SeriesInstance[];
   /** Reconciliations to run once per run after the series are loaded. @default none */

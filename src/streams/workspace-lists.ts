@@ -42,9 +42,19 @@ export interface WorkspaceList {
   pages(client: ApiClient, includeArchived: boolean): AsyncGenerator<ListedObject[]>;
 }
 
-/** The edit instant as UTC ISO; an entry without one counts as changed every run (its details are always re-read). */
+const UNVERSIONED = 'unknown:';
+
+/**
+ * The edit instant as UTC ISO; an entry without a usable one has a version that never moves (`unknown:…`), and
+ * discovery re-reads such objects on a schedule instead.
+ */
 function instantVersion(raw: unknown): string {
-  return timestampOrNull(raw)?.toISOString() ?? `unknown:${JSON.stringify(raw ?? null)}`;
+  return timestampOrNull(raw)?.toISOString() ?? `${UNVERSIONED}${JSON.stringify(raw ?? null)}`;
+}
+
+/** True for the version of an entry without a usable edit time: the list cannot say when the object changed. */
+export function isUnversioned(version: string): boolean {
+  return version.startsWith(UNVERSIONED);
 }
 
 function nameOf(raw: unknown): string | null {
@@ -59,10 +69,17 @@ async function* mapPages<E>(pages: AsyncGenerator<E[]>, toListed: (entry: E) => 
   for await (const page of pages) yield page.map(toListed);
 }
 
-function editable(entry: { id: string; name?: unknown; last_edited?: unknown; tags?: unknown; is_api_campaign?: unknown }): ListedObject {
+/**
+ * A Canvas or campaign entry. Archiving may not move `last_edited`: an entry that carries an `archived` flag has it in its
+ * version (and attributes), so the object is re-read when it is archived or restored.
+ */
+function editable(entry: { id: string; name?: unknown; last_edited?: unknown; tags?: unknown; is_api_campaign?: unknown; archived?: unknown }): ListedObject {
   const attributes: Record<string, unknown> = { last_edited: timestampOrNull(entry.last_edited)?.toISOString() ?? null };
   if (entry.is_api_campaign !== undefined) attributes['is_api_campaign'] = typeof entry.is_api_campaign === 'boolean' ? entry.is_api_campaign : null;
-  return { id: entry.id, name: nameOf(entry.name), version: instantVersion(entry.last_edited), tags: stringList(entry.tags), attributes };
+  const archived = typeof entry.archived === 'boolean' ? entry.archived : undefined;
+  if (archived !== undefined) attributes['archived'] = archived;
+  const version = instantVersion(entry.last_edited);
+  return { id: entry.id, name: nameOf(entry.name), version: archived ? `${version} archived` : version, tags: stringList(entry.tags), attributes };
 }
 
 export const CANVAS_LIST: WorkspaceList = {
@@ -98,7 +115,8 @@ export const PRODUCT_LIST: WorkspaceList = {
   name: 'products',
   endpoint: ENDPOINTS.purchasesProductList,
   archivable: false,
-  estimatePages: pageIndexEstimate(PRODUCT_LIST_PAGE_SIZE),
+  // An empty first page is asked again as page 1 (pages may count from 1): an empty list costs two requests.
+  estimatePages: (n) => (n === 0 ? 2 : pageIndexEstimate(PRODUCT_LIST_PAGE_SIZE)(n)),
   pages: (client) => mapPages(listProducts(client), (p) => ({ id: p, name: p, version: p, tags: [], attributes: {} })),
 };
 

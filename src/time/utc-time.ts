@@ -119,9 +119,12 @@ function zoneOffsetMinutes(zone: string): number | undefined {
 }
 
 /**
- * The unit a series point belongs to: parses `time` as {@link parseUtcInstant} does (offsets converted to UTC, no zone =
- * UTC) and returns the start of the UTC unit containing it. Undefined when unparsable — the caller raises the error,
- * since only it knows the endpoint and request.
+ * The unit a series point belongs to, or undefined when `raw` is not an ISO 8601 date (the caller raises the error, since
+ * only it knows the endpoint and request).
+ * - hour: the UTC hour containing the instant (offsets converted, no zone = UTC): an hour is an instant everywhere.
+ * - day: the calendar date the platform wrote, as the UTC day of that date. A platform whose days are its workspace's
+ *   local days writes `2024-03-01T00:00:00+02:00` for 1 March; converting that instant to UTC would file the day under
+ *   29 February. The offset is kept apart ({@link writtenOffset}) so a run can say when it changes.
  */
 export function parseSeriesTime(raw: string, unit: Unit): DateTime | undefined {
   const ms = parseSeriesTimeMs(raw, unit);
@@ -132,6 +135,23 @@ export function parseSeriesTime(raw: string, unit: Unit): DateTime | undefined {
 export function parseSeriesTimeMs(raw: string, unit: Unit): number | undefined {
   const ms = parseUtcMs(raw);
   if (ms === undefined) return undefined;
+  if (unit === 'day') {
+    const [, y, mo, d] = ISO_PATTERN.exec(raw.trim())!;
+    return daysFromCivil(Number(y), Number(mo), Number(d)) * 86_400_000;
+  }
   const size = unitMs(unit);
   return Math.floor(ms / size) * size;
+}
+
+/**
+ * The UTC offset a date-time was written with, as `+HH:MM` (`Z` and `UTC` are `+00:00`); undefined for a bare date or a
+ * date-time without a zone (UTC by the spec's rule, but nothing the platform said about its days).
+ */
+export function writtenOffset(raw: string): string | undefined {
+  const zone = ISO_PATTERN.exec(raw.trim())?.[8];
+  if (zone === undefined) return undefined;
+  const minutes = zoneOffsetMinutes(zone);
+  if (minutes === undefined) return undefined;
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }

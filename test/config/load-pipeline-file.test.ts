@@ -224,6 +224,20 @@ describe('retries', () => {
   });
 });
 
+describe('max_list_pages', () => {
+  it('defaults to 500 pages and reads the cap from the file', () => {
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).maxListPages).toBe(500);
+    expect(loadPipelineFile(file(`${HEAD}max_list_pages: 2000\nstreams: { custom_events: {} }\n`)).maxListPages).toBe(2000);
+  });
+
+  it.each([
+    ['max_list_pages: 0', /at max_list_pages: 0 is not a whole number of pages ≥ 1; e\.g\. max_list_pages: 500/],
+    ['max_list_pages: 2.5', /at max_list_pages: 2\.5 is not a whole number of pages ≥ 1/],
+  ])('refuses %s, naming the field', (line, what) => {
+    expect(refusal(file(`${HEAD}${line}\nstreams: { custom_events: {} }\n`)).message).toMatch(what);
+  });
+});
+
 describe('a file with several mistakes', () => {
   it('names every one in one error, in file order, each with its line, field and fix', () => {
     const path = file(

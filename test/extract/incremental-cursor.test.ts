@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { useMachineZone } from '../helpers/machine-zone.js';
 import type { CursorPlan, StoredHole } from '../../src/extract/incremental-cursor.js';
-import { CursorProgress, completeEnd, coverWindows, holeChanges, isWanted, planCursor, planRange, seriesKey } from '../../src/extract/incremental-cursor.js';
+import { CursorProgress, completeEnd, coverWindows, holeChanges, isWanted, laggingStart, planCursor, planRange, seriesKey } from '../../src/extract/incremental-cursor.js';
 import type { Unit } from '../../src/extract/windows.js';
 import { addUnits, ceilUnit, floorUnit, isoSeconds, splitWindows, unitMs } from '../../src/extract/windows.js';
 
@@ -112,6 +112,22 @@ describe('holes', () => {
 
   it('fills a stored hole that came back', () => {
     expect(holeChanges(plan, new Set([ms('2024-03-07T00:00:00Z')]), [], 3)).toEqual([{ startMs: ms('2024-03-07T00:00:00Z'), status: 'filled', attempts: 2, reason: '' }]);
+  });
+
+  it('opens no hole on a day outside the object\'s activity, and closes a stored one there', () => {
+    const quiet = { ...plan, active: { startMs: -Infinity, endMs: ms('2024-03-07T00:00:00Z') } };
+    const changes = holeChanges(quiet, new Set(), [{ startMs: ms('2024-03-07T00:00:00Z'), reason: 'r' }, { startMs: ms('2024-03-08T00:00:00Z'), reason: 'r' }, { startMs: ms('2024-03-05T00:00:00Z'), reason: 'r' }], 3);
+    expect(changes).toEqual([
+      { startMs: ms('2024-03-07T00:00:00Z'), status: 'filled', attempts: 2, reason: '' },
+      { startMs: ms('2024-03-05T00:00:00Z'), status: 'open', attempts: 1, reason: 'r' },
+    ]);
+  });
+
+  it('waits for a tail of at most two days missing up to the last complete day, not for a longer one or a gap', () => {
+    const missing = (...days: string[]) => days.map((d) => ({ startMs: ms(`${d}T00:00:00Z`) }));
+    expect(laggingStart(plan, missing('2024-03-08', '2024-03-09', '2024-03-10'))).toBe(ms('2024-03-08T00:00:00Z'));
+    expect(laggingStart(plan, missing('2024-03-07', '2024-03-08', '2024-03-09'))).toBeUndefined();
+    expect(laggingStart(plan, missing('2024-03-08'))).toBeUndefined();
   });
 });
 

@@ -274,8 +274,17 @@ describe('series state and run log', () => {
     await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [], state: [s('2024-03-04', 24), s('2024-03-05', 24)] });
     await wh.commit({ runId: 'r2', loadedAt: utc('2024-03-06'), upserts: [], state: [s('2024-03-06', 24)] });
     expect(await wh.readSeriesState()).toEqual([
-      { stream: 'sessions', seriesKey: 'app_1|*', unit: 'hour', watermark: utc('2024-03-06'), rowsLoaded: 72, lastRunId: 'r2', updatedAt: utc('2024-03-06') },
+      { stream: 'sessions', seriesKey: 'app_1|*', unit: 'hour', watermark: utc('2024-03-06'), rowsLoaded: 72, lastRunId: 'r2', updatedAt: utc('2024-03-06'), utcOffset: null },
     ]);
+  });
+
+  it('keeps the offset a daily series was written with until a later batch names another', async () => {
+    const s = (watermark: string, utcOffset?: string) => ({ stream: 'kpis', seriesKey: 'unit=day|metric=dau', unit: 'day', watermark: utc(watermark), rowsLoaded: 1, ...(utcOffset ? { utcOffset } : {}) });
+    const offset = async () => (await wh.readSeriesState()).find((r) => r.stream === 'kpis')?.utcOffset;
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [], state: [s('2024-03-04', '+01:00'), s('2024-03-05', '+02:00')] });
+    expect(await offset()).toBe('+02:00');
+    await wh.commit({ runId: 'r2', loadedAt: utc('2024-03-06'), upserts: [], state: [s('2024-03-06')] });
+    expect(await offset()).toBe('+02:00');
   });
 
   it('reports status with the last run, its outcome and staleness', async () => {

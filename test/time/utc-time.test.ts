@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseUtcMs } from '../../src/time/utc-time.js';
-import { addUnits, ceilUnit, floorUnit, isoSeconds, parseSeriesTime, parseUtcInstant, unitsBetween } from '../../src/extract/windows.js';
+import { addUnits, ceilUnit, floorUnit, isoSeconds, parseSeriesTime, parseUtcInstant, unitsBetween, writtenOffset } from '../../src/extract/windows.js';
 
 const utc = (iso: string): DateTime => DateTime.fromISO(iso, { zone: 'utc' });
 
@@ -16,10 +16,13 @@ describe('parseSeriesTime', () => {
     ['2024-03-10T00:00:00.000Z', '2024-03-10T00:00:00Z'],
     ['2024-03-10 00:00:00', '2024-03-10T00:00:00Z'],
     ['2024-03-10 00:00:00 UTC', '2024-03-10T00:00:00Z'],
-    ['2024-03-10T19:30:00-05:00', '2024-03-11T00:00:00Z'],
-    ['2024-03-10T01:00:00+02:00', '2024-03-09T00:00:00Z'],
+    ['2024-03-10T00:00:00+02:00', '2024-03-10T00:00:00Z'],
+    ['2024-03-10T01:00:00+02:00', '2024-03-10T00:00:00Z'],
+    ['2024-03-10T00:00:00-05:00', '2024-03-10T00:00:00Z'],
+    ['2024-03-10T19:30:00-05:00', '2024-03-10T00:00:00Z'],
+    ['2024-03-31T00:00:00+02:00', '2024-03-31T00:00:00Z'],
     ['2024-03-10T23:59:59.999999Z', '2024-03-10T00:00:00Z'],
-  ])('reads the day of %s as the UTC day starting %s', (raw, expected) => {
+  ])('reads the day of %s as the date written, stored as the UTC day starting %s', (raw, expected) => {
     expect(isoSeconds(parseSeriesTime(raw, 'day')!)).toBe(expected);
   });
 
@@ -42,6 +45,11 @@ describe('parseSeriesTime', () => {
 
   it('accepts the leap day of a leap year', () => {
     expect(isoSeconds(parseSeriesTime('2024-02-29', 'day')!)).toBe('2024-02-29T00:00:00Z');
+  });
+
+  it('says which offset a time was written with, and none for a bare date or a time without a zone', () => {
+    expect(['2024-03-10T00:00:00+02:00', '2024-03-10T00:00:00-0500', '2024-03-10T00:00:00Z', '2024-03-10 00:00:00 UTC', '2024-03-10T00:00+0530', '2024-03-10', '2024-03-10T00:00:00']
+      .map(writtenOffset)).toEqual(['+02:00', '-05:00', '+00:00', '+00:00', '+05:30', undefined, undefined]);
   });
 
   it('keeps the exact instant when asked for it, not the unit', () => {

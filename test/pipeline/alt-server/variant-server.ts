@@ -49,7 +49,11 @@ export interface VariantOptions {
   fewerAtOldEnd?: boolean;
   /** Leave zero-valued points out of series bodies. @default false */
   omitZeros?: boolean;
-  /** Spelling of series `time` values; a list is used in rotation, point by point. @default 'emulator' */
+  /**
+   * Spelling of series `time` values; a list is used in rotation, point by point. A day in a form with an offset is the
+   * local midnight of its date (`2025-03-01T00:00:00+02:00`), and a daily `ending_at` in an offset is read on its wall
+   * clock: the server's days are the dates it writes. @default 'emulator'
+   */
   timeForm?: TimeForm | readonly TimeForm[];
   /** Spelling of the metadata timestamps (created_at, last_edited, next_scheduled_run…), rotating likewise. @default 'emulator' */
   metadataTimeForm?: TimeForm | readonly TimeForm[];
@@ -71,6 +75,20 @@ export interface VariantOptions {
    * `limit` asks, `count` left out. List entries' timestamps follow `metadataTimeForm`. @default the emulator's reading
    */
   lists?: { pageSize: number };
+  /**
+   * Page-index lists (by path) whose pages count from 1, as the product list's documented example asks `page=1`; page 0
+   * answers the first page again (`first-page`) or nothing (`empty`). @default pages from 0
+   */
+  pagesFromOne?: { paths: readonly string[]; pageZero: 'first-page' | 'empty' };
+  /** A page-index list (by path) that answers every page with its first one: a server that ignores `page`. @default none */
+  loopingList?: string;
+  /**
+   * Rewrites the entries of each page of the page-index lists (hide, add, change entries), given the page asked for;
+   * read at every request. @default none
+   */
+  listEntries?: (path: string, entries: Json[], page: number) => Json[];
+  /** Rewrites any successful JSON body (given the path and query asked) before the other rewrites; read at every request. @default none */
+  rewriteBody?: (path: string, query: URLSearchParams, body: Json) => Json;
 }
 
 export interface VariantStats {
@@ -79,6 +97,8 @@ export interface VariantStats {
   /** Requests per endpoint path (prefix removed). */
   byPath: Record<string, number>;
   faults: Record<VariantFault, number>;
+  /** `ending_at` of every daily series request, as the client sent it. */
+  dayEndingAts: string[];
 }
 
 const SERIES_VALUE_FIELD: Readonly<Record<string, string>> = {
@@ -137,7 +157,7 @@ export class VariantServer {
   static async create(emulator: Emulator, options: VariantOptions = {}): Promise<VariantServer> {
     const prefix = (options.prefix ?? '').replace(/\/+$/, '');
     if (prefix !== '' && !prefix.startsWith('/')) throw new RangeError(`VariantServer prefix must start with "/", got ${JSON.stringify(prefix)}`);
-    const stats: VariantStats = { requests: 0, byPath: {}, faults: { '429-http-date': 0, '502-html': 0, 'slow-first-byte': 0, stall: 0 } };
+    const stats: VariantStats = { requests: 0, byPath: {}, faults: { '429-http-date': 0, '502-html': 0, 'slow-first-byte': 0, stall: 0 }, dayEndingAts: [] };
     let origin = '';
     let faultsInjected = 0;
     const closing = new AbortController();
@@ -193,6 +213,14 @@ export class VariantServer {
       const reading = options.windows ?? 'contains';
       const isCanvasSeries = path === CANVAS_SERIES_PATH;
       const isCampaignSeries = path === CAMPAIGN_SERIES_PATH;
+      const rawEnding = query.get('ending_at');
+      if ((valueField || isCanvasSeries || isCampaignSeries) && unit === 'day' && rawEnding !== null) {
+        stats.dayEndingAts.push(rawEnding);
+        // Its days are the dates it writes: an ending_at in an offset is read on the wall clock it names (the emulator
+        // behind counts UTC days, so the same wall clock in Z asks it for the same dates).
+        const wall = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d+)?[+-]\d{2}:?\d{2}$/.exec(rawEnding);
+        if (wall) query.set('ending_at', `${wall[1]}Z`);
+      }
       if ((valueField || isCanvasSeries || isCampaignSeries) && reading !== 'contains') {
         // S2: the units [floor(E) − length, floor(E)). Asking the emulator (S1) for the unit containing floor(E) − 1 ms
         // returns exactly those.
@@ -218,14 +246,28 @@ export class VariantServer {
           redirect: 'manual',
         });
       };
-      const pageList = PAGE_LISTS[path];
       const offsetList = OFFSET_LISTS[path];
       if (options.lists && offsetList) {
         const limit = Number(query.get('limit') ?? '100');
         if (Number.isInteger(limit) && limit > options.lists.pageSize) query.set('limit', String(options.lists.pageSize));
       }
+      const pageList = PAGE_LISTS[path];
+      if (pageList && path === options.loopingList) query.set('page', '0');
+      if (pageList && options.pagesFromOne?.paths.includes(path)) {
+        const page = Number(query.get('page') ?? '0');
+        if (page === 0 && options.pagesFromOne.pageZero === 'empty') {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ [pageList.key]: [], message: 'success' }));
+          return;
+        }
+        query.set('page', String(Math.max(0, page - 1)));
+      }
       let upstream = await forward(query);
       let text = await upstream.text();
+      if (pageList && options.listEntries && upstream.status === 200) {
+        const body = JSON.parse(text) as Json;
+        if (Array.isArray(body[pageList.key])) text = JSON.stringify({ ...body, [pageList.key]: options.listEntries(path, body[pageList.key] as Json[], Number(new URLSearchParams(incoming.search).get('page') ?? '0')) });
+      }
       if (options.lists && pageList && upstream.status === 200) {
         // Our page k holds items [k·size, (k+1)·size) of the whole list, read from the emulator's pages.
         const size = options.lists.pageSize;
@@ -278,6 +320,7 @@ export class VariantServer {
         return;
       }
       const now = emulator.clock.nowMs();
+      if (options.rewriteBody) parsed = options.rewriteBody(path, query, parsed as Json);
       const rewritten = valueField
         ? rewriteSeries(parsed, valueField, unit, reading, now, options)
         : isCanvasSeries
