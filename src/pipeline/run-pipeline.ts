@@ -163,7 +163,9 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       },
     });
     const stopping = client;
-    deps.signal?.addEventListener('abort', () => void stopping.close(), { once: true });
+    // A signal that came while the lock was being taken has already fired: stop at once rather than never.
+    if (deps.signal?.aborted) void stopping.close();
+    else deps.signal?.addEventListener('abort', () => void stopping.close(), { once: true });
     // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
     for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
     await wh.beginRun({ runId, pipeline: opts.pipeline.name, startedAt: new Date(started), until: until.toJSDate() });
@@ -227,7 +229,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     };
     const maxInFlight = activeClient.maxInFlight;
     const estimate = estimateDuration(plan.byPool, { ...(maxInFlight !== undefined ? { maxInFlight } : {}), pools: deps.client?.pools ?? {} });
-    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, estimateMs: estimate.ms });
+    reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, byPool: plan.byPool, estimateMs: estimate.ms });
     for (const s of plan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
     reporter.emit({ type: 'phase', phase: 'fetch' });
     for (const l of discovery.lists) tick(`discovery: ${l.listing}` as StreamName, l.pages, l.objects);
