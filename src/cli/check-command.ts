@@ -20,7 +20,7 @@ import type { CheckOutcome, CheckReport } from '../pipeline/check-streams.js';
 import { readInventory } from '../pipeline/workspace-inventory.js';
 import type { InventoryList } from '../pipeline/workspace-inventory.js';
 import { streamDeclaration } from '../streams/registry.js';
-import { printable } from './printable-text.js';
+import { printable } from '../text/printable-text.js';
 
 interface CheckFlags extends RawRunFlags {
   permissions?: boolean;

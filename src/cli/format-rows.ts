@@ -1,5 +1,5 @@
 // Renders rows for a terminal: an aligned table with numbers right-aligned (status, and query's table format).
-import { printable } from './printable-text.js';
+import { printable } from '../text/printable-text.js';
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';

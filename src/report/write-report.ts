@@ -6,6 +6,7 @@ import { CHARTS, FRESHNESS_SQL } from './report-charts.js';
 import type { ChartSpec } from './report-charts.js';
 import type { ChartRow } from './render-chart.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
+import { printable } from '../text/printable-text.js';
 
 export interface ReportSummary {
   path: string;
@@ -14,8 +15,9 @@ export interface ReportSummary {
   charts: { id: string; rows: number }[];
 }
 
+// Names come from the platform: control characters are shown as escapes (a NUL is a parse error in HTML).
 const escapeHtml = (text: string): string =>
-  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+  printable(text).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';
@@ -29,7 +31,7 @@ async function chartRows(wh: Warehouse, spec: ChartSpec): Promise<ChartRow[]> {
   const rows = await wh.query(spec.sql);
   return rows.map((r, i) => {
     if (typeof r.y !== 'number' || !Number.isFinite(r.y)) throw new Error(`chart ${spec.id}: row ${i} has y = ${String(r.y)}; its query must return numbers only`);
-    return { x: r.x instanceof Date ? r.x : String(r.x), series: String(r.series), y: r.y };
+    return { x: r.x instanceof Date ? r.x : printable(String(r.x)), series: printable(String(r.series)), y: r.y };
   });
 }
 

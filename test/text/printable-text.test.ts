@@ -2,7 +2,7 @@
 // otherwise clear the screen, overwrite a line or reorder it.
 import { describe, expect, it } from 'vitest';
 import { formatRows } from '../../src/cli/format-rows.js';
-import { printable } from '../../src/cli/printable-text.js';
+import { printable } from '../../src/text/printable-text.js';
 
 describe('printable', () => {
   it('shows newline, tab and carriage return by name and every other control as \\u escapes; leaves other text alone', () => {
