@@ -9,7 +9,7 @@ import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import { startEmulatorThread } from '../emulator/emulator-thread.js';
 import { InterruptedError } from '../errors.js';
-import { readOpenHoles, writeRunMetrics } from '../export/run-metrics.js';
+import { readPublishedStreamState, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { StopSignals } from '../process/stop-signals.js';
 import { StreamsFailedError } from '../pipeline/stream-failure.js';
@@ -129,7 +129,7 @@ async function writeMetrics(file: string, opts: RunOptions, tally: RunTally, out
     ...outcome,
     finishedAt: new Date(),
     finished: tally.finished,
-    openHoles: await readOpenHoles(opts.db).catch(() => ({})),
+    ...(await readPublishedStreamState(opts.db).catch(() => ({ openHoles: {}, lastSuccess: {} }))),
   });
 }
 
