@@ -4,6 +4,8 @@
 // database closed, one result printed. `kill -9` remains the way to quit at once; the next run takes over its lock.
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+// Supervisors repeat a signal within a second or two; a burst that outlives the work ends in this window.
+const SETTLE_MS = 3000;
 
 export class StopSignals {
   readonly #abort = new AbortController();
@@ -39,8 +41,19 @@ export class StopSignals {
     return this.#abort.signal;
   }
 
-  /** Stops listening: from here on a signal has its default effect (the process ends). Safe to call twice. */
-  dispose(): void {
-    for (const s of STOP_SIGNALS) process.off(s, this.#listener);
+  /**
+   * The work is over and its result told: signals of the same burst that are still arriving are ignored for
+   * `graceMs` (the process is ending by itself with its own exit code; killed by one of them, it would end with none),
+   * then a signal has its default effect again. The timer does not keep the process alive. Safe to call twice.
+   */
+  dispose(graceMs = SETTLE_MS): void {
+    const ignore = (): void => undefined;
+    for (const s of STOP_SIGNALS) {
+      process.off(s, this.#listener);
+      process.on(s, ignore);
+    }
+    setTimeout(() => {
+      for (const s of STOP_SIGNALS) process.off(s, ignore);
+    }, graceMs).unref();
   }
 }

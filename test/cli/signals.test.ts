@@ -90,7 +90,7 @@ describe('signals during a run', () => {
     await expectCleanEnd(t, metrics);
   }, 60_000);
 
-  it('SIGINT then SIGTERM, then a burst of five: the human line, exit 130, the metrics file, nothing left behind', async () => {
+  it('SIGINT then SIGTERM, then a burst of five, the last ones arriving as the process ends: the human line, exit 130, the metrics file, nothing left behind', async () => {
     const { r, t, metrics } = await interruptedRun('burst', ['SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM', 'SIGTERM'], 50, []);
     expect(r.code, r.stderr).toBe(EXIT.interrupted);
     expect(r.stdout).toBe('');
