@@ -23,6 +23,7 @@ import type { CheckOutcome, CheckReport } from '../pipeline/check-streams.js';
 import { readInventory } from '../pipeline/workspace-inventory.js';
 import type { InventoryList } from '../pipeline/workspace-inventory.js';
 import { streamDeclaration } from '../streams/registry.js';
+import { printable } from '../text/printable-text.js';
 
 interface CheckFlags extends RawRunFlags {
   permissions?: boolean;
@@ -186,9 +187,9 @@ function formatInventory(lists: InventoryList[], source: string): string {
   for (const l of lists) {
     const archived = l.objects.filter((o) => o.archived).length;
     lines.push('', `${l.list} (${l.endpoint}, permission ${l.permission}): ${l.outcome === 'ok' ? `${l.objects.length} listed${archived > 0 ? `, ${archived} archived` : ''}` : `${label(l)}${l.outcome === 'missing_permission' ? '' : ` — ${shortReason(l.error)}`}`}`);
-    const width = Math.max(2, ...l.objects.map((o) => o.id.length));
+    const width = Math.max(2, ...l.objects.map((o) => printable(o.id).length));
     // Products and event names are their own ids: the name is shown only when it says more.
-    for (const o of l.objects) lines.push(`  ${o.id.padEnd(width)}  ${o.name === o.id ? '' : (o.name ?? '')}${o.archived ? '  (archived)' : ''}`.trimEnd());
+    for (const o of l.objects) lines.push(`  ${printable(o.id).padEnd(width)}  ${o.name === o.id ? '' : printable(o.name ?? '')}${o.archived ? '  (archived)' : ''}`.trimEnd());
   }
   return `${lines.join('\n')}\n`;
 }

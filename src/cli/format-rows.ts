@@ -1,10 +1,11 @@
 // Renders rows for a terminal: an aligned table with numbers right-aligned (status, and query's table format).
+import { printable } from '../text/printable-text.js';
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-  return String(value);
+  return printable(String(value));
 }
 
 /**

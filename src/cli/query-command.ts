@@ -8,7 +8,7 @@ import type { QueryFormat } from './query-output.js';
 export function makeQueryCommand(): Command {
   return new Command('query')
     .description('Run SQL against the DuckDB warehouse (read-only); the analyst views are in schema "analytics".')
-    .argument('<sql>', 'one SQL statement, e.g. "SELECT * FROM analytics.purchases_daily ORDER BY day DESC LIMIT 7"')
+    .argument('<sql>', 'SQL: one statement, or several separated by ";" (--format table shows each result in order), e.g. "SELECT * FROM analytics.purchases_daily ORDER BY day DESC LIMIT 7"')
     .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on), or s3://BUCKET/KEY.duckdb (downloaded, opened read-only)', DEFAULT_DB_PATH)
     .addOption(new Option('--format <format>', 'output format (csv, json, ndjson and parquet stream every row; table shows the first 1,000)').choices(QUERY_FORMATS as string[]).default('table'))
     .option('--output <file>', 'write to this file instead of stdout')

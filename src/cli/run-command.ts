@@ -1,6 +1,7 @@
 // `engage-etl run`: the nightly export. Resolves flags, environment and pipeline file once, runs the pipeline with a
 // terminal display or JSON-line logs on stderr, and prints a summary on stdout (with --json: one JSON line, also when
-// the run fails). Ctrl-C stops the run cleanly: what was fetched is committed, and the way to resume is printed.
+// the run fails). Ctrl-C or SIGTERM, however many arrive, stops the run cleanly: what was fetched is committed, the
+// result and the metrics file are written, and the way to resume is printed.
 import { Command, Option } from 'commander';
 import { DateTime } from 'luxon';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from '../config/default-paths.js';
@@ -8,8 +9,9 @@ import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import { startEmulatorThread } from '../emulator/emulator-thread.js';
 import { InterruptedError } from '../errors.js';
-import { readOpenHoles, writeRunMetrics } from '../export/run-metrics.js';
+import { readPublishedStreamState, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
+import { StopSignals } from '../process/stop-signals.js';
 import { StreamsFailedError } from '../pipeline/streams-failed-error.js';
 import type { RunSummary } from '../pipeline/run-pipeline.js';
 import { EXIT, exitCodeOf, ReportedError } from './exit-codes.js';
@@ -77,12 +79,21 @@ export function makeRunCommand(): Command {
       const tally = new RunTally();
       const started = Date.now();
       let opts: RunOptions | undefined;
+      let note: (line: string) => void = () => undefined;
+      // Listening from the first line to the last: a signal during the summary or the metrics must not kill the process.
+      const stop = StopSignals.install(
+        () => note('interrupting: committing what was fetched, then releasing the database…'),
+        () => note('already stopping: the run ends by itself once what was fetched is committed (kill -9 quits at once, losing it)'),
+      );
       try {
         const level = resolveLogLevel(flags);
         opts = resolveRunOptions(flags, process.env, DateTime.utc());
         const display = process.stderr.isTTY && !opts.json ? new TtyProgressReporter(process.stderr, { level }) : new JsonLinesReporter(process.stderr, level);
-        const note = display instanceof TtyProgressReporter ? (line: string) => display.note(line) : () => undefined;
-        const summary = await withInterrupt(note, (signal) => withSource(opts!, (source, label) => runPipeline(source, { reporter: teeReporters(display, tally), signal, ...(label ? { sourceLabel: label } : {}) })));
+        if (display instanceof TtyProgressReporter) note = (line) => display.note(line);
+        const summary = await withSource(opts, (source, label) => {
+          if (stop.signal.aborted) throw new InterruptedError('interrupted before the run started: nothing was fetched');
+          return runPipeline(source, { reporter: teeReporters(display, tally), signal: stop.signal, ...(label ? { sourceLabel: label } : {}) });
+        });
         const exitCode = EXIT_BY_STATUS[summary.status] ?? EXIT.failed;
         if (flags.metricsFile) {
           const failedStreams = summary.failedStreams.map((f) => f.stream);
@@ -107,7 +118,7 @@ export function makeRunCommand(): Command {
         const error = err instanceof Error ? err.message : String(err);
         const seconds = Math.round((Date.now() - started) / 100) / 10;
         if (flags.metricsFile && opts) {
-          await writeMetrics(flags.metricsFile, opts, tally, { status, exitCode, seconds, requests: tally.counts().requests }).catch(() => undefined);
+          await writeMetrics(flags.metricsFile, opts, tally, { status, exitCode, seconds, requests: tally.counts().requests.sent }).catch(() => undefined);
         }
         if (err instanceof InterruptedError && flags.json !== true) {
           const kept = err.progressKept ? 'everything committed stays' : 'not everything committed could be kept (below)';
@@ -117,26 +128,10 @@ export function makeRunCommand(): Command {
         // The run stopped before its hole accounting: holes are null here, `status` lists those of the last published run.
         process.stdout.write(`${JSON.stringify({ run_id: tally.runId, status, exit_code: exitCode, error, seconds, ...tally.counts(), holes: null })}\n`);
         throw new ReportedError(exitCode, err);
+      } finally {
+        stop.dispose();
       }
     });
-}
-
-/** Runs `work` with SIGINT/SIGTERM turned into an abort of its signal; a second Ctrl-C quits at once. */
-async function withInterrupt<T>(note: (line: string) => void, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const abort = new AbortController();
-  const stop = () => {
-    if (abort.signal.aborted) process.exit(EXIT.interrupted);
-    note('interrupting: committing what was fetched (Ctrl-C again quits at once, losing the uncommitted part)…');
-    abort.abort();
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  try {
-    return await work(abort.signal);
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-  }
 }
 
 async function writeMetrics(file: string, opts: RunOptions, tally: RunTally, outcome: { status: string; exitCode: number; seconds: number; requests: number; failedStreams?: string[] }): Promise<void> {
@@ -146,7 +141,7 @@ async function writeMetrics(file: string, opts: RunOptions, tally: RunTally, out
     ...outcome,
     finishedAt: new Date(),
     finished: tally.finished,
-    openHoles: await readOpenHoles(opts.db).catch(() => ({})),
+    ...(await readPublishedStreamState(opts.db).catch(() => ({ openHoles: {}, lastSuccess: {} }))),
   });
 }
 

@@ -136,6 +136,18 @@ class PipelineReader {
     return isNode(node) ? node.range?.[0] : undefined;
   }
 
+  /**
+   * The YAML trap behind a value that should be text: unquoted, `0012` is the number 12, `yes` may be true, `2024-01-01`
+   * a date. Says what YAML read and how to quote the text as written; empty when the value was not an unquoted scalar.
+   */
+  textTrap(path: Path, value: unknown): string {
+    const node = this.doc.getIn(path, true);
+    if (typeof value === 'string' || !isScalar(node) || node.type !== 'PLAIN' || typeof node.source !== 'string') return '';
+    const read = value instanceof Date ? `the timestamp ${value.toISOString()}` : `the ${value === null ? 'empty value' : typeof value} ${show(value)}`;
+    const key = path.at(-1);
+    return `; YAML read the unquoted ${node.source} as ${read}: quote it to keep it as text, ${typeof key === 'string' ? `${key}: ` : ''}"${node.source}"`;
+  }
+
   fail(path: Path, message: string, atKey = false): never {
     throw this.refusal(path, message, atKey);
   }
@@ -207,7 +219,8 @@ class PipelineReader {
   private workspace(root: Record<string, unknown>): string | undefined {
     const value = root['workspace'];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string' || !WORKSPACE_PATTERN.test(value)) {
+    if (typeof value !== 'string') this.fail(['workspace'], `must be text, found ${typeName(value)} ${show(value)}${this.textTrap(['workspace'], value)}`);
+    if (!WORKSPACE_PATTERN.test(value)) {
       this.fail(['workspace'], `${show(value)} is not a usable workspace name; use letters, digits, "_" and "-" only (it becomes the path part workspace=NAME/ and the workspace column), e.g. workspace: brand_eu`);
     }
     return value;
@@ -251,7 +264,7 @@ class PipelineReader {
     const value = obj[String(path.at(-1))];
     if (value === undefined) this.fail(path, `is required but missing; add it (${example})`);
     if (typeof value !== 'string' || value.trim() === '') {
-      this.fail(path, `must be a non-empty text, found ${typeName(value)} ${show(value)} (${example})`);
+      this.fail(path, `must be a non-empty text, found ${typeName(value)} ${show(value)} (${example})${this.textTrap(path, value)}`);
     }
     return value.trim();
   }
@@ -445,7 +458,7 @@ class PipelineReader {
     return value.map((entry: unknown, i: number) => this.attempt(() => {
       const at = [...path, i];
       if (typeof entry !== 'string' || entry.trim() === '') {
-        this.fail(at, `must be a non-empty text, found ${typeName(entry)} ${show(entry)}${typeof entry === 'number' ? `; quote it: "${entry}"` : ''}`);
+        this.fail(at, `must be a non-empty text, found ${typeName(entry)} ${show(entry)}${this.textTrap(at, entry)}`);
       }
       const id = entry.trim();
       if (id === ALL && !allowAll) this.fail(at, `"*" is not allowed here: this endpoint needs explicit ids; ${example}`);

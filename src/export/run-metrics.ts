@@ -1,7 +1,8 @@
 // `run --metrics-file`: the outcome of a run in the Prometheus text format, for node_exporter's textfile collector —
 // last success time, duration, requests, rows and open holes per stream — written atomically (temp file + rename) so
-// the collector never reads half a file. The last success of a stream not done by this run is carried over from the
-// previous file, so a failed night keeps showing when the data was last fresh.
+// the collector never reads half a file. The last success of a stream not done by this run comes from the database
+// (`_etl_stream_outcomes`) and the previous file, so a failed night keeps showing when the data was last fresh, also
+// in a new metrics file.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -26,6 +27,8 @@ export interface RunMetricsInput {
   finished: readonly StreamFinished[];
   /** Open holes per stream (the `_etl_holes` table), 0 when absent. */
   openHoles: Readonly<Record<string, number>>;
+  /** When a run last completed each stream, in Unix seconds, as the published database records it. @default {} */
+  lastSuccess?: Readonly<Record<string, number>>;
   /** Streams that failed alone in a run that published the others: the others count as successes. @default [] */
   failedStreams?: readonly string[];
 }
@@ -38,6 +41,7 @@ function runMetricFamilies(m: RunMetricsInput, previousLastSuccess: ReadonlyMap<
   const succeeded = m.status === 'succeeded';
   const finishedAt = Math.round(m.finishedAt.getTime() / 1000);
   const lastSuccess = new Map(previousLastSuccess);
+  for (const [stream, at] of Object.entries(m.lastSuccess ?? {})) lastSuccess.set(stream, Math.max(at, lastSuccess.get(stream) ?? 0));
   // A run whose only failures were streams failing alone published every other stream: those succeeded.
   const published = succeeded || (m.failedStreams ?? []).length > 0;
   if (published) for (const s of m.streams) if (!m.failedStreams?.includes(s)) lastSuccess.set(s, finishedAt);
@@ -45,7 +49,7 @@ function runMetricFamilies(m: RunMetricsInput, previousLastSuccess: ReadonlyMap<
   const gauge = (name: string, help: string, samples: MetricFamily['samples']): MetricFamily => ({ name, help, type: 'gauge', samples });
   return [
     gauge('engage_etl_run_success', 'Whether the last run succeeded (1, warnings included) or not (0).', [{ labels: pipeline, value: succeeded ? 1 : 0 }]),
-    gauge('engage_etl_run_exit_code', 'Exit code of the last run: 0 done, 1 failed, 2 configuration error, 3 completed with warnings, 130 interrupted.', [{ labels: pipeline, value: m.exitCode }]),
+    gauge('engage_etl_run_exit_code', 'Exit code of the last run: 0 done, 1 failed, 2 configuration error, 3 completed with some units missing (asked again by the next runs), 130 interrupted.', [{ labels: pipeline, value: m.exitCode }]),
     gauge('engage_etl_run_finished_timestamp_seconds', 'When the last run ended, in Unix seconds.', [{ labels: pipeline, value: finishedAt }]),
     gauge('engage_etl_run_duration_seconds', 'Wall time of the last run.', [{ labels: pipeline, value: m.seconds }]),
     gauge('engage_etl_run_requests', 'Requests the last run sent, retries included.', [{ labels: pipeline, value: m.requests }]),
@@ -75,20 +79,31 @@ export async function writeRunMetrics(path: string, m: RunMetricsInput): Promise
   await writeFileAtomically(file, formatPrometheusText(runMetricFamilies(m, previous)));
 }
 
+/** What the published database says per stream: its open holes, and when a run last completed it (Unix seconds). */
+export interface PublishedStreamState {
+  openHoles: Record<string, number>;
+  lastSuccess: Record<string, number>;
+}
+
 /**
- * Open holes per stream from `_etl_holes` (status 'open') of the published file readers see; empty when the database or
- * the table does not exist.
+ * Open holes per stream from `_etl_holes` (status 'open') and last successes from `_etl_stream_outcomes`, read from the
+ * published file readers see; empty when the database or a table does not exist.
  */
-export async function readOpenHoles(db: string): Promise<Record<string, number>> {
+export async function readPublishedStreamState(db: string): Promise<PublishedStreamState> {
   try {
     return await withPublishedDatabase(db, async (wh) => {
-      const [exists] = await wh.query(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '_etl_holes'`);
-      if (Number(exists?.['n'] ?? 0) === 0) return {};
-      const rows = await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`);
-      return Object.fromEntries(rows.map((r) => [String(r['stream']), Number(r['n'])]));
+      const tables = new Set((await wh.query(`SELECT table_name FROM duckdb_tables() WHERE table_name IN ('_etl_holes', '_etl_stream_outcomes')`)).map((r) => String(r['table_name'])));
+      const holes = tables.has('_etl_holes') ? await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`) : [];
+      const successes = tables.has('_etl_stream_outcomes')
+        ? await wh.query(`SELECT "stream", epoch(max("last_success_at")) AS at FROM "_etl_stream_outcomes" WHERE "last_success_at" IS NOT NULL GROUP BY "stream"`)
+        : [];
+      return {
+        openHoles: Object.fromEntries(holes.map((r) => [String(r['stream']), Number(r['n'])])),
+        lastSuccess: Object.fromEntries(successes.map((r) => [String(r['stream']), Math.round(Number(r['at']))])),
+      };
     });
   } catch (err) {
-    if (err instanceof NoSnapshotError) return {};
+    if (err instanceof NoSnapshotError) return { openHoles: {}, lastSuccess: {} };
     throw err;
   }
 }

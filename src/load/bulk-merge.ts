@@ -199,7 +199,8 @@ function restatementsSql(
 ): string | undefined {
   const time = spec.partitionSource;
   const values = compared.filter((col) => NUMERIC.has(col.type));
-  if (!time || values.length === 0) return undefined;
+  const objects = compared.filter((col) => col.type === 'JSON');
+  if (!time || values.length + objects.length === 0) return undefined;
   const keyCols = spec.key.filter((k) => k !== time);
   const keyJson = keyCols.length > 0 ? `json_object(${keyCols.map((k) => `'${k}', x.${ident(k)}`).join(', ')})` : `'{}'::JSON`;
   const unitLength = spec.columns.some((col) => col.name === 'unit') ? `CASE WHEN x."unit" = 'hour' THEN INTERVAL 1 HOUR ELSE INTERVAL 1 DAY END` : 'INTERVAL 1 DAY';
@@ -210,6 +211,17 @@ function restatementsSql(
   // (campaign_message_series, 40 counts) times its every column, all columns wide, also ran out of it.
   const changes = values.map((col) =>
     `{'column_name': '${col.name}', 'old_value': CAST(t.${ident(col.name)} AS DOUBLE), 'new_value': CAST(x.${ident(col.name)} AS DOUBLE), 'changed': x.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}}`);
+  // A JSON object column (`extra_stats`: per-button clicks, fields without a column) is audited field by field, as
+  // `extra_stats.<field>`; a value that is not a number (a nested object) is recorded as changed with NULL values.
+  const asMap = (v: string) => `(CASE WHEN json_type(${v}) = 'OBJECT' THEN CAST(${v} AS MAP(VARCHAR, JSON)) ELSE CAST(MAP {} AS MAP(VARCHAR, JSON)) END)`;
+  const fieldChanges = objects.map((col) => {
+    const [old, now] = [asMap(`t.${ident(col.name)}`), asMap(`x.${ident(col.name)}`)];
+    return `list_transform(list_distinct(list_concat(map_keys(${old}), map_keys(${now}))), k -> {'column_name': '${col.name}.' || k,
+      'old_value': TRY_CAST(map_extract(${old}, k)[1] AS DOUBLE), 'new_value': TRY_CAST(map_extract(${now}, k)[1] AS DOUBLE),
+      'changed': map_extract(${old}, k)[1] IS DISTINCT FROM map_extract(${now}, k)[1]})`;
+  });
+  const lists = [...(changes.length > 0 ? [`[${changes.join(', ')}]`] : []), ...fieldChanges];
+  const allChanges = lists.length === 1 ? lists[0]! : `flatten([${lists.join(', ')}])`;
   const carried = [...new Set([...spec.key, time, ...(spec.columns.some((col) => col.name === 'unit') ? ['unit'] : [])])];
   const until = sqlTimestamp(audit.until, 'run until');
   return `INSERT INTO "_etl_restatements"
@@ -217,7 +229,7 @@ function restatementsSql(
             CAST(floor(date_diff('second', ${start}, ${until}) / 86400) AS INTEGER), ${sqlString(runId)}
      FROM (
        SELECT ${carried.map((c) => `x.${ident(c)}`).join(', ')}, t."_run_id" AS "_old_run",
-              unnest(list_filter([${changes.join(', ')}], c -> c."changed")) AS "c"
+              unnest(list_filter(${allChanges}, c -> c."changed")) AS "c"
        FROM ${chg} x JOIN ${ident(spec.name)} t ON ${keyMatch(spec, 't', 'x')}
        WHERE NOT x."_ins"
      ) x LEFT JOIN "_etl_runs" r ON r."run_id" = x."_old_run"

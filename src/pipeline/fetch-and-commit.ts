@@ -97,7 +97,7 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
   };
   const maxInFlight = client.maxInFlight;
   const estimate = estimateDuration(plan.byPool, { ...(maxInFlight !== undefined ? { maxInFlight } : {}), pools: input.pools });
-  reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, estimateMs: estimate.ms });
+  reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, byPool: plan.byPool, estimateMs: estimate.ms });
   for (const s of plan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
   reporter.emit({ type: 'phase', phase: 'fetch' });
   for (const l of plan.discovery) tick(`discovery: ${l.listing}` as StreamName, l.pages, l.objects);

@@ -5,10 +5,12 @@ import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import { CursorProgress, holeChanges, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
+import { negativeCountNotices } from '../extract/negative-counts.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
 import type { Window } from '../extract/windows.js';
 import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.js';
 import { SNAPSHOT } from '../load/series-state-store.js';
+import { streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Committer } from './committer.js';
 import { moneyNotices } from './money-notices.js';
@@ -61,7 +63,7 @@ function mergeRows(parts: readonly ExtractedRows[]): ExtractedRows {
  * same notice from later rows, windows or series of the run does not.
  */
 function takeNotices(ctx: FetchTaskContext, seen: Set<string>, stream: StreamName, rows: ExtractedRows): Omit<ExtractedRows, 'notices'> {
-  for (const n of [...(rows.notices ?? []), ...moneyNotices(rows)]) {
+  for (const n of [...(rows.notices ?? []), ...moneyNotices(rows), ...negativeCountNotices(streamDeclaration(stream).tables, rows)]) {
     const id = JSON.stringify([stream, n.code, n.key]);
     if (seen.has(id)) continue;
     seen.add(id);

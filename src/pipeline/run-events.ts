@@ -1,6 +1,7 @@
 // What a run tells the outside world while it works. The pipeline emits these; the CLI renders them as TTY progress or
 // as JSON lines. No event ever carries a credential.
 import type { ClientEvent } from '../api/api-client-options.js';
+import type { PoolId } from '../api/endpoints.js';
 
 export interface StreamProgress {
   stream: string;
@@ -39,6 +40,8 @@ export type RunEvent =
       type: 'planned';
       streams: { stream: string; series: number; requests: number; minimum: number }[];
       requests: number;
+      /** Planned requests per limit pool. */
+      byPool?: Partial<Record<PoolId, number>>;
       /** Estimated fetch duration under the pools' limits (plan-estimate.ts), in milliseconds. */
       estimateMs: number;
     }

@@ -55,7 +55,9 @@ export async function startRun(
     },
   });
   opened({ wh, client });
-  deps.signal?.addEventListener('abort', () => void client.close(), { once: true });
+  // A signal that came while the lock was being taken has already fired: stop at once rather than never.
+  if (deps.signal?.aborted) void client.close();
+  else deps.signal?.addEventListener('abort', () => void client.close(), { once: true });
   // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
   for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
   await wh.beginRun({ runId: run.runId, pipeline: opts.pipeline.name, startedAt: new Date(run.started), until: run.until.toJSDate() });

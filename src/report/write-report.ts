@@ -7,6 +7,7 @@ import type { ChartSpec } from './report-charts.js';
 import type { ChartRow } from './render-chart.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
 import { unfilledViews } from '../views/unfilled-views.js';
+import { printable } from '../text/printable-text.js';
 
 export interface ReportSummary {
   path: string;
@@ -15,8 +16,9 @@ export interface ReportSummary {
   charts: { id: string; rows: number }[];
 }
 
+// Names come from the platform: control characters are shown as escapes (a NUL is a parse error in HTML).
 const escapeHtml = (text: string): string =>
-  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+  printable(text).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';
@@ -31,8 +33,8 @@ async function chartRows(wh: Warehouse, spec: ChartSpec): Promise<ChartRow[]> {
   return rows.map((r, i) => {
     if (typeof r.y !== 'number' || !Number.isFinite(r.y)) throw new Error(`chart ${spec.id}: row ${i} has y = ${String(r.y)}; its query must return numbers only`);
     return {
-      x: r.x instanceof Date ? r.x : String(r.x), series: String(r.series), y: r.y,
-      ...(r.hover !== undefined && r.hover !== null ? { hover: String(r.hover) } : {}),
+      x: r.x instanceof Date ? r.x : printable(String(r.x)), series: printable(String(r.series)), y: r.y,
+      ...(r.hover !== undefined && r.hover !== null ? { hover: printable(String(r.hover)) } : {}),
       ...(r.axis === 1 ? { axis: 1 as const } : {}),
     };
   });

@@ -110,10 +110,45 @@ export function variationKeys(list: readonly CampaignVariationEntry[]): string[]
 
 const REVENUE = ['revenue'] as const;
 
+/** An entry's identity and numbers, in a canonical order: two entries alike in everything are the same entry twice. */
+function entryText(m: CampaignVariationEntry): string {
+  const sorted = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify([m.variationApiId ?? null, m.variationName ?? null, sorted(m.numbers), sorted(m.extra)]);
+}
+
+/**
+ * One channel's list without entries that repeat an earlier one exactly: the same variation listed twice with the same
+ * numbers is one variation (storing it twice would double its sends in every sum). Entries that share an id but not
+ * their numbers are all kept (under `position:` keys) and named, since neither can be chosen over the other.
+ */
+function withoutRepeats(where: string, channel: string, day: string, list: readonly CampaignVariationEntry[]): { list: CampaignVariationEntry[]; notices: RowNotice[] } {
+  const seen = new Set<string>();
+  const kept: CampaignVariationEntry[] = [];
+  const notices: RowNotice[] = [];
+  for (const m of list) {
+    const text = entryText(m);
+    const name = m.variationApiId ?? m.variationName ?? '(no id)';
+    if (seen.has(text)) {
+      notices.push({ code: 'repeated_variation', key: `${channel}.${name}`, message: `${where}: variation ${JSON.stringify(name)} is listed twice with the same numbers on ${day}; stored once` });
+      continue;
+    }
+    seen.add(text);
+    kept.push(m);
+  }
+  const ids = kept.map((m) => m.variationApiId).filter((id): id is string => id !== undefined);
+  for (const id of new Set(ids.filter((id, i) => ids.indexOf(id) !== i))) {
+    notices.push({ code: 'conflicting_variation', key: `${channel}.${id}`, message: `${where}: variation ${JSON.stringify(id)} is listed more than once with different numbers on ${day}; each entry is stored under its position (variation_key position:<index>)` });
+  }
+  return { list: kept, notices };
+}
+
 function dayRows(campaignId: string, time: Date, day: CampaignDay): ExtractedRows {
   const messages: RowOf<typeof messagesTable>[] = [];
   const notices: RowNotice[] = [];
-  for (const [channel, list] of Object.entries(day.messages)) {
+  for (const [channel, sent] of Object.entries(day.messages)) {
+    const where = `campaign_series (GET /campaigns/data_series messages.${channel})`;
+    const { list, notices: repeats } = withoutRepeats(where, channel, time.toISOString().slice(0, 10), sent);
+    notices.push(...repeats);
     const keys = variationKeys(list);
     list.forEach((m, j) => {
       const row = {
@@ -122,7 +157,7 @@ function dayRows(campaignId: string, time: Date, day: CampaignDay): ExtractedRow
       };
       messages.push(withNumbers(withNumbers(withNumbers(row, m, CHANNEL_COUNT_FIELDS), m, VARIATION_COUNT_FIELDS), m, REVENUE));
     });
-    notices.push(...statNotices(messagesTable.name, `campaign_series (GET /campaigns/data_series messages.${channel})`, channel, list));
+    notices.push(...statNotices(messagesTable.name, where, channel, list));
   }
   return {
     upserts: [

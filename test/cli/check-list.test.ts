@@ -74,4 +74,19 @@ describe('engage-etl check --list', () => {
     expect([exit_code, error]).toEqual([2, expect.stringMatching(/^1 of 7 lists: email_templates needs permission templates\.email\.list; grant the permission to the key; the lists it may read are shown in lists/)]);
     expect(r.stdout + r.stderr).not.toContain(NO_TEMPLATE_LIST_KEY);
   });
+
+  it('shows control characters in a name as escapes: nothing reaches the terminal raw', async () => {
+    const segment = em.state.analytics.segments[0]!;
+    const name = segment.name;
+    segment.name = 'Evil\u001b[2J\u0000name\rX\u202eeulav';
+    try {
+      const r = await list(em.demoApiKey);
+      expect(r.code, r.stderr).toBe(0);
+      const line = r.stdout.split('\n').find((l) => l.startsWith(`  ${segment.id} `));
+      expect(line).toMatch(/ Evil\\u001b\[2J\\u0000name\\rX\\u202eeulav$/);
+      expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+    } finally {
+      segment.name = name;
+    }
+  });
 });

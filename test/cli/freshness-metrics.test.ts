@@ -123,3 +123,23 @@ describe('run --metrics-file', () => {
     expect(await readFile(metrics(), 'utf8')).not.toContain('not-the-key-1234');
   }, 60_000);
 });
+
+describe('run --metrics-file on a failed night, written to a new file', () => {
+  it('keeps each stream\'s last success from the database, and says what exit 3 means', async () => {
+    const wh = await Warehouse.open(fx.db, { readOnly: true });
+    let recorded: number;
+    try {
+      const [row] = await wh.query(`SELECT epoch(max("last_success_at")) AS at FROM "_etl_stream_outcomes" WHERE "stream" = 'revenue'`);
+      recorded = Math.round(Number(row!['at']));
+    } finally {
+      await wh.close();
+    }
+    const fresh = join(fx.dir, 'metrics', 'new-file.prom');
+    const refused = await runCli(['run', '--pipeline', fx.pipelinePath, '--base-url', fx.emulator.url, '--db', fx.db, '--out', fx.out, '--until', NOW.toISO()!, '--json', '--metrics-file', fresh, '--streams', 'revenue'], { ENGAGE_API_KEY: 'not-the-key-5678' });
+    expect(refused.code).toBe(1);
+    const text = await readFile(fresh, 'utf8');
+    const samples = parsePrometheusText(text);
+    expect(samples.find((s) => s.name === 'engage_etl_stream_last_success_timestamp_seconds' && s.labels['stream'] === 'revenue')?.value).toBe(recorded);
+    expect(text).toMatch(/# HELP engage_etl_run_exit_code .*3 completed with some units missing/);
+  }, 60_000);
+});

@@ -102,4 +102,13 @@ describe('query output', () => {
     await expect(toStdout('csv', 'SELECT * FROM no_such_table')).rejects.toThrow(/no_such_table/);
     await expect(toStdout('json', ' ; ')).rejects.toThrow(/the SQL is empty/);
   });
+
+  it('table: "A; B" shows each statement\'s result in order, not only the last', async () => {
+    const text = await toStdout('table', `SELECT 1 AS "first"; SELECT 'two' AS "second", 2 AS "n";`);
+    expect(text).toMatch(/^-- statement 1 of 2\nfirst\n-----\n    1\n\(1 row\)\n\n-- statement 2 of 2\nsecond  n\n------  -\ntwo     2\n\(1 row\)\n$/);
+  });
+
+  it('CSV of "A; B" is refused before anything runs, saying how to see each result', async () => {
+    await expect(toStdout('csv', `SELECT 1; SELECT 2`)).rejects.toThrow(/holds 2 statements, and --format csv writes the result of one.*--format table/);
+  });
 });

@@ -135,7 +135,10 @@ describe('refusals', () => {
     ['a selector that is not a list', `${HEAD}streams:\n  revenue: { apps: app_1 }\n`, 'at streams.revenue.apps: must be a list, found a string "app_1"'],
     ['an empty list', `${HEAD}streams:\n  revenue: { products: [] }\n`, 'at streams.revenue.products: is an empty list'],
     ['a duplicate list entry', `${HEAD}streams:\n  revenue: { products: ["*", gems_small, gems_small] }\n`, 'at streams.revenue.products[2]: "gems_small" is listed twice (also at [1])'],
-    ['a number as an id', `${HEAD}streams:\n  email_templates: { ids: [tpl_1, 123] }\n`, 'at streams.email_templates.ids[1]: must be a non-empty text, found a number 123; quote it: "123"'],
+    ['a workspace YAML reads as a number', `${HEAD}workspace: 0012\nstreams: { custom_events: {} }\n`, 'at workspace: must be text, found a number 12; YAML read the unquoted 0012 as the number 12: quote it to keep it as text, workspace: "0012"'],
+    ['a name YAML reads as a number', 'name: 2024\nstart_date: 2024-01-01\nstreams: { custom_events: {} }\n', 'at name: must be a non-empty text, found a number 2024 (e.g. name: nightly); YAML read the unquoted 2024 as the number 2024: quote it to keep it as text, name: "2024"'],
+    ['an id YAML reads as a number with its zeros dropped', `${HEAD}streams:\n  email_templates: { ids: [0123] }\n`, 'at streams.email_templates.ids[0]: must be a non-empty text, found a number 123; YAML read the unquoted 0123 as the number 123: quote it to keep it as text, "0123"'],
+    ['a number as an id', `${HEAD}streams:\n  email_templates: { ids: [tpl_1, 123] }\n`, 'at streams.email_templates.ids[1]: must be a non-empty text, found a number 123; YAML read the unquoted 123 as the number 123: quote it to keep it as text, "123"'],
     ['"*" where explicit ids are needed', `${HEAD}streams:\n  canvas_details: { canvases: ["*"] }\n`, 'at streams.canvas_details.canvases[0]: "*" is not allowed here'],
     ['missing segment ids', `${HEAD}streams:\n  segment_size: {}\n`, 'at streams.segment_size.segments: is required but missing'],
     ['missing canvases', `${HEAD}streams:\n  canvas_summary: { step_breakdown: true }\n`, 'at streams.canvas_summary.canvases: is required but missing'],
@@ -201,7 +204,7 @@ describe('the workspace option', () => {
     expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).workspace).toBeUndefined();
   });
 
-  it.each([['"brand eu"'], ['"a/b"'], ['"x=y"'], ['12'], ['""']])('refuses workspace: %s, naming the field and the characters allowed', (value) => {
+  it.each([['"brand eu"'], ['"a/b"'], ['"x=y"'], ['""']])('refuses workspace: %s, naming the field and the characters allowed', (value) => {
     const err = refusal(file(`${HEAD}workspace: ${value}\nstreams: { custom_events: {} }\n`));
     expect(err.message).toContain('at workspace:');
     expect(err.message).toContain('letters, digits, "_" and "-" only');
@@ -250,7 +253,7 @@ describe('a file with several mistakes', () => {
       `${path}:2:16 at lookback_days: -2 is not a whole number of days`,
       `${path}:4:3 at streams.revenu: unknown stream "revenu". Did you mean "revenue"?`,
       `${path}:5:21 at streams.sessions.unit: "week" is not a unit; write unit: day or unit: hour`,
-      `${path}:6:35 at streams.email_templates.ids[1]: must be a non-empty text, found a number 123; quote it: "123"`,
+      `${path}:6:35 at streams.email_templates.ids[1]: must be a non-empty text, found a number 123; YAML read the unquoted 123 as the number 123: quote it to keep it as text, "123"`,
     ];
     expect(err.message).toContain(`${expected.length} problems in the pipeline file`);
     const at = expected.map((line, i) => err.message.indexOf(`(${i + 1}) ${line}`));

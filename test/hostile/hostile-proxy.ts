@@ -16,6 +16,8 @@ export class HostileProxy {
   gateway: Gateway | undefined;
   /** Requests received but not yet answered. */
   inFlight = 0;
+  /** Milliseconds every request waits before it goes upstream: a path that slows down, changed at any moment. */
+  latencyMs = 0;
   /** Paths (with query) received, in order. */
   readonly received: string[] = [];
   readonly #server: Server;
@@ -41,6 +43,15 @@ export class HostileProxy {
         res.end('{"message":"rate limited by the gateway"}');
         return;
       }
+      if (proxy.latencyMs > 0) {
+        // Held until the body is piped upstream: no chunk may flow away meanwhile.
+        req.pause();
+        setTimeout(() => forward(req, res, gate), proxy.latencyMs);
+        return;
+      }
+      forward(req, res, gate);
+    });
+    const forward = (req: IncomingMessage, res: ServerResponse, gate: ReturnType<Gateway> | undefined): void => {
       const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
         // The gateway's X-RateLimit-* replace the emulator's (node lower-cases the names it received).
         const headers = { ...answer.headers };
@@ -50,7 +61,7 @@ export class HostileProxy {
       });
       up.on('error', () => res.destroy());
       req.pipe(up);
-    });
+    };
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     self = new HostileProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     return self;

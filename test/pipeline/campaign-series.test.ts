@@ -125,5 +125,9 @@ describe('campaign_series against the emulator', () => {
     // The restated day doubled: its stored totals were audited with old and new values.
     const [audit] = await f.query(`SELECT old_value, new_value FROM _etl_restatements WHERE table_name = 'campaign_series' AND column_name = 'unique_recipients' AND unit_start = TIMESTAMP '2025-03-08 00:00:00' AND json_extract_string(key_values, '$.campaign_id') = '${ids[0]}'`);
     expect(num(audit!['new_value'])).toBeGreaterThan(1.9 * num(audit!['old_value']));
+    // Fields without a column are audited too, field by field: a push's per-button clicks in extra_stats.
+    const extras = await f.query(`SELECT column_name, old_value, new_value FROM _etl_restatements WHERE table_name = 'campaign_message_series' AND column_name LIKE 'extra_stats.%' AND unit_start = TIMESTAMP '2025-03-08 00:00:00'`);
+    expect(extras.length, 'restated extra_stats fields').toBeGreaterThan(0);
+    for (const e of extras) expect(num(e['new_value'])).toBeGreaterThan(num(e['old_value']));
   }, 120_000);
 });
