@@ -210,10 +210,6 @@ export class S3SnapshotStore implements SnapshotStore {
     }
   }
 
-  previousSnapshotPath(): string | undefined {
-    return this.#previous;
-  }
-
   async publish(working: Warehouse): Promise<{ bytes: number; notes: SnapshotNote[] }> {
     const notes: SnapshotNote[] = [];
     const checkpointer = this.#checkpointer;

@@ -82,11 +82,6 @@ export interface SnapshotStore {
   /** Make the working copy ready and open it for writing. Call while holding the lock. */
   openWorkingCopy(): Promise<{ warehouse: Warehouse; notes: SnapshotNote[] }>;
   /**
-   * The database the last successful run published, as a local file, or undefined when there is none yet. Valid from
-   * openWorkingCopy until publish (a local --db is that file itself) or, for an object, until close.
-   */
-  previousSnapshotPath(): string | undefined;
-  /**
    * A commit landed in the working copy. An object's store uploads a checkpoint of it when the checkpoint interval has
    * passed (in the background: the run goes on); a local working copy is already where the next run finds it.
    */
@@ -139,7 +134,6 @@ export function openSnapshotStore(db: string, opts: SnapshotStoreOptions = {}): 
 /** A database file on this machine: the published file, its working copy beside it, and the lock file `<db>.lock`. */
 class LocalSnapshotStore implements SnapshotStore {
   readonly description: string;
-  #previous: string | undefined;
 
   constructor(path: string) {
     this.description = path;
@@ -159,14 +153,8 @@ class LocalSnapshotStore implements SnapshotStore {
   }
 
   async openWorkingCopy(): Promise<{ warehouse: Warehouse; notes: SnapshotNote[] }> {
-    const published = snapshotFiles(this.description).published;
-    this.#previous = existsSync(published) ? published : undefined;
     const { warehouse, notes } = await openWorkingCopy(this.description);
     return { warehouse, notes };
-  }
-
-  previousSnapshotPath(): string | undefined {
-    return this.#previous;
   }
 
   committed(): void {
@@ -211,6 +199,5 @@ class LocalSnapshotStore implements SnapshotStore {
   }
 
   async close(): Promise<void> {
-    this.#previous = undefined;
   }
 }
