@@ -135,18 +135,19 @@ function header(input: DraftInput, plan: Plan, nights: { nights: number; pools: 
 }
 
 /**
- * The time budget, above `streams:`: written commented out, since this engage-etl's run has no `time_budget:` key yet
- * (issue 25 adds it with `run --time-budget`); until then a run that spans nights is stopped by the scheduler.
+ * `time_budget:` above `streams:` (replacing one the template already has): each night stops starting requests when it
+ * is spent, publishes what it fetched, and the next run continues, so a first backfill that needs several nights gets
+ * them instead of being killed by its scheduler.
  */
 function budgetNote(doc: Document, budget: string): void {
   const root = doc.contents;
   if (!isMap(root)) return;
-  const streams = root.items.find((p) => isScalar(p.key) && p.key.value === 'streams');
-  if (!streams || !isScalar(streams.key)) return;
-  streams.key.commentBefore = [
-    ` time_budget: ${budget}   # each night stops starting requests after ${budget}; the next run continues where it stopped.`,
-    ' (Commented out: uncomment it once `engage-etl run --help` lists --time-budget.)',
-  ].join('\n');
+  root.items = root.items.filter((p) => !(isScalar(p.key) && p.key.value === 'time_budget'));
+  const at = root.items.findIndex((p) => isScalar(p.key) && p.key.value === 'streams');
+  if (at < 0) return;
+  const pair = doc.createPair('time_budget', budget);
+  if (isScalar(pair.key)) pair.key.commentBefore = ' Each night stops starting requests after this long, publishes what it fetched; the next run continues where it stopped.';
+  root.items.splice(at, 0, pair);
 }
 
 /** Words of `text` in lines of at most `width` characters. */

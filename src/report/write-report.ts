@@ -99,6 +99,11 @@ ${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num
 </tbody></table>`;
   const views = await wh.query(`SELECT "view_name", "comment" FROM duckdb_views() WHERE "schema_name" = 'analytics' ORDER BY 1`);
   const unfilled = await unfilledViews(wh);
+  // A first backfill that spans nights: how far each stream's days reach, until every stream has them all.
+  const backfill = await wh.query(`SELECT "stream", "series", "series_complete", "days_asked", "days_covered" FROM "_etl_backfill" WHERE "days_covered" < "days_asked" ORDER BY "stream"`);
+  const backfillSection = backfill.length === 0 ? '' : `<section data-table="backfill"><h2>Backfill in progress</h2><p class="caption">The first backfill spans nights (a time budget stops each run): per stream, the days loaded of the days asked. The charts and views show loaded days only; the next runs continue.</p><table><thead><tr><th>stream</th><th>days loaded</th><th>series complete</th></tr></thead><tbody>
+${backfill.map((b) => `<tr><td>${escapeHtml(String(b['stream']))}</td><td class="num">${cellText(Number(b['days_covered']))} of ${cellText(Number(b['days_asked']))} (${Math.floor((100 * Number(b['days_covered'])) / Math.max(1, Number(b['days_asked'])))} %)</td><td class="num">${cellText(Number(b['series_complete']))} of ${cellText(Number(b['series']))}</td></tr>`).join('\n')}
+</tbody></table></section>`;
   const unfilledSection = unfilled.length === 0 ? '' : `<section data-table="unfilled"><h2>Empty for want of a pipeline option</h2><p class="caption">These views (or columns) hold nothing because the pipeline does not ask for what fills them.</p><table><tbody>
 ${unfilled.map((u) => `<tr><td><code>analytics.${escapeHtml(u.view)}${u.column === undefined ? '' : `.${escapeHtml(u.column)}`}</code></td><td>${escapeHtml(u.fill)}</td></tr>`).join('\n')}
 </tbody></table></section>`;
@@ -110,6 +115,7 @@ ${unfilled.map((u) => `<tr><td><code>analytics.${escapeHtml(u.view)}${u.column =
 <body>
 <h1>engage-etl report</h1>
 <p class="meta">Written ${escapeHtml(cellText(now))} from ${escapeHtml(opts.database ?? wh.path)}. Every chart reads the views of schema <code>analytics</code>; query them with <code>engage-etl query</code> or any DuckDB client.</p>
+${backfillSection}
 ${sections.join('\n')}
 <section data-table="freshness"><h2>Data freshness</h2><p class="caption">Per stream: how far the complete data reaches (watermark) and how old that is.</p>
 ${freshness}

@@ -48,6 +48,7 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
   const cuts: { summary: RunSummary; sent: Sent[]; startedAt: number }[] = [];
   let budgetMs = 0;
   let statusAfterFirst = '';
+  let reportAfterFirst = '';
 
   beforeAll(async () => {
     em = await createEmulator({ seed: 1, port: 0, now: UNTIL, latencyMs: 60 });
@@ -64,7 +65,12 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
         name: 'cut', baseUrl: em.url, apiKey: em.demoApiKey, from: FROM, until: UNTIL, client: { onEvent: recorder(sent) }, flags: { timeBudget: `${budgetMs / 1000}s` },
       });
       cuts.push({ summary, sent, startedAt });
-      if (night === 0) statusAfterFirst = (await runCli(['status', '--db', runs.dbOf('cut')])).stdout;
+      if (night === 0) {
+        statusAfterFirst = (await runCli(['status', '--db', runs.dbOf('cut')])).stdout;
+        const report = join(runs.dir, 'report-first.html');
+        expect((await runCli(['report', '--db', runs.dbOf('cut'), '--output', report])).code).toBe(0);
+        reportAfterFirst = await readFile(report, 'utf8');
+      }
       if (summary.complete) break;
     }
   }, 600_000);
@@ -122,6 +128,13 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
     expect(cutSeries, `${cutSeries} against ${wholeSeries} in ${cuts.length} runs`).toBeLessThanOrEqual(Math.ceil(wholeSeries * 1.03));
     // Lists and snapshots (read whole by every run) cost each run at most what they cost the uninterrupted one.
     for (const c of cuts) expect(c.sent.filter((s) => !isSeries(s)).length).toBeLessThanOrEqual(wholeSent.filter((s) => !isSeries(s)).length);
+  });
+
+  it('shows the backfill in progress in the report while it is incomplete, and not once it is complete', async () => {
+    expect(reportAfterFirst).toMatch(/<section data-table="backfill"><h2>Backfill in progress<\/h2>[\s\S]*<td>sessions<\/td><td class="num">[\d,]+ of [\d,]+ \(\d+ %\)/);
+    const report = join(runs.dir, 'report-last.html');
+    expect((await runCli(['report', '--db', runs.dbOf('cut'), '--output', report])).code).toBe(0);
+    expect(await readFile(report, 'utf8')).not.toContain('data-table="backfill"');
   });
 
   it('shows the backfill in progress in `engage-etl status` while it is incomplete', async () => {
