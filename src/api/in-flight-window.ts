@@ -25,11 +25,6 @@ const RECENT_ALPHA = 0.3;
 const LEVEL_SHIFT_ANSWERS = MIN_IN_FLIGHT;
 // Wider than the jitter of one server's answers; a slow drift within it is what the slow average follows.
 const LEVEL_SHIFT_RATIO = 1.25;
-/**
- * A round trip this many times the usual one is a new level without waiting for answers sent after a cut: a pool keeps
- * about rate × round trip in flight, so its own load cannot have multiplied the round trip by this much.
- */
-const SUDDEN_SHIFT_FACTOR = 4;
 
 /** What one response told about the server's health. */
 export type InFlightOutcome = 'ok' | 'overloaded';
@@ -94,10 +89,7 @@ export class InFlightWindow {
     }
     const base = this.#baseMs;
     if (base !== undefined && this.#levelShifted(base, roundTripMs, now)) return;
-    // The usual round trip follows the answers within its band; those beyond it are a slowdown or a new level, which
-    // #levelShifted decides on (averaged in, they would drag the usual one along and hide the shift).
-    if (base === undefined) this.#baseMs = roundTripMs;
-    else if (outsideBand(base, roundTripMs) === undefined) this.#baseMs = base + BASE_ALPHA * (roundTripMs - base);
+    this.#baseMs = base === undefined ? roundTripMs : base + BASE_ALPHA * (roundTripMs - base);
     this.#recentMs = this.#recentMs === undefined ? roundTripMs : this.#recentMs + RECENT_ALPHA * (roundTripMs - this.#recentMs);
     if (base !== undefined && this.#recentMs > Math.max(SLOWDOWN_FLOOR_MS, SLOWDOWN_FACTOR * base)) {
       // One cut per slowdown, and a slower answer is no refusal: the least a pool keeps in flight stays. Answers sent
@@ -122,20 +114,19 @@ export class InFlightWindow {
   }
 
   /**
-   * Whether this answer completes a level shift: LEVEL_SHIFT_ANSWERS in a row, sent after the last effective cut (or
-   * SUDDEN_SHIFT_FACTOR times the usual round trip), all above or all below it by more than LEVEL_SHIFT_RATIO. The usual round trip becomes their median.
+   * Whether this answer completes a level shift: LEVEL_SHIFT_ANSWERS in a row, sent after the last effective cut, all
+   * above or all below the usual round trip by more than LEVEL_SHIFT_RATIO. The usual round trip becomes their median.
    * A higher level gives back what slowdown cuts took (halving our load did not bring the old round trip back, so our
    * load was not its cause); a lower one leaves them to grow back. A ceiling a refusal set is kept as the rate it
    * allowed, so scaled by the new round trip (Little's law).
    */
   #levelShifted(base: number, roundTripMs: number, now: number): boolean {
-    const side = outsideBand(base, roundTripMs);
-    if (side === undefined) {
-      this.#shift = [];
+    const up = roundTripMs > Math.max(SLOWDOWN_FLOOR_MS, LEVEL_SHIFT_RATIO * base);
+    const down = base > SLOWDOWN_FLOOR_MS && roundTripMs * LEVEL_SHIFT_RATIO < base;
+    if ((!up && !down) || now - roundTripMs < this.#lastEffectiveCutAt) {
+      if (!up && !down) this.#shift = [];
       return false;
     }
-    const up = side === 'up';
-    if (now - roundTripMs < this.#lastEffectiveCutAt && !(up && roundTripMs > SUDDEN_SHIFT_FACTOR * base)) return false;
     if (this.#shift.length > 0 && this.#shiftUp !== up) this.#shift = [];
     this.#shiftUp = up;
     this.#shift.push(roundTripMs);
@@ -163,11 +154,4 @@ export class InFlightWindow {
       this.#shift = [];
     }
   }
-}
-
-/** Whether a round trip lies above or below the usual one by more than LEVEL_SHIFT_RATIO; undefined within the band. */
-function outsideBand(base: number, roundTripMs: number): 'up' | 'down' | undefined {
-  if (roundTripMs > Math.max(SLOWDOWN_FLOOR_MS, LEVEL_SHIFT_RATIO * base)) return 'up';
-  if (base > SLOWDOWN_FLOOR_MS && roundTripMs * LEVEL_SHIFT_RATIO < base) return 'down';
-  return undefined;
 }
