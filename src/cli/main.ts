@@ -4,6 +4,7 @@ import { applyDotEnv } from '../config/dot-env.js';
 import { EngageError } from '../errors.js';
 import { armCrashPoint, CRASH_AT_ENV } from '../process/crash-point.js';
 import { makeCheckCommand } from './check-command.js';
+import { makeDbtCommand } from './dbt-command.js';
 import { makeEmulatorCommand } from './emulator-command.js';
 import { EXIT_CODE_HELP, exitCodeOf, ReportedError } from './exit-codes.js';
 import { makeExportCommand } from './export-command.js';
@@ -33,6 +34,7 @@ export function makeProgram(): Command {
     .addCommand(makeEmulatorCommand())
     .addCommand(makePushCommand())
     .addCommand(makeViewsCommand())
+    .addCommand(makeDbtCommand())
     .addCommand(makeReportCommand());
   // One contract for every command: each --help ends with the same exit-code table.
   for (const cmd of [program, ...program.commands]) cmd.addHelpText('after', EXIT_CODE_HELP);

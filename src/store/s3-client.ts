@@ -2,6 +2,7 @@
 // AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL), region from AWS_REGION (or AWS_DEFAULT_REGION), credentials from the SDK's
 // default chain (environment, shared files, SSO, web identity, container and instance roles). Never logs a credential.
 import { S3Client } from '@aws-sdk/client-s3';
+import { announceNodeSupport } from './node-support-notice.js';
 
 /** The region when the environment names none: AWS's own default, and what MinIO, R2 ('auto' also works) and s3rver accept. */
 export const DEFAULT_REGION = 'us-east-1';
@@ -30,6 +31,7 @@ export function s3Settings(env: NodeJS.ProcessEnv = process.env): S3Settings {
  * TLS, and manifests record each file's size, checked on every run.
  */
 export function createS3Client(settings: S3Settings = s3Settings()): S3Client {
+  announceNodeSupport();
   return new S3Client({
     region: settings.region,
     ...(settings.endpoint !== undefined ? { endpoint: settings.endpoint } : {}),

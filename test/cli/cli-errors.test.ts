@@ -128,7 +128,7 @@ describe('status, query and export', () => {
   });
 
   it('every command has --help', async () => {
-    for (const cmd of ['run', 'status', 'export', 'query', 'emulator', 'views', 'report']) {
+    for (const cmd of ['run', 'status', 'export', 'query', 'emulator', 'views', 'report', 'dbt']) {
       const r = await cli([cmd, '--help']);
       expect(r.code, cmd).toBe(0);
       expect(r.stdout).toMatch(/Usage: engage-etl/);

@@ -79,10 +79,10 @@ describe('the Airflow DAG and the Dagster asset', () => {
 });
 
 describe('the Dockerfile', () => {
-  it('builds on node:20-slim with npm install, runs as a non-root user with data in a volume, and its default command parses', async () => {
+  it('builds on node:24-slim with npm install, runs as a non-root user with data in a volume, and its default command parses', async () => {
     const text = await read('Dockerfile');
     const instructions = text.split('\n').filter((l) => /^[A-Z]+ /.test(l));
-    expect(instructions[0]).toBe('FROM node:20-slim');
+    expect(instructions[0]).toBe('FROM node:24-slim');
     expect(instructions).toContain('USER node');
     expect(instructions).toContain('VOLUME ["/data"]');
     expect(text).toMatch(/RUN npm install --no-audit --no-fund/);
