@@ -8,7 +8,7 @@ import { ConfigError } from '../errors.js';
 import { writeDbtPackage } from '../dbt/dbt-package.js';
 import { dbtSourcesYaml } from '../dbt/dbt-sources.js';
 import { readWarehouseCatalog } from '../dbt/warehouse-catalog.js';
-import { withPublishedDatabase } from '../load/snapshot-store.js';
+import { withPublishedDatabase } from '../store/snapshot-store.js';
 import { parseLocation } from '../store/location.js';
 
 interface DbtFlags {
