@@ -42,6 +42,6 @@ COMMENT ON COLUMN "analytics"."freshness"."age" IS 'How far behind the series is
 COMMENT ON COLUMN "analytics"."freshness"."age_hours" IS 'The age, in hours (0 when current).';
 COMMENT ON COLUMN "analytics"."freshness"."rows_loaded" IS 'Rows loaded for the series over all runs.';
 COMMENT ON COLUMN "analytics"."freshness"."open_holes" IS 'Units (days or hours) the platform left out of its answers that later runs still ask for (status open in _etl_holes).';
-COMMENT ON COLUMN "analytics"."freshness"."last_run_id" IS 'The run that last advanced the series.';
+COMMENT ON COLUMN "analytics"."freshness"."last_run_id" IS 'The last run that fetched the series (advanced its watermark, or re-fetched its look-back).';
 COMMENT ON COLUMN "analytics"."freshness"."last_run_status" IS 'Outcome of that run.';
 COMMENT ON COLUMN "analytics"."freshness"."last_successful_run_at" IS 'End of the latest run of the pipeline that succeeded or completed with holes (UTC).';
