@@ -112,12 +112,15 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   const live = holder?.live ? holder : undefined;
   const running = live ? { pid: live.pid, startedAt: live.startedAt, command: live.command } : null;
   const abandoned = holder && !live ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
-  if (lastRun?.['status'] === 'running' && !live) {
-    lastRun['status'] = 'abandoned';
-    lastRun['error'] = 'the process ended without recording its end (killed or crashed); the next run closes it and resumes from what was committed';
-  }
   // A run that failed (or was interrupted) after the last successful one is not in the published file; its note says how it ended.
   const note = await store.readLastRunNote();
+  if (lastRun?.['status'] === 'running' && !live) {
+    // What a first run committed before it stopped (a checkpoint) still says running: its note tells how it ended.
+    const ended = note?.runId === lastRun['run_id'] ? note : undefined;
+    lastRun['status'] = ended?.status ?? 'abandoned';
+    lastRun['error'] = ended ? ended.error ?? null : 'the process ended without recording its end (killed or crashed); the next run closes it and resumes from what was committed';
+    if (ended) lastRun['finished_at'] = new Date(ended.finishedAt);
+  }
   const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.status !== 'incomplete' && note.runId !== lastRun?.['run_id'] ? note : null;
   const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
   const staleError = stale.length === 0 ? null : staleProblem(stale, flags.failIfStale!);
@@ -164,8 +167,10 @@ async function openShown(db: string, store: SnapshotStore): Promise<{ wh: Wareho
   try {
     return { wh: await store.openPublished(), source: 'published' };
   } catch (err) {
-    if (!(err instanceof NoSnapshotError) || err instanceof NoDatabaseError || (await store.lockHolder())?.live) throw err;
+    if (!(err instanceof NoSnapshotError) || (await store.lockHolder())?.live) throw err;
+    // An object store says "no such object" when no run holds the lock: a checkpoint beside the key may still be there.
     const location = parseDbLocation(db);
+    if (location.kind === 'local' && err instanceof NoDatabaseError) throw err;
     if (location.kind === 'local') return { wh: await Warehouse.open(snapshotFiles(db).working, { readOnly: true }), source: 'unpublished' };
     const point = await store.openResumePoint().catch(() => {
       throw err;
