@@ -6,7 +6,7 @@ import { rename } from 'node:fs/promises';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotFiles } from '../../src/store/published-snapshot.js';
-import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
+import { PipelineFixture, testPipeline } from '../pipeline/helpers/pipeline-fixture.js';
 import { runCli } from '../reliability/reliability-helpers.js';
 
 // The emulator's clock is the wall clock: status measures freshness against now.
@@ -112,4 +112,26 @@ describe('status before the first publish', () => {
       await rename(files.working, files.published);
     }
   });
+});
+
+describe('status over every kind of stream', () => {
+  it('prints one line per stream of the demo\'s kinds (hourly, daily, snapshots), nothing behind right after a run', async () => {
+    const all = await PipelineFixture.create({ now: NOW.toISO()!, pipeline: testPipeline(NOW.minus({ days: 3 }).toISODate()!) });
+    try {
+      const summary = await all.run();
+      expect(summary.status).toBe('succeeded');
+      const r = await runCli(['status', '--db', all.db]);
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      expect(lines.length).toBeLessThanOrEqual(40);
+      const streams = (await all.query('SELECT DISTINCT "stream" FROM "_etl_series_state" ORDER BY 1')).map((x) => String(x['stream']));
+      expect(streams.length).toBeGreaterThanOrEqual(12);
+      for (const stream of streams) expect(lines.filter((l) => l.startsWith(`${stream} `)), stream).toHaveLength(1);
+      // The hourly sessions series may have crossed an hour since the run; every daily series is current.
+      expect(lines.filter((l) => /behind/.test(l) && !l.startsWith('sessions '))).toEqual([]);
+      expect(r.stdout).not.toMatch(/stale/i);
+    } finally {
+      await all.close();
+    }
+  }, 180_000);
 });
