@@ -19,13 +19,15 @@ COMMENT ON COLUMN "analytics"."runs"."rows_changed" IS 'Rows inserted, updated o
 COMMENT ON COLUMN "analytics"."runs"."error" IS 'Why a failed run failed; NULL otherwise.';
 
 -- "now" is taken as UTC whatever the session's TimeZone (CAST(now() AS TIMESTAMP) would give local wall-clock time).
+-- The age is measured against the last unit that could be complete (src/load/series-freshness.ts): a daily series
+-- whose watermark is today's 00:00 UTC holds every complete day and has age 0; a snapshot is as old as its instant.
 -- A run that completed with holes, or with series that failed after every retry, published its data like a succeeded
 -- one: they count as the last successful run.
 CREATE OR REPLACE VIEW "analytics"."freshness" AS
 SELECT
   s."stream", s."series_key", s."unit", s."watermark",
-  make_timestamp(epoch_us(now())) - s."watermark" AS "age",
-  epoch(make_timestamp(epoch_us(now())) - s."watermark") / 3600 AS "age_hours",
+  greatest(INTERVAL 0 SECOND, date_trunc(CASE s."unit" WHEN 'day' THEN 'day' WHEN 'hour' THEN 'hour' ELSE 'microseconds' END, make_timestamp(epoch_us(now()))) - s."watermark") AS "age",
+  epoch(greatest(INTERVAL 0 SECOND, date_trunc(CASE s."unit" WHEN 'day' THEN 'day' WHEN 'hour' THEN 'hour' ELSE 'microseconds' END, make_timestamp(epoch_us(now()))) - s."watermark")) / 3600 AS "age_hours",
   s."rows_loaded",
   (SELECT count(*) FROM "main"."_etl_holes" h WHERE h."stream" = s."stream" AND h."series_key" = s."series_key" AND h."status" = 'open') AS "open_holes",
   s."last_run_id", r."status" AS "last_run_status",
@@ -36,10 +38,10 @@ COMMENT ON COLUMN "analytics"."freshness"."stream" IS 'The stream (revenue, sess
 COMMENT ON COLUMN "analytics"."freshness"."series_key" IS 'The series within the stream, e.g. unit=day|app_id=*|product=*.';
 COMMENT ON COLUMN "analytics"."freshness"."unit" IS 'day or hour.';
 COMMENT ON COLUMN "analytics"."freshness"."watermark" IS 'Start of the first day or hour not yet final (UTC): data before it is complete.';
-COMMENT ON COLUMN "analytics"."freshness"."age" IS 'now - watermark, as an INTERVAL.';
-COMMENT ON COLUMN "analytics"."freshness"."age_hours" IS 'now - watermark, in hours.';
+COMMENT ON COLUMN "analytics"."freshness"."age" IS 'How far behind the series is: the start of the unit in progress now (today 00:00 UTC for days, this hour for hours; now for a snapshot) minus the watermark, as an INTERVAL; 0 when current.';
+COMMENT ON COLUMN "analytics"."freshness"."age_hours" IS 'The age, in hours (0 when current).';
 COMMENT ON COLUMN "analytics"."freshness"."rows_loaded" IS 'Rows loaded for the series over all runs.';
 COMMENT ON COLUMN "analytics"."freshness"."open_holes" IS 'Units (days or hours) the platform left out of its answers that later runs still ask for (status open in _etl_holes).';
-COMMENT ON COLUMN "analytics"."freshness"."last_run_id" IS 'The run that last advanced the series.';
+COMMENT ON COLUMN "analytics"."freshness"."last_run_id" IS 'The last run that fetched the series (advanced its watermark, or re-fetched its look-back).';
 COMMENT ON COLUMN "analytics"."freshness"."last_run_status" IS 'Outcome of that run.';
 COMMENT ON COLUMN "analytics"."freshness"."last_successful_run_at" IS 'End of the latest run of the pipeline that succeeded or completed with holes (UTC).';

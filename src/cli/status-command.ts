@@ -1,5 +1,6 @@
-// `engage-etl status`: per stream and series, the watermark, the last run, rows loaded and how stale it is. With
-// --fail-if-stale it is a freshness check for monitors (like `dbt source freshness`): exit 1 when a series is too old.
+// `engage-etl status`: the last run and one line per stream (status-summary.ts); with --stream or --verbose, per series
+// the watermark, the last run that touched it, rows loaded and how far behind it is. With --fail-if-stale it is a
+// freshness check for monitors (like `dbt source freshness`): exit 1 when a series is too far behind.
 // It also shows the latest reconciliation; with --restatements, how many stored values changed at each age and the
 // look-back that covers them.
 import { Command, InvalidArgumentError } from 'commander';
@@ -8,11 +9,15 @@ import { parseDuration } from '../config/duration.js';
 import { suggestion } from '../config/nearest-name.js';
 import { STREAM_NAMES } from '../config/pipeline-definition.js';
 import { isStreamName } from '../streams/registry.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, NoDatabaseError, NoSnapshotError } from '../errors.js';
 import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
 import { openSnapshotStore } from '../store/snapshot-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
+import { Warehouse } from '../load/warehouse.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';
+import { parseDbLocation } from '../store/location.js';
+import { snapshotFiles } from '../store/published-snapshot.js';
+import { freshnessText, headline, streamSummaries, summaryRows } from './status-summary.js';
 import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
 import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
@@ -23,6 +28,7 @@ interface StatusFlags {
   json?: boolean;
   failIfStale?: string;
   stream?: string;
+  verbose?: boolean;
   restatements?: boolean;
   share: number;
 }
@@ -36,14 +42,15 @@ interface Stale {
 
 export function makeStatusCommand(): Command {
   return new Command('status')
-    .description('Show each series\' watermark, last run, rows, staleness and missing units (holes); with --fail-if-stale, fail when data is older than a threshold.')
+    .description('Show the last run and one line per stream (rows, series, backfill coverage, freshness, holes, failures, last outcome); --stream or --verbose for each series; with --fail-if-stale, fail when data is behind by more than a threshold.')
     .option('--db <file>', 'DuckDB database file (the published state of the last successful run; works while a run goes on), or s3://BUCKET/KEY.duckdb', DEFAULT_DB_PATH)
     .option('--json', 'print the result as one JSON line on stdout (on failure too), with `error` and `exit_code`')
     .option('--fail-if-stale <duration>', 'exit 1 when a series\' watermark is older than this (e.g. 26h, 90m, 2d), or when nothing was loaded')
-    .option('--stream <name>', 'only this stream (shown and checked)')
+    .option('--stream <name>', 'only this stream (shown and checked), with its series one by one')
+    .option('--verbose', 'every series, hole, failed series and reconciliation check, below the per-stream summary')
     .option('--restatements', 'per stream, how many stored values a re-fetch changed at each age (days before --until), and the lookback_days that covers --share of them')
     .option('--share <fraction>', 'share of the restated values the advised lookback_days must cover', shareArg, DEFAULT_RESTATEMENT_SHARE)
-    .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n  engage-etl status --restatements\n\nA run whose lock is still there but whose process is gone is shown as abandoned.')
+    .addHelpText('after', '\nExamples:\n  engage-etl status\n  engage-etl status --stream revenue\n  engage-etl status --verbose\n  engage-etl status --fail-if-stale 26h\n  engage-etl status --fail-if-stale 2d --stream revenue --json\n  engage-etl status --restatements\n\nFreshness is measured against the last unit that could be complete: a daily series holding every day before today (UTC) is current.\nA run whose lock is still there but whose process is gone is shown as abandoned. Before any run has published, the\nstate an interrupted first run committed (which the next run resumes from) is shown.')
     .action(async (flags: StatusFlags) => withJsonFailure(flags.json, async () => {
       const store = openSnapshotStore(flags.db);
       try {
@@ -66,11 +73,11 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   if (flags.stream !== undefined && !isStreamName(flags.stream)) {
     throw new ConfigError('--stream', `unknown stream ${JSON.stringify(flags.stream)}.${suggestion(flags.stream, STREAM_NAMES)}`);
   }
-  const wh = await store.openPublished();
+  const { wh, source } = await openShown(flags.db, store);
   let rows: StatusRow[];
   let holes: Hole[];
   let lastRun: Record<string, unknown> | undefined;
-  let reconciliation: Awaited<ReturnType<typeof latestReconciliation>>;
+  let reconciliation: Reconciliation;
   let streams: Record<string, unknown>[];
   let failedSeries: Record<string, unknown>[];
   let backfill: Record<string, unknown>[];
@@ -105,18 +112,22 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   const live = holder?.live ? holder : undefined;
   const running = live ? { pid: live.pid, startedAt: live.startedAt, command: live.command } : null;
   const abandoned = holder && !live ? { pid: holder.pid, startedAt: holder.startedAt, command: holder.command } : null;
-  if (lastRun?.['status'] === 'running' && !live) {
-    lastRun['status'] = 'abandoned';
-    lastRun['error'] = 'the process ended without recording its end (killed or crashed); the next run closes it and resumes from what was committed';
-  }
   // A run that failed (or was interrupted) after the last successful one is not in the published file; its note says how it ended.
   const note = await store.readLastRunNote();
+  if (lastRun?.['status'] === 'running' && !live) {
+    // What a first run committed before it stopped (a checkpoint) still says running: its note tells how it ended.
+    const ended = note?.runId === lastRun['run_id'] ? note : undefined;
+    lastRun['status'] = ended?.status ?? 'abandoned';
+    lastRun['error'] = ended ? ended.error ?? null : 'the process ended without recording its end (killed or crashed); the next run closes it and resumes from what was committed';
+    if (ended) lastRun['finished_at'] = new Date(ended.finishedAt);
+  }
   const latestFailure = note && note.status !== 'succeeded' && note.status !== 'completed_with_holes' && note.status !== 'incomplete' && note.runId !== lastRun?.['run_id'] ? note : null;
   const stale = thresholdMs === undefined ? [] : staleSeries(rows, thresholdMs, flags.stream);
   const staleError = stale.length === 0 ? null : staleProblem(stale, flags.failIfStale!);
   if (flags.json) {
     const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
-    writeJsonLine({ lastRun: lastRun ?? null, latestFailure, running, abandoned, streams, failedSeries, backfill, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness },
+    const summary = streamSummaries({ rows, holes, streams, failedSeries, backfill });
+    writeJsonLine({ source, lastRun: lastRun ?? null, latestFailure, running, abandoned, summary, streams, failedSeries, backfill, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness },
       staleError ? EXIT.failed : EXIT.done, staleError);
   } else {
     if (running) process.stdout.write(`${running.command} in progress (pid ${running.pid}, started ${running.startedAt}); shown: the state it started from\n`);
@@ -124,53 +135,13 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     if (latestFailure) {
       process.stdout.write(`latest run ${latestFailure.runId}: ${latestFailure.status} at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
     }
-    process.stdout.write(lastRun ? `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${lastRun['error'] ? ` — ${String(lastRun['error'])}` : ''}\n\n` : 'no run yet\n\n');
-    const failedStreams = streams.filter((r) => r['status'] === 'failed');
-    if (failedStreams.length > 0) {
-      process.stdout.write(`failed streams (some of their series could not complete; everything else they fetched is published):\n`);
-      process.stdout.write(formatRows(failedStreams.map((r) => ({
-        stream: r['stream'], failed_in: r['run_id'], last_success: r['last_success_at'] ?? 'never', error: r['error'],
-      }))));
-      process.stdout.write('\n');
-    }
-    if (failedSeries.length > 0) {
-      process.stdout.write(`failed series (what they fetched before is kept; the next run asks for their missing windows again):\n`);
-      process.stdout.write(formatRows(failedSeries.map((r) => ({
-        stream: r['stream'], series: r['series_key'], id: r['object_id'] ?? '', retrying_helps: r['retriable'] ? 'yes' : 'no: fix it first', error: r['error'],
-      }))));
-      process.stdout.write('\n');
-    }
-    if (backfill.length > 0) {
-      process.stdout.write(`backfill in progress (days loaded of days asked; the next runs continue it):\n`);
-      process.stdout.write(formatRows(backfill.map((r) => ({
-        stream: r['stream'], days: `${String(r['days_covered'])} of ${String(r['days_asked'])}`, series_complete: `${String(r['series_complete'])} of ${String(r['series'])}`,
-      }))));
-      process.stdout.write('\n');
-    }
-    process.stdout.write(formatRows(rows.map((r) => ({
-      stream: r.stream,
-      series: r.seriesKey,
-      watermark: r.watermark,
-      rows_loaded: r.rowsLoaded,
-      last_run: r.lastRunId,
-      stale: staleness(r.stalenessMs),
-      open_holes: openOf(r.stream, r.seriesKey),
-    }))));
-    if (holes.length > 0) {
-      const open = holes.filter((h) => h.status === 'open').length;
-      process.stdout.write(`\nmissing units: ${open} open (asked again by the next runs), ${holes.length - open} confirmed absent (no longer asked for)\n`);
-      process.stdout.write(formatRows(holes.map((h) => ({
-        stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
-      }))));
-    }
-    if (reconciliation.length > 0) {
-      const mismatches = reconciliation.filter((r) => r.status === 'mismatch').length;
-      process.stdout.write(`\nreconciliation (latest check per series and metric): ${mismatches} mismatch(es)\n`);
-      process.stdout.write(formatRows(reconciliation.map((r) => ({
-        stream: r.stream, series: r.seriesKey, window_start: r.windowStart, window_end: r.windowEnd, metric: r.metric,
-        expected: r.expected, actual: r.actual, status: r.status, run: r.runId,
-      }))));
-    }
+    const summaries = streamSummaries({ rows, holes, streams, failedSeries, backfill });
+    if (source === 'unpublished') process.stdout.write(`${UNPUBLISHED}\n`);
+    process.stdout.write(`${headline(lastRun, summaries)}\n\n`);
+    process.stdout.write(summaries.length === 0 ? 'nothing loaded yet\n' : formatRows(summaryRows(summaries)));
+    const detail = flags.verbose || flags.stream !== undefined;
+    if (detail) writeDetail(rows, holes, streams, failedSeries, backfill, reconciliation, openOf);
+    else writeFootnotes(holes, streams, failedSeries, reconciliation);
   }
   if (staleError) {
     if (!flags.json) process.stderr.write(`engage-etl: ${staleError}\n`);
@@ -183,9 +154,103 @@ function staleSeries(rows: readonly StatusRow[], thresholdMs: number, stream: st
   return rows.filter((r) => r.stalenessMs > thresholdMs).map((r) => ({ stream: r.stream, series: r.seriesKey, hours: Math.round(r.stalenessMs / 360_000) / 10 }));
 }
 
-function staleness(ms: number): string {
-  const hours = ms / 3_600_000;
-  return hours < 48 ? `${hours.toFixed(1)} h` : `${(hours / 24).toFixed(1)} d`;
+/** Where the state shown comes from: the published database, or what a first run committed before it stopped. */
+type Shown = 'published' | 'unpublished';
+
+const UNPUBLISHED = 'nothing published yet: shown is what the first run committed before it stopped (the next run resumes from there); query, export and report see nothing until a run publishes';
+
+/**
+ * The published database; before the first publish, once no run is going on, what the first run committed: the local
+ * working copy `.<name>.work`, or an object's checkpoint. While the first run goes on, its working copy is its own.
+ */
+async function openShown(db: string, store: SnapshotStore): Promise<{ wh: Warehouse; source: Shown }> {
+  try {
+    return { wh: await store.openPublished(), source: 'published' };
+  } catch (err) {
+    if (!(err instanceof NoSnapshotError) || (await store.lockHolder())?.live) throw err;
+    // An object store says "no such object" when no run holds the lock: a checkpoint beside the key may still be there.
+    const location = parseDbLocation(db);
+    if (location.kind === 'local' && err instanceof NoDatabaseError) throw err;
+    if (location.kind === 'local') return { wh: await Warehouse.open(snapshotFiles(db).working, { readOnly: true }), source: 'unpublished' };
+    const point = await store.openResumePoint().catch(() => {
+      throw err;
+    });
+    return { wh: point.warehouse, source: point.from === 'checkpoint' ? 'unpublished' : 'published' };
+  }
+}
+
+type Reconciliation = Awaited<ReturnType<typeof latestReconciliation>>;
+
+/** One line each for what the summary table does not show: failed series, holes, reconciliation, and where the detail is. */
+function writeFootnotes(holes: readonly Hole[], streams: readonly Record<string, unknown>[], failedSeries: readonly Record<string, unknown>[], reconciliation: Reconciliation): void {
+  const lines: string[] = [];
+  const failedStreams = streams.filter((r) => r['status'] === 'failed').map((r) => String(r['stream']));
+  if (failedStreams.length > 0) lines.push(`failed streams: ${failedStreams.join(', ')} (everything else they fetched is published; \`status --stream NAME\` says why)`);
+  if (failedSeries.length > 0) {
+    const first = failedSeries[0]!;
+    lines.push(`${failedSeries.length} failed series (what they fetched before is kept; the next run asks again), e.g. ${String(first['stream'])} ${String(first['series_key'])}: ${String(first['error'])}`);
+  }
+  const open = holes.filter((h) => h.status === 'open').length;
+  if (holes.length > 0) lines.push(`missing units: ${open} open (asked again by the next runs), ${holes.length - open} confirmed absent`);
+  if (reconciliation.length > 0) {
+    const mismatches = reconciliation.filter((r) => r.status === 'mismatch').length;
+    lines.push(`reconciliation: ${reconciliation.length} check(s), ${mismatches} mismatch(es)`);
+  }
+  lines.push('each series, hole and check: `status --stream NAME` or `status --verbose`; everything: `status --json`');
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+
+/** The per-series detail of --stream and --verbose. */
+function writeDetail(
+  rows: readonly StatusRow[], holes: readonly Hole[], streams: readonly Record<string, unknown>[], failedSeries: readonly Record<string, unknown>[],
+  backfill: readonly Record<string, unknown>[], reconciliation: Reconciliation, openOf: (stream: string, key: string) => number,
+): void {
+  const failedStreams = streams.filter((r) => r['status'] === 'failed');
+  if (failedStreams.length > 0) {
+    process.stdout.write(`\nfailed streams (some of their series could not complete; everything else they fetched is published):\n`);
+    process.stdout.write(formatRows(failedStreams.map((r) => ({
+      stream: r['stream'], failed_in: r['run_id'], last_success: r['last_success_at'] ?? 'never', error: r['error'],
+    }))));
+  }
+  if (failedSeries.length > 0) {
+    process.stdout.write(`\nfailed series (what they fetched before is kept; the next run asks for their missing windows again):\n`);
+    process.stdout.write(formatRows(failedSeries.map((r) => ({
+      stream: r['stream'], series: r['series_key'], id: r['object_id'] ?? '', retrying_helps: r['retriable'] ? 'yes' : 'no: fix it first', error: r['error'],
+    }))));
+  }
+  if (backfill.length > 0) {
+    process.stdout.write(`\nbackfill in progress (days loaded of days asked; the next runs continue it):\n`);
+    process.stdout.write(formatRows(backfill.map((r) => ({
+      stream: r['stream'], days: `${String(r['days_covered'])} of ${String(r['days_asked'])}`, series_complete: `${String(r['series_complete'])} of ${String(r['series'])}`,
+    }))));
+  }
+  if (rows.length > 0) {
+    process.stdout.write('\nseries (last_run: the last run that fetched the series):\n');
+    process.stdout.write(formatRows(rows.map((r) => ({
+      stream: r.stream,
+      series: r.seriesKey,
+      watermark: r.watermark,
+      rows_loaded: r.rowsLoaded,
+      last_run: r.lastRunId,
+      freshness: freshnessText(r.stalenessMs),
+      open_holes: openOf(r.stream, r.seriesKey),
+    }))));
+  }
+  if (holes.length > 0) {
+    const open = holes.filter((h) => h.status === 'open').length;
+    process.stdout.write(`\nmissing units: ${open} open (asked again by the next runs), ${holes.length - open} confirmed absent (no longer asked for)\n`);
+    process.stdout.write(formatRows(holes.map((h) => ({
+      stream: h.stream, series: h.seriesKey, unit_start: h.unitStart, status: h.status, attempts: h.attempts, reason: h.reason,
+    }))));
+  }
+  if (reconciliation.length > 0) {
+    const mismatches = reconciliation.filter((r) => r.status === 'mismatch').length;
+    process.stdout.write(`\nreconciliation (latest check per series and metric): ${mismatches} mismatch(es)\n`);
+    process.stdout.write(formatRows(reconciliation.map((r) => ({
+      stream: r.stream, series: r.seriesKey, window_start: r.windowStart, window_end: r.windowEnd, metric: r.metric,
+      expected: r.expected, actual: r.actual, status: r.status, run: r.runId,
+    }))));
+  }
 }
 
 function shareArg(raw: string): number {

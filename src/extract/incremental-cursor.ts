@@ -274,6 +274,18 @@ export class CursorProgress {
     return { watermarkMs: candidate, rows };
   }
 
+  /**
+   * Once every window is finished and the watermark did not move (a re-fetch of the look-back on a series already
+   * current): the watermark as it stands, with the rows since, so that the run is recorded as the last to touch the
+   * series. Undefined otherwise, and when nothing was ever committed.
+   */
+  settle(): { watermarkMs: number; rows: number } | undefined {
+    if (!this.finished || this.#committedMs === undefined) return undefined;
+    const rows = this.#rowsSinceAdvance;
+    this.#rowsSinceAdvance = 0;
+    return { watermarkMs: this.#committedMs, rows };
+  }
+
   get finished(): boolean {
     return this.#prefix === this.#spans.length;
   }

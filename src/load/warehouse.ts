@@ -16,6 +16,7 @@ import { beginRun, closeAbandonedRuns, finishRun } from './run-log.js';
 import type { RunEnd, RunStart } from './run-log.js';
 import { HOLES_SQL, SERIES_STATE_SQL, prepareHoleUpdates, prepareSeriesState, toHole, toSeriesState } from './series-state-store.js';
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
+import { behindMs } from './series-freshness.js';
 import { applySqlDir } from './sql-dir.js';
 import { recordStreamOutcomes } from './stream-outcomes.js';
 import type { StreamOutcome } from './stream-outcomes.js';
@@ -83,7 +84,7 @@ export interface PreparedCommit {
 export interface StatusRow extends SeriesState {
   lastRunStatus: string | null;
   lastRunFinishedAt: Date | null;
-  /** now − watermark, in milliseconds. */
+  /** How far behind the series is, in milliseconds: the last unit that could be complete now, minus the watermark (0 when current; see series-freshness.ts). */
   stalenessMs: number;
 }
 
@@ -445,7 +446,7 @@ export class Warehouse {
     return this.#serial(fn);
   }
 
-  /** Per series: watermark, last run and its outcome, rows loaded, and staleness (now − watermark). */
+  /** Per series: watermark, last run and its outcome, rows loaded, and staleness (how far behind the last completable unit). */
   async status(now: Date = new Date()): Promise<StatusRow[]> {
     const rows = await this.query(
       `SELECT s."stream", s."series_key", s."unit", s."watermark", s."rows_loaded", s."last_run_id", s."updated_at",
@@ -459,7 +460,7 @@ export class Warehouse {
         ...state,
         lastRunStatus: (row.run_status as string | null) ?? null,
         lastRunFinishedAt: (row.run_finished_at as Date | null) ?? null,
-        stalenessMs: now.getTime() - state.watermark.getTime(),
+        stalenessMs: behindMs(state.unit, state.watermark, now),
       };
     });
   }

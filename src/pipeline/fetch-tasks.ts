@@ -208,7 +208,7 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
       const rowCount = countRows(rows);
       // rows_loaded counts the main table's rows (one per unit), whatever breakdowns ride along.
       progress.finish(window.start.toMillis(), rows.upserts.find((u) => u.table === sp.stream.tables[0]?.name)?.rows.length ?? 0);
-      const advanced = progress.advance();
+      const advanced = progress.advance() ?? progress.settle();
       await ctx.committer.add({
         ...noticed(name, rows),
         state: advanced === undefined ? [] : [{

@@ -73,7 +73,7 @@ describe('status and a run that never recorded its end', () => {
     try {
       const shown = (await runCli(['status', '--db', fx.db])).stdout;
       expect(shown).toMatch(/^test in progress \(pid \d+, started /);
-      expect(shown).toMatch(/^last run killed-run: running$/m);
+      expect(shown).toMatch(/^last run killed-run: running, started \d{4}-\d\d-\d\d \d\d:\d\d UTC; backfill complete$/m);
     } finally {
       await lock.release();
     }

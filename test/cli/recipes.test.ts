@@ -234,7 +234,7 @@ describe('each recipe through an interrupted first backfill and the next run', (
   ])('%s: the next run in the same folder resumes the first backfill and ends equal to an uninterrupted run', async (name, recipeArgs) => {
     const folder = join(suite.dir, `local-${name}`);
     await mkdir(join(folder, 'pipelines'), { recursive: true });
-    await writeFile(join(folder, 'pipelines', 'nightly.yaml'), PIPELINE_YAML);
+    await writeFile(join(folder, 'pipelines', 'workspace.yaml'), PIPELINE_YAML);
     // The image's /app and /data are this folder.
     const args = forTest((await recipeArgs()).map((a) => a.replace(/^\/app\//, `${folder}/`).replace(/^\/data\//, `${folder}/data/`)));
     const env = { ENGAGE_API_KEY: slow.demoApiKey, ENGAGE_BASE_URL: slow.url };
@@ -255,7 +255,7 @@ describe('each recipe through an interrupted first backfill and the next run', (
       const dir = join(suite.dir, name);
       await mkdir(join(dir, 'pipelines'), { recursive: true });
       await mkdir(join(dir, 'data', 'report'), { recursive: true });
-      await writeFile(join(dir, 'pipelines', 'nightly.yaml'), PIPELINE_YAML);
+      await writeFile(join(dir, 'pipelines', 'workspace.yaml'), PIPELINE_YAML);
       return dir;
     };
     const env = { ENGAGE_API_KEY: slow.demoApiKey, ENGAGE_BASE_URL: slow.url };

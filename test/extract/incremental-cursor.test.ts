@@ -161,6 +161,19 @@ describe('the watermark', () => {
     expect(progress.advance()).toBeUndefined();
   });
 
+  it('settles a series whose watermark did not move once every window is finished, at the watermark it had', () => {
+    const windows = planCursor({ unit: 'day', maxUnits: 10, from: utc('2024-01-01T00:00:00Z'), until: utc('2024-02-10T00:00:00Z'), lookbackDays: 0, holes: [] });
+    const plan = { ...windows, watermarkMs: utc('2024-03-10T00:00:00Z').toMillis() };
+    const progress = new CursorProgress(plan);
+    const [first, ...rest] = plan.windows;
+    expect(rest.length).toBeGreaterThan(0);
+    progress.finish(first!.start.toMillis(), 5);
+    expect(progress.settle()).toBeUndefined();
+    for (const w of rest) progress.finish(w.start.toMillis(), 1);
+    expect(progress.settle()).toEqual({ watermarkMs: utc('2024-03-10T00:00:00Z').toMillis(), rows: 5 + rest.length });
+    expect(new CursorProgress(cursor('2024-02-10T00:00:00Z')).settle()).toBeUndefined();
+  });
+
   it('refuses to finish a window it never planned', () => {
     expect(() => new CursorProgress(cursor('2024-02-10T00:00:00Z')).finish(0)).toThrow(/no planned window/);
   });

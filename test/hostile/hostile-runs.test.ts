@@ -110,7 +110,7 @@ describe('runs against a hostile server', () => {
       return true;
     };
     // A count that does not fit fails its stream alone: the run's line names the stream, then the request.
-    await failingRun(20_000, /could not complete .*: sessions \(GET \/sessions\/data_series \{"length":\d+,"ending_at":"[^"]+".*\} failed with 200: .*data\[0\] \(time 2025-06-14T00:00:00Z\) field `sessions`: 92233720368547760000 is past the largest count stored exactly/);
+    await failingRun(20_000, /could not complete.*: sessions \(\d+ series; GET \/sessions\/data_series \{"length":\d+,"ending_at":"[^"]+".*\} failed with 200: .*data\[0\] \(time 2025-06-14T00:00:00Z\) field `sessions`: 92233720368547760000 is past the largest count stored exactly/);
   });
 
   it('an X-RateLimit-Reset of 99999999999 with nothing remaining fails at once, quoting the server', async () => {

@@ -292,7 +292,10 @@ describe('series state and run log', () => {
     await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05T01:05:00'), upserts: [], state: [{ stream: 'revenue', seriesKey: '*|*', unit: 'day', watermark: utc('2024-03-04'), rowsLoaded: 3 }] });
     await wh.finishRun({ runId: 'r1', finishedAt: utc('2024-03-05T01:10:00'), status: 'succeeded', requests: 7, rowsChanged: 3 });
     const [row] = await wh.status(utc('2024-03-05T12:00:00'));
-    expect(row).toMatchObject({ stream: 'revenue', lastRunId: 'r1', lastRunStatus: 'succeeded', lastRunFinishedAt: utc('2024-03-05T01:10:00'), rowsLoaded: 3, stalenessMs: 36 * 3_600_000 });
+    expect(row).toMatchObject({ stream: 'revenue', lastRunId: 'r1', lastRunStatus: 'succeeded', lastRunFinishedAt: utc('2024-03-05T01:10:00'), rowsLoaded: 3, stalenessMs: 24 * 3_600_000 });
+    // At 12:00 on the 5th the 5th is still going: a watermark at its 00:00 is current.
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05T01:06:00'), upserts: [], state: [{ stream: 'revenue', seriesKey: '*|*', unit: 'day', watermark: utc('2024-03-05'), rowsLoaded: 1 }] });
+    expect((await wh.status(utc('2024-03-05T12:00:00')))[0]?.stalenessMs).toBe(0);
     expect(await wh.query(`SELECT "status", "requests", "rows_changed", "pid", "until" FROM "_etl_runs"`)).toEqual([
       { status: 'succeeded', requests: 7, rows_changed: 3, pid: process.pid, until: utc('2024-03-05') },
     ]);

@@ -298,7 +298,10 @@ describe('reconciliation of data_summary with the stored days', () => {
   });
 
   it('shows the mismatch in `engage-etl status`', async () => {
-    const { out, code } = await cli(['status', '--db', f.db]);
+    const first = await cli(['status', '--db', f.db]);
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/^reconciliation: \d+ check\(s\), 1 mismatch\(es\)$/m);
+    const { out, code } = await cli(['status', '--db', f.db, '--stream', 'canvas_summary']);
     expect(code).toBe(0);
     expect(out).toContain('reconciliation (latest check per series and metric): 1 mismatch(es)');
     expect(out).toMatch(/canvas_summary\s+unit=day\|canvas_id=cv_1\s+.*conversions\s+.*mismatch/);

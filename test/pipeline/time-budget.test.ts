@@ -138,7 +138,8 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
   });
 
   it('shows the backfill in progress in `engage-etl status` while it is incomplete', async () => {
-    expect(statusAfterFirst).toMatch(/backfill in progress[\s\S]*sessions\s+\d+ of \d+\s+\d+ of \d+/);
+    expect(statusAfterFirst).toMatch(/^last run \S+: succeeded, .*; backfill in progress in \d+ stream\(s\)/m);
+    expect(statusAfterFirst).toMatch(/^sessions\s+\d+\s+\d+\s+\d+ of \d+ d \(\d+\/\d+ series\)/m);
     const status = await runCli(['status', '--db', runs.dbOf('cut')]);
     expect(status.code).toBe(0);
     // The last run completed it: status no longer lists a backfill in progress.

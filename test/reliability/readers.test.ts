@@ -238,5 +238,11 @@ describe('readers beside the nightly run', () => {
     const query = await runCli(['query', 'SELECT 1', '--db', t.db]);
     expect(query.code).toBe(1);
     expect(query.stderr).toContain(`no published database at ${snapshotFiles(t.db).published} yet: the first run has not finished`);
+    // `status` shows what the killed run committed, from the working copy the next run resumes from.
+    const status = await runCli(['status', '--db', t.db]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^nothing published yet: shown is what the first run committed before it stopped/m);
+    expect(status.stdout).toMatch(/^last run \S+: abandoned — the process ended without recording its end/m);
+    expect(status.stdout).toMatch(/^-+ {2}/m);
   });
 });

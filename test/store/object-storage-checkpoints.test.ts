@@ -150,6 +150,12 @@ describe('checkpoints of a run on an object-store database', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).not.toContain('stored state: none');
     expect(plan.stdout).toContain('stored state: read (checkpoint of a run that did not publish)');
+    // `status` shows what the checkpoint holds, and how the run ended (from its note).
+    const status = await runCli(['status', '--db', t.db], store.env);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^nothing published yet: shown is what the first run committed before it stopped/);
+    expect(status.stdout).toMatch(/^last run \S+: interrupted — .*; finished \d{4}-\d\d-\d\d \d\d:\d\d UTC/m);
+    expect(status.stdout).toMatch(/^-+ {2}/m);
     const query = await runCli(['query', 'SELECT count(*) FROM _etl_runs', '--db', t.db], store.env);
     expect(query.code).toBe(EXIT.failed);
     expect(query.stderr).toContain('no published database');
