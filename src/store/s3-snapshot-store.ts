@@ -234,8 +234,10 @@ export class S3SnapshotStore implements SnapshotStore {
     const file = join(await this.#dir(), `published-${process.pid}-${basename(this.#key)}`);
     this.#made.add(file);
     if (!(await this.#download(file))) {
-      // A first run still going holds the lock: that is "not yet", anything else a --db naming no object.
+      // A first run still going holds the lock, one that stopped left a checkpoint: that is "not yet", anything else a
+      // --db naming no object.
       if (await this.lockHolder()) throw new NoSnapshotError(`no published database at ${this.description} yet: the first run has not finished; wait for it to succeed, then try again`);
+      if (await this.#checkpoints.readNote()) throw new NoSnapshotError(`no published database at ${this.description} yet: the first run stopped before it published (its progress is in a checkpoint); run it again to resume, then try again`);
       throw new NoDatabaseError(`no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first`);
     }
     await this.#checkDownloaded(file);

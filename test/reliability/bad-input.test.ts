@@ -153,7 +153,7 @@ describe('bad input', () => {
 
   it('fails only the stream whose permission the key lacks (403), naming the permission; the others are published unchanged', async () => {
     const before = await snapshot(t);
-    const line = expectOneLineError(await run([], LIMITED_KEY), /could not complete.*: sessions \(\d+ series; GET \/sessions\/data_series .*403.*sessions\.data_series/, 'key without permission (403)', 1, /FAILED sessions: /);
+    const line = expectOneLineError(await run([], LIMITED_KEY), /could not complete.*: sessions \(\d+ series; GET \/sessions\/data_series .*403.*sessions\.data_series/, 'key without permission (403)', 1, /FAILED sessions /);
     expect(line).not.toContain(LIMITED_KEY);
     // Same --until as the last run: every table, the failed stream's included, holds the same data.
     expect((await snapshot(t)).tables).toEqual(before.tables);
