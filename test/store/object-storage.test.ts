@@ -117,7 +117,7 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
     secrets.text(plan.stdout, plan.stderr, report.stdout, report.stderr, exported.stdout, exported.stderr);
   }, 300_000);
 
-  it('refuses, within seconds and naming the holder, a run on a --db whose lock another run holds; the first run succeeds', async () => {
+  it('refuses, without waiting for it and naming the holder, a run on a --db whose lock another run holds; the first run succeeds', async () => {
     const t: Target = { ...(await makeTarget(dir, 'locked')), db: `s3://${store.bucket}/locked/engage.duckdb`, out: `s3://${store.bucket}/locked-out` };
     const slow = await startEmulator({ latencyMs: 300 });
     try {
@@ -126,7 +126,9 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
       const second = await runCli(['run', '--pipeline', t.pipeline, '--base-url', slow.url, '--db', t.db, '--out', t.out, '--until', EARLIER], { ...store.env, ENGAGE_API_KEY: slow.demoApiKey });
       secrets.text(second.stdout, second.stderr);
       expect(second.code).toBe(1);
-      expect(second.ms).toBeLessThan(10_000);
+      // Refused, not queued behind the lock: the first run still holds it when the second has ended (a wall-clock bound
+      // here failed on a loaded machine at 12.5 s).
+      expect(await listKeys(s3, store.bucket, 'locked/engage.duckdb.lock')).toHaveLength(1);
       expect(second.stderr).toContain(`another engage-etl run holds s3://${store.bucket}/locked/engage.duckdb (engage-etl run, pid ${process.pid}`);
       expect((await first).status).toBe('succeeded');
       expect(await listKeys(s3, store.bucket, 'locked/engage.duckdb.lock')).toEqual([]);
