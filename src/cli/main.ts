@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { applyDotEnv } from '../config/dot-env.js';
 import { EngageError } from '../errors.js';
 import { armCrashPoint, CRASH_AT_ENV } from '../process/crash-point.js';
+import { stopSignalReceived } from '../process/stop-signals.js';
 import { makeCheckCommand } from './check-command.js';
 import { makeDbtCommand } from './dbt-command.js';
 import { makeEmulatorCommand } from './emulator-command.js';
@@ -70,7 +71,16 @@ export async function main(argv: string[]): Promise<void> {
     // a ReportedError was already told (e.g. as a JSON line)
     if (err instanceof ReportedError) return;
     process.stderr.write(`engage-etl: ${oneLine(err)}\n`);
+  } finally {
+    if (stopSignalReceived()) await exitAfterOutput();
   }
+}
+
+/** Ends the process with its exit code once stdout and stderr have taken everything written to them. */
+async function exitAfterOutput(): Promise<never> {
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+  process.exit(process.exitCode ?? 0);
 }
 
 function oneLine(err: unknown): string {

@@ -6,12 +6,23 @@
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 // Supervisors repeat a signal within a second or two; a burst that outlives the work ends in this window.
 const SETTLE_MS = 3000;
+let received = false;
+
+/**
+ * Whether this process was sent SIGINT or SIGTERM while listening. Such a process must end with an explicit exit: one
+ * that ends by draining its event loop first closes its signal handlers, and a signal of the same burst arriving in
+ * that last moment kills it with no exit code (measured: always, under a stream of signals).
+ */
+export function stopSignalReceived(): boolean {
+  return received;
+}
 
 export class StopSignals {
   readonly #abort = new AbortController();
   readonly #onRepeat: (signal: NodeJS.Signals) => void;
   readonly #onFirst: (signal: NodeJS.Signals) => void;
   readonly #listener = (signal: NodeJS.Signals): void => {
+    received = true;
     if (this.#abort.signal.aborted) {
       this.#onRepeat(signal);
       return;
@@ -47,10 +58,14 @@ export class StopSignals {
    * then a signal has its default effect again. The timer does not keep the process alive. Safe to call twice.
    */
   dispose(graceMs = SETTLE_MS): void {
-    const ignore = (): void => undefined;
+    const ignore = (): void => {
+      received = true;
+    };
+    // The ignoring listener goes on before the live one comes off: removing a signal's last listener hands the signal
+    // back to the OS's default (ending the process), and a signal arriving between the two calls would kill it.
     for (const s of STOP_SIGNALS) {
-      process.off(s, this.#listener);
       process.on(s, ignore);
+      process.off(s, this.#listener);
     }
     setTimeout(() => {
       for (const s of STOP_SIGNALS) process.off(s, ignore);

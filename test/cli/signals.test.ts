@@ -45,6 +45,29 @@ async function interruptedRun(name: string, signals: NodeJS.Signals[], gapMs: nu
   return { r, t, metrics };
 }
 
+/** Starts a run, waits for its second commit, then sends SIGTERM every millisecond or so until the process has ended. */
+async function runUnderSignalStream(name: string) {
+  const t = await makeTarget(dir, name);
+  const metrics = join(dir, `${name}.prom`);
+  const { child, done } = spawnRun(t, slow, slow.demoApiKey, ['--full-refresh', '--max-in-flight', '4', '--metrics-file', metrics, '--log-level', 'info']);
+  let stderr = '';
+  await new Promise<void>((resolve) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if ((stderr.match(/"type":"committed"/g) ?? []).length >= 2) resolve();
+    });
+  });
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (child.exitCode === null && child.signalCode === null && child.kill('SIGTERM')) sent++;
+  }, 1);
+  try {
+    return { r: await done, t, metrics, sent };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 async function expectCleanEnd(t: { dir: string; db: string }, metrics: string) {
   const samples = parsePrometheusText(await readFile(metrics, 'utf8'));
   expect(samples.find((s) => s.name === 'engage_etl_run_exit_code')?.value).toBe(EXIT.interrupted);
@@ -96,6 +119,16 @@ describe('signals during a run', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr.match(/^interrupted: committed /gm) ?? [], r.stderr).toHaveLength(1);
     expect(r.stderr).toMatch(/resume with: /);
+    await expectCleanEnd(t, metrics);
+  }, 60_000);
+
+  it('signals that keep coming until the process is gone: still exit 130, never killed by the last of them', async () => {
+    // A process that ends by draining its event loop closes its signal handlers before it exits; a signal in that
+    // moment killed it with no exit code, every time under such a stream (an explicit exit has no such moment).
+    const { r, t, metrics, sent } = await runUnderSignalStream('stream');
+    expect(sent).toBeGreaterThan(20);
+    expect(r.code, `${r.stderr}\nsignal: ${String(r.signal)}`).toBe(EXIT.interrupted);
+    expect(r.stderr.match(/^interrupted: committed /gm) ?? [], r.stderr).toHaveLength(1);
     await expectCleanEnd(t, metrics);
   }, 60_000);
 });
