@@ -312,7 +312,8 @@ export class LimitPoolQueue {
   #grant(now: number): PoolPermit {
     const seq = this.#nextSeq++;
     this.#inFlight.add(seq);
-    this.#window.sent(this.#inFlight.size);
+    const sentAmong = this.#inFlight.size;
+    this.#window.sent(sentAmong);
     if (this.#server) this.#server.remaining--;
     if (this.#demand > 0) this.#demand--;
     this.#nextPacedAt = Math.max(now, this.#nextPacedAt) + 1 / this.#ratePerMs();
@@ -326,7 +327,7 @@ export class LimitPoolQueue {
         this.#inFlight.delete(seq);
         const at = this.#clock.now();
         this.#finished.push(at);
-        this.#window.finished(outcome, at - now, this.#inFlight.size, at);
+        this.#window.finished(outcome, at - now, this.#inFlight.size, at, sentAmong);
         const wake = this.#wakeOnRelease;
         this.#wakeOnRelease = undefined;
         wake?.();

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../src/api/api-client-options.js';
 import { scaledPools } from '../../src/api/endpoints.js';
 import { poolRateBoundMs } from '../../src/pipeline/plan-estimate.js';
+import { HostileProxy } from '../hostile/hostile-proxy.js';
 import { PipelineFixture } from './helpers/pipeline-fixture.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 
@@ -96,4 +97,48 @@ describe('pace within the limit pools', () => {
     const boundMs = poolRateBoundMs(summary.requests.byPool, pools);
     expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(0.95 * boundMs);
   });
+
+  it('recovers the rule\'s pace within a few round trips after the round trip jumps from 20 ms to 2 s: within 1.2× of a constant 2 s run', async () => {
+    // The default pool scaled to 80,000 an hour (22.2 a second), so that 352 requests take about 16 s of the pool's
+    // rate: the runs last long enough for the round trips the rule spends on the jump to be measured against them.
+    // At 20 ms the rule keeps its least, 8 in flight; at 2 s, 22.2/s × 2 s × 1.5 = 67.
+    const limitScale = 80_000 / 250_000;
+    const pools = scaledPools(limitScale, 1);
+    const pipeline = PIPELINE.replace('apps: ["*", app_1, app_2], segments: ["*", seg_1, seg_2]', 'apps: ["*", app_1], segments: ["*"]');
+    const constant = await PipelineFixture.create({ now: NOW, pipeline });
+    const jumping = await PipelineFixture.create({ now: NOW, pipeline });
+    fixtures.push(constant, jumping);
+    const [steady, jump] = [await HostileProxy.create(constant.emulator.url), await HostileProxy.create(jumping.emulator.url)];
+    try {
+      steady.latencyMs = 2_000;
+      const steadyCounter = inFlightCounter();
+      let started = performance.now();
+      const steadySummary = await constant.run({ baseUrl: steady.url }, { client: { pools, onEvent: steadyCounter.onEvent } });
+      const steadyMs = performance.now() - started;
+
+      // 20 ms for the first 16 requests, 2 s for every later one.
+      jump.latencyMs = 20;
+      let sent = 0;
+      const counter = inFlightCounter();
+      const onEvent = (e: ClientEvent): void => {
+        counter.onEvent(e);
+        if (e.type === 'request-started' && ++sent === 16) jump.latencyMs = 2_000;
+      };
+      started = performance.now();
+      const jumpSummary = await jumping.run({ baseUrl: jump.url }, { client: { pools, onEvent } });
+      const jumpMs = performance.now() - started;
+
+      expect(steadySummary.requests.byPool).toEqual({ default: 352 });
+      expect(jumpSummary.requests.byPool).toEqual({ default: 352 });
+      expect(jumpSummary.requests.retries).toBe(0);
+      // Grown back one place per round trip from 8, the 336 requests after the jump would have peaked near 30 in flight
+      // and taken about 40 s.
+      expect(counter.peak(), `peak in flight ${counter.peak()} (constant 2 s: ${steadyCounter.peak()})`).toBeGreaterThanOrEqual(50);
+      expect(jumpMs, `constant 2 s: ${Math.round(steadyMs)} ms, 20 ms → 2 s: ${Math.round(jumpMs)} ms`).toBeLessThanOrEqual(1.2 * steadyMs);
+      expect(await jumping.allTablesData()).toEqual(await constant.allTablesData());
+    } finally {
+      await steady.close();
+      await jump.close();
+    }
+  }, 120_000);
 });
