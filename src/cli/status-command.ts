@@ -8,7 +8,8 @@ import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { parseDuration } from '../config/duration.js';
 import { suggestion } from '../config/nearest-name.js';
 import { STREAM_NAMES } from '../config/pipeline-definition.js';
-import { isStreamName } from '../streams/registry.js';
+import { isStreamName, streamDeclaration } from '../streams/registry.js';
+import { isSnapshot } from '../load/series-freshness.js';
 import { ConfigError, NoDatabaseError, NoSnapshotError } from '../errors.js';
 import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
 import { openSnapshotStore } from '../store/snapshot-store.js';
@@ -67,6 +68,22 @@ function staleProblem(stale: readonly Stale[], threshold: string): string {
   return `${stale.length} series older than ${threshold}: ${shown}${stale.length > 5 ? ', …' : ''}; run \`engage-etl run\` or look at the last run's error`;
 }
 
+/** The rows in each snapshot stream's table (its first: the objects; a stream's other tables hold their parts). */
+async function snapshotTableRows(wh: Warehouse, rows: readonly StatusRow[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  const streams = new Set(rows.filter((r) => isSnapshot(r.unit)).map((r) => r.stream));
+  for (const stream of streams) {
+    if (!isStreamName(stream)) continue;
+    const table = streamDeclaration(stream).tables[0]?.name;
+    if (table === undefined) continue;
+    const [exists] = await wh.query('SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = $1', [table]);
+    if (!Number(exists?.['n'])) continue;
+    const [count] = await wh.query(`SELECT count(*) AS n FROM "${table}"`);
+    counts.set(stream, Number(count?.['n'] ?? 0));
+  }
+  return counts;
+}
+
 /** What `status` prints, from the published state and the lock and last-run note beside it. */
 async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<void> {
   const thresholdMs = flags.failIfStale === undefined ? undefined : parseDuration(flags.failIfStale, '--fail-if-stale');
@@ -81,6 +98,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   let streams: Record<string, unknown>[];
   let failedSeries: Record<string, unknown>[];
   let backfill: Record<string, unknown>[];
+  let snapshotRows: Map<string, number>;
   try {
     const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
     if (flags.restatements) {
@@ -101,6 +119,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
     backfill = (await bookkeeping('_etl_backfill', 'SELECT "stream", "series", "series_complete", "days_asked", "days_covered" FROM "_etl_backfill" WHERE "series_complete" < "series" ORDER BY "stream"'))
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
+    snapshotRows = await snapshotTableRows(wh, rows);
   } finally {
     await wh.close();
   }
@@ -126,7 +145,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   const staleError = stale.length === 0 ? null : staleProblem(stale, flags.failIfStale!);
   if (flags.json) {
     const freshness = thresholdMs === undefined ? null : { threshold: flags.failIfStale, stream: flags.stream ?? null, ok: stale.length === 0, stale };
-    const summary = streamSummaries({ rows, holes, streams, failedSeries, backfill });
+    const summary = streamSummaries({ rows, holes, streams, failedSeries, backfill, snapshotRows });
     writeJsonLine({ source, lastRun: lastRun ?? null, latestFailure, running, abandoned, summary, streams, failedSeries, backfill, series: rows.map((r) => ({ ...r, openHoles: openOf(r.stream, r.seriesKey) })), holes, reconciliation, freshness },
       staleError ? EXIT.failed : EXIT.done, staleError);
   } else {
@@ -135,7 +154,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     if (latestFailure) {
       process.stdout.write(`latest run ${latestFailure.runId}: ${latestFailure.status} at ${latestFailure.finishedAt} — ${latestFailure.error ?? 'no reason recorded'}; what it committed is kept for the next run, shown below: the last successful run\n`);
     }
-    const summaries = streamSummaries({ rows, holes, streams, failedSeries, backfill });
+    const summaries = streamSummaries({ rows, holes, streams, failedSeries, backfill, snapshotRows });
     if (source === 'unpublished') process.stdout.write(`${UNPUBLISHED}\n`);
     process.stdout.write(`${headline(lastRun, summaries)}\n\n`);
     process.stdout.write(summaries.length === 0 ? 'nothing loaded yet\n' : formatRows(summaryRows(summaries)));

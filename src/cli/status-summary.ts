@@ -14,6 +14,8 @@ export interface StatusInput {
   failedSeries: readonly Record<string, unknown>[];
   /** `_etl_backfill` rows of the streams whose backfill is not complete. */
   backfill: readonly Record<string, unknown>[];
+  /** Rows in the table of each snapshot stream now: its series' count is only what the last snapshot changed. */
+  snapshotRows?: ReadonlyMap<string, number>;
 }
 
 /** One stream at a glance. */
@@ -46,16 +48,17 @@ export function streamSummaries(input: StatusInput): StreamSummary[] {
     const rows = input.rows.filter((r) => r.stream === stream);
     const b = input.backfill.find((r) => r['stream'] === stream);
     const o = input.streams.find((r) => r['stream'] === stream);
+    const snapshot = rows.length > 0 && rows.every((r) => isSnapshot(r.unit));
     return {
       stream,
-      rows: rows.reduce((n, r) => n + r.rowsLoaded, 0),
+      rows: (snapshot ? input.snapshotRows?.get(stream) : undefined) ?? rows.reduce((n, r) => n + r.rowsLoaded, 0),
       series: rows.length,
-      snapshot: rows.length > 0 && rows.every((r) => isSnapshot(r.unit)),
+      snapshot,
       backfill: b === undefined ? null : {
         daysCovered: Number(b['days_covered']), daysAsked: Number(b['days_asked']), seriesComplete: Number(b['series_complete']), series: Number(b['series']),
       },
       behindMs: Math.max(0, ...rows.map((r) => r.stalenessMs)),
-      asOf: rows.length > 0 && rows.every((r) => isSnapshot(r.unit)) ? new Date(Math.min(...rows.map((r) => r.watermark.getTime()))) : null,
+      asOf: snapshot ? new Date(Math.min(...rows.map((r) => r.watermark.getTime()))) : null,
       openHoles: input.holes.filter((h) => h.stream === stream && h.status === 'open').length,
       failedSeries: input.failedSeries.filter((r) => r['stream'] === stream).length,
       outcome: o === undefined ? null : { status: String(o['status']), at: (o['finished_at'] as Date | null) ?? null },

@@ -50,6 +50,10 @@ describe('status by default', () => {
     expect(line('canvas_summary')).toMatch(new RegExp(`^canvas_summary\\s+\\d+\\s+${loaded['canvas_summary']}\\s+complete\\s+current\\s+0\\s+0\\s+succeeded \\d{4}-`));
     expect(line('segment_size')).toMatch(new RegExp(`^segment_size\\s+\\d+\\s+${loaded['segment_size']}\\s+complete\\s+current\\s+0\\s+0\\s+succeeded`));
     expect(line('email_templates')).toMatch(/^email_templates\s+\d+\s+snapshot\s+complete\s+as of \d{4}-\d\d-\d\d \d\d:\d\d\s/);
+    // A snapshot stream's rows are its table's, not what its last snapshot changed (the second run changed none).
+    const [templates] = await fx.query('SELECT count(*) AS n FROM "email_templates"');
+    expect(Number(templates!['n'])).toBeGreaterThan(0);
+    expect(line('email_templates').split(/\s+/)[1]).toBe(String(templates!['n']));
     // Right after a successful run nothing is behind: a daily series whose watermark is today's 00:00 is current.
     expect(r.stdout).not.toMatch(/stale|behind/i);
     expect(r.stdout).toMatch(/`status --stream NAME` or `status --verbose`/);
