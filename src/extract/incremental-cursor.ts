@@ -62,7 +62,7 @@ export interface StoredHole {
 }
 
 /** A run of units [startMs, endMs). */
-interface Span {
+export interface Span {
   startMs: number;
   endMs: number;
 }
@@ -73,10 +73,20 @@ interface Span {
  * fixed-length intervals, and for one contiguous range the same cut as splitWindows: only the oldest window is short.
  */
 export function coverWindows(unit: Unit, wanted: readonly Span[], maxUnits: number): Window[] {
+  const size = unitMs(unit);
+  return coverSpans(unit, wanted, maxUnits).map(({ startMs, endMs }) => {
+    const start = DateTime.fromMillis(startMs, { zone: 'utc' });
+    const end = DateTime.fromMillis(endMs, { zone: 'utc' });
+    return { unit, start, end, length: (endMs - startMs) / size, endingAt: isoSeconds(end.minus(1000)) };
+  });
+}
+
+/** coverWindows as bare spans: what a plan counts without building a request. */
+function coverSpans(unit: Unit, wanted: readonly Span[], maxUnits: number): Span[] {
   if (!Number.isInteger(maxUnits) || maxUnits < 1) throw new RangeError(`maxUnits must be a whole number ≥ 1, got ${maxUnits}`);
   const size = unitMs(unit);
   const spans = mergeSpans(wanted);
-  const windows: Window[] = [];
+  const windows: Span[] = [];
   let k = spans.length - 1;
   while (k >= 0) {
     const endMs = spans[k]!.endMs;
@@ -93,9 +103,7 @@ export function coverWindows(unit: Unit, wanted: readonly Span[], maxUnits: numb
         break;
       }
     }
-    const start = DateTime.fromMillis(startMs, { zone: 'utc' });
-    const end = DateTime.fromMillis(endMs, { zone: 'utc' });
-    windows.push({ unit, start, end, length: (endMs - startMs) / size, endingAt: isoSeconds(end.minus(1000)) });
+    windows.push({ startMs, endMs });
   }
   return windows.reverse();
 }
@@ -126,15 +134,22 @@ export interface CursorInput extends PlanRangeInput {
   active?: ActiveSpan;
 }
 
-/** What a run does for one series. */
+/**
+ * What a run does for one series, kept small (numbers, no request objects): a plan holds one per series of the workspace,
+ * and its windows are built only when the series' turn comes (cursorWindows).
+ */
 export interface CursorPlan {
   unit: Unit;
   /** The range of this run, or undefined when nothing is due (holes may still be). */
-  range: UnitRange | undefined;
-  /** The fewest windows that cover the range and the open holes. */
-  windows: Window[];
+  range: Span | undefined;
+  /** What the windows cover: the range and the open holes. */
+  wanted: readonly Span[];
+  /** The largest window one request may ask for, in units. */
+  maxUnits: number;
+  /** The fewest windows that cover the range and the open holes: the requests this series sends. */
+  windowCount: number;
   /** End of the last complete unit before --until: the farthest the watermark may go, and the first unit no hole may name. */
-  completeEnd: DateTime;
+  completeEndMs: number;
   /** The stored watermark (epoch ms). */
   watermarkMs: number | undefined;
   /** Stored holes by unit start; open ones outside the range are what extends the windows. */
@@ -143,20 +158,31 @@ export interface CursorPlan {
   active?: ActiveSpan;
 }
 
+// Most series have no stored hole: they share one empty map.
+const NO_HOLES: ReadonlyMap<number, StoredHole> = new Map();
+
 export function planCursor(input: CursorInput): CursorPlan {
   const range = planRange(input);
   const size = unitMs(input.unit);
-  const wanted: Span[] = range ? [{ startMs: range.start.toMillis(), endMs: range.end.toMillis() }] : [];
+  const span = range ? { startMs: range.start.toMillis(), endMs: range.end.toMillis() } : undefined;
+  const wanted: Span[] = span ? [span] : [];
   for (const h of input.holes) if (h.status === 'open') wanted.push({ startMs: h.startMs, endMs: h.startMs + size });
   return {
     unit: input.unit,
-    range,
-    windows: coverWindows(input.unit, wanted, input.maxUnits),
-    completeEnd: completeEnd(input.until, input.unit),
+    range: span,
+    wanted,
+    maxUnits: input.maxUnits,
+    windowCount: coverSpans(input.unit, wanted, input.maxUnits).length,
+    completeEndMs: completeEnd(input.until, input.unit).toMillis(),
     watermarkMs: input.watermark?.toMillis(),
-    holes: new Map(input.holes.map((h) => [h.startMs, h])),
+    holes: input.holes.length === 0 ? NO_HOLES : new Map(input.holes.map((h) => [h.startMs, h])),
     ...(input.active ? { active: input.active } : {}),
   };
+}
+
+/** The windows of a cursor, chronological: built when the series is fetched, not held by the plan. */
+export function cursorWindows(plan: Pick<CursorPlan, 'unit' | 'wanted' | 'maxUnits'>): Window[] {
+  return coverWindows(plan.unit, plan.wanted, plan.maxUnits);
 }
 
 /** True when the unit at `ms` lies outside the object's known activity: nothing happened, so nothing is missing. */
@@ -166,7 +192,7 @@ export function isQuiet(plan: Pick<CursorPlan, 'active'>, ms: number): boolean {
 
 /** True when the plan wants the unit starting at `ms`: inside the range, or an open hole. */
 export function isWanted(plan: CursorPlan, ms: number): boolean {
-  const inRange = plan.range !== undefined && ms >= plan.range.start.toMillis() && ms < plan.range.end.toMillis();
+  const inRange = plan.range !== undefined && ms >= plan.range.startMs && ms < plan.range.endMs;
   return inRange || plan.holes.get(ms)?.status === 'open';
 }
 
@@ -187,7 +213,7 @@ export interface HoleChange {
  */
 export function holeChanges(plan: CursorPlan, returned: ReadonlySet<number>, missing: readonly { startMs: number; reason: string }[], holeRetries: number): HoleChange[] {
   const changes: HoleChange[] = [];
-  const complete = plan.completeEnd.toMillis();
+  const complete = plan.completeEndMs;
   for (const { startMs, reason } of missing) {
     if (startMs >= complete) continue;
     const stored = plan.holes.get(startMs);
@@ -216,9 +242,9 @@ export const LAG_MS = 2 * 86_400_000;
  * watermark stays before them, the next runs ask again) instead of opened as holes. Undefined when there is no such tail,
  * or when it is longer: then it is missing, not late.
  */
-export function laggingStart(plan: Pick<CursorPlan, 'unit' | 'completeEnd' | 'active'>, missing: readonly { startMs: number }[]): number | undefined {
+export function laggingStart(plan: Pick<CursorPlan, 'unit' | 'completeEndMs' | 'active'>, missing: readonly { startMs: number }[]): number | undefined {
   const size = unitMs(plan.unit);
-  const complete = plan.completeEnd.toMillis();
+  const complete = plan.completeEndMs;
   const absent = new Set(missing.map((m) => m.startMs));
   let start = complete;
   while (absent.has(start - size) && !isQuiet(plan, start - size)) start -= size;
@@ -239,10 +265,10 @@ export class CursorProgress {
   #rowsSinceAdvance = 0;
   #holdMs = Infinity;
 
-  constructor(plan: Pick<CursorPlan, 'windows' | 'completeEnd' | 'watermarkMs'>) {
-    this.#spans = plan.windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })).sort((a, b) => a.startMs - b.startMs);
+  constructor(plan: Pick<CursorPlan, 'completeEndMs' | 'watermarkMs'>, windows: readonly UnitRange[]) {
+    this.#spans = windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })).sort((a, b) => a.startMs - b.startMs);
     this.#done = this.#spans.map(() => false);
-    this.#completeEndMs = plan.completeEnd.toMillis();
+    this.#completeEndMs = plan.completeEndMs;
     this.#committedMs = plan.watermarkMs;
   }
 

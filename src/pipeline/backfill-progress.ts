@@ -21,7 +21,7 @@ export async function backfillProgress(wh: Warehouse, plan: Plan, fromMs: number
   const watermarks = new Map((await wh.readSeriesState()).map((s) => [`${s.stream}\u0000${s.seriesKey}`, s.watermark.getTime()]));
   const byStream = new Map<string, { series: number; complete: number; askedMs: number; coveredMs: number }>();
   for (const sp of plan.series) {
-    const endMs = sp.cursor.completeEnd.toMillis();
+    const endMs = sp.cursor.completeEndMs;
     const mark = watermarks.get(`${sp.stream.name}\u0000${sp.seriesKey}`);
     const p = byStream.get(sp.stream.name) ?? { series: 0, complete: 0, askedMs: 0, coveredMs: 0 };
     p.series++;

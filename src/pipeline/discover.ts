@@ -63,6 +63,11 @@ export interface DiscoverInput {
   wh?: Warehouse;
   /** The run's frozen upper bound: stamps first_seen_at and _removed_at. */
   until: Date;
+  /**
+   * Told after each page a list read: its listing, pages so far and the pages expected (from the entries stored last
+   * run; as many as read when nothing is stored), objects so far. A 20,000-Canvas workspace's lists take minutes.
+   */
+  onPage?: (progress: { listing: string; pages: number; expected: number; objects: number }) => void;
 }
 
 /** Nothing discovered: a pipeline without `all`. */
@@ -148,7 +153,7 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
       listing: l.key, id: o.id, name: o.name, version: o.version, tags: o.tags, attributes: o.attributes, first_seen_at: input.until, _removed_at: null,
     }))));
     const listed = new Set(l.objects.map((o) => o.id));
-    const stale = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL AND NOT list_contains($2, "id")`, [l.key, [...listed]]);
+    const stale = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL AND "id" NOT IN ${UNNESTED('$2')}`, [l.key, [...listed]]);
     if (stale.length > 0) discovery.rows.upserts.push({ table: listedObjectsTable.name, rows: stale.map((row) => ({ ...row, _removed_at: input.until })) });
   }
   return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId, failed };
@@ -165,20 +170,22 @@ const SHRINK_SHARE = 0.5;
 async function readList(input: DiscoverInput, key: string, r: ListRequest): Promise<{ objects: ListedObject[]; pages: number; warning?: RunWarning }> {
   if (input.client) {
     const client = input.client;
-    const readOnce = async () => {
+    const [row] = input.wh ? await input.wh.query(`SELECT count(*) AS n FROM ${ident(listedObjectsTable.name)} WHERE "listing" = $1 AND "_removed_at" IS NULL`, [key]) : [];
+    const stored = Number(row?.['n'] ?? 0);
+    const expected = r.list.estimatePages(stored);
+    const readOnce = async (pagesBefore: number) => {
       const objects: ListedObject[] = [];
       let pages = 0;
       for await (const page of r.list.pages(client, r.includeArchived)) {
         pages++;
         objects.push(...page);
+        input.onPage?.({ listing: key, pages: pagesBefore + pages, expected: Math.max(expected, pagesBefore + pages), objects: objects.length });
       }
       return { objects, pages };
     };
-    const first = await readOnce();
-    const [row] = input.wh ? await input.wh.query(`SELECT count(*) AS n FROM ${ident(listedObjectsTable.name)} WHERE "listing" = $1 AND "_removed_at" IS NULL`, [key]) : [];
-    const stored = Number(row?.['n'] ?? 0);
+    const first = await readOnce(0);
     if (first.objects.length >= stored * SHRINK_SHARE) return first;
-    const second = await readOnce();
+    const second = await readOnce(first.pages);
     const seen = new Set(first.objects.map((o) => o.id));
     const objects = [...first.objects, ...second.objects.filter((o) => !seen.has(o.id))];
     const agreed = second.objects.length === first.objects.length && second.objects.every((o) => seen.has(o.id));
@@ -236,10 +243,16 @@ async function storedVersions(wh: Warehouse | undefined, spec: TableSpec): Promi
   return new Map(rows.map((r) => [String(r['id']), { version: String(r['v']), loadedAt: r['at'] as Date }]));
 }
 
+/**
+ * The ids of a list parameter as a subquery: `NOT IN` it is a hash anti-join, where `NOT list_contains` scanned the
+ * list once per stored row (20,000 Canvases: 7.9 s a query against 1.3 s, and quadratic).
+ */
+const UNNESTED = (param: string) => `(SELECT unnest(${param}::VARCHAR[]))`;
+
 /** Stamps `_removed_at` on the stored rows of `spec` that are not among `kept` (a list with `all` no longer shows them). */
 async function markRemoved(input: DiscoverInput, discovery: Discovery, spec: TableSpec, kept: ReadonlySet<string>): Promise<void> {
   if (!input.client || !hasDiscoveredColumns(spec)) return;
   // Only the rows that are gone are read whole: on a nightly run that is usually none.
-  const gone = await storedRows(input.wh, spec, `"_removed_at" IS NULL AND NOT list_contains($1, ${ident(spec.key[0]!)})`, [[...kept]]);
+  const gone = await storedRows(input.wh, spec, `"_removed_at" IS NULL AND ${ident(spec.key[0]!)} NOT IN ${UNNESTED('$1')}`, [[...kept]]);
   if (gone.length > 0) discovery.rows.upserts.push({ table: spec.name, rows: gone.map((row) => ({ ...row, _removed_at: input.until })) });
 }

@@ -106,7 +106,7 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
   const unknown = unknownIdFailures(plan.series, input.discovery);
   for (const [sp, failure] of unknown) {
     failures.push(failure);
-    tick(sp.stream.name as StreamName, sp.cursor.windows.length, 0);
+    tick(sp.stream.name as StreamName, sp.cursor.windowCount, 0);
   }
   const tasks = new TaskQueues();
   queueFetchTasks({ ...plan, series: plan.series.filter((sp) => !unknown.has(sp)) }, tasks, context);

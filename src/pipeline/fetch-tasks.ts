@@ -4,7 +4,7 @@
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
-import { CursorProgress, holeChanges, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
+import { CursorProgress, cursorWindows, holeChanges, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
 import { negativeCountNotices } from '../extract/negative-counts.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
 import type { Window } from '../extract/windows.js';
@@ -16,7 +16,7 @@ import type { Committer } from './committer.js';
 import { moneyNotices } from './money-notices.js';
 import type { Plan, SeriesPlan } from './plan.js';
 import type { RunWarning } from './run-events.js';
-import type { TaskGroup, TaskQueues } from './task-queues.js';
+import type { Task, TaskGroup, TaskQueues } from './task-queues.js';
 
 export interface FetchTaskContext {
   client: ApiClient;
@@ -88,12 +88,15 @@ function listGroup(stream: string): TaskGroup {
 
 /**
  * Queues every request of the plan, each series' windows in time order and series after series, so that a time budget
- * cuts each series after a contiguous prefix of its windows (the next run starts from that watermark).
+ * cuts each series after a contiguous prefix of its windows (the next run starts from that watermark). The tasks are
+ * made as the pools' workers take them: a series' windows and progress exist from its first request to its last.
  */
 export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskContext): void {
   const seen = new Set<string>();
   const noticed = (stream: StreamName, rows: ExtractedRows) => takeNotices(ctx, seen, stream, rows);
-  for (const sp of plan.series) queueSeries(sp, tasks, ctx, noticed);
+  for (const pool of new Set(plan.series.map((sp) => sp.endpoint.pool))) {
+    tasks.addAll(pool, flatten(plan.series, (sp) => (sp.endpoint.pool === pool ? seriesTasks(sp, ctx, noticed) : [])));
+  }
 
   for (const list of plan.lists) {
     const name = list.stream.name as StreamName;
@@ -115,8 +118,9 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
     // The stream's snapshot is as of --until once its last id is in: that commit records it.
     let left = p.ids.length;
     const done = (rows: number) => (--left === 0 ? [snapshotState(name, ctx, rows)] : []);
-    for (const id of p.ids) {
-      tasks.add(p.stream.endpoint.pool, objectGroup(name, id), async () => {
+    tasks.addAll(p.stream.endpoint.pool, flatten(p.ids, (id) => [{
+      group: objectGroup(name, id),
+      work: async () => {
         let rows: ExtractedRows;
         try {
           rows = await p.stream.fetch(ctx.client, id, p.options, p.listed?.get(id));
@@ -130,9 +134,14 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
         }
         await ctx.committer.add({ ...noticed(name, rows), state: done(countRows(rows)), holes: [] });
         ctx.tick(name, 1, countRows(rows));
-      });
-    }
+      },
+    }]));
   }
+}
+
+/** The tasks `tasksOf` gives for each item, in order, each item's made only when the previous ones are taken. */
+function* flatten<T>(items: readonly T[], tasksOf: (item: T) => Iterable<Task>): Generator<Task> {
+  for (const item of items) yield* tasksOf(item);
 }
 
 /**
@@ -154,16 +163,18 @@ function snapshotState(stream: StreamName, ctx: FetchTaskContext, rows: number):
   return { stream, seriesKey: SNAPSHOT, unit: SNAPSHOT, watermark: ctx.until.toJSDate(), rowsLoaded: rows };
 }
 
-function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>): void {
+/** The window tasks of one series, in time order; its windows and progress are made when its first one is taken. */
+function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>): Generator<Task> {
   const name = sp.stream.name as StreamName;
   const { cursor, instance } = sp;
-  const progress = new CursorProgress(cursor);
+  const windows = cursorWindows(cursor);
+  const progress = new CursorProgress(cursor, windows);
   const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: instance.fetch };
   const group = seriesGroup(sp);
   // The offset the platform writes this series' days with, as last seen: the days it asks for end at its own midnight.
   let offset = sp.utcOffset;
-  for (const planned of cursor.windows) {
-    tasks.add(sp.endpoint.pool, group, async () => {
+  for (const planned of windows) {
+    yield { group, work: async () => {
       const window = localWindow(planned, offset);
       const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
       const notices: RowNotice[] = [];
@@ -183,7 +194,7 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
           message: `${sp.endpoint.path} returned ${result.outside.count} point(s) outside the window asked for ${sp.seriesKey} (${window.start.toISO()} to ${window.end.toISO()}, e.g. time ${JSON.stringify(result.outside.example)}); they were ignored`,
         });
       }
-      const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEnd.toMillis());
+      const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEndMs);
       if (inProgress.length > 0) {
         ctx.warn({
           code: 'in_progress_units_absent', stream: name,
@@ -219,6 +230,6 @@ function queueSeries(sp: SeriesPlan, tasks: TaskQueues, ctx: FetchTaskContext, n
       });
       if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);
       ctx.tick(name, 1, rowCount);
-    });
+    } };
   }
 }

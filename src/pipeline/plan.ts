@@ -188,8 +188,8 @@ export function buildPlan(input: PlanInput): Plan {
           plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor, utcOffset: state?.utcOffset ?? undefined });
           summary.series++;
           // The cover of range ∪ open holes is the minimum for this series: the plan sends exactly that.
-          summary.requests += cursor.windows.length;
-          summary.minimum += cursor.windows.length;
+          summary.requests += cursor.windowCount;
+          summary.minimum += cursor.windowCount;
           summary.holes += seriesHoles.filter((h) => h.status === 'open').length;
         }
         // A window without a complete day (a run inside the pipeline's first day) has nothing to reconcile.

@@ -60,7 +60,10 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
 
     reporter.emit({ type: 'phase', phase: 'plan' });
     // `all` becomes ids: the workspace lists are read once, before the run is planned.
-    const discovery = await discover({ pipeline: opts.pipeline, streams: opts.streams, client, wh, until: until.toJSDate() });
+    const discovery = await discover({
+      pipeline: opts.pipeline, streams: opts.streams, client, wh, until: until.toJSDate(),
+      onPage: (p) => reporter.emit({ type: 'progress', progress: { stream: `discovery: ${p.listing}`, requestsPlanned: p.expected, requestsDone: p.pages, rows: p.objects } }),
+    });
     warnings.push(...discovery.warnings);
     // A stream whose list could not be read fails before anything is fetched for it: it is not planned.
     const found: SeriesFailure[] = [...discovery.failed].map(([stream, error]) => listFailure(stream, error));

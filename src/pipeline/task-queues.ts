@@ -20,7 +20,8 @@ export interface TaskGroup {
   ids: Readonly<Record<string, string>>;
 }
 
-interface Task {
+/** One request's work, and the series it belongs to. */
+export interface Task {
   group: TaskGroup;
   work: () => Promise<void>;
 }
@@ -49,13 +50,20 @@ export interface QueueOutcome {
  * One FIFO queue per limit pool, each drained by its own workers: a pool that waits for its window never holds up
  * requests of another pool. The client bounds what is in flight overall. Tasks run in the order they were added, so a
  * series queued window after window in time order is cut, at a deadline, after a contiguous prefix of its windows.
+ * A queue holds sources of tasks, not tasks: a source is read one task at a time as a worker frees up, so a plan of
+ * 700,000 windows holds only the tasks being worked on, whatever the workspace's size.
  */
 export class TaskQueues {
-  readonly #queues = new Map<PoolId, Task[]>();
+  readonly #queues = new Map<PoolId, Iterator<Task>[]>();
 
   add(pool: PoolId, group: TaskGroup, work: () => Promise<void>): void {
+    this.addAll(pool, [{ group, work }]);
+  }
+
+  /** Queues the tasks of `source` after those queued before, read from it only when a worker of `pool` is free. */
+  addAll(pool: PoolId, source: Iterable<Task>): void {
     const q = this.#queues.get(pool) ?? [];
-    q.push({ group, work });
+    q.push(source[Symbol.iterator]());
     this.#queues.set(pool, q);
   }
 
@@ -70,9 +78,16 @@ export class TaskQueues {
     // The error of each stream failed as a whole: its series not yet failed fail with it.
     const failedStreams = new Map<string, unknown>();
     const count = (m: Map<string, number>, stream: string) => m.set(stream, (m.get(stream) ?? 0) + 1);
-    const worker = async (queue: Task[]) => {
-      while (!stopped && queue.length > 0) {
-        const task = queue.shift()!;
+    const next = (queue: Iterator<Task>[]): Task | undefined => {
+      while (queue.length > 0) {
+        const step = queue[0]!.next();
+        if (!step.done) return step.value;
+        queue.shift();
+      }
+      return undefined;
+    };
+    const worker = async (queue: Iterator<Task>[]) => {
+      for (let task = stopped ? undefined : next(queue); task !== undefined; task = stopped ? undefined : next(queue)) {
         const { stream, series } = task.group;
         if (outcome.failed.has(series) || failedStreams.has(stream)) {
           if (!outcome.failed.has(series)) outcome.failed.set(series, { group: task.group, error: failedStreams.get(stream) });

@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { useMachineZone } from '../helpers/machine-zone.js';
 import type { CursorPlan, StoredHole } from '../../src/extract/incremental-cursor.js';
-import { CursorProgress, completeEnd, coverWindows, holeChanges, isWanted, laggingStart, planCursor, planRange, seriesKey } from '../../src/extract/incremental-cursor.js';
+import { CursorProgress, completeEnd, coverWindows, cursorWindows, holeChanges, isWanted, laggingStart, planCursor, planRange, seriesKey } from '../../src/extract/incremental-cursor.js';
 import type { Unit } from '../../src/extract/windows.js';
 import { addUnits, ceilUnit, floorUnit, isoSeconds, splitWindows, unitMs } from '../../src/extract/windows.js';
 
@@ -65,14 +65,14 @@ describe('windows of a cursor', () => {
 
   it('re-requests a hole inside the look-back in the window already sent: no extra request', () => {
     const plan = planCursor({ ...base, watermark: utc('2024-03-09T00:00:00Z'), holes: [hole('2024-03-07T00:00:00Z')] });
-    expect(plan.windows).toHaveLength(1);
-    expect([iso(plan.windows[0]!.start), plan.windows[0]!.length]).toEqual(['2024-03-06T00:00:00Z', 5]);
+    expect(cursorWindows(plan)).toHaveLength(1);
+    expect([iso(cursorWindows(plan)[0]!.start), cursorWindows(plan)[0]!.length]).toEqual(['2024-03-06T00:00:00Z', 5]);
   });
 
   it('stretches the short window back over an older hole when it fits in one request', () => {
     const plan = planCursor({ ...base, watermark: utc('2024-03-09T00:00:00Z'), holes: [hole('2024-01-20T00:00:00Z')] });
-    expect(plan.windows).toHaveLength(1);
-    expect([iso(plan.windows[0]!.start), iso(plan.windows[0]!.end)]).toEqual(['2024-01-20T00:00:00Z', '2024-03-11T00:00:00Z']);
+    expect(cursorWindows(plan)).toHaveLength(1);
+    expect([iso(cursorWindows(plan)[0]!.start), iso(cursorWindows(plan)[0]!.end)]).toEqual(['2024-01-20T00:00:00Z', '2024-03-11T00:00:00Z']);
     expect(isWanted(plan, utc('2024-01-20T00:00:00Z').toMillis())).toBe(true);
     expect(isWanted(plan, utc('2024-01-21T00:00:00Z').toMillis())).toBe(false); // between the hole and the range: not loaded
   });
@@ -82,13 +82,13 @@ describe('windows of a cursor', () => {
       ...base, watermark: utc('2024-03-09T00:00:00Z'),
       holes: [hole('2023-06-01T00:00:00Z'), hole('2023-06-20T00:00:00Z'), hole('2023-02-01T00:00:00Z', 4, 'confirmed_absent')],
     });
-    expect(plan.windows.map((w) => [iso(w.start), w.length])).toEqual([['2023-06-01T00:00:00Z', 20], ['2024-03-06T00:00:00Z', 5]]);
+    expect(cursorWindows(plan).map((w) => [iso(w.start), w.length])).toEqual([['2023-06-01T00:00:00Z', 20], ['2024-03-06T00:00:00Z', 5]]);
   });
 
   it('plans only the holes when the range is empty', () => {
     const plan = planCursor({ ...base, from: until.plus({ days: 1 }), watermark: until.plus({ days: 2 }), holes: [hole('2024-03-01T00:00:00Z')] });
     expect(plan.range).toBeUndefined();
-    expect(plan.windows.map((w) => [iso(w.start), w.length])).toEqual([['2024-03-01T00:00:00Z', 1]]);
+    expect(cursorWindows(plan).map((w) => [iso(w.start), w.length])).toEqual([['2024-03-01T00:00:00Z', 1]]);
   });
 });
 
@@ -137,8 +137,8 @@ describe('the watermark', () => {
 
   it('advances only to the end of the last complete unit', () => {
     const plan = cursor('2024-03-10T15:00:00Z');
-    const progress = new CursorProgress(plan);
-    for (const w of plan.windows) progress.finish(w.start.toMillis(), w.length);
+    const progress = new CursorProgress(plan, cursorWindows(plan));
+    for (const w of cursorWindows(plan)) progress.finish(w.start.toMillis(), w.length);
     expect(iso(completeEnd(utc('2024-03-10T15:00:00Z'), 'day'))).toBe('2024-03-10T00:00:00Z');
     expect(new Date(progress.advance()!.watermarkMs).toISOString()).toBe('2024-03-10T00:00:00.000Z');
     expect(progress.finished).toBe(true);
@@ -146,36 +146,36 @@ describe('the watermark', () => {
 
   it('moves only over a contiguous prefix of finished windows', () => {
     const plan = cursor('2024-12-31T00:00:00Z');
-    expect(plan.windows.length).toBeGreaterThan(2);
-    const progress = new CursorProgress(plan);
-    progress.finish(plan.windows[1]!.start.toMillis(), 100);
+    expect(cursorWindows(plan).length).toBeGreaterThan(2);
+    const progress = new CursorProgress(plan, cursorWindows(plan));
+    progress.finish(cursorWindows(plan)[1]!.start.toMillis(), 100);
     expect(progress.advance()).toBeUndefined();
-    progress.finish(plan.windows[0]!.start.toMillis(), 66);
-    expect(progress.advance()).toEqual({ watermarkMs: plan.windows[1]!.end.toMillis(), rows: 166 });
+    progress.finish(cursorWindows(plan)[0]!.start.toMillis(), 66);
+    expect(progress.advance()).toEqual({ watermarkMs: cursorWindows(plan)[1]!.end.toMillis(), rows: 166 });
   });
 
   it('never moves backwards when a backfill ends earlier than the last run', () => {
     const plan = { ...cursor('2024-02-10T00:00:00Z'), watermarkMs: utc('2024-03-10T00:00:00Z').toMillis() };
-    const progress = new CursorProgress(plan);
-    for (const w of plan.windows) progress.finish(w.start.toMillis());
+    const progress = new CursorProgress(plan, cursorWindows(plan));
+    for (const w of cursorWindows(plan)) progress.finish(w.start.toMillis());
     expect(progress.advance()).toBeUndefined();
   });
 
   it('settles a series whose watermark did not move once every window is finished, at the watermark it had', () => {
     const windows = planCursor({ unit: 'day', maxUnits: 10, from: utc('2024-01-01T00:00:00Z'), until: utc('2024-02-10T00:00:00Z'), lookbackDays: 0, holes: [] });
     const plan = { ...windows, watermarkMs: utc('2024-03-10T00:00:00Z').toMillis() };
-    const progress = new CursorProgress(plan);
-    const [first, ...rest] = plan.windows;
+    const progress = new CursorProgress(plan, cursorWindows(plan));
+    const [first, ...rest] = cursorWindows(plan);
     expect(rest.length).toBeGreaterThan(0);
     progress.finish(first!.start.toMillis(), 5);
     expect(progress.settle()).toBeUndefined();
     for (const w of rest) progress.finish(w.start.toMillis(), 1);
     expect(progress.settle()).toEqual({ watermarkMs: utc('2024-03-10T00:00:00Z').toMillis(), rows: 5 + rest.length });
-    expect(new CursorProgress(cursor('2024-02-10T00:00:00Z')).settle()).toBeUndefined();
+    expect(new CursorProgress(cursor('2024-02-10T00:00:00Z'), cursorWindows(cursor('2024-02-10T00:00:00Z'))).settle()).toBeUndefined();
   });
 
   it('refuses to finish a window it never planned', () => {
-    expect(() => new CursorProgress(cursor('2024-02-10T00:00:00Z')).finish(0)).toThrow(/no planned window/);
+    expect(() => new CursorProgress(cursor('2024-02-10T00:00:00Z'), cursorWindows(cursor('2024-02-10T00:00:00Z'))).finish(0)).toThrow(/no planned window/);
   });
 });
 
@@ -249,8 +249,8 @@ describe.each(['UTC', 'America/New_York'])('properties with the machine zone set
       for (let night = 0; night < 10; night++) {
         const until = from.plus({ days: 200 + night, hours: 6 });
         const plan = planCursor({ unit: 'day', maxUnits: 100, from, until, lookbackDays, watermark, holes: [...holes.values()] });
-        const progress = new CursorProgress(plan);
-        for (const w of plan.windows) {
+        const progress = new CursorProgress(plan, cursorWindows(plan));
+        for (const w of cursorWindows(plan)) {
           const returned = new Set<number>();
           const missing: { startMs: number; reason: string }[] = [];
           for (let ms = w.start.toMillis(); ms < w.end.toMillis(); ms += DAY) {

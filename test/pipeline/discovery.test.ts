@@ -7,6 +7,7 @@ import type { AnalyticsWorkspace } from '../../src/emulator/analytics/analytics-
 import {
   listedCampaigns, listedCanvases, listedContentBlocks, listedProducts, listedSegments, listedTemplates,
 } from '../../src/emulator/analytics/workspace-listing.js';
+import type { StreamProgress } from '../../src/pipeline/run-events.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { buildPlanReport, formatPlan } from '../../src/cli/plan-command.js';
 import { resolveRunOptions } from '../../src/config/run-options.js';
@@ -39,19 +40,24 @@ async function ids(f: PipelineFixture, sql: string): Promise<string[]> {
 
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
-/** Runs the pipeline and keeps the plan's requests per stream (and per discovery list) as the run announced them. */
-async function runPlanned(f: PipelineFixture): Promise<{ summary: RunSummary; planned: Record<string, number>; sent: number }> {
+/**
+ * Runs the pipeline and keeps the plan's requests per stream (and per discovery list) as the run announced them, and
+ * the progress it showed before announcing them (the lists' pages as they were read).
+ */
+async function runPlanned(f: PipelineFixture): Promise<{ summary: RunSummary; planned: Record<string, number>; sent: number; listing: StreamProgress[] }> {
   const planned: Record<string, number> = {};
+  const listing: StreamProgress[] = [];
   const before = f.emulator.stats.requests;
   const summary = await f.run({}, {
     reporter: {
       emit: (e) => {
         if (e.type === 'planned') for (const s of e.streams) planned[s.stream] = s.requests;
+        if (e.type === 'progress' && Object.keys(planned).length === 0) listing.push(e.progress);
       },
       close: () => undefined,
     },
   });
-  return { summary, planned, sent: f.emulator.stats.requests - before };
+  return { summary, planned, sent: f.emulator.stats.requests - before, listing };
 }
 
 /** Requests of the per-id streams (details and info): what the lists' pages spare. */
@@ -130,6 +136,14 @@ describe('a run whose pipeline says `all`', () => {
     expect(first.sent).toBe(lists + perId + listedCanvases(ws, now).length + tracked + listedCampaigns(ws, now).length);
   });
 
+  it('shows each list\'s pages as they are read, before the plan: pages and objects so far, up to what the plan counts', () => {
+    const canvases = first.listing.filter((p) => p.stream === 'discovery: canvases');
+    expect(canvases.map((p) => p.requestsDone)).toEqual(Array.from({ length: first.planned['discovery: canvases']! }, (_, i) => i + 1));
+    expect(canvases.at(-1)!.rows).toBe(listedCanvases(ws, ms(NOW)).length);
+    for (const p of first.listing) expect(p.requestsPlanned).toBeGreaterThanOrEqual(p.requestsDone);
+    expect(new Set(first.listing.map((p) => p.stream))).toEqual(new Set(Object.keys(first.planned).filter((k) => k.startsWith('discovery: '))));
+  });
+
   it('lets `plan` count the next run from the stored lists, without a request: list pages, and no details re-read', async () => {
     const before = f.emulator.stats.requests;
     const opts = resolveRunOptions({ pipeline: f.pipelinePath, baseUrl: f.emulator.url, apiKey: f.emulator.demoApiKey, db: f.db, out: f.out, until: NOW }, {}, DateTime.fromISO(LATER));
@@ -151,6 +165,8 @@ describe('a run whose pipeline says `all`', () => {
       const now = ms(NOW);
       expect(second.sent).toBe(second.summary.requests.minimum);
       for (const stream of PER_ID) expect(second.planned[stream], stream).toBe(0);
+      // The entries stored last run say how many pages to expect: the progress knows its end from the first page on.
+      expect(second.listing.find((p) => p.stream === 'discovery: canvases')!.requestsPlanned).toBe(second.planned['discovery: canvases']);
       const lists = Object.entries(second.planned).filter(([k]) => k.startsWith('discovery: ')).reduce((n, [, v]) => n + v, 0);
       const series = (second.planned['canvas_summary'] ?? 0) + (second.planned['segment_size'] ?? 0) + (second.planned['campaign_series'] ?? 0);
       expect(second.sent).toBe(lists + series);

@@ -3,6 +3,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { parsePipelineText } from '../../src/config/load-pipeline-file.js';
+import { cursorWindows } from '../../src/extract/incremental-cursor.js';
 import { buildPlan } from '../../src/pipeline/plan.js';
 import type { PlanInput, PlannedState } from '../../src/pipeline/plan.js';
 import { estimateDuration, poolRateBoundMs } from '../../src/pipeline/plan-estimate.js';
@@ -88,7 +89,7 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
       const unitMs = sp.instance.unit === 'hour' ? HOUR : DAY;
       const max = sp.maxUnits;
       expect(max).toBe(sp.stream.name === 'canvas_summary' ? 14 : 100);
-      const ws = sp.cursor.windows;
+      const ws = cursorWindows(sp.cursor);
       if (ws[0]!.start.toMillis() !== Date.UTC(2024, 0, 1) || ws.at(-1)!.end.toMillis() !== Date.UTC(2026, 0, 1)) problems.push(`${sp.seriesKey}: range`);
       ws.forEach((w, i) => {
         if (w.length !== (w.end.toMillis() - w.start.toMillis()) / unitMs || w.length > max) problems.push(`${sp.seriesKey} window ${i}: length ${w.length}`);
@@ -113,7 +114,7 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
     expect(of('segment_size').requests).toBe(7);
     expect(of('canvas_summary').requests).toBe(12);
     expect(night.requests).toBe(night.minimum);
-    for (const sp of night.series) expect(sp.cursor.windows[0]!.start.toMillis()).toBe(Date.UTC(2025, 11, 29));
+    for (const sp of night.series) expect(cursorWindows(sp.cursor)[0]!.start.toMillis()).toBe(Date.UTC(2025, 11, 29));
 
     // until 05:30: hourly ranges grow to 102 hours (up to the end of the hour in progress) and need two requests.
     const later = buildPlan(input({ states, until: utc('2026-01-02T05:30:00Z') }));

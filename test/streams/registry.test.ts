@@ -12,6 +12,7 @@ import { schemaSql } from '../../src/load/schema-sql.js';
 import { BOOKKEEPING_COLUMNS, PARTITION_COLUMN } from '../../src/load/table-definition.js';
 import { TABLE_SPECS } from '../../src/load/table-specs.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { cursorWindows } from '../../src/extract/incremental-cursor.js';
 import { buildPlan } from '../../src/pipeline/plan.js';
 import { tablesOf } from '../../src/pipeline/run-pipeline.js';
 import { STREAMS, STREAM_NAMES } from '../../src/streams/registry.js';
@@ -60,7 +61,7 @@ describe('the stream registry', () => {
       const options = pipeline.streams[stream.name] as never;
       if (stream.kind === 'series') {
         expect(plan.series.map((s) => s.seriesKey)).toHaveLength(stream.series(options).length);
-        for (const s of plan.series) for (const w of s.cursor.windows) expect(w.length).toBeLessThanOrEqual(s.maxUnits);
+        for (const s of plan.series) for (const w of cursorWindows(s.cursor)) expect(w.length).toBeLessThanOrEqual(s.maxUnits);
       } else if (stream.kind === 'per_id') {
         expect(plan.perId[0]!.ids).toEqual(stream.ids(options));
       } else if (stream.kind === 'paged_list') {

@@ -98,7 +98,7 @@ export class PipelineRuns {
       from: DateTime.fromISO(from, { zone: 'utc' }),
       until: DateTime.fromISO(until, { zone: 'utc' }),
     });
-    return plan.series.filter((s) => s.endpoint.path !== '/canvas/data_summary').reduce((n, s) => n + s.cursor.windows.length, 0);
+    return plan.series.filter((s) => s.endpoint.path !== '/canvas/data_summary').reduce((n, s) => n + s.cursor.windowCount, 0);
   }
 
   /**
