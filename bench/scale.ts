@@ -31,7 +31,7 @@ function flag(argv: readonly string[], name: string): string | undefined {
 
 const mb = (x: number) => `${n(x)} MB`;
 const s = (ms: number) => formatDuration(ms);
-const times = (x: number | undefined) => (x === undefined ? '–' : `${x.toFixed(1)}×`);
+const times = (x: number | undefined) => (x === undefined ? '–' : `${x < 1 ? x.toPrecision(2) : x.toFixed(1)}×`);
 
 function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
   const label = `${f.size} (${n(f.canvases)} Canvases, ${n(f.campaigns)} campaigns, ${f.span.months} months from ${f.span.start})`;
