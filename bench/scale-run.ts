@@ -27,7 +27,8 @@ export interface ScaleFigures {
   campaigns: number;
   span: ScaleSpan;
   plan: CommandFigures & { requests: number; minimum: number; listRequests: number };
-  run?: CommandFigures & { status: string; sent: number; minimum: number; rows: number; tables: number };
+  /** `complete` false: `--time-budget` cut the run with `remaining` requests not sent (the increment is then left out). */
+  run?: CommandFigures & { status: string; sent: number; minimum: number; rows: number; tables: number; complete: boolean; remaining: number };
   dbBytes?: number;
   status?: CommandFigures;
   report?: CommandFigures & { bytes: number };
@@ -64,6 +65,8 @@ export interface ScaleRunOptions {
   span: ScaleSpan;
   /** Only `plan`: the run, status, report and increment are left out (a size too large for the time at hand). */
   planOnly: boolean;
+  /** `run --time-budget`: a size too large for the time at hand is cut there, and publishes what it committed. */
+  timeBudget: string | undefined;
   store: S3TestServer;
   s3: S3Client;
   step(what: string): void;
@@ -92,7 +95,7 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
     if (o.planOnly) return result;
 
     o.step(`${o.size}: run over ${o.span.months} months (${result.plan.requests.toLocaleString('en-US')} requests planned)`);
-    const run = await measureCli(['run', ...source, '--db', db, '--out', out, '--until', o.span.until, '--json', '--quiet'], dir);
+    const run = await measureCli(['run', ...source, '--db', db, '--out', out, '--until', o.span.until, '--json', '--quiet', ...(o.timeBudget ? ['--time-budget', o.timeBudget] : [])], dir);
     const tables = (run.json?.['tables'] ?? []) as { inserted: number; updated: number }[];
     result.run = {
       ...figures(run),
@@ -101,6 +104,8 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
       minimum: num(run.json, 'requests', 'minimum'),
       rows: tables.reduce((n, t) => n + t.inserted + t.updated, 0),
       tables: tables.length,
+      complete: run.json?.['complete'] !== false,
+      remaining: num(run.json, 'remainingRequests'),
     };
     result.dbBytes = (await stat(db)).size;
 
@@ -110,6 +115,7 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
     const report = await measureCli(['report', '--db', db, '--output', reportFile], dir);
     result.report = { ...figures(report), bytes: (await stat(reportFile).catch(() => ({ size: 0 }))).size };
 
+    if (!result.run.complete) return result;
     o.step(`${o.size}: the next night's increment with --db s3:// (s3rver)`);
     const key = `scale-${o.size}/engage.duckdb`;
     const upload = join(dir, 'upload.duckdb');

@@ -1,7 +1,8 @@
 // `npm run bench -- --scale` (issue 27): plan and run of the scale pipeline at 2k, 5k and 20k Canvases (and as many
 // campaigns), each command in a child process against an emulator in another, beside a yardstick measured in the same
 // bench run, so figures compare across machines. Flags: --quick (2k over 3 months), --sizes 2k,5k (presets),
-// --months N (history, default 17), --plan-only (plan alone: a size too large for the time at hand), --json <file>.
+// --months N (history, default 17), --plan-only (plan alone), --time-budget D (run cut after D, as `run` does it; no
+// increment then), --json <file>: the last two for a size too large for the time at hand.
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { createS3Client, s3Settings } from '../src/store/s3-client.js';
@@ -53,11 +54,18 @@ function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
   if (f.run) {
     const run = scaledCost({ cpuSeconds: f.run.cpuSeconds, wallMs: f.run.wallMs, requests: f.run.sent, rows: f.run.rows }, y);
     rows.push(
-      { figure: `${f.size}: run peak RSS (${f.run.status}, exit ${String(f.run.exitCode)})`, value: mb(f.run.peakRssMb), goal: `≤ ${RUN_GOAL_MB} MB`, ok: f.run.status === 'succeeded' && f.run.peakRssMb <= RUN_GOAL_MB },
+      {
+        figure: `${f.size}: run peak RSS (${f.run.status}, exit ${String(f.run.exitCode)}${f.run.complete ? '' : `; cut by --time-budget with ${n(f.run.remaining)} requests not sent`})`,
+        value: mb(f.run.peakRssMb),
+        goal: `≤ ${RUN_GOAL_MB} MB`,
+        ok: f.run.status === 'succeeded' && f.run.peakRssMb <= RUN_GOAL_MB,
+      },
       { figure: `${f.size}: run wall (× yardstick for as many requests) / CPU`, value: `${s(f.run.wallMs)} (${times(run.wallRatio)}) / ${n(f.run.cpuSeconds, 1)} s`, goal: '', ok: undefined },
       { figure: `${f.size}: run CPU per 1,000 requests (× yardstick)`, value: `${n(run.cpuPerThousandRequests, 3)} s (${times(run.requestRatio)})`, goal: '', ok: undefined },
       { figure: `${f.size}: run CPU per million rows (${n(f.run.rows)} rows in ${f.run.tables} tables) (× yardstick)`, value: `${n(run.cpuPerMillionRows ?? 0, 1)} s (${times(run.rowRatio)})`, goal: '', ok: undefined },
-      { figure: `${f.size}: request ratio (sent / minimum)`, value: `${(f.run.sent / Math.max(1, f.run.minimum)).toFixed(2)} (${n(f.run.sent)} / ${n(f.run.minimum)})`, goal: '1.00', ok: f.run.sent === f.run.minimum },
+      f.run.complete
+        ? { figure: `${f.size}: request ratio (sent / minimum)`, value: `${(f.run.sent / Math.max(1, f.run.minimum)).toFixed(2)} (${n(f.run.sent)} / ${n(f.run.minimum)})`, goal: '1.00', ok: f.run.sent === f.run.minimum }
+        : { figure: `${f.size}: requests sent before the time budget / planned (no ratio: the run was cut)`, value: `${n(f.run.sent)} / ${n(f.run.sent + f.run.remaining)}`, goal: '', ok: undefined },
       { figure: `${f.size}: DuckDB file`, value: mb((f.dbBytes ?? 0) / 2 ** 20), goal: '', ok: undefined },
     );
   }
@@ -97,6 +105,7 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
   }
   const span = scaleSpan(Number(flag(argv, '--months') ?? (quick ? 3 : FULL_MONTHS)));
   const jsonFile = flag(argv, '--json');
+  const timeBudget = flag(argv, '--time-budget');
   const started = performance.now();
   const step = (what: string) => process.stderr.write(`bench --scale: ${what} (${formatDuration(performance.now() - started)} so far, load average ${loadavg()[0]!.toFixed(1)})\n`);
 
@@ -112,7 +121,7 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
   try {
     for (const size of sizes) {
       const preset = SIZE_PRESETS[size]!;
-      results.push(await measureScaleSize({ size, canvases: preset.canvases ?? 0, campaigns: preset.campaigns ?? 0, span, planOnly, store, s3, step }));
+      results.push(await measureScaleSize({ size, canvases: preset.canvases ?? 0, campaigns: preset.campaigns ?? 0, span, planOnly, timeBudget, store, s3, step }));
     }
   } finally {
     s3.destroy();
@@ -134,7 +143,7 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
     ...results.flatMap((f) => sizeRows(f, yardstick)),
     ...growthRows(results),
   ];
-  const flags = [quick ? '--quick' : '', planOnly ? '--plan-only' : '', `--sizes ${sizes.join(',')}`, `--months ${span.months}`].filter(Boolean).join(' ');
+  const flags = [quick ? '--quick' : '', planOnly ? '--plan-only' : '', `--sizes ${sizes.join(',')}`, `--months ${span.months}`, timeBudget ? `--time-budget ${timeBudget}` : ''].filter(Boolean).join(' ');
   process.stdout.write(`\nengage-etl benchmark --scale ${flags} — ${new Date().toISOString()}\nmachine: ${machine()}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
   if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine: machine(), quick, planOnly, sizes, span, yardstick, results }, null, 2)}\n`);
 }
