@@ -83,7 +83,7 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
     const out = join(dir, 'parquet');
     const source = ['--pipeline', pipeline, '--base-url', emulator.url, '--api-key', emulator.apiKey];
 
-    o.step(`${o.size}: plan --discover over ${o.span.months} months`);
+    o.step(`${o.size}: plan --discover over ${o.span.months} month${o.span.months === 1 ? '' : 's'}`);
     const plan = await measureCli(['plan', ...source, '--db', db, '--until', o.span.until, '--discover', '--json'], dir);
     const result: ScaleFigures = {
       size: o.size,
@@ -94,7 +94,7 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
     };
     if (o.planOnly) return result;
 
-    o.step(`${o.size}: run over ${o.span.months} months (${result.plan.requests.toLocaleString('en-US')} requests planned)`);
+    o.step(`${o.size}: run over ${o.span.months} month${o.span.months === 1 ? '' : 's'} (${result.plan.requests.toLocaleString('en-US')} requests planned)`);
     const run = await measureCli(['run', ...source, '--db', db, '--out', out, '--until', o.span.until, '--json', '--quiet', ...(o.timeBudget ? ['--time-budget', o.timeBudget] : [])], dir);
     const tables = (run.json?.['tables'] ?? []) as { inserted: number; updated: number }[];
     result.run = {

@@ -35,7 +35,7 @@ const s = (ms: number) => formatDuration(ms);
 const times = (x: number | undefined) => (x === undefined ? '–' : `${x < 1 ? x.toPrecision(2) : x.toFixed(1)}×`);
 
 function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
-  const label = `${f.size} (${n(f.canvases)} Canvases, ${n(f.campaigns)} campaigns, ${f.span.months} months from ${f.span.start})`;
+  const label = `${f.size} (${n(f.canvases)} Canvases, ${n(f.campaigns)} campaigns, ${f.span.months} month${f.span.months === 1 ? '' : 's'} from ${f.span.start})`;
   const plan = scaledCost({ cpuSeconds: f.plan.cpuSeconds, wallMs: f.plan.wallMs, requests: f.plan.requests }, y);
   const rows: Row[] = [
     {
