@@ -28,7 +28,7 @@ export interface ScaleFigures {
   span: ScaleSpan;
   plan: CommandFigures & { requests: number; minimum: number; listRequests: number };
   /** `complete` false: `--time-budget` cut the run with `remaining` requests not sent (the increment is then left out). */
-  run?: CommandFigures & { status: string; sent: number; minimum: number; rows: number; tables: number; complete: boolean; remaining: number };
+  run?: CommandFigures & { status: string; sent: number; retries: number; followUps: number; minimum: number; rows: number; tables: number; complete: boolean; remaining: number };
   dbBytes?: number;
   status?: CommandFigures;
   report?: CommandFigures & { bytes: number };
@@ -101,6 +101,8 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
       ...figures(run),
       status: String(run.json?.['status'] ?? 'no summary'),
       sent: num(run.json, 'requests', 'sent'),
+      retries: num(run.json, 'requests', 'retries'),
+      followUps: num(run.json, 'requests', 'followUps'),
       minimum: num(run.json, 'requests', 'minimum'),
       rows: tables.reduce((n, t) => n + t.inserted + t.updated, 0),
       tables: tables.length,

@@ -20,8 +20,11 @@ import { measureYardstick } from './yardstick.js';
 /** Issue 27's goals, on 2 cores with no `--max-old-space-size`. */
 const PLAN_GOAL_MB = 300;
 const RUN_GOAL_MB = 500;
-/** Item 5's "stay fast (seconds)" read as at most this long for `status` and for `report`. */
-const QUERY_GOAL_MS = 10_000;
+/**
+ * Item 5's "stay fast (seconds)" read as at most this many CPU seconds for `status` and for `report`: CPU, because a
+ * shared machine stretches their wall time by its load (both are printed).
+ */
+const QUERY_GOAL_CPU_S = 10;
 /** Issue 27's history: 17 months. */
 const FULL_MONTHS = 17;
 
@@ -64,13 +67,32 @@ function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
       { figure: `${f.size}: run CPU per 1,000 requests (× yardstick)`, value: `${n(run.cpuPerThousandRequests, 3)} s (${times(run.requestRatio)})`, goal: '', ok: undefined },
       { figure: `${f.size}: run CPU per million rows (${n(f.run.rows)} rows in ${f.run.tables} tables) (× yardstick)`, value: `${n(run.cpuPerMillionRows ?? 0, 1)} s (${times(run.rowRatio)})`, goal: '', ok: undefined },
       f.run.complete
-        ? { figure: `${f.size}: request ratio (sent / minimum)`, value: `${(f.run.sent / Math.max(1, f.run.minimum)).toFixed(2)} (${n(f.run.sent)} / ${n(f.run.minimum)})`, goal: '1.00', ok: f.run.sent === f.run.minimum }
+        ? {
+            figure: `${f.size}: request ratio (sent / minimum; ${n(f.run.retries)} retries and ${n(f.run.followUps)} follow-ups among those sent)`,
+            value: `${(f.run.sent / Math.max(1, f.run.minimum)).toFixed(2)} (${n(f.run.sent)} / ${n(f.run.minimum)})`,
+            goal: '1.00',
+            ok: f.run.sent === f.run.minimum,
+          }
         : { figure: `${f.size}: requests sent before the time budget / planned (no ratio: the run was cut)`, value: `${n(f.run.sent)} / ${n(f.run.sent + f.run.remaining)}`, goal: '', ok: undefined },
       { figure: `${f.size}: DuckDB file`, value: mb((f.dbBytes ?? 0) / 2 ** 20), goal: '', ok: undefined },
     );
   }
-  if (f.status) rows.push({ figure: `${f.size}: status --json wall (peak RSS ${mb(f.status.peakRssMb)}, exit ${String(f.status.exitCode)})`, value: s(f.status.wallMs), goal: `≤ ${s(QUERY_GOAL_MS)}`, ok: f.status.exitCode === 0 && f.status.wallMs <= QUERY_GOAL_MS });
-  if (f.report) rows.push({ figure: `${f.size}: report wall (peak RSS ${mb(f.report.peakRssMb)}, ${n(f.report.bytes / 1024)} KB written, exit ${String(f.report.exitCode)})`, value: s(f.report.wallMs), goal: `≤ ${s(QUERY_GOAL_MS)}`, ok: f.report.exitCode === 0 && f.report.wallMs <= QUERY_GOAL_MS });
+  if (f.status) {
+    rows.push({
+      figure: `${f.size}: status --json CPU (wall; peak RSS ${mb(f.status.peakRssMb)}, exit ${String(f.status.exitCode)})`,
+      value: `${n(f.status.cpuSeconds, 1)} s (${s(f.status.wallMs)})`,
+      goal: `≤ ${QUERY_GOAL_CPU_S} s CPU`,
+      ok: f.status.exitCode === 0 && f.status.cpuSeconds <= QUERY_GOAL_CPU_S,
+    });
+  }
+  if (f.report) {
+    rows.push({
+      figure: `${f.size}: report CPU (wall; peak RSS ${mb(f.report.peakRssMb)}, ${n(f.report.bytes / 1024)} KB written, exit ${String(f.report.exitCode)})`,
+      value: `${n(f.report.cpuSeconds, 1)} s (${s(f.report.wallMs)})`,
+      goal: `≤ ${QUERY_GOAL_CPU_S} s CPU`,
+      ok: f.report.exitCode === 0 && f.report.cpuSeconds <= QUERY_GOAL_CPU_S,
+    });
+  }
   if (f.increment) {
     const share = uploadShare(f.increment.databaseBytes, f.increment.parquetBytes);
     rows.push(

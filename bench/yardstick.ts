@@ -20,10 +20,13 @@ const SAMPLE_SIZE = { apps: 5, products: 40, segments: 40, events: 80, canvases:
 /** Each timing is the least of this many repetitions: the machine's speed, not a neighbour's burst. */
 const REPEATS = 3;
 
-/** A proxy to `upstream` that keeps every 200 answer's body (asked uncompressed), in order. */
-async function recordingProxy(upstream: string): Promise<{ url: string; bodies: Buffer[]; close(): Promise<void> }> {
+/**
+ * A proxy to `upstream` that keeps each request's last 200 answer (asked uncompressed): one per URL, so a retry the
+ * machine's load caused (a timeout) does not change the sample.
+ */
+async function recordingProxy(upstream: string): Promise<{ url: string; bodies: Map<string, Buffer>; close(): Promise<void> }> {
   const target = new URL(upstream);
-  const bodies: Buffer[] = [];
+  const bodies = new Map<string, Buffer>();
   const server = createServer((req, res) => {
     const headers = { ...req.headers, host: target.host };
     delete headers['accept-encoding'];
@@ -32,7 +35,7 @@ async function recordingProxy(upstream: string): Promise<{ url: string; bodies: 
       upRes.on('data', (c: Buffer) => chunks.push(c));
       upRes.on('end', () => {
         const body = Buffer.concat(chunks);
-        if (upRes.statusCode === 200) bodies.push(body);
+        if (upRes.statusCode === 200) bodies.set(`${req.method} ${req.url}`, body);
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         res.end(body);
       });
@@ -85,7 +88,7 @@ export async function measureYardstick(span: ScaleSpan): Promise<Yardstick> {
       source.closeSync();
     }
 
-    const texts = proxy.bodies.map((b) => b.toString('utf8'));
+    const texts = [...proxy.bodies.values()].map((b) => b.toString('utf8'));
     let parse = Infinity;
     for (let r = 0; r < REPEATS; r++) parse = Math.min(parse, cpuSeconds(() => void texts.reduce((n, t) => n + (JSON.parse(t) === null ? 0 : 1), 0)));
 
@@ -103,8 +106,8 @@ export async function measureYardstick(span: ScaleSpan): Promise<Yardstick> {
       instance.closeSync();
     }
     return {
-      requests: proxy.bodies.length,
-      responseBytes: proxy.bodies.reduce((n, b) => n + b.length, 0),
+      requests: proxy.bodies.size,
+      responseBytes: [...proxy.bodies.values()].reduce((n, b) => n + b.length, 0),
       rows,
       parseCpuSeconds: parse,
       readJsonCpuSeconds: readJson,
