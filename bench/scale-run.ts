@@ -27,8 +27,8 @@ export interface ScaleFigures {
   campaigns: number;
   span: ScaleSpan;
   plan: CommandFigures & { requests: number; minimum: number; listRequests: number };
-  /** `complete` false: `--time-budget` cut the run with `remaining` requests not sent (the increment is then left out). */
-  run?: CommandFigures & { status: string; sent: number; retries: number; followUps: number; minimum: number; rows: number; tables: number; complete: boolean; remaining: number };
+  /** `complete` false: `--time-budget` cut the run (the increment is then left out). */
+  run?: CommandFigures & { status: string; sent: number; retries: number; followUps: number; minimum: number; rows: number; tables: number; complete: boolean };
   dbBytes?: number;
   status?: CommandFigures;
   report?: CommandFigures & { bytes: number };
@@ -107,7 +107,6 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
       rows: tables.reduce((n, t) => n + t.inserted + t.updated, 0),
       tables: tables.length,
       complete: run.json?.['complete'] !== false,
-      remaining: num(run.json, 'remainingRequests'),
     };
     result.dbBytes = (await stat(db)).size;
 

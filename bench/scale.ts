@@ -58,7 +58,7 @@ function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
     const run = scaledCost({ cpuSeconds: f.run.cpuSeconds, wallMs: f.run.wallMs, requests: f.run.sent, rows: f.run.rows }, y);
     rows.push(
       {
-        figure: `${f.size}: run peak RSS (${f.run.status}, exit ${String(f.run.exitCode)}${f.run.complete ? '' : `; cut by --time-budget with ${n(f.run.remaining)} requests not sent`})`,
+        figure: `${f.size}: run peak RSS (${f.run.status}, exit ${String(f.run.exitCode)}${f.run.complete ? '' : '; cut by --time-budget'})`,
         value: mb(f.run.peakRssMb),
         goal: `≤ ${RUN_GOAL_MB} MB`,
         ok: f.run.status === 'succeeded' && f.run.peakRssMb <= RUN_GOAL_MB,
@@ -73,7 +73,7 @@ function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
             goal: '1.00',
             ok: f.run.sent === f.run.minimum,
           }
-        : { figure: `${f.size}: requests sent before the time budget / planned (no ratio: the run was cut)`, value: `${n(f.run.sent)} / ${n(f.run.sent + f.run.remaining)}`, goal: '', ok: undefined },
+        : { figure: `${f.size}: requests sent before the time budget / planned (no ratio: the run was cut)`, value: `${n(f.run.sent)} / ${n(f.plan.requests)}`, goal: '', ok: undefined },
       { figure: `${f.size}: DuckDB file`, value: mb((f.dbBytes ?? 0) / 2 ** 20), goal: '', ok: undefined },
     );
   }
