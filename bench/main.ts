@@ -1,12 +1,15 @@
 // `npm run bench`: every speed figure of issue 5, each measured in this one run, printed as a table with the machine
 // it ran on. `--quick` shrinks the load sizes for a smoke run; `--json <file>` also writes the figures as JSON.
+// `--scale`: plan and run at 2k, 5k and 20k Canvases instead (scale.ts).
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MAX_PENDING_ROWS } from '../src/pipeline/committer.js';
 import { formatDuration } from '../src/pipeline/plan-estimate.js';
+import type { Row } from './bench-table.js';
+import { machine, n, table } from './bench-table.js';
 import type { LoadChildResult } from './load-child.js';
 import { measureCanvasSources } from './canvas-sources.js';
 import { measureDemoStart } from './demo-start.js';
@@ -16,6 +19,7 @@ import { measureNaive } from './naive-baseline.js';
 import { measurePublish } from './publish-s3.js';
 import { measureQueryRss } from './query-rss.js';
 import { measureRequestRatios } from './request-ratio.js';
+import { runScaleBench } from './scale.js';
 import { LATENCIES_MS, measureWallTime } from './wall-time.js';
 import type { WallTimeFigures } from './wall-time.js';
 
@@ -23,33 +27,16 @@ const run = promisify(execFile);
 const here = import.meta.dirname;
 const DEMO_PIPELINE = join(here, '../../pipelines/nightly.yaml');
 
-interface Row {
-  figure: string;
-  value: string;
-  goal: string;
-  ok: boolean | undefined;
-}
-
-function n(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-}
-
 async function peakRss(rows: number): Promise<LoadChildResult> {
   const { stdout } = await run(process.execPath, [join(here, 'load-child.js'), String(rows)], { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadChildResult;
 }
 
-function table(rows: Row[]): string {
-  const w = [Math.max(...rows.map((r) => r.figure.length)), Math.max(...rows.map((r) => r.value.length)), Math.max(...rows.map((r) => r.goal.length))];
-  const line = (a: string, b: string, c: string, d: string) => `| ${a.padEnd(w[0]!)} | ${b.padStart(w[1]!)} | ${c.padEnd(w[2]!)} | ${d.padEnd(4)} |`;
-  return [
-    line('figure', 'value', 'goal', 'met'),
-    `|${'-'.repeat(w[0]! + 2)}|${'-'.repeat(w[1]! + 2)}|${'-'.repeat(w[2]! + 2)}|------|`,
-    ...rows.map((r) => line(r.figure, r.value, r.goal, r.ok === undefined ? '' : r.ok ? 'yes' : 'NO')),
-  ].join('\n');
-}
-
 async function main(): Promise<void> {
+  if (process.argv.includes('--scale')) {
+    await runScaleBench(process.argv.slice(2));
+    return;
+  }
   const quick = process.argv.includes('--quick');
   const jsonAt = process.argv.indexOf('--json');
   const jsonFile = jsonAt >= 0 ? process.argv[jsonAt + 1] : undefined;
@@ -198,10 +185,8 @@ async function main(): Promise<void> {
     },
   ];
 
-  const cpu = cpus();
-  const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${n(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}`;
-  process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
-  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine, quick, demo, firstNight, ratios, canvas, walls, load, rss, queryRss, naive, publish }, null, 2)}\n`);
+  process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine()}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
+  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine: machine(), quick, demo, firstNight, ratios, canvas, walls, load, rss, queryRss, naive, publish }, null, 2)}\n`);
 }
 
 await main();
