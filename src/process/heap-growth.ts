@@ -7,7 +7,8 @@ import { setFlagsFromString } from 'node:v8';
 /**
  * Growth of the old generation between full collections, in percent of what the last one left alive (V8's
  * `--heap-growing-percent`; V8 otherwise picks up to 300 % on a machine with 2 GB of heap or more). At 50 % the demo's
- * peak V8 heap fell from 410–450 MB to 225–249 MB (140–180 MB most of the run); docs/performance.md has the figures and what the CPU cost is not yet known from.
+ * peak V8 heap fell from 410–450 MB to 225–249 MB (140–180 MB most of the run); its CPU cost is still to be measured on
+ * an idle machine (docs/performance.md).
  */
 export const HEAP_GROWING_PERCENT = 50;
 
