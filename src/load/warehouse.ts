@@ -135,6 +135,11 @@ const WRITER_MEMORY_LIMIT = '128MB';
  */
 const WRITER_THREADS = '1';
 
+// allocator_background_threads (above): DuckDB allocates through its own jemalloc, which keeps freed pages until a
+// DuckDB worker thread flushes them after a task; a writer with one thread has no worker, so what a commit freed stayed
+// resident (a 216 MB mapping, 112 MB resident, during the demo's first run, with 10–45 MB in DuckDB's buffer pool). A
+// background purging thread returns it; see docs/decisions.md (issue 27).
+
 export class Warehouse {
   readonly path: string;
   readonly readOnly: boolean;
@@ -167,7 +172,7 @@ export class Warehouse {
     }
     if (!entry) {
       try {
-        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? WRITER_MEMORY_LIMIT, threads: WRITER_THREADS });
+        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? WRITER_MEMORY_LIMIT, threads: WRITER_THREADS, allocator_background_threads: 'true' });
         entry = { instance, readOnly, refs: 0 };
       } catch (err) {
         throw openError(abs, err);
