@@ -82,6 +82,12 @@ async function main(): Promise<void> {
         ok: d.status === 'succeeded' && d.wallMs <= goalMs,
       };
     }),
+    ...demo.map((d) => ({
+      figure: `demo's ${d.label} \`npm start\`: peak RSS (the in-process emulator included)`,
+      value: `${n(d.peakRssMb)} MB`,
+      goal: '≤ 500 MB',
+      ok: d.peakRssMb <= 500,
+    })),
     ...ratios.map((r) => ({
       figure: `request ratio, ${r.label}`,
       value: `${r.ratio.toFixed(2)} (${n(r.sent)} / ${n(r.minimum)})`,
