@@ -57,7 +57,10 @@ async function workspaceMove(wh: Warehouse, workspace: string | undefined): Prom
  */
 export async function publishDatabase(wh: Warehouse, lake: Place, snapshots: SnapshotStore, opts: RunOptions, summary: RunSummary, reporter: RunReporter): Promise<void> {
   await exportBookkeeping(wh, lake);
-  if (opts.pipeline.report) summary.report = (await writeReport(wh, reportPathFor(opts.db, opts.pipeline.report.path, opts.workDir), { database: snapshots.description })).path;
+  if (opts.pipeline.report) {
+    await wh.liftReportLimits();
+    summary.report = (await writeReport(wh, reportPathFor(opts.db, opts.pipeline.report.path, opts.workDir), { database: snapshots.description })).path;
+  }
   for (const note of (await snapshots.publish(wh)).notes) {
     summary.warnings.push(note);
     reporter.emit({ type: 'warning', ...note });
