@@ -47,10 +47,14 @@ export interface WarehouseOptions {
 }
 
 /**
- * The writer's memory limit for the export, once its commits are done (see `liftCommitLimits`). Its sorted COPYs spill
- * to disk: on a 5k-Canvas, 3-month database `export` peaked at 960 MB RSS under 1 GB, 620 MB under 384 MB.
+ * The writer's memory limit and threads for the export, once its commits are done (see `liftCommitLimits`). Its sorted
+ * COPYs spill to disk. What the limit does not bound is the Parquet writer's row groups, one per thread: on a
+ * 5k-Canvas, 3-month database `export` peaked at 960 MB RSS under 1 GB and two threads, 552 MB under 384 MB, and
+ * 266–268 MB with one thread and 32,768-row row groups at 192 or 384 MB, in the same 7–8 s (docs/performance.md,
+ * issue 27). The limit also caps what DuckDB caches of a database far larger than it, as one of 20k Canvases is.
  */
-const EXPORT_MEMORY_LIMIT = '384MB';
+const EXPORT_MEMORY_LIMIT = '192MB';
+const EXPORT_THREADS = '1';
 
 /** The writer's memory limit for the report's queries (see `liftReportLimits`): window functions that do not spill. */
 const REPORT_MEMORY_LIMIT = '1GB';
@@ -137,7 +141,7 @@ const WRITER_MEMORY_LIMIT = '128MB';
  * DuckDB threads of a writer until liftCommitLimits: a commit's statements are small, and on the 2-core machine a
  * second DuckDB thread spent more in coordination than it saved. The demo's first run took 56 s and 88 s of CPU with
  * one thread, 58–60 s and 94–101 s with two, 70 s and 118 s with four (the fetching, parsing and the emulator need the
- * cores). The export, the views and the report get every core back.
+ * cores). The views and the report get every core back; the export keeps one (EXPORT_MEMORY_LIMIT says why).
  */
 const WRITER_THREADS = '1';
 
@@ -387,14 +391,14 @@ export class Warehouse {
   }
 
   /**
-   * Lift the writer's memory limit and thread count for the export of a run or of `export`: sorted COPYs of whole years
-   * ran out of the writer's limit that keeps the commit path flat (a year of campaign_message_series at 64 MB), and are
-   * large enough to use every core (WRITER_THREADS says why commits use one). Commits are over by then, so the limit
-   * only bounds DuckDB's own buffer pool for these last queries; the report lifts it further (`liftReportLimits`).
+   * Set the writer's memory limit and thread count for the export of a run or of `export`: sorted COPYs of whole years
+   * ran out of the writer's limit that keeps the commit path flat (a year of campaign_message_series at 64 MB). One
+   * thread, because each thread of a COPY holds a row group of its own (EXPORT_MEMORY_LIMIT says what that cost). The
+   * report lifts both further (`liftReportLimits`).
    */
   async liftCommitLimits(): Promise<void> {
     await this.query(`SET memory_limit = '${EXPORT_MEMORY_LIMIT}'`);
-    await this.query('RESET threads');
+    await this.query(`SET threads = ${EXPORT_THREADS}`);
   }
 
   /**

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { FatalError } from '../../src/errors.js';
 import { assertWritableDir } from '../../src/export/assert-writable-dir.js';
@@ -226,6 +226,26 @@ describe('exportParquet', () => {
     await rm(join(out, 'revenue', 'year=2024', 'data.parquet'), { recursive: true });
     const retry = await exportParquet(wh, out, { scope: 'dirty', tables: ['revenue'] });
     expect(retry.tables).toEqual([{ table: 'revenue', filesWritten: 1, filesRemoved: 0, rowsWritten: 4 }]);
+  });
+
+  it('writes a large year in sorted row groups of at most 32,768 rows, under the export limits (one DuckDB thread)', async () => {
+    const products = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'];
+    const rows = products.flatMap((product) => Array.from({ length: 8_760 }, (_, h) => revenueRow(new Date(Date.UTC(2023, 0, 1, h)).toISOString(), h % 97, 'app_1', product, 'hour')));
+    // Inserted newest first, so only the export's ORDER BY puts them in key order.
+    await wh.commit(batch('r2', [{ table: 'revenue', rows: rows.reverse() }]));
+    await wh.liftCommitLimits();
+    const [setting] = await wh.query(`SELECT current_setting('threads') AS threads`);
+    expect(Number(setting?.threads)).toBe(1);
+    await exportParquet(wh, out, { scope: 'all' });
+    const file = join(out, 'revenue', 'year=2023', 'data.parquet');
+    const meta = await parquetMetadataAsync(await asyncBufferFromFile(file));
+    const sizes = meta.row_groups.map((g) => Number(g.num_rows));
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(70_080);
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(32_768);
+    const back = await readParquet(file);
+    const keys = back.map((r) => `${r.product as string}|${(r.time as Date).toISOString()}`);
+    expect(keys).toEqual([...keys].sort());
   });
 
   it('removes staging folders left by a killed export', async () => {
