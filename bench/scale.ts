@@ -2,7 +2,8 @@
 // campaigns), each command in a child process against an emulator in another, beside a yardstick measured in the same
 // bench run, so figures compare across machines. Flags: --quick (2k over 3 months), --sizes 2k,5k (presets),
 // --months N (history, default 17), --plan-only (plan alone), --time-budget D (run cut after D, as `run` does it; no
-// increment then), --json <file>: the last two for a size too large for the time at hand.
+// increment then), --json <file>: the last two for a size too large for the time at hand; --no-rate-limits (the
+// emulator never answers 429: the run is bound by its own CPU, not by the documented hourly limits).
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { createS3Client, s3Settings } from '../src/store/s3-client.js';
@@ -128,6 +129,7 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
   const span = scaleSpan(Number(flag(argv, '--months') ?? (quick ? 3 : FULL_MONTHS)));
   const jsonFile = flag(argv, '--json');
   const timeBudget = flag(argv, '--time-budget');
+  const rateLimits = !argv.includes('--no-rate-limits');
   const started = performance.now();
   const step = (what: string) => process.stderr.write(`bench --scale: ${what} (${formatDuration(performance.now() - started)} so far, load average ${loadavg()[0]!.toFixed(1)})\n`);
 
@@ -143,7 +145,7 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
   try {
     for (const size of sizes) {
       const preset = SIZE_PRESETS[size]!;
-      results.push(await measureScaleSize({ size, canvases: preset.canvases ?? 0, campaigns: preset.campaigns ?? 0, span, planOnly, timeBudget, store, s3, step }));
+      results.push(await measureScaleSize({ size, canvases: preset.canvases ?? 0, campaigns: preset.campaigns ?? 0, span, planOnly, timeBudget, rateLimits, store, s3, step }));
     }
   } finally {
     s3.destroy();
@@ -165,7 +167,7 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
     ...results.flatMap((f) => sizeRows(f, yardstick)),
     ...growthRows(results),
   ];
-  const flags = [quick ? '--quick' : '', planOnly ? '--plan-only' : '', `--sizes ${sizes.join(',')}`, `--months ${span.months}`, timeBudget ? `--time-budget ${timeBudget}` : ''].filter(Boolean).join(' ');
+  const flags = [quick ? '--quick' : '', planOnly ? '--plan-only' : '', `--sizes ${sizes.join(',')}`, `--months ${span.months}`, timeBudget ? `--time-budget ${timeBudget}` : '', rateLimits ? '' : '--no-rate-limits'].filter(Boolean).join(' ');
   process.stdout.write(`\nengage-etl benchmark --scale ${flags} — ${new Date().toISOString()}\nmachine: ${machine()}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
   if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine: machine(), quick, planOnly, sizes, span, yardstick, results }, null, 2)}\n`);
 }
