@@ -45,26 +45,23 @@ export interface StagedAppend {
   chunks?: DuckDBDataChunk[];
 }
 
-function filledAlready(): never {
+/** The fill of a staged table whose chunks are filled already. */
+export function filledAlready(): never {
   throw new Error('a prefilled staged table is appended from its chunks');
 }
 
-/** `staged` with its chunks filled now (no connection needed), restaged first when a value asks for it. */
+/** `staged` with its chunks filled now (no connection needed); one filled already is returned as it is. */
 export function prefill(staged: StagedAppend): StagedAppend {
-  try {
-    const chunks: DuckDBDataChunk[] = [];
-    for (let start = 0; start < staged.rowCount; start += CHUNK_ROWS) {
-      const end = Math.min(start + CHUNK_ROWS, staged.rowCount);
-      const chunk = DuckDBDataChunk.create(staged.types, end - start);
-      staged.fill(chunk, start, end);
-      chunks.push(chunk);
-    }
-    // Without its fill (and the rows its closure holds): the chunks are all the batch needs from here on.
-    return { table: staged.table, ddl: staged.ddl, types: staged.types, rowCount: staged.rowCount, fill: filledAlready, chunks };
-  } catch (err) {
-    if (err instanceof RestageError) return prefill(err.restaged);
-    throw err;
+  if (staged.chunks) return staged;
+  const chunks: DuckDBDataChunk[] = [];
+  for (let start = 0; start < staged.rowCount; start += CHUNK_ROWS) {
+    const end = Math.min(start + CHUNK_ROWS, staged.rowCount);
+    const chunk = DuckDBDataChunk.create(staged.types, end - start);
+    staged.fill(chunk, start, end);
+    chunks.push(chunk);
   }
+  // Without its fill (and the rows its closure holds): the chunks are all the batch needs from here on.
+  return { table: staged.table, ddl: staged.ddl, types: staged.types, rowCount: staged.rowCount, fill: filledAlready, chunks };
 }
 
 /** A temp table `name` of `cols` (JSON staged as VARCHAR), to hold `columns`, converted and checked already. */
@@ -74,14 +71,10 @@ export function stagedAppend(name: string, cols: readonly (readonly [string, Col
   return { table: name, ddl, types: cols.map(([, type]) => stagingType(type)), rowCount, fill };
 }
 
-/**
- * Append a staged table's rows; its DDL must have run. A fill that finds it must stage a column otherwise throws a
- * {@link RestageError}: the table is created again as it says and filled from the start.
- */
+/** Append a staged table's rows; its DDL must have run. */
 export async function appendStaged(conn: DuckDBConnection, staged: StagedAppend): Promise<void> {
   if (staged.rowCount === 0) return;
   const appender = await conn.createAppender(staged.table);
-  let restaged: StagedAppend | undefined;
   try {
     if (staged.chunks) for (const chunk of staged.chunks) appender.appendDataChunk(chunk);
     else {
@@ -93,21 +86,7 @@ export async function appendStaged(conn: DuckDBConnection, staged: StagedAppend)
       }
     }
     appender.flushSync();
-  } catch (err) {
-    if (!(err instanceof RestageError)) throw err;
-    restaged = err.restaged;
   } finally {
     appender.closeSync();
-  }
-  if (restaged) {
-    await conn.run(restaged.ddl);
-    await appendStaged(conn, restaged);
-  }
-}
-
-/** Thrown by a fill that must stage a column otherwise (a count beyond 2^53 staged as DOUBLE): append `restaged` instead. */
-export class RestageError extends Error {
-  constructor(readonly restaged: StagedAppend) {
-    super(`${restaged.table} is staged again with other column types`);
   }
 }

@@ -5,7 +5,7 @@ import { FatalError } from '../errors.js';
 import { stagedAppend, type StagedAppend } from './append-columns.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { sqlTimestamp, toDuckDBValue } from './duckdb-values.js';
-import { readStaged, stageRows } from './row-staging.js';
+import type { StagedTable } from './row-staging.js';
 import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident, sqlString } from './table-specs.js';
 import type { ColumnSpec, TableSpec } from './table-specs.js';
 import { MONEY } from './table-definition.js';
@@ -86,7 +86,7 @@ function stageScopes(spec: TableSpec, scopes: readonly ReplaceScope[], name: str
 export const MERGE_COUNTS_TABLE = '_etl_merge_counts';
 export const MERGE_COUNTS_DDL = `CREATE OR REPLACE TEMP TABLE "${MERGE_COUNTS_TABLE}" ("table_name" VARCHAR, "total" BIGINT, "inserted" BIGINT, "updated" BIGINT, "deleted" BIGINT)`;
 
-/** One table's part of a commit: what to append, then its merge statements. */
+/** One table's part of a commit: what to append besides the batch's staging table, then its merge statements. */
 export interface PreparedMerge {
   table: string;
   rows: number;
@@ -95,17 +95,23 @@ export interface PreparedMerge {
 }
 
 /**
- * Check and convert `rows` for `spec`'s table, and write the statements that merge them and apply `scopes`, for the
- * caller to run inside its transaction once the appends are done. Rows later in `rows` win over earlier rows with the
- * same key. The statements add the table's {@link TableChange} to {@link MERGE_COUNTS_TABLE}.
+ * Write the statements that merge one table's rows, staged in the batch's staging table `stagingTable` (see
+ * row-staging.ts), and apply `scopes`, for the caller to run inside its transaction once the appends are done. Rows
+ * later in the part win over earlier rows with the same key. The statements add the table's {@link TableChange} to
+ * {@link MERGE_COUNTS_TABLE}.
  *
  * Why one script, not a statement at a time: the commit runs while the main thread parses the next answers, and each
  * awaited statement waited for a turn of that busy event loop. The demo's first run spent 61 s of wall time in about
  * 9,000 such awaits where DuckDB worked a fraction of it; a script is one round trip whatever the table count.
+ *
+ * What the transaction holds until it ends: DuckDB frees a dropped temp table only at the commit, at least one 256 KiB
+ * block per column once it holds a few thousand rows. So the changed rows are kept as their keys and partitions
+ * (`_chg`, narrow), and the inserted rows are read again from the staging table through its key join; a full copy of
+ * every changed row per table cost as much as the staging of the whole batch again.
  */
-export function prepareMerge(spec: TableSpec, rows: readonly Record<string, unknown>[], scopes: readonly ReplaceScope[], ctx: MergeContext): PreparedMerge {
+export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: readonly ReplaceScope[], ctx: MergeContext): PreparedMerge {
+  const spec = staged.spec;
   const table = ident(spec.name);
-  const stg = ident(`_stg_${spec.name}`);
   const fresh = ident(`_new_${spec.name}`);
   const scope = ident(`_scope_${spec.name}`);
   const del = ident(`_del_${spec.name}`);
@@ -113,20 +119,20 @@ export function prepareMerge(spec: TableSpec, rows: readonly Record<string, unkn
   const dataCols = spec.columns.map((col) => ident(col.name));
   const nameParam = sqlString(spec.name);
 
-  const staged = stageRows(spec, rows, `_stg_${spec.name}`);
-  const appends = [staged.append];
+  const appends: StagedAppend[] = [];
   const scoped = stageScopes(spec, scopes, `_scope_${spec.name}`);
   if (scoped) appends.push(scoped);
 
   const sql: string[] = [];
   // Last fetched wins: MERGE, ON CONFLICT and our own join would otherwise keep an arbitrary one of duplicate keys. A
-  // batch without duplicate keys (the usual one) is read through a view: de-duplicating it cost a sort of every wide row.
+  // part without duplicate keys (the usual one) is read through a view: de-duplicating it cost a sort of every wide row.
+  const part = `SELECT ${staged.select.join(', ')}, "_seq" FROM ${ident(stagingTable)} WHERE "_tbl" = ${staged.index}`;
   const freshKind = staged.duplicates ? 'TABLE' : 'VIEW';
   sql.push(
     staged.duplicates
-      ? `CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT ${readStaged(spec).join(', ')} FROM ${stg}
+      ? `CREATE OR REPLACE TEMP TABLE ${fresh} AS SELECT * EXCLUDE ("_seq") FROM (${part})
          QUALIFY row_number() OVER (PARTITION BY ${spec.key.map(ident).join(', ')} ORDER BY "_seq" DESC) = 1`
-      : `CREATE OR REPLACE TEMP VIEW ${fresh} AS SELECT ${readStaged(spec).join(', ')} FROM ${stg}`,
+      : `CREATE OR REPLACE TEMP VIEW ${fresh} AS SELECT * EXCLUDE ("_seq") FROM (${part})`,
   );
 
   if (scoped) {
@@ -142,35 +148,38 @@ export function prepareMerge(spec: TableSpec, rows: readonly Record<string, unkn
   }
 
   const compared = spec.columns.filter((col) => !spec.key.includes(col.name) && !col.keepOnUpdate);
+  const kept = spec.columns.filter((col) => col.keepOnUpdate);
   const differs = compared.length > 0 ? compared.map((col) => `n.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}`).join(' OR ') : 'false';
   const firstKey = ident(spec.key[0]!);
-  const select = spec.columns.map((col) =>
-    col.keepOnUpdate ? `COALESCE(t.${ident(col.name)}, n.${ident(col.name)}) AS ${ident(col.name)}` : `n.${ident(col.name)}`,
-  );
   const oldMonth = spec.partitionSource ? `t.${ident(PARTITION_COLUMN)}` : `'${WHOLE_TABLE_PARTITION}'`;
+  // The changed keys, and the values a keepOnUpdate column keeps (the stored one, else the new one).
   sql.push(
     `CREATE OR REPLACE TEMP TABLE ${chg} AS
-     SELECT ${select.join(', ')}, (t.${firstKey} IS NULL) AS "_ins", ${monthOf(spec, 'n')} AS "_new_partition",
+     SELECT ${spec.key.map((k) => `n.${ident(k)}`).join(', ')}, (t.${firstKey} IS NULL) AS "_ins", ${monthOf(spec, 'n')} AS "_new_partition",
             CASE WHEN t.${firstKey} IS NULL THEN NULL ELSE ${oldMonth} END AS "_old_partition"
+            ${kept.map((col) => `, COALESCE(t.${ident(col.name)}, n.${ident(col.name)}) AS ${ident(`_kept_${col.name}`)}`).join('')}
      FROM ${fresh} n LEFT JOIN ${table} t ON ${keyMatch(spec, 'n', 't')}
      WHERE t.${firstKey} IS NULL OR ${differs}`,
     markDirtySql(nameParam, `SELECT "_new_partition" AS "partition" FROM ${chg} UNION SELECT "_old_partition" FROM ${chg}`),
   );
+  // The changed rows as they were fetched, with `_ins`.
+  const changedRows = `(SELECT n.*, x."_ins"${kept.map((col) => `, x.${ident(`_kept_${col.name}`)}`).join('')} FROM ${fresh} n JOIN ${chg} x ON ${keyMatch(spec, 'n', 'x')})`;
   if (ctx.audit) {
-    const audit = restatementsSql(spec, chg, compared, ctx.runId, ctx.audit);
+    const audit = restatementsSql(spec, changedRows, compared, ctx.runId, ctx.audit);
     if (audit) sql.push(audit);
   }
+  const select = spec.columns.map((col) => (col.keepOnUpdate ? `x.${ident(`_kept_${col.name}`)}` : `x.${ident(col.name)}`));
   // Measured on 1M rows: without a PRIMARY KEY, DELETE + INSERT is as fast as MERGE INTO and 2-4 times faster than
   // MERGE, ON CONFLICT or DELETE + INSERT on a table with a PRIMARY KEY (see sql/004-bookkeeping.sql).
   sql.push(
     `DELETE FROM ${table} t USING ${chg} x WHERE NOT x."_ins" AND ${keyMatch(spec, 't', 'x')}`,
-    `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${dataCols.join(', ')}, ${sqlTimestamp(ctx.loadedAt, 'batch loadedAt')}, ${sqlString(ctx.runId)} FROM ${chg}`,
-    `INSERT INTO "${MERGE_COUNTS_TABLE}" SELECT ${nameParam}, (SELECT count(*) FROM ${fresh}),
+    `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${select.join(', ')}, ${sqlTimestamp(ctx.loadedAt, 'batch loadedAt')}, ${sqlString(ctx.runId)} FROM ${changedRows} x`,
+    `INSERT INTO "${MERGE_COUNTS_TABLE}" SELECT ${nameParam}, ${staged.duplicates ? `(SELECT count(*) FROM ${fresh})` : `${staged.rows}`},
        (SELECT count(*) FROM ${chg} WHERE "_ins"), (SELECT count(*) FROM ${chg} WHERE NOT "_ins"), ${scoped ? `(SELECT count(*) FROM ${del})` : '0'}`,
     `DROP ${freshKind} IF EXISTS ${fresh}`,
-    ...[stg, ...(scoped ? [scope, del] : []), chg].map((temp) => `DROP TABLE IF EXISTS ${temp}`),
+    ...[...(scoped ? [scope, del] : []), chg].map((temp) => `DROP TABLE IF EXISTS ${temp}`),
   );
-  return { table: spec.name, rows: rows.length, appends, sql: sql.join(';\n') };
+  return { table: spec.name, rows: staged.rows, appends, sql: sql.join(';\n') };
 }
 
 /** A commit's {@link TableChange}s, from the rows its merges added to {@link MERGE_COUNTS_TABLE}. */

@@ -9,6 +9,7 @@ import { EngageError, FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
 import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, prepareMerge, tableChanges } from './bulk-merge.js';
+import { stageBatch } from './row-staging.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
@@ -136,6 +137,9 @@ function openError(path: string, err: unknown): FatalError {
  * 18); two runs at 128 MB passed. The process stays bounded, 64 MB higher.
  */
 const WRITER_MEMORY_LIMIT = '128MB';
+
+/** The temp table a commit stages every table's rows in (row-staging.ts). */
+const STAGING_TABLE = '_etl_staging';
 
 /**
  * DuckDB threads of a writer until liftCommitLimits: a commit's statements are small, and on the 2-core machine a
@@ -280,15 +284,17 @@ export class Warehouse {
 
     // Checked and converted before the transaction; then one round trip for the staging DDL, one per staged table, one
     // for every table's merge and the state (bulk-merge.ts says why), one to commit.
-    const merges = [...groups].map(([table, g]) => {
+    const entries = [...groups];
+    const staging = stageBatch(entries.map(([table, g]) => ({ spec: tableSpec(table), rows: g.rows })), STAGING_TABLE);
+    const merges = entries.map(([table, g], t) => {
       const stream = batch.until ? seriesStreamOfTable(table) : undefined;
       const audit = stream && batch.until ? { audit: { stream, until: batch.until } } : {};
-      return prepareMerge(tableSpec(table), g.rows, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt, ...audit });
+      return prepareMerge(staging.tables[t]!, STAGING_TABLE, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt, ...audit });
     });
     const state = prepareSeriesState(batch.runId, batch.loadedAt, batch.state);
     const holes = prepareHoleUpdates(batch.runId, batch.loadedAt, batch.holes ?? []);
-    const appends = [...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
-    const script = [...merges.map((m) => m.sql), state.sql, holes.sql, `SELECT * FROM "${MERGE_COUNTS_TABLE}"`].filter((sql) => sql !== '');
+    const appends = [staging.append, ...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
+    const script = [...merges.map((m) => m.sql), `DROP TABLE IF EXISTS "${STAGING_TABLE}"`, state.sql, holes.sql, `SELECT * FROM "${MERGE_COUNTS_TABLE}"`].filter((sql) => sql !== '');
     return {
       runId: batch.runId,
       tables: merges.map((m) => m.table as TableName),

@@ -221,6 +221,37 @@ describe('Warehouse.commit of values at the edges of their staging', () => {
     expect(await wh.query(`SELECT "day"::VARCHAR AS d, "entries" FROM "canvas_summary"`)).toEqual([{ d: '1969-07-20', entries: 1 }]);
   });
 
+  it('stages tables of different widths and kinds in one batch, packed into shared chunks: every value back, NULLs where given', async () => {
+    // segments (strings, a boolean, instants, two lists), sessions (a count beyond 2^53 late in the part, which restages
+    // the batch) and canvas_summary (days, counts, money) in one commit: their rows share DataChunks and slots.
+    const segments = Array.from({ length: 2_100 }, (_, i) => ({
+      segment_id: `seg-${i}`, name: i % 5 === 0 ? null : `Segment ${i}`, analytics_tracking_enabled: i % 3 === 0 ? null : i % 2 === 0,
+      created_at: new Date(Date.UTC(2023, 0, 1) + i * 60_000), tags: i % 4 === 0 ? null : [`t${i}`, 'all'], teams: i % 7 === 0 ? [] : null,
+    }));
+    const big = 2n ** 60n + 3n;
+    const sessions = Array.from({ length: 1_000 }, (_, i) => ({
+      app_id: '*', segment_id: '*', unit: 'hour', time: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000), sessions: i === 997 ? big : i % 9 === 0 ? null : i,
+    }));
+    const summary = Array.from({ length: 3_000 }, (_, i) => ({
+      canvas_id: `cv-${i % 30}`, day: new Date(Date.UTC(2024, 0, 1) + Math.floor(i / 30) * 86_400_000), entries: i, revenue: i % 11 === 0 ? null : i + 0.25,
+    }));
+    const result = await wh.commit({
+      runId: 'r1', loadedAt: utc('2024-06-01'), state: [],
+      upserts: [{ table: 'segments', rows: segments.slice(0, 1_000) }, { table: 'sessions', rows: sessions }, { table: 'canvas_summary', rows: summary }, { table: 'segments', rows: segments.slice(1_000) }],
+    });
+    expect(result.tables).toEqual({
+      segments: { inserted: 2_100, updated: 0, unchanged: 0, deleted: 0 },
+      sessions: { inserted: 1_000, updated: 0, unchanged: 0, deleted: 0 },
+      canvas_summary: { inserted: 3_000, updated: 0, unchanged: 0, deleted: 0 },
+    });
+    const storedSegments = await wh.query(`SELECT "segment_id", "name", "analytics_tracking_enabled", "created_at", "tags", "teams", "description" FROM "segments" ORDER BY "created_at"`);
+    expect(storedSegments).toEqual(segments.map((s) => ({ ...s, description: null })));
+    const storedSessions = await wh.query(`SELECT "time", "sessions"::VARCHAR AS s FROM "sessions" ORDER BY "time"`);
+    expect(storedSessions).toEqual(sessions.map((s) => ({ time: s.time, s: s.sessions === null ? null : String(s.sessions) })));
+    const storedSummary = await wh.query(`SELECT "canvas_id", "day", "entries", "revenue"::VARCHAR AS revenue, "conversions" FROM "canvas_summary" ORDER BY "day", "entries"`);
+    expect(storedSummary).toEqual(summary.map((s) => ({ ...s, revenue: s.revenue === null ? null : s.revenue.toFixed(2), conversions: null })));
+  });
+
   it('refuses a count that is not a whole number or a bigint, and an invalid Date, naming row and column', async () => {
     const row = { app_id: '*', segment_id: '*', unit: 'day', time: utc('2024-03-01'), sessions: 1 };
     await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'sessions', rows: [row, { ...row, time: utc('2024-03-02'), sessions: 1.5 }] }], state: [] }))
