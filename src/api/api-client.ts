@@ -10,8 +10,7 @@ import type { EndpointSpec, PoolId } from './endpoints.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { fillPath } from './endpoint-path.js';
 import { expectSuccess } from './expect-success.js';
-import type { InFlightOutcome } from './in-flight-window.js';
-import { describeMs, type PoolPermit } from './limit-pool.js';
+import { describeMs, type PoolPermit, type ReleaseOutcome } from './limit-pool.js';
 import { Limiter } from './limiter.js';
 import { quoteHeaders, readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
 import { readCappedBody } from './read-body.js';
@@ -230,13 +229,13 @@ export class ApiClient {
 
   async #attempt<T>(p: PreparedCall, attempt: number): Promise<ApiResponse<T>> {
     const permit = await this.limiter.acquire(p.endpoint.pool);
-    let outcome: InFlightOutcome = 'ok';
+    let outcome: ReleaseOutcome = 'ok';
     try {
       const send = () => this.#send<T>(p, attempt, permit);
       return await (this.#gate ? this.#gate.run(send) : send());
     } catch (error) {
       // A 429, a 5xx or no answer at all: the pool keeps fewer requests in flight for a while.
-      if (error instanceof RetriableApiError) outcome = 'overloaded';
+      if (error instanceof RetriableApiError) outcome = NOT_SENT.has(error) ? 'not-sent' : 'overloaded';
       throw error;
     } finally {
       permit.release(outcome);
@@ -266,6 +265,7 @@ export class ApiClient {
       response = await this.#fetch(p.url, { method: p.method, headers: p.headers, body: p.body, signal, redirect: 'manual' });
     } catch (error) {
       const failure = this.#transportFailure(p, error, timeout, 'no response');
+      if (!timeout.aborted && neverConnected(error)) NOT_SENT.add(failure);
       finished(undefined, failure);
       throw failure;
     }
@@ -438,6 +438,24 @@ export class ApiClient {
 
 // Final errors already carrying the attempt count, so the outer catch does not wrap them twice.
 const GAVE_UP = new WeakSet<Error>();
+
+/** Failures of attempts that never reached the server: their pool does not count them (see PoolPermit.release). */
+const NOT_SENT = new WeakSet<Error>();
+
+/**
+ * Connection errors that prove the request was never sent: refused, no route, no such host, or no connection within
+ * the connect timeout. A reset or a cut-short answer may come after the server counted the request, so it counts.
+ */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Whether fetch's `error` says no connection was made (an AggregateError of happy-eyeballs attempts: all of them). */
+function neverConnected(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | undefined)?.cause ?? error;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return true;
+  const errors = (cause as { errors?: unknown } | undefined)?.errors;
+  return Array.isArray(errors) && errors.length > 0 && errors.every((e) => NEVER_CONNECTED.has(String((e as { code?: unknown } | undefined)?.code)));
+}
 
 const NOT_JSON = Symbol('not JSON');
 

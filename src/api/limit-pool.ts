@@ -43,9 +43,16 @@ export interface PoolPermit {
   readonly pool: PoolId;
   /** Order of sending within the pool; tells which in-flight requests a server's count may not include yet. */
   readonly seq: number;
-  /** `overloaded` for a 429, a 5xx or no answer: the pool then keeps fewer requests in flight for a while. @default 'ok' */
-  release(outcome?: InFlightOutcome): void;
+  /**
+   * `overloaded` for a 429, a 5xx or no answer: the pool then keeps fewer requests in flight for a while. `not-sent` for
+   * an attempt that never reached the server (connection refused, no such host): overloaded, and not counted against
+   * the pool's window, since the server counted nothing. @default 'ok'
+   */
+  release(outcome?: ReleaseOutcome): void;
 }
+
+/** How a permit's request ended, for the pool (see {@link PoolPermit.release}). */
+export type ReleaseOutcome = InFlightOutcome | 'not-sent';
 
 /** The state of one pool, for the planner, the benchmark and `engage-etl status`. */
 export interface PoolSnapshot {
@@ -314,7 +321,8 @@ export class LimitPoolQueue {
     this.#inFlight.add(seq);
     const sentAmong = this.#inFlight.size;
     this.#window.sent(sentAmong);
-    if (this.#server) this.#server.remaining--;
+    const server = this.#server;
+    if (server) server.remaining--;
     if (this.#demand > 0) this.#demand--;
     this.#nextPacedAt = Math.max(now, this.#nextPacedAt) + 1 / this.#ratePerMs();
     let released = false;
@@ -326,8 +334,13 @@ export class LimitPoolQueue {
         released = true;
         this.#inFlight.delete(seq);
         const at = this.#clock.now();
-        this.#finished.push(at);
-        this.#window.finished(outcome, at - now, this.#inFlight.size, at, sentAmong);
+        // An attempt that never reached the server spends none of its budget: counted, a server gone away during a
+        // long run filled the client's own tally with refused connections, and the run then waited out the pool's
+        // window (an hour) before its retries could fail.
+        if (outcome === 'not-sent') {
+          if (server && this.#server === server) server.remaining++;
+        } else this.#finished.push(at);
+        this.#window.finished(outcome === 'not-sent' ? 'overloaded' : outcome, at - now, this.#inFlight.size, at, sentAmong);
         const wake = this.#wakeOnRelease;
         this.#wakeOnRelease = undefined;
         wake?.();

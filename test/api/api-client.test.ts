@@ -161,6 +161,28 @@ describe('retries', () => {
     expect(events.some((e) => e.type === 'request-finished' && e.status === undefined && /connection failed/.test(e.error ?? ''))).toBe(true);
   });
 
+  it('does not count a refused connection against its pool: a server gone away ends the run after its attempts, not after the window', async () => {
+    const gone = await TestServer.create();
+    const url = gone.url;
+    await gone.close();
+    const pools = { purchases_events: { limit: 2, windowMs: 3_600_000 } };
+    const error = await failure(makeClient({ baseUrl: url, pools, maxAttempts: 5, backoffBaseMs: 100, backoffMaxMs: 1000 }).request({ endpoint: ENDPOINTS.eventsList }));
+    expect(error).toBeInstanceOf(RetriableApiError);
+    expect(error.message).toMatch(/all 5 attempts failed[\s\S]*connection failed: ECONNREFUSED/);
+    // Four backoffs of at most a second: counted, the two refused attempts would have filled the pool, and the third
+    // would have waited out the hour.
+    expect(clock.sleeps).toHaveLength(4);
+    expect(Math.max(...clock.sleeps)).toBeLessThanOrEqual(1000);
+  });
+
+  it('counts an attempt the server answered, even with a reset: the pool waits out its window', async () => {
+    server.handle((_req, res, i) => (i < 2 ? void res.socket?.destroy() : json(res, 200, { message: 'success' })));
+    const client = makeClient({ pools: { purchases_events: { limit: 2, windowMs: 60_000 } }, backoffBaseMs: 100, backoffMaxMs: 1000 });
+    const response = await client.request({ endpoint: ENDPOINTS.eventsList });
+    expect(response.attempts).toBe(3);
+    expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(59_000);
+  });
+
   it('retries an attempt that gets no answer within timeoutMs', async () => {
     server.handle((_req, res, i) => {
       if (i === 0) return; // never answers
