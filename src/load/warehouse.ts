@@ -130,11 +130,12 @@ function openError(path: string, err: unknown): FatalError {
 }
 
 /**
- * A commit stages each table it merges in temporary tables that DuckDB keeps until the transaction ends, at least one
- * 256 KiB block per column each: the cost grows with the width of the tables in one batch, not only with their rows.
- * At 64 MB the analyst views' demo warehouse (test/views/analyst-fixture.ts) failed a commit about one run in two once
- * campaign_message_series (46 columns) and canvas_step_messages (33) had a column per documented channel field (issue
- * 18); two runs at 128 MB passed. The process stays bounded, 64 MB higher.
+ * A commit stages its batch in temporary tables that DuckDB keeps until the transaction ends, at least one 256 KiB
+ * block per column once they hold a few thousand rows, and holds the rows it inserts until then too. At 64 MB the
+ * analyst views' demo warehouse (test/views/analyst-fixture.ts) failed a commit about one run in two when each table
+ * had a temp table of its own (issue 18); with one staging table for the whole batch (row-staging.ts, issue 27) the
+ * demo's first run still failed at 64 MB, a 29,000-row batch of campaign rows (staging, then the rows inserted: 84 MB
+ * for 40,000 of them). The process stays bounded, 64 MB higher.
  */
 const WRITER_MEMORY_LIMIT = '128MB';
 
