@@ -14,6 +14,7 @@ import { runPipeline } from '../pipeline/run-pipeline.js';
 import { StopSignals } from '../process/stop-signals.js';
 import { StreamsFailedError } from '../pipeline/streams-failed-error.js';
 import type { RunSummary } from '../pipeline/run-pipeline.js';
+import type { RunReporter } from '../pipeline/run-events.js';
 import { EXIT, exitCodeOf, ReportedError } from './exit-codes.js';
 import { LOG_LEVELS, resolveLogLevel } from './log-level.js';
 import { JsonLinesReporter } from './reporters.js';
@@ -90,9 +91,11 @@ export function makeRunCommand(): Command {
         opts = resolveRunOptions(flags, process.env, DateTime.utc());
         const display = process.stderr.isTTY && !opts.json ? new TtyProgressReporter(process.stderr, { level }) : new JsonLinesReporter(process.stderr, level);
         if (display instanceof TtyProgressReporter) note = (line) => display.note(line);
-        const summary = await withSource(opts, (source, label) => {
+        const summary = await withSource(opts, (source, label, sourceDone) => {
           if (stop.signal.aborted) throw new InterruptedError('interrupted before the run started: nothing was fetched');
-          return runPipeline(source, { reporter: teeReporters(display, tally), signal: stop.signal, ...(label ? { sourceLabel: label } : {}) });
+          // From the commit phase on, a run sends no request (fetch and reconciliation are over).
+          const fetched: RunReporter = { emit: (e) => (e.type === 'phase' && e.phase === 'commit' ? sourceDone?.() : undefined), close: () => undefined };
+          return runPipeline(source, { reporter: teeReporters(display, tally, fetched), signal: stop.signal, ...(label ? { sourceLabel: label } : {}) });
         });
         const exitCode = EXIT_BY_STATUS[summary.status] ?? EXIT.failed;
         if (flags.metricsFile) {
@@ -166,13 +169,17 @@ export function resumeCommand(args: readonly string[]): string {
  * Runs `fn` against the options' source: with `--emulator`, a built-in emulator started here on a thread of its own (the
  * pipeline itself never imports the emulator) whose URL and demo key stand in for the base URL and key.
  */
-export async function withSource<T>(opts: RunOptions, fn: (opts: RunOptions, label?: string) => Promise<T>): Promise<T> {
+export async function withSource<T>(opts: RunOptions, fn: (opts: RunOptions, label?: string, sourceDone?: () => void) => Promise<T>): Promise<T> {
   if (!opts.emulator) return fn(opts);
   const emulator = await startEmulatorThread({ seed: 1 });
+  // `sourceDone`: the caller will send no more requests; the emulator's thread (its heap, 50 MB in the demo) ends then,
+  // not after the export and the report.
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= emulator.close());
   try {
-    return await fn({ ...opts, baseUrl: emulator.url, apiKey: opts.apiKey ?? emulator.demoApiKey }, 'built-in emulator');
+    return await fn({ ...opts, baseUrl: emulator.url, apiKey: opts.apiKey ?? emulator.demoApiKey }, 'built-in emulator', () => void close().catch(() => undefined));
   } finally {
-    await emulator.close();
+    await close();
   }
 }
 

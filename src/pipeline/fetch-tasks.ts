@@ -2,7 +2,7 @@
 // an object by id. Each task fetches, hands its rows (with the watermark and hole changes they allow) to the committer,
 // and reports progress. Nothing here knows a stream by name: the declarations say what to fetch and how rows look.
 import type { DateTime } from 'luxon';
-import type { ApiClient } from '../api/api-client.js';
+import { admission, type ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import { CursorProgress, cursorWindows, holeChanges, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
 import { negativeCountNotices } from '../extract/negative-counts.js';
@@ -12,7 +12,7 @@ import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.j
 import { SNAPSHOT } from '../load/series-state-store.js';
 import { streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
-import type { Committer } from './committer.js';
+import type { Committer, Room } from './committer.js';
 import { moneyNotices } from './money-notices.js';
 import type { Plan, SeriesPlan } from './plan.js';
 import type { RunWarning } from './run-events.js';
@@ -175,61 +175,71 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
   let offset = sp.utcOffset;
   for (const planned of windows) {
     yield { group, work: async () => {
-      const window = localWindow(planned, offset);
-      const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
-      const notices: RowNotice[] = [];
-      for (const seen of result.offsets) {
-        if (offset !== undefined && seen !== offset) {
-          notices.push({
-            code: 'series_offset_changed', key: '',
-            message: `${sp.endpoint.path} wrote the days of ${sp.seriesKey} with offset ${seen}, where earlier days came with ${offset} (a daylight-saving change, or the workspace's time zone changed); each day is kept under the date the platform wrote, and later requests end at its midnight in ${seen}`,
-          });
-        }
-        offset = seen;
+      // Room for this window's rows is claimed once its pool grants its request: see Committer.room.
+      const room = ctx.committer.room(name);
+      try {
+        await admission.run(room, () => fetchWindow(planned, room));
+      } finally {
+        room.release();
       }
-      ctx.extraRequests(result.followUps);
-      if (result.outside.count > 0) {
-        ctx.warn({
-          code: 'points_outside_window', stream: name,
-          message: `${sp.endpoint.path} returned ${result.outside.count} point(s) outside the window asked for ${sp.seriesKey} (${window.start.toISO()} to ${window.end.toISO()}, e.g. time ${JSON.stringify(result.outside.example)}); they were ignored`,
-        });
-      }
-      const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEndMs);
-      if (inProgress.length > 0) {
-        ctx.warn({
-          code: 'in_progress_units_absent', stream: name,
-          message: `${name} ${sp.seriesKey}: ${inProgress.length} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; they are still in progress at --until and are asked again next run`,
-        });
-      }
-      const rows = mergeRows([...result.points].map(([ms, value]) => instance.rows(new Date(ms), value)));
-      // A source a day or two behind --until is waited for: its tail is asked again next run, not opened as holes.
-      const lagFrom = laggingStart(cursor, result.missing);
-      if (lagFrom !== undefined) {
-        progress.hold(lagFrom);
-        notices.push({
-          code: 'source_lagging', key: '',
-          message: `${sp.endpoint.path} has no data yet for ${sp.seriesKey} from ${new Date(lagFrom).toISOString()} on (less than ${LAG_MS / 86_400_000} days before --until): the source lags, so those units are asked again by the next runs and become holes only if still missing once more than ${LAG_MS / 86_400_000} days old`,
-        });
-      }
-      rows.notices = [...notices, ...(rows.notices ?? [])];
-      const missing = lagFrom === undefined ? result.missing : result.missing.filter((m) => m.startMs < lagFrom);
-      const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), missing, ctx.holeRetries).map((h) => ({
-        stream: name, seriesKey: sp.seriesKey, unit: instance.unit, unitStart: new Date(h.startMs), status: h.status, attempts: h.attempts, reason: h.reason,
-      }));
-      const rowCount = countRows(rows);
-      // rows_loaded counts the main table's rows (one per unit), whatever breakdowns ride along.
-      progress.finish(window.start.toMillis(), rows.upserts.find((u) => u.table === sp.stream.tables[0]?.name)?.rows.length ?? 0);
-      const advanced = progress.advance() ?? progress.settle();
-      await ctx.committer.add({
-        ...noticed(name, rows),
-        state: advanced === undefined ? [] : [{
-          stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows,
-          ...(offset === undefined ? {} : { utcOffset: offset }),
-        }],
-        holes,
-      });
-      if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);
-      ctx.tick(name, 1, rowCount);
     } };
+  }
+
+  async function fetchWindow(planned: Window, room: Room): Promise<void> {
+    const window = localWindow(planned, offset);
+    const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
+    const notices: RowNotice[] = [];
+    for (const seen of result.offsets) {
+      if (offset !== undefined && seen !== offset) {
+        notices.push({
+          code: 'series_offset_changed', key: '',
+          message: `${sp.endpoint.path} wrote the days of ${sp.seriesKey} with offset ${seen}, where earlier days came with ${offset} (a daylight-saving change, or the workspace's time zone changed); each day is kept under the date the platform wrote, and later requests end at its midnight in ${seen}`,
+        });
+      }
+      offset = seen;
+    }
+    ctx.extraRequests(result.followUps);
+    if (result.outside.count > 0) {
+      ctx.warn({
+        code: 'points_outside_window', stream: name,
+        message: `${sp.endpoint.path} returned ${result.outside.count} point(s) outside the window asked for ${sp.seriesKey} (${window.start.toISO()} to ${window.end.toISO()}, e.g. time ${JSON.stringify(result.outside.example)}); they were ignored`,
+      });
+    }
+    const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEndMs);
+    if (inProgress.length > 0) {
+      ctx.warn({
+        code: 'in_progress_units_absent', stream: name,
+        message: `${name} ${sp.seriesKey}: ${inProgress.length} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; they are still in progress at --until and are asked again next run`,
+      });
+    }
+    const rows = mergeRows([...result.points].map(([ms, value]) => instance.rows(new Date(ms), value)));
+    // A source a day or two behind --until is waited for: its tail is asked again next run, not opened as holes.
+    const lagFrom = laggingStart(cursor, result.missing);
+    if (lagFrom !== undefined) {
+      progress.hold(lagFrom);
+      notices.push({
+        code: 'source_lagging', key: '',
+        message: `${sp.endpoint.path} has no data yet for ${sp.seriesKey} from ${new Date(lagFrom).toISOString()} on (less than ${LAG_MS / 86_400_000} days before --until): the source lags, so those units are asked again by the next runs and become holes only if still missing once more than ${LAG_MS / 86_400_000} days old`,
+      });
+    }
+    rows.notices = [...notices, ...(rows.notices ?? [])];
+    const missing = lagFrom === undefined ? result.missing : result.missing.filter((m) => m.startMs < lagFrom);
+    const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), missing, ctx.holeRetries).map((h) => ({
+      stream: name, seriesKey: sp.seriesKey, unit: instance.unit, unitStart: new Date(h.startMs), status: h.status, attempts: h.attempts, reason: h.reason,
+    }));
+    const rowCount = countRows(rows);
+    // rows_loaded counts the main table's rows (one per unit), whatever breakdowns ride along.
+    progress.finish(window.start.toMillis(), rows.upserts.find((u) => u.table === sp.stream.tables[0]?.name)?.rows.length ?? 0);
+    const advanced = progress.advance() ?? progress.settle();
+    await ctx.committer.add({
+      ...noticed(name, rows),
+      state: advanced === undefined ? [] : [{
+        stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows,
+        ...(offset === undefined ? {} : { utcOffset: offset }),
+      }],
+      holes,
+    }, room);
+    if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);
+    ctx.tick(name, 1, rowCount);
   }
 }

@@ -34,7 +34,7 @@ function part(rows: number): CommitPart {
 /** Whether a promise has settled after the pending callbacks ran. */
 async function settled(p: Promise<unknown>): Promise<boolean> {
   let done = false;
-  void p.then(() => (done = true));
+  void p.then(() => (done = true), () => (done = true));
   await new Promise((r) => setImmediate(r));
   return done;
 }
@@ -122,5 +122,88 @@ describe('Committer', () => {
     finishOne();
     await committer.drain();
     expect(batches).toEqual([MIN_COMMIT_ROWS + 10, MIN_COMMIT_ROWS, MAX_PENDING_ROWS + 1]);
+  });
+
+  it('lets a request claim room only while the rows pending and those claimed by requests in flight stay within the bound', async () => {
+    const { wh, batches, finishOne } = slowWarehouse();
+    const committer = new Committer(wh, 'run-1', () => undefined);
+    // A kind not seen yet sends one request at a time: the second waits for the first one's rows.
+    const first = committer.room('sessions');
+    expect(first.claim()).toBe(true);
+    const second = committer.room('sessions');
+    expect(second.claim()).toBe(false);
+    const secondFree = second.whenFree();
+    expect(await settled(secondFree)).toBe(false);
+    await committer.add(part(1_000), first);
+    expect(await settled(secondFree)).toBe(true);
+    expect(second.claim()).toBe(true);
+    // 1,000 pending and 1,000 claimed: requests claim until their claims would pass MAX_PENDING_ROWS, then one cannot.
+    const inFlight = [second];
+    while (1_000 + 1_000 * (inFlight.length + 1) <= MAX_PENDING_ROWS) {
+      const room = committer.room('sessions');
+      expect(room.claim()).toBe(true);
+      inFlight.push(room);
+    }
+    const held = committer.room('sessions');
+    expect(held.claim()).toBe(false);
+    const heldFree = held.whenFree();
+    expect(await settled(heldFree)).toBe(false);
+    // A request that failed gives its room back: the held one may go.
+    inFlight.pop()!.release();
+    expect(await settled(heldFree)).toBe(true);
+    expect(held.claim()).toBe(true);
+    inFlight.push(held);
+    const next = committer.room('sessions');
+    expect(next.claim()).toBe(false);
+    const nextFree = next.whenFree();
+    // The answers come: once MIN_COMMIT_ROWS are pending a commit takes them, and the next request may go.
+    for (const room of inFlight) await committer.add(part(1_000), room);
+    expect(batches).toEqual([MIN_COMMIT_ROWS]);
+    expect(await settled(nextFree)).toBe(true);
+    expect(next.claim()).toBe(true);
+    next.release();
+    finishOne();
+    await committer.drain();
+  });
+
+  it('commits at once when a request waits for room and none in flight would bring more, rather than after its delay', async () => {
+    const { wh, batches, finishOne } = slowWarehouse();
+    const committer = new Committer(wh, 'run-1', () => undefined);
+    const first = committer.room('campaign_series');
+    expect(first.claim()).toBe(true);
+    await committer.add(part(16_000), first);
+    expect(batches).toEqual([]);
+    // 16,000 pending and parts of about 16,000: the next request cannot fit beside them, and nothing else will come.
+    const next = committer.room('campaign_series');
+    expect(next.claim()).toBe(false);
+    const free = next.whenFree();
+    expect(batches).toEqual([16_000]);
+    expect(await settled(free)).toBe(true);
+    expect(next.claim()).toBe(true);
+    next.release();
+    finishOne();
+    await committer.drain();
+  });
+
+  it('fails the requests waiting for room when a commit fails, and lets none claim after', async () => {
+    const { wh } = slowWarehouse();
+    let fail: (error: Error) => void = () => undefined;
+    const failing = Object.assign(Object.create(wh) as Warehouse, {
+      commitPrepared: () => new Promise((_resolve, reject) => (fail = reject)),
+    });
+    const committer = new Committer(failing, 'run-1', () => undefined);
+    const first = committer.room('sessions');
+    expect(first.claim()).toBe(true);
+    await committer.add(part(MIN_COMMIT_ROWS), first);
+    // The batch writes; one request of MIN_COMMIT_ROWS rows is in flight, the next waits for room.
+    expect(committer.room('sessions').claim()).toBe(true);
+    const held = committer.room('sessions');
+    expect(held.claim()).toBe(false);
+    const free = held.whenFree();
+    expect(await settled(free)).toBe(false);
+    fail(new Error('disk full'));
+    await expect(free).rejects.toThrow('disk full');
+    expect(() => committer.room('sessions').claim()).toThrow('disk full');
+    await expect(committer.drain()).rejects.toThrow('disk full');
   });
 });
