@@ -30,7 +30,7 @@ SELECT
 FROM "main"."canvas_variant_summary" v
 LEFT JOIN "analytics"."series_watermarks"('canvas_summary') w ON w."series_key" = 'unit=day|canvas_id=' || v."canvas_id"
 LEFT JOIN "main"."canvases" c ON c."canvas_id" = v."canvas_id"
-LEFT JOIN "main"."canvas_summary" cs ON cs."canvas_id" = v."canvas_id" AND cs."day" = v."day"
+LEFT JOIN (SELECT "canvas_id", arg_max("name", "day") AS "name" FROM "main"."canvas_summary" GROUP BY ALL) cs ON cs."canvas_id" = v."canvas_id"
 LEFT JOIN "main"."canvas_variants" cv ON cv."canvas_id" = v."canvas_id" AND cv."variant_id" = v."variant_id";
 COMMENT ON VIEW "analytics"."canvas_variant_daily" IS 'Each Canvas variant per day: entries, conversions, conversion rate and revenue. One row per Canvas, variant and day. To fill: ask for the variant breakdown, canvas_summary: { variant_breakdown: true }.';
 COMMENT ON COLUMN "analytics"."canvas_variant_daily"."day" IS 'The day (UTC).';

@@ -51,8 +51,21 @@ const TOP_STEP_CANVASES = 3;
  */
 const COMPLETE_DAYS = `"complete"`;
 
-/** The last complete day of a view. */
-const lastDay = (view: string) => `(SELECT max("day") FROM "analytics"."${view}" WHERE ${COMPLETE_DAYS})`;
+/**
+ * The views whose last complete day a chart asks for (see `lastDay`), filled as CHARTS is built, for REPORT_PRELUDE.
+ */
+const lastDayViews = new Set<string>();
+
+/**
+ * The last complete day of a view, as a session variable REPORT_PRELUDE sets before the charts' queries run: a constant,
+ * DuckDB applies `"day" > … - 90` in the table scan. As a subquery it could not, and each chart joined every row of
+ * its view first: the Canvas variants chart took 227 ms and 126 MB more RSS on the demo's database, then 21 ms and
+ * 14 MB (issue 27, docs/performance.md).
+ */
+const lastDay = (view: string): string => {
+  lastDayViews.add(view);
+  return `CAST(getvariable('report_last_day_${view}') AS DATE)`;
+};
 
 const lastDays = (view: string) => `"day" > ${lastDay(view)} - ${REPORT_DAYS} AND ${COMPLETE_DAYS}`;
 
@@ -220,7 +233,7 @@ export const CHARTS: readonly ChartSpec[] = [
     sql: `WITH "recent" AS (
             SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("reached") AS "reached",
                    sum("opens") / sum("reached") AS "open_rate", sum("clicks") / sum("reached") AS "click_rate"
-            FROM "analytics"."campaign_message_daily" WHERE "day" > (SELECT max("day") FROM "analytics"."campaign_message_daily" WHERE ${COMPLETE_DAYS}) - 30 AND ${COMPLETE_DAYS}
+            FROM "analytics"."campaign_message_daily" WHERE "day" > ${lastDay('campaign_message_daily')} - 30 AND ${COMPLETE_DAYS}
             GROUP BY ALL HAVING sum("reached") > 0 AND sum("opens") > 0 ORDER BY "reached" DESC, "x" LIMIT ${TOP_CAMPAIGN_MESSAGES}
           )
           SELECT "x", 'open rate' AS "series", "open_rate" AS "y" FROM "recent"
@@ -248,3 +261,8 @@ export const FRESHNESS_SQL = `
   SELECT "stream", count(*) AS "series", min("watermark") AS "oldest_watermark", round(max("age_hours"), 1) AS "max_age_hours",
          sum("open_holes") AS "open_holes", max("last_successful_run_at") AS "last_successful_run_at"
   FROM "analytics"."freshness" GROUP BY ALL ORDER BY "stream"`;
+
+/** What the charts' queries need set first, in the same session: the last complete day of each view they follow. */
+export const REPORT_PRELUDE: readonly string[] = [...lastDayViews].map(
+  (view) => `SET VARIABLE "report_last_day_${view}" = (SELECT max("day") FROM "analytics"."${view}" WHERE ${COMPLETE_DAYS})`,
+);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
-import { CHARTS } from '../../src/report/report-charts.js';
+import { CHARTS, REPORT_PRELUDE } from '../../src/report/report-charts.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { PipelineFixture, testPipeline } from '../pipeline/helpers/pipeline-fixture.js';
 
@@ -54,6 +54,7 @@ describe('a run at 14:30 UTC', () => {
   it('draws complete days only: no chart of days shows today', async () => {
     const wh = await Warehouse.open(f.db, { readOnly: true });
     try {
+      for (const sql of REPORT_PRELUDE) await wh.query(sql);
       for (const chart of CHARTS) {
         const rows = await wh.query(chart.sql);
         const days = rows.filter((r) => r['x'] instanceof Date).map((r) => isoDay(r['x']));
