@@ -65,6 +65,8 @@ export interface ScaleRunOptions {
   span: ScaleSpan;
   /** Only `plan`: the run, status, report and increment are left out (a size too large for the time at hand). */
   planOnly: boolean;
+  /** Keep the size's folder (database, Parquet, report) and say where, to measure `report` or `export` on it later. */
+  keep?: boolean;
   /** `run --time-budget`: a size too large for the time at hand is cut there, and publishes what it committed. */
   timeBudget: string | undefined;
   /**
@@ -149,6 +151,7 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
     return result;
   } finally {
     await emulator.close();
-    await rm(dir, { recursive: true, force: true });
+    if (o.keep) o.step(`${o.size}: kept ${dir}`);
+    else await rm(dir, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,8 @@
 // bench run, so figures compare across machines. Flags: --quick (2k over 3 months), --sizes 2k,5k (presets),
 // --months N (history, default 17), --plan-only (plan alone), --time-budget D (run cut after D, as `run` does it; no
 // increment then), --json <file>: the last two for a size too large for the time at hand; --no-rate-limits (the
-// emulator never answers 429: the run is bound by its own CPU, not by the documented hourly limits).
+// emulator never answers 429: the run is bound by its own CPU, not by the documented hourly limits); --keep (each size's
+// folder is kept and named, to measure `report` or `export` on its database afterwards).
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { createS3Client, s3Settings } from '../src/store/s3-client.js';
@@ -122,6 +123,7 @@ function growthRows(all: ScaleFigures[]): Row[] {
 export async function runScaleBench(argv: readonly string[]): Promise<void> {
   const quick = argv.includes('--quick');
   const planOnly = argv.includes('--plan-only');
+  const keep = argv.includes('--keep');
   const sizes = (flag(argv, '--sizes') ?? (quick ? '2k' : '2k,5k,20k')).split(',').map((x) => x.trim());
   for (const size of sizes) {
     if (!SIZE_PRESETS[size] || size === 'demo') throw new Error(`--sizes: "${size}" is not a size preset; use some of ${Object.keys(SIZE_PRESETS).filter((k) => k !== 'demo').join(', ')}`);
@@ -145,7 +147,7 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
   try {
     for (const size of sizes) {
       const preset = SIZE_PRESETS[size]!;
-      results.push(await measureScaleSize({ size, canvases: preset.canvases ?? 0, campaigns: preset.campaigns ?? 0, span, planOnly, timeBudget, rateLimits, store, s3, step }));
+      results.push(await measureScaleSize({ size, canvases: preset.canvases ?? 0, campaigns: preset.campaigns ?? 0, span, planOnly, keep, timeBudget, rateLimits, store, s3, step }));
     }
   } finally {
     s3.destroy();
