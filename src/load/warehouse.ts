@@ -49,12 +49,13 @@ export interface WarehouseOptions {
 
 /**
  * The writer's memory limit and threads for the export, once its commits are done (see `liftCommitLimits`). Its sorted
- * COPYs spill to disk. What the limit does not bound is the Parquet writer's row groups, one per thread: on a
- * 5k-Canvas, 3-month database `export` peaked at 960 MB RSS under 1 GB and two threads, 552 MB under 384 MB, and
- * 266–268 MB with one thread and 32,768-row row groups at 192 or 384 MB, in the same 7–8 s (docs/performance.md,
- * issue 27). The limit also caps what DuckDB caches of a database far larger than it, as one of 20k Canvases is.
+ * COPYs fill the limit whatever a partition's size, so a large partition is sorted in slices (export-parquet.ts,
+ * SLICE_CELLS) and the limit is low: on a 5k-Canvas, 3-month database `export` peaked at 505 MB RSS under 192 MB
+ * without slices, 313 MB under 96 MB with them (a sort under 96 MB without slices took twice the CPU); 64 MB ran out of
+ * memory. One thread: each thread of a COPY holds a row group of its own (960 MB under 1 GB and two threads, 268 MB
+ * with one and 32,768-row row groups). The limit also caps what DuckDB caches of a database far larger than it.
  */
-const EXPORT_MEMORY_LIMIT = '192MB';
+const EXPORT_MEMORY_LIMIT = '96MB';
 const EXPORT_THREADS = '1';
 
 /** The writer's memory limit for the report's queries (see `liftReportLimits`): window functions that do not spill. */

@@ -248,6 +248,23 @@ describe('exportParquet', () => {
     expect(keys).toEqual([...keys].sort());
   });
 
+  it('sorts a large year in slices of its first key column into the same file, byte for byte, as one sort', async () => {
+    const apps = ['app_3', 'app_0', 'app_7', 'app_1', 'app_5', 'app_2', 'app_6', 'app_4'];
+    const rows = apps.flatMap((app) => Array.from({ length: 2_000 }, (_, h) => revenueRow(new Date(Date.UTC(2023, 0, 1, h)).toISOString(), (h * 7) % 97, app, 'p0', 'hour')));
+    await wh.commit(batch('r2', [{ table: 'revenue', rows: rows.reverse() }]));
+    await wh.liftCommitLimits();
+    const whole = join(out, 'whole');
+    const sliced = join(out, 'sliced');
+    await exportParquet(wh, whole, { scope: 'all', tables: ['revenue'] });
+    // About 2,000 rows a slice: the eight apps' rows in eight sorts.
+    const width = tableSpec('revenue').columns.length;
+    await exportParquet(wh, sliced, { scope: 'all', tables: ['revenue'], sliceCells: 2_000 * width });
+    const file = (root: string) => join(root, 'revenue', 'year=2023', 'data.parquet');
+    expect((await readParquet(file(sliced))).length).toBe(16_000);
+    expect(Buffer.compare(await readFile(file(sliced)), await readFile(file(whole)))).toBe(0);
+    expect((await readdir(sliced, { recursive: true })).filter((f) => String(f).includes('.slice-'))).toEqual([]);
+  });
+
   it('removes staging folders left by a killed export', async () => {
     const child = spawn(process.execPath, ['-e', '']);
     const deadPid = await new Promise<number>((ok) => child.once('exit', () => ok(child.pid!)));
