@@ -24,6 +24,27 @@ export interface CommitPart extends ExtractedRows {
 export const MAX_PENDING_ROWS = 20_000;
 
 /**
+ * The widest row that counts as one row against MAX_PENDING_ROWS and MIN_COMMIT_ROWS; a wider one counts as its columns
+ * over this (a campaign message row of 43 columns as 2.9 rows). What a batch holds, as JS objects and in DuckDB's
+ * staging, grows with its cells, and the demo's widest streams (campaign messages, Canvas step messages) made the
+ * largest batches. The demo's first run (with the emulator thread's smaller young generation) peaked at 463–469 MB
+ * counted so, 459–461 MB at a width of 10, 455–470 MB with the bound halved for every row; at 498–508 MB before.
+ * Narrow streams (sessions, segment sizes, events) keep their 20,000-row commits.
+ */
+export const ROW_WIDTH = 15;
+
+/** The rows a part counts for (see ROW_WIDTH): each table's rows times its columns over ROW_WIDTH, at least one each. */
+export function countedRows(part: Pick<ExtractedRows, 'upserts'>): number {
+  let counted = 0;
+  for (const { rows } of part.upserts) {
+    if (rows.length === 0) continue;
+    const columns = Object.keys(rows[0]!).length;
+    counted += columns > ROW_WIDTH ? Math.ceil((rows.length * columns) / ROW_WIDTH) : rows.length;
+  }
+  return counted;
+}
+
+/**
  * Rows a commit gathers before it starts, unless drained: a commit costs a few statements per table whatever its size,
  * and the change-detecting join scans the stored table once per batch, so 100-row commits (one window each) made the
  * demo's first run spend more time in DuckDB than fetching. Measured on the demo's wide Canvas and campaign tables:
@@ -208,7 +229,7 @@ export class Committer {
   async add(part: CommitPart, room?: Room): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
     if (this.#pending.length === 0) this.#oldestAt = Date.now();
-    const rows = part.upserts.reduce((n, u) => n + u.rows.length, 0);
+    const rows = countedRows(part);
     this.#pending.push(part);
     this.#pendingRows += rows;
     (room as HeldRoom | undefined)?.give(rows);

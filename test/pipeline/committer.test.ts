@@ -3,7 +3,7 @@
 // they are taken.
 import { describe, expect, it } from 'vitest';
 import type { CommitResult, LoadBatch, Warehouse } from '../../src/load/warehouse.js';
-import { Committer, MAX_COMMIT_DELAY_MS, MAX_PENDING_ROWS, MIN_COMMIT_ROWS, type CommitPart } from '../../src/pipeline/committer.js';
+import { Committer, MAX_COMMIT_DELAY_MS, MAX_PENDING_ROWS, MIN_COMMIT_ROWS, ROW_WIDTH, countedRows, type CommitPart } from '../../src/pipeline/committer.js';
 
 /**
  * A warehouse whose commits end only when the test says so; it records the row count of each batch written, in order,
@@ -39,7 +39,26 @@ async function settled(p: Promise<unknown>): Promise<boolean> {
   return done;
 }
 
+/** A part of `rows` rows of `columns` columns each. */
+function widePart(rows: number, columns: number): CommitPart {
+  const row = (i: number) => Object.fromEntries(Array.from({ length: columns }, (_, c) => [`c${c}`, i]));
+  return { upserts: [{ table: 'campaign_message_series', rows: Array.from({ length: rows }, (_, i) => row(i)) }], replaces: [], state: [], holes: [] };
+}
+
 describe('Committer', () => {
+  it('counts a row wider than ROW_WIDTH columns as its columns over ROW_WIDTH, so wide batches commit sooner', async () => {
+    expect(countedRows(widePart(100, ROW_WIDTH))).toBe(100);
+    expect(countedRows(widePart(100, 3 * ROW_WIDTH))).toBe(300);
+    expect(countedRows({ upserts: [...widePart(10, 2 * ROW_WIDTH).upserts, ...part(7).upserts, { table: 'x', rows: [] }] })).toBe(27);
+    const { wh, batches } = slowWarehouse();
+    const committer = new Committer(wh, 'run', () => {});
+    // A fifth of MIN_COMMIT_ROWS narrow rows waits for more; as many rows five times as wide fill a commit at once.
+    await committer.add(part(MIN_COMMIT_ROWS / 5));
+    expect(batches).toEqual([]);
+    await committer.add(widePart(MIN_COMMIT_ROWS / 5, 5 * ROW_WIDTH));
+    expect(batches).toEqual([(2 * MIN_COMMIT_ROWS) / 5]);
+  });
+
   it('gathers MIN_COMMIT_ROWS before a commit, converts the next batch while it writes, and makes producers wait only for a take', async () => {
     const { wh, batches, prepared, finishOne } = slowWarehouse();
     const committer = new Committer(wh, 'run-1', () => undefined);
