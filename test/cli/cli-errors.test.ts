@@ -121,6 +121,18 @@ describe('status, query and export', () => {
     expect(views.stdout).toContain('CREATE OR REPLACE VIEW "analytics"."purchases_daily"');
   }, 30_000);
 
+  it('query and report refuse a --memory-limit that is not a size, naming it (exit 2); report takes a valid one', async () => {
+    for (const cmd of [['query', 'SELECT 1'], ['report', '--output', join(dir, 'r-limit.html')]]) {
+      const r = await cli([...cmd, '--db', db, '--memory-limit', 'lots']);
+      expect(r.code, cmd[0]).toBe(2);
+      expect(r.stderr, cmd[0]).toMatch(/--memory-limit.*"lots" is not a memory size/);
+    }
+    expect(existsSync(join(dir, 'r-limit.html'))).toBe(false);
+    const ok = await cli(['report', '--db', db, '--output', join(dir, 'r-limit.html'), '--memory-limit', '512 mib']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(existsSync(join(dir, 'r-limit.html'))).toBe(true);
+  }, 60_000);
+
   it('export refuses an --out that cannot be written', async () => {
     const file = join(dir, 'a-file');
     await writeFile(file, 'x');
