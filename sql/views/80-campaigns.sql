@@ -20,7 +20,7 @@ SELECT "campaign_id", arg_min("name", "source") AS "campaign_name" FROM (
 -- row holds, in the order the documented channels use them: it still counts, and the *_field columns say how.
 CREATE OR REPLACE MACRO "analytics"."campaign_message_measures"() AS TABLE
 WITH "s" AS (
-  SELECT *, CASE
+  SELECT *, CAST("time" AS DATE) AS "day", CASE
       WHEN "channel" IN ('ios_push', 'android_push', 'kindle_push', 'web_push') THEN 'push'
       WHEN "channel" IN ('in_app_message', 'trigger_in_app_message') THEN 'in_app_message'
       WHEN "channel" IN ('email', 'sms', 'webhook', 'content_cards') THEN "channel"
@@ -64,7 +64,7 @@ FROM "f";
 
 CREATE OR REPLACE VIEW "analytics"."campaign_message_daily" AS
 SELECT
-  CAST(s."time" AS DATE) AS "day", s."campaign_id", n."campaign_name", s."channel",
+  s."day", s."campaign_id", n."campaign_name", s."channel",
   s."variation_key", s."variation_api_id" AS "variation_id", COALESCE(v."name", s."variation_name") AS "variation_name",
   s."sent", s."reached", s."reached_field", s."opened" AS "opens", s."opens_field", s."all_opens", s."clicked" AS "clicks", s."clicks_field",
   s."unsubscribed" AS "unsubscribes", s."unsubscribes_field",

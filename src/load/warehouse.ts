@@ -60,7 +60,7 @@ const EXPORT_THREADS = '1';
 
 /**
  * DuckDB's memory limit for the report's queries, in the run (`liftReportLimits`) and in `report` (read-only). Their
- * window functions do not spill, but since the charts filter on constants (REPORT_PRELUDE) they need far less than the
+ * window functions do not spill, but since the charts filter on constants (setReportLastDays) they need far less than the
  * 1 GB the event chart once ran out of 128 MB without: on the 20k-Canvas bench database (912 MB) `report` peaked at
  * 1,454 MB under 1 GB (and under DuckDB's default, 80 % of RAM, before), 503 MB under 256 MB in 6.2 s against 7.1 s,
  * 341 MB under 128 MB in 7.8 s; the demo's report is the same (352–362 MB) under all three (issue 27).

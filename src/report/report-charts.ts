@@ -52,12 +52,12 @@ const TOP_STEP_CANVASES = 3;
 const COMPLETE_DAYS = `"complete"`;
 
 /**
- * The views whose last complete day a chart asks for (see `lastDay`), filled as CHARTS is built, for REPORT_PRELUDE.
+ * The views whose last complete day a chart asks for (see `lastDay`), filled as CHARTS is built, for setReportLastDays.
  */
 const lastDayViews = new Set<string>();
 
 /**
- * The last complete day of a view, as a session variable REPORT_PRELUDE sets before the charts' queries run: a constant,
+ * The last complete day of a view, as a session variable setReportLastDays sets before the charts' queries run: a constant,
  * DuckDB applies `"day" > … - 90` in the table scan. As a subquery it could not, and each chart joined every row of
  * its view first: the Canvas variants chart took 227 ms and 126 MB more RSS on the demo's database, then 21 ms and
  * 14 MB (issue 27, docs/performance.md).
@@ -262,7 +262,34 @@ export const FRESHNESS_SQL = `
          sum("open_holes") AS "open_holes", max("last_successful_run_at") AS "last_successful_run_at"
   FROM "analytics"."freshness" GROUP BY ALL ORDER BY "stream"`;
 
-/** What the charts' queries need set first, in the same session: the last complete day of each view they follow. */
-export const REPORT_PRELUDE: readonly string[] = [...lastDayViews].map(
-  (view) => `SET VARIABLE "report_last_day_${view}" = (SELECT max("day") FROM "analytics"."${view}" WHERE ${COMPLETE_DAYS})`,
-);
+/** What `setReportLastDays` runs its queries on: a warehouse, or anything that answers SQL with rows. */
+export interface ReportSession {
+  query(sql: string): Promise<Record<string, unknown>[]>;
+}
+
+/**
+ * Days the last complete day of a view is first looked for in, ending with the newest day any watermark reaches: no
+ * later day is complete in any view (`day_complete` needs the watermark past the day's end).
+ */
+const RECENT_DAYS = 7;
+
+/**
+ * Set what the charts' queries need first, in the same session: the last complete day of each view they follow.
+ *
+ * Each view is first asked for its last complete day among the RECENT_DAYS days ending with the newest watermark's day,
+ * a constant the scan applies; only a view with no complete day there is scanned whole. The whole scan joined every row
+ * to its series' watermark: 1.3–2.1 s of CPU on campaign_message_daily at 20,000 objects (issue 27). The answer is the
+ * same either way: every complete day lies on or before the newest watermark's day, so the newest one found in the
+ * recent days is the newest of all.
+ */
+export async function setReportLastDays(session: ReportSession): Promise<void> {
+  await session.query(`SET VARIABLE "report_newest_day" = (SELECT CAST(max("watermark") AS DATE) FROM "main"."_etl_series_state")`);
+  for (const view of lastDayViews) {
+    const variable = `report_last_day_${view}`;
+    const setLastDay = (where: string) =>
+      `SET VARIABLE "${variable}" = (SELECT max("day") FROM "analytics"."${view}" WHERE ${COMPLETE_DAYS}${where})`;
+    await session.query(setLastDay(` AND "day" > CAST(getvariable('report_newest_day') AS DATE) - ${RECENT_DAYS}`));
+    const [found] = await session.query(`SELECT getvariable('${variable}') IS NOT NULL AS "found"`);
+    if (found?.['found'] !== true) await session.query(setLastDay(''));
+  }
+}

@@ -2,7 +2,7 @@
 // that opens by double-click, offline. Its charts come from report-charts.ts, drawn by render-chart.ts.
 import { resolve } from 'node:path';
 import type { Warehouse } from '../load/warehouse.js';
-import { CHARTS, FRESHNESS_SQL, REPORT_PRELUDE } from './report-charts.js';
+import { CHARTS, FRESHNESS_SQL, setReportLastDays } from './report-charts.js';
 import type { ChartSpec } from './report-charts.js';
 import type { ChartRow } from './render-chart.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
@@ -78,7 +78,7 @@ export async function writeReport(wh: Warehouse, path: string, opts: ReportOptio
   const charts: ReportSummary['charts'] = [];
   // Loaded with the first report, not at every start of the CLI.
   const { renderChartSvg } = await import('./render-chart.js');
-  for (const sql of REPORT_PRELUDE) await wh.query(sql);
+  await setReportLastDays(wh);
   for (const spec of CHARTS) {
     const rows = await chartRows(wh, spec);
     charts.push({ id: spec.id, rows: rows.length });

@@ -13,7 +13,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { styledId } from '../../src/emulator/analytics/workspace-size.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { CHARTS, REPORT_PRELUDE } from '../../src/report/report-charts.js';
+import { CHARTS, setReportLastDays } from '../../src/report/report-charts.js';
 import { PALETTE } from '../../src/report/render-chart.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { optionalTool, whenToolMissing } from '../helpers/optional-tool.js';
@@ -120,7 +120,7 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
         // The day in progress at the last run's --until holds a few hours only: no daily chart draws it.
         const [last] = await wh.query('SELECT CAST(max("until") AS DATE) AS d FROM "_etl_runs"');
         const inProgress = (last!['d'] as Date).getTime();
-        for (const sql of REPORT_PRELUDE) await wh.query(sql);
+        await setReportLastDays(wh);
         for (const spec of CHARTS) {
           const rows = await wh.query(spec.sql);
           const data = await chartData(page, spec.id);

@@ -1,12 +1,12 @@
 // Complete days (issue 26): every daily analyst view says with `complete` whether its day had ended and was loaded
 // whole — today is not, nor is a day a backfill has not reached — and the report draws complete days only. A view left
 // empty for want of a pipeline option names that option, in its comment, in the run's summary and in the report.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
-import { CHARTS, REPORT_PRELUDE } from '../../src/report/report-charts.js';
+import { CHARTS, setReportLastDays } from '../../src/report/report-charts.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { PipelineFixture, testPipeline } from '../pipeline/helpers/pipeline-fixture.js';
 
@@ -54,7 +54,7 @@ describe('a run at 14:30 UTC', () => {
   it('draws complete days only: no chart of days shows today', async () => {
     const wh = await Warehouse.open(f.db, { readOnly: true });
     try {
-      for (const sql of REPORT_PRELUDE) await wh.query(sql);
+      await setReportLastDays(wh);
       for (const chart of CHARTS) {
         const rows = await wh.query(chart.sql);
         const days = rows.filter((r) => r['x'] instanceof Date).map((r) => isoDay(r['x']));
@@ -105,5 +105,39 @@ describe('a run at 14:30 UTC', () => {
     expect(rows.map((r) => [isoDay(r['day']), r['complete']])).toEqual([['2025-02-27', true], ['2025-02-28', true], ['2025-03-01', false], ['2025-03-02', false]]);
     const [calendar] = await f.query(`SELECT max(day) AS last FROM analytics.calendar WHERE complete`);
     expect(isoDay(calendar?.['last'])).toBe('2025-02-28');
+  });
+
+  it('gives the charts the last complete day a whole scan of each view finds, also weeks before the newest watermark', async () => {
+    // setReportLastDays looks in the last days before the newest watermark first, and scans a view whole only when it
+    // has no complete day there: both ways must agree with the plain query.
+    const copy = join(dirname(f.db), 'last-days.duckdb');
+    await copyFile(f.db, copy);
+    const wh = await Warehouse.open(copy);
+    const lastDays = async () => {
+      await setReportLastDays(wh);
+      const names = (await wh.query(`SELECT "name" FROM duckdb_variables() WHERE "name" LIKE 'report_last_day_%' ORDER BY 1`)).map((r) => String(r['name']));
+      const out: [string, string, string][] = [];
+      for (const name of names) {
+        const view = name.slice('report_last_day_'.length);
+        const [row] = await wh.query(`SELECT CAST(getvariable('${name}') AS DATE) AS "set", (SELECT max("day") FROM analytics."${view}" WHERE "complete") AS "scanned"`);
+        out.push([view, isoDay(row?.['set']), isoDay(row?.['scanned'])]);
+      }
+      return out;
+    };
+    try {
+      const before = await lastDays();
+      expect(before.map(([view]) => view)).toEqual(expect.arrayContaining(['campaign_message_daily', 'canvas_variant_daily', 'purchases_daily', 'segment_size_daily']));
+      for (const [view, set, scanned] of before) expect([view, set]).toEqual([view, scanned]);
+      expect(before.find(([view]) => view === 'segment_size_daily')?.[1]).toBe(YESTERDAY);
+      // One stream's watermark 40 days ahead: every other view's last complete day is weeks before the newest watermark.
+      await wh.query(`UPDATE "_etl_series_state" SET "watermark" = "watermark" + INTERVAL 40 DAY WHERE "stream" = 'sessions'`);
+      const after = await lastDays();
+      for (const [view, set, scanned] of after) expect([view, set]).toEqual([view, scanned]);
+      expect(after.find(([view]) => view === 'segment_size_daily')?.[1]).toBe(YESTERDAY);
+      // Its own days are all complete now, today's too: the data ends there.
+      expect(after.find(([view]) => view === 'sessions_daily')?.[1]).toBe(TODAY);
+    } finally {
+      await wh.close();
+    }
   });
 });
