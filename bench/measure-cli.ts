@@ -3,7 +3,6 @@
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { ProcessUsage } from './rusage-hook.js';
 
 export interface MeasuredCommand extends ProcessUsage {
@@ -16,13 +15,16 @@ export interface MeasuredCommand extends ProcessUsage {
 
 const here = import.meta.dirname;
 const BIN = join(here, '../../bin/engage-etl.js');
-const HOOK = pathToFileURL(join(here, 'rusage-hook.js')).href;
+// Loaded with --require, not --import: --import starts libuv's thread pool (the ES module loader reads files through it)
+// before bin/engage-etl.js can size it, and the process measured would run with four threads where `engage-etl` runs
+// with two (bin/engage-etl.js). Node 20.19+ requires the ES module hook synchronously.
+const HOOK = join(here, 'rusage-hook.js');
 
 /** Runs `engage-etl <args>` in `cwd` with `env` added; rejects only when the process cannot be measured. */
 export async function measureCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<MeasuredCommand> {
   const usageFile = join(cwd, `.rusage-${process.pid}-${Date.now()}.json`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', HOOK, BIN, ...args], {
+  const child = spawn(process.execPath, ['--require', HOOK, BIN, ...args], {
     cwd,
     env: { ...process.env, ...env, ENGAGE_BENCH_RUSAGE: usageFile },
     stdio: ['ignore', 'pipe', 'pipe'],

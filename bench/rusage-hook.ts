@@ -1,4 +1,4 @@
-// Loaded with `node --import` into a measured CLI process: when the process exits, writes its own resource usage (peak
+// Loaded with `node --require` into a measured CLI process: when the process exits, writes its own resource usage (peak
 // RSS, CPU seconds) as JSON to the file ENGAGE_BENCH_RUSAGE names, so the process measured is exactly `engage-etl …`.
 import { writeFileSync } from 'node:fs';
 
