@@ -132,6 +132,5 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
   for (const { group, error } of outcome.failed.values()) failures.push(describeSeriesFailure(group, error));
   for (const finished of clock.finishRest()) reporter.emit({ type: 'stream_finished', ...finished });
   await input.committer.drain();
-  const unstarted = [...outcome.unstarted.values()].reduce((a, b) => a + b, 0);
-  return { failures, unstarted, followUps, holeChanges: [...holeChanges.values()] };
+  return { failures, unstarted: outcome.unstarted, followUps, holeChanges: [...holeChanges.values()] };
 }

@@ -95,7 +95,8 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
   const seen = new Set<string>();
   const noticed = (stream: StreamName, rows: ExtractedRows) => takeNotices(ctx, seen, stream, rows);
   for (const pool of new Set(plan.series.map((sp) => sp.endpoint.pool))) {
-    tasks.addAll(pool, flatten(plan.series, (sp) => (sp.endpoint.pool === pool ? seriesTasks(sp, ctx, noticed) : [])));
+    const windows = plan.series.reduce((n, sp) => (sp.endpoint.pool === pool ? n + sp.cursor.windowCount : n), 0);
+    tasks.addAll(pool, flatten(plan.series, (sp) => (sp.endpoint.pool === pool ? seriesTasks(sp, ctx, noticed) : [])), windows);
   }
 
   for (const list of plan.lists) {
@@ -135,7 +136,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
         await ctx.committer.add({ ...noticed(name, rows), state: done(countRows(rows)), holes: [] });
         ctx.tick(name, 1, countRows(rows));
       },
-    }]));
+    }]), p.ids.length);
   }
 }
 

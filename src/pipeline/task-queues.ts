@@ -42,8 +42,17 @@ export interface QueueOutcome {
   failed: Map<string, { group: TaskGroup; error: unknown }>;
   /** Tasks not started because their series or stream had failed, by stream (a stream's series skipped so are failed too). */
   skipped: Map<string, number>;
-  /** Tasks not started because the deadline passed, by stream (they are the next run's work). */
-  unstarted: Map<string, number>;
+  /**
+   * Tasks not started because the deadline passed (they are the next run's work): those let go while waiting for their
+   * pool, and those never taken from their queue, counted from the sizes the sources declared, not made one by one.
+   */
+  unstarted: number;
+}
+
+/** A source of tasks and how many it yields. */
+interface Source {
+  tasks: Iterator<Task>;
+  size: number;
 }
 
 /**
@@ -54,16 +63,20 @@ export interface QueueOutcome {
  * 700,000 windows holds only the tasks being worked on, whatever the workspace's size.
  */
 export class TaskQueues {
-  readonly #queues = new Map<PoolId, Iterator<Task>[]>();
+  readonly #queues = new Map<PoolId, Source[]>();
 
   add(pool: PoolId, group: TaskGroup, work: () => Promise<void>): void {
-    this.addAll(pool, [{ group, work }]);
+    this.addAll(pool, [{ group, work }], 1);
   }
 
-  /** Queues the tasks of `source` after those queued before, read from it only when a worker of `pool` is free. */
-  addAll(pool: PoolId, source: Iterable<Task>): void {
+  /**
+   * Queues the `size` tasks of `source` after those queued before, read from it only when a worker of `pool` is free.
+   * `size` is what a deadline counts as not started without making the tasks (a first backfill cut at 40 minutes
+   * leaves 650,000 windows, whose tasks and luxon instants were made only to be counted).
+   */
+  addAll(pool: PoolId, source: Iterable<Task>, size: number): void {
     const q = this.#queues.get(pool) ?? [];
-    q.push(source[Symbol.iterator]());
+    q.push({ tasks: source[Symbol.iterator](), size });
     this.#queues.set(pool, q);
   }
 
@@ -74,28 +87,31 @@ export class TaskQueues {
    */
   async run(workersPerPool: number, scope: (error: unknown, group: TaskGroup) => FailureScope, deadline: () => boolean = () => false): Promise<QueueOutcome> {
     let stopped: { error: unknown } | undefined;
-    const outcome: QueueOutcome = { failed: new Map(), skipped: new Map(), unstarted: new Map() };
+    const outcome: QueueOutcome = { failed: new Map(), skipped: new Map(), unstarted: 0 };
     // The error of each stream failed as a whole: its series not yet failed fail with it.
     const failedStreams = new Map<string, unknown>();
     const count = (m: Map<string, number>, stream: string) => m.set(stream, (m.get(stream) ?? 0) + 1);
-    const next = (queue: Iterator<Task>[]): Task | undefined => {
+    // Each taken task counts against its source's size: what is left of the sizes when the deadline stops the workers
+    // is the tasks never taken.
+    const next = (queue: Source[]): Task | undefined => {
       while (queue.length > 0) {
-        const step = queue[0]!.next();
-        if (!step.done) return step.value;
+        const source = queue[0]!;
+        const step = source.tasks.next();
+        if (!step.done) {
+          source.size -= 1;
+          return step.value;
+        }
         queue.shift();
       }
       return undefined;
     };
-    const worker = async (queue: Iterator<Task>[]) => {
-      for (let task = stopped ? undefined : next(queue); task !== undefined; task = stopped ? undefined : next(queue)) {
+    const take = (queue: Source[]): Task | undefined => (stopped || deadline() ? undefined : next(queue));
+    const worker = async (queue: Source[]) => {
+      for (let task = take(queue); task !== undefined; task = take(queue)) {
         const { stream, series } = task.group;
         if (outcome.failed.has(series) || failedStreams.has(stream)) {
           if (!outcome.failed.has(series)) outcome.failed.set(series, { group: task.group, error: failedStreams.get(stream) });
           count(outcome.skipped, stream);
-          continue;
-        }
-        if (deadline()) {
-          count(outcome.unstarted, stream);
           continue;
         }
         try {
@@ -103,7 +119,7 @@ export class TaskQueues {
         } catch (error) {
           if (stopped) continue;
           if (error instanceof DeadlinePassed) {
-            count(outcome.unstarted, stream);
+            outcome.unstarted += 1;
             continue;
           }
           const s = scope(error, task.group);
@@ -117,6 +133,7 @@ export class TaskQueues {
     };
     await Promise.all([...this.#queues.values()].flatMap((q) => Array.from({ length: Math.max(1, workersPerPool) }, () => worker(q))));
     if (stopped) throw stopped.error;
+    for (const queue of this.#queues.values()) for (const source of queue) outcome.unstarted += Math.max(0, source.size);
     return outcome;
   }
 }
