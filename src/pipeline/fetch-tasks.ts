@@ -170,7 +170,7 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
   const { cursor, instance } = sp;
   const windows = cursorWindows(cursor);
   const progress = new CursorProgress(cursor, windows);
-  const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: instance.fetch };
+  const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: (client: ApiClient, w: Window) => instance.fetch(client, w) };
   const group = seriesGroup(sp);
   // The offset the platform writes this series' days with, as last seen: the days it asks for end at its own midnight.
   let offset = sp.utcOffset;

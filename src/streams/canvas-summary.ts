@@ -3,11 +3,12 @@
 // one-day window is what makes its rows daily. Both sources write the same rows. Optional variant and step breakdowns
 // land in their own tables; a re-fetched day replaces that day's breakdown rows. `reconcile: true` compares, once a run,
 // a data summary over the look-back window with the sum of the stored days.
+import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import { fetchCanvasDataSeries } from '../api/canvas-data-series.js';
 import { fetchCanvasSummary, type CanvasSummaryData } from '../api/canvas-summary.js';
 import { CHANNEL_COUNT_FIELDS, STEP_MESSAGE_COUNT_FIELDS } from '../api/channel-stats.js';
-import { ENDPOINTS, MAX_CANVAS_DATA_SERIES_DAYS, MAX_CANVAS_SUMMARY_DAYS } from '../api/endpoints.js';
+import { ENDPOINTS, MAX_CANVAS_DATA_SERIES_DAYS, MAX_CANVAS_SUMMARY_DAYS, type EndpointSpec } from '../api/endpoints.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import type { Window } from '../extract/windows.js';
 import { isoSeconds } from '../extract/windows.js';
@@ -18,7 +19,7 @@ import { EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './chan
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
 import { idReference } from './id-reference.js';
-import type { Reconciliation } from './stream-declaration.js';
+import type { Reconciliation, SeriesInstance } from './stream-declaration.js';
 import { CANVAS_LIST, idListDiscovery } from './workspace-lists.js';
 
 /** Where daily Canvas statistics come from. */
@@ -168,6 +169,77 @@ function fetchDays(client: ApiClient, canvasId: string, w: Window, o: CanvasSumm
     .then((summary) => [{ time: isoSeconds(w.start), value: summary }]);
 }
 
+/**
+ * One Canvas's daily series. A class, not an object of two closures: a plan holds one per Canvas of the workspace for
+ * the whole run, and its methods live once on the prototype (issue 27: the closures and their context cost about 160
+ * bytes more per series).
+ */
+class CanvasDays implements SeriesInstance<CanvasSummaryData> {
+  readonly unit = 'day';
+  readonly dims: { readonly canvas_id: string };
+  readonly #o: CanvasSummaryOptions;
+  readonly endpoint?: EndpointSpec;
+  readonly maxUnits?: number;
+
+  constructor(canvasId: string, o: CanvasSummaryOptions) {
+    this.dims = { canvas_id: canvasId };
+    this.#o = o;
+    if (o.source === 'data_summary') {
+      this.endpoint = ENDPOINTS.canvasDataSummary;
+      this.maxUnits = 1;
+    }
+  }
+
+  fetch(client: ApiClient, w: Window) {
+    return fetchDays(client, this.dims.canvas_id, w, this.#o);
+  }
+
+  rows(day: Date, value: CanvasSummaryData): ExtractedRows {
+    return canvasDayRows(this.dims.canvas_id, day, value, this.#o);
+  }
+}
+
+const RECONCILED_METRICS = { entries: 'entries', conversions: 'conversions', conversions_by_entry_time: 'conversions_by_entry_time', revenue: 'revenue' } as const;
+
+/**
+ * One Canvas's reconciliation: its stored daily totals against data_summary's over the window. A class for the reason
+ * CanvasDays is: one per Canvas, held until the series are loaded; what all share lives on the prototype.
+ */
+class CanvasTotalsCheck implements Reconciliation {
+  readonly dims: { readonly canvas_id: string };
+
+  constructor(canvasId: string) {
+    this.dims = { canvas_id: canvasId };
+  }
+
+  get endpoint() {
+    return ENDPOINTS.canvasDataSummary;
+  }
+
+  get table() {
+    return summaryTable.name;
+  }
+
+  get timeColumn() {
+    return 'day';
+  }
+
+  get metrics() {
+    return RECONCILED_METRICS;
+  }
+
+  get maxDays() {
+    return MAX_CANVAS_SUMMARY_DAYS;
+  }
+
+  async fetch(client: ApiClient, start: DateTime, end: DateTime): Promise<Record<string, number>> {
+    const s = await fetchCanvasSummary(client, {
+      canvasId: this.dims.canvas_id, startingAt: isoSeconds(start), endingAt: isoSeconds(end.minus(1000)), includeVariantBreakdown: false, includeStepBreakdown: false,
+    });
+    return { ...s.total_stats };
+  }
+}
+
 export const canvasSummaryStream = seriesStream({
   kind: 'series',
   name: 'canvas_summary',
@@ -191,29 +263,6 @@ export const canvasSummaryStream = seriesStream({
   references: (o) => idReference('canvases', CANVAS_LIST, o.canvases.ids),
   // canvas_details' rows: a day left out before the first entry or after the last one is a quiet day.
   activity: { table: 'canvases', idColumn: 'canvas_id', dim: 'canvas_id', first: 'first_entry', last: 'last_entry' },
-  series: (o) =>
-    o.canvases.ids.map((canvasId) => ({
-      dims: { canvas_id: canvasId },
-      unit: 'day' as const,
-      ...(o.source === 'data_summary' ? { endpoint: ENDPOINTS.canvasDataSummary, maxUnits: 1 } : {}),
-      fetch: (client, w) => fetchDays(client, canvasId, w, o),
-      rows: (day: Date, value: unknown) => canvasDayRows(canvasId, day, value as CanvasSummaryData, o),
-    })),
-  reconcile: (o) =>
-    o.reconcile
-      ? o.canvases.ids.map((canvasId): Reconciliation => ({
-          dims: { canvas_id: canvasId },
-          endpoint: ENDPOINTS.canvasDataSummary,
-          table: summaryTable.name,
-          timeColumn: 'day',
-          metrics: { entries: 'entries', conversions: 'conversions', conversions_by_entry_time: 'conversions_by_entry_time', revenue: 'revenue' },
-          maxDays: MAX_CANVAS_SUMMARY_DAYS,
-          fetch: async (client, start, end) => {
-            const s = await fetchCanvasSummary(client, {
-              canvasId, startingAt: isoSeconds(start), endingAt: isoSeconds(end.minus(1000)), includeVariantBreakdown: false, includeStepBreakdown: false,
-            });
-            return { ...s.total_stats };
-          },
-        }))
-      : [],
+  series: (o) => o.canvases.ids.map((canvasId) => new CanvasDays(canvasId, o) as SeriesInstance),
+  reconcile: (o) => (o.reconcile ? o.canvases.ids.map((canvasId) => new CanvasTotalsCheck(canvasId)) : []),
 });
