@@ -51,7 +51,12 @@ export interface StreamDiscovery<O> {
   resolve(options: O, listed: ListedLookup): { options: O; notes: readonly string[] };
 }
 
-/** One series of a series stream: a fixed set of request parameters, fetched window by window. */
+/**
+ * One series of a series stream: a fixed set of request parameters, fetched window by window. A plan holds one per
+ * series for the whole run, so a stream with one per listed object (canvas_summary, campaign_series) makes them
+ * instances of a class, whose methods are shared, rather than objects of closures (issue 27). Callers call `fetch` and
+ * `rows` as methods.
+ */
 export interface SeriesInstance<V = unknown> {
   /** Parameters that identify the series besides its unit (`{ app_id: '*', product: 'gems' }`); they make its key. */
   readonly dims: Readonly<Record<string, string>>;
