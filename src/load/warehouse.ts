@@ -108,6 +108,8 @@ export interface StatusRow extends SeriesState {
 
 interface OpenInstance {
   instance: DuckDBInstance;
+  /** What it was created with, to create it again (reopen). */
+  options: Record<string, string>;
   readOnly: boolean;
   refs: number;
 }
@@ -162,6 +164,11 @@ const WRITER_THREADS = '1';
 // resident (a 216 MB mapping, 112 MB resident, during the demo's first run, with 10–45 MB in DuckDB's buffer pool). A
 // background purging thread returns it; see docs/decisions.md (issue 27).
 
+/** DuckDB's options for a writer (see WRITER_MEMORY_LIMIT, WRITER_THREADS and the allocator's note above). */
+function writerOptions(memoryLimit = WRITER_MEMORY_LIMIT): Record<string, string> {
+  return { memory_limit: memoryLimit, threads: WRITER_THREADS, allocator_background_threads: 'true' };
+}
+
 export class Warehouse {
   readonly path: string;
   readonly readOnly: boolean;
@@ -194,8 +201,9 @@ export class Warehouse {
     }
     if (!entry) {
       try {
-        const instance = await DuckDBInstance.create(abs, readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : { memory_limit: opts.memoryLimit ?? WRITER_MEMORY_LIMIT, threads: WRITER_THREADS, allocator_background_threads: 'true' });
-        entry = { instance, readOnly, refs: 0 };
+        const options = readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : writerOptions(opts.memoryLimit);
+        const instance = await DuckDBInstance.create(abs, options);
+        entry = { instance, options, readOnly, refs: 0 };
       } catch (err) {
         throw openError(abs, err);
       }
@@ -227,6 +235,33 @@ export class Warehouse {
     this.#conn = undefined;
     conn.closeSync();
     release(this.path);
+  }
+
+  /**
+   * Close the database and open it again, between two transactions: a writer that is the file's only user in this
+   * process starts afresh with what DuckDB keeps for the life of an instance and does not give back (block handles,
+   * its eviction queue, its allocator's pages: issue 27 measured them growing with every commit of a long run). Closing
+   * checkpoints the WAL; nothing committed is lost, and the tables, views and macros are in the file. Returns false,
+   * doing nothing, for a read-only opener or when another Warehouse of this process shares the instance.
+   */
+  async reopen(): Promise<boolean> {
+    if (this.readOnly) return false;
+    return this.#serial(async (conn) => {
+      const entry = OPEN.get(this.path);
+      if (entry === undefined || entry.refs !== 1) return false;
+      this.#conn = undefined;
+      conn.closeSync();
+      entry.instance.closeSync();
+      OPEN.delete(this.path);
+      try {
+        entry.instance = await DuckDBInstance.create(this.path, entry.options);
+        this.#conn = await entry.instance.connect();
+      } catch (err) {
+        throw openError(this.path, err);
+      }
+      OPEN.set(this.path, entry);
+      return true;
+    });
   }
 
   /** Run `fn` alone on the connection: a transaction must not interleave with another call's statements. */

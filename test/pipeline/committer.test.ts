@@ -1,9 +1,12 @@
 // The committer's batching and back-pressure: commits gather rows; fetching goes on while a batch commits, and the next
 // batch is taken and converted meanwhile; a producer waits only when the rows after it are too many, and then only until
 // they are taken.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CommitResult, LoadBatch, Warehouse } from '../../src/load/warehouse.js';
-import { Committer, MAX_COMMIT_DELAY_MS, MAX_PENDING_ROWS, MIN_COMMIT_ROWS, ROW_WIDTH, countedRows, type CommitPart } from '../../src/pipeline/committer.js';
+import { Warehouse, type CommitResult, type LoadBatch } from '../../src/load/warehouse.js';
+import { Committer, MAX_COMMIT_DELAY_MS, MAX_PENDING_ROWS, MIN_COMMIT_ROWS, REOPEN_EVERY_MS, ROW_WIDTH, countedRows, type CommitPart } from '../../src/pipeline/committer.js';
 
 /**
  * A warehouse whose commits end only when the test says so; it records the row count of each batch written, in order,
@@ -225,4 +228,31 @@ describe('Committer', () => {
     expect(() => committer.room('sessions').claim()).toThrow('disk full');
     await expect(committer.drain()).rejects.toThrow('disk full');
   });
+
+  it('opens the database again after a commit once REOPEN_EVERY_MS has passed, and every row stays (a real DuckDB file)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'committer-reopen-'));
+    const wh = await Warehouse.open(join(dir, 'w.duckdb'));
+    try {
+      let rows = 0;
+      const committer = new Committer(wh, 'run-1', (r) => (rows += r.rowsChanged), undefined, 0);
+      const day = (d: number) => ({ app_id: '*', segment_id: '*', unit: 'day', time: new Date(Date.UTC(2024, 0, d)), sessions: d });
+      for (let d = 1; d <= 3; d++) {
+        await committer.add({ upserts: [{ table: 'sessions', rows: [day(d)] }], replaces: [], state: [], holes: [] });
+        await committer.drain();
+      }
+      expect(committer.reopens).toBe(3);
+      expect(rows).toBe(3);
+      expect(await wh.query(`SELECT sum(sessions)::INT AS s, count(*)::INT AS n FROM "sessions"`)).toEqual([{ s: 6, n: 3 }]);
+      // The default waits three minutes: a test-length run never reopens.
+      const lazy = new Committer(wh, 'run-2', () => undefined);
+      await lazy.add({ upserts: [{ table: 'sessions', rows: [day(4)] }], replaces: [], state: [], holes: [] });
+      await lazy.drain();
+      expect(lazy.reopens).toBe(0);
+      expect(REOPEN_EVERY_MS).toBe(180_000);
+    } finally {
+      await wh.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
+
