@@ -43,6 +43,12 @@ CREATE TABLE IF NOT EXISTS "_etl_settings" (
   "key" VARCHAR, "value" VARCHAR
 );
 
+-- Schema "_etl_extents": per series table (a table of the same name), time ranges per object (the first key column that
+-- is not the time, as text) and month ('YYYY-MM') that hold every stored row. A fetched row outside its object's ranges
+-- in its month cannot match a stored key and is inserted without comparing (src/load/bulk-merge.ts). Merges append the
+-- ranges they insert; each process replaces a table's ranges with those of its rows before its first merge into it.
+CREATE SCHEMA IF NOT EXISTS "_etl_extents";
+
 -- The series the last run of each stream could not complete (one row per series; a stream's rows are replaced by each
 -- run of it): object_id is the one object or id the failure concerns; retriable says whether running again can help
 -- (retries exhausted on 429/5xx) or something must change first (a 4xx, an unknown id, a body that does not match).

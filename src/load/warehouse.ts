@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngageError, FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
-import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, prepareMerge, tableChanges } from './bulk-merge.js';
+import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, comparedRows, prepareMerge, tableChanges, tableExtents } from './bulk-merge.js';
 import { stageBatch } from './row-staging.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
@@ -87,6 +87,8 @@ export interface CommitResult {
   tables: Partial<Record<TableName, TableChange>>;
   /** inserted + updated + deleted over all tables. */
   rowsChanged: number;
+  /** Fetched rows compared with stored ones; the others were outside their object's extent (bulk-merge.ts). */
+  rowsCompared: number;
 }
 
 /** A batch checked, converted and ready to write: see Warehouse.prepareCommit. */
@@ -97,6 +99,8 @@ export interface PreparedCommit {
   what: string;
   appends: StagedAppend[];
   script: string;
+  /** The tables whose extents the script relies on, with the SQL that rebuilds them (run first where this process has not). */
+  extents: { table: string; rebuild: string }[];
 }
 
 export interface StatusRow extends SeriesState {
@@ -112,6 +116,8 @@ interface OpenInstance {
   options: Record<string, string>;
   readOnly: boolean;
   refs: number;
+  /** Tables whose extents this process rebuilt from their rows (bulk-merge.ts, EXTENTS_SCHEMA); a reopen keeps them. */
+  extentsBuilt: Set<string>;
 }
 
 // One DuckDB instance per file per process: a second instance on the same file would open it twice and corrupt it.
@@ -203,7 +209,7 @@ export class Warehouse {
       try {
         const options = readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : writerOptions(opts.memoryLimit);
         const instance = await DuckDBInstance.create(abs, options);
-        entry = { instance, options, readOnly, refs: 0 };
+        entry = { instance, options, readOnly, refs: 0, extentsBuilt: new Set() };
       } catch (err) {
         throw openError(abs, err);
       }
@@ -344,18 +350,30 @@ export class Warehouse {
       what: merges.map((m) => `${m.rows} rows into ${m.table}`).join(', '),
       appends: appends.map(prefill),
       script: script.join(';\n'),
+      extents: entries.flatMap(([table]) => {
+        const extents = tableExtents(tableSpec(table));
+        return extents ? [{ table, rebuild: extents.rebuild }] : [];
+      }),
     };
   }
 
   /** Write a batch made ready by {@link prepareCommit}, in ONE transaction. */
   async commitPrepared(prepared: PreparedCommit): Promise<CommitResult> {
     const { appends, script, what } = prepared;
+    // Decided here, not when prepared: a commit prepared while the previous one ran would otherwise trust extents that
+    // commit was to rebuild, and it may roll back.
+    const built = OPEN.get(this.path)?.extentsBuilt;
+    let rebuilds: PreparedCommit['extents'] = [];
     const result = await this.#transaction(`commit of run ${prepared.runId}`, async (conn) => {
+      rebuilds = prepared.extents.filter((e) => !built?.has(e.table));
       await conn.run([MERGE_COUNTS_DDL, ...appends.map((a) => a.ddl)].join(';\n'));
       for (const staged of appends) await appendStaged(conn, staged);
       let counts;
+      let rowsCompared;
       try {
-        counts = tableChanges((await conn.runAndReadAll(script)).getRows());
+        const rows = (await conn.runAndReadAll([...rebuilds.map((e) => e.rebuild), script].join(';\n'))).getRows();
+        counts = tableChanges(rows);
+        rowsCompared = comparedRows(rows);
       } catch (err) {
         throw new Error(`merging ${what || 'series state'}: ${(err as Error).message}`, { cause: err });
       }
@@ -367,8 +385,9 @@ export class Warehouse {
         rowsChanged += change.inserted + change.updated + change.deleted;
       }
       crashPoint('commit-merged');
-      return { tables, rowsChanged };
+      return { tables, rowsChanged, rowsCompared };
     });
+    for (const e of rebuilds) built?.add(e.table);
     crashPoint('commit-done');
     return result;
   }
@@ -395,11 +414,15 @@ export class Warehouse {
         const month = spec.partitionSource ? ident(PARTITION_COLUMN) : `'${WHOLE_TABLE_PARTITION}'`;
         await conn.run(markDirtySql('$1', `SELECT ${month} AS "partition" FROM ${ident(table)}`), [table], [VARCHAR]);
         await conn.run(`DELETE FROM ${ident(table)}`);
+        const extents = tableExtents(spec);
+        if (extents) await conn.run(`DROP TABLE IF EXISTS ${extents.relation}`);
       }
       for (const state of ['_etl_series_state', '_etl_holes']) {
         await conn.run(`DELETE FROM ${ident(state)} WHERE list_contains($1, "stream")`, [toDuckDBValue('VARCHAR[]', streams, 'streams')], [LIST(VARCHAR)]);
       }
     });
+    // Their next merge builds their extents again (from no rows).
+    for (const table of tables) OPEN.get(this.path)?.extentsBuilt.delete(table);
   }
 
   /** Record each stream's outcome of run `runId` (`_etl_stream_outcomes`: the last per stream, and its last success). */

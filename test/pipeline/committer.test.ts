@@ -24,7 +24,7 @@ function slowWarehouse(): { wh: Warehouse; batches: number[]; prepared: number[]
     },
     commitPrepared: (batch: LoadBatch): Promise<CommitResult> => {
       batches.push(rowsOf(batch));
-      return new Promise((resolve) => finishers.push(() => resolve({ tables: {}, rowsChanged: 0 })));
+      return new Promise((resolve) => finishers.push(() => resolve({ tables: {}, rowsChanged: 0, rowsCompared: 0 })));
     },
   } as unknown as Warehouse;
   return { wh, batches, prepared, finishOne: () => finishers.shift()?.(), pending: () => finishers.length };
