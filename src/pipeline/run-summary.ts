@@ -113,13 +113,16 @@ export function sumChanges(changes: TableChanges): number {
   return n;
 }
 
+/** The plan's request counts, all the summary keeps of it. */
+export type PlannedRequests = Pick<Plan, 'requests' | 'minimum' | 'byPool'>;
+
 export interface SummaryInput {
   runId: string;
   opts: RunOptions;
   until: DateTime;
   started: number;
   source: string;
-  plan: Plan;
+  planned: PlannedRequests;
   changes: TableChanges;
   warnings: RunWarning[];
   followUps: number;
@@ -153,12 +156,12 @@ export async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSumm
     out: s.opts.out,
     seconds: Math.round((Date.now() - s.started) / 100) / 10,
     requests: {
-      planned: s.plan.requests,
-      minimum: s.plan.minimum,
+      planned: s.planned.requests,
+      minimum: s.planned.minimum,
       sent: s.client.stats.requestsSent,
       retries: s.client.stats.retries,
       followUps: s.followUps,
-      byPool: s.plan.byPool,
+      byPool: s.planned.byPool,
     },
     tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
     holes: s.holes,
