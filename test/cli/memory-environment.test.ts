@@ -1,5 +1,6 @@
 // The entry point's memory settings: on Linux with process.execve (Node 22.15+, 24) the CLI starts itself again in the
-// same process with MALLOC_ARENA_MAX=1 (glibc reads it only at start), UV_THREADPOOL_SIZE=2 and V8's semi-spaces
+// same process with MALLOC_ARENA_MAX=1 (glibc reads it only at start), UV_THREADPOOL_SIZE=2, DuckDB's allocator settings
+// (DUCKDB_JE_MALLOC_CONF) and V8's semi-spaces
 // bounded, unless the user set them. Checked on the real process: its pid stays the one its parent started,
 // /proc/PID/environ is what glibc read and /proc/PID/cmdline the options V8 read.
 import { spawn } from 'node:child_process';
@@ -43,12 +44,14 @@ describe('the entry point starts itself with its memory settings', () => {
     const env = await environmentOf({});
     expect(env.get('MALLOC_ARENA_MAX')).toBe('1');
     expect(env.get('UV_THREADPOOL_SIZE')).toBe('2');
+    expect(env.get('DUCKDB_JE_MALLOC_CONF')).toBe('dirty_decay_ms:250,muzzy_decay_ms:0');
     expect(env.argv.filter((a) => a.startsWith('--max-semi-space-size='))).toEqual([`--max-semi-space-size=${SEMI_SPACE_MB}`]);
   });
 
   it.skipIf(!canExec)('keeps the values the user set', async () => {
-    const env = await environmentOf({ MALLOC_ARENA_MAX: '4', UV_THREADPOOL_SIZE: '3', NODE_OPTIONS: '--max-semi-space-size=4' });
+    const env = await environmentOf({ MALLOC_ARENA_MAX: '4', UV_THREADPOOL_SIZE: '3', NODE_OPTIONS: '--max-semi-space-size=4', DUCKDB_JE_MALLOC_CONF: 'dirty_decay_ms:1000' });
     expect(env.get('MALLOC_ARENA_MAX')).toBe('4');
+    expect(env.get('DUCKDB_JE_MALLOC_CONF')).toBe('dirty_decay_ms:1000');
     expect(env.get('UV_THREADPOOL_SIZE')).toBe('3');
     expect(env.argv.some((a) => a.startsWith('--max-semi-space-size'))).toBe(false);
   });
