@@ -9,7 +9,7 @@ process.env.UV_THREADPOOL_SIZE ??= '2';
 
 // DuckDB's own allocator (jemalloc) reads its settings when DuckDB's library loads, which is after this line: pages a
 // commit freed go back to the system after 250 ms, directly, instead of DuckDB's 1 s and then 1 s more as lazily freed
-// pages that still count as resident. Two 20k runs side by side, 12 minutes: a peak 25-48 MB lower (three pairs) for
+// pages that still count as resident. Two 20k runs side by side, 12 minutes: a peak 24-47 MiB lower (three pairs) for
 // 7-10 % more CPU per request (docs/decisions.md, "DuckDB's allocator returns pages after 250 ms").
 process.env.DUCKDB_JE_MALLOC_CONF ??= 'dirty_decay_ms:250,muzzy_decay_ms:0';
 

@@ -1,7 +1,8 @@
 // The entry point's memory settings: on Linux with process.execve (Node 22.15+, 24) the CLI starts itself again in the
-// same process with MALLOC_ARENA_MAX=1 (glibc reads it only at start), UV_THREADPOOL_SIZE=2, DuckDB's allocator settings
-// (DUCKDB_JE_MALLOC_CONF) and V8's semi-spaces bounded, unless the user set them. Checked on the real process: its pid stays the one its parent started,
-// /proc/PID/environ is what glibc read and /proc/PID/cmdline the options V8 read.
+// same process with MALLOC_ARENA_MAX=1 (glibc reads it only at start), UV_THREADPOOL_SIZE=2, DuckDB's allocator
+// settings (DUCKDB_JE_MALLOC_CONF) and V8's semi-spaces bounded, unless the user set them. Checked on the real process:
+// its pid stays the one its parent started, /proc/PID/environ is what glibc read and /proc/PID/cmdline the options V8
+// read.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
