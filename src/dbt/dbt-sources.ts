@@ -1,8 +1,9 @@
 // The dbt sources file of a warehouse: source `engage_etl` holds every data table (its comment, every column with its
 // type and description, the key tests and, for series, the freshness of `status --fail-if-stale`); over the DuckDB file
-// a second source `engage_etl_analytics` holds the analyst views. With a Parquet location the tables are read where the
-// runs export them (`meta.external_location`, dbt-duckdb's external sources), with the hive partition columns. Output
-// depends only on its inputs: the same database and flags give the same bytes.
+// a second source `engage_etl_analytics` holds the analyst views. With a Parquet lake the tables are read where the
+// runs export them (`meta.external_location`, dbt-duckdb's external sources), with the hive partition columns, and only
+// the tables the lake holds files of are listed: the others are named, with the reason, in the file's opening comment
+// and the source's description. Output depends only on its inputs: the same database, lake and flags give the same bytes.
 import { stringify } from 'yaml';
 import { PARQUET_PARTITION_COLUMN, WORKSPACE_PARTITION_COLUMN } from '../export/parquet-layout.js';
 import { columnDescription } from '../load/column-descriptions.js';
@@ -17,9 +18,17 @@ export const VIEWS_SOURCE = 'engage_etl_analytics';
 /** The dbt variable naming the attached engage-etl database (dbt-duckdb's `attach` alias). */
 export const DATABASE_VAR = 'engage_etl_database';
 
+/** The Parquet lake the sources read. */
+export interface ParquetLake {
+  /** Where the runs export Parquet: an absolute local folder or `s3://BUCKET/PREFIX`. */
+  location: string;
+  /** The catalog's tables the lake holds no Parquet file of, each with why (lake-absences.ts): left out of the sources. */
+  absent: ReadonlyMap<string, string>;
+}
+
 export interface DbtSourcesOptions {
-  /** Where the runs export Parquet (an absolute local folder or `s3://BUCKET/PREFIX`); absent: read the DuckDB file. */
-  parquet?: string;
+  /** Read the tables from this lake; absent: read the DuckDB file. */
+  parquet?: ParquetLake;
   /** Hours between scheduled runs. */
   everyHours: number;
 }
@@ -41,31 +50,51 @@ export function dbtSourcesYaml(catalog: WarehouseCatalog, opts: DbtSourcesOption
   const head = [
     `# ${OWNED_MARK}: rerunning it rewrites this file from the database's catalog. Keep your own`,
     '# models, sources and tests in other files of this project; engage-etl never touches them.',
+    ...absentComment(opts.parquet),
   ];
   return `${head.join('\n')}\n${stringify({ version: 2, sources }, { lineWidth: 0 })}`;
 }
 
+/**
+ * The lines naming the tables left out of a lake's sources, and why: a location that matches no file fails every
+ * `dbt test` and `dbt source freshness` that reads it, so a table is listed once an export has written its files.
+ */
+function absentComment(lake: ParquetLake | undefined): string[] {
+  if (lake === undefined || lake.absent.size === 0) return [];
+  return [
+    '#',
+    `# Source ${TABLES_SOURCE} lists the tables the lake holds Parquet files of: dbt-duckdb fails reading a location that`,
+    '# matches no file. Left out until an export writes their files (then run engage-etl dbt again):',
+    ...[...lake.absent].map(([table, reason]) => `#   ${table}: ${reason}`),
+  ];
+}
+
 function tablesSource(catalog: WarehouseCatalog, opts: DbtSourcesOptions): Record<string, unknown> {
-  const where = opts.parquet === undefined
+  const lake = opts.parquet;
+  const where = lake === undefined
     ? 'the engage-etl DuckDB file (attached read-only)'
-    : `the Parquet tree ${opts.parquet}${catalog.workspace === undefined ? '' : ` (workspace ${catalog.workspace})`}`;
+    : `the Parquet tree ${lake.location}${catalog.workspace === undefined ? '' : ` (workspace ${catalog.workspace})`}`;
+  const leftOut = lake === undefined || lake.absent.size === 0
+    ? ''
+    : ` Left out, having no Parquet file in the lake yet (the comment atop this file says why): ${[...lake.absent.keys()].join(', ')}.`;
   return {
     name: TABLES_SOURCE,
-    description: `The tables engage-etl loads from the engagement platform's REST API, read from ${where}. The platform's "*" rows (all apps, all products, no segment) sit beside the breakdowns: filter them, or use the analyst views.`,
-    ...(opts.parquet === undefined ? { database: `{{ var('${DATABASE_VAR}', 'engage_etl') }}`, schema: 'main' } : {}),
-    tables: catalog.tables.map((t) => sourceTable(t, catalog, opts)),
+    description: `The tables engage-etl loads from the engagement platform's REST API, read from ${where}. The platform's "*" rows (all apps, all products, no segment) sit beside the breakdowns: filter them, or use the analyst views.${leftOut}`,
+    ...(lake === undefined ? { database: `{{ var('${DATABASE_VAR}', 'engage_etl') }}`, schema: 'main' } : {}),
+    tables: catalog.tables.filter((t) => !lake?.absent.has(t.name)).map((t) => sourceTable(t, catalog, opts)),
   };
 }
 
 function sourceTable(table: CatalogTable, catalog: WarehouseCatalog, opts: DbtSourcesOptions): Record<string, unknown> {
   const spec = tableSpec(table.name);
+  const lake = opts.parquet;
   const freshness = sourceFreshness(table.name, catalog.seriesUnits, opts.everyHours);
-  const columns = opts.parquet === undefined ? table.columns : parquetColumns(spec, table, catalog.workspace);
+  const columns = lake === undefined ? table.columns : parquetColumns(spec, table, catalog.workspace);
   const keyTests = spec.key.length === 1 ? [] : [{ [UNIQUE_KEY_TEST]: { columns: [...spec.key] } }];
   return {
     name: table.name,
     description: table.comment ?? spec.description,
-    ...(opts.parquet === undefined ? {} : { meta: { external_location: externalLocation(opts.parquet, table.name, catalog.workspace) } }),
+    ...(lake === undefined ? {} : { meta: { external_location: externalLocation(lake.location, table.name, catalog.workspace) } }),
     ...(freshness === undefined ? {} : {
       loaded_at_field: freshness.loadedAtField,
       freshness: { warn_after: { count: freshness.warnAfterHours, period: 'hour' }, error_after: { count: freshness.errorAfterHours, period: 'hour' } },

@@ -1,10 +1,11 @@
-// The Place `--out` names: a local folder (checked writable) or an `s3://BUCKET/PREFIX` (listed once, so bad
-// credentials, a missing bucket or a wrong endpoint fail the run at its start, not after the fetch).
+// The Place `--out` names: a local folder (checked writable, unless only read) or an `s3://BUCKET/PREFIX` (listed once,
+// so bad credentials, a missing bucket or a wrong endpoint fail the run at its start, not after the fetch).
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { assertWritableDir } from '../export/assert-writable-dir.js';
 import { LocalPlace } from './local-place.js';
 import { parseLocation } from './location.js';
+import type { Location } from './location.js';
 import type { Place } from './place.js';
 import { createS3Client } from './s3-client.js';
 import { S3Place } from './s3-place.js';
@@ -22,12 +23,18 @@ export interface OpenPlaceOptions {
    * @default the system's temp folder
    */
   workDir?: string;
+  /**
+   * The place is only read (`dbt --parquet`): a local folder is not probed for writing.
+   * @default false
+   */
+  readOnly?: boolean;
 }
 
-export async function openPlace(out: string, opts: OpenPlaceOptions = {}): Promise<OpenedPlace> {
-  const location = parseLocation(out, '--out');
+/** The place of `out`: a raw `--out` value, or a location another flag parsed. */
+export async function openPlace(out: string | Location, opts: OpenPlaceOptions = {}): Promise<OpenedPlace> {
+  const location = typeof out === 'string' ? parseLocation(out, '--out') : out;
   if (location.kind === 'local') {
-    await assertWritableDir(location.path);
+    if (!opts.readOnly) await assertWritableDir(location.path);
     return { place: new LocalPlace(location.path), close: async () => undefined };
   }
   const scratchDir = await makeTempFolder(opts.workDir ?? tmpdir(), 'out');

@@ -1,9 +1,10 @@
 // `engage-etl dbt` after a real run against the emulator: the sources file is parsed and checked against the
 // database's own catalog (every table, every column with its type, every key, every view), its key tests and freshness
 // are run as dbt would run them, and every external location it names is read by a DuckDB session — over the local
-// Parquet tree, and over a workspace's share of a lake on s3rver.
+// Parquet tree, over a workspace's share of a lake on s3rver, and over the lake of a pipeline that leaves most tables
+// empty (another seed, UUID ids), where the sources list only what the lake holds files of.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +17,7 @@ import { Warehouse } from '../../src/load/warehouse.js';
 import { createS3Client } from '../../src/store/s3-client.js';
 import { startS3TestServer } from '../helpers/s3-test-server.js';
 import type { S3TestServer } from '../helpers/s3-test-server.js';
-import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
+import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { mirror } from '../store/s3-fixtures.js';
 import { analystWarehouse } from '../views/analyst-fixture.js';
 
@@ -35,7 +36,7 @@ interface YamlTable {
   data_tests?: { engage_etl_unique_key: { columns: string[] } }[];
   columns: YamlColumn[];
 }
-interface YamlSource { name: string; schema?: string; database?: string; tables: YamlTable[] }
+interface YamlSource { name: string; description: string; schema?: string; database?: string; tables: YamlTable[] }
 
 async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -197,6 +198,8 @@ describe('engage-etl dbt over a demo warehouse', () => {
     const sources = await sourcesOf(out);
     expect(sources.map((s) => s.name)).toEqual(['engage_etl']);
     await expectLocationsRead(sources[0]!, f, (location) => location, undefined);
+    // The demo loads every stream: all but a few tables hold rows, so nearly every table is a source.
+    expect(sources[0]!.tables.length).toBeGreaterThan(TABLE_SPECS.length - 3);
   });
 
   it('over a workspace\'s share of a lake in object storage: the locations name s3://…/<table>/workspace=NAME/ and read every row, workspace included', async () => {
@@ -227,23 +230,159 @@ describe('engage-etl dbt over a demo warehouse', () => {
   });
 });
 
-/** Every table's location: it names the table's folder (and workspace), and reads all its rows with the listed columns. */
+// Sessions, revenue, KPIs and Canvases only, over the turn of a year, on a workspace that is not the demo: every campaign
+// table, the event and purchase series and the lists of templates, content blocks and integrations stay empty.
+const PARTIAL_NOW = '2025-01-08T06:00:00Z';
+const PARTIAL_PIPELINE = `
+name: partial
+start_date: 2024-12-20
+lookback_days: 3
+streams:
+  sessions:       { unit: hour, apps: ["*"], segments: ["*"] }
+  revenue:        { unit: day, apps: ["*"], products: ["*", all] }
+  kpis:           { metrics: [dau, mau], apps: ["*"] }
+  canvas_summary: { canvases: all, source: data_series, variant_breakdown: true, step_breakdown: true }
+  canvas_details: { canvases: all }
+`;
+const PARTIAL_EMULATOR = { seed: 23, size: { apps: 2, products: 4, segments: 6, events: 10, canvases: 6, campaigns: 5 }, idStyle: 'uuid' as const, rateLimits: false };
+
+/** The tables of a local tree with at least one file `<table>/**\/*.parquet` matches, in name order. */
+async function tablesWithFiles(tree: string): Promise<string[]> {
+  const held: string[] = [];
+  for (const spec of TABLE_SPECS) {
+    const files = await readdir(join(tree, spec.name), { recursive: true }).catch(() => [] as string[]);
+    if (files.some((path) => path.endsWith('.parquet'))) held.push(spec.name);
+  }
+  return held.sort();
+}
+
+/** The `#   table: reason` lines of the sources file's opening comment. */
+async function leftOutOf(dir: string): Promise<Map<string, string>> {
+  const text = await readFile(join(dir, SOURCES), 'utf8');
+  return new Map([...text.matchAll(/^# {3}(\w+): (.+)$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
+describe('engage-etl dbt over the lake of a pipeline that leaves most tables empty', () => {
+  let f: PipelineFixture;
+  let dir: string;
+  let res: { code: number; stdout: string; stderr: string };
+  let source: YamlSource;
+
+  beforeAll(async () => {
+    f = await PipelineFixture.create({ now: PARTIAL_NOW, pipeline: PARTIAL_PIPELINE, emulator: PARTIAL_EMULATOR });
+    expect((await f.run()).status).toBe('succeeded');
+    dir = await mkdtemp(join(tmpdir(), 'engage-dbt-partial-'));
+    res = await cli(['dbt', '--db', f.db, '--output', join(dir, 'pkg'), '--parquet', f.out]);
+    source = (await sourcesOf(join(dir, 'pkg')))[0]!;
+  }, 120_000);
+  afterAll(async () => {
+    await f?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists exactly the tables the tree holds Parquet files of, and every location reads every row with the listed columns', async () => {
+    expect(res.code, res.stderr).toBe(0);
+    const [canvas] = await f.query(`SELECT canvas_id FROM canvases LIMIT 1`);
+    expect(String(canvas!['canvas_id'])).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/);
+    const held = await tablesWithFiles(f.out);
+    expect(source.tables.map((t) => t.name)).toEqual(held);
+    expect(held).toEqual(expect.arrayContaining(['sessions', 'revenue', 'kpi_series', 'canvas_summary', 'canvases']));
+    expect(TABLE_SPECS.length - held.length).toBeGreaterThan(8);
+    await expectLocationsRead(source, f, (location) => location, undefined);
+  });
+
+  it('names each table it leaves out with its reason, in the file\'s opening comment, in the source\'s description and on stderr', async () => {
+    const held = await tablesWithFiles(f.out);
+    const absent = TABLE_SPECS.map((s) => s.name).filter((t) => !held.includes(t)).sort();
+    expect(absent).toEqual(expect.arrayContaining(['campaigns', 'campaign_series', 'campaign_message_series', 'event_counts', 'email_templates']));
+    const leftOut = await leftOutOf(join(dir, 'pkg'));
+    expect([...leftOut.keys()]).toEqual(absent);
+    for (const reason of leftOut.values()) expect(reason).toBe('no rows loaded yet, so never exported');
+    expect(await readFile(join(dir, 'pkg', SOURCES), 'utf8')).toContain('# Source engage_etl lists the tables the lake holds Parquet files of: dbt-duckdb fails reading a location that');
+    expect(source.description).toContain(`Left out, having no Parquet file in the lake yet (the comment atop this file says why): ${absent.join(', ')}.`);
+    expect(res.stderr).toContain(`engage-etl: ${absent.length} table(s) have no Parquet file in ${f.out}, so the sources leave them out`);
+    for (const table of absent) expect(res.stderr).toContain(`\n  ${table}: no rows loaded yet, so never exported\n`);
+  });
+
+  it('runs what `dbt test` and `dbt source freshness` run on every source without an error: the key tests pass over the files, the newest loaded_at_field is the database\'s', async () => {
+    const fresh: string[] = [];
+    await withDuckDB(async (q) => {
+      for (const t of source.tables) {
+        const location = t.meta!.external_location;
+        const key = tableSpec(t.name).key.map((k) => `"${k}"`);
+        const [dup] = await q(`SELECT count(*) AS n FROM (SELECT ${key.join(', ')} FROM ${location} GROUP BY ALL HAVING count(*) > 1)`);
+        const [nulls] = await q(`SELECT count(*) AS n FROM ${location} WHERE ${key.map((k) => `${k} IS NULL`).join(' OR ')}`);
+        expect([Number(dup!['n']), Number(nulls!['n'])], t.name).toEqual([0, 0]);
+        if (t.loaded_at_field === undefined) continue;
+        const [lake] = await q(`SELECT max(${t.loaded_at_field}) AS loaded FROM ${location}`);
+        const [db] = await f.query(`SELECT max(${t.loaded_at_field}) AS loaded FROM "${t.name}"`);
+        expect(lake!['loaded'], t.name).toEqual(db!['loaded']);
+        fresh.push(t.name);
+      }
+    });
+    expect(fresh).toEqual(expect.arrayContaining(['sessions', 'revenue', 'kpi_series', 'canvas_summary']));
+  });
+
+  it('leaves out a table an export emptied and a table whose manifest is damaged, each with its reason, and refuses a tree of none of the tables', async () => {
+    const db = join(dir, 'emptied.duckdb');
+    const tree = join(dir, 'tree');
+    await copyFile(f.db, db);
+    await mkdir(tree);
+    expect((await cli(['export', '--db', db, '--out', tree])).code).toBe(0);
+    const wh = await Warehouse.open(db);
+    await wh.query('DELETE FROM "canvas_steps"');
+    await wh.close();
+    const exported = await cli(['export', '--db', db, '--out', tree]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect((JSON.parse(await readFile(join(tree, 'manifests', 'canvas_steps.json'), 'utf8')) as { files: unknown[] }).files).toEqual([]);
+    await writeFile(join(tree, 'manifests', 'kpi_series.json'), '{"table": "kpi_series", "files": ');
+    const out = join(dir, 'emptied-pkg');
+    const again = await cli(['dbt', '--db', db, '--output', out, '--parquet', tree]);
+    expect(again.code, again.stderr).toBe(0);
+    const leftOut = await leftOutOf(out);
+    expect(leftOut.get('canvas_steps')).toBe('its last export found no rows');
+    expect(leftOut.get('kpi_series')).toBe('manifests/kpi_series.json is not JSON; `engage-etl export` rewrites it');
+    const [emptied] = await sourcesOf(out);
+    expect(emptied!.tables.map((t) => t.name)).toEqual(source.tables.map((t) => t.name).filter((t) => t !== 'canvas_steps' && t !== 'kpi_series'));
+    await withDuckDB(async (q) => {
+      for (const t of emptied!.tables) expect(Number((await q(`SELECT count(*) AS n FROM ${t.meta!.external_location}`))[0]!['n']), t.name).toBeGreaterThan(0);
+    });
+
+    const bare = join(dir, 'bare');
+    await mkdir(bare);
+    const refused = await cli(['dbt', '--db', db, '--output', join(dir, 'bare-pkg'), '--parquet', bare]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`--parquet: ${bare} holds no Parquet file of any table of this database`);
+    await expect(stat(join(dir, 'bare-pkg'))).rejects.toThrow();
+  });
+});
+
+/**
+ * Every table's location: it names the table's folder (and workspace), and reads all its rows with the listed columns;
+ * the tables left out are exactly those without rows (a run exports every table that holds any).
+ */
 async function expectLocationsRead(source: YamlSource, f: PipelineFixture, local: (location: string) => string, workspace: string | undefined): Promise<void> {
-  let read = 0;
+  expect(source.tables.map((t) => t.name)).toEqual(await tablesWithRows(f));
   await withDuckDB(async (q) => {
     for (const t of source.tables) {
       const location = t.meta!.external_location;
       expect(location).toMatch(new RegExp(`/${t.name}/${workspace === undefined ? '' : `workspace=${workspace}/`}\\*\\*/\\*\\.parquet', hive_partitioning = true\\)$`));
       const [rows] = await f.query(`SELECT count(*) AS n FROM "${t.name}"`);
-      if (Number(rows!['n']) === 0) continue;
       const described = await q(`DESCRIBE SELECT * FROM ${local(location)}`);
       expect(described.map((c) => [c['column_name'], c['column_type']]), t.name).toEqual(t.columns.map((c) => [c.name, c.data_type]));
       const [got] = await q(`SELECT count(*) AS n, ${workspace === undefined ? 'NULL' : 'list(DISTINCT "workspace")'} AS workspaces FROM ${local(location)}`);
       expect(Number(got!['n']), t.name).toBe(Number(rows!['n']));
       expect(got!['workspaces'], t.name).toEqual(workspace === undefined ? null : [workspace]);
-      read += 1;
     }
   });
-  // The demo loads every stream: all but a few tables hold rows, so nearly every location was read.
-  expect(read).toBeGreaterThan(source.tables.length - 3);
+}
+
+/** The data tables holding rows, in name order (the order of the sources). */
+async function tablesWithRows(f: PipelineFixture): Promise<string[]> {
+  const withRows: string[] = [];
+  for (const t of await f.query(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT starts_with(table_name, '_') ORDER BY table_name`)) {
+    const [rows] = await f.query(`SELECT count(*) AS n FROM "${String(t['table_name'])}"`);
+    if (Number(rows!['n']) > 0) withRows.push(String(t['table_name']));
+  }
+  return withRows;
 }
