@@ -48,14 +48,15 @@ export interface WarehouseOptions {
 }
 
 /**
- * The writer's memory limit and threads for the export, once its commits are done (see `liftCommitLimits`). Its sorted
- * COPYs fill the limit whatever a partition's size, so a large partition is sorted in slices (export-parquet.ts,
- * SLICE_CELLS) and the limit is low: on a 5k-Canvas, 3-month database `export` peaked at 505 MB RSS under 192 MB
- * without slices, 313 MB under 96 MB with them (a sort under 96 MB without slices took twice the CPU); 64 MB ran out of
- * memory. One thread: each thread of a COPY holds a row group of its own (960 MB under 1 GB and two threads, 268 MB
- * with one and 32,768-row row groups). The limit also caps what DuckDB caches of a database far larger than it.
+ * The writer's memory limit and threads for the export, once its commits are done (see `liftCommitLimits`). A partition
+ * is one sorted COPY (export-parquet.ts), and DuckDB's sort fills the limit and spills the rest to the temp folder, so the
+ * limit is what the export holds at any size. Sorting 3 M rows of 41 columns with uuid keys, alone in a process: 96 MB
+ * peaked at 208 MB RSS for 67 s of CPU (it spills most of the sort), 192 MB at about 320 MB for 37 s, 400 MB at 515 MB
+ * for 15 s (`docs/performance.md` has the command). One thread: each thread of a COPY holds a row group of its own
+ * (960 MB under 1 GB and two threads, 268 MB with one and 32,768-row row groups). The limit also caps what DuckDB
+ * caches of a database far larger than it.
  */
-const EXPORT_MEMORY_LIMIT = '96MB';
+const EXPORT_MEMORY_LIMIT = '192MB';
 const EXPORT_THREADS = '1';
 
 /**
