@@ -2,7 +2,7 @@
 // an object by id. Each task fetches, hands its rows (with the watermark and hole changes they allow) to the committer,
 // and reports progress. Nothing here knows a stream by name: the declarations say what to fetch and how rows look.
 import type { DateTime } from 'luxon';
-import { admission, type ApiClient } from '../api/api-client.js';
+import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import { CursorProgress, cursorWindows, holeChanges, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
 import { negativeCountNotices } from '../extract/negative-counts.js';
@@ -12,7 +12,7 @@ import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.j
 import { SNAPSHOT } from '../load/series-state-store.js';
 import { streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
-import type { Committer, Room } from './committer.js';
+import type { Committer } from './committer.js';
 import { moneyNotices } from './money-notices.js';
 import type { Plan, SeriesPlan } from './plan.js';
 import type { RunWarning } from './run-events.js';
@@ -175,18 +175,10 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
   // The offset the platform writes this series' days with, as last seen: the days it asks for end at its own midnight.
   let offset = sp.utcOffset;
   for (const planned of windows) {
-    yield { group, work: async () => {
-      // Room for this window's rows is claimed once its pool grants its request: see Committer.room.
-      const room = ctx.committer.room(name);
-      try {
-        await admission.run(room, () => fetchWindow(planned, room));
-      } finally {
-        room.release();
-      }
-    } };
+    yield { group, work: () => fetchWindow(planned) };
   }
 
-  async function fetchWindow(planned: Window, room: Room): Promise<void> {
+  async function fetchWindow(planned: Window): Promise<void> {
     const window = localWindow(planned, offset);
     const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
     const notices: RowNotice[] = [];
@@ -239,7 +231,7 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
         ...(offset === undefined ? {} : { utcOffset: offset }),
       }],
       holes,
-    }, room);
+    });
     if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);
     ctx.tick(name, 1, rowCount);
   }
