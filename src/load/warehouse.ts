@@ -1,6 +1,6 @@
 // The DuckDB database of engage-etl: opens it (creating tables from sql/), commits pipeline batches in one transaction,
 // keeps per-series watermarks and the run log, and answers queries with plain JS values.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -8,6 +8,7 @@ import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngageError, FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
+import { isProcessAlive } from '../process/process-alive.js';
 import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
 import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, comparedRows, prepareMerge, tableChanges, tableExtents } from './bulk-merge.js';
 import { RowPackage, STAGING_LAYOUT, type StagedTable } from './row-package.js';
@@ -122,11 +123,9 @@ export interface StatusRow extends SeriesState {
 
 interface OpenInstance {
   instance: DuckDBInstance;
-  /** What it was created with, to create it again (reopen). */
-  options: Record<string, string>;
   readOnly: boolean;
   refs: number;
-  /** Tables whose extents this process rebuilt from their rows (bulk-merge.ts, EXTENTS_SCHEMA); a reopen keeps them. */
+  /** Tables whose extents this process rebuilt from their rows (bulk-merge.ts, EXTENTS_SCHEMA). */
   extentsBuilt: Set<string>;
 }
 
@@ -158,9 +157,8 @@ function openError(path: string, err: unknown): FatalError {
  * A commit stages its batch in temporary tables that DuckDB keeps until the transaction ends, at least one 256 KiB
  * block per column once they hold a few thousand rows, and holds the rows it inserts until then too. At 64 MB the
  * analyst views' demo warehouse (test/views/analyst-fixture.ts) failed a commit about one run in two when each table
- * had a temp table of its own (issue 18); with one staging table for the whole batch (row-staging.ts, issue 27) the
- * demo's first run still failed at 64 MB, a 29,000-row batch of campaign rows (staging, then the rows inserted: 84 MB
- * for 40,000 of them). The process stays bounded, 64 MB higher.
+ * had a temp table of its own; with one staging table for the whole batch (row-package.ts) the demo's first run still
+ * failed at 64 MB, a 29,000-row batch of campaign rows (staging, then the rows inserted: 84 MB for 40,000 of them).
  */
 const WRITER_MEMORY_LIMIT = '128MB';
 
@@ -169,6 +167,23 @@ const STAGING_TABLE = '_etl_staging';
 
 /** The stage folders of writers, in the system's temp folder: `<prefix><pid>-<random>`. */
 const STAGE_PREFIX = 'engage-etl-stage-';
+
+/**
+ * Removes the stage folders of processes that no longer run (a run killed between a package and its commit): what they
+ * held was never committed, and the run that resumes fetches it again.
+ */
+function sweepStages(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^engage-etl-stage-(\d+)-/.exec(name)?.[1]);
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
 
 function checkBatch(batch: Pick<LoadBatch, 'runId' | 'loadedAt'>): void {
   if (typeof batch.runId !== 'string' || batch.runId === '') {
@@ -206,14 +221,9 @@ function emptyStaged(spec: ReturnType<typeof tableSpec>): StagedTable {
  */
 const WRITER_THREADS = '1';
 
-// allocator_background_threads (above): DuckDB allocates through its own jemalloc, which keeps freed pages until a
-// DuckDB worker thread flushes them after a task; a writer with one thread has no worker, so what a commit freed stayed
-// resident (a 216 MB mapping, 112 MB resident, during the demo's first run, with 10–45 MB in DuckDB's buffer pool). A
-// background purging thread returns it; see docs/decisions.md (issue 27).
-
-/** DuckDB's options for a writer (see WRITER_MEMORY_LIMIT, WRITER_THREADS and the allocator's note above). */
+/** DuckDB's options for a writer (see WRITER_MEMORY_LIMIT and WRITER_THREADS). */
 function writerOptions(memoryLimit = WRITER_MEMORY_LIMIT): Record<string, string> {
-  return { memory_limit: memoryLimit, threads: WRITER_THREADS, allocator_background_threads: 'true' };
+  return { memory_limit: memoryLimit, threads: WRITER_THREADS };
 }
 
 export class Warehouse {
@@ -253,7 +263,7 @@ export class Warehouse {
       try {
         const options = readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : writerOptions(opts.memoryLimit);
         const instance = await DuckDBInstance.create(abs, options);
-        entry = { instance, options, readOnly, refs: 0, extentsBuilt: new Set() };
+        entry = { instance, readOnly, refs: 0, extentsBuilt: new Set() };
       } catch (err) {
         throw openError(abs, err);
       }
@@ -287,33 +297,6 @@ export class Warehouse {
     release(this.path);
     if (this.#stage) rmSync(this.#stage, { recursive: true, force: true });
     this.#stage = undefined;
-  }
-
-  /**
-   * Close the database and open it again, between two transactions: a writer that is the file's only user in this
-   * process starts afresh with what DuckDB keeps for the life of an instance and does not give back (block handles,
-   * its eviction queue, its allocator's pages: issue 27 measured them growing with every commit of a long run). Closing
-   * checkpoints the WAL; nothing committed is lost, and the tables, views and macros are in the file. Returns false,
-   * doing nothing, for a read-only opener or when another Warehouse of this process shares the instance.
-   */
-  async reopen(): Promise<boolean> {
-    if (this.readOnly) return false;
-    return this.#serial(async (conn) => {
-      const entry = OPEN.get(this.path);
-      if (entry === undefined || entry.refs !== 1) return false;
-      this.#conn = undefined;
-      conn.closeSync();
-      entry.instance.closeSync();
-      OPEN.delete(this.path);
-      try {
-        entry.instance = await DuckDBInstance.create(this.path, entry.options);
-        this.#conn = await entry.instance.connect();
-      } catch (err) {
-        throw openError(this.path, err);
-      }
-      OPEN.set(this.path, entry);
-      return true;
-    });
   }
 
   /** Run `fn` alone on the connection: a transaction must not interleave with another call's statements. */
@@ -360,7 +343,10 @@ export class Warehouse {
    * are written to it as they come, and `commitPrepared` reads them set-wise. Its folder is the caller's to delete.
    */
   newPackage(): RowPackage {
-    this.#stage ??= mkdtempSync(join(tmpdir(), `${STAGE_PREFIX}${process.pid}-`));
+    if (this.#stage === undefined) {
+      sweepStages();
+      this.#stage = mkdtempSync(join(tmpdir(), `${STAGE_PREFIX}${process.pid}-`));
+    }
     const folder = join(this.#stage, `package-${++this.#packages}`);
     mkdirSync(folder);
     return new RowPackage(folder);

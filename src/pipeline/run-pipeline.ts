@@ -17,7 +17,6 @@ import { discover } from './discover.js';
 import { fetchAndCommit, tallyCommits } from './fetch-and-commit.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { PoolOverrides } from '../api/limiter.js';
-import { releaseHeap } from '../process/release-heap.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
 import { publishDatabase, publishParquet } from './publish-run.js';
 import { reconcileRun } from './reconcile.js';
@@ -69,8 +68,6 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
       snapshots.committed();
     }, until.toJSDate());
     const fetched = await planAndFetch(opts, { wh, client, committer, runId, until, reporter, warnings, pools: deps.client?.pools ?? {}, budgetSpent, budgetLeftMs });
-    // The plan's series and the lists are garbage now; what V8 held for them goes back before the export needs its room.
-    releaseHeap();
 
     const { lake, exported } = await publishParquet(wh, out, opts, reporter, warnings);
     const { failures, holes, remainingRequests } = fetched;
@@ -134,8 +131,7 @@ interface FetchPhase {
 
 /**
  * Discover, plan, fetch and commit, reconcile, settle failures, record the backfill. A function of its own so that the
- * plan (about 1 KB per series: 60 MB at 20,000 Canvases and campaigns) and the discovered lists are unreachable once
- * it returns: the export that follows runs beside what V8 keeps, and V8 keeps what is reachable.
+ * plan and the discovered lists are unreachable once it returns: the export that follows holds none of them.
  */
 async function planAndFetch(
   opts: RunOptions,

@@ -101,9 +101,8 @@ describe('merge extents', () => {
     expect(await extents()).toEqual(['a 2024-01-01..2024-01-05', 'z 2024-01-05..2024-01-05']);
   });
 
-  it('keeps the extents over a reopen (no rebuild) and clears them with a reset', async () => {
+  it('keeps the extents from one commit to the next (no rebuild) and clears them with a reset', async () => {
     await commit([row('a', 0, 1)]);
-    expect(await wh.reopen()).toBe(true);
     const after = await commit([row('a', 1, 1)]);
     expect(after.rowsCompared).toBe(0);
     await wh.resetStreams(['campaign_series'], ['campaign_series']);
@@ -114,7 +113,7 @@ describe('merge extents', () => {
     expect(await extents()).toEqual(['a 2024-01-01..2024-01-01']);
   });
 
-  it('ends with exactly the last value of every key, over random batches in random order with reopens (a model check)', async () => {
+  it('ends with exactly the last value of every key, over random batches in random order with the database closed and opened again (a model check)', async () => {
     let seed = 27;
     const rand = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -133,7 +132,6 @@ describe('merge extents', () => {
       if (rows.length === 0) continue;
       await commit(rows);
       for (const r of rows) model.set(`${r.campaign_id} ${r.time.toISOString().slice(0, 10)}`, r.unique_recipients);
-      if (b % 13 === 12) await wh.reopen();
       if (b % 17 === 16) {
         await wh.close();
         wh = await Warehouse.open(path);

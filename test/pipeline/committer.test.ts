@@ -1,8 +1,9 @@
 // The committer's packages and back-pressure: each part's rows go to the open package on disk as the part arrives;
 // packages commit once MIN_COMMIT_ROWS rows or MAX_COMMIT_DELAY_MS gathered, the next one fills while one commits, and a
 // producer waits only when the open package holds more than MAX_STAGED_ROWS while a commit runs.
-import { readFileSync } from 'node:fs';
-import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -97,6 +98,23 @@ describe('Committer', () => {
     expect(await real.query(`SELECT count(*)::INT AS n FROM "sessions"`)).toEqual([{ n: 1_234 }]);
     // A committed package's files are gone.
     expect(await readdir(join(tmpdir(), stage[0]!))).toEqual([]);
+  });
+
+  it('removes the stage folders a killed run left, and no live process\'s', async () => {
+    const child = spawn(process.execPath, ['-e', '']);
+    const deadPid = await new Promise<number>((ok) => child.once('exit', () => ok(child.pid!)));
+    const dead = join(tmpdir(), `engage-etl-stage-${deadPid}-left`);
+    const alive = join(tmpdir(), `engage-etl-stage-${process.ppid}-kept`);
+    await mkdir(join(dead, 'package-1'), { recursive: true });
+    await writeFile(join(dead, 'package-1', 'sessions.csv'), '0,"*"\n');
+    await mkdir(alive, { recursive: true });
+    try {
+      real.newPackage();
+      expect(existsSync(dead)).toBe(false);
+      expect(existsSync(alive)).toBe(true);
+    } finally {
+      await rm(alive, { recursive: true, force: true });
+    }
   });
 
   it('fails the run with a part whose rows cannot be staged, and writes nothing after it', async () => {
