@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { MAX_PENDING_ROWS, ROW_WIDTH } from '../src/pipeline/committer.js';
+import { MAX_STAGED_ROWS } from '../src/pipeline/committer.js';
 import { formatDuration } from '../src/pipeline/plan-estimate.js';
 import type { Row } from './bench-table.js';
 import { machine, n, table } from './bench-table.js';
@@ -139,8 +139,8 @@ async function main(): Promise<void> {
     { figure: 'full commit rows/s (stage, de-duplicate, detect changes, insert)', value: n(load.commitRate), goal: '', ok: undefined },
     { figure: `Parquet export rows/s (${load.parquetFiles} yearly files, zstd)`, value: n(load.parquetRate), goal: '', ok: undefined },
     {
-      figure: `rows the Committer holds while fetching goes on: waiting for the next commit, claimed by requests in flight / in the batch being written (a row of more than ${ROW_WIDTH} columns counting as columns / ${ROW_WIDTH})`,
-      value: `about ${n(MAX_PENDING_ROWS)} / about ${n(MAX_PENDING_ROWS)} (a claim is an estimate: a window may bring more)`,
+      figure: 'rows the Committer holds in the heap while fetching goes on (each part is written to its load package on disk as it arrives)',
+      value: `none past \`add\`; at most ${n(MAX_STAGED_ROWS)} rows on disk in the open package while a commit runs`,
       goal: '',
       ok: undefined,
     },

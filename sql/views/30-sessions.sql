@@ -27,18 +27,22 @@ COMMENT ON COLUMN "analytics"."sessions_daily_by_app"."sessions" IS 'Sessions st
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."sessions_daily_by_segment" AS
-SELECT "day", "segment_id", "sessions", "complete" FROM "analytics"."sessions_per_series"() WHERE "app_id" = '*' AND "segment_id" <> '*';
+SELECT s."day", s."segment_id", n."name" AS "segment_name", s."sessions", s."complete" FROM "analytics"."sessions_per_series"() s
+LEFT JOIN "analytics"."object_names"('segments') n ON n."id" = s."segment_id" WHERE s."app_id" = '*' AND s."segment_id" <> '*';
 COMMENT ON VIEW "analytics"."sessions_daily_by_segment" IS 'Sessions per day by users of a segment, all apps. Segments overlap: never SUM across segments. To fill: list segments in the sessions stream of the pipeline, e.g. sessions: { segments: ["*", seg_1] }.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_segment"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_segment"."segment_id" IS 'The segment whose users'' sessions are counted.';
+COMMENT ON COLUMN "analytics"."sessions_daily_by_segment"."segment_name" IS 'The segment''s current name: from the segments stream, else from the last segment list a run read (any stream with segments: all reads it); NULL when neither has named it. Two segments may share a name: group by segment_id.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_segment"."sessions" IS 'Sessions started on the day by users of the segment, all apps.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_segment"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."sessions_daily_by_app_segment" AS
-SELECT "day", "app_id", "segment_id", "sessions", "complete" FROM "analytics"."sessions_per_series"() WHERE "app_id" <> '*' AND "segment_id" <> '*';
+SELECT s."day", s."app_id", s."segment_id", n."name" AS "segment_name", s."sessions", s."complete" FROM "analytics"."sessions_per_series"() s
+LEFT JOIN "analytics"."object_names"('segments') n ON n."id" = s."segment_id" WHERE s."app_id" <> '*' AND s."segment_id" <> '*';
 COMMENT ON VIEW "analytics"."sessions_daily_by_app_segment" IS 'Sessions per day, app and segment: only the loaded (app, segment) pairs, no totals. Segments overlap: never SUM across segments. To fill: list apps and segments together in the sessions stream, e.g. sessions: { apps: ["*", app_1], segments: ["*", seg_1] }.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."app_id" IS 'The app.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."segment_id" IS 'The segment whose users'' sessions are counted.';
+COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."segment_name" IS 'The segment''s current name: from the segments stream, else from the last segment list a run read (any stream with segments: all reads it); NULL when neither has named it. Two segments may share a name: group by segment_id.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."sessions" IS 'Sessions started in the app on the day by users of the segment.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';

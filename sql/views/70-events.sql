@@ -62,12 +62,14 @@ COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."wow_change_rate" IS '
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."event_counts_daily_by_segment" AS
-SELECT "day", "event", "segment_id", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate", "complete"
-FROM "analytics"."event_counts_per_series"() WHERE "app_id" = '*' AND "segment_id" <> '*';
+SELECT e."day", e."event", e."segment_id", n."name" AS "segment_name", e."count", e."count_7d_avg", e."count_week_before", e."wow_change", e."wow_change_rate", e."complete"
+FROM "analytics"."event_counts_per_series"() e LEFT JOIN "analytics"."object_names"('segments') n ON n."id" = e."segment_id"
+WHERE e."app_id" = '*' AND e."segment_id" <> '*';
 COMMENT ON VIEW "analytics"."event_counts_daily_by_segment" IS 'Occurrences of each custom event per day by users of a segment, all apps, with the 7-day average and the week-over-week change. Segments overlap: never SUM across segments. To fill: list segments in the event_counts stream of the pipeline, e.g. event_counts: { events: all, segments: ["*", seg_1] }.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."event" IS 'The custom event name.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."segment_id" IS 'The segment whose users'' events are counted.';
+COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."segment_name" IS 'The segment''s current name: from the segments stream, else from the last segment list a run read (any stream with segments: all reads it); NULL when neither has named it. Two segments may share a name: group by segment_id.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."count" IS 'Occurrences of the event on the day, by users of the segment, all apps.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."count_7d_avg" IS 'Average daily count over the 7 days ending on the day; NULL unless all 7 days are loaded.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."count_week_before" IS 'count on the same weekday 7 days before; NULL when that day was not loaded.';
@@ -76,13 +78,15 @@ COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."wow_change_rate" 
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_segment"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 CREATE OR REPLACE VIEW "analytics"."event_counts_daily_by_app_segment" AS
-SELECT "day", "event", "app_id", "segment_id", "count", "count_7d_avg", "count_week_before", "wow_change", "wow_change_rate", "complete"
-FROM "analytics"."event_counts_per_series"() WHERE "app_id" <> '*' AND "segment_id" <> '*';
+SELECT e."day", e."event", e."app_id", e."segment_id", n."name" AS "segment_name", e."count", e."count_7d_avg", e."count_week_before", e."wow_change", e."wow_change_rate", e."complete"
+FROM "analytics"."event_counts_per_series"() e LEFT JOIN "analytics"."object_names"('segments') n ON n."id" = e."segment_id"
+WHERE e."app_id" <> '*' AND e."segment_id" <> '*';
 COMMENT ON VIEW "analytics"."event_counts_daily_by_app_segment" IS 'Occurrences of each custom event per day, app and segment: only the loaded (app, segment) pairs, no totals, with the 7-day average and the week-over-week change. Segments overlap: never SUM across segments. To fill: list apps and segments together in the event_counts stream, e.g. event_counts: { events: all, apps: ["*", app_1], segments: ["*", seg_1] }.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."event" IS 'The custom event name.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."app_id" IS 'The app.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."segment_id" IS 'The segment whose users'' events are counted.';
+COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."segment_name" IS 'The segment''s current name: from the segments stream, else from the last segment list a run read (any stream with segments: all reads it); NULL when neither has named it. Two segments may share a name: group by segment_id.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."count" IS 'Occurrences of the event on the day, in the app by users of the segment.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."count_7d_avg" IS 'Average daily count over the 7 days ending on the day; NULL unless all 7 days are loaded.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."count_week_before" IS 'count on the same weekday 7 days before; NULL when that day was not loaded.';

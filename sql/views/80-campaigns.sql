@@ -4,16 +4,6 @@
 -- of the row's channel and a column names that field. The platform keeps no "all campaigns" rows, so any SUM over these
 -- views counts once; rates are per row, and over several rows are the ratio of the sums.
 
--- Internal: a campaign's current name, from its details (the campaigns stream) or else from the last listing that
--- showed it (campaign_series with `campaigns: all` lists them even without the campaigns stream).
-CREATE OR REPLACE MACRO "analytics"."campaign_names"() AS TABLE
-SELECT "campaign_id", arg_min("name", "source") AS "campaign_name" FROM (
-  SELECT "campaign_id", "name", 0 AS "source" FROM "main"."campaigns" WHERE "name" IS NOT NULL
-  UNION ALL
-  SELECT "id", "name", CASE "listing" WHEN 'campaigns' THEN 1 ELSE 2 END
-  FROM "main"."listed_objects" WHERE "listing" IN ('campaigns', 'campaigns+archived') AND "name" IS NOT NULL
-) GROUP BY ALL;
-
 -- Internal: the field each measure reads on each channel, and its value. Measures are named apart from the table's
 -- columns (opened, clicked…): `*` carries those too. A channel this version does not know (the platform adds them) has
 -- the documented counts it carries in their columns (channel-stats.ts), so each measure reads the first of them that the
@@ -64,7 +54,7 @@ FROM "f";
 
 CREATE OR REPLACE VIEW "analytics"."campaign_message_daily" AS
 SELECT
-  s."day", s."campaign_id", n."campaign_name", s."channel",
+  s."day", s."campaign_id", n."name" AS "campaign_name", s."channel",
   s."variation_key", s."variation_api_id" AS "variation_id", COALESCE(v."name", s."variation_name") AS "variation_name",
   s."sent", s."reached", s."reached_field", s."opened" AS "opens", s."opens_field", s."all_opens", s."clicked" AS "clicks", s."clicks_field",
   s."unsubscribed" AS "unsubscribes", s."unsubscribes_field",
@@ -76,12 +66,12 @@ SELECT
   "analytics"."day_complete"(s."time", w."watermark") AS "complete"
 FROM "analytics"."campaign_message_measures"() s
 LEFT JOIN "analytics"."series_watermarks"('campaign_series') w ON w."series_key" = 'unit=day|campaign_id=' || s."campaign_id"
-LEFT JOIN "analytics"."campaign_names"() n ON n."campaign_id" = s."campaign_id"
+LEFT JOIN "analytics"."object_names"('campaigns') n ON n."id" = s."campaign_id"
 LEFT JOIN "main"."campaign_messages" v ON v."campaign_id" = s."campaign_id" AND v."variation_id" = s."variation_api_id";
 COMMENT ON VIEW "analytics"."campaign_message_daily" IS 'Each campaign message variation per day and channel: sent, reached, opens, clicks, unsubscribes and their rates, each from the field of the row''s channel (named in the *_field columns: a push open is direct_opens, an SMS has no opens, an in-app message counts impressions). One row per campaign, day, channel and variation; no totals (those are campaign_daily). Every field the channel reports is in the table campaign_message_series. To fill: add the campaign_series stream to the pipeline, e.g. campaign_series: { campaigns: all }.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_id" IS 'The campaign.';
-COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_name" IS 'The campaign''s current name; NULL when not loaded.';
+COMMENT ON COLUMN "analytics"."campaign_message_daily"."campaign_name" IS 'The campaign''s current name: from the campaigns stream, else from the last campaign list a run read (any stream with campaigns: all reads it); NULL when neither has named it.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."channel" IS 'email, ios_push, android_push, kindle_push, web_push, sms, webhook, content_cards, in_app_message, trigger_in_app_message, or a channel this version does not know: its measures read the documented counts it carries (delivered, sent, clicks…; named in the *_field columns), its other fields are in extra_stats.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_key" IS 'What tells the variation apart: its API id, or when the server leaves the id out name:<variation name>, else position:<index in the channel''s list>.';
 COMMENT ON COLUMN "analytics"."campaign_message_daily"."variation_id" IS 'The message variation''s API id; NULL when the server left it out.';
@@ -116,7 +106,7 @@ WITH "messages" AS (
   ) GROUP BY "campaign_id", "time"
 )
 SELECT
-  CAST(t."time" AS DATE) AS "day", t."campaign_id", n."campaign_name",
+  CAST(t."time" AS DATE) AS "day", t."campaign_id", n."name" AS "campaign_name",
   t."unique_recipients",
   CAST(m."sent" AS BIGINT) AS "sent", CAST(m."reached" AS BIGINT) AS "reached",
   CAST(m."opens" AS BIGINT) AS "opens", CAST(m."clicks" AS BIGINT) AS "clicks", m."measures",
@@ -127,11 +117,11 @@ SELECT
 FROM "main"."campaign_series" t
 LEFT JOIN "analytics"."series_watermarks"('campaign_series') w ON w."series_key" = 'unit=day|campaign_id=' || t."campaign_id"
 LEFT JOIN "messages" m ON m."campaign_id" = t."campaign_id" AND m."time" = t."time"
-LEFT JOIN "analytics"."campaign_names"() n ON n."campaign_id" = t."campaign_id";
+LEFT JOIN "analytics"."object_names"('campaigns') n ON n."id" = t."campaign_id";
 COMMENT ON VIEW "analytics"."campaign_daily" IS 'Each campaign per day: recipients, messages sent, reached, opened and clicked (summed over its channels and variations, each channel''s own field, named in measures), conversions and revenue. One row per campaign and day; SUM over days or campaigns counts each message once. To fill: add the campaign_series stream to the pipeline, e.g. campaign_series: { campaigns: all }.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."campaign_daily"."campaign_id" IS 'The campaign.';
-COMMENT ON COLUMN "analytics"."campaign_daily"."campaign_name" IS 'The campaign''s current name; NULL when neither the campaigns stream nor a campaign listing has loaded it.';
+COMMENT ON COLUMN "analytics"."campaign_daily"."campaign_name" IS 'The campaign''s current name: from the campaigns stream, else from the last campaign list a run read (any stream with campaigns: all reads it); NULL when neither has named it.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."unique_recipients" IS 'Distinct users the campaign messaged on the day.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."sent" IS 'Messages sent on the day, summed over the channels that report sends (a user reached by email and push counts twice; content cards report none).';
 COMMENT ON COLUMN "analytics"."campaign_daily"."reached" IS 'Messages that reached someone, summed over channels, each by its own field (see measures and campaign_message_daily.reached).';

@@ -1,6 +1,5 @@
 // The typed HTTP client of the platform: authentication, per-pool rate limits and in-flight limits, retries with
 // backoff (p-retry) that honour the server's advice, and errors that say what failed without ever showing a credential.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { setMaxListeners } from 'node:events';
 import pRetry, { AbortError } from 'p-retry';
 import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
@@ -21,24 +20,6 @@ import { showUrl } from './show-url.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { ConfigError, FatalApiError, FatalError, RetriableApiError, type RequestContext } from '../errors.js';
 
-/**
- * What a caller's requests must claim, once their pool has granted them a slot, before they go out: run the work that
- * sends them in `admission.run(room, work)`. The pipeline claims there the room to keep a window's rows (see
- * Committer.room): claimed before the pool's grant, a request waiting an hour for its window would hold that room from
- * every other pool; after its answer, each answer in flight adds its rows on top of the bound. A request whose claim
- * fails hands its slot back unused (not counted, not a sign of load) and asks its pool again once `whenFree` resolves:
- * waiting with the slot, it could hold the one an earlier request of its window needs for a follow-up. Ambient rather
- * than a field of each call because the calls are made by the stream declarations' fetch functions, which need not
- * know of it.
- */
-export interface Admission {
-  /** Claims what the request needs, or says it cannot now; true at once when already claimed. */
-  claim(): boolean;
-  /** Resolves when a claim may succeed (at once when it would, or is held); rejects when none ever will (the caller failed). */
-  whenFree(): Promise<void>;
-}
-
-export const admission = new AsyncLocalStorage<Admission>();
 
 /** A request made ready to send: everything but the attempt. */
 interface PreparedCall {
@@ -248,23 +229,7 @@ export class ApiClient {
   }
 
   async #attempt<T>(p: PreparedCall, attempt: number): Promise<ApiResponse<T>> {
-    const room = admission.getStore();
-    let permit: PoolPermit;
-    for (;;) {
-      // Waiting for room before the pool is asked spares a slot taken and handed back for every request while there
-      // is none; the claim after the grant is what counts (room may be gone by then: the slot goes back, unused).
-      if (room) await room.whenFree();
-      permit = await this.limiter.acquire(p.endpoint.pool);
-      let claimed = true;
-      try {
-        claimed = room?.claim() ?? true;
-      } catch (error) {
-        permit.release('unused');
-        throw error;
-      }
-      if (claimed) break;
-      permit.release('unused');
-    }
+    const permit = await this.limiter.acquire(p.endpoint.pool);
     let outcome: ReleaseOutcome = 'ok';
     try {
       const send = () => this.#send<T>(p, attempt, permit);

@@ -46,14 +46,13 @@ export interface PoolPermit {
   /**
    * `overloaded` for a 429, a 5xx or no answer: the pool then keeps fewer requests in flight for a while. `not-sent` for
    * an attempt that never reached the server (connection refused, no such host): overloaded, and not counted against
-   * the pool's window, since the server counted nothing. `unused` for a slot handed back without sending anything (the
-   * caller was not ready, see `admission` in api-client.ts): as if it had never been granted. @default 'ok'
+   * the pool's window, since the server counted nothing. @default 'ok'
    */
   release(outcome?: ReleaseOutcome): void;
 }
 
 /** How a permit's request ended, for the pool (see {@link PoolPermit.release}). */
-export type ReleaseOutcome = InFlightOutcome | 'not-sent' | 'unused';
+export type ReleaseOutcome = InFlightOutcome | 'not-sent';
 
 /** The state of one pool, for the planner, the benchmark and `engage-etl status`. */
 export interface PoolSnapshot {
@@ -324,11 +323,8 @@ export class LimitPoolQueue {
     this.#window.sent(sentAmong);
     const server = this.#server;
     if (server) server.remaining--;
-    const demanded = this.#demand > 0;
-    if (demanded) this.#demand--;
-    const pacedFrom = this.#nextPacedAt;
-    this.#nextPacedAt = Math.max(now, pacedFrom) + 1 / this.#ratePerMs();
-    const pacedTo = this.#nextPacedAt;
+    if (this.#demand > 0) this.#demand--;
+    this.#nextPacedAt = Math.max(now, this.#nextPacedAt) + 1 / this.#ratePerMs();
     let released = false;
     return {
       pool: this.id,
@@ -338,20 +334,13 @@ export class LimitPoolQueue {
         released = true;
         this.#inFlight.delete(seq);
         const at = this.#clock.now();
-        if (outcome === 'unused') {
+        // An attempt that never reached the server spends none of its budget: counted, a server gone away during a
+        // long run filled the client's own tally with refused connections, and the run then waited out the pool's
+        // window (an hour) before its retries could fail.
+        if (outcome === 'not-sent') {
           if (server && this.#server === server) server.remaining++;
-          if (demanded) this.#demand++;
-          // Its place in the pace goes back too, unless a later grant has been paced after it.
-          if (this.#nextPacedAt === pacedTo) this.#nextPacedAt = pacedFrom;
-        } else {
-          // An attempt that never reached the server spends none of its budget: counted, a server gone away during a
-          // long run filled the client's own tally with refused connections, and the run then waited out the pool's
-          // window (an hour) before its retries could fail.
-          if (outcome === 'not-sent') {
-            if (server && this.#server === server) server.remaining++;
-          } else this.#finished.push(at);
-          this.#window.finished(outcome === 'not-sent' ? 'overloaded' : outcome, at - now, this.#inFlight.size, at, sentAmong);
-        }
+        } else this.#finished.push(at);
+        this.#window.finished(outcome === 'not-sent' ? 'overloaded' : outcome, at - now, this.#inFlight.size, at, sentAmong);
         const wake = this.#wakeOnRelease;
         this.#wakeOnRelease = undefined;
         wake?.();

@@ -34,12 +34,6 @@ export interface ExportOptions {
    * @default every table of the registry
    */
   tables?: TableName[];
-  /**
-   * Cells (rows × columns) a partition is sorted in at once; a larger one is sorted in slices (see SLICE_CELLS). Tests
-   * make it small to take the sliced path with a few rows.
-   * @default SLICE_CELLS
-   */
-  sliceCells?: number;
 }
 
 export interface TableExport {
@@ -115,7 +109,6 @@ interface ExportRun {
   /** `data.parquet`, or `data-<UTC time>-<hex>.parquet` where each publish writes new names. */
   fileName: string;
   put: { objects: number; bytes: number };
-  sliceCells: number;
 }
 
 /** A partition's file, relative to its table's folder. */
@@ -190,56 +183,16 @@ async function partitionsToWrite(wh: Warehouse, spec: TableSpec, existing: Itera
 const PARQUET_COPY_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 32768';
 
 /**
- * Cells (rows × columns) one sorted COPY takes at most: a larger partition is sorted in slices of its first key
- * column. DuckDB's sort holds up to its memory limit whatever the partition's size: the 5k-Canvas run's export took the
- * process from 392 to 661 MB, the sorted COPY of its largest table (1.3 M rows, 35 columns) 238 MB more RSS under the
- * export's 192 MB limit, against 71 MB unsorted (docs/performance.md).
+ * A partition is written by one sorted COPY that reads it once. DuckDB's sort spills to the database's temp folder
+ * beyond the export's memory limit (EXPORT_MEMORY_LIMIT in warehouse.ts), so what it holds is that limit whatever the
+ * partition's size or the shape of its ids.
  */
-const SLICE_CELLS = 2_000_000;
-
-async function copyPartition(wh: Warehouse, spec: TableSpec, partition: string, file: string, sliceCells: number): Promise<number> {
+async function copyPartition(wh: Warehouse, spec: TableSpec, partition: string, file: string): Promise<number> {
   const order = spec.key.map(ident).join(', ');
   const columns = spec.partitionSource ? `* EXCLUDE (${ident(PARTITION_COLUMN)})` : '*';
   const where = spec.partitionSource ? `strftime(${ident(spec.partitionSource)}, '%Y') = ${sqlString(partition)}` : 'true';
-  const slices = await sliceCount(wh, spec, where, sliceCells);
-  if (slices <= 1) {
-    const [row] = await wh.query(`COPY (SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where} ORDER BY ${order}) TO ${sqlString(file)} (${PARQUET_COPY_OPTIONS})`);
-    return Number(row?.Count ?? 0);
-  }
-  // Each slice (a range of the first key column, in order) is sorted alone into a file of its own; the slices, read in
-  // order, are the partition in key order: the last COPY only streams them (one thread keeps the files' order).
-  const first = ident(spec.key[0]!);
-  const parts = Array.from({ length: slices }, (_, i) => `${file}.slice-${i}`);
-  try {
-    for (const [i, part] of parts.entries()) {
-      await wh.query(`COPY (SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where} AND ${first} IN (SELECT "k" FROM "_etl_export_slices" WHERE "slice" = ${i}) ORDER BY ${order})
-        TO ${sqlString(part)} (FORMAT parquet, COMPRESSION uncompressed, ROW_GROUP_SIZE 32768)`);
-    }
-    const types = await wh.query(`DESCRIBE SELECT ${columns} FROM ${ident(spec.name)}`);
-    const cast = types.map((t) => `CAST(${ident(String(t['column_name']))} AS ${String(t['column_type'])}) AS ${ident(String(t['column_name']))}`).join(', ');
-    const [row] = await wh.query(`COPY (SELECT ${cast} FROM read_parquet([${parts.map(sqlString).join(', ')}])) TO ${sqlString(file)} (${PARQUET_COPY_OPTIONS})`);
-    return Number(row?.Count ?? 0);
-  } finally {
-    await wh.query('DROP TABLE IF EXISTS "_etl_export_slices"');
-    await Promise.all(parts.map((part) => rm(part, { force: true })));
-  }
-}
-
-/**
- * How many slices a partition is sorted in (1: at once), with each value of its first key column assigned to one in
- * "_etl_export_slices" (a temp table) when more than one: consecutive values, about SLICE_CELLS cells a slice.
- */
-async function sliceCount(wh: Warehouse, spec: TableSpec, where: string, sliceCells: number): Promise<number> {
-  const width = (await wh.query(`SELECT count(*) AS n FROM information_schema.columns WHERE "table_schema" = 'main' AND "table_name" = $1`, [spec.name]))[0];
-  const rowsPerSlice = Math.max(1, Math.floor(sliceCells / Math.max(1, Number(width?.['n'] ?? 1))));
-  const [count] = await wh.query(`SELECT count(*) AS n FROM ${ident(spec.name)} WHERE ${where}`);
-  if (Number(count?.['n'] ?? 0) <= rowsPerSlice) return 1;
-  const first = ident(spec.key[0]!);
-  await wh.query(`CREATE OR REPLACE TEMP TABLE "_etl_export_slices" AS
-    SELECT "k", CAST((sum("n") OVER (ORDER BY "k") - "n") // ${rowsPerSlice} AS INTEGER) AS "slice"
-    FROM (SELECT ${first} AS "k", count(*) AS "n" FROM ${ident(spec.name)} WHERE ${where} GROUP BY 1)`);
-  const [last] = await wh.query(`SELECT max("slice") AS s FROM "_etl_export_slices"`);
-  return Number(last?.['s'] ?? 0) + 1;
+  const [row] = await wh.query(`COPY (SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where} ORDER BY ${order}) TO ${sqlString(file)} (${PARQUET_COPY_OPTIONS})`);
+  return Number(row?.Count ?? 0);
 }
 
 /** Rows of a file already in the place that no manifest counts: read into the staging folder and counted there. */
@@ -349,7 +302,7 @@ async function exportTable(
   for (const partition of partitions) {
     // The staged name does not end in .parquet, so no `*.parquet` glob ever reads a half-written file.
     const file = join(stagedTable, `${partition || 'table'}.${DATA_FILE}.part`);
-    const rows = await copyPartition(wh, spec, partition, file, run.sliceCells);
+    const rows = await copyPartition(wh, spec, partition, file);
     if (rows === 0) {
       await rm(file, { force: true });
       if (objects.data.has(partition)) emptied.add(partition);
@@ -435,7 +388,7 @@ async function beginExport(wh: Warehouse, place: Place): Promise<ExportRun> {
   await mkdir(staging);
   const time = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   const fileName = place.versionedNames ? `data-${time}-${randomBytes(4).toString('hex')}.parquet` : DATA_FILE;
-  return { place, database, staging, fileName, put: { objects: 0, bytes: 0 }, sliceCells: SLICE_CELLS };
+  return { place, database, staging, fileName, put: { objects: 0, bytes: 0 } };
 }
 
 async function endExport(run: ExportRun): Promise<void> {
@@ -462,7 +415,7 @@ export async function exportParquet(wh: Warehouse, out: Place | string, opts: Ex
     dirty.get(table)!.add(row.partition as string);
   }
 
-  const run = { ...(await beginExport(wh, place)), ...(opts.sliceCells === undefined ? {} : { sliceCells: opts.sliceCells }) };
+  const run = await beginExport(wh, place);
   const summary: ExportSummary = { outDir: place.description, repaired: [], tables: [], filesWritten: 0, filesRemoved: 0, rowsWritten: 0, put: run.put };
   try {
     for (const spec of tables) {

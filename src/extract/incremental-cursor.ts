@@ -125,6 +125,21 @@ export interface ActiveSpan {
   endMs: number;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The span of an object whose details give its first and last activity: from the day of the first (open when unknown)
+ * to the end of the day of the last (open while it has none). Undefined when neither is known: a server may leave both
+ * out, and then every missing unit stays a hole.
+ */
+export function activeSpan(first: Date | null, last: Date | null): ActiveSpan | undefined {
+  if (first === null && last === null) return undefined;
+  return {
+    startMs: first === null ? -Infinity : Math.floor(first.getTime() / DAY_MS) * DAY_MS,
+    endMs: last === null ? Infinity : Math.floor(last.getTime() / DAY_MS) * DAY_MS + DAY_MS,
+  };
+}
+
 export interface CursorInput extends PlanRangeInput {
   /** The largest window one request may ask for, in units. */
   maxUnits: number;

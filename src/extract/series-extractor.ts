@@ -65,7 +65,14 @@ function same(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
-export async function fetchSeriesWindow<V>(client: ApiClient, source: SeriesSource<V>, window: Window, isWanted: (unitStartMs: number) => boolean): Promise<WindowResult<V>> {
+/**
+ * One window of a series, with the follow-ups its answer calls for. `worthFollowing` says which wanted units missing at
+ * an edge are worth asking again (a unit the object's activity says is quiet is not: it is no hole whatever comes back).
+ */
+export async function fetchSeriesWindow<V>(
+  client: ApiClient, source: SeriesSource<V>, window: Window, isWanted: (unitStartMs: number) => boolean,
+  worthFollowing: (unitStartMs: number) => boolean = isWanted,
+): Promise<WindowResult<V>> {
   const size = unitMs(source.unit);
   const points = new Map<number, V>();
   const conflicted = new Map<number, V[]>();
@@ -149,7 +156,7 @@ export async function fetchSeriesWindow<V>(client: ApiClient, source: SeriesSour
   // alignment effect: follow them up. A unit missing strictly inside the answer's span was left out by the server.
   const wantedMissing = (): UnitRange[] =>
     missingRuns(window, [...seen].map((ms) => addUnits(window.start, (ms - window.start.toMillis()) / size, source.unit)))
-      .filter((run) => [...unitsOf(run.start.toMillis(), run.end.toMillis(), size)].some(isWanted));
+      .filter((run) => [...unitsOf(run.start.toMillis(), run.end.toMillis(), size)].some(worthFollowing));
   if (source.maxUnits >= 3) {
     const edgeRuns = wantedMissing().filter((run) => !(first.firstMs < run.start.toMillis() && run.end.toMillis() - size < first.lastMs));
     for (const run of edgeRuns) {

@@ -5,7 +5,7 @@ import { FatalError } from '../errors.js';
 import { stagedAppend, type StagedAppend } from './append-columns.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { sqlTimestamp, toDuckDBValue } from './duckdb-values.js';
-import type { StagedTable } from './row-staging.js';
+import type { StagedTable } from './row-package.js';
 import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident, sqlString } from './table-specs.js';
 import type { ColumnSpec, TableSpec } from './table-specs.js';
 import { MONEY } from './table-definition.js';
@@ -150,7 +150,7 @@ export interface PreparedMerge {
 
 /**
  * Write the statements that merge one table's rows, staged in the batch's staging table `stagingTable` (see
- * row-staging.ts), and apply `scopes`, for the caller to run inside its transaction once the appends are done. Rows
+ * row-package.ts), and apply `scopes`, for the caller to run inside its transaction once the appends are done. Rows
  * later in the part win over earlier rows with the same key. The statements add the table's {@link TableChange} to
  * {@link MERGE_COUNTS_TABLE}.
  *

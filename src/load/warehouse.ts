@@ -1,6 +1,7 @@
 // The DuckDB database of engage-etl: opens it (creating tables from sql/), commits pipeline batches in one transaction,
 // keeps per-series watermarks and the run log, and answers queries with plain JS values.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
@@ -9,7 +10,7 @@ import { EngageError, FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
 import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, comparedRows, prepareMerge, tableChanges, tableExtents } from './bulk-merge.js';
-import { stageBatch } from './row-staging.js';
+import { RowPackage, STAGING_LAYOUT, type StagedTable } from './row-package.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
@@ -48,14 +49,15 @@ export interface WarehouseOptions {
 }
 
 /**
- * The writer's memory limit and threads for the export, once its commits are done (see `liftCommitLimits`). Its sorted
- * COPYs fill the limit whatever a partition's size, so a large partition is sorted in slices (export-parquet.ts,
- * SLICE_CELLS) and the limit is low: on a 5k-Canvas, 3-month database `export` peaked at 505 MB RSS under 192 MB
- * without slices, 313 MB under 96 MB with them (a sort under 96 MB without slices took twice the CPU); 64 MB ran out of
- * memory. One thread: each thread of a COPY holds a row group of its own (960 MB under 1 GB and two threads, 268 MB
- * with one and 32,768-row row groups). The limit also caps what DuckDB caches of a database far larger than it.
+ * The writer's memory limit and threads for the export, once its commits are done (see `liftCommitLimits`). A partition
+ * is one sorted COPY (export-parquet.ts), and DuckDB's sort fills the limit and spills the rest to the temp folder, so the
+ * limit is what the export holds at any size. Sorting 3 M rows of 41 columns with uuid keys, alone in a process: 96 MB
+ * peaked at 208 MB RSS for 67 s of CPU (it spills most of the sort), 192 MB at about 320 MB for 37 s, 400 MB at 515 MB
+ * for 15 s (`docs/performance.md` has the command). One thread: each thread of a COPY holds a row group of its own
+ * (960 MB under 1 GB and two threads, 268 MB with one and 32,768-row row groups). The limit also caps what DuckDB
+ * caches of a database far larger than it.
  */
-const EXPORT_MEMORY_LIMIT = '96MB';
+const EXPORT_MEMORY_LIMIT = '192MB';
 const EXPORT_THREADS = '1';
 
 /**
@@ -91,12 +93,20 @@ export interface CommitResult {
   rowsCompared: number;
 }
 
-/** A batch checked, converted and ready to write: see Warehouse.prepareCommit. */
+/** What one commit writes besides its rows: the package they were written to, the scopes they replace, the state. */
+export interface PackageCommit extends Omit<LoadBatch, 'upserts'> {
+  /** The package's tables, as its `close()` returned them. */
+  staged: readonly StagedTable[];
+}
+
+/** A commit checked and ready to write: see Warehouse.prepareCommit. */
 export interface PreparedCommit {
   runId: string;
   tables: TableName[];
   /** What the batch holds, for an error message. */
   what: string;
+  /** The staging table's DDL and the statement that reads the package's file into it. */
+  load: string[];
   appends: StagedAppend[];
   script: string;
   /** The tables whose extents the script relies on, with the SQL that rebuilds them (run first where this process has not). */
@@ -154,8 +164,39 @@ function openError(path: string, err: unknown): FatalError {
  */
 const WRITER_MEMORY_LIMIT = '128MB';
 
-/** The temp table a commit stages every table's rows in (row-staging.ts). */
+/** The temp table a commit stages every table's rows in (row-package.ts). */
 const STAGING_TABLE = '_etl_staging';
+
+/** The stage folders of writers, in the system's temp folder: `<prefix><pid>-<random>`. */
+const STAGE_PREFIX = 'engage-etl-stage-';
+
+function checkBatch(batch: Pick<LoadBatch, 'runId' | 'loadedAt'>): void {
+  if (typeof batch.runId !== 'string' || batch.runId === '') {
+    throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to beginRun`);
+  }
+  if (!(batch.loadedAt instanceof Date) || Number.isNaN(batch.loadedAt.getTime())) {
+    throw new FatalError(`batch of run ${batch.runId}: loadedAt must be a valid Date, got ${String(batch.loadedAt)}`);
+  }
+}
+
+/** The spec of a table a batch names; a name outside the registry is a programming error. */
+function tableOf(runId: string, table: string, source: string): ReturnType<typeof tableSpec> {
+  if (!isTableName(table)) {
+    throw new FatalError(`batch of run ${runId}: ${source} names unknown table "${table}"; use one of: ${TABLE_SPECS.map((s) => s.name).join(', ')}`);
+  }
+  return tableSpec(table);
+}
+
+/** Write a batch's upserts to a package, each table name checked against the registry. */
+export function addUpserts(pkg: RowPackage, runId: string, upserts: LoadBatch['upserts']): void {
+  for (const upsert of upserts) pkg.add(tableOf(runId, upsert.table, 'an upsert'), upsert.rows);
+}
+
+/** A table with no rows in the package (named by a replace scope only). */
+function emptyStaged(spec: ReturnType<typeof tableSpec>): StagedTable {
+  const layout = STAGING_LAYOUT.table(spec);
+  return { spec, index: layout.index, rows: 0, duplicates: false, select: layout.select, file: '' };
+}
 
 /**
  * DuckDB threads of a writer until liftCommitLimits: a commit's statements are small, and on the 2-core machine a
@@ -180,6 +221,9 @@ export class Warehouse {
   readonly readOnly: boolean;
   #conn: DuckDBConnection | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  // The folder of this opener's packages (newPackage), and how many it made.
+  #stage: string | undefined;
+  #packages = 0;
 
   private constructor(path: string, readOnly: boolean, conn: DuckDBConnection) {
     this.path = path;
@@ -241,6 +285,8 @@ export class Warehouse {
     this.#conn = undefined;
     conn.closeSync();
     release(this.path);
+    if (this.#stage) rmSync(this.#stage, { recursive: true, force: true });
+    this.#stage = undefined;
   }
 
   /**
@@ -298,66 +344,72 @@ export class Warehouse {
 
   /** Commit one batch in ONE transaction: every table merged, scopes replaced, series state advanced — or nothing. */
   async commit(batch: LoadBatch): Promise<CommitResult> {
-    return this.commitPrepared(this.prepareCommit(batch));
+    checkBatch(batch);
+    const pkg = this.newPackage();
+    try {
+      addUpserts(pkg, batch.runId, batch.upserts);
+      return await this.commitPrepared(this.prepareCommit({ ...batch, staged: pkg.close() }));
+    } finally {
+      pkg.close();
+      rmSync(pkg.folder, { recursive: true, force: true });
+    }
   }
 
   /**
-   * The synchronous half of {@link commit}: every value checked and converted into the appender's chunks, the SQL
-   * written. A caller that prepares the next batch while this connection writes the previous one (the Committer) keeps
-   * the conversion off the path of the commits; commitPrepared then only appends the chunks and runs the SQL.
+   * A new, empty package in this warehouse's stage folder (created with the first one, removed by `close`): rows
+   * are written to it as they come, and `commitPrepared` reads them set-wise. Its folder is the caller's to delete.
    */
-  prepareCommit(batch: LoadBatch): PreparedCommit {
-    if (typeof batch.runId !== 'string' || batch.runId === '') {
-      throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to beginRun`);
-    }
-    if (!(batch.loadedAt instanceof Date) || Number.isNaN(batch.loadedAt.getTime())) {
-      throw new FatalError(`batch of run ${batch.runId}: loadedAt must be a valid Date, got ${String(batch.loadedAt)}`);
-    }
-    const groups = new Map<TableName, { rows: Record<string, unknown>[]; scopes: ReplaceScope[] }>();
-    const group = (table: string, source: string): { rows: Record<string, unknown>[]; scopes: ReplaceScope[] } => {
-      if (!isTableName(table)) {
-        throw new FatalError(`batch of run ${batch.runId}: ${source} names unknown table "${table}"; use one of: ${TABLE_SPECS.map((s) => s.name).join(', ')}`);
-      }
-      let g = groups.get(table);
-      if (!g) groups.set(table, (g = { rows: [], scopes: [] }));
-      return g;
-    };
-    for (const upsert of batch.upserts) {
-      const g = group(upsert.table, 'an upsert');
-      // One push per row: push(...rows) overflows the call stack on a large part, and concat per part copies the
-      // growing batch again for every part (quadratic on a batch of a thousand 100-row windows).
-      if (g.rows.length === 0) g.rows = [...upsert.rows];
-      else for (const row of upsert.rows) g.rows.push(row);
-    }
-    for (const replace of batch.replaces ?? []) group(replace.table, 'a replace').scopes.push({ columns: replace.columns, values: replace.values });
+  newPackage(): RowPackage {
+    this.#stage ??= mkdtempSync(join(tmpdir(), `${STAGE_PREFIX}${process.pid}-`));
+    const folder = join(this.#stage, `package-${++this.#packages}`);
+    mkdirSync(folder);
+    return new RowPackage(folder);
+  }
 
-    // Checked and converted before the transaction; then one round trip for the staging DDL, one per staged table, one
-    // for every table's merge and the state (bulk-merge.ts says why), one to commit.
-    const entries = [...groups];
-    const staging = stageBatch(entries.map(([table, g]) => ({ spec: tableSpec(table), rows: g.rows })), STAGING_TABLE);
-    const merges = entries.map(([table, g], t) => {
-      const stream = batch.until ? seriesStreamOfTable(table) : undefined;
-      const audit = stream && batch.until ? { audit: { stream, until: batch.until } } : {};
-      return prepareMerge(staging.tables[t]!, STAGING_TABLE, g.scopes, { runId: batch.runId, loadedAt: batch.loadedAt, ...audit });
+  /**
+   * The SQL of a commit of a closed package: each table's merge, the replaced scopes, the series state and holes. A
+   * caller that prepares the next commit while this connection writes the previous one (the Committer) keeps this work
+   * off the path of the commits.
+   */
+  prepareCommit(commit: PackageCommit): PreparedCommit {
+    checkBatch(commit);
+    const scopes = new Map<string, ReplaceScope[]>();
+    for (const replace of commit.replaces ?? []) {
+      const table = tableOf(commit.runId, replace.table, 'a replace').name;
+      const list = scopes.get(table) ?? [];
+      list.push({ columns: replace.columns, values: replace.values });
+      scopes.set(table, list);
+    }
+    // A table named only by a replace scope merges no rows: its stored rows in the scope are deleted.
+    const staged = [...commit.staged];
+    for (const table of scopes.keys()) {
+      if (!staged.some((t) => t.spec.name === table)) staged.push(emptyStaged(tableSpec(table as TableName)));
+    }
+    const merges = staged.map((t) => {
+      const table = t.spec.name;
+      const stream = commit.until ? seriesStreamOfTable(table) : undefined;
+      const audit = stream && commit.until ? { audit: { stream, until: commit.until } } : {};
+      return prepareMerge(t, STAGING_TABLE, scopes.get(table) ?? [], { runId: commit.runId, loadedAt: commit.loadedAt, ...audit });
     });
-    const state = prepareSeriesState(batch.runId, batch.loadedAt, batch.state);
-    const holes = prepareHoleUpdates(batch.runId, batch.loadedAt, batch.holes ?? []);
-    const appends = [staging.append, ...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
+    const state = prepareSeriesState(commit.runId, commit.loadedAt, commit.state);
+    const holes = prepareHoleUpdates(commit.runId, commit.loadedAt, commit.holes ?? []);
+    const appends = [...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
     const script = [...merges.map((m) => m.sql), `DROP TABLE IF EXISTS "${STAGING_TABLE}"`, state.sql, holes.sql, `SELECT * FROM "${MERGE_COUNTS_TABLE}"`].filter((sql) => sql !== '');
     return {
-      runId: batch.runId,
+      runId: commit.runId,
       tables: merges.map((m) => m.table as TableName),
       what: merges.map((m) => `${m.rows} rows into ${m.table}`).join(', '),
+      load: [STAGING_LAYOUT.ddl(STAGING_TABLE), ...staged.filter((t) => t.rows > 0).map((t) => STAGING_LAYOUT.load(STAGING_TABLE, t))],
       appends: appends.map(prefill),
       script: script.join(';\n'),
-      extents: entries.flatMap(([table]) => {
-        const extents = tableExtents(tableSpec(table));
-        return extents ? [{ table, rebuild: extents.rebuild }] : [];
+      extents: staged.flatMap((t) => {
+        const extents = tableExtents(t.spec);
+        return extents ? [{ table: t.spec.name, rebuild: extents.rebuild }] : [];
       }),
     };
   }
 
-  /** Write a batch made ready by {@link prepareCommit}, in ONE transaction. */
+  /** Write a commit made ready by {@link prepareCommit}, in ONE transaction. */
   async commitPrepared(prepared: PreparedCommit): Promise<CommitResult> {
     const { appends, script, what } = prepared;
     // Decided here, not when prepared: a commit prepared while the previous one ran would otherwise trust extents that
@@ -366,7 +418,7 @@ export class Warehouse {
     let rebuilds: PreparedCommit['extents'] = [];
     const result = await this.#transaction(`commit of run ${prepared.runId}`, async (conn) => {
       rebuilds = prepared.extents.filter((e) => !built?.has(e.table));
-      await conn.run([MERGE_COUNTS_DDL, ...appends.map((a) => a.ddl)].join(';\n'));
+      await conn.run([MERGE_COUNTS_DDL, ...prepared.load, ...appends.map((a) => a.ddl)].join(';\n'));
       for (const staged of appends) await appendStaged(conn, staged);
       let counts;
       let rowsCompared;

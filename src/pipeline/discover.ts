@@ -44,6 +44,12 @@ export interface Discovery {
   pipeline: PipelineDefinition;
   lists: DiscoveredList[];
   perId: ReadonlyMap<StreamName, DiscoveredIds>;
+  /**
+   * Per series stream whose quiet days its objects' details tell (SeriesStream.activity): the listed objects whose
+   * details are not stored at the version the list shows, which the series may read itself. Only these are kept: on a
+   * nightly run of a workspace that did not change, none.
+   */
+  detailsDue: ReadonlyMap<StreamName, ReadonlyMap<string, ListedObject>>;
   /** List entries, listing streams' rows, and rows newly stamped `_removed_at`: committed before anything is fetched. */
   rows: ExtractedRows;
   warnings: RunWarning[];
@@ -72,7 +78,7 @@ export interface DiscoverInput {
 
 /** Nothing discovered: a pipeline without `all`. */
 function noDiscovery(pipeline: PipelineDefinition): Discovery {
-  return { pipeline, lists: [], perId: new Map(), rows: { upserts: [], replaces: [] }, warnings: [], failed: new Map() };
+  return { pipeline, lists: [], perId: new Map(), detailsDue: new Map(), rows: { upserts: [], replaces: [] }, warnings: [], failed: new Map() };
 }
 
 export async function discover(input: DiscoverInput): Promise<Discovery> {
@@ -107,6 +113,7 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
 
   const streams: Record<string, unknown> = { ...input.pipeline.streams };
   const perId = new Map<StreamName, DiscoveredIds>();
+  const detailsDue = new Map<StreamName, Map<string, ListedObject>>();
   for (const name of input.streams) {
     const options = streams[name];
     const stream = streamDeclaration(name);
@@ -127,6 +134,13 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     const resolved = stream.discovery.resolve(options, lookup);
     streams[name] = resolved.options;
     for (const note of resolved.notes) discovery.warnings.push({ code: 'objects_skipped', stream: name, message: note });
+    if (stream.kind === 'series' && stream.activity) {
+      const { details, detailsOptions } = stream.activity;
+      const stored = await storedVersions(input.wh, details.tables[0]!);
+      const versioned = (o: ListedObject): ListedObject => (details.listVersion ? { ...o, version: details.listVersion(o, detailsOptions) } : o);
+      const listed = needs.flatMap((r) => lookup(r)).map(versioned);
+      detailsDue.set(name, new Map(listed.filter((o) => stored.get(o.id)?.version !== o.version).map((o) => [o.id, o])));
+    }
     if (stream.kind !== 'per_id') continue;
     // The version the fetch stores and the stored one are compared in the stream's terms (its options may count).
     const versioned = (o: ListedObject): ListedObject => (stream.listVersion ? { ...o, version: stream.listVersion(o, resolved.options) } : o);
@@ -156,7 +170,7 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     const stale = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL AND "id" NOT IN ${UNNESTED('$2')}`, [l.key, [...listed]]);
     if (stale.length > 0) discovery.rows.upserts.push({ table: listedObjectsTable.name, rows: stale.map((row) => ({ ...row, _removed_at: input.until })) });
   }
-  return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId, failed };
+  return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId, detailsDue, failed };
 }
 
 /** A list that shrinks to less than this share of the entries stored for it is read a second time before anything is marked removed. */

@@ -2,9 +2,10 @@
 // an object by id. Each task fetches, hands its rows (with the watermark and hole changes they allow) to the committer,
 // and reports progress. Nothing here knows a stream by name: the declarations say what to fetch and how rows look.
 import type { DateTime } from 'luxon';
-import { admission, type ApiClient } from '../api/api-client.js';
+import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
-import { CursorProgress, cursorWindows, holeChanges, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
+import { CursorProgress, cursorWindows, holeChanges, isQuiet, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
+import type { CursorPlan } from '../extract/incremental-cursor.js';
 import { negativeCountNotices } from '../extract/negative-counts.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
 import type { Window } from '../extract/windows.js';
@@ -12,7 +13,8 @@ import type { HoleUpdate, SeriesStateUpdate } from '../load/series-state-store.j
 import { SNAPSHOT } from '../load/series-state-store.js';
 import { streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
-import type { Committer, Room } from './committer.js';
+import type { Committer } from './committer.js';
+import { DetailsReads } from './details-reads.js';
 import { moneyNotices } from './money-notices.js';
 import type { Plan, SeriesPlan } from './plan.js';
 import type { RunWarning } from './run-events.js';
@@ -94,9 +96,10 @@ function listGroup(stream: string): TaskGroup {
 export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskContext): void {
   const seen = new Set<string>();
   const noticed = (stream: StreamName, rows: ExtractedRows) => takeNotices(ctx, seen, stream, rows);
+  const details = detailsReads(plan, ctx, noticed);
   for (const pool of new Set(plan.series.map((sp) => sp.endpoint.pool))) {
     const windows = plan.series.reduce((n, sp) => (sp.endpoint.pool === pool ? n + sp.cursor.windowCount : n), 0);
-    tasks.addAll(pool, flatten(plan.series, (sp) => (sp.endpoint.pool === pool ? seriesTasks(sp, ctx, noticed) : [])), windows);
+    tasks.addAll(pool, flatten(plan.series, (sp) => (sp.endpoint.pool === pool ? seriesTasks(sp, ctx, noticed, details) : [])), windows);
   }
 
   for (const list of plan.lists) {
@@ -124,7 +127,7 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
       work: async () => {
         let rows: ExtractedRows;
         try {
-          rows = await p.stream.fetch(ctx.client, id, p.options, p.listed?.get(id));
+          rows = await details.forStream(p.stream, id, () => p.stream.fetch(ctx.client, id, p.options, p.listed?.get(id)));
         } catch (err) {
           const tolerated = p.stream.tolerate?.(err, id);
           if (tolerated === undefined) throw err;
@@ -138,6 +141,28 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
       },
     }]), p.ids.length);
   }
+}
+
+/**
+ * The run's reads of activity details (DetailsReads): rows of an object no stream of the run reads are stored under the
+ * series' name, the request is a follow-up of its window, and an unreadable object is told once per stream.
+ */
+function detailsReads(plan: Plan, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>): DetailsReads {
+  const told = new Set<string>();
+  return new DetailsReads(plan, {
+    commit: (sp, rows) => ctx.committer.add({ ...noticed(sp.stream.name as StreamName, rows), state: [], holes: [] }),
+    extraRequest: () => ctx.extraRequests(1),
+    unreadable: (sp, error) => {
+      const name = sp.stream.name as StreamName;
+      if (told.has(name)) return;
+      told.add(name);
+      const a = sp.stream.activity!;
+      ctx.warn({
+        code: 'activity_details_unreadable', stream: name,
+        message: `${name} ${sp.seriesKey}: the ${a.details.name} details (${a.details.endpoint.method} ${a.details.endpoint.path}${a.details.endpoint.permission ? `, permission ${a.details.endpoint.permission}` : ''}) could not be read, so its days left out stay holes instead of being told quiet from its ${a.first} and ${a.last}: ${error instanceof Error ? error.message : String(error)}. Other objects of the stream that fail the same way are not named again`,
+      });
+    },
+  });
 }
 
 /** The tasks `tasksOf` gives for each item, in order, each item's made only when the previous ones are taken. */
@@ -156,6 +181,11 @@ function localWindow(window: Window, offset: string | undefined): Window {
   return { ...window, endingAt: `${window.endingAt.slice(0, 10)}T23:59:59${offset}` };
 }
 
+/** True when a unit the window left out would open (or keep) a hole: complete, not quiet, not confirmed absent. */
+function opensHole(plan: CursorPlan, ms: number): boolean {
+  return ms < plan.completeEndMs && !isQuiet(plan, ms) && plan.holes.get(ms)?.status !== 'confirmed_absent';
+}
+
 /**
  * The state row of a list or id-by-id stream: its "watermark" is the instant its snapshot was taken as of (--until),
  * so `status`, freshness checks and metrics cover these streams as they do series.
@@ -165,7 +195,7 @@ function snapshotState(stream: StreamName, ctx: FetchTaskContext, rows: number):
 }
 
 /** The window tasks of one series, in time order; its windows and progress are made when its first one is taken. */
-function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>): Generator<Task> {
+function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>, details: DetailsReads): Generator<Task> {
   const name = sp.stream.name as StreamName;
   const { cursor, instance } = sp;
   const windows = cursorWindows(cursor);
@@ -174,21 +204,15 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
   const group = seriesGroup(sp);
   // The offset the platform writes this series' days with, as last seen: the days it asks for end at its own midnight.
   let offset = sp.utcOffset;
+  // The object's activity as the plan knew it, until its details are read this run.
+  let known: CursorPlan = cursor;
   for (const planned of windows) {
-    yield { group, work: async () => {
-      // Room for this window's rows is claimed once its pool grants its request: see Committer.room.
-      const room = ctx.committer.room(name);
-      try {
-        await admission.run(room, () => fetchWindow(planned, room));
-      } finally {
-        room.release();
-      }
-    } };
+    yield { group, work: () => fetchWindow(planned) };
   }
 
-  async function fetchWindow(planned: Window, room: Room): Promise<void> {
+  async function fetchWindow(planned: Window): Promise<void> {
     const window = localWindow(planned, offset);
-    const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms));
+    const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms), (ms) => isWanted(cursor, ms) && !isQuiet(known, ms));
     const notices: RowNotice[] = [];
     for (const seen of result.offsets) {
       if (offset !== undefined && seen !== offset) {
@@ -200,13 +224,19 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
       offset = seen;
     }
     ctx.extraRequests(result.followUps);
+    // Days left out that the known activity does not explain: details not stored, or stored before the object changed,
+    // may (read once a run, and only for such an object).
+    if (sp.detailsDue && result.missing.some((m) => opensHole(known, m.startMs))) {
+      const read = await details.forSeries(sp, ctx.client);
+      if (read) known = { ...cursor, active: read };
+    }
     if (result.outside.count > 0) {
       ctx.warn({
         code: 'points_outside_window', stream: name,
         message: `${sp.endpoint.path} returned ${result.outside.count} point(s) outside the window asked for ${sp.seriesKey} (${window.start.toISO()} to ${window.end.toISO()}, e.g. time ${JSON.stringify(result.outside.example)}); they were ignored`,
       });
     }
-    const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEndMs);
+    const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEndMs && !isQuiet(known, m.startMs));
     if (inProgress.length > 0) {
       ctx.warn({
         code: 'in_progress_units_absent', stream: name,
@@ -215,7 +245,7 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
     }
     const rows = mergeRows([...result.points].map(([ms, value]) => instance.rows(new Date(ms), value)));
     // A source a day or two behind --until is waited for: its tail is asked again next run, not opened as holes.
-    const lagFrom = laggingStart(cursor, result.missing);
+    const lagFrom = laggingStart(known, result.missing);
     if (lagFrom !== undefined) {
       progress.hold(lagFrom);
       notices.push({
@@ -225,7 +255,7 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
     }
     rows.notices = [...notices, ...(rows.notices ?? [])];
     const missing = lagFrom === undefined ? result.missing : result.missing.filter((m) => m.startMs < lagFrom);
-    const holes: HoleUpdate[] = holeChanges(cursor, new Set(result.points.keys()), missing, ctx.holeRetries).map((h) => ({
+    const holes: HoleUpdate[] = holeChanges(known, new Set(result.points.keys()), missing, ctx.holeRetries).map((h) => ({
       stream: name, seriesKey: sp.seriesKey, unit: instance.unit, unitStart: new Date(h.startMs), status: h.status, attempts: h.attempts, reason: h.reason,
     }));
     const rowCount = countRows(rows);
@@ -239,7 +269,7 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
         ...(offset === undefined ? {} : { utcOffset: offset }),
       }],
       holes,
-    }, room);
+    });
     if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);
     ctx.tick(name, 1, rowCount);
   }

@@ -1,5 +1,5 @@
 // Amounts finer than a cent. The platform documents its amounts in USD, so the load stores every amount to the cent
-// (DECIMAL, row-staging.ts). A float's own noise (3531.0199999999995 for 3531.02) is rounded away silently; a value with
+// (DECIMAL, row-package.ts). A float's own noise (3531.0199999999995 for 3531.02) is rounded away silently; a value with
 // a real digit past the cent (1.005) is rounded too, and the run says so, once per table and column, with an example:
 // that digit is not in the warehouse.
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';

@@ -14,6 +14,8 @@ import { discover } from './discover.js';
 import type { Plan, PlannedHole, PlannedState } from './plan.js';
 import { activityKey, buildPlan } from './plan.js';
 import type { ActiveSpan } from '../extract/incremental-cursor.js';
+import { activeSpan } from '../extract/incremental-cursor.js';
+import { activityTable } from '../streams/stream-declaration.js';
 
 /** What the warehouse tells the planner: stored watermarks, holes, and the size of the paged lists' tables. */
 export interface StoredPlanState {
@@ -22,6 +24,8 @@ export interface StoredPlanState {
   knownRows: Partial<Record<StreamName, number>>;
   /** When each object behind a series was active, from the details stored (see activityKey). @default none */
   activity?: ReadonlyMap<string, ActiveSpan>;
+  /** The objects with a details row stored, by activityKey. @default none */
+  detailsStored?: ReadonlySet<string>;
 }
 
 /** Nothing stored: a first run (or a full refresh, which forgets state before planning). */
@@ -43,36 +47,32 @@ export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanStat
     const fetchedUntil = untils.get(`${s.stream}\u0000${s.seriesKey}`);
     return fetchedUntil instanceof Date ? { ...s, fetchedUntil } : s;
   });
-  return { states, holes, knownRows, activity: await readActivity(wh) };
+  return { states, holes, knownRows, ...(await readActivity(wh)) };
 }
 
-const DAY_MS = 86_400_000;
-
 /**
- * The days each object behind a series was active, from the details tables the series declare: from the day of its first
- * activity (open when unknown) to the end of the day of its last (open while it has none). An object with neither is
- * left out.
+ * The days each object behind a series was active, from the details tables the series declare (see activeSpan), and
+ * which objects have a details row at all (with or without a span).
  */
-async function readActivity(wh: Warehouse): Promise<Map<string, ActiveSpan>> {
-  const out = new Map<string, ActiveSpan>();
+async function readActivity(wh: Warehouse): Promise<{ activity: Map<string, ActiveSpan>; detailsStored: Set<string> }> {
+  const activity = new Map<string, ActiveSpan>();
+  const detailsStored = new Set<string>();
   const read = new Set<string>();
   for (const stream of STREAMS) {
-    if (stream.kind !== 'series' || !stream.activity || read.has(stream.activity.table)) continue;
+    if (stream.kind !== 'series' || !stream.activity) continue;
     const a = stream.activity;
-    read.add(a.table);
-    const rows = await wh.query(`SELECT ${ident(a.idColumn)} AS id, ${ident(a.first)} AS first, ${ident(a.last)} AS last FROM ${ident(a.table)}`);
+    const table = activityTable(a);
+    if (read.has(table)) continue;
+    read.add(table);
+    const rows = await wh.query(`SELECT ${ident(a.idColumn)} AS id, ${ident(a.first)} AS first, ${ident(a.last)} AS last FROM ${ident(table)}`);
     for (const row of rows) {
-      const first = row['first'] as Date | null;
-      const last = row['last'] as Date | null;
-      // Neither says nothing we can trust (a server may leave both out): every missing day stays a hole.
-      if (first === null && last === null) continue;
-      out.set(activityKey(a.table, String(row['id'])), {
-        startMs: first === null ? -Infinity : Math.floor(first.getTime() / DAY_MS) * DAY_MS,
-        endMs: last === null ? Infinity : Math.floor(last.getTime() / DAY_MS) * DAY_MS + DAY_MS,
-      });
+      const key = activityKey(table, String(row['id']));
+      detailsStored.add(key);
+      const span = activeSpan(row['first'] as Date | null, row['last'] as Date | null);
+      if (span) activity.set(key, span);
     }
   }
-  return out;
+  return { activity, detailsStored };
 }
 
 /**
@@ -91,6 +91,7 @@ export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: D
     until: opts.until.toUTC(),
     knownRows: stored.knownRows,
     ...(stored.activity ? { activity: stored.activity } : {}),
+    ...(stored.detailsStored ? { detailsStored: stored.detailsStored } : {}),
   });
 }
 

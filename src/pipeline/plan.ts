@@ -9,6 +9,7 @@ import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
 import type { ListingStream, PagedListStream, PerIdStream, Reconciliation, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
+import { activityTable } from '../streams/stream-declaration.js';
 import type { ListedObject } from '../streams/workspace-lists.js';
 import type { DiscoveredList, Discovery } from './discover.js';
 import { reconciliationWindow } from './reconciliation-window.js';
@@ -23,6 +24,12 @@ export interface SeriesPlan {
   cursor: CursorPlan;
   /** The offset its daily points were last written with (`+02:00`), when a run saw one. */
   utcOffset: string | undefined;
+  /**
+   * Present when the stream's activity details of this series' object are not stored at the version the list shows (or,
+   * without a list, not stored at all): a window that leaves out days they would explain reads them (see
+   * SeriesActivity). `listed` is the object's list entry, stored with them.
+   */
+  detailsDue?: { listed?: ListedObject };
 }
 
 /** A list read whole every run: its page count is only known as an estimate (unless `plan --discover` read it). */
@@ -123,6 +130,8 @@ export interface PlanInput {
   discovery?: Discovery;
   /** When each object behind a series was active, by activity table and id (see activityKey). @default none known */
   activity?: ReadonlyMap<string, ActiveSpan>;
+  /** The objects with a details row stored, by activityKey. @default none */
+  detailsStored?: ReadonlySet<string>;
 }
 
 /** The key of an object's activity span in PlanInput.activity. */
@@ -143,6 +152,19 @@ function lookbackOf(lookbackDays: number, state: PlannedState | undefined): numb
   if (state?.fetchedUntil === undefined) return lookbackDays;
   const behind = Math.floor((state.fetchedUntil.getTime() - state.watermark.getTime()) / DAY_MS);
   return Math.min(lookbackDays, Math.max(0, lookbackDays - behind));
+}
+
+/**
+ * Whether a series' object has details to read if its windows leave days out: listed, when its stored details are not
+ * at the listed version; named in the file (no list read for it), when none are stored.
+ */
+function dueDetails(stream: StreamName, objectId: string, detailsKey: string, input: PlanInput): SeriesPlan['detailsDue'] {
+  const due = input.discovery?.detailsDue.get(stream);
+  if (due) {
+    const listed = due.get(objectId);
+    return listed ? { listed } : undefined;
+  }
+  return input.detailsStored?.has(detailsKey) ? undefined : {};
 }
 
 export function buildPlan(input: PlanInput): Plan {
@@ -179,13 +201,18 @@ export function buildPlan(input: PlanInput): Plan {
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
           const maxUnits = instance.maxUnits ?? stream.maxUnits;
           const objectId = stream.activity ? instance.dims[stream.activity.dim] : undefined;
-          const active = stream.activity && objectId !== undefined ? input.activity?.get(activityKey(stream.activity.table, objectId)) : undefined;
+          const detailsKey = stream.activity && objectId !== undefined ? activityKey(activityTable(stream.activity), objectId) : undefined;
+          const active = detailsKey === undefined ? undefined : input.activity?.get(detailsKey);
+          const detailsDue = detailsKey === undefined ? undefined : dueDetails(name, objectId!, detailsKey, input);
           const cursor = planCursor({
             ...(active ? { active } : {}),
             unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: lookbackOf(input.pipeline.lookbackDays, state),
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });
-          plan.series.push({ stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor, utcOffset: state?.utcOffset ?? undefined });
+          plan.series.push({
+            stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor, utcOffset: state?.utcOffset ?? undefined,
+            ...(detailsDue ? { detailsDue } : {}),
+          });
           summary.series++;
           // The cover of range ∪ open holes is the minimum for this series: the plan sends exactly that.
           summary.requests += cursor.windowCount;

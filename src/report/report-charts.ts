@@ -81,6 +81,14 @@ const recentRuns = (measure: string, series: string) =>
   `SELECT "run_id" || ' ' || "status" AS "x", '${series}' AS "series", "${measure}" AS "y"
    FROM (SELECT * FROM "analytics"."runs" WHERE "${measure}" IS NOT NULL ORDER BY "started_at" DESC LIMIT 30) ORDER BY "started_at"`;
 
+/**
+ * How a chart names a Canvas, campaign or segment: the label of analytics.object_names (the name, the id beside a name
+ * two objects share), or the id when nothing names the object. `joinNames` brings the labels in as `names`.
+ */
+type NamedKind = 'canvases' | 'campaigns' | 'segments';
+const joinNames = (kind: NamedKind, id: string) => `LEFT JOIN "analytics"."object_names"('${kind}') "names" ON "names"."id" = ${id}`;
+const label = (id: string) => `COALESCE("names"."label", ${id})`;
+
 /** `1,234`: a count as the hover text writes it. */
 const count = (expr: string) => `format('{:,}', CAST(${expr} AS BIGINT))`;
 /** `12.3 %` */
@@ -147,18 +155,15 @@ export const CHARTS: readonly ChartSpec[] = [
   {
     id: 'segments',
     title: 'Segment sizes',
-    caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), by name, last ${REPORT_DAYS} complete days (segments overlap). A segment ${OWN_SCALE_RATIO} or more times the next one is drawn against the scale on the right, so the others keep their shape.`,
+    caption: `Users per day in the ${TOP_SEGMENTS} largest loaded segments (on the last day), by name (with the id where two segments share one), last ${REPORT_DAYS} complete days (segments overlap). A segment ${OWN_SCALE_RATIO} or more times the next one is drawn against the scale on the right, so the others keep their shape.`,
     kind: 'line',
     sql: `WITH "top" AS (
             SELECT "segment_id", "size", row_number() OVER (ORDER BY "size" DESC NULLS LAST, "segment_id") AS "rank"
             FROM "analytics"."segment_size_daily" WHERE "day" = ${lastDay('segment_size_daily')} QUALIFY "rank" <= ${TOP_SEGMENTS}),
           "apart" AS (SELECT "segment_id" FROM "top" WHERE "rank" = 1 AND "size" >= ${OWN_SCALE_RATIO} * (SELECT "size" FROM "top" WHERE "rank" = 2)),
-          "named" AS (
-            SELECT t."segment_id", COALESCE(s."name", t."segment_id") AS "name", count(*) OVER (PARTITION BY COALESCE(s."name", t."segment_id")) AS "same_name"
-            FROM "top" t LEFT JOIN "main"."segments" s ON s."segment_id" = t."segment_id")
+          "named" AS (SELECT t."segment_id", ${label('t."segment_id"')} AS "label" FROM "top" t ${joinNames('segments', 't."segment_id"')})
           SELECT d."day" AS "x",
-                 n."name" || CASE WHEN n."same_name" > 1 THEN ' (' || n."segment_id" || ')' ELSE '' END
-                          || CASE WHEN n."segment_id" IN (SELECT "segment_id" FROM "apart") THEN ' (right scale)' ELSE '' END AS "series",
+                 n."label" || CASE WHEN n."segment_id" IN (SELECT "segment_id" FROM "apart") THEN ' (right scale)' ELSE '' END AS "series",
                  d."size" AS "y", CASE WHEN n."segment_id" IN (SELECT "segment_id" FROM "apart") THEN 1 ELSE 0 END AS "axis"
           FROM "analytics"."segment_size_daily" d JOIN "named" n ON n."segment_id" = d."segment_id"
           WHERE ${lastDays('segment_size_daily')} AND d."size" IS NOT NULL ORDER BY "series", "x"`,
@@ -172,27 +177,25 @@ export const CHARTS: readonly ChartSpec[] = [
     barLayout: 'grouped',
     horizontal: true,
     sql: `WITH "v" AS (
-            SELECT "canvas_id", any_value("canvas_name") AS "canvas_name", "variant_id", any_value("variant_name") AS "variant_name",
-                   sum("entries") AS "entries", sum("conversions") AS "conversions"
-            FROM "analytics"."canvas_variant_daily"
-            WHERE "day" > ${lastDay('canvas_variant_daily')} - 30 AND ${COMPLETE_DAYS} GROUP BY "canvas_id", "variant_id" HAVING sum("entries") > 0),
+            SELECT *, COALESCE("variant_name", "variant_id")
+                      || CASE WHEN count(*) OVER (PARTITION BY "canvas_id", COALESCE("variant_name", "variant_id")) > 1 THEN ' (' || "variant_id" || ')' ELSE '' END AS "variant"
+            FROM (SELECT "canvas_id", "variant_id", any_value("variant_name") AS "variant_name", sum("entries") AS "entries", sum("conversions") AS "conversions"
+                  FROM "analytics"."canvas_variant_daily"
+                  WHERE "day" > ${lastDay('canvas_variant_daily')} - 30 AND ${COMPLETE_DAYS} GROUP BY "canvas_id", "variant_id" HAVING sum("entries") > 0)),
           "c" AS (
-            SELECT "canvas_id", any_value("canvas_name") AS "canvas_name", sum("entries") AS "entries",
+            SELECT "canvas_id", sum("entries") AS "entries",
                    arg_max({'n': "entries", 'k': "conversions"}, "conversions" / "entries") AS "best",
                    arg_min({'n': "entries", 'k': "conversions"}, "conversions" / "entries") AS "worst"
             FROM "v" GROUP BY "canvas_id" HAVING count(*) >= 2 ORDER BY "entries" DESC, "canvas_id" LIMIT ${TOP_VARIANT_CANVASES}),
-          "tested" AS (
-            SELECT *, ("best"."k" + "worst"."k") / CAST("best"."n" + "worst"."n" AS DOUBLE) AS "p",
-                   count(*) OVER (PARTITION BY "canvas_name") AS "same_name" FROM "c"),
+          "tested" AS (SELECT *, ("best"."k" + "worst"."k") / CAST("best"."n" + "worst"."n" AS DOUBLE) AS "p" FROM "c"),
           "labelled" AS (
-            SELECT "canvas_id", "entries",
-                   COALESCE("canvas_name", "canvas_id") || CASE WHEN "same_name" > 1 THEN ' (' || "canvas_id" || ')' ELSE '' END
+            SELECT t."canvas_id", t."entries", ${label('t."canvas_id"')}
                    || CASE WHEN "p" = 0 OR "p" = 1 OR abs("best"."k" / CAST("best"."n" AS DOUBLE) - "worst"."k" / CAST("worst"."n" AS DOUBLE))
                                  / sqrt("p" * (1 - "p") * (1.0 / "best"."n" + 1.0 / "worst"."n")) < 1.96
                            THEN ' (within noise)' ELSE '' END AS "label"
-            FROM "tested")
-          SELECT l."label" AS "x", COALESCE(v."variant_name", v."variant_id") AS "series", v."conversions" / CAST(v."entries" AS DOUBLE) AS "y",
-                 COALESCE(v."variant_name", v."variant_id") || ': ' || ${count('v."conversions"')} || ' conversions of ' || ${count('v."entries"')} || ' entries (' || ${pct('v."conversions" / CAST(v."entries" AS DOUBLE)')} || ')' AS "hover"
+            FROM "tested" t ${joinNames('canvases', 't."canvas_id"')})
+          SELECT l."label" AS "x", v."variant" AS "series", v."conversions" / CAST(v."entries" AS DOUBLE) AS "y",
+                 v."variant" || ': ' || ${count('v."conversions"')} || ' conversions of ' || ${count('v."entries"')} || ' entries (' || ${pct('v."conversions" / CAST(v."entries" AS DOUBLE)')} || ')' AS "hover"
           FROM "v" JOIN "labelled" l ON l."canvas_id" = v."canvas_id" ORDER BY l."entries" DESC, l."canvas_id", "series"`,
   },
   {
@@ -202,17 +205,17 @@ export const CHARTS: readonly ChartSpec[] = [
     kind: 'bar',
     horizontal: true,
     sql: `WITH "m" AS (
-            SELECT * FROM "analytics"."canvas_step_funnel" WHERE "step_type" = 'message' AND "position" IS NOT NULL AND "conversions" IS NOT NULL),
+            SELECT * FROM "analytics"."canvas_step_conversions" WHERE "step_type" = 'message' AND "position" IS NOT NULL AND "conversions" IS NOT NULL),
           "top" AS (SELECT "canvas_id", sum("conversions") AS "total" FROM "m" GROUP BY ALL ORDER BY "total" DESC, "canvas_id" LIMIT ${TOP_STEP_CANVASES}),
           "branched" AS (
-            SELECT "m".*, "top"."total", count(*) OVER "p" AS "at_position", row_number() OVER ("p" ORDER BY "step_id") AS "branch",
-                   count(*) OVER (PARTITION BY "canvas_name") AS "steps_named" FROM "m" JOIN "top" USING ("canvas_id")
-            WINDOW "p" AS (PARTITION BY "m"."canvas_id", "position"))
-          SELECT COALESCE("canvas_name", "canvas_id") || ' · ' || "position" || CASE WHEN "at_position" > 1 THEN chr(96 + CAST("branch" AS INTEGER)) ELSE '' END
+            SELECT "m".*, "top"."total", count(*) OVER "p" AS "at_position", row_number() OVER ("p" ORDER BY "step_id") AS "branch"
+            FROM "m" JOIN "top" USING ("canvas_id") WINDOW "p" AS (PARTITION BY "m"."canvas_id", "position")),
+          "labelled" AS (SELECT b.*, ${label('b."canvas_id"')} AS "canvas" FROM "branched" b ${joinNames('canvases', 'b."canvas_id"')})
+          SELECT "canvas" || ' · ' || "position" || CASE WHEN "at_position" > 1 THEN chr(96 + CAST("branch" AS INTEGER)) ELSE '' END
                    || '. ' || COALESCE("step_name", "step_id") AS "x",
-                 COALESCE("canvas_name", "canvas_id") AS "series", "conversions" AS "y",
+                 "canvas" AS "series", "conversions" AS "y",
                  COALESCE("step_name", "step_id") || ': ' || ${count('"conversions"')} || ' conversions, ' || ${count('"messages_sent"')} || ' messages sent' AS "hover"
-          FROM "branched" ORDER BY "total" DESC, "canvas_id", "position", "branch"`,
+          FROM "labelled" ORDER BY "total" DESC, "canvas_id", "position", "branch"`,
   },
   {
     id: 'campaign-sends',
@@ -231,13 +234,15 @@ export const CHARTS: readonly ChartSpec[] = [
     barLayout: 'grouped',
     horizontal: true,
     sql: `WITH "recent" AS (
-            SELECT COALESCE("campaign_name", "campaign_id") || ' · ' || "channel" AS "x", sum("reached") AS "reached",
+            SELECT "campaign_id", "channel", sum("reached") AS "reached",
                    sum("opens") / sum("reached") AS "open_rate", sum("clicks") / sum("reached") AS "click_rate"
             FROM "analytics"."campaign_message_daily" WHERE "day" > ${lastDay('campaign_message_daily')} - 30 AND ${COMPLETE_DAYS}
-            GROUP BY ALL HAVING sum("reached") > 0 AND sum("opens") > 0 ORDER BY "reached" DESC, "x" LIMIT ${TOP_CAMPAIGN_MESSAGES}
-          )
-          SELECT "x", 'open rate' AS "series", "open_rate" AS "y" FROM "recent"
-          UNION ALL SELECT "x", 'click rate', "click_rate" FROM "recent"
+            GROUP BY "campaign_id", "channel" HAVING sum("reached") > 0 AND sum("opens") > 0
+            ORDER BY "reached" DESC, "campaign_id", "channel" LIMIT ${TOP_CAMPAIGN_MESSAGES}
+          ),
+          "labelled" AS (SELECT r.*, ${label('r."campaign_id"')} || ' · ' || r."channel" AS "x" FROM "recent" r ${joinNames('campaigns', 'r."campaign_id"')})
+          SELECT "x", 'open rate' AS "series", "open_rate" AS "y" FROM "labelled"
+          UNION ALL SELECT "x", 'click rate', "click_rate" FROM "labelled"
           ORDER BY "series" DESC, "x"`,
   },
   {

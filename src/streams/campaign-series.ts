@@ -12,7 +12,8 @@ import { MONEY, col, defineTable, ident, rowsOf, sqlString } from '../load/table
 import type { RowOf } from '../load/table-definition.js';
 import { CHANNEL_COUNT_COLUMNS, EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
-import { seriesStream, type SeriesInstance } from './stream-declaration.js';
+import { campaignsStream, type CampaignsOptions } from './campaigns.js';
+import { seriesStream, type PerIdStream, type SeriesInstance } from './stream-declaration.js';
 import { idReference } from './id-reference.js';
 import { CAMPAIGN_LIST, idListDiscovery } from './workspace-lists.js';
 
@@ -213,6 +214,9 @@ export const campaignSeriesStream = seriesStream({
   discovery: idListDiscovery<CampaignSeriesOptions>(CAMPAIGN_LIST, (o) => o.campaigns, (o, campaigns) => ({ ...o, campaigns })),
   references: (o) => idReference('campaigns', CAMPAIGN_LIST, o.campaigns.ids),
   // The campaigns stream's details: a day left out before the first send or after the last one is a quiet day.
-  activity: { table: 'campaigns', idColumn: 'campaign_id', dim: 'campaign_id', first: 'first_sent', last: 'last_sent' },
+  activity: {
+    details: campaignsStream as PerIdStream, detailsOptions: { campaigns: { all: true, ids: [] }, includeArchived: false } satisfies CampaignsOptions,
+    idColumn: 'campaign_id', dim: 'campaign_id', first: 'first_sent', last: 'last_sent',
+  },
   series: (o) => o.campaigns.ids.map((campaignId) => new CampaignDays(campaignId) as SeriesInstance),
 });

@@ -19,7 +19,8 @@ import { EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './chan
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
 import { idReference } from './id-reference.js';
-import type { Reconciliation, SeriesInstance } from './stream-declaration.js';
+import type { PerIdStream, Reconciliation, SeriesInstance } from './stream-declaration.js';
+import { canvasDetailsStream, type CanvasDetailsOptions } from './canvas-details.js';
 import { CANVAS_LIST, idListDiscovery } from './workspace-lists.js';
 
 /** Where daily Canvas statistics come from. */
@@ -262,7 +263,10 @@ export const canvasSummaryStream = seriesStream({
   discovery: idListDiscovery<CanvasSummaryOptions>(CANVAS_LIST, (o) => o.canvases, (o, canvases) => ({ ...o, canvases })),
   references: (o) => idReference('canvases', CANVAS_LIST, o.canvases.ids),
   // canvas_details' rows: a day left out before the first entry or after the last one is a quiet day.
-  activity: { table: 'canvases', idColumn: 'canvas_id', dim: 'canvas_id', first: 'first_entry', last: 'last_entry' },
+  activity: {
+    details: canvasDetailsStream as PerIdStream, detailsOptions: { canvases: { all: true, ids: [] }, includeArchived: false } satisfies CanvasDetailsOptions,
+    idColumn: 'canvas_id', dim: 'canvas_id', first: 'first_entry', last: 'last_entry',
+  },
   series: (o) => o.canvases.ids.map((canvasId) => new CanvasDays(canvasId, o) as SeriesInstance),
   reconcile: (o) => (o.reconcile ? o.canvases.ids.map((canvasId) => new CanvasTotalsCheck(canvasId)) : []),
 });

@@ -90,15 +90,19 @@ export interface Reconciliation {
   fetch(client: ApiClient, start: DateTime, end: DateTime): Promise<Record<string, number>>;
 }
 
-/** A time series with a unit: planned as exact incremental windows of at most `maxUnits` units. */
 /**
  * Where the details of the object behind each series (a campaign, a Canvas) say when it was active. A day the platform
  * leaves out before the first activity or after the last is a day when nothing happened: recorded as quiet, never a hole.
+ * The details are another stream's rows; when a window leaves out days those rows cannot explain (none stored for the
+ * object, or stored at another list version than the list shows) and no stream of the run reads the object, the series
+ * reads them itself, once, and stores them as that stream would.
  */
 export interface SeriesActivity {
-  /** The details table another stream writes (`campaigns`, `canvases`), read as the last run left it. */
-  readonly table: string;
-  /** The table's id column, and the series dimension holding the same id. */
+  /** The id-by-id stream whose main table holds the details (`campaigns`, `canvas_details`), read as the last run left it. */
+  readonly details: PerIdStream;
+  /** That stream's options for an object the series reads on its own. */
+  readonly detailsOptions: unknown;
+  /** The details table's id column, and the series dimension holding the same id. */
   readonly idColumn: string;
   readonly dim: string;
   /** Columns of the first and last activity (first_sent/last_sent, first_entry/last_entry); NULL last = still active, NULL first = not known; both NULL: holes as usual. */
@@ -106,6 +110,12 @@ export interface SeriesActivity {
   readonly last: string;
 }
 
+/** The table holding an activity's details: its details stream's main table. */
+export function activityTable(a: SeriesActivity): string {
+  return a.details.tables[0]!.name;
+}
+
+/** A time series with a unit: planned as exact incremental windows of at most `maxUnits` units. */
 export interface SeriesStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
   readonly kind: 'series';
   /** The largest window one request may ask for, in units (e.g. `length` 1–100; 1 for one-day roll-ups). */

@@ -1,7 +1,7 @@
 // The client against a real HTTP server on port 0: what it sends, which failures it retries and how long it waits,
 // which it refuses at once, and that the key never leaks into an error or an event.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admission, ApiClient } from '../../src/api/api-client.js';
+import { ApiClient } from '../../src/api/api-client.js';
 import type { ApiClientOptions, ClientEvent } from '../../src/api/api-client-options.js';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
 import { ConfigError, FatalApiError, FatalError, RetriableApiError } from '../../src/errors.js';
@@ -327,63 +327,6 @@ describe('concurrency', () => {
     ]);
     expect(server.requests).toHaveLength(6);
     expect(peak).toBe(2);
-  });
-});
-
-describe('admission (what a request claims before it goes out)', () => {
-  it('claims only once its pool has granted the request: one waiting for its window holds nothing of the caller', async () => {
-    server.handle((_req, res) => json(res, 200, { message: 'success' }));
-    const client = makeClient({ pools: { purchases_events: { limit: 1, windowMs: 60_000 } } });
-    const claims: { at: number; sent: number }[] = [];
-    const room = {
-      claim: () => {
-        claims.push({ at: clock.now(), sent: server.requests.length });
-        return true;
-      },
-      whenFree: () => Promise.resolve(),
-    };
-    const start = clock.now();
-    await admission.run(room, async () => {
-      await client.request({ endpoint: ENDPOINTS.eventsList });
-      await client.request({ endpoint: ENDPOINTS.eventsList });
-    });
-    // The second request's pool had spent its window: its claim came after that wait, not before it.
-    expect(claims).toEqual([{ at: start, sent: 0 }, { at: expect.any(Number) as number, sent: 1 }]);
-    expect(claims[1]!.at - start).toBeGreaterThanOrEqual(59_000);
-    expect(server.requests).toHaveLength(2);
-  });
-
-  it('hands its slot back unused when it cannot claim, and sends once it can: the slot is not counted against its pool', async () => {
-    server.handle((_req, res) => json(res, 200, { message: 'success' }));
-    // One request an hour: a slot counted though nothing was sent would make the real request wait out the hour.
-    const client = makeClient({ pools: { purchases_events: { limit: 1, windowMs: 3_600_000 } } });
-    // Room seemed free, but another request took it between the grant and the claim: the first claim fails.
-    let tries = 0;
-    let waits = 0;
-    const room = {
-      claim: () => ++tries > 1,
-      whenFree: async () => {
-        waits++;
-      },
-    };
-    await admission.run(room, () => client.request({ endpoint: ENDPOINTS.eventsList }));
-    expect([tries, waits]).toEqual([2, 2]);
-    expect(server.requests).toHaveLength(1);
-    expect(clock.sleeps.filter((ms) => ms > 1_000)).toEqual([]);
-  });
-
-  it('sends nothing when the claim fails, and gives the failure to the caller', async () => {
-    server.handle((_req, res) => json(res, 200, { message: 'success' }));
-    const client = makeClient();
-    const room = {
-      claim: (): boolean => {
-        throw new Error('the commit failed');
-      },
-      whenFree: () => Promise.resolve(),
-    };
-    const error = await failure(admission.run(room, () => client.request({ endpoint: ENDPOINTS.eventsList })));
-    expect(error.message).toBe('the commit failed');
-    expect(server.requests).toHaveLength(0);
   });
 });
 

@@ -252,6 +252,24 @@ describe('Warehouse.commit of values at the edges of their staging', () => {
     expect(storedSummary).toEqual(summary.map((s) => ({ ...s, revenue: s.revenue === null ? null : s.revenue.toFixed(2), conversions: null })));
   });
 
+  it('stores awkward text exactly through the staged files: quotes, commas, line breaks, empty strings apart from NULL, unicode, JSON and lists', async () => {
+    const texts = ['', ' ', '"', '""', 'a,b', 'line\nbreak', 'cr\r\nlf', '\\N', 'NULL', 'tab\there', 'émoji 🎉 中文', '\u0000nul', "it's", '"quoted", and, commas\n'];
+    const lone = 'half \ud83d surrogate';
+    const campaigns = [...texts, lone].map((name, i) => ({
+      campaign_id: `c-${i}`, name, description: i % 2 === 0 ? null : name,
+      tags: i % 3 === 0 ? null : [name, 'x,y', '"q"', ''], channels: i % 4 === 0 ? [] : ['email'],
+      conversion_behaviors: i % 5 === 0 ? null : [{ type: name, window: i }],
+    }));
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-06-01'), state: [], upserts: [{ table: 'campaigns', rows: campaigns }] });
+    const stored = await wh.query(`SELECT "name", "description", "tags", "channels", CAST("conversion_behaviors" AS VARCHAR) AS behaviors FROM "campaigns" ORDER BY CAST(substr("campaign_id", 3) AS INTEGER)`);
+    const well = (t: string) => (t === lone ? 'half \ufffd surrogate' : t);
+    expect(stored).toEqual(campaigns.map((c) => ({
+      name: well(c.name), description: c.description === null ? null : well(c.description),
+      tags: c.tags === null ? null : c.tags.map(well), channels: c.channels,
+      behaviors: c.conversion_behaviors === null ? null : JSON.stringify(c.conversion_behaviors.map((b) => ({ ...b, type: well(b.type) }))),
+    })));
+  });
+
   it('refuses a count that is not a whole number or a bigint, and an invalid Date, naming row and column', async () => {
     const row = { app_id: '*', segment_id: '*', unit: 'day', time: utc('2024-03-01'), sessions: 1 };
     await expect(wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'sessions', rows: [row, { ...row, time: utc('2024-03-02'), sessions: 1.5 }] }], state: [] }))

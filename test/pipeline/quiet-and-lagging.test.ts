@@ -1,7 +1,8 @@
 // Holes that can close (issue 24.5): night after night (the emulator's clock and --until moving a day at a time), a
 // campaign that stopped sending answers `data: []` for its quiet days and a segment series lags two days behind. The
-// quiet days are no holes once the campaign's details say when it last sent (the first night's close on the second),
-// the lagging days are waited for with one warning a night, every later night exits 0, and `_etl_holes` stays bounded.
+// quiet days are no holes: the campaign's details say when it last sent, read once by the campaigns stream beside the
+// series (never twice). The lagging days are waited for with one warning a night, every night exits 0, and
+// `_etl_holes` stays empty.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { createEmulator } from '../../src/emulator/server.js';
@@ -45,7 +46,7 @@ function twists(emulator: Emulator): VariantOptions {
 
 let emulator: Emulator;
 let runs: PipelineRuns;
-const nights: { summary: RunSummary; holes: number; watermark: Date }[] = [];
+const nights: { summary: RunSummary; holes: number; watermark: Date; details: number }[] = [];
 
 beforeAll(async () => {
   emulator = await createEmulator({ seed: 1, now: new Date(FIRST_NIGHT).toISOString(), rateLimits: false });
@@ -53,10 +54,10 @@ beforeAll(async () => {
   for (let night = 0; night < NIGHTS; night++) {
     const until = new Date(FIRST_NIGHT + night * DAY).toISOString();
     emulator.clock.set(until);
-    const { summary } = await runs.runThrough(emulator, { name: 'nightly', from: '2025-02-01', until }, twists(emulator));
+    const { summary, variant } = await runs.runThrough(emulator, { name: 'nightly', from: '2025-02-01', until }, twists(emulator));
     const [count] = await runs.query('nightly', 'SELECT count(*) AS n FROM _etl_holes');
     const [state] = await runs.query('nightly', `SELECT watermark FROM _etl_series_state WHERE stream = 'segment_size'`);
-    nights.push({ summary, holes: Number(count!['n']), watermark: state!['watermark'] as Date });
+    nights.push({ summary, holes: Number(count!['n']), watermark: state!['watermark'] as Date, details: variant.stats.byPath['/campaigns/details'] ?? 0 });
   }
 }, 300_000);
 
@@ -66,17 +67,19 @@ afterAll(async () => {
 });
 
 describe('a dormant campaign and a lagging source, six nights in a row', () => {
-  it('opens holes for the quiet days only on the first night, before the campaign\'s details are known', () => {
-    expect(nights[0]!.summary.status).toBe('completed_with_holes');
-    expect(nights[0]!.summary.holes.units.every((u) => u.stream === 'campaign_series')).toBe(true);
-  });
-
-  it('closes them the next night from the details, and every later night exits 0 with no hole left', () => {
-    expect(nights[1]!.summary.holes.filled).toBe(nights[0]!.holes);
-    for (const n of nights.slice(1)) {
+  it('opens no hole for the quiet days, the first night included: the series waits for the details its windows need', () => {
+    for (const n of nights) {
       expect(n.summary.status).toBe('succeeded');
       expect(n.holes).toBe(0);
     }
+  });
+
+  it('asks no details beyond the campaigns stream\'s, and follows up the quiet days only before the details are known', () => {
+    expect(nights[0]!.details).toBeGreaterThan(0);
+    // Every request beyond the plan is an edge follow-up: the lagging segment's tail, each night; the quiet campaign's
+    // tail, the first night only (from the second its stored details say the days are quiet, worth no follow-up).
+    expect(nights.map((n) => n.summary.requests.followUps)).toEqual([2, 1, 1, 1, 1, 1]);
+    for (const n of nights) expect(n.summary.requests.sent).toBe(n.summary.requests.planned + n.summary.requests.followUps);
   });
 
   it('waits for the lagging days with one warning a night, keeping the watermark before them', () => {

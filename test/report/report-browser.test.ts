@@ -188,7 +188,7 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
       expect(new Set(data.map((r) => r.x)).size).toBe(data.length);
       const wh = await Warehouse.open(w.fixture.db, { readOnly: true });
       try {
-        const messageSteps = new Set((await wh.query(`SELECT "step_name" FROM "analytics"."canvas_step_funnel" WHERE "step_type" = 'message'`)).map((r) => String(r['step_name'])));
+        const messageSteps = new Set((await wh.query(`SELECT "step_name" FROM "analytics"."canvas_step_conversions" WHERE "step_type" = 'message'`)).map((r) => String(r['step_name'])));
         for (const r of data) expect(messageSteps.has(r.x.replace(/^.* · \d+[a-z]?\. /, '')), r.x).toBe(true);
       } finally {
         await wh.close();

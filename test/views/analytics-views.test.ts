@@ -13,6 +13,7 @@ import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { num, utcDay } from '../pipeline/helpers/pipeline-fixture.js';
 import { behindMs } from '../../src/load/series-freshness.js';
 import { analystWarehouse } from './analyst-fixture.js';
+import { currentNames } from './current-names.js';
 
 type Row = Record<string, unknown>;
 
@@ -95,7 +96,7 @@ describe('the analyst views of a demo warehouse', () => {
   it('gives every view and every column a comment', async () => {
     const views = await q(`SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`);
     expect(views.map((v) => v.view_name)).toEqual([
-      'calendar', 'campaign_daily', 'campaign_message_daily', 'canvas_daily', 'canvas_step_funnel', 'canvas_variant_daily', 'event_counts_daily',
+      'calendar', 'campaign_daily', 'campaign_message_daily', 'canvas_daily', 'canvas_step_conversions', 'canvas_step_funnel', 'canvas_variant_daily', 'event_counts_daily',
       'event_counts_daily_by_app', 'event_counts_daily_by_app_segment', 'event_counts_daily_by_segment', 'freshness', 'kpis_daily', 'kpis_daily_by_app',
       'purchases_daily', 'purchases_daily_by_app',
       'purchases_daily_by_app_product', 'purchases_daily_by_product', 'runs', 'segment_size_daily', 'sessions_daily', 'sessions_daily_by_app',
@@ -137,11 +138,12 @@ describe('the analyst views of a demo warehouse', () => {
   it('sessions per day: the day point wins over the sum of hours, totals and breakdowns apart', async () => {
     const expected = [...daily(await q(`SELECT * FROM sessions`), ['app_id', 'segment_id'], 'sessions').values()];
     const wm = await watermarks(q);
+    const segmentNames = await currentNames(q, 'segments');
     const pick = (app: boolean, seg: boolean) =>
       expected
         .filter((e) => (e.dims[0] !== '*') === app && (e.dims[1] !== '*') === seg)
         .map((e) => ({
-          day: e.day, ...(app ? { app_id: e.dims[0] } : {}), ...(seg ? { segment_id: e.dims[1] } : {}), sessions: e.value,
+          day: e.day, ...(app ? { app_id: e.dims[0] } : {}), ...(seg ? { segment_id: e.dims[1], segment_name: segmentNames.get(e.dims[1]) ?? null } : {}), sessions: e.value,
           complete: endedBefore(wm, 'sessions', `unit=${e.unit}|app_id=${e.dims[0]}|segment_id=${e.dims[1]}`, e.day),
         }));
     const asDays = (rows: Row[]): Row[] => rows.map((r) => ({ ...r, day: day(r.day) }));
@@ -229,6 +231,7 @@ describe('the analyst views of a demo warehouse', () => {
   it('event counts per day: the day point over hours, the 7-day average of full weeks and the change from a week before', async () => {
     const counts = daily(await q(`SELECT * FROM event_counts`), ['event', 'app_id', 'segment_id'], 'count');
     const wm = await watermarks(q);
+    const segmentNames = await currentNames(q, 'segments');
     const shift = (d: string, days: number) => day(new Date(new Date(`${d}T00:00:00Z`).getTime() + days * 86_400_000));
     const expected = [...counts.values()].map((e) => {
       const at = (d: string) => counts.get([...e.dims, d].join('|'))?.value ?? null;
@@ -244,7 +247,7 @@ describe('the analyst views of a demo warehouse', () => {
     const pick = (app: boolean, seg: boolean) =>
       expected
         .filter((e) => (e.app_id !== '*') === app && (e.segment_id !== '*') === seg)
-        .map(({ app_id, segment_id, ...rest }) => ({ ...rest, ...(app ? { app_id } : {}), ...(seg ? { segment_id } : {}) }));
+        .map(({ app_id, segment_id, ...rest }) => ({ ...rest, ...(app ? { app_id } : {}), ...(seg ? { segment_id, segment_name: segmentNames.get(segment_id) ?? null } : {}) }));
     const asDays = (rows: Row[]): Row[] => rows.map((r) => ({ ...r, day: day(r.day) }));
     const totals = asDays(await q(`SELECT * FROM analytics.event_counts_daily`));
     expectSameRows(totals, pick(false, false), ['event', 'day']);
@@ -260,9 +263,7 @@ describe('the analyst views of a demo warehouse', () => {
   });
 
   it('campaigns per day and per day, channel and variation: each measure from its channel\'s own field, named, with rates and current names', async () => {
-    const names = new Map<unknown, unknown>();
-    for (const r of await q(`SELECT id, name FROM listed_objects WHERE listing = 'campaigns' AND name IS NOT NULL`)) names.set(r.id, r.name);
-    for (const r of await q(`SELECT campaign_id, name FROM campaigns WHERE name IS NOT NULL`)) names.set(r.campaign_id, r.name);
+    const names = await currentNames(q, 'campaigns');
     const messages = await q(`SELECT * FROM campaign_message_series`);
     const wm = await watermarks(q);
     const campaignEnded = (id: unknown, t: unknown) => endedBefore(wm, 'campaign_series', `unit=day|campaign_id=${String(id)}`, day(t));
@@ -342,13 +343,14 @@ describe('the analyst views of a demo warehouse', () => {
   it('segment sizes with the change from the day before, NULL where that day is missing', async () => {
     const rows = await q(`SELECT segment_id, time, size FROM segment_size`);
     const wm = await watermarks(q);
+    const names = await currentNames(q, 'segments');
     const size = new Map(rows.map((r) => [`${String(r.segment_id)}|${day(r.time)}`, num(r.size)]));
     const expected = rows.map((r) => {
       const prevDay = new Date((r.time as Date).getTime() - 86_400_000);
       const prev = size.get(`${String(r.segment_id)}|${day(prevDay)}`) ?? null;
       const s = num(r.size);
       return {
-        day: day(r.time), segment_id: r.segment_id, size: s, previous_size: prev, growth: prev === null ? null : s - prev, growth_rate: prev ? (s - prev) / prev : null,
+        day: day(r.time), segment_id: r.segment_id, segment_name: names.get(r.segment_id) ?? null, size: s, previous_size: prev, growth: prev === null ? null : s - prev, growth_rate: prev ? (s - prev) / prev : null,
         complete: endedBefore(wm, 'segment_size', `unit=day|segment_id=${String(r.segment_id)}`, day(r.time)),
       };
     });
@@ -358,14 +360,14 @@ describe('the analyst views of a demo warehouse', () => {
   });
 
   it('Canvas per day and per variant: entries, conversions, rate and revenue, with current names', async () => {
-    const names = new Map((await q(`SELECT canvas_id, name FROM canvases`)).map((r) => [r.canvas_id, r.name]));
+    const names = await currentNames(q, 'canvases');
     const summary = await q(`SELECT * FROM canvas_summary`);
     const wm = await watermarks(q);
     const canvasEnded = (id: unknown, d: unknown) => endedBefore(wm, 'canvas_summary', `unit=day|canvas_id=${String(id)}`, day(d));
     expectSameRows(
       (await q(`SELECT * FROM analytics.canvas_daily`)).map((r) => ({ ...r, day: day(r.day) })),
       summary.map((s) => ({
-        day: day(s.day), canvas_id: s.canvas_id, canvas_name: names.get(s.canvas_id) ?? s.name, entries: num(s.entries), conversions: num(s.conversions),
+        day: day(s.day), canvas_id: s.canvas_id, canvas_name: names.get(s.canvas_id), entries: num(s.entries), conversions: num(s.conversions),
         conversions_by_entry_time: num(s.conversions_by_entry_time), conversion_rate: num(s.entries) ? num(s.conversions) / num(s.entries) : null, revenue: s.revenue,
         complete: canvasEnded(s.canvas_id, s.day),
       })),
@@ -384,7 +386,7 @@ describe('the analyst views of a demo warehouse', () => {
     );
   });
 
-  it('the step funnel: steps at their shortest distance from a first step, with their totals over every day', async () => {
+  it('the conversions credited to each Canvas step: steps at their shortest distance from a first step, with their totals over every day', async () => {
     const steps = await q(`SELECT canvas_id, step_id, name, type, next_step_ids FROM canvas_steps`);
     const next = new Map(steps.map((s) => [`${String(s.canvas_id)}|${String(s.step_id)}`, (s.next_step_ids as string[] | null) ?? []]));
     const position = new Map<string, number>();
@@ -409,7 +411,7 @@ describe('the analyst views of a demo warehouse', () => {
       const [s, o] = sent.get(k) ?? [0, 0];
       sent.set(k, [s + num(m.sent), o + num(m.opens)]);
     }
-    const names = new Map((await q(`SELECT canvas_id, name FROM canvases`)).map((r) => [r.canvas_id, r.name]));
+    const names = await currentNames(q, 'canvases');
     const stepInfo = new Map(steps.map((s) => [`${String(s.canvas_id)}|${String(s.step_id)}`, s]));
     const acc = new Map<string, Row>();
     for (const r of await q(`SELECT * FROM canvas_step_summary ORDER BY day`)) {
@@ -431,9 +433,26 @@ describe('the analyst views of a demo warehouse', () => {
         first_day: a.first_day, last_day: a.last_day,
       };
     });
-    const actual: Row[] = (await q(`SELECT * FROM analytics.canvas_step_funnel`)).map((r) => ({ ...r, first_day: day(r.first_day), last_day: day(r.last_day) }));
+    const actual: Row[] = (await q(`SELECT * FROM analytics.canvas_step_conversions`)).map((r) => ({ ...r, first_day: day(r.first_day), last_day: day(r.last_day) }));
     expectSameRows(actual, expected, ['canvas_id', 'step_id']);
     expect(actual.some((r) => num(r.position) >= 3)).toBe(true);
+    // Why the rows are not a funnel: in some Canvas a step further along a path is credited more than one before it.
+    const messageSteps = actual.filter((r) => r.step_type === 'message' && r.position !== null);
+    expect(messageSteps.some((a) => messageSteps.some((b) => b.canvas_id === a.canvas_id && num(b.position) > num(a.position) && num(b.conversions) > num(a.conversions)))).toBe(true);
+  });
+
+  it('says what a step row counts and that it is not summed along a path; the old name is a deprecated view of the same rows', async () => {
+    const comments = new Map((await q(`SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics'`)).map((r) => [r.view_name, String(r.comment)]));
+    expect(comments.get('canvas_step_conversions')).toMatch(/^The conversions and revenue the platform credits to each step of a Canvas/);
+    expect(comments.get('canvas_step_conversions')).toMatch(/must not be summed along a path/);
+    expect(comments.get('canvas_step_funnel')).toMatch(/^Deprecated\b.*use analytics\.canvas_step_conversions/);
+    // No other view is called a funnel, or mentions one in its comment or its columns'.
+    expect([...comments].filter(([v, c]) => /funnel/i.test(`${String(v)} ${c}`)).map(([v]) => v)).toEqual(['canvas_step_funnel']);
+    expect(await q(`SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'analytics' AND contains(lower(comment), 'funnel')`)).toEqual([]);
+    const sql = `SELECT * FROM analytics."VIEW" ORDER BY canvas_id, step_id`;
+    const rows = await q(sql.replace('VIEW', 'canvas_step_conversions'));
+    expect(rows.length).toBeGreaterThan(10);
+    expect(await q(sql.replace('VIEW', 'canvas_step_funnel'))).toEqual(rows);
   });
 
   it('the calendar covers every day from the first to the last day of data, without a gap', async () => {

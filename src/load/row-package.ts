@@ -1,0 +1,300 @@
+// A load package: the rows of a commit written, as they arrive, into files on disk (one CSV file per table, its columns
+// in table order after a sequence number), so a row lives in the heap only from its response to its line. A commit
+// reads the files set-wise with DuckDB's `read_csv` into one staging table (warehouse.ts), whose columns are slots of
+// value kinds shared by every table. What the load holds in memory is the files in flight, not the rows waiting for a
+// commit. Each value is checked and written in its staged form: instants as epoch milliseconds, dates as days, money as
+// the double the JSON was parsed to (cast to DECIMAL in SQL, which rounds to the cent), lists and JSON as JSON text.
+// CSV, not NDJSON: a row is its values joined, with no key per value, which halves what JavaScript builds and writes
+// (`node dist/bench/stage-formats.js` measures the formats).
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { FatalError } from '../errors.js';
+import { toDuckDBValue } from './duckdb-values.js';
+import { MONEY, ident, type ColumnType, type TableSpec } from './table-definition.js';
+import { TABLE_SPECS } from './table-specs.js';
+
+const MS_PER_DAY = 86_400_000;
+
+/** The slot kinds of the staging table and how a column of each type is staged and read back. */
+type Kind = 'f64' | 'i32' | 'i64' | 'bool' | 'string' | 'list';
+const KINDS: readonly Kind[] = ['f64', 'i32', 'i64', 'bool', 'string', 'list'];
+const KIND_SQL: Record<Kind, { sql: string; prefix: string }> = {
+  f64: { sql: 'DOUBLE', prefix: 'd' },
+  i32: { sql: 'INTEGER', prefix: 'i' },
+  i64: { sql: 'BIGINT', prefix: 'x' },
+  bool: { sql: 'BOOLEAN', prefix: 'b' },
+  string: { sql: 'VARCHAR', prefix: 'v' },
+  list: { sql: 'VARCHAR[]', prefix: 'l' },
+};
+
+const same = (expr: string): string => expr;
+
+function kindOf(type: ColumnType): { kind: Kind; read: (expr: string) => string } {
+  switch (type) {
+    case 'VARCHAR':
+      return { kind: 'string', read: same };
+    case 'JSON':
+      return { kind: 'string', read: (e) => `CAST(${e} AS JSON)` };
+    case 'BIGINT':
+      return { kind: 'i64', read: same };
+    case 'INTEGER':
+      return { kind: 'i32', read: same };
+    case 'DOUBLE':
+      return { kind: 'f64', read: same };
+    case MONEY:
+      return { kind: 'f64', read: (e) => `CAST(${e} AS ${MONEY})` };
+    case 'BOOLEAN':
+      return { kind: 'bool', read: same };
+    case 'TIMESTAMP':
+      return { kind: 'i64', read: (e) => `epoch_ms(${e})` };
+    case 'DATE':
+      return { kind: 'i32', read: (e) => `CAST(DATE '1970-01-01' + ${e} AS DATE)` };
+    case 'VARCHAR[]':
+      return { kind: 'list', read: same };
+  }
+}
+
+/** One table's columns in the staging layout: its file's columns, the slots they fill, the SQL that reads them back. */
+interface TableLayout {
+  spec: TableSpec;
+  index: number;
+  /** `read_csv`'s columns: `_seq`, then `c<i>` of each column's type in the file. */
+  fileColumns: string;
+  /** The staging table's slots the file's columns go to, and the expressions that put them there. */
+  slots: string[];
+  values: string[];
+  select: string[];
+  known: ReadonlySet<string>;
+}
+
+/** The staging table's layout, the same for every package: as many slots of each kind as the widest table needs. */
+class StagingLayout {
+  readonly slots: { name: string; sql: string }[] = [];
+  readonly #tables = new Map<string, TableLayout>();
+
+  constructor(specs: readonly TableSpec[]) {
+    const perKind = new Map<Kind, number>(KINDS.map((k) => [k, 0]));
+    for (const spec of specs) {
+      const used = new Map<Kind, number>();
+      for (const col of spec.columns) {
+        const { kind } = kindOf(col.type);
+        used.set(kind, (used.get(kind) ?? 0) + 1);
+      }
+      for (const [kind, n] of used) perKind.set(kind, Math.max(perKind.get(kind)!, n));
+    }
+    for (const kind of KINDS) {
+      for (let i = 0; i < perKind.get(kind)!; i++) this.slots.push({ name: `${KIND_SQL[kind].prefix}${i}`, sql: KIND_SQL[kind].sql });
+    }
+    specs.forEach((spec, index) => {
+      const next = new Map<Kind, number>();
+      const fileColumns = [`'_seq': 'BIGINT'`];
+      const slots: string[] = [];
+      const values: string[] = [];
+      const select: string[] = [];
+      spec.columns.forEach((col, c) => {
+        const { kind, read } = kindOf(col.type);
+        const i = next.get(kind) ?? 0;
+        next.set(kind, i + 1);
+        const slot = `${KIND_SQL[kind].prefix}${i}`;
+        // A list is written as its JSON text, read as text and parsed here.
+        fileColumns.push(`'c${c}': '${kind === 'list' ? 'VARCHAR' : KIND_SQL[kind].sql}'`);
+        slots.push(ident(slot));
+        values.push(kind === 'list' ? `from_json("c${c}", '["VARCHAR"]')` : `"c${c}"`);
+        select.push(`${read(ident(slot))} AS ${ident(col.name)}`);
+      });
+      this.#tables.set(spec.name, { spec, index, fileColumns: fileColumns.join(', '), slots, values, select, known: new Set(spec.columns.map((c) => c.name)) });
+    });
+  }
+
+  table(spec: TableSpec): TableLayout {
+    const layout = this.#tables.get(spec.name);
+    if (!layout) throw new FatalError(`no staging layout for table "${spec.name}"`);
+    return layout;
+  }
+
+  /** The staging table's DDL. */
+  ddl(name: string): string {
+    return `CREATE OR REPLACE TEMP TABLE ${ident(name)} ("_tbl" INTEGER, "_seq" BIGINT${this.slots.map((s) => `, ${ident(s.name)} ${s.sql}`).join('')})`;
+  }
+
+  /**
+   * The statement that reads one table's file of a package into the staging table. An unquoted empty field is NULL, a
+   * quoted one an empty string; quoted fields may hold quotes (doubled) and line breaks.
+   */
+  load(name: string, table: StagedTable): string {
+    const layout = this.table(table.spec);
+    const options = `header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, new_line = '\\n'`;
+    return `INSERT INTO ${ident(name)} ("_tbl", "_seq", ${layout.slots.join(', ')})
+      SELECT ${layout.index}, "_seq", ${layout.values.join(', ')} FROM read_csv(${sqlText(table.file)}, ${options}, columns = {${layout.fileColumns}})`;
+  }
+}
+
+export const STAGING_LAYOUT = new StagingLayout(TABLE_SPECS);
+
+/** One table's rows in a package: how the merge reads them from the staging table. */
+export interface StagedTable {
+  spec: TableSpec;
+  /** Its rows' `_tbl` in the staging table. */
+  index: number;
+  rows: number;
+  /** Whether two of its rows may share a key (then the merge keeps the last). */
+  duplicates: boolean;
+  /** `<slot read as the column's type> AS <column>`, in table order, over the staging table's columns. */
+  select: string[];
+  /** The package's file of this table's rows. */
+  file: string;
+}
+
+function sqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Rows written to a package's files as they are added: `<folder>/<table>.csv`. `close()` ends the files; the rows are
+ * then read by the warehouse (`Warehouse.prepareCommit`), and the folder is the caller's to delete.
+ */
+export class RowPackage {
+  readonly folder: string;
+  #closed = false;
+  #seq = 0;
+  #bytes = 0;
+  readonly #tables = new Map<string, { layout: TableLayout; rows: number; fd: number | undefined; file: string }>();
+
+  /** `folder` exists and is this package's alone. */
+  constructor(folder: string) {
+    this.folder = folder;
+  }
+
+  /** Rows added so far. */
+  get rows(): number {
+    return this.#seq;
+  }
+
+  /** Bytes written so far. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Write one table's rows; a value that does not fit its column throws a FatalError naming the table, row and column. */
+  add(spec: TableSpec, rows: readonly Record<string, unknown>[]): void {
+    if (this.#closed) throw new Error(`package ${this.folder} is closed`);
+    if (rows.length === 0) return;
+    let entry = this.#tables.get(spec.name);
+    if (!entry) {
+      const file = `${this.folder}/${spec.name}.csv`;
+      this.#tables.set(spec.name, (entry = { layout: STAGING_LAYOUT.table(spec), rows: 0, fd: openSync(file, 'w'), file }));
+    }
+    const { layout } = entry;
+    const cols = spec.columns;
+    const key = cols.map((c) => spec.key.includes(c.name));
+    let shape: string[] = [];
+    const lines: string[] = new Array(rows.length);
+    const fields: string[] = new Array(cols.length + 1);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      const at = entry.rows + i;
+      if (row === null || typeof row !== 'object' || Array.isArray(row)) {
+        throw new FatalError(`${spec.name} row ${at}: expected an object of column values, got ${JSON.stringify(row)}`);
+      }
+      // Rows built by one piece of code share their keys in order: only a row whose keys differ from the last is checked.
+      const names = Object.keys(row);
+      let sameShape = names.length === shape.length;
+      for (let j = 0; sameShape && j < names.length; j++) sameShape = names[j] === shape[j];
+      if (!sameShape) {
+        for (const name of names) {
+          if (!layout.known.has(name)) {
+            throw new FatalError(`${spec.name} row ${at}: unknown column "${name}"; the table's columns are ${cols.map((c) => c.name).join(', ')}`);
+          }
+        }
+        shape = names;
+      }
+      fields[0] = String(this.#seq++);
+      for (let c = 0; c < cols.length; c++) {
+        const col = cols[c]!;
+        const value = row[col.name];
+        if (value === null || value === undefined) {
+          if (key[c]) {
+            throw new FatalError(`${spec.name} row ${at} column "${col.name}": a key column must have a value, got ${String(value)}; fix the row the pipeline builds`);
+          }
+          fields[c + 1] = '';
+          continue;
+        }
+        if (col.allowed && !col.allowed.includes(value as string)) {
+          throw new FatalError(`${spec.name} row ${at} column "${col.name}": expected one of ${col.allowed.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(value)}; fix the row the pipeline builds`);
+        }
+        fields[c + 1] = csvValue(col.type, value, spec.name, at, col.name);
+      }
+      lines[i] = fields.join(',');
+    }
+    // One write per call: the lines are garbage as soon as it returns.
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    for (let at = 0; at < bytes.length; ) at += writeSync(entry.fd!, bytes, at);
+    this.#bytes += bytes.length;
+    entry.rows += rows.length;
+  }
+
+  /** Ends the files; returns how each table's rows are read once loaded into the staging table. */
+  close(): StagedTable[] {
+    this.#closed = true;
+    for (const entry of this.#tables.values()) {
+      if (entry.fd !== undefined) closeSync(entry.fd);
+      entry.fd = undefined;
+    }
+    return [...this.#tables.values()].map(({ layout, rows, file }) => ({ spec: layout.spec, index: layout.index, rows, duplicates: true, select: layout.select, file }));
+  }
+}
+
+/** A value in its staged form as a CSV field; a value that does not fit its column throws (toDuckDBValue's messages). */
+function csvValue(type: ColumnType, value: unknown, table: string, row: number, column: string): string {
+  switch (type) {
+    case 'VARCHAR':
+      if (typeof value === 'string') return quoted(value);
+      break;
+    case 'BIGINT':
+      if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+      if (typeof value === 'bigint' && value >= -(2n ** 63n) && value < 2n ** 63n) return value.toString();
+      break;
+    case 'DOUBLE':
+    case MONEY:
+      if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+      break;
+    case 'INTEGER':
+      if (typeof value === 'number' && Number.isInteger(value) && value >= -2_147_483_648 && value <= 2_147_483_647) return String(value);
+      break;
+    case 'BOOLEAN':
+      if (typeof value === 'boolean') return value ? 'true' : 'false';
+      break;
+    case 'TIMESTAMP':
+      if (value instanceof Date && !Number.isNaN(value.getTime())) return String(value.getTime());
+      break;
+    case 'DATE':
+      if (value instanceof Date && value.getTime() % MS_PER_DAY === 0) return String(value.getTime() / MS_PER_DAY);
+      break;
+    case 'JSON':
+    case 'VARCHAR[]':
+      break;
+  }
+  // Everything else is checked (and JSON values serialized) as the appender's path checks it, with its messages.
+  const checked = toDuckDBValue(type, value, `${table} row ${row} column "${column}"`);
+  // JSON text escapes a lone surrogate, which JSON readers refuse: strings in it are made well-formed first.
+  if (type === 'JSON') return quoted(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? wellFormed(v) : v)) ?? String(checked));
+  if (type === 'VARCHAR[]') return quoted(JSON.stringify((value as string[]).map(wellFormed)));
+  throw new FatalError(`${table} row ${row} column "${column}": ${String(checked)} passed the checks but has no staged form`);
+}
+
+/** ES2024's String methods, on every Node this supports (20 and later). */
+interface WellFormed {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
+
+/** A text as a quoted CSV field: quotes doubled, a lone surrogate as U+FFFD. */
+function quoted(text: string): string {
+  const well = wellFormed(text);
+  return well.includes('"') ? `"${well.replaceAll('"', '""')}"` : `"${well}"`;
+}
+
+/** A lone surrogate becomes U+FFFD, as any UTF-8 encoding of the string makes it: JSON readers refuse it escaped. */
+function wellFormed(text: string): string {
+  const s = text as unknown as WellFormed;
+  return s.isWellFormed() ? text : s.toWellFormed();
+}
