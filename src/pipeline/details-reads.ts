@@ -6,6 +6,7 @@ import type { ActiveSpan } from '../extract/incremental-cursor.js';
 import { activeSpan } from '../extract/incremental-cursor.js';
 import type { PerIdStream, SeriesActivity } from '../streams/stream-declaration.js';
 import { activityTable } from '../streams/stream-declaration.js';
+import type { ListedObject } from '../streams/workspace-lists.js';
 import type { Plan, SeriesPlan } from './plan.js';
 import { failureScope } from './stream-failure.js';
 
@@ -17,6 +18,8 @@ export interface DetailsReadHooks {
   extraRequest(): void;
   /** The details of a series' object could not be read: its days left out stay holes. */
   unreadable(series: SeriesPlan, error: unknown): void;
+  /** The list entry of a series' object whose details are due (discovery's `detailsDue`). */
+  listed(stream: string, id: string): ListedObject | undefined;
 }
 
 function keyOf(stream: string, id: string): string {
@@ -77,7 +80,10 @@ export class DetailsReads {
     const key = keyOf(a.details.name, id);
     const known = this.#spans.get(key);
     if (known) return known;
-    const rows = a.details.fetch(client, id, a.detailsOptions, sp.detailsDue?.listed);
+    const listed = sp.detailsDue === 'listed' ? this.#hooks.listed(sp.stream.name, id) : undefined;
+    // The version the details stream stores with them, in its terms (its options may count).
+    const versioned = listed && a.details.listVersion ? { ...listed, version: a.details.listVersion(listed, a.detailsOptions) } : listed;
+    const rows = a.details.fetch(client, id, a.detailsOptions, versioned);
     const read = rows.then((r) => spanOf(a, id, r), (error: unknown) => {
       if (failureScope(error) === 'run') throw error;
       this.#hooks.unreadable(sp, error);

@@ -137,9 +137,10 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     if (stream.kind === 'series' && stream.activity) {
       const { details, detailsOptions } = stream.activity;
       const stored = await storedVersions(input.wh, details.tables[0]!);
-      const versioned = (o: ListedObject): ListedObject => (details.listVersion ? { ...o, version: details.listVersion(o, detailsOptions) } : o);
-      const listed = needs.flatMap((r) => lookup(r)).map(versioned);
-      detailsDue.set(name, new Map(listed.filter((o) => stored.get(o.id)?.version !== o.version).map((o) => [o.id, o])));
+      // The list's own entries are kept (no copy per object): the details' version is computed again when they are read.
+      const versionOf = (o: ListedObject) => (details.listVersion ? details.listVersion(o, detailsOptions) : o.version);
+      const listed = needs.flatMap((r) => lookup(r));
+      detailsDue.set(name, new Map(listed.filter((o) => stored.get(o.id)?.version !== versionOf(o)).map((o) => [o.id, o])));
     }
     if (stream.kind !== 'per_id') continue;
     // The version the fetch stores and the stored one are compared in the stream's terms (its options may count).

@@ -91,6 +91,7 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
     extraRequests: (n) => {
       followUps += n;
     },
+    detailsDue: input.discovery.detailsDue,
     holes: (_stream, _key, changes) => {
       for (const h of changes) holeChanges.set(`${h.stream}\u0000${h.seriesKey}\u0000${h.unitStart.getTime()}`, h);
     },

@@ -14,6 +14,7 @@ import { SNAPSHOT } from '../load/series-state-store.js';
 import { streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Committer } from './committer.js';
+import type { Discovery } from './discover.js';
 import { DetailsReads } from './details-reads.js';
 import { moneyNotices } from './money-notices.js';
 import type { Plan, SeriesPlan } from './plan.js';
@@ -37,6 +38,8 @@ export interface FetchTaskContext {
   extraRequests(followUps: number): void;
   /** Hole changes committed, for the run summary. */
   holes(stream: StreamName, seriesKey: string, changes: readonly HoleUpdate[]): void;
+  /** The list entries of the objects whose details a series may read (Discovery.detailsDue). */
+  detailsDue: Discovery['detailsDue'];
 }
 
 function countRows(rows: ExtractedRows): number {
@@ -152,6 +155,7 @@ function detailsReads(plan: Plan, ctx: FetchTaskContext, noticed: (stream: Strea
   return new DetailsReads(plan, {
     commit: (sp, rows) => ctx.committer.add({ ...noticed(sp.stream.name as StreamName, rows), state: [], holes: [] }),
     extraRequest: () => ctx.extraRequests(1),
+    listed: (stream, id) => ctx.detailsDue.get(stream as StreamName)?.get(id),
     unreadable: (sp, error) => {
       const name = sp.stream.name as StreamName;
       if (told.has(name)) return;

@@ -27,9 +27,10 @@ export interface SeriesPlan {
   /**
    * Present when the stream's activity details of this series' object are not stored at the version the list shows (or,
    * without a list, not stored at all): a window that leaves out days they would explain reads them (see
-   * SeriesActivity). `listed` is the object's list entry, stored with them.
+   * SeriesActivity): `listed` when discovery listed the object (its entry, stored with them, is the discovery's
+   * `detailsDue`, looked up when read: the plan holds no list entry), `named` for an object named in the file.
    */
-  detailsDue?: { listed?: ListedObject };
+  detailsDue?: 'listed' | 'named';
 }
 
 /** A list read whole every run: its page count is only known as an estimate (unless `plan --discover` read it). */
@@ -160,11 +161,8 @@ function lookbackOf(lookbackDays: number, state: PlannedState | undefined): numb
  */
 function dueDetails(stream: StreamName, objectId: string, detailsKey: string, input: PlanInput): SeriesPlan['detailsDue'] {
   const due = input.discovery?.detailsDue.get(stream);
-  if (due) {
-    const listed = due.get(objectId);
-    return listed ? { listed } : undefined;
-  }
-  return input.detailsStored?.has(detailsKey) ? undefined : {};
+  if (due) return due.has(objectId) ? 'listed' : undefined;
+  return input.detailsStored?.has(detailsKey) ? undefined : 'named';
 }
 
 export function buildPlan(input: PlanInput): Plan {
