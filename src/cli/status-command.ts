@@ -1,8 +1,8 @@
 // `engage-etl status`: the last run and one line per stream (status-summary.ts); with --stream or --verbose, per series
 // the watermark, the last run that touched it, rows loaded and how far behind it is. With --fail-if-stale it is a
 // freshness check for monitors (like `dbt source freshness`): exit 1 when a series is too far behind.
-// It also shows the latest reconciliation; with --restatements, how many stored values changed at each age and the
-// look-back that covers them.
+// It also shows the latest reconciliation and, per stream with an auto look-back, how many days it re-reads, since when
+// and why; with --restatements, how many stored values changed at each age and the look-back that covers them.
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { parseDuration } from '../config/duration.js';
