@@ -16,3 +16,10 @@ CREATE TABLE IF NOT EXISTS "_etl_restatements" (
   "stream" VARCHAR, "table_name" VARCHAR, "key_values" JSON, "column_name" VARCHAR, "unit_start" TIMESTAMP,
   "old_value" DOUBLE, "new_value" DOUBLE, "age_days" INTEGER, "run_id" VARCHAR
 );
+
+-- Look-back: per run and series stream, the complete days it re-read before its watermarks. mode: 'fixed' (a number
+-- in the pipeline file) or 'auto' (set from the restatements seen); probe: an auto run at lookback_max_days, made on a
+-- schedule so that restatements deeper than the look-back are seen. reason: why the look-back was that many days.
+CREATE TABLE IF NOT EXISTS "_etl_lookback" (
+  "run_id" VARCHAR, "stream" VARCHAR, "until" TIMESTAMP, "mode" VARCHAR, "lookback_days" INTEGER, "probe" BOOLEAN, "reason" VARCHAR
+);

@@ -1,8 +1,8 @@
 // `engage-etl status`: the last run and one line per stream (status-summary.ts); with --stream or --verbose, per series
 // the watermark, the last run that touched it, rows loaded and how far behind it is. With --fail-if-stale it is a
 // freshness check for monitors (like `dbt source freshness`): exit 1 when a series is too far behind.
-// It also shows the latest reconciliation; with --restatements, how many stored values changed at each age and the
-// look-back that covers them.
+// It also shows the latest reconciliation and, per stream with an auto look-back, how many days it re-reads, since when
+// and why; with --restatements, how many stored values changed at each age and the look-back that covers them.
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { parseDuration } from '../config/duration.js';
@@ -11,14 +11,15 @@ import { STREAM_NAMES } from '../config/pipeline-definition.js';
 import { isStreamName, streamDeclaration } from '../streams/registry.js';
 import { isSnapshot } from '../load/series-freshness.js';
 import { ConfigError, NoDatabaseError, NoSnapshotError } from '../errors.js';
-import { latestReconciliation, restatementsByAge } from '../load/audit-store.js';
+import { latestLookbacks, latestReconciliation, restatementsByAge } from '../load/audit-store.js';
+import type { LookbackNow } from '../load/audit-store.js';
 import { openSnapshotStore } from '../store/snapshot-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { Warehouse } from '../load/warehouse.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';
 import { parseDbLocation } from '../store/location.js';
 import { snapshotFiles } from '../store/published-snapshot.js';
-import { freshnessText, headline, streamSummaries, summaryRows } from './status-summary.js';
+import { freshnessText, headline, minuteText, streamSummaries, summaryRows } from './status-summary.js';
 import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
 import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
@@ -99,6 +100,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   let failedSeries: Record<string, unknown>[];
   let backfill: Record<string, unknown>[];
   let snapshotRows: Map<string, number>;
+  let lookbacks: LookbackNow[];
   try {
     const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
     if (flags.restatements) {
@@ -120,6 +122,13 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     backfill = (await bookkeeping('_etl_backfill', 'SELECT "stream", "series", "series_complete", "days_asked", "days_covered" FROM "_etl_backfill" WHERE "series_complete" < "series" ORDER BY "stream"'))
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
     snapshotRows = await snapshotTableRows(wh, rows);
+    lookbacks = (await latestLookbacks(query)).filter((l) => flags.stream === undefined || l.stream === flags.stream);
+    // Each stream's look-back in its last run: `lookback_days` re-read, `lookback` how it was set; null for streams
+    // that re-read nothing (lists, snapshots) and for databases written before look-backs were recorded.
+    streams = streams.map((r) => {
+      const l = lookbacks.find((x) => x.stream === r['stream']);
+      return { ...r, lookback_days: l?.days ?? null, lookback: l?.mode ?? null };
+    });
   } finally {
     await wh.close();
   }
@@ -158,6 +167,8 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     if (source === 'unpublished') process.stdout.write(`${UNPUBLISHED}\n`);
     process.stdout.write(`${headline(lastRun, summaries)}\n\n`);
     process.stdout.write(summaries.length === 0 ? 'nothing loaded yet\n' : formatRows(summaryRows(summaries)));
+    const changes = lookbackLines(lookbacks);
+    if (changes.length > 0) process.stdout.write(`\n${changes.join('\n')}\n`);
     const detail = flags.verbose || flags.stream !== undefined;
     if (detail) writeDetail(rows, holes, streams, failedSeries, backfill, reconciliation, openOf);
     else writeFootnotes(holes, streams, failedSeries, reconciliation);
@@ -166,6 +177,17 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     if (!flags.json) process.stderr.write(`engage-etl: ${staleError}\n`);
     process.exitCode = EXIT.failed;
   }
+}
+
+/**
+ * One line per stream with an auto look-back (or one whose look-back changed): its days now, since when and why, e.g.
+ * `look-back of kpis: 7 d (auto, was 28 d) since the run up to 2025-03-12 00:00: restatements seen up to 5 day(s) old…`.
+ */
+function lookbackLines(lookbacks: readonly LookbackNow[]): string[] {
+  return lookbacks.filter((l) => l.mode === 'auto' || l.previousDays !== null).map((l) => {
+    const was = l.previousDays === null ? '' : `, was ${l.previousDays} d`;
+    return `look-back of ${l.stream}: ${l.days} d (${l.mode}${was}) since the run up to ${minuteText(l.since)} UTC: ${l.reason}`;
+  });
 }
 
 function staleSeries(rows: readonly StatusRow[], thresholdMs: number, stream: string | undefined): Stale[] {

@@ -14,7 +14,7 @@ import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
 import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS, RETRY_KEYS } from './retry-limits.js';
 import type { RetryLimits } from './retry-limits.js';
-import type { PipelineDefinition, StreamsConfig } from './pipeline-definition.js';
+import type { Lookback, PipelineDefinition, StreamName, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { ALL, ALL_OBJECTS } from '../streams/option-reader.js';
 import type { IdSelection, OptionReader } from '../streams/option-reader.js';
@@ -24,6 +24,12 @@ type Path = readonly (string | number)[];
 /** @default 3 — enough to catch the restatements the platform makes in the days after a day closes. */
 export const DEFAULT_LOOKBACK_DAYS = 3;
 
+/** @default 28 — the deepest an `auto` look-back goes, on its probe nights; four weeks of re-reads at most. */
+export const DEFAULT_LOOKBACK_MAX_DAYS = 28;
+
+/** The word that hands `lookback_days` to the restatements seen. */
+export const AUTO_LOOKBACK = 'auto';
+
 /** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
 export const DEFAULT_HOLE_RETRIES = 3;
 /** Pages one list may have before it counts as endless: the client's own default. */
@@ -32,7 +38,7 @@ export const DEFAULT_MAX_LIST_PAGES = DEFAULT_MAX_PAGES;
 /** A workspace name: one path segment every object store and query engine reads as it is. */
 export const WORKSPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'hole_retries', 'max_list_pages', 'time_budget', 'source', 'retries', 'streams', 'report'] as const;
+const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'lookback_max_days', 'hole_retries', 'max_list_pages', 'time_budget', 'source', 'retries', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -186,7 +192,8 @@ class PipelineReader {
     const name = this.attempt(() => this.name(root), '');
     const workspace = this.attempt(() => this.workspace(root), undefined);
     const startDate = this.attempt(() => this.date(root, ['start_date']), undefined);
-    const lookbackDays = this.attempt(() => this.wholeNumber(root, 'lookback_days', DEFAULT_LOOKBACK_DAYS, 'days ≥ 0; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark)'), 0);
+    const maxDays = this.attempt(() => this.lookbackMaxDays(root), DEFAULT_LOOKBACK_MAX_DAYS);
+    const lookback = this.attempt(() => this.lookback(root, [], maxDays), { mode: 'fixed', days: DEFAULT_LOOKBACK_DAYS } as Lookback);
     const holeRetries = this.attempt(() => this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)'), 0);
     const timeBudgetMs = this.attempt(() => this.timeBudget(root), undefined);
     const maxListPages = this.attempt(() => {
@@ -196,11 +203,33 @@ class PipelineReader {
     }, DEFAULT_MAX_LIST_PAGES);
     const source = this.attempt(() => this.source(root), {});
     const retries = this.attempt(() => this.retries(root), DEFAULT_RETRY_LIMITS);
-    const streams = this.attempt(() => this.streams(root), {});
+    const streamLookbacks: Partial<Record<StreamName, Lookback>> = {};
+    const streams = this.attempt(() => this.streams(root, lookback, maxDays, streamLookbacks), {});
+    if (root['lookback_max_days'] !== undefined && lookback.mode !== 'auto' && !Object.values(streamLookbacks).some((l) => l.mode === 'auto')) {
+      this.note(['lookback_max_days'], 'bounds only lookback_days: auto, and no lookback_days here says auto; write lookback_days: auto or remove lookback_max_days', true);
+    }
     const report = this.attempt(() => this.report(root), undefined);
     if (this.#refusals.length > 0 || startDate === undefined) throw refusalsError(this.file, this.#refusals);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookbackDays, holeRetries, maxListPages, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}), ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}) };
+    return { name, startDate, lookback, streamLookbacks, holeRetries, maxListPages, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}), ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}) };
+  }
+
+  /** `lookback_max_days: 28`: at least 1, since a probe that re-reads nothing finds nothing. */
+  private lookbackMaxDays(root: Record<string, unknown>): number {
+    const days = this.wholeNumber(root, 'lookback_max_days', DEFAULT_LOOKBACK_MAX_DAYS, `days ≥ 1; e.g. lookback_max_days: ${DEFAULT_LOOKBACK_MAX_DAYS}`);
+    if (days < 1) this.fail(['lookback_max_days'], `0 is not a whole number of days ≥ 1; e.g. lookback_max_days: ${DEFAULT_LOOKBACK_MAX_DAYS}`);
+    return days;
+  }
+
+  /** `lookback_days: 3` or `lookback_days: auto`, at the top (`at` empty) or in a stream's block; absent: `fallback`. */
+  private lookback(obj: Record<string, unknown>, at: Path, maxDays: number, fallback: Lookback = { mode: 'fixed', days: DEFAULT_LOOKBACK_DAYS }): Lookback {
+    const value = obj['lookback_days'];
+    if (value === undefined || value === null) return fallback;
+    if (value === AUTO_LOOKBACK) return { mode: 'auto', maxDays };
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      this.fail([...at, 'lookback_days'], `${show(value)} is not a whole number of days ≥ 0 nor ${AUTO_LOOKBACK}; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark) or lookback_days: ${AUTO_LOOKBACK} (set from the restatements seen, at most lookback_max_days)`);
+    }
+    return { mode: 'fixed', days: value };
   }
 
   /** `time_budget: 3h`: the longest a run sends requests (see RunOptions.timeBudgetMs). */
@@ -342,7 +371,11 @@ class PipelineReader {
     return { path: path.trim() };
   }
 
-  private streams(obj: Record<string, unknown>): StreamsConfig {
+  /**
+   * The streams' options; `lookbacks` receives each series stream's look-back (its own `lookback_days`, else `lookback`).
+   * `lookback_days` is read here, not by the stream's declaration: every series stream takes it, and no other stream.
+   */
+  private streams(obj: Record<string, unknown>, lookback: Lookback, maxDays: number, lookbacks: Partial<Record<StreamName, Lookback>>): StreamsConfig {
     const value = obj['streams'];
     if (value === undefined || value === null) {
       this.fail(['streams'], `is required; declare at least one stream among ${STREAM_NAMES.join(', ')} (e.g. streams: { custom_events: {} })`);
@@ -358,10 +391,16 @@ class PipelineReader {
       const raw = value[stream.name];
       const path = ['streams', stream.name];
       // `custom_events:` with nothing after it is YAML null: read as "no options".
-      const options = raw === null ? {} : raw;
-      if (!isPlainObject(options)) {
+      const block = raw === null ? {} : raw;
+      if (!isPlainObject(block)) {
         this.note(path, `must be a mapping of options (or {}), found ${typeName(raw)} ${show(raw)}`);
         continue;
+      }
+      const { lookback_days: ownLookback, ...options } = block;
+      if (stream.kind === 'series') {
+        lookbacks[stream.name] = this.attempt(() => this.lookback(block, path, maxDays, lookback), lookback);
+      } else if (ownLookback !== undefined) {
+        this.note([...path, 'lookback_days'], `${stream.name} re-reads nothing before a watermark (it is read whole every run), so it takes no look-back; remove lookback_days here`, true);
       }
       this.refuseUnknownKeys(options, path, stream.options.keys, `key in stream ${stream.name}`);
       out[stream.name] = this.attempt(() => stream.options.read(this.optionReader(options, path)), undefined);

@@ -8,6 +8,12 @@ export type { StreamName, StreamsConfig } from '../streams/registry.js';
 export { STREAM_NAMES } from '../streams/registry.js';
 export { ALL } from '../streams/option-reader.js';
 
+/** How many complete days before its watermark a series stream re-reads. */
+export type Lookback =
+  | { mode: 'fixed'; days: number }
+  /** Set each run from the restatements the stream has shown, never above `maxDays` (`lookback_max_days:`). */
+  | { mode: 'auto'; maxDays: number };
+
 export interface PipelineDefinition {
   /** Letters, digits, `_` and `-`: it names state rows and files. */
   name: string;
@@ -19,8 +25,16 @@ export interface PipelineDefinition {
   workspace?: string;
   /** Start of the first UTC day (or the instant given) the pipeline covers. */
   startDate: DateTime;
-  /** Complete days re-fetched before each watermark to pick up restatements. @default 3 */
-  lookbackDays: number;
+  /**
+   * `lookback_days:` the complete days re-fetched before each watermark to pick up restatements: a number, or `auto`
+   * (set each run from the restatements seen, see pipeline/auto-lookback.ts). @default { mode: 'fixed', days: 3 }
+   */
+  lookback: Lookback;
+  /**
+   * The look-back of each declared series stream: its own `lookback_days:` when its block has one, else the pipeline's.
+   * Streams that re-read nothing (lists, snapshots) have none.
+   */
+  streamLookbacks: Partial<Record<StreamName, Lookback>>;
   /** Later runs that re-request a hole (a unit the server left out) before it is confirmed absent. @default 3 */
   holeRetries: number;
   /**

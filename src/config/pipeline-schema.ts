@@ -3,13 +3,24 @@
 // per-stream part is derived from each stream declaration's own option reader (streams/options-schema.ts).
 import { optionsSchemaOf } from '../streams/options-schema.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
-import { DEFAULT_HOLE_RETRIES, DEFAULT_LOOKBACK_DAYS, DEFAULT_MAX_LIST_PAGES } from './load-pipeline-file.js';
+import { AUTO_LOOKBACK, DEFAULT_HOLE_RETRIES, DEFAULT_LOOKBACK_DAYS, DEFAULT_LOOKBACK_MAX_DAYS, DEFAULT_MAX_LIST_PAGES } from './load-pipeline-file.js';
 import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS } from './retry-limits.js';
 
 type Schema = Record<string, unknown>;
 
-/** Each stream's options, from its declaration. */
-const STREAM_OPTION_SCHEMAS: Readonly<Record<string, Schema>> = Object.fromEntries(STREAMS.map((d) => [d.name, optionsSchemaOf(d)]));
+/** `lookback_days`: a whole number of days, or `auto`. */
+const LOOKBACK_DAYS: Schema = {
+  oneOf: [{ type: 'integer', minimum: 0 }, { const: AUTO_LOOKBACK }],
+  description: `complete days re-fetched before each watermark (restatements), or ${AUTO_LOOKBACK}: set each run from the restatements seen, with a probe of lookback_max_days every 7 days`,
+};
+
+/** Each stream's options, from its declaration; a series stream also takes its own `lookback_days`. */
+const STREAM_OPTION_SCHEMAS: Readonly<Record<string, Schema>> = Object.fromEntries(STREAMS.map((d) => {
+  const schema = optionsSchemaOf(d);
+  if (d.kind !== 'series') return [d.name, schema];
+  const properties = { ...(schema['properties'] as Schema | undefined), lookback_days: { ...LOOKBACK_DAYS, description: 'this stream\'s own look-back, over the pipeline\'s lookback_days' } };
+  return [d.name, { ...schema, properties }];
+}));
 
 /** The schema of a whole pipeline file, from the streams' option schemas. */
 export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = STREAM_OPTION_SCHEMAS): Schema {
@@ -24,7 +35,8 @@ export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = S
       name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$', description: 'names state rows and files: letters, digits, "_" and "-"' },
       workspace: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'which workspace of a shared lake this pipeline exports: the path part <table>/workspace=NAME/ and the workspace column' },
       start_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}([T ].*)?$', description: 'first UTC day to export, YYYY-MM-DD' },
-      lookback_days: { type: 'integer', minimum: 0, default: DEFAULT_LOOKBACK_DAYS, description: 'complete days re-fetched before each watermark (restatements)' },
+      lookback_days: { ...LOOKBACK_DAYS, default: DEFAULT_LOOKBACK_DAYS },
+      lookback_max_days: { type: 'integer', minimum: 1, default: DEFAULT_LOOKBACK_MAX_DAYS, description: 'the deepest lookback_days: auto goes (on its probe nights)' },
       hole_retries: { type: 'integer', minimum: 0, default: DEFAULT_HOLE_RETRIES, description: 'later runs that ask again for a unit a server left out before it is confirmed absent' },
       time_budget: { type: 'string', pattern: '^(\\d+(\\.\\d+)?[smhdSMHD])+$', description: 'the longest a run sends requests, e.g. 3h: then it publishes what it committed and exits 0 with complete: false; the next run continues (--time-budget overrides it)' },
       max_list_pages: { type: 'integer', minimum: 1, default: DEFAULT_MAX_LIST_PAGES, description: 'pages one list may have; a list still going there, or one that loops, fails only the streams that need it' },

@@ -1,5 +1,6 @@
-// The audit tables of sql/005-audit.sql: reconciliation results (`_etl_reconciliation`) and restated values
-// (`_etl_restatements`, written by the merge) — what the run records and what `status` reads back.
+// The audit tables of sql/005-audit.sql: reconciliation results (`_etl_reconciliation`), restated values
+// (`_etl_restatements`, written by the merge) and the look-back of each run (`_etl_lookback`) — what the run records
+// and what the planner and `status` read back.
 import { ident } from './table-definition.js';
 
 /** Runs SQL with parameters and returns plain rows: Warehouse.query. */
@@ -91,4 +92,74 @@ export async function restatementsByAge(query: Query): Promise<{ stream: string;
     `SELECT "stream", "age_days", count(*) AS "changes" FROM "_etl_restatements" GROUP BY ALL ORDER BY "stream", "age_days"`,
   );
   return rows.map((r) => ({ stream: String(r['stream']), ageDays: Number(r['age_days']), changes: Number(r['changes']) }));
+}
+
+/** One series stream's look-back in one run, as `_etl_lookback` holds it. */
+export interface LookbackRow {
+  stream: string;
+  mode: 'fixed' | 'auto';
+  days: number;
+  probe: boolean;
+  reason: string;
+}
+
+export async function recordLookbacks(query: Query, runId: string, until: Date, rows: readonly LookbackRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const tuples = rows.map((_, i) => `(${Array.from({ length: 7 }, (_v, k) => `$${i * 7 + k + 1}`).join(', ')})`);
+  await query(
+    `INSERT INTO "_etl_lookback" VALUES ${tuples.join(', ')}`,
+    rows.flatMap((r) => [runId, r.stream, until, r.mode, r.days, r.probe, r.reason]),
+  );
+}
+
+/**
+ * Per stream, what an auto look-back is set from: the values restated at each age by runs whose --until is at or after
+ * `since`, and the --until of its last probe.
+ */
+export async function lookbackEvidence(query: Query, since: Date): Promise<Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date }>> {
+  const out = new Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date }>();
+  // `plan` reads a database published before the table existed as it is (read-only): nothing recorded, nothing seen.
+  if (!(await hasLookbackTable(query))) return out;
+  const entry = (stream: string) => out.get(stream) ?? out.set(stream, { byAge: [] }).get(stream)!;
+  const ages = await query(
+    `SELECT x."stream", x."age_days", count(*) AS "changes" FROM "_etl_restatements" x JOIN "_etl_runs" r ON r."run_id" = x."run_id"
+     WHERE r."until" >= $1 GROUP BY ALL ORDER BY ALL`,
+    [since],
+  );
+  for (const r of ages) entry(String(r['stream'])).byAge.push({ ageDays: Number(r['age_days']), changes: Number(r['changes']) });
+  for (const r of await query(`SELECT "stream", max("until") AS "until" FROM "_etl_lookback" WHERE "probe" GROUP BY ALL`)) {
+    entry(String(r['stream'])).lastProbe = r['until'] as Date;
+  }
+  return out;
+}
+
+/** A stream's look-back now, and since when (the first run of the latest unchanged stretch) and why. */
+export interface LookbackNow extends LookbackRow {
+  /** The --until of the run that set this many days, and the days before it (null when no run recorded another). */
+  since: Date;
+  previousDays: number | null;
+}
+
+/** The latest look-back of every stream recorded, and when it last changed; none for databases written before the table. */
+export async function latestLookbacks(query: Query): Promise<LookbackNow[]> {
+  if (!(await hasLookbackTable(query))) return [];
+  const rows = await query(`SELECT "stream", "until", "mode", "lookback_days", "probe", "reason" FROM "_etl_lookback" ORDER BY "stream", "until", "run_id"`);
+  const out = new Map<string, LookbackNow>();
+  for (const r of rows) {
+    const stream = String(r['stream']);
+    const days = Number(r['lookback_days']);
+    const before = out.get(stream);
+    const changed = before === undefined || before.days !== days || before.mode !== r['mode'];
+    out.set(stream, {
+      stream, mode: r['mode'] as LookbackRow['mode'], days, probe: Boolean(r['probe']), reason: String(r['reason']),
+      since: changed ? (r['until'] as Date) : before.since,
+      previousDays: changed ? (before?.days ?? null) : before.previousDays,
+    });
+  }
+  return [...out.values()];
+}
+
+async function hasLookbackTable(query: Query): Promise<boolean> {
+  const [exists] = await query(`SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = '_etl_lookback'`);
+  return Number(exists?.['n'] ?? 0) > 0;
 }

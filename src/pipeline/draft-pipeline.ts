@@ -7,7 +7,7 @@ import { isMap, isPair, isScalar, parseDocument } from 'yaml';
 import type { Document, YAMLMap } from 'yaml';
 import type { ApiClient } from '../api/api-client.js';
 import { LIMIT_POOLS } from '../api/endpoints.js';
-import { parsePipelineText } from '../config/load-pipeline-file.js';
+import { AUTO_LOOKBACK, parsePipelineText } from '../config/load-pipeline-file.js';
 import type { PipelineDefinition, StreamName } from '../config/pipeline-definition.js';
 import { streamDeclaration } from '../streams/registry.js';
 import { classifyFailure } from './check-streams.js';
@@ -54,6 +54,7 @@ export async function draftPipeline(input: DraftInput): Promise<DraftPipeline> {
   const doc = parseDocument(input.template);
   doc.set('name', input.name);
   doc.set('start_date', input.startDate);
+  autoLookback(doc);
   if (input.apps.length > 0) namedApps(doc, input.apps);
 
   const draft = parsePipelineText(doc.toString(), input.file);
@@ -115,6 +116,16 @@ function annotateStreams(doc: Document, plan: Plan, pools: readonly PoolNights[]
     ].join('\n');
     pair.key.commentBefore = pair.key.commentBefore ? `${pair.key.commentBefore}\n${note}` : note;
   }
+}
+
+/**
+ * `lookback_days: auto`: a new workspace's restatements are unknown, so the look-back follows the ones its runs see
+ * (the template's comment, written for a fixed number, is replaced).
+ */
+function autoLookback(doc: Document): void {
+  const value = doc.createNode(AUTO_LOOKBACK);
+  value.comment = ' set each run from the restatements seen, at most lookback_max_days (28); `status` says why';
+  doc.set('lookback_days', value);
 }
 
 /** The file's opening comment: what wrote it, what the lists held, the first backfill per pool, and what to run next. */

@@ -11,11 +11,13 @@ import { STREAMS, streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Discovery } from './discover.js';
 import { discover } from './discover.js';
-import type { Plan, PlannedHole, PlannedState } from './plan.js';
+import type { Plan, PlanInput, PlannedHole, PlannedState } from './plan.js';
 import { activityKey, buildPlan } from './plan.js';
 import type { ActiveSpan } from '../extract/incremental-cursor.js';
 import { activeSpan } from '../extract/incremental-cursor.js';
 import { activityTable } from '../streams/stream-declaration.js';
+import { lookbackEvidence } from '../load/audit-store.js';
+import { AUTO_LOOKBACK_EVIDENCE_DAYS } from './auto-lookback.js';
 
 /** What the warehouse tells the planner: stored watermarks, holes, and the size of the paged lists' tables. */
 export interface StoredPlanState {
@@ -26,13 +28,18 @@ export interface StoredPlanState {
   activity?: ReadonlyMap<string, ActiveSpan>;
   /** The objects with a details row stored, by activityKey. @default none */
   detailsStored?: ReadonlySet<string>;
+  /** Per stream, the restatements seen and its last probe (see PlanInput.lookbackEvidence). @default none */
+  lookbackEvidence?: PlanInput['lookbackEvidence'];
 }
 
 /** Nothing stored: a first run (or a full refresh, which forgets state before planning). */
 const EMPTY_PLAN_STATE: StoredPlanState = { states: [], holes: [], knownRows: {} };
 
-/** Reads watermarks, holes and the paged lists' row counts from an open warehouse. */
-export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanState> {
+/**
+ * Reads watermarks, holes, the paged lists' row counts and the look-back evidence (restatements seen by runs up to
+ * AUTO_LOOKBACK_EVIDENCE_DAYS before `until`) from an open warehouse.
+ */
+export async function readStoredPlanState(wh: Warehouse, until: Date): Promise<StoredPlanState> {
   const knownRows: Partial<Record<StreamName, number>> = {};
   for (const stream of STREAMS) {
     if (stream.kind !== 'paged_list') continue;
@@ -47,7 +54,8 @@ export async function readStoredPlanState(wh: Warehouse): Promise<StoredPlanStat
     const fetchedUntil = untils.get(`${s.stream}\u0000${s.seriesKey}`);
     return fetchedUntil instanceof Date ? { ...s, fetchedUntil } : s;
   });
-  return { states, holes, knownRows, ...(await readActivity(wh)) };
+  const evidence = await lookbackEvidence((sql, params) => wh.query(sql, params), new Date(until.getTime() - AUTO_LOOKBACK_EVIDENCE_DAYS * 86_400_000));
+  return { states, holes, knownRows, lookbackEvidence: evidence, ...(await readActivity(wh)) };
 }
 
 /**
@@ -92,6 +100,7 @@ export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: D
     knownRows: stored.knownRows,
     ...(stored.activity ? { activity: stored.activity } : {}),
     ...(stored.detailsStored ? { detailsStored: stored.detailsStored } : {}),
+    ...(stored.lookbackEvidence ? { lookbackEvidence: stored.lookbackEvidence } : {}),
   });
 }
 
@@ -114,7 +123,7 @@ export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): 
     return await withResumePoint(opts.db, async (wh, from) => {
       const discovery = throwFailedList(await discover({ ...input, wh }));
       const storedState = from === 'checkpoint' ? 'read (checkpoint of a run that did not publish)' as const : 'read' as const;
-      return { plan: planRun(opts, await readStoredPlanState(wh), discovery, pagesRead), storedState };
+      return { plan: planRun(opts, await readStoredPlanState(wh, until), discovery, pagesRead), storedState };
     });
   } catch (err) {
     if (!(err instanceof NoSnapshotError)) throw err;

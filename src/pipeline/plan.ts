@@ -13,6 +13,8 @@ import { activityTable } from '../streams/stream-declaration.js';
 import type { ListedObject } from '../streams/workspace-lists.js';
 import type { DiscoveredList, Discovery } from './discover.js';
 import { reconciliationWindow } from './reconciliation-window.js';
+import type { EffectiveLookback, LookbackEvidence } from './auto-lookback.js';
+import { effectiveLookback } from './auto-lookback.js';
 
 export interface SeriesPlan {
   stream: SeriesStream;
@@ -74,6 +76,13 @@ export interface StreamPlanSummary {
 export interface ReconciliationPlan {
   stream: SeriesStream;
   checks: Reconciliation[];
+  /** The stream's look-back in this run: its checks reconcile that many complete days (see reconciliationWindow). */
+  lookbackDays: number;
+}
+
+/** The look-back a series stream re-reads in this run, and why: recorded with the run, shown by `status`. */
+export interface StreamLookback extends EffectiveLookback {
+  stream: StreamName;
 }
 
 export interface Plan {
@@ -81,6 +90,8 @@ export interface Plan {
   discovery: DiscoveredList[];
   series: SeriesPlan[];
   reconciliations: ReconciliationPlan[];
+  /** Per series stream planned, the look-back it re-reads in this run. */
+  lookbacks: StreamLookback[];
   lists: ListPlan[];
   perId: PerIdPlan[];
   /** Lists stored as they are: their rows come with discovery, so they cost nothing here. */
@@ -133,6 +144,8 @@ export interface PlanInput {
   activity?: ReadonlyMap<string, ActiveSpan>;
   /** The objects with a details row stored, by activityKey. @default none */
   detailsStored?: ReadonlySet<string>;
+  /** Per stream, the restatements seen and its last probe: what an `auto` look-back is set from. @default none seen */
+  lookbackEvidence?: ReadonlyMap<string, Omit<LookbackEvidence, 'stored'>>;
 }
 
 /** The key of an object's activity span in PlanInput.activity. */
@@ -172,7 +185,7 @@ export function buildPlan(input: PlanInput): Plan {
     const key = `${h.stream}${sep}${h.seriesKey}`;
     holes.set(key, [...(holes.get(key) ?? []), { startMs: h.startMs, attempts: h.attempts, status: h.status }]);
   }
-  const plan: Plan = { discovery: input.discovery?.lists ?? [], series: [], reconciliations: [], lists: [], perId: [], listings: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+  const plan: Plan = { discovery: input.discovery?.lists ?? [], series: [], reconciliations: [], lookbacks: [], lists: [], perId: [], listings: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
   const add = (summary: StreamPlanSummary) => {
     plan.streams.push(summary);
     plan.byPool[summary.pool] = (plan.byPool[summary.pool] ?? 0) + summary.requests;
@@ -192,6 +205,10 @@ export function buildPlan(input: PlanInput): Plan {
     const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0, reconciliations: 0 };
     switch (stream.kind) {
       case 'series': {
+        const setting = input.pipeline.streamLookbacks[name] ?? input.pipeline.lookback;
+        const hasState = input.states.some((s) => s.stream === name);
+        const lookback = effectiveLookback(setting, { byAge: [], ...input.lookbackEvidence?.get(name), stored: hasState }, input.until.toJSDate());
+        plan.lookbacks.push({ stream: name, ...lookback });
         for (const instance of stream.series(options)) {
           const key = seriesKey(instance.unit, instance.dims);
           const state = states.get(`${name}${sep}${key}`);
@@ -204,7 +221,7 @@ export function buildPlan(input: PlanInput): Plan {
           const detailsDue = detailsKey === undefined ? undefined : dueDetails(name, objectId!, detailsKey, input);
           const cursor = planCursor({
             ...(active ? { active } : {}),
-            unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: lookbackOf(input.pipeline.lookbackDays, state),
+            unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: lookbackOf(lookback.days, state),
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });
           plan.series.push({
@@ -218,8 +235,8 @@ export function buildPlan(input: PlanInput): Plan {
           summary.holes += seriesHoles.filter((h) => h.status === 'open').length;
         }
         // A window without a complete day (a run inside the pipeline's first day) has nothing to reconcile.
-        const checks = (stream.reconcile?.(options) ?? []).filter((c) => reconciliationWindow(input.until, input.from, input.pipeline.lookbackDays, c.maxDays));
-        if (checks.length > 0) plan.reconciliations.push({ stream, checks });
+        const checks = (stream.reconcile?.(options) ?? []).filter((c) => reconciliationWindow(input.until, input.from, lookback.days, c.maxDays));
+        if (checks.length > 0) plan.reconciliations.push({ stream, checks, lookbackDays: lookback.days });
         summary.reconciliations = checks.length;
         summary.requests += checks.length;
         summary.minimum += checks.length;

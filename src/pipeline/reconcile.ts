@@ -28,13 +28,13 @@ export function sameTotal(table: string, column: string, expected: number, actua
 
 export async function runReconciliations(
   plans: readonly ReconciliationPlan[],
-  ctx: { client: ApiClient; wh: Warehouse; runId: string; until: DateTime; from: DateTime; lookbackDays: number; warn(w: RunWarning): void },
+  ctx: { client: ApiClient; wh: Warehouse; runId: string; until: DateTime; from: DateTime; warn(w: RunWarning): void },
 ): Promise<ReconciliationRow[]> {
   const query = (sql: string, params?: readonly unknown[]) => ctx.wh.query(sql, params);
   const all: ReconciliationRow[] = [];
-  for (const { stream, checks } of plans) {
+  for (const { stream, checks, lookbackDays } of plans) {
     const todo = checks.flatMap((check) => {
-      const window = reconciliationWindow(ctx.until, ctx.from, ctx.lookbackDays, check.maxDays);
+      const window = reconciliationWindow(ctx.until, ctx.from, lookbackDays, check.maxDays);
       return window ? [{ check, window, days: Math.round(window.end.diff(window.start, 'days').days) }] : [];
     });
     // Every check's request at once, paced by the client like any other (one after another, a nightly run waited on 137

@@ -20,6 +20,7 @@ import type { PoolOverrides } from '../api/limiter.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
 import { publishDatabase, publishParquet } from './publish-run.js';
 import { reconcileRun } from './reconcile.js';
+import { recordLookbacks } from '../load/audit-store.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import type { RunReporter, RunWarning } from './run-events.js';
 import { SILENT_REPORTER } from './run-events.js';
@@ -155,7 +156,7 @@ async function planAndFetch(
   // Committed: for the rest of the run the lists are held only as planning and fetching read them (ids, versions), not
   // also as rows (a heap snapshot of a 20k run found every listed_objects row alive in its tenth minute).
   discovery.rows = { upserts: [], replaces: [] };
-  const plan = planRun({ ...opts, streams: opts.streams.filter((s) => !discovery.failed.has(s)) }, await readStoredPlanState(wh), discovery);
+  const plan = planRun({ ...opts, streams: opts.streams.filter((s) => !discovery.failed.has(s)) }, await readStoredPlanState(wh, until.toJSDate()), discovery);
 
   const fetched = await fetchAndCommit({
     plan, discovery, client, committer, until, holeRetries: opts.pipeline.holeRetries, reporter, warnings, pools: ctx.pools, budgetSpent, budgetLeftMs,
@@ -164,7 +165,7 @@ async function planAndFetch(
 
   const from = opts.from ?? opts.pipeline.startDate;
   const reconciled = await reconcileRun(plan.reconciliations, {
-    client, wh, runId: ctx.runId, until, from, lookbackDays: opts.pipeline.lookbackDays, warn: (w) => warnings.push(w), budgetSpent,
+    client, wh, runId: ctx.runId, until, from, warn: (w) => warnings.push(w), budgetSpent,
   });
   reporter.emit({ type: 'phase', phase: 'commit' });
   await committer.drain();
@@ -174,6 +175,7 @@ async function planAndFetch(
   const remainingRequests = fetched.unstarted + reconciled.unsent;
   runWarnings(warnings, { failures, openHoles: holes.open, holeRetries: opts.pipeline.holeRetries, remainingRequests, budgetMs: opts.timeBudgetMs });
   for (const w of warnings) reporter.emit({ type: 'warning', ...w });
+  await recordLookbacks((sql, params) => wh.query(sql, params), ctx.runId, until.toJSDate(), plan.lookbacks);
   const backfill = await backfillProgress(wh, plan, from.toUTC().toMillis());
   await recordBackfill(wh, ctx.runId, backfill);
   return {

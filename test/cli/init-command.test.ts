@@ -63,6 +63,7 @@ describe('engage-etl init on a workspace whose ids are not the demo\'s', () => {
     expect(text).toMatch(/^name: acme$/m);
     expect(text).toContain(`start_date: ${START}`);
     expect(text).toMatch(/^time_budget: 3h$/m);
+    expect(text).toMatch(/^lookback_days: auto +# set each run from the restatements seen/m);
   });
 
   it('refuses to replace the file without --force (exit 2, nothing sent, file unchanged), and replaces it with --force', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { reportPathFor } from '../../src/config/report-path.js';
-import { loadPipelineFile } from '../../src/config/load-pipeline-file.js';
+import { loadPipelineFile, parsePipelineText } from '../../src/config/load-pipeline-file.js';
 import { STREAM_NAMES } from '../../src/config/pipeline-definition.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'engage-config-'));
@@ -34,10 +34,18 @@ const HEAD = 'name: t\nstart_date: 2024-01-01\n';
 describe('the shipped nightly pipeline', () => {
   const nightly = loadPipelineFile('pipelines/nightly.yaml');
 
+  it('reads lookback_days: auto with its bound, and a stream\'s own lookback_days over the pipeline\'s', () => {
+    const p = parsePipelineText(`${HEAD}lookback_days: auto\nlookback_max_days: 14\nstreams:\n  kpis: {}\n  sessions: { lookback_days: 1 }\n  custom_events: {}\n`, 'auto.yaml');
+    expect(p.lookback).toEqual({ mode: 'auto', maxDays: 14 });
+    expect(p.streamLookbacks).toEqual({ kpis: { mode: 'auto', maxDays: 14 }, sessions: { mode: 'fixed', days: 1 } });
+    const fixed = parsePipelineText(`${HEAD}lookback_days: 5\nstreams:\n  revenue: { lookback_days: auto }\n`, 'fixed.yaml');
+    expect(fixed.streamLookbacks).toEqual({ revenue: { mode: 'auto', maxDays: 28 } });
+  });
+
   it('loads with every stream, in the canonical order', () => {
     expect(nightly.name).toBe('nightly');
     expect(nightly.startDate.toISO()).toBe('2024-01-01T00:00:00.000Z');
-    expect(nightly.lookbackDays).toBe(3);
+    expect(nightly.lookback).toEqual({ mode: 'fixed', days: 3 });
     expect(nightly.streamNames).toEqual(STREAM_NAMES);
   });
 
@@ -65,7 +73,7 @@ describe('the shipped nightly pipeline', () => {
 describe('defaults', () => {
   it('fills lookback 3, unit day, "*" selectors and false booleans, and reads a bare stream key as no options', () => {
     const p = loadPipelineFile(file(`${HEAD}streams:\n  revenue: {}\n  sessions: {}\n  canvas_summary: { canvases: [cv_1] }\n  content_blocks: { ids: [cb_1] }\n  custom_events:\n`));
-    expect(p.lookbackDays).toBe(3);
+    expect(p.lookback).toEqual({ mode: 'fixed', days: 3 });
     expect(p.streams.revenue).toEqual({ unit: 'day', apps: ['*'], products: { all: false, ids: ['*'] } });
     expect(p.streams.sessions).toEqual({ unit: 'day', apps: ['*'], segments: ['*'] });
     expect(p.streams.canvas_summary).toEqual({ canvases: { all: false, ids: ['cv_1'] }, source: 'data_series', reconcile: false, variantBreakdown: false, stepBreakdown: false, deletedStepData: false });
@@ -82,7 +90,7 @@ describe('defaults', () => {
 
   it('reads a JSON pipeline file with the same parser', () => {
     const p = loadPipelineFile(file(JSON.stringify({ name: 'j', start_date: '2024-01-01', lookback_days: 0, source: { base_url: 'https://rest.example.com/' }, streams: { data_integrations: {} } }), 'json'));
-    expect(p).toMatchObject({ name: 'j', lookbackDays: 0, source: { baseUrl: 'https://rest.example.com' }, streamNames: ['data_integrations'] });
+    expect(p).toMatchObject({ name: 'j', lookback: { mode: 'fixed', days: 0 }, source: { baseUrl: 'https://rest.example.com' }, streamNames: ['data_integrations'] });
   });
 });
 
@@ -127,6 +135,11 @@ describe('refusals', () => {
     ['a negative lookback', `${HEAD}lookback_days: -1\nstreams: { custom_events: {} }\n`, 'at lookback_days: -1 is not a whole number of days'],
     ['a fractional lookback', `${HEAD}lookback_days: 1.5\nstreams: { custom_events: {} }\n`, 'at lookback_days: 1.5 is not a whole number of days'],
     ['a quoted lookback', `${HEAD}lookback_days: "3"\nstreams: { custom_events: {} }\n`, 'at lookback_days: "3" is not a whole number of days'],
+    ['a lookback word other than auto', `${HEAD}lookback_days: automatic\nstreams: { custom_events: {} }\n`, 'at lookback_days: "automatic" is not a whole number of days ≥ 0 nor auto; e.g. lookback_days: 3'],
+    ['a bad lookback in a stream', `${HEAD}streams:\n  kpis: { lookback_days: -2 }\n`, 'at streams.kpis.lookback_days: -2 is not a whole number of days ≥ 0 nor auto'],
+    ['a lookback on a stream read whole', `${HEAD}streams:\n  data_integrations: { lookback_days: auto }\n`, 'at streams.data_integrations.lookback_days: data_integrations re-reads nothing before a watermark'],
+    ['a lookback_max_days of 0', `${HEAD}lookback_days: auto\nlookback_max_days: 0\nstreams: { custom_events: {} }\n`, 'at lookback_max_days: 0 is not a whole number of days ≥ 1'],
+    ['a lookback_max_days without auto', `${HEAD}lookback_days: 3\nlookback_max_days: 14\nstreams: { kpis: {} }\n`, 'at lookback_max_days: bounds only lookback_days: auto, and no lookback_days here says auto'],
     ['missing streams', HEAD, 'at streams: is required; declare at least one stream'],
     ['empty streams', `${HEAD}streams: {}\n`, 'at streams: is empty'],
     ['a stream that is not a mapping', `${HEAD}streams:\n  revenue: [a]\n`, 'at streams.revenue: must be a mapping of options'],
