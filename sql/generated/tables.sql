@@ -269,6 +269,31 @@ CREATE TABLE IF NOT EXISTS "canvases" (
 );
 COMMENT ON TABLE "canvases" IS 'Canvases: name, flags, schedule, entry times, channels, tags and teams. Key: canvas_id.';
 
+-- Every version of the rows of canvases, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: canvas_id, _valid_from.
+CREATE TABLE IF NOT EXISTS "canvases_history" (
+  "canvas_id" VARCHAR,
+  "name" VARCHAR,
+  "description" VARCHAR,
+  "created_at" TIMESTAMP,
+  "updated_at" TIMESTAMP,
+  "archived" BOOLEAN,
+  "draft" BOOLEAN,
+  "schedule_type" VARCHAR,
+  "first_entry" TIMESTAMP,
+  "last_entry" TIMESTAMP,
+  "channels" VARCHAR[],
+  "tags" VARCHAR[],
+  "teams" VARCHAR[],
+  "last_edited" TIMESTAMP,
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
+  "_valid_from" TIMESTAMP,
+  "_valid_to" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "canvases_history" IS 'Every version of the rows of canvases, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: canvas_id, _valid_from.';
+
 -- Variants of each Canvas and their first steps. Key: canvas_id, variant_id.
 CREATE TABLE IF NOT EXISTS "canvas_variants" (
   "canvas_id" VARCHAR,
@@ -280,6 +305,20 @@ CREATE TABLE IF NOT EXISTS "canvas_variants" (
   "_run_id" VARCHAR
 );
 COMMENT ON TABLE "canvas_variants" IS 'Variants of each Canvas and their first steps. Key: canvas_id, variant_id.';
+
+-- Every version of the rows of canvas_variants, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: canvas_id, variant_id, _valid_from.
+CREATE TABLE IF NOT EXISTS "canvas_variants_history" (
+  "canvas_id" VARCHAR,
+  "variant_id" VARCHAR,
+  "name" VARCHAR,
+  "first_step_ids" VARCHAR[],
+  "first_step_id" VARCHAR,
+  "_valid_from" TIMESTAMP,
+  "_valid_to" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "canvas_variants_history" IS 'Every version of the rows of canvas_variants, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: canvas_id, variant_id, _valid_from.';
 
 -- Steps of each Canvas: type, next steps and paths, channels and messages. Key: canvas_id, step_id.
 CREATE TABLE IF NOT EXISTS "canvas_steps" (
@@ -295,6 +334,23 @@ CREATE TABLE IF NOT EXISTS "canvas_steps" (
   "_run_id" VARCHAR
 );
 COMMENT ON TABLE "canvas_steps" IS 'Steps of each Canvas: type, next steps and paths, channels and messages. Key: canvas_id, step_id.';
+
+-- Every version of the rows of canvas_steps, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: canvas_id, step_id, _valid_from.
+CREATE TABLE IF NOT EXISTS "canvas_steps_history" (
+  "canvas_id" VARCHAR,
+  "step_id" VARCHAR,
+  "name" VARCHAR,
+  "type" VARCHAR,
+  "next_step_ids" VARCHAR[],
+  "next_paths" JSON,
+  "channels" VARCHAR[],
+  "messages" JSON,
+  "_valid_from" TIMESTAMP,
+  "_valid_to" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "canvas_steps_history" IS 'Every version of the rows of canvas_steps, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: canvas_id, step_id, _valid_from.';
 
 -- Email templates: names, subject, bodies and edit times. Key: email_template_id.
 CREATE TABLE IF NOT EXISTS "email_templates" (
@@ -361,6 +417,34 @@ CREATE TABLE IF NOT EXISTS "campaigns" (
 );
 COMMENT ON TABLE "campaigns" IS 'Campaigns: name, flags, schedule, channels, first and last send, tags, teams and conversion behaviors. Key: campaign_id.';
 
+-- Every version of the rows of campaigns, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: campaign_id, _valid_from.
+CREATE TABLE IF NOT EXISTS "campaigns_history" (
+  "campaign_id" VARCHAR,
+  "name" VARCHAR,
+  "description" VARCHAR,
+  "created_at" TIMESTAMP,
+  "updated_at" TIMESTAMP,
+  "last_edited" TIMESTAMP,
+  "archived" BOOLEAN,
+  "draft" BOOLEAN,
+  "enabled" BOOLEAN,
+  "is_api_campaign" BOOLEAN,
+  "schedule_type" VARCHAR,
+  "channels" VARCHAR[],
+  "first_sent" TIMESTAMP,
+  "last_sent" TIMESTAMP,
+  "tags" VARCHAR[],
+  "teams" VARCHAR[],
+  "conversion_behaviors" JSON,
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
+  "_valid_from" TIMESTAMP,
+  "_valid_to" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "campaigns_history" IS 'Every version of the rows of campaigns, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: campaign_id, _valid_from.';
+
 -- Message variations of each campaign: channel, name and the channel's own fields (subject, alert, body, url…). Key: campaign_id, variation_id.
 CREATE TABLE IF NOT EXISTS "campaign_messages" (
   "campaign_id" VARCHAR,
@@ -372,6 +456,20 @@ CREATE TABLE IF NOT EXISTS "campaign_messages" (
   "_run_id" VARCHAR
 );
 COMMENT ON TABLE "campaign_messages" IS 'Message variations of each campaign: channel, name and the channel''s own fields (subject, alert, body, url…). Key: campaign_id, variation_id.';
+
+-- Every version of the rows of campaign_messages, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: campaign_id, variation_id, _valid_from.
+CREATE TABLE IF NOT EXISTS "campaign_messages_history" (
+  "campaign_id" VARCHAR,
+  "variation_id" VARCHAR,
+  "channel" VARCHAR,
+  "name" VARCHAR,
+  "message" JSON,
+  "_valid_from" TIMESTAMP,
+  "_valid_to" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "campaign_messages_history" IS 'Every version of the rows of campaign_messages, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: campaign_id, variation_id, _valid_from.';
 
 -- Segments: name, descriptions, whether analytics tracking is on, tags, teams and edit times. Key: segment_id.
 CREATE TABLE IF NOT EXISTS "segments" (
@@ -390,6 +488,26 @@ CREATE TABLE IF NOT EXISTS "segments" (
   "_run_id" VARCHAR
 );
 COMMENT ON TABLE "segments" IS 'Segments: name, descriptions, whether analytics tracking is on, tags, teams and edit times. Key: segment_id.';
+
+-- Every version of the rows of segments, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: segment_id, _valid_from.
+CREATE TABLE IF NOT EXISTS "segments_history" (
+  "segment_id" VARCHAR,
+  "name" VARCHAR,
+  "description" VARCHAR,
+  "text_description" VARCHAR,
+  "analytics_tracking_enabled" BOOLEAN,
+  "created_at" TIMESTAMP,
+  "updated_at" TIMESTAMP,
+  "tags" VARCHAR[],
+  "teams" VARCHAR[],
+  "_list_version" VARCHAR,
+  "_removed_at" TIMESTAMP,
+  "_valid_from" TIMESTAMP,
+  "_valid_to" TIMESTAMP,
+  "_loaded_at" TIMESTAMP,
+  "_run_id" VARCHAR
+);
+COMMENT ON TABLE "segments_history" IS 'Every version of the rows of segments, current from _valid_from until _valid_to (NULL while current; a removed object has none current). Key: segment_id, _valid_from.';
 
 -- Products the workspace lists, with the --until of the run that first saw each. Key: product_id.
 CREATE TABLE IF NOT EXISTS "products" (

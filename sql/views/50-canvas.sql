@@ -108,3 +108,21 @@ COMMENT ON COLUMN "analytics"."canvas_step_funnel"."canvas_entries" IS 'See canv
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."conversions_per_entry" IS 'See canvas_step_conversions.conversions_per_entry (this view is deprecated).';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."first_day" IS 'See canvas_step_conversions.first_day (this view is deprecated).';
 COMMENT ON COLUMN "analytics"."canvas_step_funnel"."last_day" IS 'See canvas_step_conversions.last_day (this view is deprecated).';
+
+-- A Canvas's name as it was on each day of its summaries, from canvases_history: the version current at the end of the
+-- day (so a day takes the name the Canvas had when the day's numbers were complete); a day before the first version
+-- engage-etl saw takes that first name, a day after the Canvas was removed its last one.
+CREATE OR REPLACE VIEW "analytics"."canvas_names_by_day" AS
+WITH "days" AS (SELECT DISTINCT "canvas_id", "day" FROM "main"."canvas_summary"),
+"first" AS (SELECT "canvas_id", arg_min("name", "_valid_from") AS "name" FROM "main"."canvases_history" GROUP BY "canvas_id")
+SELECT d."day", d."canvas_id", COALESCE(h."name", f."name") AS "canvas_name",
+  "analytics"."day_complete"(d."day", w."watermark") AS "complete"
+FROM "days" d
+ASOF LEFT JOIN "main"."canvases_history" h ON h."canvas_id" = d."canvas_id" AND d."day" + INTERVAL 1 DAY > h."_valid_from"
+LEFT JOIN "first" f ON f."canvas_id" = d."canvas_id"
+LEFT JOIN "analytics"."series_watermarks"('canvas_summary') w ON w."series_key" = 'unit=day|canvas_id=' || d."canvas_id";
+COMMENT ON VIEW "analytics"."canvas_names_by_day" IS 'The name each Canvas had on each day of its summaries: join it to canvas_daily on canvas_id and day to show March''s numbers under March''s name. One row per Canvas and day. To fill: canvas_summary and canvas_details in the pipeline.';
+COMMENT ON COLUMN "analytics"."canvas_names_by_day"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."canvas_names_by_day"."canvas_id" IS 'The Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_names_by_day"."canvas_name" IS 'The Canvas''s name at the end of the day (canvases_history); before the first version loaded, the first name; NULL when canvas_details never read the Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';

@@ -9,6 +9,7 @@ import type { StagedTable } from './row-package.js';
 import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident, sqlString } from './table-specs.js';
 import type { ColumnSpec, TableSpec } from './table-specs.js';
 import { MONEY } from './table-definition.js';
+import { historyMergeSql } from './table-history.js';
 
 /** What a commit did to one table. */
 export interface TableChange {
@@ -36,6 +37,11 @@ export interface MergeContext {
    * @default undefined (no audit)
    */
   audit?: { stream: string; until: Date };
+  /**
+   * The run's --until: where a version of a table with `history` starts when the platform gives no edit time.
+   * @default loadedAt
+   */
+  until?: Date;
 }
 
 function keyMatch(spec: TableSpec, a: string, b: string): string {
@@ -251,6 +257,13 @@ export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: 
        (SELECT count(*) FROM ${chg} WHERE "_ins"), (SELECT count(*) FROM ${chg} WHERE NOT "_ins"), ${scoped ? `(SELECT count(*) FROM ${del})` : '0'},
        ${extents ? `(SELECT count(*) FROM ${probe} WHERE "_maybe")` : staged.duplicates ? `(SELECT count(*) FROM ${fresh})` : `${staged.rows}`}`,
     ...(extents ? [widenExtentsSql(extents, chg)] : []),
+    ...(spec.history
+      ? historyMergeSql(spec, `SELECT ${spec.key.map(ident).join(', ')} FROM ${chg}${scoped ? ` UNION ALL SELECT ${spec.key.map(ident).join(', ')} FROM ${del}` : ''}`, {
+          until: sqlTimestamp(ctx.until ?? ctx.loadedAt, 'run until'),
+          loadedAt: sqlTimestamp(ctx.loadedAt, 'batch loadedAt'),
+          runId: sqlString(ctx.runId),
+        })
+      : []),
     `DROP ${freshKind} IF EXISTS ${fresh}`,
     ...[...(scoped ? [scope, del] : []), chg, ...(extents ? [probe] : [])].map((temp) => `DROP TABLE IF EXISTS ${temp}`),
   );

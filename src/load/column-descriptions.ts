@@ -3,12 +3,16 @@
 // names whose meaning depends on the table (`name`, `id`, `message`…) have a line per table. A test checks that every
 // column of every declared table has a line, so a new stream cannot ship an undocumented column.
 
+import { HISTORY_SUFFIX } from './table-history.js';
+
 /** Descriptions by column name, for every table that has the column. */
 const BY_NAME: Readonly<Record<string, string>> = {
   _loaded_at: 'When engage-etl last wrote this row (UTC): its insert, or the last update that changed a value.',
   _run_id: 'The engage-etl run that last wrote this row (the run_id of etl_runs).',
   _month: 'The month (YYYY-MM) of the row\'s time column: the DuckDB table\'s partition, computed, not stored in the Parquet.',
   _list_version: 'The object\'s version in the workspace\'s list (its last edit, UTC) when the row was written; the object is re-read when the list shows another.',
+  _valid_from: 'When this version of the row became current (UTC): the platform\'s edit time (updated_at) where it gives one, else the --until of the run that saw the change.',
+  _valid_to: 'When this version stopped being current (UTC): the start of the next version, or the removal of the object; NULL while current.',
   _removed_at: 'The --until of the run whose list no longer showed the object (deleted or archived upstream); NULL while it is listed.',
   analytics_tracking_enabled: 'Whether the segment has analytics tracking on (only then does the platform report its size and breakdowns).',
   app_group_id: 'The workspace (app group) the integration belongs to.',
@@ -152,7 +156,11 @@ const BY_TABLE_COLUMN: Readonly<Record<string, string>> = {
   'campaign_series.revenue': 'Revenue (USD) attributed to the campaign.',
 };
 
-/** The description of `column` in `table`, or undefined when none is written (a test keeps that from happening). */
+/**
+ * The description of `column` in `table`, or undefined when none is written (a test keeps that from happening). A
+ * column of a history table (`<table>_history`) means what it means in its table.
+ */
 export function columnDescription(table: string, column: string): string | undefined {
-  return BY_TABLE_COLUMN[`${table}.${column}`] ?? BY_NAME[column];
+  const versioned = table.endsWith(HISTORY_SUFFIX) ? table.slice(0, -HISTORY_SUFFIX.length) : table;
+  return BY_TABLE_COLUMN[`${table}.${column}`] ?? BY_TABLE_COLUMN[`${versioned}.${column}`] ?? BY_NAME[column];
 }

@@ -10,7 +10,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { FatalError } from '../errors.js';
 import { toDuckDBValue } from './duckdb-values.js';
 import { MONEY, ident, type ColumnType, type TableSpec } from './table-definition.js';
-import { TABLE_SPECS } from './table-specs.js';
+import { FETCHED_TABLE_SPECS } from './table-specs.js';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -128,7 +128,7 @@ class StagingLayout {
   }
 }
 
-export const STAGING_LAYOUT = new StagingLayout(TABLE_SPECS);
+export const STAGING_LAYOUT = new StagingLayout(FETCHED_TABLE_SPECS);
 
 /** One table's rows in a package: how the merge reads them from the staging table. */
 export interface StagedTable {

@@ -35,6 +35,13 @@ export interface TableSpec<N extends string = string, C extends readonly ColumnS
   readonly description: string;
   /** How a table an earlier version wrote becomes this one, applied when a database is opened. @default none */
   readonly upgrades?: readonly TableUpgrade[];
+  /**
+   * Keep every version of each row in `<name>_history` (src/load/table-history.ts), written by the merge in the same
+   * transaction. `validFrom`: the TIMESTAMP column that says when the object was edited (the details' `updated_at`);
+   * without it, or when it is NULL or does not move past the stored version, a version starts at the run's --until.
+   * @default undefined (the table keeps only its current rows)
+   */
+  readonly history?: { readonly validFrom?: C[number]['name'] };
 }
 
 /**

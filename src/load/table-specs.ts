@@ -1,16 +1,22 @@
-// The warehouse's data tables, as the stream declarations define them (src/streams/): the merge, the Parquet export,
-// the schema check and the tests read this one list. The DDL is generated from it (createTableSql).
+// The warehouse's data tables, as the stream declarations define them (src/streams/), each followed by its history
+// table when it declares one: the merge, the Parquet export, the schema check and the tests read this one list. The DDL
+// is generated from it (createTableSql).
 import { FatalError } from '../errors.js';
 import { STREAMS, STREAM_TABLE_SPECS } from '../streams/registry.js';
-import type { TableName } from '../streams/registry.js';
+import type { TableName as FetchedTableName } from '../streams/registry.js';
 import type { TableSpec } from './table-definition.js';
+import { historySpec } from './table-history.js';
 
-export type { TableName } from '../streams/registry.js';
+/** A table rows are fetched into, or the history table of one (`<table>_history`, see table-history.ts). */
+export type TableName = FetchedTableName | `${FetchedTableName}_history`;
 export type { ColumnSpec, ColumnType, TableSpec } from './table-definition.js';
 export { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident, sqlString, storedColumns } from './table-definition.js';
 
-/** Every table spec, in registry order. */
-export const TABLE_SPECS: readonly TableSpec<TableName>[] = STREAM_TABLE_SPECS as readonly TableSpec<TableName>[];
+/** The tables fetched rows are merged into, in registry order. */
+export const FETCHED_TABLE_SPECS: readonly TableSpec<FetchedTableName>[] = STREAM_TABLE_SPECS as readonly TableSpec<FetchedTableName>[];
+
+/** Every table spec, in registry order, a history table right after its table. */
+export const TABLE_SPECS: readonly TableSpec<TableName>[] = FETCHED_TABLE_SPECS.flatMap((s) => (s.history ? [s, historySpec(s)] : [s])) as readonly TableSpec<TableName>[];
 
 const TABLE_NAMES: readonly TableName[] = TABLE_SPECS.map((s) => s.name);
 

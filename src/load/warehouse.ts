@@ -24,8 +24,9 @@ import { applySqlDir } from './sql-dir.js';
 import { recordStreamOutcomes } from './stream-outcomes.js';
 import type { StreamOutcome } from './stream-outcomes.js';
 import { createTableSql } from './table-definition.js';
+import { historyTableName, seedHistory } from './table-history.js';
 import { isCurrentLayout, matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
-import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
+import { FETCHED_TABLE_SPECS, PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
 import type { TableName } from './table-specs.js';
 
 export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
@@ -81,7 +82,10 @@ export interface LoadBatch {
   state: SeriesStateUpdate[];
   /** Hole changes of the series in this batch. @default [] */
   holes?: HoleUpdate[];
-  /** The run's --until: when given, values of series tables that changed are audited in `_etl_restatements`. */
+  /**
+   * The run's --until: when given, values of series tables that changed are audited in `_etl_restatements`, and versions
+   * of definitions without an edit time start there (table-history.ts). @default undefined (the batch's loadedAt)
+   */
   until?: Date;
 }
 
@@ -274,9 +278,14 @@ export class Warehouse {
     try {
       conn = await entry.instance.connect();
       if (!readOnly) {
+        const before = await tableColumns(conn);
         for (const spec of TABLE_SPECS) await conn.run(createTableSql(spec));
         await applySqlDir(conn);
         await upgradeTables(conn, TABLE_SPECS);
+        // A database from before a table kept its history gains it now, starting from the rows it holds.
+        for (const spec of FETCHED_TABLE_SPECS) {
+          if (spec.history && before.has(spec.name) && !before.has(historyTableName(spec.name))) await seedHistory(conn, spec);
+        }
       }
       await checkSchema(conn, abs);
       return new Warehouse(abs, readOnly, conn);
@@ -375,7 +384,9 @@ export class Warehouse {
       const table = t.spec.name;
       const stream = commit.until ? seriesStreamOfTable(table) : undefined;
       const audit = stream && commit.until ? { audit: { stream, until: commit.until } } : {};
-      return prepareMerge(t, STAGING_TABLE, scopes.get(table) ?? [], { runId: commit.runId, loadedAt: commit.loadedAt, ...audit });
+      return prepareMerge(t, STAGING_TABLE, scopes.get(table) ?? [], {
+        runId: commit.runId, loadedAt: commit.loadedAt, ...audit, ...(commit.until ? { until: commit.until } : {}),
+      });
     });
     const state = prepareSeriesState(commit.runId, commit.loadedAt, commit.state);
     const holes = prepareHoleUpdates(commit.runId, commit.loadedAt, commit.holes ?? []);

@@ -28,6 +28,7 @@ const campaignsTable = defineTable({
     col('conversion_behaviors', 'JSON'), ...DISCOVERED_COLUMNS,
   ],
   key: ['campaign_id'],
+  history: { validFrom: 'updated_at' },
 });
 
 const messagesTable = defineTable({
@@ -35,6 +36,7 @@ const messagesTable = defineTable({
   description: 'Message variations of each campaign: channel, name and the channel\'s own fields (subject, alert, body, url…).',
   columns: [col('campaign_id', 'VARCHAR'), col('variation_id', 'VARCHAR'), col('channel', 'VARCHAR'), col('name', 'VARCHAR'), col('message', 'JSON')],
   key: ['campaign_id', 'variation_id'],
+  history: {},
 });
 
 function booleanOrNull(raw: unknown): boolean | null {

@@ -27,6 +27,7 @@ const canvasesTable = defineTable({
     col('teams', 'VARCHAR[]'), col('last_edited', 'TIMESTAMP'), ...DISCOVERED_COLUMNS,
   ],
   key: ['canvas_id'],
+  history: { validFrom: 'updated_at' },
 });
 
 const variantsTable = defineTable({
@@ -37,6 +38,7 @@ const variantsTable = defineTable({
     col('first_step_id', 'VARCHAR'),
   ],
   key: ['canvas_id', 'variant_id'],
+  history: {},
 });
 
 const stepsTable = defineTable({
@@ -47,6 +49,7 @@ const stepsTable = defineTable({
     col('next_paths', 'JSON'), col('channels', 'VARCHAR[]'), col('messages', 'JSON'),
   ],
   key: ['canvas_id', 'step_id'],
+  history: {},
 });
 
 /**

@@ -23,6 +23,7 @@ const table = defineTable({
     col('teams', 'VARCHAR[]'), ...DISCOVERED_COLUMNS,
   ],
   key: ['segment_id'],
+  history: { validFrom: 'updated_at' },
 });
 
 export const segmentsStream = perIdStream({

@@ -131,7 +131,7 @@ describe('Warehouse.commit', () => {
       { canvas_id: 'cv_1', step_id: 's2', _run_id: 'r1', next_paths: '[{"name":null,"next_step_id":"x"}]', channels: ['email'] },
       { canvas_id: 'cv_2', step_id: 's1', _run_id: 'r1', next_paths: '[{"name":null,"next_step_id":"x"}]', channels: ['email'] },
     ]);
-    expect(await dirty()).toEqual(['canvas_steps:']);
+    expect(await dirty()).toEqual(['canvas_steps:', 'canvas_steps_history:']);
   });
 
   it('replaces a (canvas, day) scope of a month-partitioned table and marks the deleted rows\' month dirty', async () => {

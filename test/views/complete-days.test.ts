@@ -47,7 +47,7 @@ describe('a run at 14:30 UTC', () => {
     }
     expect(checked).toEqual(expect.arrayContaining([
       'calendar', 'purchases_daily', 'purchases_daily_by_app', 'sessions_daily', 'sessions_daily_by_segment', 'segment_size_daily', 'kpis_daily',
-      'kpis_daily_by_app', 'event_counts_daily', 'event_counts_daily_by_app', 'canvas_daily', 'canvas_variant_daily', 'campaign_daily', 'campaign_message_daily',
+      'kpis_daily_by_app', 'event_counts_daily', 'event_counts_daily_by_app', 'canvas_daily', 'canvas_names_by_day', 'canvas_variant_daily', 'campaign_daily', 'campaign_message_daily',
     ]));
   });
 

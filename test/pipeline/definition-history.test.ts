@@ -1,0 +1,108 @@
+// Two nights of the real pipeline against an emulator that is not the demo (seed 7, uuid ids): a Canvas and a campaign
+// renamed in between keep both names in their history tables, with the edit instant between them, and a day's series
+// row joins to the name the Canvas had that day.
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnalyticsWorkspace } from '../../src/emulator/analytics/analytics-workspace.js';
+import { lastEditAt } from '../../src/emulator/analytics/lifecycle.js';
+import { listedCampaigns, listedCanvases } from '../../src/emulator/analytics/workspace-listing.js';
+import { PipelineFixture } from './helpers/pipeline-fixture.js';
+
+const NOW = '2024-06-15T12:00:00Z';
+const EDIT = '2024-06-16T03:00:00Z';
+const NEXT_NIGHT = '2024-06-16T12:00:00Z';
+
+const PIPELINE = `
+name: history
+start_date: 2024-06-13
+lookback_days: 1
+streams:
+  canvas_summary: { canvases: all }
+  canvas_details: { canvases: all }
+  campaigns:      {}
+`;
+
+const HISTORIES = [
+  ['canvases', ['canvas_id']], ['canvas_variants', ['canvas_id', 'variant_id']], ['canvas_steps', ['canvas_id', 'step_id']],
+  ['campaigns', ['campaign_id']], ['campaign_messages', ['campaign_id', 'variation_id']],
+] as const;
+
+describe('a Canvas and a campaign edited between two nights', () => {
+  let f: PipelineFixture;
+  let ws: AnalyticsWorkspace;
+  let canvasId: string;
+  let oldCanvasName: string;
+  let firstEdit: number;
+  let variantId: string;
+  let removedStep: string;
+  let campaignId: string;
+  let oldCampaignName: string;
+
+  beforeAll(async () => {
+    f = await PipelineFixture.create({ now: NOW, pipeline: PIPELINE, emulator: { seed: 7, idStyle: 'uuid', size: { canvases: 4, campaigns: 3 } } });
+    ws = f.emulator.state.analytics;
+    await f.run();
+
+    const canvas = ws.canvases.find((c) => c.id === listedCanvases(ws, Date.parse(NOW))[0]!.id)!;
+    [canvasId, oldCanvasName, firstEdit] = [canvas.id, canvas.details.name, lastEditAt(canvas.lifecycle, Date.parse(NOW))];
+    variantId = canvas.details.variants[0]!.id;
+    removedStep = canvas.details.steps.at(-1)!.id;
+    canvas.details = { ...canvas.details, name: 'Renamed Canvas', variants: canvas.details.variants.map((v, i) => (i === 0 ? { ...v, name: 'Renamed variant' } : v)), steps: canvas.details.steps.slice(0, -1) };
+    canvas.lifecycle = { ...canvas.lifecycle, editsMs: [...canvas.lifecycle.editsMs, Date.parse(EDIT)] };
+    const campaign = ws.campaigns.find((c) => c.id === listedCampaigns(ws, Date.parse(NOW))[0]!.id)!;
+    [campaignId, oldCampaignName] = [campaign.id, campaign.name];
+    campaign.name = 'Renamed campaign';
+    campaign.lifecycle = { ...campaign.lifecycle, editsMs: [...campaign.lifecycle.editsMs, Date.parse(EDIT)] };
+
+    f.emulator.clock.set(NEXT_NIGHT);
+    await f.run();
+  }, 300_000);
+  afterAll(async () => f.close());
+
+  it('keeps the Canvas\'s old name until the edit and its new name from the edit on', async () => {
+    expect(canvasId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await f.query(`SELECT "name", "_valid_from", "_valid_to" FROM "canvases_history" WHERE "canvas_id" = '${canvasId}' ORDER BY "_valid_from"`)).toEqual([
+      { name: oldCanvasName, _valid_from: new Date(firstEdit), _valid_to: new Date(EDIT) },
+      { name: 'Renamed Canvas', _valid_from: new Date(EDIT), _valid_to: null },
+    ]);
+  });
+
+  it('starts the renamed variant\'s version at the second night\'s --until (variants carry no edit time) and closes the removed step there', async () => {
+    expect(await f.query(`SELECT "name", "_valid_to" FROM "canvas_variants_history" WHERE "canvas_id" = '${canvasId}' AND "variant_id" = '${variantId}' ORDER BY "_valid_from"`))
+      .toEqual([{ name: expect.not.stringMatching(/^Renamed variant$/), _valid_to: new Date(NEXT_NIGHT) }, { name: 'Renamed variant', _valid_to: null }]);
+    expect(await f.query(`SELECT "_valid_to" FROM "canvas_steps_history" WHERE "canvas_id" = '${canvasId}' AND "step_id" = '${removedStep}'`)).toEqual([{ _valid_to: new Date(NEXT_NIGHT) }]);
+  });
+
+  it('keeps the campaign\'s old name until the edit and its new name after it', async () => {
+    expect(await f.query(`SELECT "name", "_valid_to" FROM "campaigns_history" WHERE "campaign_id" = '${campaignId}' ORDER BY "_valid_from"`)).toEqual([
+      { name: oldCampaignName, _valid_to: new Date(EDIT) },
+      { name: 'Renamed campaign', _valid_to: null },
+    ]);
+  });
+
+  it('has exactly one current version per stored object, none for a removed one, and intervals that never overlap', async () => {
+    for (const [table, key] of HISTORIES) {
+      const on = key.map((k) => `a."${k}" = b."${k}"`).join(' AND ');
+      const [overlaps] = await f.query(
+        `SELECT count(*)::INTEGER AS n FROM "${table}_history" a JOIN "${table}_history" b ON ${on} AND a."_valid_from" < b."_valid_from"
+         WHERE a."_valid_to" IS NULL OR a."_valid_to" > b."_valid_from"`,
+      );
+      expect(overlaps!['n'], table).toBe(0);
+      const current = await f.query(`SELECT ${key.map((k) => `"${k}"`).join(', ')} FROM "${table}_history" WHERE "_valid_to" IS NULL ORDER BY ALL`);
+      const stored = await f.query(`SELECT ${key.map((k) => `"${k}"`).join(', ')} FROM "${table}" ORDER BY ALL`);
+      expect(current, table).toEqual(stored);
+      expect(current.length, table).toBeGreaterThan(0);
+    }
+  });
+
+  it('names each day\'s summary row with the name the Canvas had that day, in the warehouse and in the exported Parquet', async () => {
+    expect(await f.query(`SELECT "day", "canvas_name" FROM "analytics"."canvas_names_by_day" WHERE "canvas_id" = '${canvasId}' AND "day" >= DATE '2024-06-15' ORDER BY "day"`)).toEqual([
+      { day: new Date('2024-06-15T00:00:00Z'), canvas_name: oldCanvasName },
+      { day: new Date('2024-06-16T00:00:00Z'), canvas_name: 'Renamed Canvas' },
+    ]);
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const exported = (await duck.runAndReadAll(`SELECT "name" FROM read_parquet('${f.out}/canvases_history/**/*.parquet') WHERE "canvas_id" = '${canvasId}' ORDER BY "_valid_from"`)).getRowObjectsJS();
+    duck.closeSync();
+    expect(exported.map((r) => r['name'])).toEqual([oldCanvasName, 'Renamed Canvas']);
+  });
+});
