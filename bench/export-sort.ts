@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { machine, n, table } from './bench-table.js';
+import { flag } from './argv-flag.js';
 
 const run = promisify(execFile);
 const COUNTS = 38;
@@ -21,11 +22,6 @@ interface SortFigures {
   cpuS: number;
   peakMb: number;
   rows: number;
-}
-
-function flag(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
 async function build(path: string, rows: number): Promise<void> {

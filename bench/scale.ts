@@ -18,6 +18,7 @@ import { scaledCost, scaleSpan, uploadShare, yardstickPerMillionRows, yardstickP
 import type { ScaleFigures } from './scale-run.js';
 import { measureScaleSize } from './scale-run.js';
 import { measureYardstick } from './yardstick.js';
+import { flag } from './argv-flag.js';
 
 /** Issue 27's goals, on 2 cores with no `--max-old-space-size`. */
 const PLAN_GOAL_MB = 300;
@@ -29,11 +30,6 @@ const RUN_GOAL_MB = 500;
 const QUERY_GOAL_CPU_S = 10;
 /** Issue 27's history: 17 months. */
 const FULL_MONTHS = 17;
-
-function flag(argv: readonly string[], name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i === -1 ? undefined : argv[i + 1];
-}
 
 const mb = (x: number) => `${n(x)} MB`;
 const s = (ms: number) => formatDuration(ms);
@@ -124,13 +120,13 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
   const quick = argv.includes('--quick');
   const planOnly = argv.includes('--plan-only');
   const keep = argv.includes('--keep');
-  const sizes = (flag(argv, '--sizes') ?? (quick ? '2k' : '2k,5k,20k')).split(',').map((x) => x.trim());
+  const sizes = (flag('--sizes', argv) ?? (quick ? '2k' : '2k,5k,20k')).split(',').map((x) => x.trim());
   for (const size of sizes) {
     if (!SIZE_PRESETS[size] || size === 'demo') throw new Error(`--sizes: "${size}" is not a size preset; use some of ${Object.keys(SIZE_PRESETS).filter((k) => k !== 'demo').join(', ')}`);
   }
-  const span = scaleSpan(Number(flag(argv, '--months') ?? (quick ? 3 : FULL_MONTHS)));
-  const jsonFile = flag(argv, '--json');
-  const timeBudget = flag(argv, '--time-budget');
+  const span = scaleSpan(Number(flag('--months', argv) ?? (quick ? 3 : FULL_MONTHS)));
+  const jsonFile = flag('--json', argv);
+  const timeBudget = flag('--time-budget', argv);
   const rateLimits = !argv.includes('--no-rate-limits');
   const started = performance.now();
   const step = (what: string) => process.stderr.write(`bench --scale: ${what} (${formatDuration(performance.now() - started)} so far, load average ${loadavg()[0]!.toFixed(1)})\n`);

@@ -8,6 +8,7 @@ import { DateTime } from 'luxon';
 import { resolveRunOptions } from '../src/config/run-options.js';
 import { createEmulator } from '../src/emulator/server.js';
 import { runPipeline } from '../src/pipeline/run-pipeline.js';
+import { flag as arg } from './argv-flag.js';
 
 const PIPELINE = `name: soak
 start_date: 2025-01-01
@@ -50,11 +51,6 @@ interface Night {
   rssMb: number;
   heapMb: number;
   dbBytes: number;
-}
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? undefined : process.argv[i + 1];
 }
 
 function median(values: number[]): number {

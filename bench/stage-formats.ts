@@ -27,6 +27,7 @@ import { Warehouse, addUpserts } from '../src/load/warehouse.js';
 import { MIN_COMMIT_ROWS } from '../src/pipeline/committer.js';
 import { machine, n } from './bench-table.js';
 import { AWKWARD_STRINGS, campaignMessageRow, tablePages, type BenchTable } from './stage-rows.js';
+import { flag as arg } from './argv-flag.js';
 
 const run = promisify(execFile);
 const here = import.meta.dirname;
@@ -377,11 +378,6 @@ async function edgeRun(): Promise<{ what: string; stored: Record<string, string>
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Parent: every variant × table × setting, `repeats` rounds, each in a child process; a table of the figures.
-
-function arg(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
 
 async function runChild(variant: Variant, table: BenchTable, settings: Settings, rows: number, fingerprint: boolean): Promise<ChildResult> {
   const args = [join(here, 'stage-formats.js'), '--child', variant, table, settings, String(rows), fingerprint ? 'fingerprint' : ''];
