@@ -260,7 +260,7 @@ export class Warehouse {
       }
     }
     let entry = OPEN.get(abs);
-    if (entry && entry.readOnly && !readOnly) {
+    if (entry?.readOnly && !readOnly) {
       throw new FatalError(`${abs} is already open read-only in this process; close it before opening it for writing`);
     }
     if (!entry) {
