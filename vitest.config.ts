@@ -16,6 +16,7 @@ const SLOW = [
   'test/store/object-storage-crashes.test.ts',
   'test/pipeline/independent-api.test.ts',
   'test/pipeline/series-failure.test.ts',
+  'test/bench/tables-unchanged.test.ts',
 ];
 
 // Integration tests start real servers and DuckDB files; on 2 cores a few files at once is the sweet spot.
