@@ -12,7 +12,7 @@ import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { runCli } from '../reliability/reliability-helpers.js';
 import type { AnalyticsWorkspace } from '../../src/emulator/analytics/analytics-workspace.js';
 import { lastEditAt } from '../../src/emulator/analytics/lifecycle.js';
-import { listedCampaigns, listedCanvases } from '../../src/emulator/analytics/workspace-listing.js';
+import { listedCampaigns, listedCanvases, listedSegments } from '../../src/emulator/analytics/workspace-listing.js';
 import { PipelineFixture } from './helpers/pipeline-fixture.js';
 
 const NOW = '2024-06-15T12:00:00Z';
@@ -24,14 +24,17 @@ name: history
 start_date: 2024-06-13
 lookback_days: 1
 streams:
-  canvas_summary: { canvases: all }
-  canvas_details: { canvases: all }
-  campaigns:      {}
+  canvas_summary:  { canvases: all, variant_breakdown: true, step_breakdown: true }
+  canvas_details:  { canvases: all }
+  campaigns:       {}
+  campaign_series: { campaigns: all }
+  segments:        {}
+  segment_size:    { segments: all }
 `;
 
 const HISTORIES = [
   ['canvases', ['canvas_id']], ['canvas_variants', ['canvas_id', 'variant_id']], ['canvas_steps', ['canvas_id', 'step_id']],
-  ['campaigns', ['campaign_id']], ['campaign_messages', ['campaign_id', 'variation_id']],
+  ['campaigns', ['campaign_id']], ['campaign_messages', ['campaign_id', 'variation_id']], ['segments', ['segment_id']],
 ] as const;
 
 describe('a Canvas and a campaign edited between two nights', () => {
@@ -45,6 +48,8 @@ describe('a Canvas and a campaign edited between two nights', () => {
   let campaignId: string;
   let oldCampaignName: string;
   let archivedId: string;
+  let segmentId: string;
+  let oldSegmentName: string;
   let nights: RunSummary[];
 
   beforeAll(async () => {
@@ -62,6 +67,11 @@ describe('a Canvas and a campaign edited between two nights', () => {
     [campaignId, oldCampaignName] = [campaign.id, campaign.name];
     campaign.name = 'Renamed campaign';
     campaign.lifecycle = { ...campaign.lifecycle, editsMs: [...campaign.lifecycle.editsMs, Date.parse(EDIT)] };
+    const listed = new Set(listedSegments(ws, Date.parse(NOW)).map((x) => x.id));
+    const segment = ws.segments.find((x) => listed.has(x.id) && x.analyticsTrackingEnabled)!;
+    [segmentId, oldSegmentName] = [segment.id, segment.name];
+    segment.name = 'Renamed segment';
+    segment.lifecycle = { ...segment.lifecycle, editsMs: [...segment.lifecycle.editsMs, Date.parse(EDIT)] };
     // Another Canvas is archived: the list stops showing it, and the run marks it removed.
     const archived = ws.canvases.find((c) => c.id === listedCanvases(ws, Date.parse(NOW))[1]!.id)!;
     archivedId = archived.id;
@@ -162,5 +172,35 @@ describe('a Canvas and a campaign edited between two nights', () => {
     const exported = (await duck.runAndReadAll(`SELECT "name" FROM read_parquet('${f.out}/canvases_history/**/*.parquet') WHERE "canvas_id" = '${canvasId}' ORDER BY "_valid_from"`)).getRowObjectsJS();
     duck.closeSync();
     expect(exported.map((r) => r['name'])).toEqual([oldCanvasName, 'Renamed Canvas']);
+  });
+
+  it('names each day\'s campaign, variant, step and segment rows with the names valid that day', async () => {
+    const byDay = (sql: string) => f.query(`${sql} AND "day" >= DATE '2024-06-15' ORDER BY "day"`);
+    const days = [new Date('2024-06-15T00:00:00Z'), new Date('2024-06-16T00:00:00Z')];
+    expect(await byDay(`SELECT "day", "campaign_name" AS "name" FROM "analytics"."campaign_names_by_day" WHERE "campaign_id" = '${campaignId}'`))
+      .toEqual([{ day: days[0], name: oldCampaignName }, { day: days[1], name: 'Renamed campaign' }]);
+    const variant = await byDay(`SELECT "day", "variant_name" AS "name" FROM "analytics"."canvas_variant_names_by_day" WHERE "canvas_id" = '${canvasId}' AND "variant_id" = '${variantId}'`);
+    expect(variant.map((r) => r['day'])).toEqual(days);
+    expect(variant[0]!['name']).not.toBe('Renamed variant');
+    expect(variant[0]!['name']).toEqual(expect.any(String));
+    expect(variant[1]!['name']).toBe('Renamed variant');
+    // The Canvas's steps were not renamed: each day's step name is the step's name.
+    const steps = await byDay(`SELECT n."day", n."step_name" AS "name", s."name" AS "stored" FROM "analytics"."canvas_step_names_by_day" n JOIN "canvas_steps" s USING ("canvas_id", "step_id") WHERE n."canvas_id" = '${canvasId}'`);
+    expect(steps.length).toBeGreaterThan(0);
+    for (const r of steps) expect(r['name']).toBe(r['stored']);
+    expect(await byDay(`SELECT "day", "segment_name" AS "name" FROM "analytics"."segment_names_by_day" WHERE "segment_id" = '${segmentId}'`))
+      .toEqual([{ day: days[0], name: oldSegmentName }, { day: days[1], name: 'Renamed segment' }]);
+    // Each view has one row per object and day of its series, and a name for every object the details read.
+    for (const [view, series, key] of [
+      ['campaign_names_by_day', `SELECT DISTINCT "campaign_id", CAST("time" AS DATE) FROM "campaign_series"`, 'campaign_name'],
+      ['canvas_variant_names_by_day', `SELECT DISTINCT "canvas_id", "variant_id", "day" FROM "canvas_variant_summary"`, 'variant_name'],
+      ['canvas_step_names_by_day', `SELECT DISTINCT "canvas_id", "step_id", "day" FROM "canvas_step_summary"`, 'step_name'],
+      ['segment_names_by_day', `SELECT DISTINCT "segment_id", CAST("time" AS DATE) FROM "segment_size"`, 'segment_name'],
+    ] as const) {
+      const [counts] = await f.query(`SELECT (SELECT count(*) FROM "analytics"."${view}")::INTEGER AS "rows", (SELECT count(*) FROM (${series}))::INTEGER AS "days", (SELECT count("${key}") FROM "analytics"."${view}")::INTEGER AS "named"`);
+      expect(counts!['rows'], view).toBe(counts!['days']);
+      expect(counts!['rows'], view).toBeGreaterThan(0);
+      expect(counts!['named'], view).toBeGreaterThan(0);
+    }
   });
 });
