@@ -63,8 +63,9 @@ export function isProbeNight(stream: string, until: Date): boolean {
 
 /**
  * Whether an auto look-back probes in the run up to `until`: only with something stored (else nothing is re-read), on
- * the stream's probe night unless it already probed that day; and, for runs that skip nights, once the last probe is
- * more than a cycle old (or, never probed, once its runs span a cycle) whatever the night.
+ * the stream's probe night unless it already probed that day; and, for runs that skip nights (a weekly schedule, a
+ * missed night), once the last probe is a cycle old (or, never probed, once its runs span a cycle) whatever the night.
+ * Nightly runs meet both on the probe night itself, so the probes stay on it.
  */
 function probeDue(stream: string, evidence: LookbackEvidence, until: Date): boolean {
   if (!evidence.stored) return false;
@@ -73,7 +74,7 @@ function probeDue(stream: string, evidence: LookbackEvidence, until: Date): bool
     return isProbeNight(stream, until) || (evidence.firstRecorded !== undefined && until.getTime() - evidence.firstRecorded.getTime() >= cycle);
   }
   if (isProbeNight(stream, until) && dayNumber(until) > dayNumber(evidence.lastProbe)) return true;
-  return until.getTime() - evidence.lastProbe.getTime() >= cycle + DAY_MS;
+  return until.getTime() - evidence.lastProbe.getTime() >= cycle;
 }
 
 /**

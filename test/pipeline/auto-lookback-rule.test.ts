@@ -34,10 +34,10 @@ describe('the effective look-back of a stream', () => {
     expect(effectiveLookback('sessions', auto, { byAge: [], stored: true, lastProbe: new Date(on.getTime() - 3_600_000) }, on)).toMatchObject({ probe: false });
   });
 
-  it('probes a stream whose probe night a run skipped, and one never probed whose runs span a week, on any night', () => {
+  it('probes a stream whose last probe is a week old, and one never probed whose runs span a week, on any night (weekly runs, a missed night)', () => {
     const off = night('kpis', false);
-    expect(effectiveLookback('kpis', auto, { byAge: [], stored: true, lastProbe: daysBefore(8, off) }, off)).toMatchObject({ probe: true });
-    expect(effectiveLookback('kpis', auto, { byAge: [], stored: true, lastProbe: daysBefore(7, off) }, off)).toMatchObject({ probe: false });
+    expect(effectiveLookback('kpis', auto, { byAge: [], stored: true, lastProbe: daysBefore(7, off) }, off)).toMatchObject({ probe: true });
+    expect(effectiveLookback('kpis', auto, { byAge: [], stored: true, lastProbe: daysBefore(6, off) }, off)).toMatchObject({ probe: false });
     expect(effectiveLookback('kpis', auto, { byAge: [], stored: true, firstRecorded: daysBefore(7, off) }, off)).toMatchObject({ probe: true });
     expect(effectiveLookback('kpis', auto, { byAge: [], stored: true, firstRecorded: daysBefore(6, off) }, off)).toMatchObject({ probe: false });
   });
