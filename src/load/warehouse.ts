@@ -24,7 +24,7 @@ import { applySqlDir } from './sql-dir.js';
 import { recordStreamOutcomes } from './stream-outcomes.js';
 import type { StreamOutcome } from './stream-outcomes.js';
 import { createTableSql } from './table-definition.js';
-import { historyTableName, seedHistory } from './table-history.js';
+import { HISTORY_SUFFIX, historyTableName, seedHistory } from './table-history.js';
 import { isCurrentLayout, matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
 import { FETCHED_TABLE_SPECS, PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
 import type { TableName } from './table-specs.js';
@@ -90,9 +90,12 @@ export interface LoadBatch {
 }
 
 export interface CommitResult {
-  /** Per table named in the batch: what changed. */
+  /**
+   * Per table named in the batch: what changed; for each such table that keeps a history, also its `<table>_history`:
+   * versions opened as `inserted`, versions closed as `updated`.
+   */
   tables: Partial<Record<TableName, TableChange>>;
-  /** inserted + updated + deleted over all tables. */
+  /** inserted + updated + deleted over the batch's tables (history tables not included). */
   rowsChanged: number;
   /** Fetched rows compared with stored ones; the others were outside their object's extent (bulk-merge.ts). */
   rowsCompared: number;
@@ -233,15 +236,21 @@ function writerOptions(memoryLimit = WRITER_MEMORY_LIMIT): Record<string, string
 export class Warehouse {
   readonly path: string;
   readonly readOnly: boolean;
+  /**
+   * History tables this database lacks, opened read-only: it was written before they existed, and the next writer
+   * creates them from the stored rows (table-history.ts, seedHistory). Empty for a writer and for a current database.
+   */
+  readonly absentHistory: readonly string[];
   #conn: DuckDBConnection | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   // The folder of this opener's packages (newPackage), and how many it made.
   #stage: string | undefined;
   #packages = 0;
 
-  private constructor(path: string, readOnly: boolean, conn: DuckDBConnection) {
+  private constructor(path: string, readOnly: boolean, conn: DuckDBConnection, absentHistory: readonly string[]) {
     this.path = path;
     this.readOnly = readOnly;
+    this.absentHistory = absentHistory;
     this.#conn = conn;
   }
 
@@ -287,8 +296,8 @@ export class Warehouse {
           if (spec.history && before.has(spec.name) && !before.has(historyTableName(spec.name))) await seedHistory(conn, spec);
         }
       }
-      await checkSchema(conn, abs);
-      return new Warehouse(abs, readOnly, conn);
+      const absentHistory = await checkSchema(conn, abs, readOnly);
+      return new Warehouse(abs, readOnly, conn, absentHistory);
     } catch (err) {
       conn?.closeSync();
       release(abs);
@@ -432,6 +441,11 @@ export class Warehouse {
         const change = counts.get(table) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
         tables[table] = change;
         rowsChanged += change.inserted + change.updated + change.deleted;
+        // A history table's versions opened (inserted) and closed (updated): reported, not counted as rows changed.
+        if (tableSpec(table).history) {
+          const history = historyTableName(table) as TableName;
+          tables[history] = counts.get(history) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
+        }
       }
       crashPoint('commit-merged');
       return { tables, rowsChanged, rowsCompared };
@@ -618,11 +632,21 @@ function release(path: string): void {
 }
 
 /** Refuse a database whose tables differ from this version's registry (an older or foreign file) before touching it. */
-async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> {
+/**
+ * Refuses a database whose tables are not this version's (naming how to fix it). Read-only, a database written before
+ * the history tables existed is read as it is: their names are returned, and the next run creates them.
+ */
+async function checkSchema(conn: DuckDBConnection, path: string, readOnly: boolean): Promise<string[]> {
   const actual = await tableColumns(conn);
+  const absentHistory: string[] = [];
   for (const spec of TABLE_SPECS) {
     const expected = allColumnNames(spec).join(', ');
     const columns = actual.get(spec.name);
+    const versioned = spec.name.endsWith(HISTORY_SUFFIX) ? spec.name.slice(0, -HISTORY_SUFFIX.length) : undefined;
+    if (columns === undefined && readOnly && versioned !== undefined && actual.has(versioned)) {
+      absentHistory.push(spec.name);
+      continue;
+    }
     if (columns === undefined) {
       throw new FatalError(`${path} has no table "${spec.name}"; it was not created by engage-etl: run \`engage-etl run\` on it first or pass another --db`);
     }
@@ -636,4 +660,5 @@ async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> 
       );
     }
   }
+  return absentHistory;
 }
