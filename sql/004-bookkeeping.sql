@@ -10,6 +10,10 @@ CREATE TABLE IF NOT EXISTS "_etl_series_state" (
 -- utc_offset: the offset a daily series' points were last written with (`+02:00`); NULL for hours and bare dates. Its
 -- days are the dates the platform wrote; a run warns when the offset moves. Added after the first release: ALTER.
 ALTER TABLE "_etl_series_state" ADD COLUMN IF NOT EXISTS "utc_offset" VARCHAR;
+-- low_watermark: start of the first unit loaded; every unit in [low_watermark, watermark) is loaded or a recorded hole.
+-- A backfill newest first lowers it night after night; a widened start_date extends the series backwards from it. NULL
+-- for snapshots and for series loaded before the column existed: those hold everything from the start_date. ALTER.
+ALTER TABLE "_etl_series_state" ADD COLUMN IF NOT EXISTS "low_watermark" TIMESTAMP;
 
 CREATE TABLE IF NOT EXISTS "_etl_runs" (
   "run_id" VARCHAR, "pipeline" VARCHAR, "started_at" TIMESTAMP, "finished_at" TIMESTAMP, "until" TIMESTAMP,
