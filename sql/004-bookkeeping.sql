@@ -68,3 +68,9 @@ CREATE TABLE IF NOT EXISTS "_etl_backfill" (
   "stream" VARCHAR, "series" INTEGER, "series_complete" INTEGER, "days_asked" INTEGER, "days_covered" INTEGER,
   "run_id" VARCHAR, "updated_at" TIMESTAMP
 );
+-- series_started: series with a loaded range; loaded_from .. loaded_to: the range every started series holds (the latest
+-- low watermark, the earliest high one); backfill_order: the pipeline's order, which end the range grows from. ALTER.
+ALTER TABLE "_etl_backfill" ADD COLUMN IF NOT EXISTS "series_started" INTEGER;
+ALTER TABLE "_etl_backfill" ADD COLUMN IF NOT EXISTS "loaded_from" TIMESTAMP;
+ALTER TABLE "_etl_backfill" ADD COLUMN IF NOT EXISTS "loaded_to" TIMESTAMP;
+ALTER TABLE "_etl_backfill" ADD COLUMN IF NOT EXISTS "backfill_order" VARCHAR;
