@@ -4,7 +4,7 @@
 import type { Hole, StatusRow } from '../load/warehouse.js';
 import { isSnapshot } from '../load/series-freshness.js';
 import type { BackfillProgress } from '../pipeline/backfill-progress.js';
-import { backfillFromRow, backfillSentence } from '../pipeline/backfill-progress.js';
+import { backfillFromRow, backfillReach } from '../pipeline/backfill-progress.js';
 
 /** What `status` read, as the summary needs it (rows of the bookkeeping tables, already filtered to --stream). */
 export interface StatusInput {
@@ -86,13 +86,19 @@ export function summaryRows(summaries: readonly StreamSummary[]): Record<string,
     series: s.snapshot ? 'snapshot' : String(s.series),
     coverage: s.backfill === null
       ? (s.series === 0 ? 'none' : 'complete')
-      : `${s.backfill.daysCovered} of ${s.backfill.daysAsked} d (${s.backfill.seriesComplete}/${s.backfill.series} series): ${backfillSentence(s.backfill)}`,
+      : coverageText(s.backfill),
     // A snapshot is not behind a unit: it is as of an instant, which says more than "0.1 h" right after a run.
     freshness: s.series === 0 ? 'never loaded' : s.asOf !== null ? `as of ${minuteText(s.asOf)}` : freshnessText(s.behindMs),
     open_holes: s.openHoles,
     failed_series: s.failedSeries,
     last_outcome: s.outcome === null ? '' : `${s.outcome.status} ${minuteText(s.outcome.at)}`.trim(),
   }));
+}
+
+/** A backfill in the summary's coverage column: `loaded back to 2025-03-02, 41 % (3/9 series)`; `status --verbose` says more. */
+function coverageText(b: BackfillProgress): string {
+  const { reach, percent } = backfillReach(b);
+  return `${reach}, ${percent} % (${b.seriesComplete}/${b.series} series)`;
 }
 
 /** The run's headline: which run, how it ended, when, how many requests, and whether the backfill is complete. */

@@ -93,15 +93,20 @@ export function backfillFromRow(row: Record<string, unknown>): BackfillProgress 
 }
 
 /**
- * The words a person reads of a stream's backfill: `loaded back to 2025-03-02, 41 % of the history asked` (newest first:
- * the day every started series reaches back to), `loaded up to …` (oldest first: the last day every started series
- * holds), or that no series has started.
+ * How far a stream's backfill reaches, in words: `loaded back to 2025-03-02` (newest first: the day every started series
+ * reaches back to), `loaded up to 2025-03-02` (oldest first: the last day every started series holds), or `not started`;
+ * and the share of the history asked that is loaded, in whole percent.
  */
-export function backfillSentence(p: Pick<BackfillProgress, 'daysAsked' | 'daysCovered' | 'loadedFrom' | 'loadedTo' | 'order' | 'seriesStarted'>): string {
+export function backfillReach(p: Pick<BackfillProgress, 'daysAsked' | 'daysCovered' | 'loadedFrom' | 'loadedTo' | 'order' | 'seriesStarted'>): { reach: string; percent: number } {
   const percent = Math.floor((100 * p.daysCovered) / Math.max(1, p.daysAsked));
   const day = (d: Date) => d.toISOString().slice(0, 10);
-  if (p.seriesStarted === 0) return 'not started, 0 % of the history asked';
-  if (p.loadedFrom === null || p.loadedTo === null) return `${percent} % of the history asked`;
-  const reach = p.order === 'newest_first' ? `loaded back to ${day(p.loadedFrom)}` : `loaded up to ${day(new Date(p.loadedTo.getTime() - DAY_MS))}`;
+  if (p.seriesStarted === 0) return { reach: 'not started', percent };
+  if (p.loadedFrom === null || p.loadedTo === null) return { reach: 'loaded', percent };
+  return { reach: p.order === 'newest_first' ? `loaded back to ${day(p.loadedFrom)}` : `loaded up to ${day(new Date(p.loadedTo.getTime() - DAY_MS))}`, percent };
+}
+
+/** `loaded back to 2025-03-02, 41 % of the history asked` (see backfillReach). */
+export function backfillSentence(p: Parameters<typeof backfillReach>[0]): string {
+  const { reach, percent } = backfillReach(p);
   return `${reach}, ${percent} % of the history asked`;
 }
