@@ -1,5 +1,5 @@
-// A first backfill newest first, against a workspace that is not the demo (another seed, uuid ids, 200 Canvases, 100
-// segments, 240 days): nights cut by --time-budget each end with every started series holding exactly the uninterrupted
+// A first backfill newest first, against a workspace that is not the demo (another seed, uuid ids, 200 Canvases of
+// which those not archived are listed, 100 segments, 240 days): nights cut by --time-budget each end with every started series holding exactly the uninterrupted
 // run's rows from its low watermark to its newest complete day; later nights extend the range backwards to the start
 // asked, in about as many requests as one run, and end with the same tables. A widened start_date then loads only the
 // days before the low watermarks.
@@ -116,14 +116,16 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
       }
       if (summary.complete) break;
     }
+    console.log('MEASURE', JSON.stringify({ wholeSeries, budgetMs, canvases, seriesCount, nights: nights.map((n) => ({ req: n.seriesRequests, started: n.check.started, canvases: n.canvasesStarted, complete: n.summary.complete })) }));
   }, 900_000);
   afterAll(async () => {
     await em?.close();
     await runs?.close();
   });
 
-  it('is a workspace of 200 Canvases and 240 days, not the demo, that one budgeted night cannot load', () => {
-    expect(canvases).toBe(200);
+  it('is a workspace of 200 Canvases (those not archived listed) and 240 days, not the demo, that one budgeted night cannot load', () => {
+    expect(canvases).toBeGreaterThan(150);
+    expect(canvases).toBeLessThan(200);
     expect(nights.length).toBeGreaterThan(2);
     expect(nights[0]!.summary.complete).toBe(false);
     expect(nights[0]!.canvasesStarted).toBeLessThan(canvases);
@@ -158,7 +160,7 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
   });
 
   it('says in `status` how far back each stream is loaded, and in `plan` how many nights remain at the budget', () => {
-    expect(statusAfterFirst).toMatch(/^canvas_summary\s+[\d,]+\s+\d+\s+(loaded back to 2025-\d{2}-\d{2}|not started), \d+ % \(\d+\/200 series\)/m);
+    expect(statusAfterFirst).toMatch(/^canvas_summary\s+[\d,]+\s+\d+\s+(loaded back to 2025-\d{2}-\d{2}|not started), \d+ % \(\d+\/\d+ series\)/m);
     expect(statusAfterFirst).toMatch(/loaded back to \d{4}-\d{2}-\d{2}, \d+ % \(\d+\/\d+ series\)/);
     expect(statusVerboseAfterFirst).toMatch(/loaded back to \d{4}-\d{2}-\d{2}, \d+ % of the history asked/);
     expect(planAfterFirst).toMatch(/time budget [\d.]+ s: (\d+ nights remain at least|the run fits in one night)/);
