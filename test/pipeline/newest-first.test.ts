@@ -114,10 +114,11 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
       if (night === 0) {
         statusAfterFirst = (await runCli(['status', '--db', runs.dbOf('cut')])).stdout;
         statusVerboseAfterFirst = (await runCli(['status', '--verbose', '--db', runs.dbOf('cut')])).stdout;
-        // `plan` counts nights at the pipeline's own time_budget, here for round trips of 2 s (what it estimates from).
+        // `plan` counts nights at the pipeline's own time_budget, here for round trips of 10 s (what it estimates from),
+        // so that what is left takes more than one night.
         const budgeted = join(runs.dir, 'budgeted.yaml');
         await writeFile(budgeted, `${pipeline('newest_first')}time_budget: ${Math.ceil(budgetMs / 1000)}s\n`);
-        planAfterFirst = (await runCli(['plan', '--pipeline', budgeted, '--db', runs.dbOf('cut'), '--from', FROM, '--until', UNTIL, '--offline', '--base-url', em.url, '--latency-ms', '2000'])).stdout;
+        planAfterFirst = (await runCli(['plan', '--pipeline', budgeted, '--db', runs.dbOf('cut'), '--from', FROM, '--until', UNTIL, '--offline', '--base-url', em.url, '--latency-ms', '10000'])).stdout;
       }
       if (summary.complete) break;
     }
@@ -130,7 +131,8 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
   it('is a workspace of 200 Canvases (those not archived listed) and 240 days, not the demo, that one budgeted night cannot load', () => {
     expect(canvases).toBeGreaterThan(150);
     expect(canvases).toBeLessThan(200);
-    expect(nights.length).toBeGreaterThan(2);
+    // The budget is wall-clock time: how many nights it takes depends on the machine, more than one always.
+    expect(nights.length).toBeGreaterThan(1);
     expect(nights[0]!.summary.complete).toBe(false);
     expect(nights[0]!.canvasesStarted).toBeLessThan(canvases);
   });
@@ -164,7 +166,7 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
   });
 
   it('says in `status` how far back each stream is loaded, and in `plan` how many nights remain at the budget', () => {
-    expect(statusAfterFirst).toMatch(/^canvas_summary\s+[\d,]+\s+\d+\s+(loaded back to 2025-\d{2}-\d{2}|not started), \d+ % \(\d+\/\d+ series\)/m);
+    expect(statusAfterFirst).toMatch(/^canvas_summary\s+[\d,]+\s+\d+\s+(loaded back to \d{4}-\d{2}-\d{2}|not started), \d+ % \(\d+\/\d+ series\)/m);
     expect(statusAfterFirst).toMatch(/loaded back to \d{4}-\d{2}-\d{2}, \d+ % \(\d+\/\d+ series\)/);
     expect(statusVerboseAfterFirst).toMatch(/loaded back to \d{4}-\d{2}-\d{2}, \d+ % of the history asked/);
     expect(planAfterFirst).toMatch(/time budget [\d.]+ s: \d+ nights remain at least \(each later night also re-reads the look-back of the series already loaded\)/);
