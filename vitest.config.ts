@@ -2,8 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 // Two projects: `fast` is `npm test` (every module's correctness, about ten minutes on 2 cores) and `slow` is
 // `npm run test:slow`: the long end-to-end suites — the nightly soak, timed pacing, the report in a browser, the
-// scheduler recipes, runs killed at every step and resumed, and whole runs against variant servers. A path given on
-// the command line (`npx vitest run test/…`) runs in whichever project holds it.
+// scheduler recipes, runs killed at every step and resumed, whole runs against variant servers, and the budgeted nights
+// of a 200-Canvas backfill. A path given on the command line (`npx vitest run test/…`) runs in whichever project holds it.
 const SLOW = [
   'test/reliability/soak.test.ts',
   'test/pipeline/pace.test.ts',
@@ -17,6 +17,7 @@ const SLOW = [
   'test/pipeline/independent-api.test.ts',
   'test/pipeline/series-failure.test.ts',
   'test/bench/tables-unchanged.test.ts',
+  'test/pipeline/newest-first.test.ts',
 ];
 
 // Integration tests start real servers and DuckDB files; on 2 cores a few files at once is the sweet spot.

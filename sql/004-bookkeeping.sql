@@ -10,6 +10,10 @@ CREATE TABLE IF NOT EXISTS "_etl_series_state" (
 -- utc_offset: the offset a daily series' points were last written with (`+02:00`); NULL for hours and bare dates. Its
 -- days are the dates the platform wrote; a run warns when the offset moves. Added after the first release: ALTER.
 ALTER TABLE "_etl_series_state" ADD COLUMN IF NOT EXISTS "utc_offset" VARCHAR;
+-- low_watermark: start of the first unit loaded; every unit in [low_watermark, watermark) is loaded or a recorded hole.
+-- A backfill newest first lowers it night after night; a widened start_date extends the series backwards from it. NULL
+-- for snapshots and for series loaded before the column existed: those hold everything from the start_date. ALTER.
+ALTER TABLE "_etl_series_state" ADD COLUMN IF NOT EXISTS "low_watermark" TIMESTAMP;
 
 CREATE TABLE IF NOT EXISTS "_etl_runs" (
   "run_id" VARCHAR, "pipeline" VARCHAR, "started_at" TIMESTAMP, "finished_at" TIMESTAMP, "until" TIMESTAMP,
@@ -64,3 +68,9 @@ CREATE TABLE IF NOT EXISTS "_etl_backfill" (
   "stream" VARCHAR, "series" INTEGER, "series_complete" INTEGER, "days_asked" INTEGER, "days_covered" INTEGER,
   "run_id" VARCHAR, "updated_at" TIMESTAMP
 );
+-- series_started: series with a loaded range; loaded_from .. loaded_to: the range every started series holds (the latest
+-- low watermark, the earliest high one); backfill_order: the pipeline's order, which end the range grows from. ALTER.
+ALTER TABLE "_etl_backfill" ADD COLUMN IF NOT EXISTS "series_started" INTEGER;
+ALTER TABLE "_etl_backfill" ADD COLUMN IF NOT EXISTS "loaded_from" TIMESTAMP;
+ALTER TABLE "_etl_backfill" ADD COLUMN IF NOT EXISTS "loaded_to" TIMESTAMP;
+ALTER TABLE "_etl_backfill" ADD COLUMN IF NOT EXISTS "backfill_order" VARCHAR;

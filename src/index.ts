@@ -4,7 +4,7 @@ export { EngageError, RetriableError, FatalError, ConfigError, RetriableApiError
 export type { RequestContext } from './errors.js';
 
 export { loadPipelineFile, parsePipelineText } from './config/load-pipeline-file.js';
-export type { PipelineDefinition, StreamsConfig, StreamName } from './config/pipeline-definition.js';
+export type { BackfillOrder, PipelineDefinition, StreamsConfig, StreamName } from './config/pipeline-definition.js';
 export { resolveRunOptions } from './config/run-options.js';
 export type { RunOptions, RawRunFlags } from './config/run-options.js';
 export { STREAM_NAMES } from './streams/registry.js';

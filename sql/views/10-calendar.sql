@@ -30,8 +30,8 @@ SELECT
   CAST(year("d") AS INTEGER) AS "year",
   CAST(isodow("d") AS INTEGER) AS "iso_weekday",
   isodow("d") >= 6 AS "is_weekend",
-  "analytics"."day_complete"("d", "all_watermark") AS "complete"
-FROM "bounds", (SELECT min("watermark") AS "all_watermark" FROM "main"."_etl_series_state" WHERE "unit" IN ('day', 'hour')), generate_series(CAST("first_day" AS TIMESTAMP), CAST("last_day" AS TIMESTAMP), INTERVAL 1 DAY) AS "s"("d")
+  "analytics"."day_complete"("d", "all_watermark") AND "d" >= COALESCE("all_low", "d") AS "complete"
+FROM "bounds", (SELECT min("watermark") AS "all_watermark", max("low_watermark") AS "all_low" FROM "main"."_etl_series_state" WHERE "unit" IN ('day', 'hour')), generate_series(CAST("first_day" AS TIMESTAMP), CAST("last_day" AS TIMESTAMP), INTERVAL 1 DAY) AS "s"("d")
 WHERE "first_day" IS NOT NULL;
 COMMENT ON VIEW "analytics"."calendar" IS 'One row per day from the first to the last day of data (UTC). LEFT JOIN a daily view to it and COALESCE the measure to 0 so a day without data shows as zero, not as a gap; keep to complete days (WHERE complete), where a day without a row really had none.';
 COMMENT ON COLUMN "analytics"."calendar"."day" IS 'The day (UTC).';
@@ -40,4 +40,4 @@ COMMENT ON COLUMN "analytics"."calendar"."month_start" IS 'First day of the mont
 COMMENT ON COLUMN "analytics"."calendar"."year" IS 'Calendar year of the day.';
 COMMENT ON COLUMN "analytics"."calendar"."iso_weekday" IS 'ISO day of the week: 1 = Monday … 7 = Sunday.';
 COMMENT ON COLUMN "analytics"."calendar"."is_weekend" IS 'True on Saturday and Sunday.';
-COMMENT ON COLUMN "analytics"."calendar"."complete" IS 'True when every daily and hourly series loaded has passed the day (analytics.freshness.watermark): a day a series has not reached yet, or today, is false, so a missing value there is not loaded yet rather than zero. A series dropped from the pipeline keeps its watermark and holds this back; each daily view has its own complete column per row.';
+COMMENT ON COLUMN "analytics"."calendar"."complete" IS 'True when every daily and hourly series loaded has passed the day (analytics.freshness.watermark) and reaches back to it (a backfill newest first loads the older days on later nights): a day a series has not reached yet, or today, is false, so a missing value there is not loaded yet rather than zero. A series dropped from the pipeline keeps its watermark and holds this back; each daily view has its own complete column per row.';

@@ -15,7 +15,7 @@ import type { RawRunFlags, RunOptions } from '../config/run-options.js';
 import type { Plan } from '../pipeline/plan.js';
 import { planWithoutRunning } from '../pipeline/plan-for-run.js';
 import type { EstimateBound, PlanEstimate } from '../pipeline/plan-estimate.js';
-import { DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration } from '../pipeline/plan-estimate.js';
+import { DEFAULT_ESTIMATE_LATENCY_MS, estimateDuration, formatDuration, nightsAtBudget } from '../pipeline/plan-estimate.js';
 import { MIN_IN_FLIGHT } from '../api/in-flight-window.js';
 import { EXIT } from './exit-codes.js';
 import { withJsonFailure, writeJsonLine } from './json-line.js';
@@ -50,6 +50,11 @@ export interface PlanReport {
   estimated: boolean;
   /** False when a first run's `all` was not read (--offline, or no key): `requests` then leaves out every listed object. */
   countsAll: boolean;
+  /**
+   * With a time budget (`time_budget:` or --time-budget): the nights the planned requests take at it, at least, and the
+   * budget; null without one.
+   */
+  nights: { nights: number; budgetMs: number } | null;
   /** `boundBy`: the slowest pool's rate, the round trips at the least it keeps in flight, or `--max-in-flight`. */
   estimate: { ms: number; latencyMs: number; maxInFlight: number | null; boundBy: EstimateBound; pool: PoolId | null };
 }
@@ -126,6 +131,7 @@ export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFA
     minimum: plan.minimum,
     estimated: plan.estimated,
     countsAll: true,
+    nights: opts.timeBudgetMs === undefined ? null : { nights: nightsAtBudget(plan.byPool, estimate.ms, opts.timeBudgetMs), budgetMs: opts.timeBudgetMs },
     estimate: { ms: estimate.ms, latencyMs: estimate.latencyMs, maxInFlight: estimate.maxInFlight ?? null, boundBy: estimate.boundBy, pool: estimate.pool ?? null },
   };
 }
@@ -148,6 +154,9 @@ export function formatPlan(r: PlanReport): string {
       `  ${p.pool.padEnd(poolWidth)}  ${n(p.requests).padStart(9)}  ${`${n(p.limit)} / ${windowLabel(p.windowMs)}`.padStart(16)}  ${String(p.waves).padStart(5)}  ${String(p.inFlight).padStart(9)}  ${formatDuration(p.ms)} (${p.boundBy})`),
     '',
     `estimated duration: ${r.estimated ? '~' : ''}${formatDuration(r.estimate.ms)} at ${r.estimate.latencyMs} ms per request — ${boundSentence(r.estimate)}`,
+    ...(r.nights === null ? [] : [r.nights.nights <= 1
+      ? `time budget ${formatDuration(r.nights.budgetMs)}: the run fits in one night`
+      : `time budget ${formatDuration(r.nights.budgetMs)}: ${r.nights.nights} nights remain at least (each later night also re-reads the look-back of the series already loaded)`]),
     `minimum: ${r.requests === r.minimum ? 'the plan sends exactly the minimum' : `the plan sends ${n(r.requests - r.minimum)} more than the minimum`} ` +
       '(per series the fewest windows, each within its endpoint\'s largest length, that cover the look-back, the new units and the open holes; one request per id)',
     ...(r.streams.some((s) => s.stream.startsWith('discovery: '))

@@ -11,6 +11,7 @@ import { startEmulatorThread } from '../emulator/emulator-thread.js';
 import { InterruptedError } from '../errors.js';
 import { readPublishedStreamState, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
+import { backfillSentence } from '../pipeline/backfill-progress.js';
 import { StopSignals } from '../process/stop-signals.js';
 import { StreamsFailedError } from '../pipeline/streams-failed-error.js';
 import type { RunSummary } from '../pipeline/run-pipeline.js';
@@ -234,7 +235,7 @@ function formatSummary(s: RunSummary): string {
 function backfillLines(s: RunSummary): string[] {
   const behind = s.backfill.filter((b) => b.seriesComplete < b.series);
   if (behind.length === 0) return [];
-  return ['', 'backfill in progress (days loaded of days asked):', ...behind.map((b) => `  ${b.stream}: ${fmt(b.daysCovered)} of ${fmt(b.daysAsked)} days, ${b.seriesComplete} of ${b.series} series complete`)];
+  return ['', 'backfill in progress (days loaded of days asked):', ...behind.map((b) => `  ${b.stream}: ${fmt(b.daysCovered)} of ${fmt(b.daysAsked)} days, ${b.seriesComplete} of ${b.series} series complete: ${backfillSentence(b)}`)];
 }
 
 function holeLines(s: RunSummary): string[] {

@@ -22,6 +22,7 @@ import { parseDbLocation } from '../store/location.js';
 import { snapshotFiles } from '../store/published-snapshot.js';
 import { freshnessText, headline, minuteText, streamSummaries, summaryRows } from './status-summary.js';
 import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from '../pipeline/lookback-advice.js';
+import { backfillFromRow, backfillSentence } from '../pipeline/backfill-progress.js';
 import { EXIT } from './exit-codes.js';
 import { formatRows } from './format-rows.js';
 import { withJsonFailure, writeJsonLine } from './json-line.js';
@@ -121,7 +122,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     const bookkeeping = async (table: string, sql: string) => ((await wh.query(`SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = $1`, [table]))[0]?.['n'] ? wh.query(sql) : []);
     failedSeries = (await bookkeeping('_etl_series_failures', 'SELECT "stream", "series_key", "object_id", "retriable", "error", "run_id" FROM "_etl_series_failures" ORDER BY "stream", "series_key"'))
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
-    backfill = (await bookkeeping('_etl_backfill', 'SELECT "stream", "series", "series_complete", "days_asked", "days_covered" FROM "_etl_backfill" WHERE "series_complete" < "series" ORDER BY "stream"'))
+    backfill = (await bookkeeping('_etl_backfill', 'SELECT * FROM "_etl_backfill" WHERE "series_complete" < "series" ORDER BY "stream"'))
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
     snapshotRows = await snapshotTableRows(wh, rows);
     if (wh.absentHistory.length > 0) absentNote = absentHistoryNote(wh.absentHistory, await viewsReadingAbsentHistory(wh));
@@ -265,8 +266,9 @@ function writeDetail(
   }
   if (backfill.length > 0) {
     process.stdout.write(`\nbackfill in progress (days loaded of days asked; the next runs continue it):\n`);
-    process.stdout.write(formatRows(backfill.map((r) => ({
-      stream: r['stream'], days: `${String(r['days_covered'])} of ${String(r['days_asked'])}`, series_complete: `${String(r['series_complete'])} of ${String(r['series'])}`,
+    process.stdout.write(formatRows(backfill.map(backfillFromRow).map((b) => ({
+      stream: b.stream, days: `${b.daysCovered} of ${b.daysAsked}`, series_complete: `${b.seriesComplete} of ${b.series}`, series_started: `${b.seriesStarted} of ${b.series}`,
+      loaded: backfillSentence(b),
     }))));
   }
   if (rows.length > 0) {

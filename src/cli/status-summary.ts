@@ -3,6 +3,8 @@
 // `--stream NAME`, `--verbose` and `--json`.
 import type { Hole, StatusRow } from '../load/warehouse.js';
 import { isSnapshot } from '../load/series-freshness.js';
+import type { BackfillProgress } from '../pipeline/backfill-progress.js';
+import { backfillFromRow, backfillReach } from '../pipeline/backfill-progress.js';
 
 /** What `status` read, as the summary needs it (rows of the bookkeeping tables, already filtered to --stream). */
 export interface StatusInput {
@@ -25,8 +27,8 @@ export interface StreamSummary {
   /** Series loaded (a list or id-by-id stream has one: its snapshot). */
   series: number;
   snapshot: boolean;
-  /** While its backfill is incomplete: days loaded of days asked (averaged over its series) and series complete. */
-  backfill: { daysCovered: number; daysAsked: number; seriesComplete: number; series: number } | null;
+  /** While its backfill is incomplete: days loaded of days asked (averaged over its series), series complete, range loaded. */
+  backfill: BackfillProgress | null;
   /** The series furthest behind the last completable unit, in milliseconds (0: every series current). */
   behindMs: number;
   /** A snapshot stream: the instant its snapshot was taken as of (its oldest, if several). */
@@ -54,9 +56,7 @@ export function streamSummaries(input: StatusInput): StreamSummary[] {
       rows: (snapshot ? input.snapshotRows?.get(stream) : undefined) ?? rows.reduce((n, r) => n + r.rowsLoaded, 0),
       series: rows.length,
       snapshot,
-      backfill: b === undefined ? null : {
-        daysCovered: Number(b['days_covered']), daysAsked: Number(b['days_asked']), seriesComplete: Number(b['series_complete']), series: Number(b['series']),
-      },
+      backfill: b === undefined ? null : backfillFromRow(b),
       behindMs: Math.max(0, ...rows.map((r) => r.stalenessMs)),
       asOf: snapshot ? new Date(Math.min(...rows.map((r) => r.watermark.getTime()))) : null,
       openHoles: input.holes.filter((h) => h.stream === stream && h.status === 'open').length,
@@ -86,13 +86,19 @@ export function summaryRows(summaries: readonly StreamSummary[]): Record<string,
     series: s.snapshot ? 'snapshot' : String(s.series),
     coverage: s.backfill === null
       ? (s.series === 0 ? 'none' : 'complete')
-      : `${s.backfill.daysCovered} of ${s.backfill.daysAsked} d (${s.backfill.seriesComplete}/${s.backfill.series} series)`,
+      : coverageText(s.backfill),
     // A snapshot is not behind a unit: it is as of an instant, which says more than "0.1 h" right after a run.
     freshness: s.series === 0 ? 'never loaded' : s.asOf !== null ? `as of ${minuteText(s.asOf)}` : freshnessText(s.behindMs),
     open_holes: s.openHoles,
     failed_series: s.failedSeries,
     last_outcome: s.outcome === null ? '' : `${s.outcome.status} ${minuteText(s.outcome.at)}`.trim(),
   }));
+}
+
+/** A backfill in the summary's coverage column: `loaded back to 2025-03-02, 41 % (3/9 series)`; `status --verbose` says more. */
+function coverageText(b: BackfillProgress): string {
+  const { reach, percent } = backfillReach(b);
+  return `${reach}, ${percent} % (${b.seriesComplete}/${b.series} series)`;
 }
 
 /** The run's headline: which run, how it ended, when, how many requests, and whether the backfill is complete. */

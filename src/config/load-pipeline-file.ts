@@ -14,7 +14,7 @@ import { normalizeBaseUrl, showUrl } from '../api/base-url.js';
 import { suggestion } from './nearest-name.js';
 import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS, RETRY_KEYS } from './retry-limits.js';
 import type { RetryLimits } from './retry-limits.js';
-import type { Lookback, PipelineDefinition, StreamName, StreamsConfig } from './pipeline-definition.js';
+import type { BackfillOrder, Lookback, PipelineDefinition, StreamName, StreamsConfig } from './pipeline-definition.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
 import { ALL, ALL_OBJECTS } from '../streams/option-reader.js';
 import type { IdSelection, OptionReader } from '../streams/option-reader.js';
@@ -32,13 +32,15 @@ export const AUTO_LOOKBACK = 'auto';
 
 /** @default 3 — a unit still missing after three more nightly runs is taken as absent upstream. */
 export const DEFAULT_HOLE_RETRIES = 3;
+export const BACKFILL_ORDERS = ['newest_first', 'oldest_first'] as const satisfies readonly BackfillOrder[];
+export const DEFAULT_BACKFILL_ORDER: BackfillOrder = 'newest_first';
 /** Pages one list may have before it counts as endless: the client's own default. */
 export const DEFAULT_MAX_LIST_PAGES = DEFAULT_MAX_PAGES;
 
 /** A workspace name: one path segment every object store and query engine reads as it is. */
 export const WORKSPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'lookback_max_days', 'hole_retries', 'max_list_pages', 'time_budget', 'source', 'retries', 'streams', 'report'] as const;
+const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'lookback_max_days', 'backfill_order', 'hole_retries', 'max_list_pages', 'time_budget', 'source', 'retries', 'streams', 'report'] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -196,6 +198,7 @@ class PipelineReader {
     const lookback = this.attempt(() => this.lookback(root, [], maxDays), { mode: 'fixed', days: DEFAULT_LOOKBACK_DAYS } as Lookback);
     const holeRetries = this.attempt(() => this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)'), 0);
     const timeBudgetMs = this.attempt(() => this.timeBudget(root), undefined);
+    const backfillOrder = this.attempt(() => this.backfillOrder(root), DEFAULT_BACKFILL_ORDER);
     const maxListPages = this.attempt(() => {
       const pages = this.wholeNumber(root, 'max_list_pages', DEFAULT_MAX_LIST_PAGES, 'pages ≥ 1; e.g. max_list_pages: 2000 for a list of 500,000 event names');
       if (pages < 1) this.fail(['max_list_pages'], `0 is not a whole number of pages ≥ 1; e.g. max_list_pages: ${DEFAULT_MAX_LIST_PAGES}`);
@@ -211,7 +214,7 @@ class PipelineReader {
     const report = this.attempt(() => this.report(root), undefined);
     if (this.#refusals.length > 0 || startDate === undefined) throw refusalsError(this.file, this.#refusals);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookback, streamLookbacks, holeRetries, maxListPages, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}), ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}) };
+    return { name, startDate, lookback, streamLookbacks, backfillOrder, holeRetries, maxListPages, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}), ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}) };
   }
 
   /** `lookback_max_days: 28`: at least 1, since a probe that re-reads nothing finds nothing. */
@@ -230,6 +233,16 @@ class PipelineReader {
       this.fail([...at, 'lookback_days'], `${show(value)} is not a whole number of days ≥ 0 nor ${AUTO_LOOKBACK}; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark) or lookback_days: ${AUTO_LOOKBACK} (set from the restatements seen, at most lookback_max_days)`);
     }
     return { mode: 'fixed', days: value };
+  }
+
+  /** `backfill_order: newest_first | oldest_first`. */
+  private backfillOrder(root: Record<string, unknown>): BackfillOrder {
+    const value = root['backfill_order'];
+    if (value === undefined || value === null) return DEFAULT_BACKFILL_ORDER;
+    if (typeof value !== 'string' || !(BACKFILL_ORDERS as readonly string[]).includes(value)) {
+      this.fail(['backfill_order'], `${show(value)} is not ${BACKFILL_ORDERS.join(' nor ')}; e.g. backfill_order: newest_first (a backfill loads each series from its newest complete day backwards)`);
+    }
+    return value as BackfillOrder;
   }
 
   /** `time_budget: 3h`: the longest a run sends requests (see RunOptions.timeBudgetMs). */

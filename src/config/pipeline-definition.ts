@@ -14,6 +14,9 @@ export type Lookback =
   /** Set each run from the restatements the stream has shown, never above `maxDays` (`lookback_max_days:`). */
   | { mode: 'auto'; maxDays: number };
 
+/** Which end of its range a series' first backfill (or a widened start_date) loads first. */
+export type BackfillOrder = 'newest_first' | 'oldest_first';
+
 export interface PipelineDefinition {
   /** Letters, digits, `_` and `-`: it names state rows and files. */
   name: string;
@@ -35,6 +38,12 @@ export interface PipelineDefinition {
    * Streams that re-read nothing (lists, snapshots) have none.
    */
   streamLookbacks: Partial<Record<StreamName, Lookback>>;
+  /**
+   * `backfill_order:` a backfill loads each series from its newest complete day backwards (`newest_first`: after any
+   * budgeted night a series with rows holds one contiguous range ending at its newest complete day) or from its first day
+   * forwards (`oldest_first`). Either way the windows are the same; only their order differs. @default 'newest_first'
+   */
+  backfillOrder: BackfillOrder;
   /** Later runs that re-request a hole (a unit the server left out) before it is confirmed absent. @default 3 */
   holeRetries: number;
   /**

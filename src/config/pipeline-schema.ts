@@ -3,7 +3,7 @@
 // per-stream part is derived from each stream declaration's own option reader (streams/options-schema.ts).
 import { optionsSchemaOf } from '../streams/options-schema.js';
 import { STREAMS, STREAM_NAMES } from '../streams/registry.js';
-import { AUTO_LOOKBACK, DEFAULT_HOLE_RETRIES, DEFAULT_LOOKBACK_DAYS, DEFAULT_LOOKBACK_MAX_DAYS, DEFAULT_MAX_LIST_PAGES } from './load-pipeline-file.js';
+import { AUTO_LOOKBACK, BACKFILL_ORDERS, DEFAULT_BACKFILL_ORDER, DEFAULT_HOLE_RETRIES, DEFAULT_LOOKBACK_DAYS, DEFAULT_LOOKBACK_MAX_DAYS, DEFAULT_MAX_LIST_PAGES } from './load-pipeline-file.js';
 import { DEFAULT_RETRY_LIMITS, RETRY_BOUNDS } from './retry-limits.js';
 
 type Schema = Record<string, unknown>;
@@ -37,6 +37,7 @@ export function pipelineJsonSchema(streams: Readonly<Record<string, Schema>> = S
       start_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}([T ].*)?$', description: 'first UTC day to export, YYYY-MM-DD' },
       lookback_days: { ...LOOKBACK_DAYS, default: DEFAULT_LOOKBACK_DAYS },
       lookback_max_days: { type: 'integer', minimum: 1, default: DEFAULT_LOOKBACK_MAX_DAYS, description: 'the deepest lookback_days: auto goes (on its probe nights)' },
+      backfill_order: { type: 'string', enum: [...BACKFILL_ORDERS], default: DEFAULT_BACKFILL_ORDER, description: 'which end of its range a series\' first backfill (or a widened start_date) loads first: newest_first ends every budgeted night with each started series holding its newest days' },
       hole_retries: { type: 'integer', minimum: 0, default: DEFAULT_HOLE_RETRIES, description: 'later runs that ask again for a unit a server left out before it is confirmed absent' },
       time_budget: { type: 'string', pattern: '^(\\d+(\\.\\d+)?[smhdSMHD])+$', description: 'the longest a run sends requests, e.g. 3h: then it publishes what it committed and exits 0 with complete: false; the next run continues (--time-budget overrides it)' },
       max_list_pages: { type: 'integer', minimum: 1, default: DEFAULT_MAX_LIST_PAGES, description: 'pages one list may have; a list still going there, or one that loops, fails only the streams that need it' },

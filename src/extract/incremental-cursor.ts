@@ -1,7 +1,9 @@
 // The incremental cursor of a series, in one place: its key, the range a run loads ((watermark − look-back, until], in
-// whole UTC units), the fewest windows that cover that range and the series' open holes, the watermark as windows
-// finish (a contiguous prefix, capped at the last complete unit), and what becomes of each hole. Pure; UTC.
+// whole UTC units, plus the days before its low watermark a backfill still owes), the fewest windows that cover them and
+// the series' open holes, in the order the pipeline's backfill_order asks, the loaded range [low, high) as windows finish
+// (one contiguous block, its high end capped at the last complete unit), and what becomes of each hole. Pure; UTC.
 import { DateTime } from 'luxon';
+import type { BackfillOrder } from '../config/pipeline-definition.js';
 import type { Unit } from '../time/utc-time.js';
 import { addUnits, ceilUnit, floorUnit, isoSeconds, unitMs } from '../time/utc-time.js';
 import type { UnitRange, Window } from './windows.js';
@@ -141,6 +143,13 @@ export function activeSpan(first: Date | null, last: Date | null): ActiveSpan | 
 }
 
 export interface CursorInput extends PlanRangeInput {
+  /**
+   * Start of the first unit loaded: with `watermark`, [lowWatermark, watermark) is loaded (or recorded holes), and the
+   * units from `from` to it are owed. Absent with a watermark: loaded from `from` (state older than the low watermark).
+   */
+  lowWatermark?: DateTime;
+  /** Which end of the series the windows start from: the newest (and the loaded range grows backwards) or the oldest. */
+  order: BackfillOrder;
   /** The largest window one request may ask for, in units. */
   maxUnits: number;
   /** Holes stored for this series (open and confirmed absent). */
@@ -157,7 +166,9 @@ export interface CursorPlan {
   unit: Unit;
   /** The range of this run, or undefined when nothing is due (holes may still be). */
   readonly range: Readonly<Span> | undefined;
-  /** What the windows cover: the range and the open holes. */
+  /** The units before the low watermark down to `from` (a backfill newest first not done, or a widened start_date). */
+  readonly owed: Readonly<Span> | undefined;
+  /** What the windows cover: the range, the units owed and the open holes. */
   wanted: readonly Span[];
   /** The largest window one request may ask for, in units. */
   maxUnits: number;
@@ -167,6 +178,10 @@ export interface CursorPlan {
   completeEndMs: number;
   /** The stored watermark (epoch ms). */
   watermarkMs: number | undefined;
+  /** The stored low watermark (epoch ms); absent when nothing is stored, -Infinity for a series loaded from the start. */
+  lowMs: number | undefined;
+  /** The order the windows are sent in. */
+  order: BackfillOrder;
   /** Stored holes by unit start; open ones outside the range are what extends the windows. */
   holes: ReadonlyMap<number, StoredHole>;
   /** When the series' object was active, when known. */
@@ -190,23 +205,36 @@ function sharedRange(startMs: number, endMs: number): { span: Readonly<Span>; wa
   return lastRange;
 }
 
+/** The units owed before a stored low watermark: from floor(`from`) to it, when `from` lies before it. */
+function owedSpan(input: CursorInput): Span | undefined {
+  if (input.watermark === undefined || input.lowWatermark === undefined) return undefined;
+  const startMs = floorUnit(input.from, input.unit).toMillis();
+  const endMs = floorUnit(input.lowWatermark, input.unit).toMillis();
+  return startMs < endMs ? { startMs, endMs } : undefined;
+}
+
 export function planCursor(input: CursorInput): CursorPlan {
   const range = planRange(input);
   const size = unitMs(input.unit);
   const shared = range ? sharedRange(range.start.toMillis(), range.end.toMillis()) : undefined;
   const span = shared?.span;
+  const owed = owedSpan(input);
   const open = input.holes.filter((h) => h.status === 'open');
-  const wanted: readonly Span[] = open.length === 0
+  const wanted: readonly Span[] = open.length === 0 && owed === undefined
     ? (shared?.wanted ?? NOTHING_WANTED)
-    : [...(span ? [span] : []), ...open.map((h) => ({ startMs: h.startMs, endMs: h.startMs + size }))];
+    : [...(span ? [span] : []), ...(owed ? [owed] : []), ...open.map((h) => ({ startMs: h.startMs, endMs: h.startMs + size }))];
+  const watermarkMs = input.watermark?.toMillis();
   return {
     unit: input.unit,
     range: span,
+    owed,
     wanted,
     maxUnits: input.maxUnits,
     windowCount: coverSpans(input.unit, wanted, input.maxUnits).length,
     completeEndMs: completeEnd(input.until, input.unit).toMillis(),
-    watermarkMs: input.watermark?.toMillis(),
+    watermarkMs,
+    lowMs: watermarkMs === undefined ? undefined : (input.lowWatermark?.toMillis() ?? -Infinity),
+    order: input.order,
     holes: input.holes.length === 0 ? NO_HOLES : new Map(input.holes.map((h) => [h.startMs, h])),
     ...(input.active ? { active: input.active } : {}),
   };
@@ -217,15 +245,22 @@ export function cursorWindows(plan: Pick<CursorPlan, 'unit' | 'wanted' | 'maxUni
   return coverWindows(plan.unit, plan.wanted, plan.maxUnits);
 }
 
+/** The windows of a cursor in the order they are sent: newest first or oldest first, as the plan's order says. */
+export function orderedWindows(plan: Pick<CursorPlan, 'unit' | 'wanted' | 'maxUnits' | 'order'>): Window[] {
+  const windows = cursorWindows(plan);
+  return plan.order === 'newest_first' ? windows.reverse() : windows;
+}
+
 /** True when the unit at `ms` lies outside the object's known activity: nothing happened, so nothing is missing. */
 export function isQuiet(plan: Pick<CursorPlan, 'active'>, ms: number): boolean {
   return plan.active !== undefined && (ms < plan.active.startMs || ms >= plan.active.endMs);
 }
 
-/** True when the plan wants the unit starting at `ms`: inside the range, or an open hole. */
+/** True when the plan wants the unit starting at `ms`: inside the range or the units owed, or an open hole. */
 export function isWanted(plan: CursorPlan, ms: number): boolean {
   const inRange = plan.range !== undefined && ms >= plan.range.startMs && ms < plan.range.endMs;
-  return inRange || plan.holes.get(ms)?.status === 'open';
+  const owed = plan.owed !== undefined && ms >= plan.owed.startMs && ms < plan.owed.endMs;
+  return inRange || owed || plan.holes.get(ms)?.status === 'open';
 }
 
 /** A change to a stored hole, to commit with the rows of the window that decided it. */
@@ -283,25 +318,46 @@ export function laggingStart(plan: Pick<CursorPlan, 'unit' | 'completeEndMs' | '
   return start < complete && complete - start <= LAG_MS ? start : undefined;
 }
 
+/** How far a series' loaded range may move: its new [low, high) and the rows loaded since the last move. */
+export interface RangeAdvance {
+  /** The high watermark: start of the first unit not yet final. */
+  watermarkMs: number;
+  /** The low watermark: start of the first unit loaded; undefined for a series loaded from the start (state without one). */
+  lowMs: number | undefined;
+  rows: number;
+}
+
 /**
- * Tracks the windows of one series through a run and decides how far its watermark may move: only over a contiguous
- * prefix of finished windows, never past the last complete unit before the run's frozen upper bound, never backwards.
- * Units a window left out do not hold the watermark back: they are recorded as holes and re-requested by later runs.
+ * Tracks the windows of one series through a run and decides how far its loaded range [low, high) may move: it is the
+ * one contiguous block of loaded units that holds the stored range (or, on a first run, the window sent first: the
+ * newest for `newest_first`, the oldest for `oldest_first`) and grows as the finished windows touching it allow. The
+ * high end never passes the last complete unit before the run's frozen upper bound nor a held unit, and never moves
+ * backwards; the low end never moves forwards. Units a window left out do not break the block: they are recorded as
+ * holes with its rows and re-requested by later runs.
  */
 export class CursorProgress {
   readonly #spans: Span[];
   readonly #done: boolean[];
   readonly #completeEndMs: number;
-  #prefix = 0;
-  #committedMs: number | undefined;
+  /** The span the block must hold: the stored range, else the first window sent. */
+  readonly #anchor: Span | undefined;
+  readonly #anchorWindow: number;
+  #committed: { lowMs: number; highMs: number } | undefined;
   #rowsSinceAdvance = 0;
   #holdMs = Infinity;
 
-  constructor(plan: Pick<CursorPlan, 'completeEndMs' | 'watermarkMs'>, windows: readonly UnitRange[]) {
+  constructor(plan: Pick<CursorPlan, 'completeEndMs' | 'watermarkMs' | 'lowMs' | 'order'>, windows: readonly UnitRange[]) {
     this.#spans = windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })).sort((a, b) => a.startMs - b.startMs);
     this.#done = this.#spans.map(() => false);
     this.#completeEndMs = plan.completeEndMs;
-    this.#committedMs = plan.watermarkMs;
+    if (plan.watermarkMs !== undefined) {
+      this.#committed = { lowMs: plan.lowMs ?? -Infinity, highMs: plan.watermarkMs };
+      this.#anchor = { startMs: this.#committed.lowMs, endMs: plan.watermarkMs };
+      this.#anchorWindow = -1;
+    } else {
+      this.#anchorWindow = plan.order === 'newest_first' ? this.#spans.length - 1 : 0;
+      this.#anchor = this.#spans[this.#anchorWindow];
+    }
   }
 
   /** Mark the window starting at `startMs` as finished (loaded, its holes recorded) with `rows` rows. */
@@ -310,7 +366,6 @@ export class CursorProgress {
     const index = this.#spans.findIndex((s) => s.startMs === startMs);
     if (index < 0) throw new RangeError(`CursorProgress: no planned window starts at ${new Date(startMs).toISOString()}`);
     this.#done[index] = true;
-    while (this.#prefix < this.#done.length && this.#done[this.#prefix]) this.#prefix++;
   }
 
   /** Keep the watermark at or before `ms`: the first unit of a lagging source's tail, asked again next run. */
@@ -318,33 +373,57 @@ export class CursorProgress {
     this.#holdMs = Math.min(this.#holdMs, ms);
   }
 
-  /**
-   * The watermark this series may now record (with the rows loaded since the last one), or undefined when it does not
-   * move: the end of the finished prefix, capped at the last complete unit and at a held unit.
-   */
-  advance(): { watermarkMs: number; rows: number } | undefined {
-    if (this.#prefix === 0) return undefined;
-    const candidate = Math.min(this.#spans[this.#prefix - 1]!.endMs, this.#completeEndMs, this.#holdMs);
-    if (this.#committedMs !== undefined && candidate <= this.#committedMs) return undefined;
-    this.#committedMs = candidate;
-    const rows = this.#rowsSinceAdvance;
-    this.#rowsSinceAdvance = 0;
-    return { watermarkMs: candidate, rows };
+  /** The block of loaded units holding the anchor: the anchor and every finished window touching it, transitively. */
+  #block(): Span | undefined {
+    if (this.#anchor === undefined || (this.#anchorWindow >= 0 && !this.#done[this.#anchorWindow])) return undefined;
+    let { startMs, endMs } = this.#anchor;
+    // Windows are sorted and never overlap: one pass down from the anchor and one up extends it over touching ones.
+    for (let i = this.#spans.length - 1; i >= 0; i--) {
+      const s = this.#spans[i]!;
+      if (this.#done[i] && s.endMs >= startMs && s.startMs < startMs) startMs = s.startMs;
+    }
+    for (let i = 0; i < this.#spans.length; i++) {
+      const s = this.#spans[i]!;
+      if (this.#done[i] && s.startMs <= endMs && s.endMs > endMs) endMs = s.endMs;
+    }
+    return { startMs, endMs };
   }
 
   /**
-   * Once every window is finished and the watermark did not move (a re-fetch of the look-back on a series already
-   * current): the watermark as it stands, with the rows since, so that the run is recorded as the last to touch the
-   * series. Undefined otherwise, and when nothing was ever committed.
+   * The range this series may now record (with the rows loaded since the last one), or undefined when it does not move:
+   * the block's start, and its end capped at the last complete unit and at a held unit.
    */
-  settle(): { watermarkMs: number; rows: number } | undefined {
-    if (!this.finished || this.#committedMs === undefined) return undefined;
+  advance(): RangeAdvance | undefined {
+    const block = this.#block();
+    if (block === undefined) return undefined;
+    const old = this.#committed;
+    const highMs = Math.max(Math.min(block.endMs, this.#completeEndMs, this.#holdMs), old?.highMs ?? -Infinity);
+    const lowMs = Math.min(block.startMs, old?.lowMs ?? Infinity);
+    // A first block whose every unit is still in progress or held holds nothing final: nothing to record yet.
+    if (old === undefined && highMs <= lowMs) return undefined;
+    if (old !== undefined && highMs <= old.highMs && lowMs >= old.lowMs) return undefined;
+    this.#committed = { lowMs, highMs };
+    return this.#take();
+  }
+
+  /**
+   * Once every window is finished and the range did not move (a re-fetch of the look-back on a series already current):
+   * the range as it stands, with the rows since, so that the run is recorded as the last to touch the series. Undefined
+   * otherwise, and when nothing was ever committed.
+   */
+  settle(): RangeAdvance | undefined {
+    if (!this.finished || this.#committed === undefined) return undefined;
+    return this.#take();
+  }
+
+  #take(): RangeAdvance {
     const rows = this.#rowsSinceAdvance;
     this.#rowsSinceAdvance = 0;
-    return { watermarkMs: this.#committedMs, rows };
+    const { lowMs, highMs } = this.#committed!;
+    return { watermarkMs: highMs, lowMs: Number.isFinite(lowMs) ? lowMs : undefined, rows };
   }
 
   get finished(): boolean {
-    return this.#prefix === this.#spans.length;
+    return this.#done.every(Boolean);
   }
 }

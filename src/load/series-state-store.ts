@@ -16,6 +16,11 @@ export interface SeriesStateUpdate {
   unit: string;
   /** Start of the first unit not yet final: the next run fetches from here. */
   watermark: Date;
+  /**
+   * Start of the first unit loaded: every unit in [lowWatermark, watermark) is loaded or a recorded hole. Absent keeps the
+   * stored one (never moves it later); a series whose state predates it keeps none, meaning loaded from the start_date.
+   */
+  lowWatermark?: Date;
   /** Rows the batch loaded for this series; added to the stored total. */
   rowsLoaded: number;
   /** The offset the series' daily points were written with (`+02:00`); absent keeps the stored one. */
@@ -28,6 +33,8 @@ export interface SeriesState {
   seriesKey: string;
   unit: string;
   watermark: Date;
+  /** Start of the first unit loaded (see SeriesStateUpdate.lowWatermark); null for snapshots and state older than it. */
+  lowWatermark: Date | null;
   /** Total rows loaded for this series over all runs. */
   rowsLoaded: number;
   lastRunId: string | null;
@@ -70,6 +77,7 @@ export function toSeriesState(row: Record<string, unknown>): SeriesState {
     seriesKey: row.series_key as string,
     unit: row.unit as string,
     watermark: row.watermark as Date,
+    lowWatermark: (row.low_watermark as Date | null | undefined) ?? null,
     rowsLoaded: Number(row.rows_loaded),
     lastRunId: (row.last_run_id as string | null) ?? null,
     updatedAt: row.updated_at as Date,
@@ -97,12 +105,15 @@ export const SERIES_STATE_SQL = `SELECT * FROM "_etl_series_state" ORDER BY "str
 
 export const HOLES_SQL = `SELECT * FROM "_etl_holes" ORDER BY "stream", "series_key", "unit_start"`;
 
-/** Advance the series watermarks of a batch: last entry per series wins, never backwards; rows_loaded adds up. */
+/**
+ * Widen the series' loaded ranges by a batch: the high watermark never moves backwards and the low one never forwards
+ * (last entry per series wins within the batch, then the stored value bounds it); rows_loaded adds up.
+ */
 export function prepareSeriesState(runId: string, loadedAt: Date, state: readonly SeriesStateUpdate[]): { appends: StagedAppend[]; sql: string } {
   if (state.length === 0) return { appends: [], sql: '' };
   const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'BIGINT' | 'INTEGER'][] = [
     ['_seq', 'INTEGER'], ['stream', 'VARCHAR'], ['series_key', 'VARCHAR'], ['unit', 'VARCHAR'], ['watermark', 'TIMESTAMP'], ['rows_loaded', 'BIGINT'],
-    ['utc_offset', 'VARCHAR'],
+    ['utc_offset', 'VARCHAR'], ['low_watermark', 'TIMESTAMP'],
   ];
   const columns = cols.map(() => [] as DuckDBValue[]);
   state.forEach((s, i) => {
@@ -110,7 +121,7 @@ export function prepareSeriesState(runId: string, loadedAt: Date, state: readonl
     for (const [name, value] of [['stream', s.stream], ['seriesKey', s.seriesKey], ['unit', s.unit]] as const) {
       if (typeof value !== 'string' || value === '') throw new FatalError(`${at}: ${name} must be a non-empty string, got ${JSON.stringify(value)}`);
     }
-    const values = [i, s.stream, s.seriesKey, s.unit, s.watermark, s.rowsLoaded, s.utcOffset ?? null];
+    const values = [i, s.stream, s.seriesKey, s.unit, s.watermark, s.rowsLoaded, s.utcOffset ?? null, s.lowWatermark ?? null];
     cols.forEach(([name, type], c) => columns[c]!.push(toDuckDBValue(type, values[c], `${at} field ${name}`)));
   });
   const append = stagedAppend('_stg_state', cols, columns, state.length);
@@ -119,9 +130,11 @@ export function prepareSeriesState(runId: string, loadedAt: Date, state: readonl
      SELECT n."stream", n."series_key", n."unit", greatest(n."watermark", o."watermark") AS "watermark",
             COALESCE(o."rows_loaded", 0) + n."rows_loaded" AS "rows_loaded",
             ${sqlString(runId)} AS "last_run_id", ${sqlTimestamp(loadedAt, 'batch loadedAt')} AS "updated_at",
-            COALESCE(n."utc_offset", o."utc_offset") AS "utc_offset"
+            COALESCE(n."utc_offset", o."utc_offset") AS "utc_offset",
+            CASE WHEN o."stream" IS NOT NULL AND o."low_watermark" IS NULL THEN NULL ELSE least(n."low_watermark", o."low_watermark") END AS "low_watermark"
      FROM (SELECT "stream", "series_key", "unit", arg_max("watermark", "_seq") AS "watermark", sum("rows_loaded")::BIGINT AS "rows_loaded",
-                  arg_max("utc_offset", "_seq") FILTER (WHERE "utc_offset" IS NOT NULL) AS "utc_offset"
+                  arg_max("utc_offset", "_seq") FILTER (WHERE "utc_offset" IS NOT NULL) AS "utc_offset",
+                  min("low_watermark") AS "low_watermark"
            FROM "_stg_state" GROUP BY "stream", "series_key", "unit") n
      LEFT JOIN "_etl_series_state" o ON o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,
     `DELETE FROM "_etl_series_state" o USING "_new_state" n WHERE o."stream" = n."stream" AND o."series_key" = n."series_key" AND o."unit" = n."unit"`,

@@ -1,39 +1,65 @@
 // How far a backfill that spans nights has come: per series stream, the days its series have loaded of the days the
-// run asked (from the first day to the last complete one). Recorded in `_etl_backfill` for `status` and the report.
+// run asked (from the first day to the last complete one), and the range they hold. Recorded in `_etl_backfill` for
+// `status` and the report.
+import type { BackfillOrder } from '../config/pipeline-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { Plan } from './plan.js';
 
 export interface BackfillProgress {
   stream: string;
   series: number;
-  /** Series whose watermark reached the last complete unit before --until. */
+  /** Series whose loaded range reaches from the first day asked to the last complete unit before --until. */
   seriesComplete: number;
+  /** Series with a loaded range (rows, or units recorded missing). */
+  seriesStarted: number;
   /** Days from the first day asked to the last complete day. */
   daysAsked: number;
   /** Days loaded, averaged over the stream's series (a series without a watermark counts 0). */
   daysCovered: number;
+  /**
+   * The range every started series holds, as of now: from the latest of their low watermarks to the earliest of their
+   * high ones (a backfill newest first reads "loaded back to `loadedFrom`"); null when no series has started.
+   */
+  loadedFrom: Date | null;
+  loadedTo: Date | null;
+  /** The order the backfill loads in (the pipeline's backfill_order). */
+  order: BackfillOrder;
 }
 
 const DAY_MS = 86_400_000;
 
-/** The progress of every series stream of the plan, from the watermarks stored now. */
-export async function backfillProgress(wh: Warehouse, plan: Plan, fromMs: number): Promise<BackfillProgress[]> {
-  const watermarks = new Map((await wh.readSeriesState()).map((s) => [`${s.stream}\u0000${s.seriesKey}`, s.watermark.getTime()]));
-  const byStream = new Map<string, { series: number; complete: number; askedMs: number; coveredMs: number }>();
+/** The progress of every series stream of the plan, from the loaded ranges stored now. */
+export async function backfillProgress(wh: Warehouse, plan: Plan, fromMs: number, order: BackfillOrder): Promise<BackfillProgress[]> {
+  const ranges = new Map((await wh.readSeriesState()).map((s) => [`${s.stream}\u0000${s.seriesKey}`, {
+    // A series without a low watermark was loaded from the start asked.
+    lowMs: Math.max(fromMs, s.lowWatermark?.getTime() ?? fromMs),
+    highMs: s.watermark.getTime(),
+  }]));
+  interface Tally { series: number; complete: number; started: number; askedMs: number; coveredMs: number; fromMs: number; toMs: number }
+  const byStream = new Map<string, Tally>();
   for (const sp of plan.series) {
     const endMs = sp.cursor.completeEndMs;
-    const mark = watermarks.get(`${sp.stream.name}\u0000${sp.seriesKey}`);
-    const p = byStream.get(sp.stream.name) ?? { series: 0, complete: 0, askedMs: 0, coveredMs: 0 };
+    const range = ranges.get(`${sp.stream.name}\u0000${sp.seriesKey}`);
+    const p = byStream.get(sp.stream.name) ?? { series: 0, complete: 0, started: 0, askedMs: 0, coveredMs: 0, fromMs: -Infinity, toMs: Infinity };
     p.series++;
-    if (mark !== undefined && mark >= endMs) p.complete++;
     p.askedMs = Math.max(p.askedMs, endMs - fromMs);
-    p.coveredMs += mark === undefined ? 0 : Math.max(0, Math.min(mark, endMs) - fromMs);
+    if (range !== undefined) {
+      const highMs = Math.min(range.highMs, endMs);
+      p.started++;
+      if (range.highMs >= endMs && range.lowMs <= fromMs) p.complete++;
+      p.coveredMs += Math.max(0, highMs - range.lowMs);
+      p.fromMs = Math.max(p.fromMs, range.lowMs);
+      p.toMs = Math.min(p.toMs, highMs);
+    }
     byStream.set(sp.stream.name, p);
   }
   return [...byStream].map(([stream, p]) => ({
-    stream, series: p.series, seriesComplete: p.complete,
+    stream, series: p.series, seriesComplete: p.complete, seriesStarted: p.started,
     daysAsked: Math.max(0, Math.round(p.askedMs / DAY_MS)),
     daysCovered: p.series === p.complete ? Math.max(0, Math.round(p.askedMs / DAY_MS)) : Math.floor(p.coveredMs / p.series / DAY_MS),
+    loadedFrom: p.started === 0 ? null : new Date(p.fromMs),
+    loadedTo: p.started === 0 ? null : new Date(p.toMs),
+    order,
   }));
 }
 
@@ -43,6 +69,44 @@ export async function recordBackfill(wh: Warehouse, runId: string, progress: rea
   await wh.query(`DELETE FROM "_etl_backfill" WHERE list_contains($1, "stream")`, [progress.map((p) => p.stream)]);
   const at = new Date();
   for (const p of progress) {
-    await wh.query(`INSERT INTO "_etl_backfill" VALUES ($1, $2, $3, $4, $5, $6, $7)`, [p.stream, p.series, p.seriesComplete, p.daysAsked, p.daysCovered, runId, at]);
+    await wh.query(
+      `INSERT INTO "_etl_backfill" ("stream", "series", "series_complete", "days_asked", "days_covered", "run_id", "updated_at", "series_started", "loaded_from", "loaded_to", "backfill_order")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [p.stream, p.series, p.seriesComplete, p.daysAsked, p.daysCovered, runId, at, p.seriesStarted, p.loadedFrom, p.loadedTo, p.order],
+    );
   }
+}
+
+/**
+ * A `_etl_backfill` row (SELECT *) as progress: a database written before the range columns existed reads as oldest
+ * first with no range known.
+ */
+export function backfillFromRow(row: Record<string, unknown>): BackfillProgress {
+  const date = (v: unknown): Date | null => (v instanceof Date ? v : null);
+  return {
+    stream: String(row['stream']), series: Number(row['series']), seriesComplete: Number(row['series_complete']),
+    seriesStarted: row['series_started'] === null || row['series_started'] === undefined ? Number(row['series']) : Number(row['series_started']),
+    daysAsked: Number(row['days_asked']), daysCovered: Number(row['days_covered']),
+    loadedFrom: date(row['loaded_from']), loadedTo: date(row['loaded_to']),
+    order: row['backfill_order'] === 'newest_first' ? 'newest_first' : 'oldest_first',
+  };
+}
+
+/**
+ * How far a stream's backfill reaches, in words: `loaded back to 2025-03-02` (newest first: the day every started series
+ * reaches back to), `loaded up to 2025-03-02` (oldest first: the last day every started series holds), or `not started`;
+ * and the share of the history asked that is loaded, in whole percent.
+ */
+export function backfillReach(p: Pick<BackfillProgress, 'daysAsked' | 'daysCovered' | 'loadedFrom' | 'loadedTo' | 'order' | 'seriesStarted'>): { reach: string; percent: number } {
+  const percent = Math.floor((100 * p.daysCovered) / Math.max(1, p.daysAsked));
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  if (p.seriesStarted === 0) return { reach: 'not started', percent };
+  if (p.loadedFrom === null || p.loadedTo === null) return { reach: 'loaded', percent };
+  return { reach: p.order === 'newest_first' ? `loaded back to ${day(p.loadedFrom)}` : `loaded up to ${day(new Date(p.loadedTo.getTime() - DAY_MS))}`, percent };
+}
+
+/** `loaded back to 2025-03-02, 41 % of the history asked` (see backfillReach). */
+export function backfillSentence(p: Parameters<typeof backfillReach>[0]): string {
+  const { reach, percent } = backfillReach(p);
+  return `${reach}, ${percent} % of the history asked`;
 }

@@ -4,7 +4,7 @@
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
-import { CursorProgress, cursorWindows, holeChanges, isQuiet, isWanted, LAG_MS, laggingStart } from '../extract/incremental-cursor.js';
+import { CursorProgress, holeChanges, isQuiet, isWanted, LAG_MS, laggingStart, orderedWindows } from '../extract/incremental-cursor.js';
 import type { CursorPlan } from '../extract/incremental-cursor.js';
 import { negativeCountNotices } from '../extract/negative-counts.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
@@ -92,9 +92,12 @@ function listGroup(stream: string): TaskGroup {
 }
 
 /**
- * Queues every request of the plan, each series' windows in time order and series after series, so that a time budget
- * cuts each series after a contiguous prefix of its windows (the next run starts from that watermark). The tasks are
- * made as the pools' workers take them: a series' windows and progress exist from its first request to its last.
+ * Queues every request of the plan, series after series, each series' windows in its backfill order (newest first, or
+ * oldest first), so that a time budget cuts each series after a contiguous run of its windows from that end: the next run
+ * extends the loaded range from its low (or high) watermark. Series after series, not round after round: a series
+ * started is a series whose look-back every later night re-reads, so starting them all on the first night would cost
+ * one request per series and night more. The tasks are made as the pools' workers take them: a series' windows and
+ * progress exist from its first request to its last.
  */
 export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskContext): void {
   const seen = new Set<string>();
@@ -198,11 +201,11 @@ function snapshotState(stream: StreamName, ctx: FetchTaskContext, rows: number):
   return { stream, seriesKey: SNAPSHOT, unit: SNAPSHOT, watermark: ctx.until.toJSDate(), rowsLoaded: rows };
 }
 
-/** The window tasks of one series, in time order; its windows and progress are made when its first one is taken. */
+/** The window tasks of one series, in its backfill order; its windows and progress are made when its first one is taken. */
 function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>, details: DetailsReads): Generator<Task> {
   const name = sp.stream.name as StreamName;
   const { cursor, instance } = sp;
-  const windows = cursorWindows(cursor);
+  const windows = orderedWindows(cursor);
   const progress = new CursorProgress(cursor, windows);
   const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: (client: ApiClient, w: Window) => instance.fetch(client, w) };
   const group = seriesGroup(sp);
@@ -270,6 +273,7 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
       ...noticed(name, rows),
       state: advanced === undefined ? [] : [{
         stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows,
+        ...(advanced.lowMs === undefined ? {} : { lowWatermark: new Date(advanced.lowMs) }),
         ...(offset === undefined ? {} : { utcOffset: offset }),
       }],
       holes,

@@ -141,6 +141,16 @@ export function nightsUnderBudget(byPool: Partial<Record<PoolId, number>>, budge
   return { nights: Math.max(1, ...out.map((p) => p.nights)), pools: out };
 }
 
+/**
+ * Nights a plan takes when each may spend `budgetMs` (`time_budget:`): the more of what the pools' sustained rates allow
+ * (nightsUnderBudget) and of the estimated duration (`estimateMs`, round trips included) cut into budgets. A lower bound:
+ * every later night also re-reads the look-back of the series loaded by the nights before.
+ */
+export function nightsAtBudget(byPool: Partial<Record<PoolId, number>>, estimateMs: number, budgetMs: number, pools: PoolOverrides = {}): number {
+  if (Object.values(byPool).every((r) => !r)) return 0;
+  return Math.max(nightsUnderBudget(byPool, budgetMs, pools).nights, Math.ceil(estimateMs / budgetMs));
+}
+
 /** `1 h 02 min`, `3 min 05 s`, `4.2 s`, `120 ms`: a duration as a person reads it. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;

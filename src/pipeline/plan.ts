@@ -109,6 +109,8 @@ export interface PlannedState {
   stream: string;
   seriesKey: string;
   watermark: Date;
+  /** Start of the first unit loaded; null or absent for a series loaded from the start_date (see CursorInput). */
+  lowWatermark?: Date | null;
   /**
    * The --until of the run that moved the watermark last, when known. Days that were already older than the look-back
    * then are final: a backfill that stopped far behind --until resumes at its watermark, re-fetching nothing before it.
@@ -213,6 +215,7 @@ export function buildPlan(input: PlanInput): Plan {
           const key = seriesKey(instance.unit, instance.dims);
           const state = states.get(`${name}${sep}${key}`);
           const stored = state?.watermark;
+          const low = state?.lowWatermark ?? undefined;
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
           const maxUnits = instance.maxUnits ?? stream.maxUnits;
           const objectId = stream.activity ? instance.dims[stream.activity.dim] : undefined;
@@ -222,7 +225,9 @@ export function buildPlan(input: PlanInput): Plan {
           const cursor = planCursor({
             ...(active ? { active } : {}),
             unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: lookbackOf(lookback.days, state),
-            ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}), holes: seriesHoles,
+            order: input.pipeline.backfillOrder,
+            ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}),
+            ...(stored && low ? { lowWatermark: DateTime.fromJSDate(low, { zone: 'utc' }) } : {}), holes: seriesHoles,
           });
           plan.series.push({
             stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor, utcOffset: state?.utcOffset ?? undefined,

@@ -210,7 +210,7 @@ async function planAndFetch(
   runWarnings(warnings, { failures, openHoles: holes.open, holeRetries: opts.pipeline.holeRetries, remainingRequests, budgetMs: opts.timeBudgetMs });
   for (const w of warnings) reporter.emit({ type: 'warning', ...w });
   await recordLookbacks((sql, params) => wh.query(sql, params), ctx.runId, until.toJSDate(), plan.lookbacks);
-  const backfill = await backfillProgress(wh, plan, from.toUTC().toMillis());
+  const backfill = await backfillProgress(wh, plan, from.toUTC().toMillis(), opts.pipeline.backfillOrder);
   await recordBackfill(wh, ctx.runId, backfill);
   return {
     planned: { requests: plan.requests, minimum: plan.minimum, byPool: plan.byPool },

@@ -58,7 +58,7 @@ interface Source {
 /**
  * One FIFO queue per limit pool, each drained by its own workers: a pool that waits for its window never holds up
  * requests of another pool. The client bounds what is in flight overall. Tasks run in the order they were added, so a
- * series queued window after window in time order is cut, at a deadline, after a contiguous prefix of its windows.
+ * series queued window after window in its backfill order is cut, at a deadline, after a contiguous run of its windows.
  * A queue holds sources of tasks, not tasks: a source is read one task at a time as a worker frees up, so a plan of
  * 700,000 windows holds only the tasks being worked on, whatever the workspace's size.
  */

@@ -9,6 +9,7 @@ import { writeFileAtomically } from '../process/write-file-atomically.js';
 import { unfilledViews } from '../views/unfilled-views.js';
 import { absentHistoryNote, viewsReadingAbsentHistory } from '../views/absent-history.js';
 import { printable } from '../text/printable-text.js';
+import { backfillFromRow, backfillSentence } from '../pipeline/backfill-progress.js';
 
 export interface ReportSummary {
   path: string;
@@ -103,9 +104,9 @@ ${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num
   const unfilled = await unfilledViews(wh);
   const absentHistory = wh.absentHistory.length === 0 ? '' : `<p class="meta" data-note="absent-history">${escapeHtml(absentHistoryNote(wh.absentHistory, await viewsReadingAbsentHistory(wh)))}.</p>`;
   // A first backfill that spans nights: how far each stream's days reach, until every stream has them all.
-  const backfill = await wh.query(`SELECT "stream", "series", "series_complete", "days_asked", "days_covered" FROM "_etl_backfill" WHERE "days_covered" < "days_asked" ORDER BY "stream"`);
-  const backfillSection = backfill.length === 0 ? '' : `<section data-table="backfill"><h2>Backfill in progress</h2><p class="caption">The first backfill spans nights (a time budget stops each run): per stream, the days loaded of the days asked. The charts and views show loaded days only; the next runs continue.</p><table><thead><tr><th>stream</th><th>days loaded</th><th>series complete</th></tr></thead><tbody>
-${backfill.map((b) => `<tr><td>${escapeHtml(String(b['stream']))}</td><td class="num">${cellText(Number(b['days_covered']))} of ${cellText(Number(b['days_asked']))} (${Math.floor((100 * Number(b['days_covered'])) / Math.max(1, Number(b['days_asked'])))} %)</td><td class="num">${cellText(Number(b['series_complete']))} of ${cellText(Number(b['series']))}</td></tr>`).join('\n')}
+  const backfill = (await wh.query(`SELECT * FROM "_etl_backfill" WHERE "days_covered" < "days_asked" ORDER BY "stream"`)).map(backfillFromRow);
+  const backfillSection = backfill.length === 0 ? '' : `<section data-table="backfill"><h2>Backfill in progress</h2><p class="caption">The first backfill spans nights (a time budget stops each run): per stream, the range its started series hold, the days loaded of the days asked, and the series started and complete. The charts and views show loaded days only; the next runs continue.</p><table><thead><tr><th>stream</th><th>loaded</th><th>days loaded</th><th>series started</th><th>series complete</th></tr></thead><tbody>
+${backfill.map((b) => `<tr><td>${escapeHtml(b.stream)}</td><td>${escapeHtml(backfillSentence(b))}</td><td class="num">${cellText(b.daysCovered)} of ${cellText(b.daysAsked)} (${Math.floor((100 * b.daysCovered) / Math.max(1, b.daysAsked))} %)</td><td class="num">${cellText(b.seriesStarted)} of ${cellText(b.series)}</td><td class="num">${cellText(b.seriesComplete)} of ${cellText(b.series)}</td></tr>`).join('\n')}
 </tbody></table></section>`;
   const unfilledSection = unfilled.length === 0 ? '' : `<section data-table="unfilled"><h2>Empty for want of a pipeline option</h2><p class="caption">These views (or columns) hold nothing because the pipeline does not ask for what fills them.</p><table><tbody>
 ${unfilled.map((u) => `<tr><td><code>analytics.${escapeHtml(u.view)}${u.column === undefined ? '' : `.${escapeHtml(u.column)}`}</code></td><td>${escapeHtml(u.fill)}</td></tr>`).join('\n')}

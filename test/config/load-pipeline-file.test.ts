@@ -254,6 +254,18 @@ describe('max_list_pages', () => {
   });
 });
 
+describe('backfill_order', () => {
+  it('defaults to newest_first and reads oldest_first from the file', () => {
+    expect(loadPipelineFile(file(`${HEAD}streams: { custom_events: {} }\n`)).backfillOrder).toBe('newest_first');
+    expect(loadPipelineFile(file(`${HEAD}backfill_order: oldest_first\nstreams: { custom_events: {} }\n`)).backfillOrder).toBe('oldest_first');
+  });
+
+  it('refuses another word, naming the field and both values', () => {
+    expect(refusal(file(`${HEAD}backfill_order: newest\nstreams: { custom_events: {} }\n`)).message)
+      .toMatch(/at backfill_order: "newest" is not newest_first nor oldest_first; e\.g\. backfill_order: newest_first/);
+  });
+});
+
 describe('a file with several mistakes', () => {
   it('names every one in one error, in file order, each with its line, field and fix', () => {
     const path = file(

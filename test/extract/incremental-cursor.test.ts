@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { useMachineZone } from '../helpers/machine-zone.js';
 import type { CursorPlan, StoredHole } from '../../src/extract/incremental-cursor.js';
-import { CursorProgress, completeEnd, coverWindows, cursorWindows, holeChanges, isWanted, laggingStart, planCursor, planRange, seriesKey } from '../../src/extract/incremental-cursor.js';
+import { CursorProgress, completeEnd, coverWindows, cursorWindows, holeChanges, isWanted, laggingStart, orderedWindows, planCursor, planRange, seriesKey } from '../../src/extract/incremental-cursor.js';
 import type { Unit } from '../../src/extract/windows.js';
 import { addUnits, ceilUnit, floorUnit, isoSeconds, splitWindows, unitMs } from '../../src/extract/windows.js';
 
@@ -64,13 +64,13 @@ describe('windows of a cursor', () => {
   const hole = (day: string, attempts = 1, status: StoredHole['status'] = 'open'): StoredHole => ({ startMs: utc(day).toMillis(), attempts, status });
 
   it('re-requests a hole inside the look-back in the window already sent: no extra request', () => {
-    const plan = planCursor({ ...base, watermark: utc('2024-03-09T00:00:00Z'), holes: [hole('2024-03-07T00:00:00Z')] });
+    const plan = planCursor({ order: 'oldest_first', ...base, watermark: utc('2024-03-09T00:00:00Z'), holes: [hole('2024-03-07T00:00:00Z')] });
     expect(cursorWindows(plan)).toHaveLength(1);
     expect([iso(cursorWindows(plan)[0]!.start), cursorWindows(plan)[0]!.length]).toEqual(['2024-03-06T00:00:00Z', 5]);
   });
 
   it('stretches the short window back over an older hole when it fits in one request', () => {
-    const plan = planCursor({ ...base, watermark: utc('2024-03-09T00:00:00Z'), holes: [hole('2024-01-20T00:00:00Z')] });
+    const plan = planCursor({ order: 'oldest_first', ...base, watermark: utc('2024-03-09T00:00:00Z'), holes: [hole('2024-01-20T00:00:00Z')] });
     expect(cursorWindows(plan)).toHaveLength(1);
     expect([iso(cursorWindows(plan)[0]!.start), iso(cursorWindows(plan)[0]!.end)]).toEqual(['2024-01-20T00:00:00Z', '2024-03-11T00:00:00Z']);
     expect(isWanted(plan, utc('2024-01-20T00:00:00Z').toMillis())).toBe(true);
@@ -78,7 +78,7 @@ describe('windows of a cursor', () => {
   });
 
   it('adds one window for holes too old to fit, and none for holes confirmed absent', () => {
-    const plan = planCursor({
+    const plan = planCursor({ order: 'oldest_first',
       ...base, watermark: utc('2024-03-09T00:00:00Z'),
       holes: [hole('2023-06-01T00:00:00Z'), hole('2023-06-20T00:00:00Z'), hole('2023-02-01T00:00:00Z', 4, 'confirmed_absent')],
     });
@@ -86,14 +86,14 @@ describe('windows of a cursor', () => {
   });
 
   it('plans only the holes when the range is empty', () => {
-    const plan = planCursor({ ...base, from: until.plus({ days: 1 }), watermark: until.plus({ days: 2 }), holes: [hole('2024-03-01T00:00:00Z')] });
+    const plan = planCursor({ order: 'oldest_first', ...base, from: until.plus({ days: 1 }), watermark: until.plus({ days: 2 }), holes: [hole('2024-03-01T00:00:00Z')] });
     expect(plan.range).toBeUndefined();
     expect(cursorWindows(plan).map((w) => [iso(w.start), w.length])).toEqual([['2024-03-01T00:00:00Z', 1]]);
   });
 });
 
 describe('holes', () => {
-  const plan = planCursor({
+  const plan = planCursor({ order: 'oldest_first',
     unit: 'day', maxUnits: 100, from: utc('2024-01-01T00:00:00Z'), until: utc('2024-03-10T15:00:00Z'), lookbackDays: 3,
     watermark: utc('2024-03-09T00:00:00Z'),
     holes: [{ startMs: utc('2024-03-07T00:00:00Z').toMillis(), attempts: 2, status: 'open' }, { startMs: utc('2024-03-06T00:00:00Z').toMillis(), attempts: 3, status: 'open' }],
@@ -133,7 +133,7 @@ describe('holes', () => {
 
 describe('the watermark', () => {
   const cursor = (until: string, watermark?: string): CursorPlan =>
-    planCursor({ unit: 'day', maxUnits: 100, from: utc('2024-01-01T00:00:00Z'), until: utc(until), lookbackDays: 0, holes: [], ...(watermark ? { watermark: utc(watermark) } : {}) });
+    planCursor({ order: 'oldest_first', unit: 'day', maxUnits: 100, from: utc('2024-01-01T00:00:00Z'), until: utc(until), lookbackDays: 0, holes: [], ...(watermark ? { watermark: utc(watermark) } : {}) });
 
   it('advances only to the end of the last complete unit', () => {
     const plan = cursor('2024-03-10T15:00:00Z');
@@ -151,7 +151,7 @@ describe('the watermark', () => {
     progress.finish(cursorWindows(plan)[1]!.start.toMillis(), 100);
     expect(progress.advance()).toBeUndefined();
     progress.finish(cursorWindows(plan)[0]!.start.toMillis(), 66);
-    expect(progress.advance()).toEqual({ watermarkMs: cursorWindows(plan)[1]!.end.toMillis(), rows: 166 });
+    expect(progress.advance()).toEqual({ watermarkMs: cursorWindows(plan)[1]!.end.toMillis(), lowMs: cursorWindows(plan)[0]!.start.toMillis(), rows: 166 });
   });
 
   it('never moves backwards when a backfill ends earlier than the last run', () => {
@@ -162,7 +162,7 @@ describe('the watermark', () => {
   });
 
   it('settles a series whose watermark did not move once every window is finished, at the watermark it had', () => {
-    const windows = planCursor({ unit: 'day', maxUnits: 10, from: utc('2024-01-01T00:00:00Z'), until: utc('2024-02-10T00:00:00Z'), lookbackDays: 0, holes: [] });
+    const windows = planCursor({ order: 'oldest_first', unit: 'day', maxUnits: 10, from: utc('2024-01-01T00:00:00Z'), until: utc('2024-02-10T00:00:00Z'), lookbackDays: 0, holes: [] });
     const plan = { ...windows, watermarkMs: utc('2024-03-10T00:00:00Z').toMillis() };
     const progress = new CursorProgress(plan, cursorWindows(plan));
     const [first, ...rest] = cursorWindows(plan);
@@ -170,7 +170,7 @@ describe('the watermark', () => {
     progress.finish(first!.start.toMillis(), 5);
     expect(progress.settle()).toBeUndefined();
     for (const w of rest) progress.finish(w.start.toMillis(), 1);
-    expect(progress.settle()).toEqual({ watermarkMs: utc('2024-03-10T00:00:00Z').toMillis(), rows: 5 + rest.length });
+    expect(progress.settle()).toEqual({ watermarkMs: utc('2024-03-10T00:00:00Z').toMillis(), lowMs: undefined, rows: 5 + rest.length });
     expect(new CursorProgress(cursor('2024-02-10T00:00:00Z'), cursorWindows(cursor('2024-02-10T00:00:00Z'))).settle()).toBeUndefined();
   });
 
@@ -248,7 +248,7 @@ describe.each(['UTC', 'America/New_York'])('properties with the machine zone set
       let watermark: DateTime | undefined;
       for (let night = 0; night < 10; night++) {
         const until = from.plus({ days: 200 + night, hours: 6 });
-        const plan = planCursor({ unit: 'day', maxUnits: 100, from, until, lookbackDays, watermark, holes: [...holes.values()] });
+        const plan = planCursor({ order: 'oldest_first', unit: 'day', maxUnits: 100, from, until, lookbackDays, watermark, holes: [...holes.values()] });
         const progress = new CursorProgress(plan, cursorWindows(plan));
         for (const w of cursorWindows(plan)) {
           const returned = new Set<number>();
@@ -275,5 +275,107 @@ describe.each(['UTC', 'America/New_York'])('properties with the machine zone set
       // Outages last at most 6 nights: a hole still open after 10 nights can only be one that stayed missing too long.
       for (const h of holes.values()) expect(h.status).toBe('confirmed_absent');
     }), { numRuns: 60 });
+  });
+});
+
+describe('a backfill newest first', () => {
+  const from = utc('2024-01-01T00:00:00Z');
+  const first = (until: string, maxUnits = 30): CursorPlan =>
+    planCursor({ order: 'newest_first', unit: 'day', maxUnits, from, until: utc(until), lookbackDays: 3, holes: [] });
+
+  it('sends the same windows as oldest first, newest first', () => {
+    const newest = first('2024-06-10T05:00:00Z');
+    const oldest = planCursor({ order: 'oldest_first', unit: 'day', maxUnits: 30, from, until: utc('2024-06-10T05:00:00Z'), lookbackDays: 3, holes: [] });
+    expect(orderedWindows(newest).map((w) => iso(w.start))).toEqual(orderedWindows(oldest).map((w) => iso(w.start)).reverse());
+    expect(iso(orderedWindows(newest)[0]!.end)).toBe('2024-06-11T00:00:00Z');
+  });
+
+  it('records nothing until the newest window is in, then the block of windows touching it', () => {
+    const plan = first('2024-06-10T05:00:00Z');
+    const [newest, second, third] = orderedWindows(plan);
+    const progress = new CursorProgress(plan, cursorWindows(plan));
+    progress.finish(second!.start.toMillis(), 30);
+    expect(progress.advance()).toBeUndefined();
+    progress.finish(newest!.start.toMillis(), 11);
+    // The high watermark stops at the last complete day, the low one at the oldest window of the block.
+    expect(progress.advance()).toEqual({ watermarkMs: utc('2024-06-10T00:00:00Z').toMillis(), lowMs: second!.start.toMillis(), rows: 41 });
+    progress.finish(third!.start.toMillis(), 30);
+    expect(progress.advance()).toEqual({ watermarkMs: utc('2024-06-10T00:00:00Z').toMillis(), lowMs: third!.start.toMillis(), rows: 30 });
+  });
+
+  it('owes the days before the low watermark, and asks for them from there backwards with the look-back', () => {
+    const plan = planCursor({
+      order: 'newest_first', unit: 'day', maxUnits: 30, from, until: utc('2024-06-11T05:00:00Z'), lookbackDays: 3, holes: [],
+      watermark: utc('2024-06-10T00:00:00Z'), lowWatermark: utc('2024-04-12T00:00:00Z'),
+    });
+    expect([iso(DateTime.fromMillis(plan.owed!.startMs, { zone: 'utc' })), iso(DateTime.fromMillis(plan.owed!.endMs, { zone: 'utc' }))]).toEqual(['2024-01-01T00:00:00Z', '2024-04-12T00:00:00Z']);
+    const windows = orderedWindows(plan);
+    expect(windows.map((w) => [iso(w.start), w.length])).toEqual([
+      ['2024-06-07T00:00:00Z', 5],
+      ['2024-03-13T00:00:00Z', 30], ['2024-02-12T00:00:00Z', 30], ['2024-01-13T00:00:00Z', 30], ['2024-01-01T00:00:00Z', 12],
+    ]);
+    expect(isWanted(plan, utc('2024-02-01T00:00:00Z').toMillis())).toBe(true);
+    expect(isWanted(plan, utc('2024-05-01T00:00:00Z').toMillis())).toBe(false);
+    // The nightly window alone moves the high watermark; the owed windows lower the low one only as a block.
+    const progress = new CursorProgress(plan, cursorWindows(plan));
+    progress.finish(windows[2]!.start.toMillis());
+    progress.finish(windows[0]!.start.toMillis());
+    expect(progress.advance()).toEqual({ watermarkMs: utc('2024-06-11T00:00:00Z').toMillis(), lowMs: utc('2024-04-12T00:00:00Z').toMillis(), rows: 0 });
+    progress.finish(windows[1]!.start.toMillis());
+    expect(progress.advance()).toEqual({ watermarkMs: utc('2024-06-11T00:00:00Z').toMillis(), lowMs: windows[2]!.start.toMillis(), rows: 0 });
+  });
+
+  it('owes nothing to a series loaded before low watermarks were kept, nor when from is not before the low watermark', () => {
+    const base = { order: 'newest_first' as const, unit: 'day' as const, maxUnits: 30, until: utc('2024-06-11T05:00:00Z'), lookbackDays: 3, holes: [], watermark: utc('2024-06-10T00:00:00Z') };
+    expect(planCursor({ ...base, from }).owed).toBeUndefined();
+    expect(planCursor({ ...base, from, lowWatermark: from }).owed).toBeUndefined();
+    const legacy = planCursor({ ...base, from });
+    const progress = new CursorProgress(legacy, cursorWindows(legacy));
+    for (const w of cursorWindows(legacy)) progress.finish(w.start.toMillis());
+    expect(progress.advance()).toEqual({ watermarkMs: utc('2024-06-11T00:00:00Z').toMillis(), lowMs: undefined, rows: 0 });
+  });
+
+  it('over random budgets, nights and outages: one contiguous loaded range ending at the newest complete day, every unit in it loaded or a hole, and in the end all of it', () => {
+    fc.assert(fc.property(
+      fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 12, maxLength: 12 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 5, max: 40 }),
+      fc.array(fc.integer({ min: 0, max: 220 }), { maxLength: 6 }), fc.boolean(),
+      (budgets, lookbackDays, maxUnits, outageDays, moveUntil) => {
+        const loaded = new Set<number>();
+        const holes = new Map<number, StoredHole>();
+        let state: { watermark: DateTime; lowWatermark?: DateTime } | undefined;
+        let until = from.plus({ days: 200, hours: 6 });
+        // The budgeted nights, then one without a budget.
+        for (const [night, budget] of [...budgets, Infinity].entries()) {
+          if (moveUntil && night > 0) until = until.plus({ days: 1 });
+          const plan = planCursor({ order: 'newest_first', unit: 'day', maxUnits, from, until, lookbackDays, holes: [...holes.values()], ...state });
+          const progress = new CursorProgress(plan, cursorWindows(plan));
+          // The budget: the first `budget` windows of the night, in the order they are sent.
+          for (const w of orderedWindows(plan).slice(0, budget)) {
+            const returned = new Set<number>();
+            const missing: { startMs: number; reason: string }[] = [];
+            for (let ms = w.start.toMillis(); ms < w.end.toMillis(); ms += DAY) {
+              if (!isWanted(plan, ms)) continue;
+              if (night === 0 && outageDays.includes((ms - from.toMillis()) / DAY)) missing.push({ startMs: ms, reason: 'outage' });
+              else returned.add(ms);
+            }
+            for (const ms of returned) loaded.add(ms);
+            for (const c of holeChanges(plan, returned, missing, 3)) {
+              if (c.status === 'filled') holes.delete(c.startMs);
+              else holes.set(c.startMs, { startMs: c.startMs, attempts: c.attempts, status: c.status });
+            }
+            progress.finish(w.start.toMillis());
+            const advanced = progress.advance();
+            if (advanced) state = { watermark: DateTime.fromMillis(advanced.watermarkMs, { zone: 'utc' }), lowWatermark: DateTime.fromMillis(advanced.lowMs!, { zone: 'utc' }) };
+          }
+          expect(state).toBeDefined();
+          // After every night: the range ends at the newest complete day, and nothing in it is skipped silently.
+          expect(state!.watermark.toMillis()).toBe(completeEnd(until, 'day').toMillis());
+          for (let ms = state!.lowWatermark!.toMillis(); ms < state!.watermark.toMillis(); ms += DAY) expect(loaded.has(ms) || holes.has(ms)).toBe(true);
+        }
+        // The night without a budget reached the start: the whole history asked is there.
+        expect(state!.lowWatermark!.toMillis()).toBe(from.toMillis());
+        for (let ms = from.toMillis(); ms < state!.watermark.toMillis(); ms += DAY) expect(loaded.has(ms) || holes.has(ms)).toBe(true);
+      },
+    ), { numRuns: 80 });
   });
 });

@@ -327,7 +327,7 @@ describe('series state and run log', () => {
     await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [], state: [s('2024-03-04', 24), s('2024-03-05', 24)] });
     await wh.commit({ runId: 'r2', loadedAt: utc('2024-03-06'), upserts: [], state: [s('2024-03-06', 24)] });
     expect(await wh.readSeriesState()).toEqual([
-      { stream: 'sessions', seriesKey: 'app_1|*', unit: 'hour', watermark: utc('2024-03-06'), rowsLoaded: 72, lastRunId: 'r2', updatedAt: utc('2024-03-06'), utcOffset: null },
+      { stream: 'sessions', seriesKey: 'app_1|*', unit: 'hour', watermark: utc('2024-03-06'), rowsLoaded: 72, lowWatermark: null, lastRunId: 'r2', updatedAt: utc('2024-03-06'), utcOffset: null },
     ]);
   });
 
@@ -384,5 +384,30 @@ describe('Warehouse.query', () => {
     const rows = await wh.query(`SELECT count(*) AS n, sum("revenue") AS total, max("time") AS last FROM "revenue" WHERE "time" >= $1`, [utc('2024-03-01')]);
     expect(rows).toEqual([{ n: 2, total: 3.5, last: utc('2024-03-02') }]);
     expect(await wh.query(`SELECT 9007199254740993::BIGINT AS big`)).toEqual([{ big: 9007199254740993n }]);
+  });
+});
+
+describe('the loaded range of a series', () => {
+  const range = async (key: string) => {
+    const s = (await wh.readSeriesState()).find((r) => r.seriesKey === key)!;
+    return [s.lowWatermark, s.watermark];
+  };
+  const state = (key: string, low: string | undefined, high: string) =>
+    ({ stream: 'revenue', seriesKey: key, unit: 'day', watermark: utc(high), rowsLoaded: 1, ...(low ? { lowWatermark: utc(low) } : {}) });
+
+  it('only widens: the high watermark never moves back, the low one never forward, the lowest of a batch wins', async () => {
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-05-01'), upserts: [], state: [state('a', '2024-04-01', '2024-04-30')] });
+    await wh.commit({ runId: 'r2', loadedAt: utc('2024-05-02'), upserts: [], state: [state('a', '2024-03-01', '2024-04-30'), state('a', '2024-02-01', '2024-04-30')] });
+    expect(await range('a')).toEqual([utc('2024-02-01'), utc('2024-04-30')]);
+    await wh.commit({ runId: 'r3', loadedAt: utc('2024-05-03'), upserts: [], state: [state('a', '2024-04-20', '2024-04-10')] });
+    expect(await range('a')).toEqual([utc('2024-02-01'), utc('2024-04-30')]);
+  });
+
+  it('keeps none for a series stored without one (loaded from the start_date), and none where no update gives one', async () => {
+    await wh.commit({ runId: 'r1', loadedAt: utc('2024-05-01'), upserts: [], state: [state('old', undefined, '2024-04-30')] });
+    await wh.commit({ runId: 'r2', loadedAt: utc('2024-05-02'), upserts: [], state: [state('old', '2024-04-01', '2024-05-01')] });
+    expect(await range('old')).toEqual([null, utc('2024-05-01')]);
+    await wh.commit({ runId: 'r3', loadedAt: utc('2024-05-02'), upserts: [], state: [state('new', '2024-04-01', '2024-05-01')] });
+    expect(await range('new')).toEqual([utc('2024-04-01'), utc('2024-05-01')]);
   });
 });
