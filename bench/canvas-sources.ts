@@ -1,4 +1,4 @@
-// The Canvas request figure of issue 12: a 2-year backfill of the demo pipeline's Canvases read from
+// The Canvas request figure: a 2-year backfill of the demo pipeline's Canvases read from
 // /canvas/data_series (up to 14 days a request) and from /canvas/data_summary (one day a request), each a real run.
 import { loadPipelineFile } from '../src/config/load-pipeline-file.js';
 import { EmulatorBench } from './emulator-run.js';

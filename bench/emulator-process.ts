@@ -21,8 +21,8 @@ export class EmulatorProcess {
   /**
    * An emulator of the `size` preset whose clock stands at `now`; resolves once it listens. `rateLimits` false: it never
    * answers 429, so a run goes as fast as the client's own CPU allows (the bench's `--no-rate-limits`). Its ids are
-   * uuids, as the platform issues them: with the demo's `cmp_1` ids, listed in order, each commit's objects were
-   * neighbours and DuckDB's zone maps hid what finding a stored key costs (issue 27, stop 36).
+   * uuids, as the platform issues them: with the demo's `cmp_1` ids, listed in order, each commit's objects are
+   * neighbours and DuckDB's zone maps hide what finding a stored key costs.
    */
   static async create(size: string, now: string, rateLimits = true): Promise<EmulatorProcess> {
     const args = [BIN, 'emulator', '--port', '0', '--size', size, '--id-style', 'uuid', '--now', now, ...(rateLimits ? [] : ['--no-rate-limits'])];

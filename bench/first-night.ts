@@ -1,4 +1,4 @@
-// The first night of a team's own workspace (issue 25): `init`'s draft of a workspace of 200 Canvases with the
+// The first night of a team's own workspace: `init`'s draft of a workspace of 200 Canvases with the
 // platform's kind of ids, planned by the run's own planner — the first backfill's requests, and the nights it takes at
 // the platform's rates under a 3 h budget, computed by the same code `init` prints (draftPipeline, nightsUnderBudget).
 import { readFile } from 'node:fs/promises';

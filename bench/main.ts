@@ -1,4 +1,4 @@
-// `npm run bench`: every speed figure of issue 5, each measured in this one run, printed as a table with the machine
+// `npm run bench`: every speed figure of the project, each measured in this one run, printed as a table with the machine
 // it ran on. `--quick` shrinks the load sizes for a smoke run; `--json <file>` also writes the figures as JSON.
 // `--scale`: plan and run at 2k, 5k and 20k Canvases instead (scale.ts). Not run here, for its length: `node
 // dist/bench/stage-formats.js` compares the shipped CSV load package with staging a commit from NDJSON files.

@@ -11,7 +11,7 @@ export interface ScaleSpan {
   months: number;
 }
 
-/** 17 months, as issue 27 measures: 2024-06-01 to 2025-11-01. */
+/** 17 months by default: 2024-06-01 to 2025-11-01. */
 const UNTIL = '2025-11-01';
 
 /** The span of `months` whole months ending on 2025-11-01 (1 ≤ months ≤ 120). */
@@ -23,7 +23,7 @@ export function scaleSpan(months: number): ScaleSpan {
   return { start: day(start), until: `${UNTIL}T00:00:00Z`, next: '2025-11-02T00:00:00Z', now: '2025-11-02T06:00:00Z', months };
 }
 
-/** The scale pipeline of issue 27: Canvas summaries (variants, steps, reconciled), Canvas details, campaigns likewise. */
+/** The scale pipeline: Canvas summaries (variants, steps, reconciled), Canvas details, campaigns likewise. */
 export function scalePipeline(start: string): string {
   return [
     'name: scale',

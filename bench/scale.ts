@@ -1,4 +1,4 @@
-// `npm run bench -- --scale` (issue 27): plan and run of the scale pipeline at 2k, 5k and 20k Canvases (and as many
+// `npm run bench -- --scale`: plan and run of the scale pipeline at 2k, 5k and 20k Canvases (and as many
 // campaigns), each command in a child process against an emulator in another, beside a yardstick measured in the same
 // bench run, so figures compare across machines. Flags: --quick (2k over 3 months), --sizes 2k,5k (presets),
 // --months N (history, default 17), --plan-only (plan alone), --time-budget D (run cut after D, as `run` does it; no
@@ -20,15 +20,15 @@ import { measureScaleSize } from './scale-run.js';
 import { measureYardstick } from './yardstick.js';
 import { flag } from './argv-flag.js';
 
-/** Issue 27's goals, on 2 cores with no `--max-old-space-size`. */
+/** The goals at scale, on 2 cores with no `--max-old-space-size`. */
 const PLAN_GOAL_MB = 300;
 const RUN_GOAL_MB = 500;
 /**
- * Item 5's "stay fast (seconds)" read as at most this many CPU seconds for `status` and for `report`: CPU, because a
- * shared machine stretches their wall time by its load (both are printed).
+ * "`status` and `report` stay fast (seconds)" read as at most this many CPU seconds each: CPU, because a shared machine
+ * stretches their wall time by its load (both are printed).
  */
 const QUERY_GOAL_CPU_S = 10;
-/** Issue 27's history: 17 months. */
+/** The history the scale bench asks by default: 17 months. */
 const FULL_MONTHS = 17;
 
 const mb = (x: number) => `${n(x)} MB`;

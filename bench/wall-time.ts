@@ -18,7 +18,7 @@ export interface WallTimeFigures {
   peakInFlight: number;
 }
 
-/** The latencies the bench runs at: a nearby server, and the 250 ms of issue 20. */
+/** The latencies the bench runs at: a nearby server, and a distant one (250 ms). */
 export const LATENCIES_MS = [50, 250] as const;
 
 const PIPELINE = `

@@ -1,4 +1,4 @@
--- Audits of what the series say (issue 12): one endpoint checked against another, and values a re-fetch changed.
+-- Audits of what the series say: one endpoint checked against another, and values a re-fetch changed.
 
 -- Reconciliation: per run and checked series, one row per metric comparing another endpoint's total over a window
 -- (expected, e.g. /canvas/data_summary) with the sum of the stored daily rows (actual). window_end is exclusive.

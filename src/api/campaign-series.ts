@@ -1,4 +1,4 @@
-// GET /campaigns/data_series (issue 12, issue 18): a campaign's statistics per day, with per channel one entry per
+// GET /campaigns/data_series: a campaign's statistics per day, with per channel one entry per
 // message variation. A message's statistics differ per channel (channel-stats.ts): every documented field is read as a
 // number where present and left absent where not; fields this version does not know are kept as sent and named.
 import type { ApiCall } from './api-call.js';

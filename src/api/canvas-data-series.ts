@@ -1,4 +1,4 @@
-// GET /canvas/data_series (issue 12): a Canvas's statistics per day, up to MAX_CANVAS_DATA_SERIES_DAYS days a request.
+// GET /canvas/data_series: a Canvas's statistics per day, up to MAX_CANVAS_DATA_SERIES_DAYS days a request.
 // Each day is normalized exactly as a one-day data summary is (normalizeCanvasStats), so either endpoint yields the same
 // daily values; the day's `time` is kept as the server wrote it for the series extractor to read.
 import type { ApiCall } from './api-call.js';

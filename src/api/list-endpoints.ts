@@ -1,4 +1,4 @@
-// The workspace's list endpoints (issue 13): Canvases, campaigns and segments by page index, product names by page, email
+// The workspace's list endpoints: Canvases, campaigns and segments by page index, product names by page, email
 // templates and content blocks by limit/offset. Each yields its pages with every entry checked for the fields discovery
 // reads; other readings of the documentation (smaller pages, no `count`, instants with an offset) are accepted.
 import type { ApiCall } from './api-call.js';

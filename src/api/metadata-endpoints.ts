@@ -1,5 +1,5 @@
 // The metadata reads (spec 4.3, 4.13, 4.15, 4.16): data integrations (Link-paginated), Canvas details, email templates
-// and content blocks, campaign and segment details (issue 13). Bodies are checked for the fields the export stores; extra fields pass through.
+// and content blocks, campaign and segment details. Bodies are checked for the fields the export stores; extra fields pass through.
 import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS } from './endpoints.js';

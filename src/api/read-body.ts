@@ -1,5 +1,5 @@
 // Reads a response body as a stream up to a cap: a body announced or streamed past the cap is cancelled, never held whole
-// in memory (a 600 MB answer once cost 3.6 GB of downloads and ended in ERR_STRING_TOO_LONG).
+// in memory (a body read whole past the cap ends in ERR_STRING_TOO_LONG after downloading all of it, on every retry).
 
 /** The text of a body within the cap, or how the body overran it. */
 export type CappedBody = { text: string } | { tooLarge: { declared?: number; readBytes?: number } };

@@ -277,7 +277,7 @@ export interface ScimListBody {
   Resources: ScimUser[];
 }
 
-// ---- events, KPI and Canvas daily series (issue 12) ------------------------------------------------------------------
+// ---- events, KPI and Canvas daily series ---------------------------------------------------------------------------
 
 /** `GET /events/data_series`: occurrences of one custom event per unit. */
 export interface EventCountPoint { time: string; count: number }
@@ -302,7 +302,7 @@ export interface CanvasDataSeriesBody extends SuccessBody {
   data: CanvasDataSeries;
 }
 
-// ---- discovery: list endpoints, segment and campaign details (issue 13) -----------------------------------------------
+// ---- discovery: list endpoints, segment and campaign details ----------------------------------------------------------
 
 /** One entry of `/canvas/list`. */
 export interface CanvasListEntry {

@@ -173,7 +173,7 @@ export function resumeCommand(args: readonly string[]): string {
 export async function withSource<T>(opts: RunOptions, fn: (opts: RunOptions, label?: string, sourceDone?: () => void) => Promise<T>): Promise<T> {
   if (!opts.emulator) return fn(opts);
   const emulator = await startEmulatorThread({ seed: 1 });
-  // `sourceDone`: the caller will send no more requests; the emulator's thread (its heap, 50 MB in the demo) ends then,
+  // `sourceDone`: the caller will send no more requests; the emulator's thread (and its heap) ends then,
   // not after the export and the report.
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= emulator.close());

@@ -1,5 +1,5 @@
 // Where the HTML report goes when no path is given: beside the database it describes, so a run on another database
-// never overwrites the demo's report (issue 25). A path the user gives is taken as given (relative to the working folder).
+// never overwrites the demo's report. A path the user gives is taken as given (relative to the working folder).
 import { dirname, join } from 'node:path';
 import { parseDbLocation } from '../store/location.js';
 

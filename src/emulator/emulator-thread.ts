@@ -26,7 +26,7 @@ export async function startEmulatorThread(opts: Omit<EmulatorOptions, 'rateLimit
     return { url: emulator.url, demoApiKey: emulator.demoApiKey, close: () => emulator.close() };
   }
   // A young generation of 8 MB (16 MB semi-spaces by default): what the emulator allocates lives for one answer, and
-  // the thread shares the run's memory. The demo's first run: the thread's heap 52 → 25 MB, peak RSS about 20 MB lower.
+  // the thread shares the run's memory, so a small young generation lowers the run's peak.
   const worker = new Worker(new URL(import.meta.url), { workerData: { role: ROLE, opts }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   const ready = await new Promise<Ready>((resolve, reject) => {
     worker.once('message', resolve);

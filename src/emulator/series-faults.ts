@@ -1,4 +1,4 @@
-// Targeted faults in the answers of series endpoints (issue 10): an answer that leaves out points (an outage `data: []`
+// Targeted faults in the answers of series endpoints: an answer that leaves out points (an outage `data: []`
 // or one missing point), repeats a time with another value, or carries a point outside the asked window. Each fault is
 // aimed at an endpoint, optionally a time and query values, for a number of answers, so a test states exactly which
 // answer is bad and when the server is healthy again. Unlike `faultRate`, these answers are 200s with a valid body.

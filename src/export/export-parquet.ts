@@ -175,9 +175,9 @@ async function partitionsToWrite(wh: Warehouse, spec: TableSpec, existing: Itera
 /**
  * How every data file is written. Row groups of 32,768 rows, not DuckDB's 122,880: the writer holds a whole row group
  * of every column before it compresses it, and a 46-column table (campaign_message_series) made that most of the
- * export's memory. With the export's single thread (warehouse.ts, EXPORT_THREADS) the export of a 5k-Canvas, 3-month
- * database peaked at 268 MB RSS against 552 MB with two threads and default row groups, in the same time (7.0 s and
- * 7.2 s; docs/performance.md). Readers lose nothing that matters at these sizes: each row group still has its
+ * export's memory; with the export's single thread (warehouse.ts, EXPORT_THREADS) the smaller groups halve the peak in
+ * the same time (docs/decisions.md, "Memory limits of DuckDB, by stage"). Readers lose nothing that matters at these
+ * sizes: each row group still has its
  * statistics, and a year of a table stays one file.
  */
 const PARQUET_COPY_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 32768';
@@ -404,8 +404,8 @@ async function endExport(run: ExportRun): Promise<void> {
  */
 export async function exportParquet(wh: Warehouse, out: Place | string, opts: ExportOptions): Promise<ExportSummary> {
   const place = await placeOf(out);
-  // A run's merges leave replaced rows' versions in memory until a checkpoint; under the writer's 64 MB limit a sorted
-  // COPY of a wide year (campaign_message_series of the demo's second run) then ran out of memory. Checkpoint first.
+  // A run's merges leave replaced rows' versions in memory until a checkpoint, and a sorted COPY of a wide year beside
+  // them can run out of the limit. Checkpoint first.
   await wh.query('CHECKPOINT');
   const tables = (opts.tables ?? TABLE_SPECS.map((s) => s.name)).map(tableSpec);
   const dirty = new Map<string, Set<string>>();

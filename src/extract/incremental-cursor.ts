@@ -193,8 +193,8 @@ const NO_HOLES: ReadonlyMap<number, StoredHole> = new Map();
 const NOTHING_WANTED: readonly Span[] = Object.freeze([]);
 
 // Most series of a plan want the same range (every series of a first run, every current one of a nightly run), planned
-// one after the other: they share its frozen span and wanted list, the last one planned (issue 27: about 120 bytes less
-// per series, for plans that hold tens of thousands).
+// one after the other: they share its frozen span and wanted list, the last one planned: a plan holds tens of thousands of series,
+// and a range of their own would cost each one bytes for nothing.
 let lastRange: { span: Readonly<Span>; wanted: readonly Span[] } | undefined;
 
 function sharedRange(startMs: number, endMs: number): { span: Readonly<Span>; wanted: readonly Span[] } {

@@ -97,8 +97,7 @@ export const MERGE_COUNTS_DDL = `CREATE OR REPLACE TEMP TABLE "${MERGE_COUNTS_TA
  * schema; sql/004-bookkeeping.sql): a fetched row whose object has no range in its month that holds its time cannot
  * match a stored key, and is inserted without the change-detecting join. That join reads the stored table whole (DuckDB
  * has no index to find a key by; its zone maps prune nothing when a commit's objects are not neighbours in the table),
- * so with it every commit of a first backfill cost time in proportion to what earlier commits had stored: 1.1 s per
- * commit against 17 M rows of campaign_message_series at 20k campaigns, 10 ms without it (issue 27). A merge appends
+ * so with it every commit of a first backfill would cost time in proportion to what earlier commits had stored. A merge appends
  * the range of the rows it inserted, per object and month (no update, no scan); deletes leave ranges that hold no row,
  * which only sends rows to the join. Each process replaces a table's ranges with those of its rows before its first
  * merge into it ({@link Extents.rebuild}): one range per object and month again, and rows another program or an older
@@ -161,8 +160,8 @@ export interface PreparedMerge {
  * {@link MERGE_COUNTS_TABLE}.
  *
  * Why one script, not a statement at a time: the commit runs while the main thread parses the next answers, and each
- * awaited statement waited for a turn of that busy event loop. The demo's first run spent 61 s of wall time in about
- * 9,000 such awaits where DuckDB worked a fraction of it; a script is one round trip whatever the table count.
+ * awaited statement waits for a turn of that busy event loop, far longer than DuckDB works on it; a script is one
+ * round trip whatever the table count.
  *
  * What the transaction holds until it ends: DuckDB frees a dropped temp table only at the commit, at least one 256 KiB
  * block per column once it holds a few thousand rows. So the changed rows are kept as their keys and partitions

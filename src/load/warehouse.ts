@@ -41,8 +41,7 @@ export interface WarehouseOptions {
    */
   readOnly?: boolean;
   /**
-   * DuckDB's memory_limit for a writer. Commits are small batches and exports go a month at a time, so a small buffer
-   * pool costs no speed (measured: 10M rows committed faster at 64 MB than with the default 80 % of RAM) and keeps the
+   * DuckDB's memory_limit for a writer. Commits are small batches, so a small buffer pool costs no speed and keeps the
    * process flat as the tables grow; larger work spills to disk. Read-only openers keep DuckDB's default unless given one.
    * WRITER_MEMORY_LIMIT says why it is 128 MB.
    * @default '128MB' for a writer, DuckDB's default (80 % of RAM) for a read-only opener
@@ -53,21 +52,19 @@ export interface WarehouseOptions {
 /**
  * The writer's memory limit and threads for the export, once its commits are done (see `liftCommitLimits`). A partition
  * is one sorted COPY (export-parquet.ts), and DuckDB's sort fills the limit and spills the rest to the temp folder, so the
- * limit is what the export holds at any size. Sorting 3 M rows of 41 columns with uuid keys, alone in a process: 96 MB
- * peaked at 208 MB RSS for 67 s of CPU (it spills most of the sort), 192 MB at about 320 MB for 37 s, 400 MB at 515 MB
- * for 15 s (`docs/performance.md` has the command). One thread: each thread of a COPY holds a row group of its own
- * (960 MB under 1 GB and two threads, 268 MB with one and 32,768-row row groups). The limit also caps what DuckDB
- * caches of a database far larger than it.
+ * limit is what the export holds at any size: below it the sort spills most of its rows and takes several times the
+ * CPU, above it the peak grows with the limit (`node dist/bench/export-sort.js` measures both). One thread: each thread
+ * of a COPY holds a row group of every column of its own, outside the limit. The limit also caps what DuckDB caches of
+ * a database far larger than it (docs/decisions.md, "Memory limits of DuckDB, by stage").
  */
 const EXPORT_MEMORY_LIMIT = '192MB';
 const EXPORT_THREADS = '1';
 
 /**
  * DuckDB's memory limit for the report's queries, in the run (`liftReportLimits`) and in `report` (read-only). Their
- * window functions do not spill, but since the charts filter on constants (setReportLastDays) they need far less than the
- * 1 GB the event chart once ran out of 128 MB without: on the 20k-Canvas bench database (912 MB) `report` peaked at
- * 1,454 MB under 1 GB (and under DuckDB's default, 80 % of RAM, before), 503 MB under 256 MB in 6.2 s against 7.1 s,
- * 341 MB under 128 MB in 7.8 s; the demo's report is the same (352–362 MB) under all three (issue 27).
+ * window functions do not spill, but the charts filter on constants (setReportLastDays), so a large database's report
+ * fits this limit, and runs faster under it than under DuckDB's default (80 % of RAM); a smaller one makes it slower
+ * (docs/decisions.md, "Memory limits of DuckDB, by stage").
  */
 export const REPORT_MEMORY_LIMIT = '256MB';
 
@@ -162,10 +159,8 @@ function openError(path: string, err: unknown): FatalError {
 
 /**
  * A commit stages its batch in temporary tables that DuckDB keeps until the transaction ends, at least one 256 KiB
- * block per column once they hold a few thousand rows, and holds the rows it inserts until then too. At 64 MB the
- * analyst views' demo warehouse (test/views/analyst-fixture.ts) failed a commit about one run in two when each table
- * had a temp table of its own; with one staging table for the whole batch (row-package.ts) the demo's first run still
- * failed at 64 MB, a 29,000-row batch of campaign rows (staging, then the rows inserted: 84 MB for 40,000 of them).
+ * block per column once they hold a few thousand rows, and holds the rows it inserts until then too: a batch of the
+ * wide campaign tables needs more than 64 MB, and a limit that a commit can run out of fails the run.
  */
 const WRITER_MEMORY_LIMIT = '128MB';
 
@@ -222,9 +217,8 @@ function emptyStaged(spec: ReturnType<typeof tableSpec>): StagedTable {
 
 /**
  * DuckDB threads of a writer until liftCommitLimits: a commit's statements are small, and on the 2-core machine a
- * second DuckDB thread spent more in coordination than it saved. The demo's first run took 56 s and 88 s of CPU with
- * one thread, 58–60 s and 94–101 s with two, 70 s and 118 s with four (the fetching, parsing and the emulator need the
- * cores). The views and the report get every core back; the export keeps one (EXPORT_MEMORY_LIMIT says why).
+ * second DuckDB thread spends more in coordination than it saves while the fetching, parsing and the emulator need the
+ * cores. The views and the report get every core back; the export keeps one (EXPORT_MEMORY_LIMIT says why).
  */
 const WRITER_THREADS = '1';
 
@@ -526,8 +520,8 @@ export class Warehouse {
   }
 
   /**
-   * Set the writer's memory limit and thread count for the export of a run or of `export`: sorted COPYs of whole years
-   * ran out of the writer's limit that keeps the commit path flat (a year of campaign_message_series at 64 MB). One
+   * Set the writer's memory limit and thread count for the export of a run or of `export`: a sorted COPY of a whole
+   * year needs more than the writer's limit that keeps the commit path flat. One
    * thread, because each thread of a COPY holds a row group of its own (EXPORT_MEMORY_LIMIT says what that cost). The
    * report lifts both further (`liftReportLimits`).
    */

@@ -260,7 +260,7 @@ async function storedVersions(wh: Warehouse | undefined, spec: TableSpec): Promi
 
 /**
  * The ids of a list parameter as a subquery: `NOT IN` it is a hash anti-join, where `NOT list_contains` scanned the
- * list once per stored row (20,000 Canvases: 7.9 s a query against 1.3 s, and quadratic).
+ * list once per stored row, quadratic in the workspace's size.
  */
 const UNNESTED = (param: string) => `(SELECT unnest(${param}::VARCHAR[]))`;
 

@@ -5,8 +5,8 @@ import { createRequire } from 'node:module';
 import type * as Echarts from 'echarts';
 import type { ChartSpec } from './report-charts.js';
 
-// The package's one-file CommonJS build: its ES modules are about 600 files, which took 0.4 s to load (0.1 s this way),
-// and `echarts/core` with the two charts still loads them all. Same version, same drawing.
+// The package's one-file CommonJS build: its ES modules are hundreds of files, several times slower to load, and
+// `echarts/core` with the two charts still loads them all. Same version, same drawing.
 const echarts = createRequire(import.meta.url)('echarts') as typeof Echarts;
 
 export interface ChartRow {

@@ -35,7 +35,7 @@ const MOVER_MIN_COUNT = 100;
 const TOP_CAMPAIGN_MESSAGES = 12;
 
 // A whole workspace (`all`) holds a hundred segments and Canvases: the charts follow the largest few, so the report stays
-// readable and small (the demo's was 3.4 MB with every segment drawn).
+// readable and small (every segment drawn makes a report of megabytes).
 /** Segments the segment chart follows: the largest on the last day. */
 const TOP_SEGMENTS = 10;
 /** The largest segment gets a scale of its own when it is this many times the second: on one scale it flattens the rest. */
@@ -58,9 +58,8 @@ const lastDayViews = new Set<string>();
 
 /**
  * The last complete day of a view, as a session variable setReportLastDays sets before the charts' queries run: a constant,
- * DuckDB applies `"day" > … - 90` in the table scan. As a subquery it could not, and each chart joined every row of
- * its view first: the Canvas variants chart took 227 ms and 126 MB more RSS on the demo's database, then 21 ms and
- * 14 MB (issue 27, docs/performance.md).
+ * DuckDB applies `"day" > … - 90` in the table scan. As a subquery it could not, and each chart would join every row
+ * of its view first (docs/decisions.md, "The report").
  */
 const lastDay = (view: string): string => {
   lastDayViews.add(view);
@@ -283,7 +282,7 @@ const RECENT_DAYS = 7;
  *
  * Each view is first asked for its last complete day among the RECENT_DAYS days ending with the newest watermark's day,
  * a constant the scan applies; only a view with no complete day there is scanned whole. The whole scan joined every row
- * to its series' watermark: 1.3–2.1 s of CPU on campaign_message_daily at 20,000 objects (issue 27). The answer is the
+ * to its series' watermark, seconds of CPU on a large campaign_message_daily. The answer is the
  * same either way: every complete day lies on or before the newest watermark's day, so the newest one found in the
  * recent days is the newest of all.
  */

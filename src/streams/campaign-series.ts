@@ -179,8 +179,8 @@ function dayRows(campaignId: string, time: Date, day: CampaignDay): ExtractedRow
 
 /**
  * One campaign's daily series. A class, not an object of two closures: a plan holds one per campaign of the workspace
- * for the whole run, and its methods live once on the prototype (issue 27: the closures and their context cost about
- * 160 bytes more per series).
+ * for the whole run, and its methods live once on the prototype, where closures and their context would cost each
+ * series bytes of its own.
  */
 class CampaignDays implements SeriesInstance<CampaignDay> {
   readonly unit = 'day';

@@ -1,4 +1,4 @@
-// campaigns: GET /campaigns/list + /campaigns/details (issue 13). Every listed campaign (archived ones with
+// campaigns: GET /campaigns/list + /campaigns/details. Every listed campaign (archived ones with
 // include_archived), its details re-read only when the list's last_edited moves; message variations in their own table,
 // replaced with each re-read so a variation removed upstream disappears here too.
 import { ENDPOINTS } from '../api/endpoints.js';

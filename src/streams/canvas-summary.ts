@@ -172,8 +172,8 @@ function fetchDays(client: ApiClient, canvasId: string, w: Window, o: CanvasSumm
 
 /**
  * One Canvas's daily series. A class, not an object of two closures: a plan holds one per Canvas of the workspace for
- * the whole run, and its methods live once on the prototype (issue 27: the closures and their context cost about 160
- * bytes more per series).
+ * the whole run, and its methods live once on the prototype, where closures and their context would cost each series
+ * bytes of its own.
  */
 class CanvasDays implements SeriesInstance<CanvasSummaryData> {
   readonly unit = 'day';

@@ -1,5 +1,5 @@
 // The ids a stream's options name explicitly, and the workspace list each must be on: what `check` verifies before a
-// run asks for an id the workspace does not have (issue 25). Apps have no list: they are checked with a request.
+// run asks for an id the workspace does not have. Apps have no list: they are checked with a request.
 import { ALL, ALL_OBJECTS } from './option-reader.js';
 import type { WorkspaceList } from './workspace-lists.js';
 

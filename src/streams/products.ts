@@ -1,4 +1,4 @@
-// products: GET /purchases/product_list (issue 13), the workspace's product names as the list shows them, each with the
+// products: GET /purchases/product_list, the workspace's product names as the list shows them, each with the
 // run that first saw it and `_removed_at` once the list stops showing it. Read by discovery, in the purchases pool.
 import { ENDPOINTS } from '../api/endpoints.js';
 import { col, defineTable, rowsOf } from '../load/table-definition.js';

@@ -1,4 +1,4 @@
-// segments: GET /segments/list + /segments/details (issue 13). Every listed segment (archived ones are never listed), its
+// segments: GET /segments/list + /segments/details. Every listed segment (archived ones are never listed), its
 // details re-read only when its listed fields change — the list carries no edit time — or when it is new.
 import { ENDPOINTS } from '../api/endpoints.js';
 import { fetchSegmentDetails } from '../api/metadata-endpoints.js';

@@ -54,7 +54,7 @@ export interface StreamDiscovery<O> {
 /**
  * One series of a series stream: a fixed set of request parameters, fetched window by window. A plan holds one per
  * series for the whole run, so a stream with one per listed object (canvas_summary, campaign_series) makes them
- * instances of a class, whose methods are shared, rather than objects of closures (issue 27). Callers call `fetch` and
+ * instances of a class, whose methods are shared, rather than objects of closures. Callers call `fetch` and
  * `rows` as methods.
  */
 export interface SeriesInstance<V = unknown> {

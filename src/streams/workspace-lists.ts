@@ -1,4 +1,4 @@
-// The workspace's lists that `all` is resolved from (issue 13): Canvases, campaigns, segments, products, custom event
+// The workspace's lists that `all` is resolved from: Canvases, campaigns, segments, products, custom event
 // names, email templates and content blocks. Each says how to read its pages, what an entry's version is (what moves when the object is
 // edited) and how many pages to expect; discovery reads each list a run needs once and stores its entries.
 import type { ApiClient } from '../api/api-client.js';

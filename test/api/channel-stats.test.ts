@@ -1,4 +1,4 @@
-// The per-channel field rule (issue 18) on its own: which fields of an entry are read as numbers, which are kept aside
+// The per-channel field rule on its own: which fields of an entry are read as numbers, which are kept aside
 // and which are named as unknown, and that a column exists for every count documented for any channel.
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_COUNT_FIELDS, CHANNEL_COUNTS, channelFieldKind, splitStats } from '../../src/api/channel-stats.js';

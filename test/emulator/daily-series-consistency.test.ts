@@ -1,4 +1,4 @@
-// The daily series of issue 12 belong to the same world as the rest: a listed event has happened, a day of events is
+// The daily event, KPI and Canvas series belong to the same world as the rest: a listed event has happened, a day of events is
 // the sum of its hours and all apps the sum of the apps, segments restrict; KPIs agree with sessions (a day with
 // sessions has active users, never more users than sessions, MAU ≥ every DAU of its 30 days); a Canvas data series day
 // equals a one-day data summary; late data and restatements move them as they move the other series; and the model

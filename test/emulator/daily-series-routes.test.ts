@@ -1,4 +1,4 @@
-// The daily series of issue 12 over real HTTP: /events/data_series, the four /kpi/*/data_series and /canvas/data_series
+// The daily series over real HTTP: /events/data_series, the four /kpi/*/data_series and /canvas/data_series
 // — their shapes, windows, every bad parameter a 400 naming it (never a 500), permissions (403 naming the permission),
 // the default pool's accounting and the injected faults, as for every other route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

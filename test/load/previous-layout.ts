@@ -1,9 +1,9 @@
-// A database as the version before issue 18 left it: the four tables whose layout changed, with a few rows, beside
+// A database as the version before per-channel columns left it: the four tables whose layout changed, with a few rows, beside
 // this version's other tables. Shared by the upgrade test of the warehouse and the one of a whole run.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Warehouse } from '../../src/load/warehouse.js';
 
-/** The previous version's DDL of the four tables this version changed (sql/generated/tables.sql before issue 18). */
+/** The previous version's DDL of the four tables this version changed (sql/generated/tables.sql of that version). */
 const PREVIOUS_DDL = `
 CREATE TABLE "campaign_series" ("campaign_id" VARCHAR, "time" TIMESTAMP, "unique_recipients" BIGINT, "conversions" BIGINT,
   "conversions1" BIGINT, "conversions2" BIGINT, "conversions3" BIGINT, "revenue" DOUBLE, "_loaded_at" TIMESTAMP, "_run_id" VARCHAR,

@@ -90,7 +90,7 @@ describe('campaign_series against the emulator', () => {
     expect([...expected.keys()].filter((k) => k.split('|').length === 2)).toHaveLength(3 * 69);
     expect([...expected.keys()].some((k) => k.split('|').length === 4)).toBe(true);
     expect(sorted(await stored())).toEqual(sorted(expected));
-    // Each channel its own fields: a push has direct and total opens but no `opens` (issue 18), an SMS no opens at all,
+    // Each channel its own fields: a push has direct and total opens but no `opens`, an SMS no opens at all,
     // an in-app message impressions; every channel of the workspace loaded something.
     const perChannel = await f.query(`SELECT channel, count(*) AS n, count(opens) AS opens, count(direct_opens) AS direct_opens, count(total_opens) AS total_opens,
       count(impressions) AS impressions, count(delivered) AS delivered, count(sent) AS sent, count(total_impressions) AS card_impressions, count(errors) AS errors,

@@ -1,7 +1,7 @@
-// Statistics that differ per channel or variant, read from a server that says more or less than the client knows
-// (issue 18): a real HTTP proxy in front of the emulator rewrites its answers. A field the client has never seen is kept
+// Statistics that differ per channel or variant, read from a server that says more or less than the client knows:
+// a real HTTP proxy in front of the emulator rewrites its answers. A field the client has never seen is kept
 // in `extra_stats` with one warning per run; a channel it has never seen too, except its fields named like a count some
-// channel documents (issue 26: `sent`, `delivered`), which load into those columns so the campaign views count the
+// channel documents (`sent`, `delivered`), which load into those columns so the campaign views count the
 // channel; a documented field left out loads NULL; a variation without `variation_api_id` gets a key; a documented field
 // that is not a number of its kind still fails the stream.
 import { writeFile } from 'node:fs/promises';

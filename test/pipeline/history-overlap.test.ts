@@ -1,4 +1,4 @@
-// Issue 27: what a run loads must not depend on how much it was asked for. The same workspace (UUID ids, not the
+// What a run loads must not depend on how much it was asked for. The same workspace (UUID ids, not the
 // demo) exported over three months and over the last one: the Canvas and campaign tables agree, row for row, on every
 // day both cover. The plan of the longer run has other windows (more of them, aligned from another start), so a plan
 // or fetch queue that lost, doubled or shifted a window would show here.

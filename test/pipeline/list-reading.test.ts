@@ -1,4 +1,4 @@
-// Lists read right (issue 24.6 and the list part of 24.3), over real HTTP through the variant server: pages counted from
+// Lists read right, over real HTTP through the variant server: pages counted from
 // 0 or from 1 are told apart from the answers; a list that loops or passes `max_list_pages` fails only the streams that
 // need it, and every other stream is committed and published.
 import { writeFile } from 'node:fs/promises';

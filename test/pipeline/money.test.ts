@@ -1,4 +1,4 @@
-// Money is exact (issue 26): every amount column is DECIMAL(18,2) in the tables, the views and the Parquet files (the
+// Money is exact: every amount column is DECIMAL(18,2) in the tables, the views and the Parquet files (the
 // decimal logical type), a year of it sums to the platform's values to the cent, a float's noise lands as its cent, a
 // digit past the cent is rounded with a warning, and a warehouse whose amounts an earlier version stored as DOUBLE is
 // upgraded in place by the next run.

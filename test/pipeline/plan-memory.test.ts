@@ -1,4 +1,4 @@
-// The plan's memory per Canvas (issue 27): `plan --discover` of a workspace of N and of 4N Canvases, each planned over 17
+// The plan's memory per Canvas: `plan --discover` of a workspace of N and of 4N Canvases, each planned over 17
 // months from the emulator (in this process) through real HTTP, by a child process with --expose-gc that holds nothing
 // else: the heap after a full GC with the plan alive, less the heap before it. What both sizes hold alike (modules, the
 // HTTP client's pool) cancels out in the difference. A plan that materialises every window again (about 65 KB per
@@ -14,9 +14,8 @@ import { createEmulator } from '../../src/emulator/server.js';
 
 /**
  * Bytes of plan memory one more Canvas may cost: its canvas_summary series (one compact cursor, no windows) and its
- * discovered list entry. Measured: 461 bytes on Node 20, 491 on Node 24 (881 and 3,489 Canvases listed); 909 on Node 20
- * while each series was an object of two closures with a range of its own (issue 27, stop 35). The bound leaves room for
- * another Node's object layout, not for another window per Canvas, nor for the closures again.
+ * discovered list entry, about 500 bytes on Node 20 and 24. The bound leaves room for another Node's object layout, not
+ * for another window per Canvas, nor for a series made of closures with a range of its own (about 900 bytes).
  */
 const BYTES_PER_CANVAS = 800;
 

@@ -1,4 +1,4 @@
-// Holes that can close (issue 24.5): night after night (the emulator's clock and --until moving a day at a time), a
+// Holes that can close: night after night (the emulator's clock and --until moving a day at a time), a
 // campaign that stopped sending answers `data: []` for its quiet days and a segment series lags two days behind. The
 // quiet days are no holes: the campaign's details say when it last sent, read once by the campaigns stream beside the
 // series (never twice). The lagging days are waited for with one warning a night, every night exits 0, and

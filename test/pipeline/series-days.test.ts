@@ -1,4 +1,4 @@
-// Days keep their dates (issue 24.4): a platform whose days are its workspace's local days writes each day as its local
+// Days keep their dates: a platform whose days are its workspace's local days writes each day as its local
 // midnight with an offset (`2025-03-01T00:00:00+02:00`). The pipeline files every day under the date written — east,
 // west, UTC and across a daylight-saving change — records the offset per series, warns once when it moves, and asks
 // later windows in the platform's own days.

@@ -1,4 +1,4 @@
-// The soak of issue 24: a first backfill run night after night, into the same database and Parquet folder, through a
+// The soak: a first backfill run night after night, into the same database and Parquet folder, through a
 // twisting server — 20 % of requests answered 503, 2 % answered 200 with a garbled body (cut short, or not JSON), the
 // round trip jumping mid-run, and one list (/segments/list) that answers every page with its first. Each night must
 // publish at least what the night before did, delete no file it did not write, leave another workspace's files in the

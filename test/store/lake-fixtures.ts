@@ -1,4 +1,4 @@
-// The pipeline of the lake tests (issue 24): a few streams over a few weeks, so a run is short yet writes every kind of
+// The pipeline of the lake tests: a few streams over a few weeks, so a run is short yet writes every kind of
 // table the layout has — year partitions, single files, bookkeeping.
 export const LAKE_YAML = `name: lake
 start_date: 2025-05-20

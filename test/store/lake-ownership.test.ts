@@ -1,4 +1,4 @@
-// Nothing a command did not write is deleted (issue 24, item 1). `export`, `query`, `status` and `report` refuse a --db
+// Nothing a command did not write is deleted. `export`, `query`, `status` and `report` refuse a --db
 // that names no engage-etl database — no file, no object, someone else's DuckDB, a text file — with exit 2 before anything
 // is created or deleted, locally and in a bucket (where the error names the s3:// URL, never the temp file it was
 // downloaded to); a database publishes only into a layout whose manifests it wrote; and a lake emptied behind the

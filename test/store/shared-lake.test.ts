@@ -1,4 +1,4 @@
-// A workspace's files belong to it alone (issue 24, item 2): three pipelines — workspaces brand_a and brand_b, and one
+// A workspace's files belong to it alone: three pipelines — workspaces brand_a and brand_b, and one
 // without workspace — publish into one prefix of s3rver and into one local folder, in every order; after each publish
 // every manifest of every pipeline names only files that exist, and no pipeline's manifest or file has gone.
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Stores that misbehave the way real ones do (issue 24, item 9), through a twisting proxy in front of s3rver: a LIST that
+// Stores that misbehave the way real ones do, through a twisting proxy in front of s3rver: a LIST that
 // lags behind the writes must not make the export "repair" tables it published correctly nor leave files no manifest
 // names; a store that hangs up mid-publish fails the export with the hint that the endpoint does not answer, and the
 // lake readers follow stays whole.

@@ -1,4 +1,4 @@
-// Complete days (issue 26): every daily analyst view says with `complete` whether its day had ended and was loaded
+// Complete days: every daily analyst view says with `complete` whether its day had ended and was loaded
 // whole — today is not, nor is a day a backfill has not reached — and the report draws complete days only. A view left
 // empty for want of a pipeline option names that option, in its comment, in the run's summary and in the report.
 import { copyFile, readFile } from 'node:fs/promises';

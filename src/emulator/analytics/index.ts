@@ -1,5 +1,5 @@
-// Every READ route of the emulator (spec section 4: 4.3, 4.10–4.16, 4.19, 4.20; the daily series of issue 12; the
-// discovery lists and campaigns of issue 13).
+// Every READ route of the emulator (spec section 4: 4.3, 4.10–4.16, 4.19, 4.20; the daily event, KPI and Canvas series;
+// the lists discovery reads and the campaigns).
 import type { Route } from '../route.js';
 import { campaignDataSeriesRoute, campaignDetailsRoute } from './campaign-routes.js';
 import { campaignsListRoute, canvasListRoute, contentBlocksListRoute, emailTemplatesListRoute, productListRoute, segmentsListRoute } from './catalogue-list-routes.js';

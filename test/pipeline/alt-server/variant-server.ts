@@ -405,7 +405,7 @@ function rewriteCanvasStats(stats: Json, o: VariantOptions, numberForm: () => Nu
   const respelled = (obj: Json): Json => Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, k === 'name' ? v : num(v)]));
   const figures = (obj: Json): Json => extra(respelled(obj));
   // Variants and step messages get no extra field: a field the client does not know there is kept and warned about
-  // (issue 18; test/pipeline/channel-stats.test.ts), which is not what this server is about.
+  // (test/pipeline/channel-stats.test.ts), which is not what this server is about.
   if (isObject(data.total_stats)) data.total_stats = figures(data.total_stats);
   for (const key of ['variant_stats', 'step_stats'] as const) {
     const byId = data[key];
@@ -460,7 +460,7 @@ function rewriteCampaignSeries(body: unknown, reading: WindowReading, nowMs: num
     ...(o.extraFields ? { x_variant: { revision: 2 } } : {}),
   });
   // Every figure of a variation entry has a column (or, for per-button push clicks, is read as a number): each is
-  // respelled. No field is added there: one the client does not know is kept and warned about (issue 18).
+  // respelled. No field is added there: one the client does not know is kept and warned about.
   const entry = (m: Json): Json => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v === 'number' ? encodeNumber(v, numberForm()) : v]));
   const data = days.map(({ d }) => {
     const { time, messages, ...rest } = d;
