@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR } from '../config/default-paths.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
-import { openSnapshotStore } from '../store/snapshot-store.js';
+import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import { isObjectUrl } from '../store/location.js';
 import { openPlace } from '../store/open-place.js';
 import type { OpenedPlace } from '../store/open-place.js';

@@ -1,7 +1,7 @@
 // `engage-etl query "SQL"`: ad-hoc SQL over the warehouse, opened read-only, written by DuckDB's own writers.
 import { Command, Option } from 'commander';
 import { DEFAULT_DB_PATH } from '../config/default-paths.js';
-import { withPublishedDatabase } from '../store/snapshot-store.js';
+import { withPublishedDatabase } from '../store/open-snapshot-store.js';
 import { memoryLimitArg } from './memory-limit-arg.js';
 import { QUERY_FORMATS, writeQueryResult } from './query-output.js';
 import type { QueryFormat } from './query-output.js';

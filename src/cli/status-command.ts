@@ -13,7 +13,7 @@ import { isSnapshot } from '../load/series-freshness.js';
 import { ConfigError, NoDatabaseError, NoSnapshotError } from '../errors.js';
 import { latestLookbacks, latestReconciliation, restatementsByAge } from '../load/audit-store.js';
 import type { LookbackNow } from '../load/audit-store.js';
-import { openSnapshotStore } from '../store/snapshot-store.js';
+import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { Warehouse } from '../load/warehouse.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';

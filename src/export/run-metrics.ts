@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { NoSnapshotError } from '../errors.js';
-import { withPublishedDatabase } from '../store/snapshot-store.js';
+import { withPublishedDatabase } from '../store/open-snapshot-store.js';
 import type { StreamFinished } from '../pipeline/run-events.js';
 import type { MetricFamily } from './prometheus-text.js';
 import { formatPrometheusText, parsePrometheusText } from './prometheus-text.js';

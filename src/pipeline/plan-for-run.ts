@@ -4,7 +4,7 @@ import type { ApiClient } from '../api/api-client.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { RunOptions } from '../config/run-options.js';
 import { NoSnapshotError } from '../errors.js';
-import { withResumePoint } from '../store/snapshot-store.js';
+import { withResumePoint } from '../store/open-snapshot-store.js';
 import { ident } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS, streamDeclaration } from '../streams/registry.js';

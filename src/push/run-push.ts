@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
 import { ConfigError, FatalError, RetriableApiError } from '../errors.js';
-import { openSnapshotStore } from '../store/snapshot-store.js';
+import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { PoolId } from '../api/endpoints.js';
 import { batchRows, sendBatch } from './batch-sender.js';
