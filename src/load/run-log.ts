@@ -1,10 +1,12 @@
 // The run logs: `_etl_runs` (one row per `engage-etl run`) and the rule both it and push's `_push_runs` follow for a run
-// whose process died before recording its end — it is marked 'abandoned', with the same note, by the next run.
+// whose process died before recording its end — it is marked 'abandoned', with the same note, by the next run. RunLog
+// is the store of `_etl_runs`: the SQL that writes and reads it lives here.
 import { BIGINT, INTEGER, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { FatalError } from '../errors.js';
 import { toDuckDBValue } from './duckdb-values.js';
 import { ident } from './table-definition.js';
+import type { Warehouse } from './warehouse.js';
 
 export interface RunStart {
   runId: string;
@@ -70,4 +72,46 @@ export async function finishRun(conn: DuckDBConnection, db: string, r: RunEnd): 
     )
   ).getRows();
   if (Number(rows[0]?.[0] ?? 0) === 0) throw new FatalError(`run ${r.runId} is not in the run log of ${db}; call beginRun first`);
+}
+
+/** The statuses of a run that ended and recorded its end. */
+const ENDED = `('succeeded', 'completed_with_holes', 'incomplete', 'failed')`;
+
+/** `_etl_runs` of one database: begin and finish a run, close abandoned ones, read the latest. */
+export class RunLog {
+  readonly #wh: Warehouse;
+
+  constructor(warehouse: Warehouse) {
+    this.#wh = warehouse;
+  }
+
+  /**
+   * Close the log entries of runs that never recorded their end (killed, crashed, power lost). Call it only while holding
+   * the run lock — then no run can still be running — before begin. Returns their ids.
+   */
+  async closeAbandoned(at: Date, log: '_etl_runs' | '_push_runs' = '_etl_runs'): Promise<string[]> {
+    return this.#wh.withConnection((conn) => closeAbandonedRuns(conn, at, log));
+  }
+
+  /** Record the start of a run (status 'running'). */
+  async begin(r: RunStart): Promise<void> {
+    await this.#wh.withConnection((conn) => beginRun(conn, this.#wh.path, r));
+  }
+
+  /** Record the end of a run begun with begin. */
+  async finish(r: RunEnd): Promise<void> {
+    await this.#wh.withConnection((conn) => finishRun(conn, this.#wh.path, r));
+  }
+
+  /** The newest run's row (as `status` shows it), or undefined when none ran. */
+  async latest(): Promise<Record<string, unknown> | undefined> {
+    const [row] = await this.#wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+    return row;
+  }
+
+  /** How many runs ended and recorded their end (abandoned, running and interrupted ones are not counted). */
+  async endedCount(): Promise<number> {
+    const [row] = await this.#wh.query(`SELECT count(*) AS n FROM "_etl_runs" WHERE "status" IN ${ENDED} AND "finished_at" IS NOT NULL`);
+    return Number(row?.['n'] ?? 0);
+  }
 }

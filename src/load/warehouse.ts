@@ -1,8 +1,9 @@
-// The DuckDB database of engage-etl: opens it (creating tables from sql/), commits pipeline batches in one transaction,
-// keeps per-series watermarks and the run log, and answers queries with plain JS values.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+// The DuckDB database of engage-etl: opens it (creating tables from sql/), gives serial access and transactions,
+// commits pipeline batches (packages) in one transaction, and answers queries with plain JS values. The bookkeeping
+// families each have a store that owns their SQL and writes through this class (run-log.ts, settings-store.ts, …).
+import { constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -15,14 +16,10 @@ import { RowPackage, STAGING_LAYOUT, type StagedTable } from './row-package.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
-import { beginRun, closeAbandonedRuns, finishRun } from './run-log.js';
-import type { RunEnd, RunStart } from './run-log.js';
 import { HOLES_SQL, SERIES_STATE_SQL, prepareHoleUpdates, prepareSeriesState, toHole, toSeriesState } from './series-state-store.js';
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { behindMs } from './series-freshness.js';
 import { applySqlDir } from './sql-dir.js';
-import { recordStreamOutcomes } from './stream-outcomes.js';
-import type { StreamOutcome } from './stream-outcomes.js';
 import { createTableSql } from './table-definition.js';
 import { historyTableName, seedHistory } from './table-history.js';
 import { isCurrentLayout, matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
@@ -30,8 +27,6 @@ import { FETCHED_TABLE_SPECS, PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITI
 import type { TableName } from './table-specs.js';
 
 export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
-export type { RunEnd, RunStart } from './run-log.js';
-export type { StreamOutcome } from './stream-outcomes.js';
 
 export interface WarehouseOptions {
   /**
@@ -319,7 +314,12 @@ export class Warehouse {
     return run;
   }
 
-  async #transaction<T>(what: string, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  /**
+   * Run `fn` alone on the connection inside one transaction: committed when it returns, rolled back when it throws (an
+   * error not of engage-etl's own becomes a FatalError naming `what`). The stores (run-log.ts, settings-store.ts, …) write
+   * through it.
+   */
+  async transaction<T>(what: string, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
     return this.#serial(async (conn) => {
       await conn.run('BEGIN TRANSACTION');
       try {
@@ -413,7 +413,7 @@ export class Warehouse {
     // commit was to rebuild, and it may roll back.
     const built = OPEN.get(this.path)?.extentsBuilt;
     let rebuilds: PreparedCommit['extents'] = [];
-    const result = await this.#transaction(`commit of run ${prepared.runId}`, async (conn) => {
+    const result = await this.transaction(`commit of run ${prepared.runId}`, async (conn) => {
       rebuilds = prepared.extents.filter((e) => !built?.has(e.table));
       await conn.run([MERGE_COUNTS_DDL, ...prepared.load, ...appends.map((a) => a.ddl)].join(';\n'));
       for (const staged of appends) await appendStaged(conn, staged);
@@ -457,7 +457,7 @@ export class Warehouse {
    */
   async resetStreams(streams: string[], tables: TableName[]): Promise<void> {
     for (const table of tables) tableSpec(table);
-    await this.#transaction(`reset of streams ${streams.join(', ')}`, async (conn) => {
+    await this.transaction(`reset of streams ${streams.join(', ')}`, async (conn) => {
       for (const table of tables) {
         const spec = tableSpec(table);
         const month = spec.partitionSource ? ident(PARTITION_COLUMN) : `'${WHOLE_TABLE_PARTITION}'`;
@@ -472,43 +472,6 @@ export class Warehouse {
     });
     // Their next merge builds their extents again (from no rows).
     for (const table of tables) OPEN.get(this.path)?.extentsBuilt.delete(table);
-  }
-
-  /** Record each stream's outcome of run `runId` (`_etl_stream_outcomes`: the last per stream, and its last success). */
-  async recordStreamOutcomes(runId: string, finishedAt: Date, outcomes: readonly StreamOutcome[]): Promise<void> {
-    await this.#transaction(`stream outcomes of run ${runId}`, (conn) => recordStreamOutcomes(conn, runId, finishedAt, outcomes));
-  }
-
-  /** The workspace this database exports (`workspace:` of its pipeline, recorded by the runs), or undefined. */
-  async workspace(): Promise<string | undefined> {
-    const [row] = await this.query(`SELECT "value" FROM "_etl_settings" WHERE "key" = 'workspace'`);
-    return typeof row?.['value'] === 'string' ? row['value'] : undefined;
-  }
-
-  /** Record the workspace this database exports (undefined: none). */
-  async setWorkspace(workspace: string | undefined): Promise<void> {
-    await this.#transaction('recording the workspace', async (conn) => {
-      await conn.run(`DELETE FROM "_etl_settings" WHERE "key" = 'workspace'`);
-      if (workspace !== undefined) await conn.run(`INSERT INTO "_etl_settings" VALUES ('workspace', $1)`, [workspace], [VARCHAR]);
-    });
-  }
-
-  /**
-   * Close the log entries of runs that never recorded their end (killed, crashed, power lost). Call it only while holding
-   * the run lock — then no run can still be running — before beginRun. Returns their ids.
-   */
-  async closeAbandonedRuns(at: Date, log: '_etl_runs' | '_push_runs' = '_etl_runs'): Promise<string[]> {
-    return this.#serial((conn) => closeAbandonedRuns(conn, at, log));
-  }
-
-  /** Record the start of a run (status 'running'). */
-  async beginRun(r: RunStart): Promise<void> {
-    await this.#serial((conn) => beginRun(conn, this.path, r));
-  }
-
-  /** Record the end of a run begun with beginRun. */
-  async finishRun(r: RunEnd): Promise<void> {
-    await this.#serial((conn) => finishRun(conn, this.path, r));
   }
 
   /**
@@ -579,6 +542,24 @@ export class Warehouse {
         throw new FatalError(`cannot be read: ${(err as Error).message}`, { cause: err });
       }
       return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>) };
+    });
+  }
+
+  /** Write what this connection changed to the file (a CHECKPOINT): before a COPY of a whole year, a publish or an upload. */
+  async checkpoint(): Promise<void> {
+    await this.query('CHECKPOINT');
+  }
+
+  /**
+   * Copy the database file to `file` after a CHECKPOINT, with no statement in between: a consistent copy of everything
+   * committed. Returns when the copy was taken (it holds what was committed before then).
+   */
+  async copyTo(file: string): Promise<Date> {
+    return this.#serial(async (conn) => {
+      const takenAt = new Date();
+      await conn.run('CHECKPOINT');
+      await copyFile(this.path, file, constants.COPYFILE_FICLONE);
+      return takenAt;
     });
   }
 

@@ -1,18 +1,11 @@
 // How far a backfill that spans nights has come: per series stream, the days its series have loaded of the days the
 // run asked (from the first day to the last complete one). Recorded in `_etl_backfill` for `status` and the report.
+import { BackfillStore } from '../load/backfill-store.js';
+import type { BackfillProgress } from '../load/backfill-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { Plan } from './plan.js';
 
-export interface BackfillProgress {
-  stream: string;
-  series: number;
-  /** Series whose watermark reached the last complete unit before --until. */
-  seriesComplete: number;
-  /** Days from the first day asked to the last complete day. */
-  daysAsked: number;
-  /** Days loaded, averaged over the stream's series (a series without a watermark counts 0). */
-  daysCovered: number;
-}
+export type { BackfillProgress } from '../load/backfill-store.js';
 
 const DAY_MS = 86_400_000;
 
@@ -39,10 +32,5 @@ export async function backfillProgress(wh: Warehouse, plan: Plan, fromMs: number
 
 /** Replaces the recorded progress of these streams. */
 export async function recordBackfill(wh: Warehouse, runId: string, progress: readonly BackfillProgress[]): Promise<void> {
-  if (progress.length === 0) return;
-  await wh.query(`DELETE FROM "_etl_backfill" WHERE list_contains($1, "stream")`, [progress.map((p) => p.stream)]);
-  const at = new Date();
-  for (const p of progress) {
-    await wh.query(`INSERT INTO "_etl_backfill" VALUES ($1, $2, $3, $4, $5, $6, $7)`, [p.stream, p.series, p.seriesComplete, p.daysAsked, p.daysCovered, runId, at]);
-  }
+  await new BackfillStore(wh).replace(runId, progress);
 }

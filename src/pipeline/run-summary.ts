@@ -4,7 +4,9 @@ import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { PoolId } from '../api/endpoints.js';
 import type { RunOptions } from '../config/run-options.js';
+import { restatementsOfRun } from '../load/audit-store.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
+import { rowCount } from '../load/stored-tables.js';
 import type { TableName } from '../load/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import type { BackfillProgress } from './backfill-progress.js';
@@ -139,7 +141,7 @@ export interface SummaryInput {
 export async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
   const tables = tablesOf(s.opts.streams);
   const counts: Partial<Record<TableName, number>> = {};
-  for (const t of tables) counts[t] = Number((await wh.query(`SELECT count(*) AS n FROM "${t}"`))[0]?.['n'] ?? 0);
+  for (const t of tables) counts[t] = await rowCount(wh, t);
   const reconciled = (status: ReconciliationRow['status']) => s.reconciled.filter((r) => r.status === status).length;
   return {
     runId: s.runId,
@@ -166,7 +168,7 @@ export async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSumm
     tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
     holes: s.holes,
     reconciliation: { match: reconciled('match'), mismatch: reconciled('mismatch'), incomplete: reconciled('incomplete'), unavailable: reconciled('unavailable') },
-    restatements: Number((await wh.query('SELECT count(*) AS n FROM "_etl_restatements" WHERE "run_id" = $1', [s.runId]))[0]?.['n'] ?? 0),
+    restatements: await restatementsOfRun(wh, s.runId),
     parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
     warnings: s.warnings,
     unfilled: await unfilledViews(wh),

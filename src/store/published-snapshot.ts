@@ -175,7 +175,7 @@ export async function publishSnapshot(working: Warehouse, db: string): Promise<{
     throw new FatalError(`publishing ${files.published} needs its working copy ${files.working} open, not ${working.path}; open it with openWorkingCopy`);
   }
   const notes: SnapshotNote[] = [];
-  await working.query('CHECKPOINT');
+  await working.checkpoint();
   if (existsSync(files.published) && (await changedSincePublish(files))) {
     const aside = `${files.published}.replaced-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
     await link(files.published, aside);

@@ -171,14 +171,9 @@ export class S3SnapshotStore implements SnapshotStore {
     const token = randomBytes(4).toString('hex');
     const copy = join(await this.#dir(), `checkpoint-${process.pid}-${token}.duckdb`);
     this.#made.add(copy);
-    // When the copy is taken, not when it was asked for: it holds what was committed before this moment.
-    let takenAt = new Date();
     try {
-      await working.withConnection(async (conn) => {
-        takenAt = new Date();
-        await conn.run('CHECKPOINT');
-        await copyFile(working.path, copy, constants.COPYFILE_FICLONE);
-      });
+      // When the copy is taken, not when it was asked for: it holds what was committed before this moment.
+      const takenAt = await working.copyTo(copy);
       const key = this.#checkpoints.objectKey(takenAt, token);
       const bytes = await uploadFile(this.#client, this.#bucket, key, copy);
       crashPoint('checkpoint-uploaded');
@@ -219,7 +214,7 @@ export class S3SnapshotStore implements SnapshotStore {
       const error = checkpointer.lastError;
       notes.push({ code: 'checkpoint_failed', message: `a checkpoint of this run's progress could not be uploaded (${error instanceof Error ? error.message : String(error)}); the run published all the same, but had it been stopped, it would have lost more` });
     }
-    await working.query('CHECKPOINT');
+    await working.checkpoint();
     crashPoint('snapshot-copied');
     await uploadFile(this.#client, this.#bucket, this.#key, working.path);
     // Published: nothing is left to keep (a publish that failed leaves the checkpointer to the run's failure path).

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from '../../src/export/prometheus-text.js';
 import type { ParsedSample } from '../../src/export/prometheus-text.js';
 import { RunLock } from '../../src/store/run-lock.js';
+import { RunLog } from '../../src/load/run-log.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { runCli } from '../reliability/reliability-helpers.js';
@@ -63,7 +64,7 @@ describe('status and a run that never recorded its end', () => {
   it('shows it as abandoned when its lock is free, as running while a live process holds the lock', async () => {
     const wh = await Warehouse.open(fx.db);
     try {
-      await wh.beginRun({ runId: 'killed-run', pipeline: 'fresh', startedAt: new Date(), until: new Date(), pid: 2 ** 22 + 17 });
+      await new RunLog(wh).begin({ runId: 'killed-run', pipeline: 'fresh', startedAt: new Date(), until: new Date(), pid: 2 ** 22 + 17 });
     } finally {
       await wh.close();
     }

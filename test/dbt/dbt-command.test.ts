@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { fromDuckDBValue } from '../../src/load/duckdb-values.js';
 import { TABLE_SPECS, seriesStreamOfTable, tableSpec } from '../../src/load/table-specs.js';
+import { SettingsStore } from '../../src/load/settings-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { createS3Client } from '../../src/store/s3-client.js';
 import { startS3TestServer } from '../helpers/s3-test-server.js';
@@ -210,7 +211,7 @@ describe('engage-etl dbt over a demo warehouse', () => {
       const db = join(dir, 'brand.duckdb');
       await copyFile(f.db, db);
       const wh = await Warehouse.open(db);
-      await wh.setWorkspace('brand_eu');
+      await new SettingsStore(wh).setWorkspace('brand_eu');
       await wh.close();
       const lake = `s3://${store.bucket}/warehouse`;
       const exported = await cli(['export', '--db', db, '--out', lake], store.env);

@@ -206,7 +206,7 @@ describe('a first run of the event, KPI and Canvas series (data_series)', () => 
     const [kpi] = await f.query(`SELECT key_values FROM _etl_restatements WHERE table_name = 'kpi_series' AND unit_start = TIMESTAMP '2025-03-09 00:00:00' AND json_extract_string(key_values, '$.app_id') = 'app_1' AND json_extract_string(key_values, '$.metric') = 'dau'`);
     expect(JSON.parse(String(kpi!['key_values']))).toEqual({ metric: 'dau', app_id: 'app_1' });
     const byAge = (await f.query('SELECT stream, age_days, count(*) AS n FROM _etl_restatements GROUP BY ALL')).map((r) => ({ stream: String(r['stream']), ageDays: num(r['age_days']), changes: num(r['n']) }));
-    const report = await restatementReport((sql) => f.query(sql), 0.999);
+    const report = await restatementReport(f, 0.999);
     for (const stream of ['kpis', 'event_counts', 'canvas_summary']) {
       const mine = byAge.filter((a) => a.stream === stream);
       const r = report.find((x) => x.stream === stream)!;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { openPublished, openWorkingCopy, prepareWorkingCopy, publishSnapshot, snapshotFiles } from '../../src/store/published-snapshot.js';
+import { RunLog } from '../../src/load/run-log.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { tempDirPerTest } from '../load/warehouse-helpers.js';
 
@@ -24,7 +25,7 @@ async function runIds(path: string): Promise<string[]> {
 }
 
 async function logRun(wh: Warehouse, runId: string): Promise<void> {
-  await wh.beginRun({ runId, pipeline: 'p', startedAt: new Date('2025-01-01T00:00:00Z'), until: new Date('2025-01-01T00:00:00Z') });
+  await new RunLog(wh).begin({ runId, pipeline: 'p', startedAt: new Date('2025-01-01T00:00:00Z'), until: new Date('2025-01-01T00:00:00Z') });
 }
 
 describe('published snapshot', () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SettingsStore } from '../../src/load/settings-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { fromDuckDBValue } from '../../src/load/duckdb-values.js';
 import { createAnalyticsViews } from '../../src/views/analytics-views.js';
@@ -539,7 +540,7 @@ describe('the views of a database that exports one workspace of a shared lake', 
       await copyFile(f.db, copy);
       const wh = await Warehouse.open(copy);
       try {
-        await wh.setWorkspace('brand_eu');
+        await new SettingsStore(wh).setWorkspace('brand_eu');
         await createAnalyticsViews(wh);
         const views = (await wh.query(`SELECT view_name FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`)).map((r) => String(r['view_name']));
         expect(views.length).toBeGreaterThan(20);
