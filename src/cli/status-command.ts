@@ -21,6 +21,7 @@ import { StreamOutcomeStore } from '../load/stream-outcomes.js';
 import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { Warehouse } from '../load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../streams/table-specs.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';
 import { parseDbLocation } from '../store/location.js';
 import { snapshotFiles } from '../store/published-snapshot.js';
@@ -213,7 +214,7 @@ async function openShown(db: string, store: SnapshotStore): Promise<{ wh: Wareho
     // An object store says "no such object" when no run holds the lock: a checkpoint beside the key may still be there.
     const location = parseDbLocation(db);
     if (location.kind === 'local' && err instanceof NoDatabaseError) throw err;
-    if (location.kind === 'local') return { wh: await Warehouse.open(snapshotFiles(db).working, { readOnly: true }), source: 'unpublished' };
+    if (location.kind === 'local') return { wh: await Warehouse.open(snapshotFiles(db).working, WAREHOUSE_TABLES, { readOnly: true }), source: 'unpublished' };
     const point = await store.openResumePoint().catch(() => {
       throw err;
     });

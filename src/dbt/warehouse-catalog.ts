@@ -1,7 +1,7 @@
 // The warehouse as its own catalog describes it: the data tables of schema main and the analyst views of schema
 // analytics, each with its comment, its columns in order (name, DuckDB type, comment) and, for tables, its row count.
 // The dbt package is written from this, not from the declarations alone, so it describes the database it is run on.
-import { isTableName } from '../load/table-specs.js';
+import { isTableName } from '../streams/table-specs.js';
 import { SettingsStore } from '../load/settings-store.js';
 import { rowCount } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';

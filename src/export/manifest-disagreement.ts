@@ -3,8 +3,8 @@
 // export rewrites those partitions from DuckDB instead of trusting a lake that no longer says what the database holds.
 import type { Warehouse } from '../load/warehouse.js';
 import { PartitionBook } from '../load/partition-book.js';
-import { WHOLE_TABLE_PARTITION } from '../load/table-specs.js';
-import type { TableSpec } from '../load/table-specs.js';
+import { WHOLE_TABLE_PARTITION } from '../streams/table-specs.js';
+import type { TableSpec } from '../streams/table-specs.js';
 import { yearFolder } from './parquet-layout.js';
 import type { TableManifest } from './table-manifest.js';
 import { manifestName } from './table-manifest.js';

@@ -12,7 +12,7 @@ import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
 import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
 import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, comparedRows, prepareMerge, tableChanges, tableExtents } from './bulk-merge.js';
-import { RowPackage, STAGING_LAYOUT, type StagedTable } from './row-package.js';
+import { RowPackage, type PackageTables, type StagedTable } from './row-package.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
@@ -23,8 +23,9 @@ import { applySqlDir } from './sql-dir.js';
 import { createTableSql } from './table-definition.js';
 import { historyTableName, seedHistory } from './table-history.js';
 import { isCurrentLayout, matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
-import { FETCHED_TABLE_SPECS, PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
-import type { TableName } from './table-specs.js';
+import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident } from './table-definition.js';
+import type { TableSpec } from './table-definition.js';
+import type { WarehouseTables } from './warehouse-tables.js';
 
 export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 
@@ -70,10 +71,10 @@ export const REPORT_MEMORY_LIMIT = '256MB';
 export interface LoadBatch {
   runId: string;
   loadedAt: Date;
-  /** Rows per table; a name outside the registry is refused (a programming error). */
-  upserts: { table: TableName | string; rows: Record<string, unknown>[] }[];
+  /** Rows per table; a name outside the warehouse's tables is refused (a programming error). */
+  upserts: { table: string; rows: Record<string, unknown>[] }[];
   /** Scopes whose stored rows NOT in this batch's upserts are deleted (e.g. canvas_steps of canvas cv_1). */
-  replaces?: { table: TableName | string; columns: string[]; values: unknown[][] }[];
+  replaces?: { table: string; columns: string[]; values: unknown[][] }[];
   state: SeriesStateUpdate[];
   /** Hole changes of the series in this batch. @default [] */
   holes?: HoleUpdate[];
@@ -86,7 +87,7 @@ export interface LoadBatch {
 
 export interface CommitResult {
   /** Per table named in the batch: what changed. */
-  tables: Partial<Record<TableName, TableChange>>;
+  tables: Record<string, TableChange>;
   /** inserted + updated + deleted over all tables. */
   rowsChanged: number;
   /** Fetched rows compared with stored ones; the others were outside their object's extent (bulk-merge.ts). */
@@ -102,7 +103,7 @@ export interface PackageCommit extends Omit<LoadBatch, 'upserts'> {
 /** A commit checked and ready to write: see Warehouse.prepareCommit. */
 export interface PreparedCommit {
   runId: string;
-  tables: TableName[];
+  tables: string[];
   /** What the batch holds, for an error message. */
   what: string;
   /** The staging table's DDL and the statement that reads the package's file into it. */
@@ -193,22 +194,22 @@ function checkBatch(batch: Pick<LoadBatch, 'runId' | 'loadedAt'>): void {
   }
 }
 
-/** The spec of a table a batch names; a name outside the registry is a programming error. */
-function tableOf(runId: string, table: string, source: string): ReturnType<typeof tableSpec> {
-  if (!isTableName(table)) {
-    throw new FatalError(`batch of run ${runId}: ${source} names unknown table "${table}"; use one of: ${TABLE_SPECS.map((s) => s.name).join(', ')}`);
+/** The spec of a table a batch names; a name outside the warehouse's tables is a programming error. */
+function tableOf(tables: PackageTables, runId: string, table: string, source: string): TableSpec {
+  if (!tables.has(table)) {
+    throw new FatalError(`batch of run ${runId}: ${source} names unknown table "${table}"; use one of: ${tables.all.map((s) => s.name).join(', ')}`);
   }
-  return tableSpec(table);
+  return tables.spec(table);
 }
 
-/** Write a batch's upserts to a package, each table name checked against the registry. */
+/** Write a batch's upserts to a package, each table name checked against the package's tables. */
 export function addUpserts(pkg: RowPackage, runId: string, upserts: LoadBatch['upserts']): void {
-  for (const upsert of upserts) pkg.add(tableOf(runId, upsert.table, 'an upsert'), upsert.rows);
+  for (const upsert of upserts) pkg.add(tableOf(pkg.tables, runId, upsert.table, 'an upsert'), upsert.rows);
 }
 
 /** A table with no rows in the package (named by a replace scope only). */
-function emptyStaged(spec: ReturnType<typeof tableSpec>): StagedTable {
-  const layout = STAGING_LAYOUT.table(spec);
+function emptyStaged(tables: WarehouseTables, spec: TableSpec): StagedTable {
+  const layout = tables.staging.table(spec);
   return { spec, index: layout.index, rows: 0, duplicates: false, select: layout.select, file: '' };
 }
 
@@ -228,20 +229,26 @@ function writerOptions(memoryLimit = WRITER_MEMORY_LIMIT): Record<string, string
 export class Warehouse {
   readonly path: string;
   readonly readOnly: boolean;
+  /** The tables it holds, as the caller opened it with them. */
+  readonly tables: WarehouseTables;
   #conn: DuckDBConnection | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   // The folder of this opener's packages (newPackage), and how many it made.
   #stage: string | undefined;
   #packages = 0;
 
-  private constructor(path: string, readOnly: boolean, conn: DuckDBConnection) {
+  private constructor(path: string, tables: WarehouseTables, readOnly: boolean, conn: DuckDBConnection) {
     this.path = path;
+    this.tables = tables;
     this.readOnly = readOnly;
     this.#conn = conn;
   }
 
-  /** Open (and for writers create) the database at `path`, applying sql/ and checking every table against the registry. */
-  static async open(path: string, opts: WarehouseOptions = {}): Promise<Warehouse> {
+  /**
+   * Open (and for writers create) the database at `path`, applying sql/ and checking every table against `tables` (the
+   * registry's: streams/table-specs.ts, WAREHOUSE_TABLES).
+   */
+  static async open(path: string, tables: WarehouseTables, opts: WarehouseOptions = {}): Promise<Warehouse> {
     const abs = resolve(path);
     const readOnly = opts.readOnly ?? false;
     if (readOnly && !existsSync(abs)) {
@@ -274,16 +281,16 @@ export class Warehouse {
       conn = await entry.instance.connect();
       if (!readOnly) {
         const before = await tableColumns(conn);
-        for (const spec of TABLE_SPECS) await conn.run(createTableSql(spec));
+        for (const spec of tables.all) await conn.run(createTableSql(spec));
         await applySqlDir(conn);
-        await upgradeTables(conn, TABLE_SPECS);
+        await upgradeTables(conn, tables.all);
         // A database from before a table kept its history gains it now, starting from the rows it holds.
-        for (const spec of FETCHED_TABLE_SPECS) {
+        for (const spec of tables.fetched) {
           if (spec.history && before.has(spec.name) && !before.has(historyTableName(spec.name))) await seedHistory(conn, spec);
         }
       }
-      await checkSchema(conn, abs);
-      return new Warehouse(abs, readOnly, conn);
+      await checkSchema(conn, abs, tables);
+      return new Warehouse(abs, tables, readOnly, conn);
     } catch (err) {
       conn?.closeSync();
       release(abs);
@@ -358,7 +365,7 @@ export class Warehouse {
     }
     const folder = join(this.#stage, `package-${++this.#packages}`);
     mkdirSync(folder);
-    return new RowPackage(folder);
+    return new RowPackage(folder, this.tables);
   }
 
   /**
@@ -370,7 +377,7 @@ export class Warehouse {
     checkBatch(commit);
     const scopes = new Map<string, ReplaceScope[]>();
     for (const replace of commit.replaces ?? []) {
-      const table = tableOf(commit.runId, replace.table, 'a replace').name;
+      const table = tableOf(this.tables, commit.runId, replace.table, 'a replace').name;
       const list = scopes.get(table) ?? [];
       list.push({ columns: replace.columns, values: replace.values });
       scopes.set(table, list);
@@ -378,11 +385,11 @@ export class Warehouse {
     // A table named only by a replace scope merges no rows: its stored rows in the scope are deleted.
     const staged = [...commit.staged];
     for (const table of scopes.keys()) {
-      if (!staged.some((t) => t.spec.name === table)) staged.push(emptyStaged(tableSpec(table as TableName)));
+      if (!staged.some((t) => t.spec.name === table)) staged.push(emptyStaged(this.tables, this.tables.spec(table)));
     }
     const merges = staged.map((t) => {
       const table = t.spec.name;
-      const stream = commit.until ? seriesStreamOfTable(table) : undefined;
+      const stream = commit.until ? this.tables.seriesStreamOf(table) : undefined;
       const audit = stream && commit.until ? { audit: { stream, until: commit.until } } : {};
       return prepareMerge(t, STAGING_TABLE, scopes.get(table) ?? [], {
         runId: commit.runId, loadedAt: commit.loadedAt, ...audit, ...(commit.until ? { until: commit.until } : {}),
@@ -394,9 +401,9 @@ export class Warehouse {
     const script = [...merges.map((m) => m.sql), `DROP TABLE IF EXISTS "${STAGING_TABLE}"`, state.sql, holes.sql, `SELECT * FROM "${MERGE_COUNTS_TABLE}"`].filter((sql) => sql !== '');
     return {
       runId: commit.runId,
-      tables: merges.map((m) => m.table as TableName),
+      tables: merges.map((m) => m.table),
       what: merges.map((m) => `${m.rows} rows into ${m.table}`).join(', '),
-      load: [STAGING_LAYOUT.ddl(STAGING_TABLE), ...staged.filter((t) => t.rows > 0).map((t) => STAGING_LAYOUT.load(STAGING_TABLE, t))],
+      load: [this.tables.staging.ddl(STAGING_TABLE), ...staged.filter((t) => t.rows > 0).map((t) => this.tables.staging.load(STAGING_TABLE, t))],
       appends: appends.map(prefill),
       script: script.join(';\n'),
       extents: staged.flatMap((t) => {
@@ -426,7 +433,7 @@ export class Warehouse {
       } catch (err) {
         throw new Error(`merging ${what || 'series state'}: ${(err as Error).message}`, { cause: err });
       }
-      const tables: Partial<Record<TableName, TableChange>> = {};
+      const tables: Record<string, TableChange> = {};
       let rowsChanged = 0;
       for (const table of prepared.tables) {
         const change = counts.get(table) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
@@ -455,11 +462,11 @@ export class Warehouse {
    * Forget streams for a full refresh, in one transaction: empty `tables`, drop the state of `streams`, and mark every
    * partition the tables held dirty so the next export removes their files.
    */
-  async resetStreams(streams: string[], tables: TableName[]): Promise<void> {
-    for (const table of tables) tableSpec(table);
+  async resetStreams(streams: string[], tables: string[]): Promise<void> {
+    for (const table of tables) this.tables.spec(table);
     await this.transaction(`reset of streams ${streams.join(', ')}`, async (conn) => {
       for (const table of tables) {
-        const spec = tableSpec(table);
+        const spec = this.tables.spec(table);
         const month = spec.partitionSource ? ident(PARTITION_COLUMN) : `'${WHOLE_TABLE_PARTITION}'`;
         await conn.run(markDirtySql('$1', `SELECT ${month} AS "partition" FROM ${ident(table)}`), [table], [VARCHAR]);
         await conn.run(`DELETE FROM ${ident(table)}`);
@@ -598,10 +605,10 @@ function release(path: string): void {
   }
 }
 
-/** Refuse a database whose tables differ from this version's registry (an older or foreign file) before touching it. */
-async function checkSchema(conn: DuckDBConnection, path: string): Promise<void> {
+/** Refuse a database whose tables differ from `tables` (an older or foreign file) before touching it. */
+async function checkSchema(conn: DuckDBConnection, path: string, tables: WarehouseTables): Promise<void> {
   const actual = await tableColumns(conn);
-  for (const spec of TABLE_SPECS) {
+  for (const spec of tables.all) {
     const expected = allColumnNames(spec).join(', ');
     const columns = actual.get(spec.name);
     if (columns === undefined) {

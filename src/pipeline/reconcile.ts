@@ -8,7 +8,7 @@ import { seriesKey } from '../extract/incremental-cursor.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import { recordReconciliation, storedTotalsOf } from '../load/audit-store.js';
 import { MONEY, MONEY_SCALE } from '../load/table-definition.js';
-import { tableSpec } from '../load/table-specs.js';
+import { tableSpec } from '../streams/table-specs.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { failureScope } from './stream-failure.js';
 import type { Reconciliation } from '../streams/stream-declaration.js';

@@ -7,7 +7,7 @@ import type { RunOptions } from '../config/run-options.js';
 import { restatementsOfRun } from '../load/audit-store.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import { rowCount } from '../load/stored-tables.js';
-import type { TableName } from '../load/table-specs.js';
+import type { TableName } from '../streams/table-specs.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import type { BackfillProgress } from './backfill-progress.js';
 import type { Plan } from './plan.js';

@@ -9,6 +9,7 @@ import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import type { KeptProgress } from './checkpointer.js';
 import type { DbLock, LockHolderView, SnapshotStore } from './snapshot-store.js';
 import type { Warehouse } from '../load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../streams/table-specs.js';
 
 /** A database file on this machine: the published file, its working copy beside it, and the lock file `<db>.lock`. */
 export class LocalSnapshotStore implements SnapshotStore {
@@ -24,7 +25,7 @@ export class LocalSnapshotStore implements SnapshotStore {
     const file = [files.published, files.working].find((f) => existsSync(f));
     if (file === undefined) throw new NoDatabaseError(`no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first — nothing was changed`);
     await checkDatabaseFile(file, files.published);
-    await checkEngageTables(file, files.published);
+    await checkEngageTables(file, files.published, WAREHOUSE_TABLES);
   }
 
   async lock(command: string): Promise<DbLock> {
@@ -55,7 +56,7 @@ export class LocalSnapshotStore implements SnapshotStore {
     }
     if (existsSync(files.published)) {
       await checkDatabaseFile(files.published, files.published);
-      await checkEngageTables(files.published, files.published);
+      await checkEngageTables(files.published, files.published, WAREHOUSE_TABLES);
     }
     return openPublished(this.description, opts);
   }

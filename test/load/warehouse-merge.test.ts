@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { RunLog } from '../../src/load/run-log.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { TABLE_SPECS, allColumnNames } from '../../src/load/table-specs.js';
+import { TABLE_SPECS, allColumnNames, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { revenueRow, tempDir, utc } from './warehouse-helpers.js';
 
 let dir: string;
@@ -11,7 +11,7 @@ let wh: Warehouse;
 
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'));
+  wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'), WAREHOUSE_TABLES);
 });
 
 afterEach(async () => {
@@ -40,7 +40,7 @@ describe('Warehouse.open', () => {
   it('opens an existing database a second time without changing it (the DDL is idempotent)', async () => {
     await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 1)] }], state: [] });
     await wh.close();
-    wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'));
+    wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'), WAREHOUSE_TABLES);
     expect(await revenueRows()).toHaveLength(1);
   });
 });

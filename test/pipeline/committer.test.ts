@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Warehouse, type CommitResult, type PackageCommit, type PreparedCommit } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { Committer, MAX_COMMIT_DELAY_MS, MAX_STAGED_ROWS, MIN_COMMIT_ROWS, type CommitPart } from '../../src/pipeline/committer.js';
 
 let dir: string;
@@ -15,7 +16,7 @@ let real: Warehouse;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'committer-'));
-  real = await Warehouse.open(join(dir, 'w.duckdb'));
+  real = await Warehouse.open(join(dir, 'w.duckdb'), WAREHOUSE_TABLES);
 });
 
 afterEach(async () => {

@@ -12,6 +12,7 @@ import { eventCounts } from '../../src/emulator/analytics/series-query.js';
 import { KPI_METRICS } from '../../src/api/types.js';
 import type { KpiMetric } from '../../src/api/types.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { recommendLookback } from '../../src/pipeline/lookback-advice.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { num, PipelineFixture } from './helpers/pipeline-fixture.js';
@@ -357,7 +358,7 @@ describe('events: all', () => {
         ['succeeded', [], 3 + 1], ['succeeded', [], 3 + 1], ['succeeded', [], 3], ['succeeded', [], 3],
       ]);
       expect(runs[1]!.tables.find((t) => t.table === 'event_counts')!.rows).toBe(EVENTS.length * 11);
-      const wh = await Warehouse.open(byAll.db, { readOnly: true });
+      const wh = await Warehouse.open(byAll.db, WAREHOUSE_TABLES, { readOnly: true });
       try {
         await wh.query(`ATTACH '${byName.db}' AS named (READ_ONLY)`);
         const cols = '"event", "app_id", "segment_id", "unit", "time", "count"';
