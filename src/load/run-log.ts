@@ -39,7 +39,7 @@ const ABANDONED_NOTE =
  * Mark the rows of `table` still 'running' as abandoned. Only the holder of the run lock may call it: no run of that
  * database can then still be alive. Returns `run_id (pid N)` of each.
  */
-export async function closeAbandonedRuns(conn: DuckDBConnection, at: Date, table: '_etl_runs' | '_push_runs' = '_etl_runs'): Promise<string[]> {
+async function closeAbandonedRuns(conn: DuckDBConnection, at: Date, table: '_etl_runs' | '_push_runs' = '_etl_runs'): Promise<string[]> {
   const rows = (await conn.runAndReadAll(`SELECT "run_id", "pid" FROM ${ident(table)} WHERE "status" = 'running' ORDER BY "started_at"`)).getRowObjectsJS();
   if (rows.length === 0) return [];
   await conn.run(
@@ -51,7 +51,7 @@ export async function closeAbandonedRuns(conn: DuckDBConnection, at: Date, table
 }
 
 /** Record the start of a run (status 'running'). */
-export async function beginRun(conn: DuckDBConnection, db: string, r: RunStart): Promise<void> {
+async function beginRun(conn: DuckDBConnection, db: string, r: RunStart): Promise<void> {
   const existing = (await conn.runAndReadAll(`SELECT 1 FROM "_etl_runs" WHERE "run_id" = $1`, [r.runId], [VARCHAR])).getRows();
   if (existing.length > 0) throw new FatalError(`run ${r.runId} is already in the run log of ${db}; every run needs a new id`);
   await conn.run(
@@ -63,7 +63,7 @@ export async function beginRun(conn: DuckDBConnection, db: string, r: RunStart):
 }
 
 /** Record the end of a run begun with beginRun. */
-export async function finishRun(conn: DuckDBConnection, db: string, r: RunEnd): Promise<void> {
+async function finishRun(conn: DuckDBConnection, db: string, r: RunEnd): Promise<void> {
   const rows = (
     await conn.runAndReadAll(
       `UPDATE "_etl_runs" SET "finished_at" = $2, "status" = $3, "requests" = $4, "rows_changed" = $5, "error" = $6 WHERE "run_id" = $1`,
@@ -71,7 +71,7 @@ export async function finishRun(conn: DuckDBConnection, db: string, r: RunEnd): 
       [VARCHAR, TIMESTAMP, VARCHAR, BIGINT, BIGINT, VARCHAR],
     )
   ).getRows();
-  if (Number(rows[0]?.[0] ?? 0) === 0) throw new FatalError(`run ${r.runId} is not in the run log of ${db}; call beginRun first`);
+  if (Number(rows[0]?.[0] ?? 0) === 0) throw new FatalError(`run ${r.runId} is not in the run log of ${db}; call RunLog.begin first`);
 }
 
 /** The statuses of a run that ended and recorded its end. */

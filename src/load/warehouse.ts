@@ -187,7 +187,7 @@ function sweepStages(): void {
 
 function checkBatch(batch: Pick<LoadBatch, 'runId' | 'loadedAt'>): void {
   if (typeof batch.runId !== 'string' || batch.runId === '') {
-    throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to beginRun`);
+    throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to RunLog.begin`);
   }
   if (!(batch.loadedAt instanceof Date) || Number.isNaN(batch.loadedAt.getTime())) {
     throw new FatalError(`batch of run ${batch.runId}: loadedAt must be a valid Date, got ${String(batch.loadedAt)}`);
