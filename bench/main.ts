@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { MAX_STAGED_ROWS } from '../src/pipeline/committer.js';
+import { MAX_STAGED_ROWS } from '../src/pipeline/run-scheduler.js';
 import { formatDuration } from '../src/pipeline/plan-estimate.js';
 import type { Row } from './bench-table.js';
 import { machine, n, table } from './bench-table.js';
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     { figure: `Parquet export rows/s (${load.parquetFiles} yearly files, zstd)`, value: n(load.parquetRate), goal: '', ok: undefined },
     {
       figure: 'rows the Committer holds in the heap while fetching goes on (each part is written to its load package on disk as it arrives)',
-      value: `none past \`add\`; at most ${n(MAX_STAGED_ROWS)} rows on disk in the open package while a commit runs`,
+      value: `none past \`add\`; no fetch task starts while the open package on disk holds more than ${n(MAX_STAGED_ROWS)} rows`,
       goal: '',
       ok: undefined,
     },

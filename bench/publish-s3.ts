@@ -80,7 +80,12 @@ export async function measurePublish(demoPipelinePath: string): Promise<PublishF
       files.push(file);
     }
     const bytes = tree.reduce((n, o) => n + o.bytes, 0);
-    const copies = await Promise.all(files.map(async (f) => (await copyFile(f, `${f}.put`), `${f}.put`)));
+    const copies = await Promise.all(
+      files.map(async (f) => {
+        await copyFile(f, `${f}.put`);
+        return `${f}.put`;
+      }),
+    );
     const target = new S3Place({ client: s3, bucket: store.bucket, prefix: 'throughput-place', scratchDir: dir });
     let started = performance.now();
     await eachLimited(copies.map((f, i) => [f, i] as const), 4, ([f, i]) => target.put(`f${i}`, f));

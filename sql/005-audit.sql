@@ -20,6 +20,8 @@ CREATE TABLE IF NOT EXISTS "_etl_restatements" (
 -- Look-back: per run and series stream, the complete days it re-read before its watermarks. mode: 'fixed' (a number
 -- in the pipeline file) or 'auto' (set from the restatements seen); probe: an auto run at lookback_max_days, made on a
 -- schedule so that restatements deeper than the look-back are seen. reason: why the look-back was that many days.
+-- Each run trims it per stream to its last 14 days, its last probe and the run that began its current look-back with
+-- the run before it (src/load/audit-store.ts, trimLookbacks).
 CREATE TABLE IF NOT EXISTS "_etl_lookback" (
   "run_id" VARCHAR, "stream" VARCHAR, "until" TIMESTAMP, "mode" VARCHAR, "lookback_days" INTEGER, "probe" BOOLEAN, "reason" VARCHAR
 );

@@ -26,6 +26,9 @@ export type { ExportOptions, ExportSummary, TableExport } from './export/export-
 
 export { ApiClient } from './api/api-client.js';
 export type { ApiClientOptions, ClientEvent, ClientStats } from './api/api-client-options.js';
+export { RequestScheduler } from './api/request-scheduler.js';
+export type { RequestSchedulerOptions } from './api/request-scheduler.js';
+export type { PoolWait } from './api/limit-pool.js';
 export type { ApiCall, ApiResponse, QueryValue } from './api/api-call.js';
 export { ENDPOINTS, LIMIT_POOLS, ALL_PERMISSIONS } from './api/endpoints.js';
 export type { EndpointSpec, EndpointName, LimitPool, PoolId } from './api/endpoints.js';

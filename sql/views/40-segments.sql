@@ -26,3 +26,20 @@ COMMENT ON COLUMN "analytics"."segment_size_daily"."previous_size" IS 'Users in 
 COMMENT ON COLUMN "analytics"."segment_size_daily"."growth" IS 'size - previous_size: users gained (negative: lost) since the day before.';
 COMMENT ON COLUMN "analytics"."segment_size_daily"."growth_rate" IS 'growth / previous_size, e.g. 0.02 = +2 %; NULL without a previous day or when it was 0.';
 COMMENT ON COLUMN "analytics"."segment_size_daily"."complete" IS 'True when the day had ended when its size was loaded (the series'' watermark passed it): today''s size is the estimate so far, false. False also for days a backfill has not reached.';
+
+-- A segment's name as it was on each day of its sizes, from segments_history, as canvas_names_by_day takes a Canvas's:
+-- the version current at the end of the day; before the first version seen, the first name.
+CREATE OR REPLACE VIEW "analytics"."segment_names_by_day" AS
+WITH "days" AS (SELECT DISTINCT "segment_id", CAST("time" AS DATE) AS "day" FROM "main"."segment_size"),
+"first" AS (SELECT "segment_id", arg_min("name", "_valid_from") AS "name" FROM "main"."segments_history" GROUP BY "segment_id")
+SELECT d."day", d."segment_id", COALESCE(h."name", f."name") AS "segment_name",
+  "analytics"."day_complete"(d."day", w."watermark") AS "complete"
+FROM "days" d
+ASOF LEFT JOIN "main"."segments_history" h ON h."segment_id" = d."segment_id" AND d."day" + INTERVAL 1 DAY > h."_valid_from"
+LEFT JOIN "first" f ON f."segment_id" = d."segment_id"
+LEFT JOIN "analytics"."series_watermarks"('segment_size') w ON w."series_key" = 'unit=day|segment_id=' || d."segment_id";
+COMMENT ON VIEW "analytics"."segment_names_by_day" IS 'The name each segment had on each day of its sizes: join it to segment_size_daily on segment_id and day to show a day''s size under that day''s name. One row per segment and day. To fill: segment_size and segments in the pipeline.';
+COMMENT ON COLUMN "analytics"."segment_names_by_day"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."segment_names_by_day"."segment_id" IS 'The segment.';
+COMMENT ON COLUMN "analytics"."segment_names_by_day"."segment_name" IS 'The segment''s name at the end of the day (segments_history); before the first version loaded, the first name; NULL when the segments stream never read the segment.';
+COMMENT ON COLUMN "analytics"."segment_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';

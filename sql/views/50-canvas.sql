@@ -126,3 +126,38 @@ COMMENT ON COLUMN "analytics"."canvas_names_by_day"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."canvas_names_by_day"."canvas_id" IS 'The Canvas.';
 COMMENT ON COLUMN "analytics"."canvas_names_by_day"."canvas_name" IS 'The Canvas''s name at the end of the day (canvases_history); before the first version loaded, the first name; NULL when canvas_details never read the Canvas.';
 COMMENT ON COLUMN "analytics"."canvas_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';
+
+-- A Canvas variant's name as it was on each day of its summaries, from canvas_variants_history, as canvas_names_by_day
+-- takes a Canvas's: the version current at the end of the day; before the first version seen, the first name.
+CREATE OR REPLACE VIEW "analytics"."canvas_variant_names_by_day" AS
+WITH "days" AS (SELECT DISTINCT "canvas_id", "variant_id", "day" FROM "main"."canvas_variant_summary"),
+"first" AS (SELECT "canvas_id", "variant_id", arg_min("name", "_valid_from") AS "name" FROM "main"."canvas_variants_history" GROUP BY ALL)
+SELECT d."day", d."canvas_id", d."variant_id", COALESCE(h."name", f."name") AS "variant_name",
+  "analytics"."day_complete"(d."day", w."watermark") AS "complete"
+FROM "days" d
+ASOF LEFT JOIN "main"."canvas_variants_history" h ON h."canvas_id" = d."canvas_id" AND h."variant_id" = d."variant_id" AND d."day" + INTERVAL 1 DAY > h."_valid_from"
+LEFT JOIN "first" f ON f."canvas_id" = d."canvas_id" AND f."variant_id" = d."variant_id"
+LEFT JOIN "analytics"."series_watermarks"('canvas_summary') w ON w."series_key" = 'unit=day|canvas_id=' || d."canvas_id";
+COMMENT ON VIEW "analytics"."canvas_variant_names_by_day" IS 'The name each Canvas variant had on each day of its summaries: join it to canvas_variant_daily on canvas_id, variant_id and day to show a day''s numbers under that day''s variant name. One row per Canvas, variant and day. To fill: canvas_summary: { variant_breakdown: true } and canvas_details in the pipeline.';
+COMMENT ON COLUMN "analytics"."canvas_variant_names_by_day"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."canvas_variant_names_by_day"."canvas_id" IS 'The Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_variant_names_by_day"."variant_id" IS 'The variant.';
+COMMENT ON COLUMN "analytics"."canvas_variant_names_by_day"."variant_name" IS 'The variant''s name at the end of the day (canvas_variants_history); before the first version loaded, the first name; NULL when canvas_details never read the variant.';
+COMMENT ON COLUMN "analytics"."canvas_variant_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';
+
+-- A Canvas step's name as it was on each day of its summaries, from canvas_steps_history, the same way.
+CREATE OR REPLACE VIEW "analytics"."canvas_step_names_by_day" AS
+WITH "days" AS (SELECT DISTINCT "canvas_id", "step_id", "day" FROM "main"."canvas_step_summary"),
+"first" AS (SELECT "canvas_id", "step_id", arg_min("name", "_valid_from") AS "name" FROM "main"."canvas_steps_history" GROUP BY ALL)
+SELECT d."day", d."canvas_id", d."step_id", COALESCE(h."name", f."name") AS "step_name",
+  "analytics"."day_complete"(d."day", w."watermark") AS "complete"
+FROM "days" d
+ASOF LEFT JOIN "main"."canvas_steps_history" h ON h."canvas_id" = d."canvas_id" AND h."step_id" = d."step_id" AND d."day" + INTERVAL 1 DAY > h."_valid_from"
+LEFT JOIN "first" f ON f."canvas_id" = d."canvas_id" AND f."step_id" = d."step_id"
+LEFT JOIN "analytics"."series_watermarks"('canvas_summary') w ON w."series_key" = 'unit=day|canvas_id=' || d."canvas_id";
+COMMENT ON VIEW "analytics"."canvas_step_names_by_day" IS 'The name each Canvas step had on each day of its summaries: join it to canvas_step_summary on canvas_id, step_id and day to show a day''s conversions under that day''s step name. One row per Canvas, step and day. To fill: canvas_summary: { step_breakdown: true } and canvas_details in the pipeline.';
+COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."canvas_id" IS 'The Canvas.';
+COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."step_id" IS 'The step.';
+COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."step_name" IS 'The step''s name at the end of the day (canvas_steps_history); before the first version loaded, the first name; NULL when canvas_details never read the step.';
+COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';

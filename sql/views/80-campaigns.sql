@@ -135,3 +135,20 @@ COMMENT ON COLUMN "analytics"."campaign_daily"."conversions3" IS 'Conversions of
 COMMENT ON COLUMN "analytics"."campaign_daily"."conversion_rate" IS 'conversions / unique_recipients; NULL on a day without recipients. Over several days use sum(conversions) / sum(unique_recipients).';
 COMMENT ON COLUMN "analytics"."campaign_daily"."revenue" IS 'Revenue attributed to the campaign on the day; NULL when the server leaves it out.';
 COMMENT ON COLUMN "analytics"."campaign_daily"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
+
+-- A campaign's name as it was on each day of its series, from campaigns_history, as canvas_names_by_day takes a
+-- Canvas's: the version current at the end of the day; before the first version seen, the first name.
+CREATE OR REPLACE VIEW "analytics"."campaign_names_by_day" AS
+WITH "days" AS (SELECT DISTINCT "campaign_id", CAST("time" AS DATE) AS "day" FROM "main"."campaign_series"),
+"first" AS (SELECT "campaign_id", arg_min("name", "_valid_from") AS "name" FROM "main"."campaigns_history" GROUP BY "campaign_id")
+SELECT d."day", d."campaign_id", COALESCE(h."name", f."name") AS "campaign_name",
+  "analytics"."day_complete"(d."day", w."watermark") AS "complete"
+FROM "days" d
+ASOF LEFT JOIN "main"."campaigns_history" h ON h."campaign_id" = d."campaign_id" AND d."day" + INTERVAL 1 DAY > h."_valid_from"
+LEFT JOIN "first" f ON f."campaign_id" = d."campaign_id"
+LEFT JOIN "analytics"."series_watermarks"('campaign_series') w ON w."series_key" = 'unit=day|campaign_id=' || d."campaign_id";
+COMMENT ON VIEW "analytics"."campaign_names_by_day" IS 'The name each campaign had on each day of its series: join it to campaign_daily on campaign_id and day to show a day''s numbers under that day''s name. One row per campaign and day. To fill: campaign_series and campaigns in the pipeline.';
+COMMENT ON COLUMN "analytics"."campaign_names_by_day"."day" IS 'The day (UTC).';
+COMMENT ON COLUMN "analytics"."campaign_names_by_day"."campaign_id" IS 'The campaign.';
+COMMENT ON COLUMN "analytics"."campaign_names_by_day"."campaign_name" IS 'The campaign''s name at the end of the day (campaigns_history); before the first version loaded, the first name; NULL when the campaigns stream never read the campaign.';
+COMMENT ON COLUMN "analytics"."campaign_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';

@@ -1,6 +1,6 @@
 // How an ApiClient is configured, and the events it reports for progress bars and JSON-lines logs.
 import type { HttpMethod, PoolId } from './endpoints.js';
-import type { PoolOverrides } from './limiter.js';
+import type { RequestScheduler } from './request-scheduler.js';
 
 /** Reported as requests go; never carries a credential. */
 export type ClientEvent =
@@ -40,18 +40,6 @@ export type ClientEvent =
       attempt: number;
       reason: string;
       waitMs: number;
-    }
-  | {
-      /** A pool waits ANNOUNCE_WAIT_MS or more for budget; its requests resume at `resumesAt`. */
-      type: 'waiting';
-      pool: PoolId;
-      /** Requests the pool may send now (0 while it waits). */
-      remaining: number;
-      /** Epoch ms. */
-      resumesAt: number;
-      waitMs: number;
-      /** Why: the pool's own limit, the window the server declares, or the server's words (`X-RateLimit-Remaining: 0, …`). */
-      reason: string;
     };
 
 /** Counters of one client's life, for the run log and the benchmark. */
@@ -117,23 +105,11 @@ export interface ApiClientOptions {
    */
   maxPages?: number;
   /**
-   * Longest wait for a pool's budget (its window, the server's X-RateLimit-Reset, a 429's Retry-After). A longer wait
-   * fails at once with the server's advice quoted, instead of hanging; at most 24 h.
-   * @default the pool's own window + 5 minutes (65 min for hourly pools, 6 min for per-minute ones)
-   */
-  maxWaitMs?: number;
-  /**
    * How a give-up message tells the user to raise the retry limits: the knobs of the program using the client (the
    * `run` command names its pipeline-file fields; `push`, which has none, says to push again).
    * @default 'raise the client options maxAttempts / maxRetryWaitMs'
    */
   retryAdvice?: string;
-  /**
-   * `--max-in-flight`: the most requests on the wire at once, across all pools, for a user who must cap them. Without it
-   * each pool keeps what its rate and the observed round trip call for (src/api/in-flight-window.ts).
-   * @default undefined (no cap beyond each pool's own, at most MAX_IN_FLIGHT = 256)
-   */
-  maxInFlight?: number;
   /**
    * First backoff delay after a failure without server advice; doubles each retry, with jitter (50–100 %).
    * @default 500
@@ -145,10 +121,11 @@ export interface ApiClientOptions {
    */
   backoffMaxMs?: number;
   /**
-   * Replacement limits per pool (the benchmark and tests scale them down).
-   * @default {} (the limits of spec section 8, LIMIT_POOLS)
+   * What admits each attempt: its limit pool's permit and its place in flight (src/api/request-scheduler.ts). A run makes
+   * one and hands it over; a client given none makes its own with the spec's limits and closes it with itself.
+   * @default RequestScheduler.create()
    */
-  pools?: PoolOverrides;
+  scheduler?: RequestScheduler;
   /**
    * Receives progress events.
    * @default undefined (no events)
@@ -160,12 +137,12 @@ export interface ApiClientOptions {
    */
   fetch?: typeof fetch;
   /**
-   * How the client waits (retry delays, limit windows); tests inject a fake to keep long waits instant.
+   * How the client waits between retries; tests inject a fake to keep long waits instant (the scheduler has its own).
    * @default a cancellable timer (node:timers/promises)
    */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
-   * The clock in epoch milliseconds, used for limit windows and X-RateLimit-Reset; inject with a fake `sleep`.
+   * The clock in epoch milliseconds, used to read Retry-After and X-RateLimit-Reset; inject with a fake `sleep`.
    * @default Date.now
    */
   now?: () => number;

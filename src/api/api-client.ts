@@ -1,19 +1,19 @@
-// The typed HTTP client of the platform: authentication, per-pool rate limits and in-flight limits, retries with
-// backoff (p-retry) that honour the server's advice, and errors that say what failed without ever showing a credential.
+// The typed HTTP client of the platform: authentication, retries with backoff (p-retry) that honour the server's advice,
+// and errors that say what failed without ever showing a credential. Each attempt waits for the scheduler it was given
+// (its pool's permit and a place in flight) and tells it what the answer said.
 import { setMaxListeners } from 'node:events';
 import pRetry, { AbortError } from 'p-retry';
 import type { ApiCall, ApiResponse, QueryValue } from './api-call.js';
 import type { ApiClientOptions, ClientEvent, ClientStats } from './api-client-options.js';
-import { ConcurrencyGate } from './concurrency-gate.js';
 import { credentialProblem } from './credential-rules.js';
 import type { EndpointSpec, PoolId } from './endpoints.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { fillPath } from './endpoint-path.js';
 import { expectSuccess } from './expect-success.js';
 import { describeMs, type PoolPermit, type ReleaseOutcome } from './limit-pool.js';
-import { Limiter } from './limiter.js';
 import { quoteHeaders, readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
 import { readCappedBody } from './read-body.js';
+import { RequestScheduler } from './request-scheduler.js';
 import { isRecord } from './response-shape.js';
 import { SecretScrubber } from './secret-scrubber.js';
 import { showUrl } from './show-url.js';
@@ -49,8 +49,6 @@ const MAX_QUOTED_CHARS = 300;
 export class ApiClient {
   /** Base URL without a trailing slash, path prefix kept (`http://host/prefix`). */
   readonly baseUrl: string;
-  /** Per-pool budgets; `limiter.snapshot()` tells the planner what is left. */
-  readonly limiter: Limiter;
   readonly #apiKey: string;
   readonly #scimToken: string | undefined;
   readonly #requestOrigin: string | undefined;
@@ -63,9 +61,9 @@ export class ApiClient {
   readonly #maxBodyBytes: number;
   /** Pages a paginated list may have before it is taken for a loop; read by the paginators. */
   readonly maxPages: number;
-  readonly #gate: ConcurrencyGate | undefined;
-  /** `maxInFlight` if given: the most requests in flight at once, across all pools. */
-  readonly maxInFlight: number | undefined;
+  readonly #scheduler: RequestScheduler;
+  // A scheduler the client made for itself (none was given) is closed with it.
+  readonly #ownsScheduler: boolean;
   readonly #fetch: typeof fetch;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
@@ -95,18 +93,13 @@ export class ApiClient {
     this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
     this.#maxBodyBytes = positive('maxBodyBytes', opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, true);
     this.maxPages = positive('maxPages', opts.maxPages ?? DEFAULT_MAX_PAGES, true);
-    this.maxInFlight = opts.maxInFlight === undefined ? undefined : positive('maxInFlight', opts.maxInFlight, true);
-    this.#gate = this.maxInFlight === undefined ? undefined : new ConcurrencyGate(this.maxInFlight);
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#sleep = opts.sleep ?? defaultSleep;
     this.#now = opts.now ?? Date.now;
     this.#onEvent = opts.onEvent;
     this.#scrubber = new SecretScrubber([opts.apiKey, opts.scimToken]);
-    this.limiter = new Limiter({ now: this.#now, sleep: this.#sleep }, opts.pools ?? {}, this.#closing.signal, {
-      ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
-      ...(this.maxInFlight !== undefined ? { maxInFlight: this.maxInFlight } : {}),
-      onWait: (wait) => this.#emit({ type: 'waiting', ...wait }),
-    });
+    this.#ownsScheduler = opts.scheduler === undefined;
+    this.#scheduler = opts.scheduler ?? RequestScheduler.create();
     // Every request in flight (and every waiting one) listens on the closing signal; more than Node's default 10 is normal.
     setMaxListeners(0, this.#closing.signal);
   }
@@ -122,7 +115,8 @@ export class ApiClient {
   }
 
   /**
-   * Sends one call, within its pool's budget and in-flight limit (and `maxInFlight`), retrying 429, 5xx and transport failures.
+   * Sends one call once the scheduler admits it (its pool's budget and pace, a place in flight), retrying 429, 5xx and
+   * transport failures.
    * Resolves with the parsed 2xx body; rejects with FatalApiError (4xx, refusal in `message`), RetriableApiError
    * (retries exhausted) or ConfigError (missing path parameter or SCIM credential).
    */
@@ -170,11 +164,14 @@ export class ApiClient {
     }
   }
 
-  /** Cancels waiting requests and in-flight attempts; idempotent. */
+  /**
+   * Cancels in-flight attempts and takes its waiting requests out of the scheduler (rejected, nothing sent); closes the
+   * scheduler only if the client made it. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort(new FatalError('the API client was closed'));
-    this.limiter.rejectWaiting(new FatalError('the API client was closed while the request waited for its rate-limit window; no request was sent'));
+    if (this.#ownsScheduler) this.#scheduler.close();
   }
 
   #prepare(call: ApiCall): PreparedCall {
@@ -229,11 +226,10 @@ export class ApiClient {
   }
 
   async #attempt<T>(p: PreparedCall, attempt: number): Promise<ApiResponse<T>> {
-    const permit = await this.limiter.acquire(p.endpoint.pool);
+    const permit = await this.#scheduler.admit(p.endpoint.pool, this.#closing.signal);
     let outcome: ReleaseOutcome = 'ok';
     try {
-      const send = () => this.#send<T>(p, attempt, permit);
-      return await (this.#gate ? this.#gate.run(send) : send());
+      return await this.#send<T>(p, attempt, permit);
     } catch (error) {
       // A 429, a 5xx or no answer at all: the pool keeps fewer requests in flight for a while.
       if (error instanceof RetriableApiError) outcome = NOT_SENT.has(error) ? 'not-sent' : 'overloaded';
@@ -275,7 +271,7 @@ export class ApiClient {
       const read = await readCappedBody(response, this.#maxBodyBytes);
       if ('tooLarge' in read) {
         this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
-        this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
+        this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
         const { declared, readBytes } = read.tooLarge;
         const size = declared !== undefined ? `announces ${declared} bytes (Content-Length)` : `passed ${readBytes} bytes while streaming`;
         const failure = new FatalApiError(
@@ -291,18 +287,18 @@ export class ApiClient {
       if (error instanceof AbortError) throw error;
       if (!p.resendCutShort && response.status >= 200 && response.status < 300 && !this.#closing.signal.aborted) {
         this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
-        this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
+        this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
         finished(response.status);
         return { status: response.status, headers: response.headers, body: undefined as T, url: p.url, attempts: attempt };
       }
       const failure = this.#transportFailure(p, error, timeout, `the ${response.status} response body was cut short`);
-      this.limiter.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
+      this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
       finished(response.status, failure);
       throw failure;
     }
     const now = this.#now();
     this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
-    this.limiter.observe(permit, readRateLimitAdvice(response.headers, now));
+    this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, now));
     const clean = this.#scrubber.scrub(text);
 
     try {
@@ -323,7 +319,7 @@ export class ApiClient {
       // hour, past the retry budget, for a fault that a short backoff cures).
       const retryAfterMs = readRetryAfterMs(response.headers, now, status === 429);
       if (status === 429 && retryAfterMs !== undefined) {
-        this.limiter.blockUntil(p.endpoint.pool, now + retryAfterMs, quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Reset']));
+        this.#scheduler.blockUntil(p.endpoint.pool, now + retryAfterMs, quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Reset']));
       }
       const said = serverSays(parseJson(text), text);
       const advice = status === 429 ? quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) : undefined;
@@ -393,7 +389,7 @@ export class ApiClient {
    */
   #retryWait(error: RetriableApiError, attempt: number, waited: number, pool: PoolId): number | undefined {
     const advised = error.status === 429 && error.retryAfterMs !== undefined;
-    const left = (advised ? Math.max(this.#maxRetryWaitMs, this.limiter.maxWaitMs(pool)) : this.#maxRetryWaitMs) - waited;
+    const left = (advised ? Math.max(this.#maxRetryWaitMs, this.#scheduler.maxWaitMs(pool)) : this.#maxRetryWaitMs) - waited;
     const backoff = Math.min(this.#backoffMaxMs, this.#backoffBaseMs * 2 ** (attempt - 1));
     // Jitter spreads the retries of concurrent requests so they do not hit the server in lockstep.
     const jittered = Math.round(backoff * (0.5 + Math.random() * 0.5));
@@ -409,7 +405,7 @@ export class ApiClient {
 
   #budgetExhausted(p: PreparedCall, error: RetriableApiError, attempts: number, waited: number): RetriableApiError {
     const asked = error.retryAfterMs !== undefined ? `the server asked to wait ${error.retryAfterMs} ms, ` : '';
-    const maxWait = error.status === 429 && error.retryAfterMs !== undefined ? `; a 429's advice may use up to --max-wait, ${describeMs(this.limiter.maxWaitMs(p.endpoint.pool))}` : '';
+    const maxWait = error.status === 429 && error.retryAfterMs !== undefined ? `; a 429's advice may use up to --max-wait, ${describeMs(this.#scheduler.maxWaitMs(p.endpoint.pool))}` : '';
     return this.#giveUp(
       p,
       error,

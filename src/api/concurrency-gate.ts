@@ -11,20 +11,21 @@ export class ConcurrencyGate {
     this.#max = max;
   }
 
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  /** Waits for a place; the function it resolves with gives the place back (once, however often it is called). */
+  async enter(): Promise<() => void> {
     if (this.#active >= this.#max) {
       await new Promise<void>((resolve) => this.#queue.push(resolve));
     } else {
       this.#active++;
     }
-    try {
-      return await task();
-    } finally {
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
       const next = this.#queue.shift();
       // The place passes straight to the next waiter, so `active` stays counted.
       if (next) next();
       else this.#active--;
-    }
+    };
   }
 }

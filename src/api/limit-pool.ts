@@ -148,11 +148,30 @@ export class LimitPoolQueue {
     this.#demand = Math.max(0, Math.floor(requests));
   }
 
-  /** Waits (in this pool's own queue) until the pool can afford one more request, then counts it as in flight. */
-  acquire(): Promise<PoolPermit> {
-    if (this.#signal?.aborted) return Promise.reject(closedError(this.id));
+  /**
+   * Waits (in this pool's own queue) until the pool can afford one more request, then counts it as in flight.
+   * `withdraw` takes a waiting request out of the queue (its client closed): it is rejected, and nothing was sent.
+   */
+  acquire(withdraw?: AbortSignal): Promise<PoolPermit> {
+    if (this.#signal?.aborted || withdraw?.aborted) return Promise.reject(closedError(this.id));
     return new Promise<PoolPermit>((resolve, reject) => {
-      this.#waiters.push({ resolve, reject });
+      const onAbort = (): void => {
+        const at = this.#waiters.indexOf(waiter);
+        if (at >= 0) this.#waiters.splice(at, 1);
+        reject(closedError(this.id));
+      };
+      const waiter: Waiter = {
+        resolve: (permit) => {
+          withdraw?.removeEventListener('abort', onAbort);
+          resolve(permit);
+        },
+        reject: (error) => {
+          withdraw?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      withdraw?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(waiter);
       void this.#pump();
     });
   }

@@ -54,9 +54,9 @@ export class Limiter {
     );
   }
 
-  /** Waits in the pool's queue until it can afford one more request. */
-  acquire(pool: PoolId): Promise<PoolPermit> {
-    return this.#pool(pool).acquire();
+  /** Waits in the pool's queue until it can afford one more request; `withdraw` takes a waiting request back out. */
+  acquire(pool: PoolId, withdraw?: AbortSignal): Promise<PoolPermit> {
+    return this.#pool(pool).acquire(withdraw);
   }
 
   /**

@@ -37,6 +37,12 @@ export interface PlanReport {
   /** Requests the plan itself sent: the list pages `--discover` read (0 without it). Not part of `requests`'s run. */
   sent: number;
   streams: Plan['streams'];
+  /**
+   * Per series stream planned, the look-back the run re-reads: `lookbackDays` complete days before the watermarks,
+   * `lookback` `"auto"` (set from the restatements seen, see `lookback_days: auto`) or `"fixed"` (the pipeline file's
+   * number), `probe` when this run is an auto look-back's deeper probe at lookback_max_days, and why.
+   */
+  lookbacks: { stream: string; lookbackDays: number; lookback: 'auto' | 'fixed'; probe: boolean; reason: string }[];
   byPool: { pool: PoolId; requests: number; limit: number; windowMs: number; waves: number; inFlight: number; ms: number; boundBy: EstimateBound }[];
   requests: number;
   minimum: number;
@@ -114,6 +120,7 @@ export async function buildPlanReport(opts: RunOptions, latencyMs: number = DEFA
     storedState,
     sent: client?.stats.requestsSent ?? 0,
     streams: plan.streams,
+    lookbacks: plan.lookbacks.map((l) => ({ stream: l.stream, lookbackDays: l.days, lookback: l.mode, probe: l.probe, reason: l.reason })),
     byPool: estimate.pools.map(({ pool, requests, limit, windowMs, waves, inFlight, ms, boundBy }) => ({ pool, requests, limit, windowMs, waves, inFlight, ms, boundBy })),
     requests: plan.requests,
     minimum: plan.minimum,
@@ -135,6 +142,7 @@ export function formatPlan(r: PlanReport): string {
       `  ${s.stream.padEnd(width)}  ${n(s.series).padStart(6)}  ${n(s.requests, s.estimated).padStart(9)}  ${n(s.minimum, s.estimated).padStart(9)}  ${s.pool}${s.estimated ? (s.stream.startsWith('discovery: ') ? '  (list: pages expected from the entries stored last time; --discover reads it)' : '  (paged list: estimated from the rows stored last time)') : ''}${s.reconciliations > 0 ? `  (${n(s.reconciliations)} reconciliation request(s) included)` : ''}${s.holes > 0 ? `  (re-asks ${n(s.holes)} missing unit(s))` : ''}${s.unchanged ? `  (${n(s.unchanged)} listed unchanged since stored: not re-read)` : ''}`),
     `  ${'total'.padEnd(width)}  ${''.padStart(6)}  ${n(r.requests, r.estimated).padStart(9)}  ${n(r.minimum, r.estimated).padStart(9)}`,
     '',
+    ...lookbackLines(r.lookbacks),
     `  ${'pool'.padEnd(poolWidth)}  ${'requests'.padStart(9)}  ${'limit'.padStart(16)}  ${'waves'.padStart(5)}  ${'in flight'.padStart(9)}  time alone`,
     ...r.byPool.map((p) =>
       `  ${p.pool.padEnd(poolWidth)}  ${n(p.requests).padStart(9)}  ${`${n(p.limit)} / ${windowLabel(p.windowMs)}`.padStart(16)}  ${String(p.waves).padStart(5)}  ${String(p.inFlight).padStart(9)}  ${formatDuration(p.ms)} (${p.boundBy})`),
@@ -153,6 +161,17 @@ export function formatPlan(r: PlanReport): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** Each series stream's look-back: the days re-read before its watermarks, auto or fixed, and why. */
+function lookbackLines(lookbacks: PlanReport['lookbacks']): string[] {
+  if (lookbacks.length === 0) return [];
+  const width = Math.max(...lookbacks.map((l) => l.stream.length));
+  return [
+    'look-back (complete days re-read before the stored watermarks):',
+    ...lookbacks.map((l) => `  ${l.stream.padEnd(width)}  ${`${l.lookbackDays} d`.padStart(5)}  ${l.lookback.padEnd(5)}  ${l.reason}`),
+    '',
+  ];
 }
 
 function boundSentence(e: PlanReport['estimate']): string {

@@ -43,10 +43,8 @@ export function makePushCommand(): Command {
     .action(async (targetName: string, flags: RawPushFlags) => withJsonFailure(flags.json, async () => {
       const opts = resolvePushOptions(targetName, flags, process.env);
       const result = await runPush(opts, {
-        client: {
-          onEvent: (e) => {
-            if (e.type === 'waiting') process.stderr.write(`push: waiting for limit pool "${e.pool}" until ${new Date(e.resumesAt).toISOString()}: ${e.reason}\n`);
-          },
+        onWait: (w) => {
+          process.stderr.write(`push: waiting for limit pool "${w.pool}" until ${new Date(w.resumesAt).toISOString()}: ${w.reason}\n`);
         },
         onProgress: (p) => {
           process.stderr.write(`push: batch ${p.batch}/${p.batches} answered: ${p.rows} rows (${p.accepted} accepted, ${p.failed} failed)\n`);

@@ -191,6 +191,17 @@ function summaryLine(summary: RunSummary, exitCode: number, error: string | null
   })}\n`;
 }
 
+/** The history tables: versions kept, and the versions this run opened (a new or changed object) and closed. */
+function historyLines(s: RunSummary): string[] {
+  if (s.history.length === 0) return [];
+  const width = Math.max(...s.history.map((h) => h.table.length), 'history table'.length);
+  return [
+    `  ${'history table'.padEnd(width)}  ${'versions'.padStart(9)}  ${'opened'.padStart(9)}  ${'closed'.padStart(8)}`,
+    ...s.history.map((h) => `  ${h.table.padEnd(width)}  ${fmt(h.rows).padStart(9)}  ${fmt(h.opened).padStart(9)}  ${fmt(h.closed).padStart(8)}`),
+    '',
+  ];
+}
+
 function formatSummary(s: RunSummary): string {
   const width = Math.max(...s.tables.map((t) => t.table.length), 5);
   const lines = [
@@ -200,6 +211,7 @@ function formatSummary(s: RunSummary): string {
     `  ${'table'.padEnd(width)}  ${'rows'.padStart(9)}  ${'inserted'.padStart(9)}  ${'updated'.padStart(8)}  ${'deleted'.padStart(8)}`,
     ...s.tables.map((t) => `  ${t.table.padEnd(width)}  ${fmt(t.rows).padStart(9)}  ${fmt(t.inserted).padStart(9)}  ${fmt(t.updated).padStart(8)}  ${fmt(t.deleted).padStart(8)}`),
     '',
+    ...historyLines(s),
     `DuckDB: ${s.db}   Parquet: ${s.out} (${s.parquet.filesWritten} files written, ${s.parquet.filesRemoved} removed)`,
     ...s.warnings.map((w) => `warning: ${w.message}`),
     ...(s.complete ? [] : [`INCOMPLETE: the time budget ran out with ${fmt(s.remainingRequests)} request(s) not sent; everything fetched is published, and the next run continues where this one stopped`]),

@@ -1,5 +1,6 @@
 // What a run did so far, gathered from its events: the run id, requests and rows, the changes committed per table and
 // the streams that finished. It is what `run` tells after a failure or Ctrl-C, when no summary exists.
+import { HISTORY_SUFFIX } from '../load/table-history.js';
 import type { RunReporter, StreamFinished } from '../pipeline/run-events.js';
 import type { RunSummary } from '../pipeline/run-pipeline.js';
 import type { ReportedEvent } from './log-level.js';
@@ -65,7 +66,8 @@ export class RunTally implements RunReporter {
       requests: { ...this.#sent, followUps: sum(this.#followUps), byPool: { ...this.#sent.byPool } },
       requestsDone: sum(this.#requests),
       rowsFetched: sum(this.#rows),
-      rowsChanged: tables.reduce((n, t) => n + t.inserted + t.updated + t.deleted, 0),
+      // A history table's versions opened and closed are listed in `tables`, not counted as rows changed (sumChanges).
+      rowsChanged: tables.reduce((n, t) => (t.table.endsWith(HISTORY_SUFFIX) ? n : n + t.inserted + t.updated + t.deleted), 0),
       tables,
     };
   }

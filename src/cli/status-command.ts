@@ -3,6 +3,7 @@
 // freshness check for monitors (like `dbt source freshness`): exit 1 when a series is too far behind.
 // It also shows the latest reconciliation and, per stream with an auto look-back, how many days it re-reads, since when
 // and why; with --restatements, how many stored values changed at each age and the look-back that covers them.
+import { absentHistoryNote, viewsReadingAbsentHistory } from '../views/absent-history.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { parseDuration } from '../config/duration.js';
@@ -105,6 +106,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   let backfill: Record<string, unknown>[];
   let snapshotRows: Map<string, number>;
   let lookbacks: LookbackNow[];
+  let absentNote: string | undefined;
   try {
     if (flags.restatements) {
       const report = (await restatementReport(wh, flags.share)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
@@ -124,6 +126,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     backfill = (await new BackfillStore(wh).unfinished())
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
     snapshotRows = await snapshotTableRows(wh, rows);
+    if (wh.absentHistory.length > 0) absentNote = absentHistoryNote(wh.absentHistory, await viewsReadingAbsentHistory(wh));
     lookbacks = (await latestLookbacks(wh)).filter((l) => flags.stream === undefined || l.stream === flags.stream);
     // Each stream's look-back in its last run: `lookback_days` re-read, `lookback` how it was set; null for streams
     // that re-read nothing (lists, snapshots) and for databases written before look-backs were recorded.
@@ -171,6 +174,7 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     process.stdout.write(summaries.length === 0 ? 'nothing loaded yet\n' : formatRows(summaryRows(summaries)));
     const changes = lookbackLines(lookbacks);
     if (changes.length > 0) process.stdout.write(`\n${changes.join('\n')}\n`);
+    if (absentNote !== undefined) process.stdout.write(`\nnote: ${absentNote}\n`);
     const detail = flags.verbose || flags.stream !== undefined;
     if (detail) writeDetail(rows, holes, streams, failedSeries, backfill, reconciliation, openOf);
     else writeFootnotes(holes, streams, failedSeries, reconciliation);

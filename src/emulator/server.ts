@@ -372,12 +372,15 @@ function injectFault(
   switch (fault) {
     case 'rate_limited': {
       const reset = Math.ceil(now() / 1000) + 1;
-      return fail(429, 'API rate limit exceeded', { ...state, remaining: 0, resetEpochSeconds: reset }, { 'Retry-After': '1' });
+      fail(429, 'API rate limit exceeded', { ...state, remaining: 0, resetEpochSeconds: reset }, { 'Retry-After': '1' });
+      return;
     }
     case 'server_error':
-      return fail(500, 'Internal server error (injected fault)', state);
+      fail(500, 'Internal server error (injected fault)', state);
+      return;
     case 'unavailable':
-      return fail(503, 'Service unavailable (injected fault)', state, { 'Retry-After': '1' });
+      fail(503, 'Service unavailable (injected fault)', state, { 'Retry-After': '1' });
+      return;
     case 'truncated_body': {
       res.writeHead(200, { ...rateHeaders(state), 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(TRUNCATED_BODY)) });
       res.write(TRUNCATED_BODY.slice(0, Math.floor(TRUNCATED_BODY.length / 2)), () => res.socket?.destroy());

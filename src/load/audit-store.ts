@@ -110,6 +110,15 @@ export interface LookbackRow {
   reason: string;
 }
 
+/**
+ * How many days of `_etl_lookback` each stream keeps before its newest run: twice the probe interval, so the rule always
+ * sees a week of runs (a stream never probed is due once it has run for a week). Older rows are dropped but for the three
+ * that status and the rule read: the stream's last probe, and the run that began its current look-back with the one
+ * before it (`status` says "N d (was M d) since …").
+ */
+export const LOOKBACK_LOG_DAYS = 14;
+
+/** Records the look-back of each series stream in this run, then trims `_etl_lookback` (see LOOKBACK_LOG_DAYS). */
 export async function recordLookbacks(db: Db, runId: string, until: Date, rows: readonly LookbackRow[]): Promise<void> {
   if (rows.length === 0) return;
   const tuples = rows.map((_, i) => `(${Array.from({ length: 7 }, (_v, k) => `$${i * 7 + k + 1}`).join(', ')})`);
@@ -117,14 +126,41 @@ export async function recordLookbacks(db: Db, runId: string, until: Date, rows: 
     `INSERT INTO "_etl_lookback" VALUES ${tuples.join(', ')}`,
     rows.flatMap((r) => [runId, r.stream, until, r.mode, r.days, r.probe, r.reason]),
   );
+  await trimLookbacks(db);
+}
+
+/**
+ * Deletes the rows of `_etl_lookback` that neither the auto look-back's rule nor `status` reads: per stream, rows more
+ * than LOOKBACK_LOG_DAYS before its newest run, except its last probe and the first run of its current look-back with
+ * the run before it. The table then holds at most about LOOKBACK_LOG_DAYS + 3 rows per stream of nightly runs.
+ */
+export async function trimLookbacks(db: Db): Promise<void> {
+  await db.query(
+    `DELETE FROM "_etl_lookback" WHERE rowid IN (
+       WITH "ordered" AS (
+         SELECT rowid AS "rid", "stream", "until", "probe",
+                row_number() OVER w AS "n",
+                max("until") OVER (PARTITION BY "stream") AS "newest",
+                (lag("lookback_days") OVER w IS DISTINCT FROM "lookback_days" OR lag("mode") OVER w IS DISTINCT FROM "mode") AS "changed"
+         FROM "_etl_lookback" WINDOW w AS (PARTITION BY "stream" ORDER BY "until", "run_id")
+       ),
+       "marks" AS (
+         SELECT "stream", max("n") FILTER (WHERE "changed") AS "stretch", max("until") FILTER (WHERE "probe") AS "last_probe" FROM "ordered" GROUP BY "stream"
+       )
+       SELECT o."rid" FROM "ordered" o JOIN "marks" m USING ("stream")
+       WHERE o."until" < o."newest" - INTERVAL ${LOOKBACK_LOG_DAYS} DAY
+         AND o."n" NOT IN (m."stretch", m."stretch" - 1)
+         AND NOT (o."probe" AND o."until" = m."last_probe")
+     )`,
+  );
 }
 
 /**
  * Per stream, what an auto look-back is set from: the values restated at each age by runs whose --until is at or after
- * `since`, and the --until of its last probe.
+ * `since`, the --until of its last probe and of the oldest run `_etl_lookback` still holds.
  */
-export async function lookbackEvidence(db: Db, since: Date): Promise<Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date }>> {
-  const out = new Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date }>();
+export async function lookbackEvidence(db: Db, since: Date): Promise<Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }>> {
+  const out = new Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }>();
   // `plan` reads a database published before the table existed as it is (read-only): nothing recorded, nothing seen.
   if (!(await hasLookbackTable(db))) return out;
   const entry = (stream: string) => out.get(stream) ?? out.set(stream, { byAge: [] }).get(stream)!;
@@ -134,8 +170,10 @@ export async function lookbackEvidence(db: Db, since: Date): Promise<Map<string,
     [since],
   );
   for (const r of ages) entry(String(r['stream'])).byAge.push({ ageDays: Number(r['age_days']), changes: Number(r['changes']) });
-  for (const r of await db.query(`SELECT "stream", max("until") AS "until" FROM "_etl_lookback" WHERE "probe" GROUP BY ALL`)) {
-    entry(String(r['stream'])).lastProbe = r['until'] as Date;
+  for (const r of await db.query(`SELECT "stream", min("until") AS "first", max("until") FILTER (WHERE "probe") AS "probe" FROM "_etl_lookback" GROUP BY ALL`)) {
+    const e = entry(String(r['stream']));
+    e.firstRecorded = r['first'] as Date;
+    if (r['probe'] !== null) e.lastProbe = r['probe'] as Date;
   }
   return out;
 }

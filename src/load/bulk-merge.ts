@@ -262,6 +262,7 @@ export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: 
           until: sqlTimestamp(ctx.until ?? ctx.loadedAt, 'run until'),
           loadedAt: sqlTimestamp(ctx.loadedAt, 'batch loadedAt'),
           runId: sqlString(ctx.runId),
+          countsTable: MERGE_COUNTS_TABLE,
         })
       : []),
     `DROP ${freshKind} IF EXISTS ${fresh}`,

@@ -50,6 +50,11 @@ export interface HistoryStamp {
   until: string;
   loadedAt: string;
   runId: string;
+  /**
+   * The commit's counts table (bulk-merge.ts, `_etl_merge_counts`): the history table's row is added to it, versions
+   * opened as `inserted` and versions closed as `updated`. @default none (nothing counted)
+   */
+  countsTable?: string;
 }
 
 /**
@@ -96,6 +101,11 @@ export function historyMergeSql(spec: TableSpec, touched: string, stamp: History
       sqlString(historyTableName(spec.name)),
       `SELECT '${WHOLE_TABLE_PARTITION}' AS "partition" FROM ${versions} WHERE ("_live" AND "_changed") OR (NOT "_live" AND "_open") LIMIT 1`,
     ),
+    // Opened: a new version per live changed key. Closed: the current version of a key that changed or is gone.
+    ...(stamp.countsTable
+      ? [`INSERT INTO ${ident(stamp.countsTable)} SELECT ${sqlString(historyTableName(spec.name))}, "opened" + "closed", "opened", "closed", 0, 0
+          FROM (SELECT count(*) FILTER (WHERE "_live" AND "_changed") AS "opened", count(*) FILTER (WHERE "_open" AND (NOT "_live" OR "_changed")) AS "closed" FROM ${versions})`]
+      : []),
     `DROP TABLE IF EXISTS ${versions}`,
   ];
 }

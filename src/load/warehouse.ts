@@ -21,7 +21,7 @@ import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-
 import { behindMs } from './series-freshness.js';
 import { applySqlDir } from './sql-dir.js';
 import { createTableSql } from './table-definition.js';
-import { historyTableName, seedHistory } from './table-history.js';
+import { HISTORY_SUFFIX, historyTableName, seedHistory } from './table-history.js';
 import { isCurrentLayout, matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
 import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident } from './table-definition.js';
 import type { TableSpec } from './table-definition.js';
@@ -86,9 +86,12 @@ export interface LoadBatch {
 }
 
 export interface CommitResult {
-  /** Per table named in the batch: what changed. */
+  /**
+   * Per table named in the batch: what changed; for each such table that keeps a history, also its `<table>_history`:
+   * versions opened as `inserted`, versions closed as `updated`.
+   */
   tables: Record<string, TableChange>;
-  /** inserted + updated + deleted over all tables. */
+  /** inserted + updated + deleted over the batch's tables (history tables not included). */
   rowsChanged: number;
   /** Fetched rows compared with stored ones; the others were outside their object's extent (bulk-merge.ts). */
   rowsCompared: number;
@@ -231,16 +234,22 @@ export class Warehouse {
   readonly readOnly: boolean;
   /** The tables it holds, as the caller opened it with them. */
   readonly tables: WarehouseTables;
+  /**
+   * History tables this database lacks, opened read-only: it was written before they existed, and the next writer
+   * creates them from the stored rows (table-history.ts, seedHistory). Empty for a writer and for a current database.
+   */
+  readonly absentHistory: readonly string[];
   #conn: DuckDBConnection | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   // The folder of this opener's packages (newPackage), and how many it made.
   #stage: string | undefined;
   #packages = 0;
 
-  private constructor(path: string, tables: WarehouseTables, readOnly: boolean, conn: DuckDBConnection) {
+  private constructor(path: string, tables: WarehouseTables, readOnly: boolean, conn: DuckDBConnection, absentHistory: readonly string[]) {
     this.path = path;
     this.tables = tables;
     this.readOnly = readOnly;
+    this.absentHistory = absentHistory;
     this.#conn = conn;
   }
 
@@ -262,7 +271,7 @@ export class Warehouse {
       }
     }
     let entry = OPEN.get(abs);
-    if (entry && entry.readOnly && !readOnly) {
+    if (entry?.readOnly && !readOnly) {
       throw new FatalError(`${abs} is already open read-only in this process; close it before opening it for writing`);
     }
     if (!entry) {
@@ -289,8 +298,8 @@ export class Warehouse {
           if (spec.history && before.has(spec.name) && !before.has(historyTableName(spec.name))) await seedHistory(conn, spec);
         }
       }
-      await checkSchema(conn, abs, tables);
-      return new Warehouse(abs, tables, readOnly, conn);
+      const absentHistory = await checkSchema(conn, abs, tables, readOnly);
+      return new Warehouse(abs, tables, readOnly, conn, absentHistory);
     } catch (err) {
       conn?.closeSync();
       release(abs);
@@ -439,6 +448,11 @@ export class Warehouse {
         const change = counts.get(table) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
         tables[table] = change;
         rowsChanged += change.inserted + change.updated + change.deleted;
+        // A history table's versions opened (inserted) and closed (updated): reported, not counted as rows changed.
+        if (this.tables.spec(table).history) {
+          const history = historyTableName(table);
+          tables[history] = counts.get(history) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
+        }
       }
       crashPoint('commit-merged');
       return { tables, rowsChanged, rowsCompared };
@@ -605,12 +619,21 @@ function release(path: string): void {
   }
 }
 
-/** Refuse a database whose tables differ from `tables` (an older or foreign file) before touching it. */
-async function checkSchema(conn: DuckDBConnection, path: string, tables: WarehouseTables): Promise<void> {
+/**
+ * Refuses a database whose tables are not `tables` (naming how to fix it). Read-only, a database written before the
+ * history tables existed is read as it is: their names are returned, and the next run creates them.
+ */
+async function checkSchema(conn: DuckDBConnection, path: string, tables: WarehouseTables, readOnly: boolean): Promise<string[]> {
   const actual = await tableColumns(conn);
+  const absentHistory: string[] = [];
   for (const spec of tables.all) {
     const expected = allColumnNames(spec).join(', ');
     const columns = actual.get(spec.name);
+    const versioned = spec.name.endsWith(HISTORY_SUFFIX) ? spec.name.slice(0, -HISTORY_SUFFIX.length) : undefined;
+    if (columns === undefined && readOnly && versioned !== undefined && actual.has(versioned)) {
+      absentHistory.push(spec.name);
+      continue;
+    }
     if (columns === undefined) {
       throw new FatalError(`${path} has no table "${spec.name}"; it was not created by engage-etl: run \`engage-etl run\` on it first or pass another --db`);
     }
@@ -624,4 +647,5 @@ async function checkSchema(conn: DuckDBConnection, path: string, tables: Warehou
       );
     }
   }
+  return absentHistory;
 }

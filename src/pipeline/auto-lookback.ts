@@ -7,7 +7,9 @@ import { DEFAULT_RESTATEMENT_SHARE, recommendLookback } from './lookback-advice.
 export const AUTO_LOOKBACK_MARGIN_DAYS = 2;
 /**
  * Every this many days (by --until) a stream's auto look-back is `lookback_max_days` for one run: restatements older than
- * the look-back are never re-read, so never seen, and the look-back could only shrink without the probe.
+ * the look-back are never re-read, so never seen, and the look-back could only shrink without the probe. Each stream
+ * probes on its own night of the cycle (probeNight), so the streams' probes spread over the week instead of all
+ * landing on one night that re-reads lookback_max_days of every stream.
  */
 export const AUTO_LOOKBACK_PROBE_DAYS = 7;
 /** Restatements seen by runs up to this many days before --until are the evidence: older ones no longer raise it. */
@@ -21,6 +23,8 @@ export interface LookbackEvidence {
   byAge: readonly { ageDays: number; changes: number }[];
   /** The --until of the stream's last probe. @default none */
   lastProbe?: Date;
+  /** The --until of the oldest run of the stream `_etl_lookback` holds. @default none */
+  firstRecorded?: Date;
   /** Whether the stream has a watermark: without one a run fetches from the start and re-reads nothing. */
   stored: boolean;
 }
@@ -34,20 +38,57 @@ export interface EffectiveLookback {
   reason: string;
 }
 
+/** Whole days from 1970-01-01 UTC to the day `at` falls in. */
+function dayNumber(at: Date): number {
+  return Math.floor(at.getTime() / DAY_MS);
+}
+
+/**
+ * The stream's night in the probe cycle, 0 to AUTO_LOOKBACK_PROBE_DAYS − 1: a hash of its name (32-bit FNV-1a), so it is
+ * the same in every run and on every machine, and different streams mostly fall on different nights.
+ */
+export function probeNight(stream: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < stream.length; i++) {
+    hash ^= stream.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % AUTO_LOOKBACK_PROBE_DAYS;
+}
+
+/** Whether the day of `until` is the stream's night of the probe cycle. */
+export function isProbeNight(stream: string, until: Date): boolean {
+  return dayNumber(until) % AUTO_LOOKBACK_PROBE_DAYS === probeNight(stream);
+}
+
+/**
+ * Whether an auto look-back probes in the run up to `until`: only with something stored (else nothing is re-read), on
+ * the stream's probe night unless it already probed that day; and, for runs that skip nights (a weekly schedule, a
+ * missed night), once the last probe is a cycle old (or, never probed, once its runs span a cycle) whatever the night.
+ * Nightly runs meet both on the probe night itself, so the probes stay on it.
+ */
+function probeDue(stream: string, evidence: LookbackEvidence, until: Date): boolean {
+  if (!evidence.stored) return false;
+  const cycle = AUTO_LOOKBACK_PROBE_DAYS * DAY_MS;
+  if (evidence.lastProbe === undefined) {
+    return isProbeNight(stream, until) || (evidence.firstRecorded !== undefined && until.getTime() - evidence.firstRecorded.getTime() >= cycle);
+  }
+  if (isProbeNight(stream, until) && dayNumber(until) > dayNumber(evidence.lastProbe)) return true;
+  return until.getTime() - evidence.lastProbe.getTime() >= cycle;
+}
+
 /**
  * The rule of `lookback_days: auto`, per stream and run:
- * - nothing stored yet: no probe (nothing to re-read); the days are the rule below;
- * - no probe recorded, or the last one AUTO_LOOKBACK_PROBE_DAYS or more before --until: a probe, `maxDays`;
+ * - a probe when one is due (probeDue: nothing stored means none): `maxDays`;
  * - else the smallest look-back that covers the restatements seen (recommendLookback at the share `status
  *   --restatements` advises with; 0 when none was seen) plus AUTO_LOOKBACK_MARGIN_DAYS, at most `maxDays`.
  */
-export function effectiveLookback(lookback: Lookback, evidence: LookbackEvidence, until: Date): EffectiveLookback {
+export function effectiveLookback(stream: string, lookback: Lookback, evidence: LookbackEvidence, until: Date): EffectiveLookback {
   if (lookback.mode === 'fixed') return { mode: 'fixed', days: lookback.days, probe: false, reason: 'lookback_days in the pipeline file' };
-  const probeDue = evidence.lastProbe === undefined || until.getTime() - evidence.lastProbe.getTime() >= AUTO_LOOKBACK_PROBE_DAYS * DAY_MS;
-  if (evidence.stored && probeDue) {
+  if (probeDue(stream, evidence, until)) {
     return {
       mode: 'auto', days: lookback.maxDays, probe: true,
-      reason: `probe: lookback_max_days (${lookback.maxDays}) once every ${AUTO_LOOKBACK_PROBE_DAYS} days, to find restatements deeper than the look-back`,
+      reason: `probe: lookback_max_days (${lookback.maxDays}) on this stream's night of every ${AUTO_LOOKBACK_PROBE_DAYS} (night ${probeNight(stream)}), to find restatements deeper than the look-back`,
     };
   }
   const covering = recommendLookback(evidence.byAge, DEFAULT_RESTATEMENT_SHARE);

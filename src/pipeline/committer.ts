@@ -2,7 +2,8 @@
 // as the part arrives; the package is committed, with the watermarks and hole changes its parts allow, once it holds
 // MIN_COMMIT_ROWS rows or its oldest part has waited MAX_COMMIT_DELAY_MS, while the next package fills. A watermark is
 // never committed before the rows it covers: parts land in the order they were handed over, in one transaction each
-// package. What a part holds in the heap is gone once `add` returns.
+// package. What a part holds in the heap is gone once `add` returns. The room the staged rows may take is the
+// scheduler's to decide (run-scheduler.ts): the committer tells it what it staged and what a commit took.
 import { rmSync } from 'node:fs';
 import type { ExtractedRows } from '../extract/extracted-rows.js';
 import type { RowPackage } from '../load/row-package.js';
@@ -21,14 +22,18 @@ export interface CommitPart extends ExtractedRows {
  */
 export const MIN_COMMIT_ROWS = 20_000;
 
-/**
- * Rows the open package may hold while a commit runs before producers wait for that commit to end: the package is on
- * disk, so this bounds the disk a slow database lets the fetch fill, and how far the committed state lags the fetch.
- */
-export const MAX_STAGED_ROWS = 200_000;
-
 /** The longest a fetched part waits for MIN_COMMIT_ROWS to gather: a slow run still commits (and shows) its progress. */
 export const MAX_COMMIT_DELAY_MS = 250;
+
+/** Who hears of the rows staged and not yet committed: the run's scheduler, which decides their room. */
+export interface StagedRows {
+  /** `rows` rows were written to the open package. */
+  staged(rows: number): void;
+  /** A commit took the open package, with its `rows` rows. */
+  taken(rows: number): void;
+  /** The commits failed: nothing staged will be committed. */
+  refuse(error: unknown): void;
+}
 
 /** The package being filled: its file, and what its parts carry besides rows. */
 interface OpenPackage {
@@ -43,29 +48,31 @@ export class Committer {
   readonly #runId: string;
   readonly #until: Date | undefined;
   readonly #onCommit: (result: CommitResult) => void;
+  readonly #room: StagedRows | undefined;
   #open: OpenPackage | undefined;
   #loop: Promise<void> | undefined;
   #error: unknown;
-  // Producers waiting for the loop to take the open package (or to end).
-  #waitingForTake: (() => void)[] = [];
   // Commit whatever is open, however small (set while drain() runs).
   #draining = false;
   // When the oldest part of the open package arrived (epoch ms), and the timer that commits it once MAX_COMMIT_DELAY_MS passed.
   #oldestAt = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  /** `until`: the run's frozen upper bound, to audit restated values (see LoadBatch.until). */
-  constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void, until?: Date) {
+  /**
+   * @param opts.until the run's frozen upper bound, to audit restated values (see LoadBatch.until).
+   * @param opts.room told of the rows staged and taken (the run's scheduler).
+   */
+  constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void, opts: { until?: Date; room?: StagedRows } = {}) {
     this.#wh = wh;
     this.#runId = runId;
-    this.#until = until;
+    this.#until = opts.until;
+    this.#room = opts.room;
     this.#onCommit = onCommit;
   }
 
   /**
    * Write a part's rows to the open package, committed once MIN_COMMIT_ROWS rows wait, it waited MAX_COMMIT_DELAY_MS, or
-   * at `drain()`; resolves at once unless the open package holds more than MAX_STAGED_ROWS while a commit runs, then
-   * as soon as that commit takes it. A row a column cannot hold fails the part (a FatalError) and the run's commits.
+   * at `drain()`. A row a column cannot hold fails the part (a FatalError) and the run's commits.
    */
   async add(part: CommitPart): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
@@ -74,20 +81,19 @@ export class Committer {
       this.#oldestAt = Date.now();
     }
     const open = this.#open;
+    const before = open.pkg.rows;
     try {
       addUpserts(open.pkg, this.#runId, part.upserts);
     } catch (err) {
       this.#fail(err);
       throw err;
     }
+    this.#room?.staged(open.pkg.rows - before);
     for (const r of part.replaces) open.replaces.push(r);
     for (const s of part.state) open.state.push(s);
     for (const h of part.holes) open.holes.push(h);
     if (open.pkg.rows >= MIN_COMMIT_ROWS) this.#start();
     else this.#schedule();
-    while (this.#open !== undefined && this.#open.pkg.rows > MAX_STAGED_ROWS && this.#loop) {
-      await new Promise<void>((resolve) => this.#waitingForTake.push(resolve));
-    }
   }
 
   /** Commit everything added; rethrows a commit failure. */
@@ -104,11 +110,11 @@ export class Committer {
     if (this.#error !== undefined) throw this.#error;
   }
 
-  /** The open package, closed, as one commit; producers waiting for a take are let go. */
+  /** The open package, closed, as one commit; its rows leave the room the scheduler keeps for staged rows. */
   #take(): { commit: PackageCommit; folder: string } {
     const open = this.#open!;
     this.#open = undefined;
-    this.#wakeProducers();
+    this.#room?.taken(open.pkg.rows);
     const staged = open.pkg.close();
     return {
       folder: open.pkg.folder,
@@ -139,17 +145,12 @@ export class Committer {
     this.#timer = undefined;
     this.#loop = this.#run().finally(() => {
       this.#loop = undefined;
-      this.#wakeProducers();
       if (this.#error === undefined) this.#schedule();
     });
   }
 
   #due(): boolean {
     return this.#draining || (this.#open?.pkg.rows ?? 0) >= MIN_COMMIT_ROWS || Date.now() - this.#oldestAt >= MAX_COMMIT_DELAY_MS;
-  }
-
-  #wakeProducers(): void {
-    for (const wake of this.#waitingForTake.splice(0)) wake();
   }
 
   async #run(): Promise<void> {
@@ -174,6 +175,6 @@ export class Committer {
       open.pkg.close();
       rmSync(open.pkg.folder, { recursive: true, force: true });
     }
-    this.#wakeProducers();
+    this.#room?.refuse(err);
   }
 }

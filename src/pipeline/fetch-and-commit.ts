@@ -1,5 +1,5 @@
-// The fetch phase of a run: every planned request through one client, per-pool queues, rows committed with the
-// watermarks and holes they allow as they arrive. A failing series stops only its own later windows (see
+// The fetch phase of a run: every planned request through one client, per-pool queues fed as the run's scheduler
+// gives their rows room, rows committed with the watermarks and holes they allow as they arrive. A failing series stops only its own later windows (see
 // stream-failure.ts); a spent time budget stops every request not yet started, and what is in flight finishes.
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
@@ -14,8 +14,8 @@ import type { FetchTaskContext } from './fetch-tasks.js';
 import { queueFetchTasks } from './fetch-tasks.js';
 import type { Plan } from './plan.js';
 import { estimateDuration } from './plan-estimate.js';
-import type { PoolOverrides } from '../api/limiter.js';
 import type { RunReporter, RunWarning, StreamProgress } from './run-events.js';
+import type { RunScheduler } from './run-scheduler.js';
 import type { TableChanges } from './run-summary.js';
 import { StreamClock } from './stream-clock.js';
 import type { SeriesFailure } from './stream-failure.js';
@@ -32,8 +32,8 @@ export interface FetchInput {
   holeRetries: number;
   reporter: RunReporter;
   warnings: RunWarning[];
-  /** Pools' limits the client was given (for the duration estimate). */
-  pools: PoolOverrides;
+  /** The run's scheduler, the client's too: the pools' plan, the deadline, the room of the rows. */
+  scheduler: RunScheduler;
   /** True once the run's time budget is spent: no request starts after. */
   budgetSpent: () => boolean;
   /** Milliseconds left of the time budget, or undefined without one. */
@@ -96,8 +96,9 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
       for (const h of changes) holeChanges.set(`${h.stream}\u0000${h.seriesKey}\u0000${h.unitStart.getTime()}`, h);
     },
   };
-  const maxInFlight = client.maxInFlight;
-  const estimate = estimateDuration(plan.byPool, { ...(maxInFlight !== undefined ? { maxInFlight } : {}), pools: input.pools });
+  const { scheduler } = input;
+  const { maxInFlight } = scheduler;
+  const estimate = estimateDuration(plan.byPool, { ...(maxInFlight !== undefined ? { maxInFlight } : {}), pools: scheduler.pools });
   reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, byPool: plan.byPool, estimateMs: estimate.ms });
   for (const s of plan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
   reporter.emit({ type: 'phase', phase: 'fetch' });
@@ -112,13 +113,13 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
   const tasks = new TaskQueues();
   queueFetchTasks({ ...plan, series: plan.series.filter((sp) => !unknown.has(sp)) }, tasks, context);
   // Each pool decides how many of its requests are in flight; its queue only needs that many workers to feed it.
-  client.limiter.expect(plan.byPool);
+  scheduler.expect(plan.byPool);
   // A fatal answer for the whole run (a 401) would meet the queued requests too: closing the client stops them before
   // they are sent. A failing series skips its own queued windows; the others go on.
-  // Tasks wait inside the client for their pool's window or in-flight slot: when the budget is spent, those still
+  // Tasks wait in the scheduler for their pool's window or in-flight slot: when the budget is spent, those still
   // waiting are let go without sending (the queues count them as not started), and no queued task starts.
   const left = input.budgetLeftMs();
-  const deadline = left === undefined ? undefined : setTimeout(() => client.limiter.rejectWaiting(new DeadlinePassed()), Math.max(0, left));
+  const deadline = left === undefined ? undefined : setTimeout(() => scheduler.rejectWaiting(new DeadlinePassed()), Math.max(0, left));
   let outcome;
   try {
     outcome = await tasks.run(maxInFlight ?? MAX_IN_FLIGHT, (error, group) => {
@@ -126,7 +127,7 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
       if (scope === 'run' && error instanceof FatalError) void client.close();
       if (scope !== 'run') reporter.emit({ type: 'warning', code: 'series_failed', stream: group.stream, message: `${group.stream} ${group.key} failed; its later windows are not sent and what it fetched before stays: ${error instanceof Error ? error.message : String(error)}` });
       return scope;
-    }, input.budgetSpent);
+    }, input.budgetSpent, () => scheduler.rowRoom());
   } finally {
     clearTimeout(deadline);
   }

@@ -207,7 +207,7 @@ export function buildPlan(input: PlanInput): Plan {
       case 'series': {
         const setting = input.pipeline.streamLookbacks[name] ?? input.pipeline.lookback;
         const hasState = input.states.some((s) => s.stream === name);
-        const lookback = effectiveLookback(setting, { byAge: [], ...input.lookbackEvidence?.get(name), stored: hasState }, input.until.toJSDate());
+        const lookback = effectiveLookback(name, setting, { byAge: [], ...input.lookbackEvidence?.get(name), stored: hasState }, input.until.toJSDate());
         plan.lookbacks.push({ stream: name, ...lookback });
         for (const instance of stream.series(options)) {
           const key = seriesKey(instance.unit, instance.dims);

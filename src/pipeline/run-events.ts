@@ -1,6 +1,6 @@
 // What a run tells the outside world while it works. The pipeline emits these; the CLI renders them as TTY progress or
 // as JSON lines. No event ever carries a credential.
-import type { ClientEvent } from '../api/api-client-options.js';
+import type { PoolWait } from '../api/limit-pool.js';
 import type { PoolId } from '../api/endpoints.js';
 
 export interface StreamProgress {
@@ -76,8 +76,8 @@ export interface RunReporter {
   close(): void;
 }
 
-/** The run's announcement of a client's wait for a limit pool. */
-export function waitingEvent(e: Extract<ClientEvent, { type: 'waiting' }>): Extract<RunEvent, { type: 'waiting' }> {
+/** The run's announcement of a wait for a limit pool (RequestSchedulerOptions.onWait). */
+export function waitingEvent(e: PoolWait): Extract<RunEvent, { type: 'waiting' }> {
   return { type: 'waiting', pool: e.pool, remaining: e.remaining, resumesAt: new Date(e.resumesAt).toISOString(), reason: e.reason };
 }
 

@@ -1,9 +1,12 @@
 // run(definition): the run as its phases, in order — claim destinations, start (working copy, client, run log),
 // discover, plan, fetch and commit, reconcile, settle failures, publish. Each phase is a module with one job; this file
-// only passes what one phase found to the next, and records the run's end whatever happens.
+// only passes what one phase found to the next, and records the run's end whatever happens. A window's rows go through
+// four stages: fetch (`planAndFetch`, the requests as the run's scheduler admits them), stage and load (`stageAndLoad`:
+// rows to a load package on disk as they arrive, each package merged set-wise into the tables), export (`publishParquet`).
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { RunOptions } from '../config/run-options.js';
 import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import type { Warehouse } from '../load/warehouse.js';
@@ -16,7 +19,6 @@ import { Committer } from './committer.js';
 import { discover } from './discover.js';
 import { fetchAndCommit, tallyCommits } from './fetch-and-commit.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import type { PoolOverrides } from '../api/limiter.js';
 import { planRun, readStoredPlanState } from './plan-for-run.js';
 import { publishDatabase, publishParquet } from './publish-run.js';
 import { reconcileRun } from './reconcile.js';
@@ -24,7 +26,8 @@ import { recordLookbacks } from '../load/audit-store.js';
 import { RunLog } from '../load/run-log.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import type { RunReporter, RunWarning } from './run-events.js';
-import { SILENT_REPORTER } from './run-events.js';
+import { SILENT_REPORTER, waitingEvent } from './run-events.js';
+import { RunScheduler } from './run-scheduler.js';
 import type { HoleSummary, PlannedRequests, RunSummary, TableChanges } from './run-summary.js';
 import { summarize, summarizeHoles, sumChanges } from './run-summary.js';
 import { settleFailures, recordFailures } from './settle-failures.js';
@@ -52,6 +55,8 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   const budgetLeftMs = () => (opts.timeBudgetMs === undefined ? undefined : opts.timeBudgetMs - (Date.now() - started));
   const budgetSpent = () => (budgetLeftMs() ?? 1) <= 0;
 
+  // Made before anything is claimed: a pool override it refuses is a usage error that touches nothing.
+  const scheduler = runScheduler(opts, deps, reporter);
   const { out, snapshots, lock } = await claimDestinations(opts, 'engage-etl run');
   const opened: { wh?: Warehouse; client?: ApiClient } = {};
   const changes: TableChanges = new Map();
@@ -59,17 +64,12 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   let committer: Committer | undefined;
   let result: RunSummary;
   try {
-    const { wh, client, source } = await startRun(opts, deps, snapshots, { runId, started, until, reporter, warnings, staleLockNote: lock.staleNote }, (parts) => Object.assign(opened, parts));
+    const { wh, client, source } = await startRun(opts, deps, snapshots, { runId, started, until, reporter, warnings, staleLockNote: lock.staleNote, scheduler }, (parts) => Object.assign(opened, parts));
     // Before anything is fetched: a lake another database published into is refused, not overwritten at the end.
     await claimLake(wh, placeOfWorkspace(out.place, opts.pipeline.workspace));
 
-    const tally = tallyCommits(changes, reporter);
-    committer = new Committer(wh, runId, (result) => {
-      tally(result);
-      // A checkpoint of the working copy may follow (with --db s3://, at most every --checkpoint-every).
-      snapshots.committed();
-    }, until.toJSDate());
-    const fetched = await planAndFetch(opts, { wh, client, committer, runId, until, reporter, warnings, pools: deps.client?.pools ?? {}, budgetSpent, budgetLeftMs });
+    committer = stageAndLoad(wh, { runId, until, scheduler, changes, reporter, snapshots });
+    const fetched = await planAndFetch(opts, { wh, client, committer, scheduler, runId, until, reporter, warnings, budgetSpent, budgetLeftMs });
 
     const { lake, exported } = await publishParquet(wh, out, opts, reporter, warnings);
     const { failures, holes, remainingRequests } = fetched;
@@ -110,6 +110,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     throw err instanceof EngageError ? err : new FatalError(`run ${runId} failed: ${message}`, { cause: err });
   } finally {
     await opened.client?.close();
+    scheduler.close();
     await opened.wh?.close();
     await lock.release().catch(() => undefined);
     await snapshots.close();
@@ -118,6 +119,39 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   }
   if (result.status === 'failed') throw new StreamsFailedError(failedMessage(runId, { series: result.failedSeries, streams: result.failedStreams }), result);
   return result;
+}
+
+/**
+ * The run's one scheduler (run-scheduler.ts): a request's pool permit, its place in flight and the room its rows may
+ * take. Made here and handed to the client, the committer and the fetch loop; closed at the run's end.
+ */
+function runScheduler(opts: RunOptions, deps: PipelineDeps, reporter: RunReporter): RunScheduler {
+  return RunScheduler.create({
+    ...deps.scheduler,
+    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+    ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
+    onWait: (wait) => {
+      reporter.emit(waitingEvent(wait));
+      deps.scheduler?.onWait?.(wait);
+    },
+  });
+}
+
+/**
+ * Stage and load: each part a fetch task hands over is written to the open load package on disk (stage), and each
+ * package is merged set-wise into the tables with the watermarks its parts allow (load). The scheduler hears what is
+ * staged and what a commit took, and gives the fetch room by it.
+ */
+function stageAndLoad(
+  wh: Warehouse,
+  ctx: { runId: string; until: DateTime; scheduler: RunScheduler; changes: TableChanges; reporter: RunReporter; snapshots: SnapshotStore },
+): Committer {
+  const tally = tallyCommits(ctx.changes, ctx.reporter);
+  return new Committer(wh, ctx.runId, (result) => {
+    tally(result);
+    // A checkpoint of the working copy may follow (with --db s3://, at most every --checkpoint-every).
+    ctx.snapshots.committed();
+  }, { until: ctx.until.toJSDate(), room: ctx.scheduler });
 }
 
 /** What the run's publish and summary need of its plan and fetch: counts and outcomes, not the plan's series. */
@@ -132,14 +166,14 @@ interface FetchPhase {
 }
 
 /**
- * Discover, plan, fetch and commit, reconcile, settle failures, record the backfill. A function of its own so that the
+ * Fetch: discover, plan, fetch and commit, reconcile, settle failures, record the backfill. A function of its own so that the
  * plan and the discovered lists are unreachable once it returns: the export that follows holds none of them.
  */
 async function planAndFetch(
   opts: RunOptions,
   ctx: {
-    wh: Warehouse; client: ApiClient; committer: Committer; runId: string; until: DateTime; reporter: RunReporter; warnings: RunWarning[];
-    pools: PoolOverrides; budgetSpent(): boolean; budgetLeftMs(): number | undefined;
+    wh: Warehouse; client: ApiClient; committer: Committer; scheduler: RunScheduler; runId: string; until: DateTime; reporter: RunReporter;
+    warnings: RunWarning[]; budgetSpent(): boolean; budgetLeftMs(): number | undefined;
   },
 ): Promise<FetchPhase> {
   const { wh, client, committer, until, reporter, warnings, budgetSpent, budgetLeftMs } = ctx;
@@ -160,7 +194,7 @@ async function planAndFetch(
   const plan = planRun({ ...opts, streams: opts.streams.filter((s) => !discovery.failed.has(s)) }, await readStoredPlanState(wh, until.toJSDate()), discovery);
 
   const fetched = await fetchAndCommit({
-    plan, discovery, client, committer, until, holeRetries: opts.pipeline.holeRetries, reporter, warnings, pools: ctx.pools, budgetSpent, budgetLeftMs,
+    plan, discovery, client, committer, until, holeRetries: opts.pipeline.holeRetries, reporter, warnings, scheduler: ctx.scheduler, budgetSpent, budgetLeftMs,
   });
   found.push(...fetched.failures);
 

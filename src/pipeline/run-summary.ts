@@ -8,6 +8,8 @@ import { restatementsOfRun } from '../load/audit-store.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import { rowCount } from '../load/stored-tables.js';
 import type { TableName } from '../streams/table-specs.js';
+import { tableSpec } from '../streams/table-specs.js';
+import { HISTORY_SUFFIX, historyTableName } from '../load/table-history.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import type { BackfillProgress } from './backfill-progress.js';
 import type { Plan } from './plan.js';
@@ -46,6 +48,18 @@ export interface TableSummary {
   deleted: number;
 }
 
+/** A history table the run's tables keep (`<table>_history`), and the versions this run wrote to it. */
+export interface HistorySummary {
+  table: TableName;
+  /** Versions in the table after the run. */
+  rows: number;
+  /** Versions this run started: an object seen for the first time, or whose data changed. */
+  opened: number;
+  /** Versions this run ended: its object changed, was removed from its list, or left its parent's details. */
+  closed: number;
+}
+
+/** Per table, what the run's commits changed; a history table's versions opened count as inserted, closed as updated. */
 export type TableChanges = Map<TableName, { inserted: number; updated: number; deleted: number }>;
 
 /**
@@ -76,6 +90,8 @@ export interface RunSummary {
   seconds: number;
   requests: { planned: number; minimum: number; sent: number; retries: number; followUps: number; byPool: Partial<Record<PoolId, number>> };
   tables: TableSummary[];
+  /** The history tables of `tables`' tables that keep one, with the versions this run opened and closed. */
+  history: HistorySummary[];
   holes: HoleSummary;
   /** Comparisons of another endpoint with the stored days (`reconcile: true`), by status; mismatches and unavailable checks are also warnings. */
   reconciliation: { match: number; mismatch: number; incomplete: number; unavailable: number };
@@ -109,9 +125,10 @@ export function summarizeHoles(changes: readonly HoleUpdate[]): HoleSummary {
   };
 }
 
+/** Rows the run changed in its data tables (a history table's versions are not rows changed: see HistorySummary). */
 export function sumChanges(changes: TableChanges): number {
   let n = 0;
-  for (const c of changes.values()) n += c.inserted + c.updated + c.deleted;
+  for (const [table, c] of changes) if (!table.endsWith(HISTORY_SUFFIX)) n += c.inserted + c.updated + c.deleted;
   return n;
 }
 
@@ -140,8 +157,9 @@ export interface SummaryInput {
 
 export async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSummary> {
   const tables = tablesOf(s.opts.streams);
+  const histories = tables.filter((t) => tableSpec(t).history).map((t) => historyTableName(t) as TableName);
   const counts: Partial<Record<TableName, number>> = {};
-  for (const t of tables) counts[t] = await rowCount(wh, t);
+  for (const t of [...tables, ...histories]) counts[t] = await rowCount(wh, t);
   const reconciled = (status: ReconciliationRow['status']) => s.reconciled.filter((r) => r.status === status).length;
   return {
     runId: s.runId,
@@ -166,6 +184,7 @@ export async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSumm
       byPool: s.planned.byPool,
     },
     tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
+    history: histories.map((table) => ({ table, rows: counts[table] ?? 0, opened: s.changes.get(table)?.inserted ?? 0, closed: s.changes.get(table)?.updated ?? 0 })),
     holes: s.holes,
     reconciliation: { match: reconciled('match'), mismatch: reconciled('mismatch'), incomplete: reconciled('incomplete'), unavailable: reconciled('unavailable') },
     restatements: await restatementsOfRun(wh, s.runId),

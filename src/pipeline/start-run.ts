@@ -2,6 +2,7 @@
 // entries of runs that were killed, and log this run as started (forgetting the streams a full refresh reloads).
 import type { DateTime } from 'luxon';
 import { ApiClient } from '../api/api-client.js';
+import type { RequestScheduler } from '../api/request-scheduler.js';
 import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
 import type { RunOptions } from '../config/run-options.js';
 import { FatalError } from '../errors.js';
@@ -10,7 +11,6 @@ import { RunLog } from '../load/run-log.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { RunReporter, RunWarning } from './run-events.js';
-import { waitingEvent } from './run-events.js';
 import { tablesOf } from './stream-tables.js';
 
 export interface StartedRun {
@@ -20,10 +20,13 @@ export interface StartedRun {
   source: string;
 }
 
-/** Opens the working copy (handed to `opened` at once, so the caller closes it whatever fails next) and the client. */
+/**
+ * Opens the working copy (handed to `opened` at once, so the caller closes it whatever fails next) and the client, which
+ * is handed the run's scheduler.
+ */
 export async function startRun(
   opts: RunOptions, deps: PipelineDeps, snapshots: SnapshotStore,
-  run: { runId: string; started: number; until: DateTime; reporter: RunReporter; warnings: RunWarning[]; staleLockNote: string | undefined },
+  run: { runId: string; started: number; until: DateTime; reporter: RunReporter; warnings: RunWarning[]; staleLockNote: string | undefined; scheduler: RequestScheduler },
   opened: (parts: Partial<StartedRun>) => void,
 ): Promise<StartedRun> {
   const { reporter, warnings } = run;
@@ -43,11 +46,9 @@ export async function startRun(
     ...deps.client,
     baseUrl,
     apiKey,
-    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
-    ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
+    scheduler: run.scheduler,
     onEvent: (e) => {
       if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
-      if (e.type === 'waiting') reporter.emit(waitingEvent(e));
       if (e.type === 'request-finished') {
         const { method, path, query, status, ms, attempt, pool, rateLimit, error } = e;
         reporter.emit({ type: 'request', method, path, query, status, ms, attempt, pool, rateLimit, ...(error !== undefined ? { error } : {}) });

@@ -82,10 +82,16 @@ export class TaskQueues {
 
   /**
    * Runs every task. `scope` decides at once what a failure stops (while other tasks may still be running); a task whose
-   * turn comes after `deadline()` says true is not started (what runs finishes). Rejects with the first failure scoped to
-   * the run.
+   * turn comes after `deadline()` says true is not started (what runs finishes). A worker takes its next task only once
+   * `room()` resolves (the rows staged have room: RunScheduler.rowRoom), before the task asks its pool; a rejection
+   * stops the run like a failure scoped to it. Rejects with the first failure scoped to the run.
    */
-  async run(workersPerPool: number, scope: (error: unknown, group: TaskGroup) => FailureScope, deadline: () => boolean = () => false): Promise<QueueOutcome> {
+  async run(
+    workersPerPool: number,
+    scope: (error: unknown, group: TaskGroup) => FailureScope,
+    deadline: () => boolean = () => false,
+    room: () => Promise<void> = () => Promise.resolve(),
+  ): Promise<QueueOutcome> {
     let stopped: { error: unknown } | undefined;
     const outcome: QueueOutcome = { failed: new Map(), skipped: new Map(), unstarted: 0 };
     // The error of each stream failed as a whole: its series not yet failed fail with it.
@@ -106,8 +112,17 @@ export class TaskQueues {
       return undefined;
     };
     const take = (queue: Source[]): Task | undefined => (stopped || deadline() ? undefined : next(queue));
+    // Room first, then the task: a task taken is one whose rows have room, and a deadline met while waiting takes none.
+    const takeWithRoom = async (queue: Source[]): Promise<Task | undefined> => {
+      try {
+        await room();
+      } catch (error) {
+        stopped ??= { error };
+      }
+      return take(queue);
+    };
     const worker = async (queue: Source[]) => {
-      for (let task = take(queue); task !== undefined; task = take(queue)) {
+      for (let task = await takeWithRoom(queue); task !== undefined; task = await takeWithRoom(queue)) {
         const { stream, series } = task.group;
         if (outcome.failed.has(series) || failedStreams.has(stream)) {
           if (!outcome.failed.has(series)) outcome.failed.set(series, { group: task.group, error: failedStreams.get(stream) });

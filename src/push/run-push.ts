@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { ApiClient } from '../api/api-client.js';
 import type { ApiClientOptions } from '../api/api-client-options.js';
+import type { PoolWait } from '../api/limit-pool.js';
+import { RequestScheduler } from '../api/request-scheduler.js';
 import { ConfigError, FatalError, RetriableApiError } from '../errors.js';
 import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import type { Warehouse } from '../load/warehouse.js';
@@ -62,10 +64,12 @@ export interface PushProgress {
 export interface PushHooks {
   onProgress?: (progress: PushProgress) => void;
   /**
-   * Client settings beyond URL and credentials (tests scale pools down or inject a clock).
-   * @default {} (the ApiClient defaults: spec limits, 6 attempts, 30 s timeout)
+   * Client settings beyond URL and credentials (tests inject a fetch or a clock).
+   * @default {} (the ApiClient defaults: 6 attempts, 30 s timeout)
    */
-  client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'apiKey' | 'scimToken' | 'requestOrigin'>>;
+  client?: Partial<Omit<ApiClientOptions, 'baseUrl' | 'apiKey' | 'scimToken' | 'requestOrigin' | 'scheduler'>>;
+  /** Told of each wait of a limit pool long enough to announce. @default none */
+  onWait?: (wait: PoolWait) => void;
   /** @default a new id: push-<ISO time>-<random> */
   runId?: string;
 }
@@ -125,8 +129,15 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
   }
   if (refusal) throw new ConfigError('--max-rows', refusal);
 
+  // The push's own scheduler: the spec's pools, with --max-wait and --max-in-flight.
+  const scheduler = RequestScheduler.create({
+    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
+    ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
+    ...(hooks.onWait ? { onWait: hooks.onWait } : {}),
+  });
   const client = ApiClient.create({
     ...hooks.client,
+    scheduler,
     baseUrl: opts.baseUrl ?? '',
     // The SCIM target authenticates with the SCIM token only; the client still wants a key, which is never sent then.
     apiKey: opts.apiKey ?? 'scim-only-no-rest-key',
@@ -134,8 +145,6 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     retryAdvice: 'push again later (rows already accepted are not sent again)',
     ...(opts.scimToken !== undefined ? { scimToken: opts.scimToken } : {}),
     ...(opts.requestOrigin !== undefined ? { requestOrigin: opts.requestOrigin } : {}),
-    ...(opts.maxWaitMs !== undefined ? { maxWaitMs: opts.maxWaitMs } : {}),
-    ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
   });
   const counts: PushRunCounts = { rowsRead: plan.rowsRead, rowsUnchanged: plan.unchanged, rowsAccepted: 0, rowsRejected: 0, rowsInvalid: plan.invalid.length, rowsTransient: 0, requests: 0 };
   const failures: FailedRow[] = [];
@@ -154,7 +163,7 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
       const pool = target.call(batch, ctx).endpoint.pool;
       perPool[pool] = (perPool[pool] ?? 0) + 1;
     }
-    client.limiter.expect(perPool);
+    scheduler.expect(perPool);
     let stoppedEarly: string | undefined;
     for (const [i, batch] of batches.entries()) {
       if (stoppedEarly !== undefined) {
@@ -217,6 +226,7 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     throw error instanceof FatalError || error instanceof ConfigError ? error : new FatalError(`push ${runId} failed: ${message}`, { cause: error });
   } finally {
     await client.close();
+    scheduler.close();
   }
 }
 

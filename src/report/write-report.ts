@@ -7,6 +7,7 @@ import type { ChartSpec } from './report-charts.js';
 import type { ChartRow } from './render-chart.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
 import { unfilledViews } from '../views/unfilled-views.js';
+import { absentHistoryNote, viewsReadingAbsentHistory } from '../views/absent-history.js';
 import { printable } from '../text/printable-text.js';
 
 export interface ReportSummary {
@@ -100,6 +101,7 @@ ${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num
 </tbody></table>`;
   const views = await wh.query(`SELECT "view_name", "comment" FROM duckdb_views() WHERE "schema_name" = 'analytics' ORDER BY 1`);
   const unfilled = await unfilledViews(wh);
+  const absentHistory = wh.absentHistory.length === 0 ? '' : `<p class="meta" data-note="absent-history">${escapeHtml(absentHistoryNote(wh.absentHistory, await viewsReadingAbsentHistory(wh)))}.</p>`;
   // A first backfill that spans nights: how far each stream's days reach, until every stream has them all.
   const backfill = await wh.query(`SELECT "stream", "series", "series_complete", "days_asked", "days_covered" FROM "_etl_backfill" WHERE "days_covered" < "days_asked" ORDER BY "stream"`);
   const backfillSection = backfill.length === 0 ? '' : `<section data-table="backfill"><h2>Backfill in progress</h2><p class="caption">The first backfill spans nights (a time budget stops each run): per stream, the days loaded of the days asked. The charts and views show loaded days only; the next runs continue.</p><table><thead><tr><th>stream</th><th>days loaded</th><th>series complete</th></tr></thead><tbody>
@@ -116,6 +118,7 @@ ${unfilled.map((u) => `<tr><td><code>analytics.${escapeHtml(u.view)}${u.column =
 <body>
 <h1>engage-etl report</h1>
 <p class="meta">Written ${escapeHtml(cellText(now))} from ${escapeHtml(opts.database ?? wh.path)}. Every chart reads the views of schema <code>analytics</code>; query them with <code>engage-etl query</code> or any DuckDB client.</p>
+${absentHistory}
 ${backfillSection}
 ${sections.join('\n')}
 <section data-table="freshness"><h2>Data freshness</h2><p class="caption">Per stream: how far the complete data reaches (watermark) and how old that is.</p>

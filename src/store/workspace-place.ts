@@ -62,7 +62,7 @@ export class WorkspacePlace implements Place {
       : await this.#inner.list(prefix.includes('/') ? this.#in(prefix) : prefix, opts);
     return inner.flatMap((o) => {
       const key = this.#out(o.key);
-      return key !== undefined && key.startsWith(prefix) ? [{ ...o, key }] : [];
+      return key?.startsWith(prefix) ? [{ ...o, key }] : [];
     });
   }
 

@@ -4,6 +4,7 @@
 import { ident } from '../load/table-definition.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { ANALYTICS_SCHEMA } from './analytics-views.js';
+import { viewsReadingAbsentHistory } from './absent-history.js';
 
 /** What a view's comment says fills it, after this marker. */
 const MARKER = 'To fill: ';
@@ -19,8 +20,12 @@ function fillOf(comment: string): string {
   return comment.slice(comment.indexOf(MARKER) + MARKER.length).trim();
 }
 
-/** Every view or column with a fill hint that is empty now, views first, in name order. */
+/**
+ * Every view or column with a fill hint that is empty now, views first, in name order. Views that read a history table
+ * the database lacks (written before them, opened read-only) are left out: they cannot be read until the next run.
+ */
 export async function unfilledViews(wh: Warehouse): Promise<UnfilledView[]> {
+  const unreadable = new Set(await viewsReadingAbsentHistory(wh));
   const schema = `'${ANALYTICS_SCHEMA}'`;
   const hinted = await wh.query(
     `SELECT "view_name" AS "view", NULL AS "column", "comment" FROM duckdb_views() WHERE "schema_name" = ${schema} AND contains("comment", '${MARKER}')
@@ -40,6 +45,7 @@ export async function unfilledViews(wh: Warehouse): Promise<UnfilledView[]> {
   const views: UnfilledView[] = [];
   const columns: UnfilledView[] = [];
   for (const [view, { comment, columns: cols }] of byView) {
+    if (unreadable.has(view)) continue;
     const name = `${ident(ANALYTICS_SCHEMA)}.${ident(view)}`;
     // Whether a view has a row is read from its first row (the campaign views of a workspace hold millions); only a
     // view with hinted columns is counted whole.

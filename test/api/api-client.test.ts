@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/api-client.js';
 import type { ApiClientOptions, ClientEvent } from '../../src/api/api-client-options.js';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
+import { RequestScheduler, type RequestSchedulerOptions } from '../../src/api/request-scheduler.js';
 import { ConfigError, FatalApiError, FatalError, RetriableApiError } from '../../src/errors.js';
 import { FakeClock, json, TestServer } from './helpers/test-server.js';
 
@@ -14,8 +15,12 @@ let server: TestServer;
 let clock: FakeClock;
 let events: ClientEvent[];
 const clients: ApiClient[] = [];
+const schedulers: RequestScheduler[] = [];
 
-function makeClient(extra: Partial<ApiClientOptions> = {}): ApiClient {
+/** A client on the fake clock, handed a scheduler on the same clock (its pools, waits and in-flight cap from `scheduling`). */
+function makeClient(extra: Partial<ApiClientOptions> = {}, scheduling: RequestSchedulerOptions = {}): ApiClient {
+  const scheduler = RequestScheduler.create({ sleep: clock.sleep, now: clock.now, ...scheduling });
+  schedulers.push(scheduler);
   const client = ApiClient.create({
     baseUrl: server.url,
     apiKey: KEY,
@@ -24,6 +29,7 @@ function makeClient(extra: Partial<ApiClientOptions> = {}): ApiClient {
     sleep: clock.sleep,
     now: clock.now,
     onEvent: (e) => events.push(e),
+    scheduler,
     ...extra,
   });
   clients.push(client);
@@ -47,6 +53,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close();
+  for (const scheduler of schedulers.splice(0)) scheduler.close();
   await server.close();
 });
 
@@ -96,7 +103,7 @@ describe('what the client sends', () => {
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: '' })).toThrow(/apiKey/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: 'abc\n' })).toThrow(/apiKey: the REST API key contains a space or control character/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: KEY, maxAttempts: 0 })).toThrow(/maxAttempts/);
-    expect(() => ApiClient.create({ baseUrl: server.url, apiKey: KEY, pools: { cdi: { limit: 0, windowMs: 10 } } })).toThrow(/pools\.cdi\.limit/);
+    expect(() => RequestScheduler.create({ pools: { cdi: { limit: 0, windowMs: 10 } } })).toThrow(/pools\.cdi\.limit/);
   });
 });
 
@@ -166,7 +173,7 @@ describe('retries', () => {
     const url = gone.url;
     await gone.close();
     const pools = { purchases_events: { limit: 2, windowMs: 3_600_000 } };
-    const error = await failure(makeClient({ baseUrl: url, pools, maxAttempts: 5, backoffBaseMs: 100, backoffMaxMs: 1000 }).request({ endpoint: ENDPOINTS.eventsList }));
+    const error = await failure(makeClient({ baseUrl: url, maxAttempts: 5, backoffBaseMs: 100, backoffMaxMs: 1000 }, { pools }).request({ endpoint: ENDPOINTS.eventsList }));
     expect(error).toBeInstanceOf(RetriableApiError);
     expect(error.message).toMatch(/all 5 attempts failed[\s\S]*connection failed: ECONNREFUSED/);
     // Four backoffs of at most a second: counted, the two refused attempts would have filled the pool, and the third
@@ -177,7 +184,7 @@ describe('retries', () => {
 
   it('counts an attempt the server answered, even with a reset: the pool waits out its window', async () => {
     server.handle((_req, res, i) => (i < 2 ? void res.socket?.destroy() : json(res, 200, { message: 'success' })));
-    const client = makeClient({ pools: { purchases_events: { limit: 2, windowMs: 60_000 } }, backoffBaseMs: 100, backoffMaxMs: 1000 });
+    const client = makeClient({ backoffBaseMs: 100, backoffMaxMs: 1000 }, { pools: { purchases_events: { limit: 2, windowMs: 60_000 } } });
     const response = await client.request({ endpoint: ENDPOINTS.eventsList });
     expect(response.attempts).toBe(3);
     expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(59_000);
@@ -229,7 +236,7 @@ describe('retries', () => {
   it('stops when the next wait would exceed maxRetryWaitMs, without waiting it', async () => {
     server.handle((_req, res) => json(res, 429, { message: 'slow down' }, { 'Retry-After': '50' }));
     // A 429's advice may use up to the pool's --max-wait; cap both at two minutes to test the budget.
-    const error = await failure(makeClient({ maxRetryWaitMs: 120_000, maxWaitMs: 120_000 }).request({ endpoint: ENDPOINTS.eventsList }));
+    const error = await failure(makeClient({ maxRetryWaitMs: 120_000 }, { maxWaitMs: 120_000 }).request({ endpoint: ENDPOINTS.eventsList }));
     expect(error).toBeInstanceOf(RetriableApiError);
     expect(error.message).toMatch(/3 attempts made; the server asked to wait 50000 ms/);
     expect(error.message).toMatch(/retry wait budget of 120000 ms \(100000 ms already waited[;)]/);
@@ -309,7 +316,7 @@ describe('fatal answers', () => {
 });
 
 describe('concurrency', () => {
-  it('keeps at most `maxInFlight` requests in flight across pools', async () => {
+  it('keeps at most the scheduler\'s `maxInFlight` requests in flight across pools', async () => {
     let active = 0;
     let peak = 0;
     server.handle((_req, res) => {
@@ -320,7 +327,7 @@ describe('concurrency', () => {
         json(res, 200, { message: 'success' });
       }, 40);
     });
-    const client = makeClient({ maxInFlight: 2 });
+    const client = makeClient({}, { maxInFlight: 2 });
     await Promise.all([
       ...Array.from({ length: 3 }, () => client.request({ endpoint: ENDPOINTS.eventsList })),
       ...Array.from({ length: 3 }, () => client.request({ endpoint: ENDPOINTS.canvasDetails })),

@@ -1,20 +1,26 @@
-// The client-side limiter seen from a real server: per-window counts never exceed a pool, shared pools share one budget,
-// an exhausted pool does not hold up another, and the server's own (lower) view wins.
+// The client-side limiter (the pools of the scheduler a client is handed) seen from a real server: per-window counts never
+// exceed a pool, shared pools share one budget, an exhausted pool does not hold up another, and the server's own (lower)
+// view wins.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/api-client.js';
 import type { ApiClientOptions, ClientEvent } from '../../src/api/api-client-options.js';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
+import { RequestScheduler, type RequestSchedulerOptions } from '../../src/api/request-scheduler.js';
 import { parseResetValue, readRateLimitAdvice, readRetryAfterMs } from '../../src/api/rate-limit-headers.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 import { FakeClock, json, TestServer } from './helpers/test-server.js';
 
 let server: TestServer;
 const clients: ApiClient[] = [];
+const schedulers: RequestScheduler[] = [];
 
-function makeClient(opts: Partial<ApiClientOptions>): ApiClient {
-  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', ...opts });
+/** A client handed a scheduler of its own, on the client's clock. */
+function makeClient(opts: Partial<ApiClientOptions>, scheduling: RequestSchedulerOptions = {}): { client: ApiClient; scheduler: RequestScheduler } {
+  const scheduler = RequestScheduler.create({ ...(opts.now ? { now: opts.now } : {}), ...(opts.sleep ? { sleep: opts.sleep } : {}), ...scheduling });
+  schedulers.push(scheduler);
+  const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', ...opts, scheduler });
   clients.push(client);
-  return client;
+  return { client, scheduler };
 }
 
 /** The largest number of requests sent within any window of `windowMs`, by the instants they started at. */
@@ -35,18 +41,19 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close();
+  for (const scheduler of schedulers.splice(0)) scheduler.close();
   await server.close();
 });
 
 /** A client on a virtual clock (its windows pass at once, in order), recording the virtual instant each request starts. */
-function virtualClient(opts: Partial<ApiClientOptions>): { client: ApiClient; starts: number[] } {
+function virtualClient(scheduling: RequestSchedulerOptions): { client: ApiClient; starts: number[] } {
   const clock = new VirtualClock();
   const starts: number[] = [];
   const onEvent = (e: ClientEvent): void => {
     clock.observe(e);
     if (e.type === 'request-started') starts.push(clock.now());
   };
-  return { client: makeClient({ ...opts, now: clock.now, sleep: clock.sleep, onEvent }), starts };
+  return { client: makeClient({ now: clock.now, sleep: clock.sleep, onEvent }, scheduling).client, starts };
 }
 
 describe('limit pools against a real server', () => {
@@ -74,7 +81,7 @@ describe('limit pools against a real server', () => {
   });
 
   it('keeps serving other pools while one pool waits for its window', async () => {
-    const client = makeClient({ pools: { cdi: { limit: 1, windowMs: 60_000 } } });
+    const { client, scheduler } = makeClient({}, { pools: { cdi: { limit: 1, windowMs: 60_000 } } });
     await client.request({ endpoint: ENDPOINTS.cdiIntegrations });
     let blockedSettled = false;
     const blocked = client.request({ endpoint: ENDPOINTS.cdiIntegrations });
@@ -83,13 +90,33 @@ describe('limit pools against a real server', () => {
     await client.request({ endpoint: ENDPOINTS.segmentsDataSeries, query: { length: 1 } });
     // The default pool's requests were answered while the cdi request still waits for its window.
     expect(blockedSettled).toBe(false);
-    const snapshot = client.limiter.snapshot();
+    const snapshot = scheduler.snapshot();
     expect(snapshot.cdi).toMatchObject({ used: 1, remaining: 0, waiting: 1 });
     expect(snapshot.cdi.resetAt).toBeGreaterThan(Date.now() + 50_000);
     expect(snapshot.default).toMatchObject({ used: 2, remaining: 249_998, waiting: 0 });
     expect(server.requests.filter((r) => r.path === '/cdi/integrations')).toHaveLength(1);
     await client.close();
     await expect(blocked).rejects.toThrow(/closed while the request waited/);
+  });
+
+  it('is one budget for every client handed the same scheduler; a closing client takes back only its own waiting requests', async () => {
+    const scheduler = RequestScheduler.create({ pools: { cdi: { limit: 1, windowMs: 60_000 } } });
+    schedulers.push(scheduler);
+    const [a, b] = [0, 1].map(() => ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', scheduler })) as [ApiClient, ApiClient];
+    clients.push(a, b);
+    await a.request({ endpoint: ENDPOINTS.cdiIntegrations });
+    const fromA = a.request({ endpoint: ENDPOINTS.cdiIntegrations });
+    const fromB = b.request({ endpoint: ENDPOINTS.cdiIntegrations });
+    const settledB = fromB.then(() => 'sent', (error: Error) => error.message);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(scheduler.snapshot().cdi).toMatchObject({ used: 1, remaining: 0, waiting: 2 });
+    await a.close();
+    await expect(fromA).rejects.toThrow(/closed while the request waited/);
+    // B's request still waits for the window A spent: the scheduler is not A's to close.
+    expect(scheduler.snapshot().cdi).toMatchObject({ used: 1, waiting: 1 });
+    scheduler.close();
+    expect(await settledB).toMatch(/closed while the request waited/);
+    expect(server.requests).toHaveLength(1);
   });
 });
 
@@ -99,9 +126,9 @@ describe('adapting to the server', () => {
     server.handle((_req, res, i) =>
       json(res, 200, { message: 'success' }, i === 0 ? { 'x-RateLimit-remaining': '0', 'X-RATELIMIT-RESET': String(clock.now() + 5000) } : {}),
     );
-    const client = makeClient({ sleep: clock.sleep, now: clock.now });
+    const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
     await client.request({ endpoint: ENDPOINTS.canvasDetails });
-    expect(client.limiter.snapshot().default.remaining).toBe(0);
+    expect(scheduler.snapshot().default.remaining).toBe(0);
     await client.request({ endpoint: ENDPOINTS.canvasDetails });
     expect(clock.sleeps).toEqual([5000]);
     expect(server.requests).toHaveLength(2);
@@ -110,9 +137,9 @@ describe('adapting to the server', () => {
   it('adopts a lower X-RateLimit-Limit as the pool limit', async () => {
     const clock = new FakeClock();
     server.handle((_req, res) => json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '2' }));
-    const client = makeClient({ sleep: clock.sleep, now: clock.now, pools: { default: { limit: 100, windowMs: 10_000 } } });
+    const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now }, { pools: { default: { limit: 100, windowMs: 10_000 } } });
     for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
-    expect(client.limiter.snapshot().default.limit).toBe(2);
+    expect(scheduler.snapshot().default.limit).toBe(2);
     expect(clock.sleeps).toHaveLength(1);
     expect(clock.sleeps[0]).toBeGreaterThan(9000);
   });
@@ -122,19 +149,19 @@ describe('adapting to the server', () => {
     server.handle((_req, res) =>
       json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '', 'X-Ratelimit-Remaining': '', 'X-Ratelimit-Reset': '' }),
     );
-    const client = makeClient({ sleep: clock.sleep, now: clock.now });
+    const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
     for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
     expect(clock.sleeps).toEqual([]);
-    expect(client.limiter.snapshot().default.limit).toBe(250_000);
+    expect(scheduler.snapshot().default.limit).toBe(250_000);
   });
 
   it('holds the whole pool after a 429 that says how long', async () => {
     const clock = new FakeClock();
     server.handle((_req, res, i) => (i === 0 ? json(res, 429, {}, { 'Retry-After': '20' }) : json(res, 200, { message: 'success' })));
-    const client = makeClient({ sleep: clock.sleep, now: clock.now });
+    const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
     const first = client.request({ endpoint: ENDPOINTS.eventsList });
     await first;
-    expect(client.limiter.snapshot().purchases_events.used).toBe(2);
+    expect(scheduler.snapshot().purchases_events.used).toBe(2);
     expect(clock.sleeps).toEqual([20_000]);
   });
 });

@@ -35,6 +35,7 @@ describe('the GitHub Actions workflow', () => {
     expect(wf.on.schedule[0]!.cron).toMatch(/^\d+ \d+ \* \* \*$/);
     const steps = Object.values(wf.jobs)[0]!.steps;
     const run = steps.find((s) => s.run?.includes('engage-etl.js run'))!;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JavaScript template
     expect(run.env?.['ENGAGE_API_KEY']).toBe('${{ secrets.ENGAGE_API_KEY }}');
     expect(run.run).toMatch(/"\$code" -eq 3/);
     const restore = steps.findIndex((s) => s.uses?.startsWith('actions/cache/restore'));

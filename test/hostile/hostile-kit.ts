@@ -3,6 +3,8 @@
 import { expect } from 'vitest';
 import { ApiClient } from '../../src/api/api-client.js';
 import type { ApiClientOptions, ClientEvent } from '../../src/api/api-client-options.js';
+import type { PoolWait } from '../../src/api/limit-pool.js';
+import { RequestScheduler, type RequestSchedulerOptions } from '../../src/api/request-scheduler.js';
 import { FakeClock } from '../api/helpers/test-server.js';
 
 /** Shaped like the platform's keys; it holds `/`, `+` and `&` so that every escaping changes its spelling. */
@@ -23,16 +25,25 @@ export function spellings(secret: string): string[] {
   return [...new Set([secret, json, php, go, unicodeAll, unicodeUpper, url, form, lowerHex, html])];
 }
 
-/** A client on a fake clock that records its events; retries are fast and few so every case ends quickly. */
-export function hostileClient(baseUrl: string, opts: Partial<ApiClientOptions> = {}): { client: ApiClient; clock: FakeClock; events: ClientEvent[] } {
+/** What a hostile case records: the client's events and the waits its scheduler announced. */
+export type HostileEvent = ClientEvent | ({ type: 'waiting' } & PoolWait);
+
+/**
+ * A client on a fake clock, handed a scheduler on the same clock (`scheduling` sets its pools and waits), that records
+ * its events and the scheduler's announced waits; retries are fast and few so every case ends quickly.
+ */
+export function hostileClient(
+  baseUrl: string, opts: Partial<ApiClientOptions> = {}, scheduling: RequestSchedulerOptions = {},
+): { client: ApiClient; clock: FakeClock; events: HostileEvent[] } {
   const clock = new FakeClock(Date.parse('2025-06-15T12:00:00Z'));
-  const events: ClientEvent[] = [];
+  const events: HostileEvent[] = [];
   // The fake clock moves only once no request is on the wire, as real time would pass while they travel; otherwise
   // requests granted before a wait would reach the server after it, in the next window.
   const sleep = async (ms: number): Promise<void> => {
-    while (Object.values(client.limiter.snapshot()).some((p) => p.inFlight > 0)) await new Promise((r) => setTimeout(r, 1));
+    while (Object.values(scheduler.snapshot()).some((p) => p.inFlight > 0)) await new Promise((r) => setTimeout(r, 1));
     await clock.sleep(ms);
   };
+  const scheduler = RequestScheduler.create({ now: clock.now, sleep, onWait: (wait) => events.push({ type: 'waiting', ...wait }), ...scheduling });
   const client: ApiClient = ApiClient.create({
     baseUrl,
     apiKey: HOSTILE_KEY,
@@ -43,6 +54,7 @@ export function hostileClient(baseUrl: string, opts: Partial<ApiClientOptions> =
     now: clock.now,
     sleep,
     onEvent: (e) => events.push(e),
+    scheduler,
     ...opts,
   });
   return { client, clock, events };

@@ -142,7 +142,7 @@ describe('runs against a hostile server', () => {
       await clock.sleep(ms);
     };
     try {
-      const summary = await run({ client: { now: clock.now, sleep } });
+      const summary = await run({ client: { now: clock.now, sleep }, scheduler: { now: clock.now, sleep } });
       expect(summary.status).toBe('succeeded');
       expect(rejected).toBe(0);
       expect(clock.now() - Date.parse(FROZEN_NOW)).toBeLessThan(60_000);
@@ -167,7 +167,7 @@ describe('runs against a hostile server', () => {
     };
     const events: RunEvent[] = [];
     try {
-      const summary = await run({ client: { now: clock.now, sleep: clock.sleep } }, events);
+      const summary = await run({ client: { now: clock.now, sleep: clock.sleep }, scheduler: { now: clock.now, sleep: clock.sleep } }, events);
       expect(summary.status).toBe('succeeded');
     } finally {
       proxy.gateway = undefined;

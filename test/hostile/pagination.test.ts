@@ -90,6 +90,6 @@ describe('maxPages', () => {
   it('is validated when the client is built', () => {
     expect(() => hostileClient(server.url, { maxPages: 0 })).toThrow(/maxPages: must be a whole number > 0, got 0/);
     expect(() => hostileClient(server.url, { maxBodyBytes: 1.5 })).toThrow(/maxBodyBytes: must be a whole number > 0/);
-    expect(() => hostileClient(server.url, { maxWaitMs: 3e9 })).toThrow(/maxWaitMs: must be a number of milliseconds from 0 to 86400000/);
+    expect(() => hostileClient(server.url, {}, { maxWaitMs: 3e9 })).toThrow(/maxWaitMs: must be a number of milliseconds from 0 to 86400000/);
   });
 });

@@ -56,7 +56,7 @@ describe('a hostile X-RateLimit-Reset', () => {
   });
 
   it('beyond a --max-wait the user chose fails at once, naming the wait and the cap', async () => {
-    const { client, clock } = hostileClient(server.url, { maxWaitMs: 60_000 });
+    const { client, clock } = hostileClient(server.url, {}, { maxWaitMs: 60_000 });
     server.handle((_req, res) => ok(res, { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(clock.now() / 1000) + 600) }));
     await client.request(call);
     const error = await within(2_000, client.request(call));
@@ -140,7 +140,7 @@ describe('Retry-After', () => {
   });
 
   it('longer than --max-wait gives up at once, naming the cap', async () => {
-    const { client } = hostileClient(server.url, { maxWaitMs: 300_000 });
+    const { client } = hostileClient(server.url, {}, { maxWaitMs: 300_000 });
     server.handle((_req, res) => json(res, 429, { message: 'slow down' }, { 'Retry-After': '600' }));
     expectOneLineError(await within(2_000, client.request(call)), /the server asked to wait 600000 ms.*a 429's advice may use up to --max-wait, 5 min.*Retry-After: 600/);
     expect(server.requests).toHaveLength(1);

@@ -126,6 +126,8 @@ describe('Warehouse.commit', () => {
       state: [],
     });
     expect(result.tables.canvas_steps).toEqual({ inserted: 0, updated: 0, unchanged: 2, deleted: 1 });
+    // The deleted step's version is closed (counted as updated); the unchanged steps open none.
+    expect(result.tables.canvas_steps_history).toEqual({ inserted: 0, updated: 1, unchanged: 0, deleted: 0 });
     const left = await wh.query(`SELECT "canvas_id", "step_id", "_run_id", "next_paths", "channels" FROM "canvas_steps" ORDER BY 1, 2`);
     expect(left).toEqual([
       { canvas_id: 'cv_1', step_id: 's1', _run_id: 'r1', next_paths: '[{"name":null,"next_step_id":"x"}]', channels: ['email'] },
@@ -242,6 +244,8 @@ describe('Warehouse.commit of values at the edges of their staging', () => {
     });
     expect(result.tables).toEqual({
       segments: { inserted: 2_100, updated: 0, unchanged: 0, deleted: 0 },
+      // A version opened per new segment, none closed.
+      segments_history: { inserted: 2_100, updated: 0, unchanged: 0, deleted: 0 },
       sessions: { inserted: 1_000, updated: 0, unchanged: 0, deleted: 0 },
       canvas_summary: { inserted: 3_000, updated: 0, unchanged: 0, deleted: 0 },
     });

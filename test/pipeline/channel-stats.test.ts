@@ -17,7 +17,7 @@ const DAY = 86_400_000;
 const NOW = '2025-03-10T12:34:00Z';
 const START = '2025-02-24';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** Answers every request from the emulator, its JSON body passed through `rewrite` (per path). */
 function rewriting(proxy: HostileProxy, upstream: string, rewrite: (path: string, body: Json) => Json): void {

@@ -1,15 +1,17 @@
 // The committer's packages and back-pressure: each part's rows go to the open package on disk as the part arrives;
-// packages commit once MIN_COMMIT_ROWS rows or MAX_COMMIT_DELAY_MS gathered, the next one fills while one commits, and a
-// producer waits only when the open package holds more than MAX_STAGED_ROWS while a commit runs.
+// packages commit once MIN_COMMIT_ROWS rows or MAX_COMMIT_DELAY_MS gathered, the next one fills while one commits, and the
+// run's scheduler, told what is staged and taken, gives the fetch no room while the open package holds more than
+// MAX_STAGED_ROWS.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Warehouse, type CommitResult, type PackageCommit, type PreparedCommit } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
-import { Committer, MAX_COMMIT_DELAY_MS, MAX_STAGED_ROWS, MIN_COMMIT_ROWS, type CommitPart } from '../../src/pipeline/committer.js';
+import { Committer, MAX_COMMIT_DELAY_MS, MIN_COMMIT_ROWS, type CommitPart } from '../../src/pipeline/committer.js';
+import { MAX_STAGED_ROWS, RunScheduler } from '../../src/pipeline/run-scheduler.js';
 
 let dir: string;
 let real: Warehouse;
@@ -20,6 +22,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  vi.useRealTimers();
   await real.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -60,9 +63,12 @@ async function settled(p: Promise<unknown>): Promise<boolean> {
 }
 
 describe('Committer', () => {
-  it('gathers MIN_COMMIT_ROWS before a commit, fills the next package while one commits, and makes producers wait only past MAX_STAGED_ROWS', async () => {
+  it('gathers MIN_COMMIT_ROWS before a commit, fills the next package while one commits, and gives the fetch no room past MAX_STAGED_ROWS', async () => {
+    // Time stands still, so that MAX_COMMIT_DELAY_MS never passes while a loaded machine writes the rows.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const { wh, batches, lines, finishOne } = slowWarehouse();
-    const committer = new Committer(wh, 'run-1', () => undefined);
+    const scheduler = RunScheduler.create();
+    const committer = new Committer(wh, 'run-1', () => undefined, { room: scheduler });
     // One window at a time is no commit: it waits for company.
     expect(await settled(committer.add(part(MIN_COMMIT_ROWS - 1_000)))).toBe(true);
     expect(batches).toEqual([]);
@@ -70,13 +76,16 @@ describe('Committer', () => {
     expect(batches).toEqual([MIN_COMMIT_ROWS]);
     // Every row of a committed package is in its files, one line each.
     expect(lines).toEqual([MIN_COMMIT_ROWS]);
-    // While it commits, up to MAX_STAGED_ROWS rows go to the next package and their producers go on at once.
+    // While it commits, up to MAX_STAGED_ROWS rows go to the next package, and the next fetch task still has room.
     for (let i = 0; i < MAX_STAGED_ROWS / 10_000; i++) expect(await settled(committer.add(part(10_000)))).toBe(true);
-    // One more row than the bound: that producer waits until the open package is taken.
-    const over = committer.add(part(1));
-    expect(await settled(over)).toBe(false);
+    expect(await settled(scheduler.rowRoom())).toBe(true);
+    // One more row than the bound: its producer goes on (the rows are on disk), and no next task has room until the
+    // commit takes the open package.
+    expect(await settled(committer.add(part(1)))).toBe(true);
+    const room = scheduler.rowRoom();
+    expect(await settled(room)).toBe(false);
     finishOne();
-    expect(await settled(over)).toBe(true);
+    expect(await settled(room)).toBe(true);
     expect(batches).toEqual([MIN_COMMIT_ROWS, MAX_STAGED_ROWS + 1]);
     finishOne();
     expect(await settled(committer.add(part(10)))).toBe(true);
@@ -118,15 +127,18 @@ describe('Committer', () => {
     }
   });
 
-  it('fails the run with a part whose rows cannot be staged, and writes nothing after it', async () => {
+  it('fails the run with a part whose rows cannot be staged, writes nothing after it, and refuses the fetch room', async () => {
     const { wh, batches, finishOne } = slowWarehouse();
-    const committer = new Committer(wh, 'run-1', () => undefined);
+    const scheduler = RunScheduler.create();
+    const committer = new Committer(wh, 'run-1', () => undefined, { room: scheduler });
     await committer.add(part(MIN_COMMIT_ROWS));
     expect(batches).toEqual([MIN_COMMIT_ROWS]);
     const bad = part(3);
     bad.upserts[0]!.rows[2]!['sessions'] = 1.5;
     await expect(committer.add(bad)).rejects.toThrow(/sessions row 2 column "sessions": expected an integer/);
     await expect(committer.add(part(1))).rejects.toThrow(/sessions row 2 column "sessions"/);
+    // No request is sent for rows that cannot be committed.
+    await expect(scheduler.rowRoom()).rejects.toThrow(/sessions row 2 column "sessions"/);
     finishOne();
     await expect(committer.drain()).rejects.toThrow(/sessions row 2 column "sessions"/);
     expect(batches).toEqual([MIN_COMMIT_ROWS]);

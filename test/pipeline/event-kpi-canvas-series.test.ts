@@ -126,7 +126,10 @@ function sorted(m: Map<string, number>): [string, number][] {
 
 async function cli(args: string[]): Promise<{ out: string; code: number }> {
   let out = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  });
   const before = process.exitCode;
   process.exitCode = 0;
   try {

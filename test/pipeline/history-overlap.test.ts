@@ -64,7 +64,7 @@ describe('three months and the last month of the same workspace', () => {
 
   it('the longer run has the earlier months too', async () => {
     const [row] = await long.query(`SELECT min("day") AS first FROM "canvas_summary"`);
-    expect((row?.first as Date).toISOString() < `${SHORT_START}T00:00:00.000Z`).toBe(true);
+    expect((row!.first as Date).toISOString() < `${SHORT_START}T00:00:00.000Z`).toBe(true);
   });
 
   it.each(OBJECTS)('%s: the same objects and details', async (table) => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 const DIR = join(import.meta.dirname, '../../src/pipeline');
 
 /** Module → the modules of the same folder it imports. */
-export function localImports(dir: string): Map<string, string[]> {
+function localImports(dir: string): Map<string, string[]> {
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
   const graph = new Map<string, string[]>();
   for (const file of files) {
@@ -19,7 +19,7 @@ export function localImports(dir: string): Map<string, string[]> {
 }
 
 /** The first circle found (a path that comes back to its start), or undefined. */
-export function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
+function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
   const state = new Map<string, 'open' | 'done'>();
   const path: string[] = [];
   const visit = (node: string): string[] | undefined => {

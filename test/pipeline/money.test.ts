@@ -23,7 +23,7 @@ const DAY = 86_400_000;
 const NOW = '2025-03-10T14:30:00Z';
 const START = '2024-03-10';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** Every money column of the warehouse, as `table.column`. */
 const MONEY_COLUMNS = TABLE_SPECS.flatMap((s) => s.columns.filter((c) => c.type === MONEY).map((c) => `${s.name}.${c.name}`));

@@ -84,7 +84,7 @@ describe('pace within the limit pools', () => {
       clock.observe(e);
       if (e.type === 'request-started') starts.push(clock.now());
     };
-    const summary = await fx.run({}, { client: { pools, onEvent, now: clock.now, sleep: clock.sleep } });
+    const summary = await fx.run({}, { client: { onEvent, now: clock.now, sleep: clock.sleep }, scheduler: { pools, now: clock.now, sleep: clock.sleep } });
 
     expect(summary.status).toBe('succeeded');
     expect(summary.requests.byPool).toEqual({ default: 352 });
@@ -113,7 +113,7 @@ describe('pace within the limit pools', () => {
       steady.latencyMs = 2_000;
       const steadyCounter = inFlightCounter();
       let started = performance.now();
-      const steadySummary = await constant.run({ baseUrl: steady.url }, { client: { pools, onEvent: steadyCounter.onEvent } });
+      const steadySummary = await constant.run({ baseUrl: steady.url }, { client: { onEvent: steadyCounter.onEvent }, scheduler: { pools } });
       const steadyMs = performance.now() - started;
 
       // 20 ms for the first 16 requests, 2 s for every later one.
@@ -125,7 +125,7 @@ describe('pace within the limit pools', () => {
         if (e.type === 'request-started' && ++sent === 16) jump.latencyMs = 2_000;
       };
       started = performance.now();
-      const jumpSummary = await jumping.run({ baseUrl: jump.url }, { client: { pools, onEvent } });
+      const jumpSummary = await jumping.run({ baseUrl: jump.url }, { client: { onEvent }, scheduler: { pools } });
       const jumpMs = performance.now() - started;
 
       expect(steadySummary.requests.byPool).toEqual({ default: 352 });

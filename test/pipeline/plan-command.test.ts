@@ -38,8 +38,14 @@ const SCALED = join(import.meta.dirname, '../../pipelines/scaled.yaml');
 async function cli(args: string[]): Promise<{ out: string; err: string; code: number }> {
   let out = '';
   let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    err += String(chunk);
+    return true;
+  });
   const before = process.exitCode;
   process.exitCode = 0;
   try {

@@ -51,7 +51,7 @@ describe('runs within the rate-limit pools', () => {
       clock.observe(e);
       if (e.type === 'request-started') starts.push({ pool: e.pool, at: clock.now() });
     };
-    const summary = await fx.run({}, { client: { pools: CLIENT_POOLS, onEvent, now: clock.now, sleep: clock.sleep } });
+    const summary = await fx.run({}, { client: { onEvent, now: clock.now, sleep: clock.sleep }, scheduler: { pools: CLIENT_POOLS, now: clock.now, sleep: clock.sleep } });
 
     // 2024-06-01 → 2025-03-11 is 283 days: 3 windows × 6 purchase series + 3 events pages (612 names, read by discovery
     // and counted as read) = 21 requests, 5 waves of 5.
@@ -104,14 +104,14 @@ streams:
       if (res.ok) firstQueries.push(new URL(url).search);
       return res;
     };
-    await expect(fx.run({}, { client: { fetch: failingFetch, maxInFlight: CONCURRENCY } })).rejects.toThrow(/stopped by the test/);
+    await expect(fx.run({}, { client: { fetch: failingFetch }, scheduler: { maxInFlight: CONCURRENCY } })).rejects.toThrow(/stopped by the test/);
 
     const secondQueries: string[] = [];
     const recordingFetch: typeof fetch = async (input, init) => {
       secondQueries.push(new URL(String(input)).search);
       return fetch(input, init);
     };
-    const resumed = await fx.run({}, { client: { fetch: recordingFetch, maxInFlight: CONCURRENCY } });
+    const resumed = await fx.run({}, { client: { fetch: recordingFetch }, scheduler: { maxInFlight: CONCURRENCY } });
     expect(resumed.status).toBe('succeeded');
 
     // 12 series × ceil(800 days / 100) = 96 windows in all; the first run fetched up to 30 of them (the fatal answer

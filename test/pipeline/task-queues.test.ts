@@ -1,5 +1,6 @@
 // The per-pool task queues at a deadline: the tasks never taken are counted from the sizes their sources declared, and
-// are not made (a first backfill cut by --time-budget leaves hundreds of thousands of windows).
+// are not made (a first backfill cut by --time-budget leaves hundreds of thousands of windows); and a task is taken only
+// once the rows have room.
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/pipeline/task-queues.js';
 import { DeadlinePassed, TaskQueues } from '../../src/pipeline/task-queues.js';
@@ -32,7 +33,7 @@ describe('TaskQueues at a deadline', () => {
     const made = { count: 0 };
     let passed = false;
     const queues = new TaskQueues();
-    // The third task waits for its pool when the deadline passes: the limiter lets it go with DeadlinePassed.
+    // The third task waits for its pool when the deadline passes: the scheduler lets it go with DeadlinePassed.
     queues.addAll('default', source(50, made, async (i) => {
       if (i === 2) {
         passed = true;
@@ -65,5 +66,34 @@ describe('TaskQueues at a deadline', () => {
     const outcome = await queues.run(4, () => 'series');
     expect(done).toBe(25);
     expect(outcome.unstarted).toBe(0);
+  });
+});
+
+describe('TaskQueues and the room of the rows', () => {
+  it('takes no task while the rows have no room, and the next as soon as they have', async () => {
+    const made = { count: 0 };
+    let open: () => void = () => undefined;
+    let closed = true;
+    const queues = new TaskQueues();
+    queues.addAll('default', source(3, made, async () => undefined), 3);
+    // Room is closed before the second task: it is not made until the room opens.
+    const room = (): Promise<void> => (made.count === 1 && closed ? new Promise((resolve) => (open = resolve)) : Promise.resolve());
+    const running = queues.run(1, () => 'series', () => false, room);
+    await new Promise((r) => setImmediate(r));
+    expect(made.count).toBe(1);
+    closed = false;
+    open();
+    const outcome = await running;
+    expect(made.count).toBe(3);
+    expect(outcome.unstarted).toBe(0);
+  });
+
+  it('stops the run with the room\'s refusal (the commits failed), starting no task after it', async () => {
+    const made = { count: 0 };
+    const queues = new TaskQueues();
+    queues.addAll('default', source(10, made, async () => undefined), 10);
+    const room = (): Promise<void> => (made.count >= 2 ? Promise.reject(new Error('disk full')) : Promise.resolve());
+    await expect(queues.run(1, () => 'series', () => false, room)).rejects.toThrow('disk full');
+    expect(made.count).toBe(2);
   });
 });

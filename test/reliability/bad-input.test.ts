@@ -182,7 +182,7 @@ describe('bad input', () => {
       if (e.type === 'retry-scheduled') retriedAfter.push(e.attempt);
     };
     // The default retry limits and backoff (no FAST_CLIENT), waited on the virtual clock.
-    const run = runInProcess(em, t, { baseUrl: `http://127.0.0.1:${port}` }, { client: { onEvent, now: clock.now, sleep: clock.sleep } });
+    const run = runInProcess(em, t, { baseUrl: `http://127.0.0.1:${port}` }, { client: { onEvent, now: clock.now, sleep: clock.sleep }, scheduler: { now: clock.now, sleep: clock.sleep } });
     await expect(run).rejects.toThrow(/ECONNREFUSED/);
     // Retries follow attempts 1 to 5, never the 6th.
     expect(Math.max(...retriedAfter)).toBe(5);

@@ -98,10 +98,11 @@ describe('the analyst views of a demo warehouse', () => {
   it('gives every view and every column a comment', async () => {
     const views = await q(`SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`);
     expect(views.map((v) => v.view_name)).toEqual([
-      'calendar', 'campaign_daily', 'campaign_message_daily', 'canvas_daily', 'canvas_names_by_day', 'canvas_step_conversions', 'canvas_step_funnel', 'canvas_variant_daily', 'event_counts_daily',
+      'calendar', 'campaign_daily', 'campaign_message_daily', 'campaign_names_by_day', 'canvas_daily', 'canvas_names_by_day', 'canvas_step_conversions', 'canvas_step_funnel',
+      'canvas_step_names_by_day', 'canvas_variant_daily', 'canvas_variant_names_by_day', 'event_counts_daily',
       'event_counts_daily_by_app', 'event_counts_daily_by_app_segment', 'event_counts_daily_by_segment', 'freshness', 'kpis_daily', 'kpis_daily_by_app',
       'purchases_daily', 'purchases_daily_by_app',
-      'purchases_daily_by_app_product', 'purchases_daily_by_product', 'runs', 'segment_size_daily', 'sessions_daily', 'sessions_daily_by_app',
+      'purchases_daily_by_app_product', 'purchases_daily_by_product', 'runs', 'segment_names_by_day', 'segment_size_daily', 'sessions_daily', 'sessions_daily_by_app',
       'sessions_daily_by_app_segment', 'sessions_daily_by_segment',
     ]);
     for (const v of views) expect(String(v.comment ?? ''), String(v.view_name)).toMatch(/\w{3,}/);
