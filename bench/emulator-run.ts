@@ -8,6 +8,7 @@ import { resolveRunOptions } from '../src/config/run-options.js';
 import type { Emulator, EmulatorOptions } from '../src/emulator/server.js';
 import { createEmulator } from '../src/emulator/server.js';
 import { Warehouse } from '../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../src/streams/table-specs.js';
 import type { Plan } from '../src/pipeline/plan.js';
 import { planWithoutRunning } from '../src/pipeline/plan-for-run.js';
 import { runPipeline } from '../src/pipeline/run-pipeline.js';
@@ -77,7 +78,7 @@ export class EmulatorBench {
   }
 
   async count(table: string): Promise<number> {
-    const wh = await Warehouse.open(this.db, { readOnly: true });
+    const wh = await Warehouse.open(this.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       const [row] = await wh.query(`SELECT count(*) AS n FROM "${table}"`);
       return Number(row?.['n'] ?? 0);

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Warehouse } from '../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../src/streams/table-specs.js';
 import { Committer } from '../src/pipeline/committer.js';
 import { syntheticPages } from './synthetic-rows.js';
 
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(rows) || rows < 1) throw new Error(`usage: node load-child.js <rows ≥ 1>, got ${process.argv[2]}`);
   const dir = await mkdtemp(join(tmpdir(), 'engage-bench-rss-'));
   try {
-    const wh = await Warehouse.open(join(dir, 'load.duckdb'));
+    const wh = await Warehouse.open(join(dir, 'load.duckdb'), WAREHOUSE_TABLES);
     try {
       const started = performance.now();
       const committer = new Committer(wh, 'bench-rss', () => undefined);

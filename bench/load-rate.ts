@@ -11,7 +11,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { exportParquet } from '../src/export/export-parquet.js';
 import { appendColumns } from '../src/load/append-columns.js';
 import { stagingType, toDuckDBValue } from '../src/load/duckdb-values.js';
-import { tableSpec } from '../src/load/table-specs.js';
+import { tableSpec, WAREHOUSE_TABLES } from '../src/streams/table-specs.js';
 import { Warehouse } from '../src/load/warehouse.js';
 import { PAGE_ROWS, ndjsonLine, syntheticPages } from './synthetic-rows.js';
 
@@ -91,7 +91,7 @@ async function readJsonLoad(dir: string, rows: number): Promise<{ rate: number; 
 }
 
 async function commitAndExport(dir: string, rows: number): Promise<{ commitRate: number; parquetRate: number; files: number }> {
-  const wh = await Warehouse.open(join(dir, 'warehouse.duckdb'));
+  const wh = await Warehouse.open(join(dir, 'warehouse.duckdb'), WAREHOUSE_TABLES);
   try {
     let batch: Record<string, unknown>[] = [];
     const started = performance.now();

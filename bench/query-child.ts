@@ -3,6 +3,7 @@
 import { writeQueryResult } from '../src/cli/query-output.js';
 import type { QueryFormat } from '../src/cli/query-output.js';
 import { Warehouse } from '../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../src/streams/table-specs.js';
 
 export interface QueryChildResult {
   /** process.resourceUsage().maxRSS of the querying process, DuckDB included. */
@@ -13,7 +14,7 @@ export interface QueryChildResult {
 async function main(): Promise<void> {
   const [db, format] = process.argv.slice(2) as [string, QueryFormat];
   // The memory limit `engage-etl query` opens with by default.
-  const wh = await Warehouse.open(db, { readOnly: true, memoryLimit: '256MB' });
+  const wh = await Warehouse.open(db, WAREHOUSE_TABLES, { readOnly: true, memoryLimit: '256MB' });
   try {
     const started = performance.now();
     await wh.withConnection((conn) => writeQueryResult(conn, 'SELECT * FROM "t"', { format }, process.stdout));

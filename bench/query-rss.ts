@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Warehouse } from '../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../src/streams/table-specs.js';
 import type { QueryChildResult } from './query-child.js';
 
 export interface QueryRssResult extends QueryChildResult {
@@ -17,7 +18,7 @@ export interface QueryRssResult extends QueryChildResult {
 /** A throwaway database with table "t"; the read-only opener checks the warehouse tables exist, so it holds them too (empty). */
 async function makeDb(file: string, rows: number): Promise<void> {
   // The warehouse is opened (and closed) once first: it creates its tables as `engage-etl run` would.
-  await (await Warehouse.open(file)).close();
+  await (await Warehouse.open(file, WAREHOUSE_TABLES)).close();
   const instance = await DuckDBInstance.create(file);
   const conn = await instance.connect();
   try {

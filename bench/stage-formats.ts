@@ -22,7 +22,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { MERGE_COUNTS_DDL, prepareMerge, tableExtents } from '../src/load/bulk-merge.js';
 import type { RowPackage, StagedTable } from '../src/load/row-package.js';
 import { MONEY, ident, sqlString, type ColumnType, type TableSpec } from '../src/load/table-definition.js';
-import { tableSpec } from '../src/load/table-specs.js';
+import { tableSpec, WAREHOUSE_TABLES } from '../src/streams/table-specs.js';
 import { Warehouse, addUpserts } from '../src/load/warehouse.js';
 import { MIN_COMMIT_ROWS } from '../src/pipeline/committer.js';
 import { machine, n } from './bench-table.js';
@@ -211,7 +211,7 @@ async function child(variant: Variant, table: BenchTable, settings: Settings, ro
   const filesDir = join(dir, 'files');
   mkdirSync(filesDir);
   const spec = tableSpec(table);
-  const wh = await Warehouse.open(join(dir, 'stage.duckdb'));
+  const wh = await Warehouse.open(join(dir, 'stage.duckdb'), WAREHOUSE_TABLES);
   try {
     // RESET would return to the instance's startup values (the writer's); DuckDB's defaults are 80 % of RAM, every core.
     if (settings === 'default') {
@@ -340,7 +340,7 @@ async function edgeRun(): Promise<{ what: string; stored: Record<string, string>
   try {
     const cases = edgeCases();
     const paths = [SHIPPED, 'ndjson'] as const;
-    const whs = await Promise.all(paths.map((p) => Warehouse.open(join(dir, `${p}.duckdb`))));
+    const whs = await Promise.all(paths.map((p) => Warehouse.open(join(dir, `${p}.duckdb`), WAREHOUSE_TABLES)));
     try {
       for (const [i, c] of cases.entries()) {
         const row = { ...campaignMessageRow(i * 4), [c.column]: c.value };

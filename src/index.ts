@@ -19,6 +19,8 @@ export type { RunEvent, RunReporter, RunWarning, StreamProgress } from './pipeli
 
 export { Warehouse } from './load/warehouse.js';
 export type { WarehouseOptions, StatusRow, SeriesState, Hole } from './load/warehouse.js';
+export type { WarehouseTables } from './load/warehouse-tables.js';
+export { WAREHOUSE_TABLES } from './streams/table-specs.js';
 export { exportParquet, exportBookkeeping } from './export/export-parquet.js';
 export type { ExportOptions, ExportSummary, TableExport } from './export/export-parquet.js';
 

@@ -12,7 +12,7 @@ import type { ParquetLake } from '../dbt/dbt-sources.js';
 import { lakeAbsences } from '../dbt/lake-absences.js';
 import { readWarehouseCatalog } from '../dbt/warehouse-catalog.js';
 import type { WarehouseCatalog } from '../dbt/warehouse-catalog.js';
-import { withPublishedDatabase } from '../store/snapshot-store.js';
+import { withPublishedDatabase } from '../store/open-snapshot-store.js';
 import { parseLocation } from '../store/location.js';
 import type { Location } from '../store/location.js';
 import { openPlace } from '../store/open-place.js';

@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR } from '../config/default-paths.js';
 import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
-import { openSnapshotStore } from '../store/snapshot-store.js';
+import { SettingsStore } from '../load/settings-store.js';
+import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import { isObjectUrl } from '../store/location.js';
 import { openPlace } from '../store/open-place.js';
 import type { OpenedPlace } from '../store/open-place.js';
@@ -36,7 +37,7 @@ export function makeExportCommand(): Command {
             for (const note of notes) process.stderr.write(`warning: ${note.message}\n`);
             await wh.liftCommitLimits();
             // A database that exports one workspace of a shared lake writes into that workspace's folders only.
-            workspace = await wh.workspace();
+            workspace = await new SettingsStore(wh).workspace();
             const place = placeOfWorkspace(out.place, workspace);
             const s = await exportParquet(wh, place, { scope: 'all' });
             for (const repair of s.repaired) process.stderr.write(`repaired ${repair.table}: ${repair.problems.join('; ')}\n`);

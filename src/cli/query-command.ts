@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { FatalError } from '../errors.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { withPublishedDatabase } from '../store/snapshot-store.js';
+import { withPublishedDatabase } from '../store/open-snapshot-store.js';
 import { absentHistoryNote, viewsReadingAbsentHistory } from '../views/absent-history.js';
 import { memoryLimitArg } from './memory-limit-arg.js';
 import { QUERY_FORMATS, writeQueryResult } from './query-output.js';

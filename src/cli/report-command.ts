@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { DEFAULT_DB_PATH } from '../config/default-paths.js';
 import { reportPathFor } from '../config/report-path.js';
-import { withPublishedDatabase } from '../store/snapshot-store.js';
+import { withPublishedDatabase } from '../store/open-snapshot-store.js';
 import { memoryLimitArg } from './memory-limit-arg.js';
 import { writeReport } from '../report/write-report.js';
 import { REPORT_MEMORY_LIMIT } from '../load/warehouse.js';

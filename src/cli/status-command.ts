@@ -14,9 +14,15 @@ import { isSnapshot } from '../load/series-freshness.js';
 import { ConfigError, NoDatabaseError, NoSnapshotError } from '../errors.js';
 import { latestLookbacks, latestReconciliation, restatementsByAge } from '../load/audit-store.js';
 import type { LookbackNow } from '../load/audit-store.js';
-import { openSnapshotStore } from '../store/snapshot-store.js';
+import { BackfillStore } from '../load/backfill-store.js';
+import { RunLog } from '../load/run-log.js';
+import { SeriesFailureStore } from '../load/series-failure-store.js';
+import { hasTable, rowCount } from '../load/stored-tables.js';
+import { StreamOutcomeStore } from '../load/stream-outcomes.js';
+import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { Warehouse } from '../load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../streams/table-specs.js';
 import type { Hole, StatusRow } from '../load/warehouse.js';
 import { parseDbLocation } from '../store/location.js';
 import { snapshotFiles } from '../store/published-snapshot.js';
@@ -79,10 +85,8 @@ async function snapshotTableRows(wh: Warehouse, rows: readonly StatusRow[]): Pro
     if (!isStreamName(stream)) continue;
     const table = streamDeclaration(stream).tables[0]?.name;
     if (table === undefined) continue;
-    const [exists] = await wh.query('SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = $1', [table]);
-    if (!Number(exists?.['n'])) continue;
-    const [count] = await wh.query(`SELECT count(*) AS n FROM "${table}"`);
-    counts.set(stream, Number(count?.['n'] ?? 0));
+    if (!(await hasTable(wh, table))) continue;
+    counts.set(stream, await rowCount(wh, table));
   }
   return counts;
 }
@@ -105,28 +109,26 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
   let lookbacks: LookbackNow[];
   let absentNote: string | undefined;
   try {
-    const query = (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
     if (flags.restatements) {
-      const report = (await restatementReport(query, flags.share)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+      const report = (await restatementReport(wh, flags.share)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
       if (flags.json) writeJsonLine({ share: flags.share, streams: report }, EXIT.done, null);
       else process.stdout.write(formatRestatements(report, flags.share));
       return;
     }
-    reconciliation = (await latestReconciliation(query)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+    reconciliation = (await latestReconciliation(wh)).filter((r) => flags.stream === undefined || r.stream === flags.stream);
     rows = (await wh.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
     holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
-    [lastRun] = await wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
-    streams = (await wh.query('SELECT "stream", "status", "error", "run_id", "finished_at", "last_success_run_id", "last_success_at" FROM "_etl_stream_outcomes" ORDER BY "stream"'))
+    lastRun = await new RunLog(wh).latest();
+    streams = (await new StreamOutcomeStore(wh).list())
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
     // Databases published before these tables existed have none: nothing failed or is being backfilled there.
-    const bookkeeping = async (table: string, sql: string) => ((await wh.query(`SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = $1`, [table]))[0]?.['n'] ? wh.query(sql) : []);
-    failedSeries = (await bookkeeping('_etl_series_failures', 'SELECT "stream", "series_key", "object_id", "retriable", "error", "run_id" FROM "_etl_series_failures" ORDER BY "stream", "series_key"'))
+    failedSeries = (await new SeriesFailureStore(wh).list())
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
-    backfill = (await bookkeeping('_etl_backfill', 'SELECT * FROM "_etl_backfill" WHERE "series_complete" < "series" ORDER BY "stream"'))
+    backfill = (await new BackfillStore(wh).unfinished())
       .filter((r) => flags.stream === undefined || r['stream'] === flags.stream);
     snapshotRows = await snapshotTableRows(wh, rows);
     if (wh.absentHistory.length > 0) absentNote = absentHistoryNote(wh.absentHistory, await viewsReadingAbsentHistory(wh));
-    lookbacks = (await latestLookbacks(query)).filter((l) => flags.stream === undefined || l.stream === flags.stream);
+    lookbacks = (await latestLookbacks(wh)).filter((l) => flags.stream === undefined || l.stream === flags.stream);
     // Each stream's look-back in its last run: `lookback_days` re-read, `lookback` how it was set; null for streams
     // that re-read nothing (lists, snapshots) and for databases written before look-backs were recorded.
     streams = streams.map((r) => {
@@ -217,7 +219,7 @@ async function openShown(db: string, store: SnapshotStore): Promise<{ wh: Wareho
     // An object store says "no such object" when no run holds the lock: a checkpoint beside the key may still be there.
     const location = parseDbLocation(db);
     if (location.kind === 'local' && err instanceof NoDatabaseError) throw err;
-    if (location.kind === 'local') return { wh: await Warehouse.open(snapshotFiles(db).working, { readOnly: true }), source: 'unpublished' };
+    if (location.kind === 'local') return { wh: await Warehouse.open(snapshotFiles(db).working, WAREHOUSE_TABLES, { readOnly: true }), source: 'unpublished' };
     const point = await store.openResumePoint().catch(() => {
       throw err;
     });
@@ -314,8 +316,8 @@ export interface RestatementReport {
   recommendedLookbackDays: number | undefined;
 }
 
-export async function restatementReport(query: (sql: string, params?: readonly unknown[]) => Promise<Record<string, unknown>[]>, share: number): Promise<RestatementReport[]> {
-  const rows = await restatementsByAge(query);
+export async function restatementReport(wh: Pick<Warehouse, 'query'>, share: number): Promise<RestatementReport[]> {
+  const rows = await restatementsByAge(wh);
   const streams = [...new Set(rows.map((r) => r.stream))];
   return streams.map((stream) => {
     const byAge = rows.filter((r) => r.stream === stream).map(({ ageDays, changes }) => ({ ageDays, changes }));

@@ -7,8 +7,8 @@
 import { stringify } from 'yaml';
 import { PARQUET_PARTITION_COLUMN, WORKSPACE_PARTITION_COLUMN } from '../export/parquet-layout.js';
 import { columnDescription } from '../load/column-descriptions.js';
-import { sqlString, storedColumns, tableSpec } from '../load/table-specs.js';
-import type { TableSpec } from '../load/table-specs.js';
+import { sqlString, storedColumns, tableSpec } from '../streams/table-specs.js';
+import type { TableSpec } from '../streams/table-specs.js';
 import { sourceFreshness } from './source-freshness.js';
 import { UNIQUE_KEY_TEST } from './unique-key-test.js';
 import type { CatalogColumn, CatalogTable, WarehouseCatalog } from './warehouse-catalog.js';

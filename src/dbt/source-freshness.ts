@@ -3,7 +3,7 @@
 // watermark. A unit in progress closes one unit after its start and the next scheduled run must follow within one
 // schedule period: a table older than schedule + unit missed a run (warn), older than that plus another period missed two
 // (error). Tables of lists and details are read whole every run and carry no time of their own: no freshness.
-import { ident, seriesStreamOfTable, tableSpec } from '../load/table-specs.js';
+import { ident, seriesStreamOfTable, tableSpec } from '../streams/table-specs.js';
 
 export interface SourceFreshness {
   /** The SQL expression whose maximum dbt compares with now: a TIMESTAMP (a DATE column is cast, dbt needs a time). */

@@ -1,7 +1,9 @@
 // The warehouse as its own catalog describes it: the data tables of schema main and the analyst views of schema
 // analytics, each with its comment, its columns in order (name, DuckDB type, comment) and, for tables, its row count.
 // The dbt package is written from this, not from the declarations alone, so it describes the database it is run on.
-import { ident, isTableName } from '../load/table-specs.js';
+import { isTableName } from '../streams/table-specs.js';
+import { SettingsStore } from '../load/settings-store.js';
+import { rowCount } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { ANALYTICS_SCHEMA } from '../views/analytics-views.js';
 
@@ -33,7 +35,10 @@ export interface WarehouseCatalog {
   seriesUnits: Readonly<Record<string, readonly string[]>>;
 }
 
-/** Read the catalog of an open warehouse (read-only: nothing is written). */
+/**
+ * Read the catalog of an open warehouse (read-only: nothing is written). Its reads of DuckDB's catalog (tables, analyst
+ * views, columns and their comments) are this module's own SQL: what dbt is told is what DuckDB holds, views included.
+ */
 export async function readWarehouseCatalog(wh: Warehouse): Promise<WarehouseCatalog> {
   const relations = await wh.query(
     `SELECT 'main' AS "schema", "table_name" AS "name", "comment" FROM duckdb_tables()
@@ -57,12 +62,11 @@ export async function readWarehouseCatalog(wh: Warehouse): Promise<WarehouseCata
   for (const r of relations.filter((r) => r['schema'] === 'main' && isTableName(String(r['name'])))) {
     const name = String(r['name']);
     // The exact count, not duckdb_tables()'s estimate: a table with no rows has no Parquet file to read.
-    const [count] = await wh.query(`SELECT count(*) AS "n" FROM "main".${ident(name)}`);
-    tables.push({ name, comment: (r['comment'] as string | null) || null, columns: columnsOf('main', name), rows: Number(count!['n']) });
+    tables.push({ name, comment: (r['comment'] as string | null) || null, columns: columnsOf('main', name), rows: await rowCount(wh, name) });
   }
   const views = relations.filter((r) => r['schema'] === ANALYTICS_SCHEMA)
     .map((r) => ({ name: String(r['name']), comment: (r['comment'] as string | null) || null, columns: columnsOf(ANALYTICS_SCHEMA, String(r['name'])) }));
   const units = await wh.query(`SELECT "stream", list(DISTINCT "unit" ORDER BY "unit") AS "units" FROM "_etl_series_state" WHERE "unit" IN ('day', 'hour') GROUP BY "stream"`);
   const seriesUnits = Object.fromEntries(units.map((u) => [String(u['stream']), (u['units'] as string[]).map(String)]));
-  return { workspace: await wh.workspace(), tables, views, seriesUnits };
+  return { workspace: await new SettingsStore(wh).workspace(), tables, views, seriesUnits };
 }

@@ -3,15 +3,18 @@
 // folder or an object-store prefix; the export does not know which). Per table: the changed partitions are written to
 // a staging folder and put in place (in parallel, bounded), the manifest follows, then the files the manifest no longer
 // names are deleted, and only then are the exported months cleared from `_etl_dirty_partitions`. A table still in the
-// old `_month=` layout is rewritten whole and its old files removed.
+// old `_month=` layout is rewritten whole and its old files removed. The COPY statements that write Parquet, and the
+// read of a placed file's row count, are the export's own SQL and live here; the book of partitions it reads and clears
+// is load/partition-book.ts.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FatalError } from '../errors.js';
-import { CLEAR_DIRTY_SQL, READ_DIRTY_SQL } from '../load/dirty-partitions.js';
+import { PartitionBook } from '../load/partition-book.js';
+import { columnsOfTable } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, sqlString, storedColumns, tableSpec } from '../load/table-specs.js';
-import type { TableName, TableSpec } from '../load/table-specs.js';
+import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, sqlString, storedColumns, tableSpec } from '../streams/table-specs.js';
+import type { TableName, TableSpec } from '../streams/table-specs.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
 import { LocalPlace } from '../store/local-place.js';
@@ -162,10 +165,7 @@ async function partitionsToWrite(wh: Warehouse, spec: TableSpec, existing: Itera
   if (scope === 'all') {
     if (!spec.partitionSource) found.add(WHOLE_TABLE_PARTITION);
     else {
-      const source = ident(spec.partitionSource);
-      for (const row of await wh.query(`SELECT DISTINCT strftime(${source}, '%Y') AS p FROM ${ident(spec.name)} WHERE ${source} IS NOT NULL`)) {
-        found.add(row.p as string);
-      }
+      for (const year of await new PartitionBook(wh).years(spec)) found.add(year);
       for (const year of existing) found.add(year);
     }
   }
@@ -364,7 +364,7 @@ async function exportTable(
 }
 
 async function clearDirty(wh: Warehouse, spec: TableSpec, partitions: string[]): Promise<void> {
-  await wh.query(CLEAR_DIRTY_SQL, [spec.name, partitions]);
+  await new PartitionBook(wh).clear(spec.name, partitions);
 }
 
 /** A place given as a folder path is a LocalPlace, checked writable first: its share without workspace. */
@@ -406,14 +406,9 @@ export async function exportParquet(wh: Warehouse, out: Place | string, opts: Ex
   const place = await placeOf(out);
   // A run's merges leave replaced rows' versions in memory until a checkpoint, and a sorted COPY of a wide year beside
   // them can run out of the limit. Checkpoint first.
-  await wh.query('CHECKPOINT');
+  await wh.checkpoint();
   const tables = (opts.tables ?? TABLE_SPECS.map((s) => s.name)).map(tableSpec);
-  const dirty = new Map<string, Set<string>>();
-  for (const row of await wh.query(READ_DIRTY_SQL)) {
-    const table = row.table_name as string;
-    if (!dirty.has(table)) dirty.set(table, new Set());
-    dirty.get(table)!.add(row.partition as string);
-  }
+  const dirty = await new PartitionBook(wh).dirty();
 
   const run = await beginExport(wh, place);
   const summary: ExportSummary = { outDir: place.description, repaired: [], tables: [], filesWritten: 0, filesRemoved: 0, rowsWritten: 0, put: run.put };
@@ -447,10 +442,10 @@ export async function exportBookkeeping(wh: Warehouse, out: Place | string): Pro
       const staged = join(run.staging, `${folder}.${DATA_FILE}.part`);
       const [row] = await wh.query(`COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (${PARQUET_COPY_OPTIONS})`);
       const bytes = await putFile(run, `${folder}/${run.fileName}`, staged);
-      const columns = await wh.query(`SELECT "column_name", "data_type" FROM information_schema.columns WHERE "table_schema" = 'main' AND "table_name" = $1 ORDER BY "ordinal_position"`, [table]);
+      const columns = await columnsOfTable(wh, table);
       await writeManifest(place, {
         table: folder, format: 'parquet', compression: 'zstd', partitionColumn: null,
-        columns: columns.map((c) => ({ name: c.column_name as string, type: c.data_type as string })),
+        columns,
         files: [{ path: run.fileName, partition: null, rows: Number(row?.Count ?? 0), bytes }],
         updatedAt: new Date().toISOString(),
         database: run.database,

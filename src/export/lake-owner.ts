@@ -2,8 +2,8 @@
 // database keeps in `_etl_settings`, copied with the file); an export replaces and deletes only what manifests of its own
 // database name, and refuses, before anything is touched, a layout whose manifests another database wrote — as
 // Terraform refuses a state of another lineage. Manifests of versions before the id are adopted by the first export.
-import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
+import { SettingsStore } from '../load/settings-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { eachLimited } from '../store/place.js';
 import type { Place } from '../store/place.js';
@@ -11,15 +11,6 @@ import { EXPORTED_TABLES } from './parquet-layout.js';
 import { inspectManifest, manifestName } from './table-manifest.js';
 
 const READS_IN_FLIGHT = 8;
-
-/** This database's id, made (and kept in `_etl_settings`) the first time it is asked for. */
-export async function databaseId(wh: Warehouse): Promise<string> {
-  const [row] = await wh.query(`SELECT "value" FROM "_etl_settings" WHERE "key" = 'database_id'`);
-  if (typeof row?.['value'] === 'string') return row['value'];
-  const id = randomUUID();
-  await wh.query(`INSERT INTO "_etl_settings" VALUES ('database_id', $1)`, [id]);
-  return id;
-}
 
 /** The tables of `place` whose manifest another database published, with that database's id. */
 export async function foreignManifests(place: Place, id: string): Promise<{ table: string; database: string }[]> {
@@ -38,7 +29,7 @@ export async function foreignManifests(place: Place, id: string): Promise<{ tabl
  * published there: replacing those files would lose that database's data.
  */
 export async function claimLake(wh: Warehouse, place: Place): Promise<string> {
-  const id = await databaseId(wh);
+  const id = await new SettingsStore(wh).databaseId();
   const foreign = await foreignManifests(place, id);
   if (foreign.length > 0) {
     const shown = foreign.slice(0, 3).map((f) => `${manifestName(f.table)} (database ${f.database})`).join(', ');

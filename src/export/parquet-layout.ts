@@ -1,7 +1,7 @@
 // Where each table lands in the Parquet tree. Every path part is a name Hive, Trino, Athena, Spark and BigQuery read
 // (none starts with `_` or `.`, which they treat as hidden): `<out>/<table>/year=YYYY/data.parquet` for tables with a
 // time column, `<out>/<table>/data.parquet` for the rest, and the manifests beside the tables in `<out>/manifests/`.
-import { TABLE_SPECS } from '../load/table-specs.js';
+import { TABLE_SPECS } from '../streams/table-specs.js';
 
 /** The hive partition column of time-partitioned tables; no data column of any table bears this name. */
 export const PARQUET_PARTITION_COLUMN = 'year';

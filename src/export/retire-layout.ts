@@ -1,10 +1,10 @@
 // When a database's `workspace:` changes (none → NAME, or one name → another), its Parquet moves: the next export
 // writes every partition under the new layout, then the objects of the old one go — only the data files and manifests
 // of tables whose manifest this database published (lake-owner.ts); another database's tables there stay.
+import { SettingsStore } from '../load/settings-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { placeOfWorkspace } from '../store/workspace-place.js';
 import type { Place } from '../store/place.js';
-import { databaseId } from './lake-owner.js';
 import { EXPORTED_TABLES, isLayoutFile } from './parquet-layout.js';
 import { inspectManifest, manifestName } from './table-manifest.js';
 
@@ -14,7 +14,7 @@ import { inspectManifest, manifestName } from './table-manifest.js';
  */
 export async function retireLayout(lake: Place, previous: string | undefined, wh: Warehouse): Promise<number> {
   const old = placeOfWorkspace(lake, previous);
-  const id = await databaseId(wh);
+  const id = await new SettingsStore(wh).databaseId();
   const keys: string[] = [];
   for (const { folder } of EXPORTED_TABLES) {
     const reading = await inspectManifest(old, folder);

@@ -7,7 +7,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { NoSnapshotError } from '../errors.js';
-import { withPublishedDatabase } from '../store/snapshot-store.js';
+import { hasTable } from '../load/stored-tables.js';
+import { StreamOutcomeStore } from '../load/stream-outcomes.js';
+import { withPublishedDatabase } from '../store/open-snapshot-store.js';
 import type { StreamFinished } from '../pipeline/run-events.js';
 import type { MetricFamily } from './prometheus-text.js';
 import { formatPrometheusText, parsePrometheusText } from './prometheus-text.js';
@@ -92,14 +94,11 @@ export interface PublishedStreamState {
 export async function readPublishedStreamState(db: string): Promise<PublishedStreamState> {
   try {
     return await withPublishedDatabase(db, async (wh) => {
-      const tables = new Set((await wh.query(`SELECT table_name FROM duckdb_tables() WHERE table_name IN ('_etl_holes', '_etl_stream_outcomes')`)).map((r) => String(r['table_name'])));
-      const holes = tables.has('_etl_holes') ? await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`) : [];
-      const successes = tables.has('_etl_stream_outcomes')
-        ? await wh.query(`SELECT "stream", epoch(max("last_success_at")) AS at FROM "_etl_stream_outcomes" WHERE "last_success_at" IS NOT NULL GROUP BY "stream"`)
-        : [];
+      // Counted in SQL rather than through Warehouse.readHoles: a long backfill's holes are many rows, and only counts are shown.
+      const holes = (await hasTable(wh, '_etl_holes')) ? await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`) : [];
       return {
         openHoles: Object.fromEntries(holes.map((r) => [String(r['stream']), Number(r['n'])])),
-        lastSuccess: Object.fromEntries(successes.map((r) => [String(r['stream']), Math.round(Number(r['at']))])),
+        lastSuccess: (await hasTable(wh, '_etl_stream_outcomes')) ? await new StreamOutcomeStore(wh).lastSuccesses() : {},
       };
     });
   } catch (err) {

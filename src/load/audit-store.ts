@@ -2,9 +2,10 @@
 // (`_etl_restatements`, written by the merge) and the look-back of each run (`_etl_lookback`) — what the run records
 // and what the planner and `status` read back.
 import { ident } from './table-definition.js';
+import type { Warehouse } from './warehouse.js';
 
-/** Runs SQL with parameters and returns plain rows: Warehouse.query. */
-type Query = (sql: string, params?: readonly unknown[]) => Promise<Record<string, unknown>[]>;
+/** What these functions read and write through: the Warehouse (its query). */
+type Db = Pick<Warehouse, 'query'>;
 
 /** 'unavailable': the checking endpoint refused or failed; the check is an audit, so the data stays and the run goes on. */
 export type ReconciliationStatus = 'match' | 'mismatch' | 'incomplete' | 'unavailable';
@@ -23,12 +24,12 @@ export interface ReconciliationRow {
   status: ReconciliationStatus;
 }
 
-export async function recordReconciliation(query: Query, runId: string, checkedAt: Date, rows: readonly ReconciliationRow[]): Promise<void> {
+export async function recordReconciliation(db: Db, runId: string, checkedAt: Date, rows: readonly ReconciliationRow[]): Promise<void> {
   // A statement per 100 rows, not per row: a run reconciles every Canvas, four metrics each.
   for (let from = 0; from < rows.length; from += 100) {
     const part = rows.slice(from, from + 100);
     const tuples = part.map((_, i) => `(${Array.from({ length: 10 }, (_v, k) => (k === 5 || k === 6 ? `CAST($${i * 10 + k + 1} AS DOUBLE)` : `$${i * 10 + k + 1}`)).join(', ')})`);
-    await query(
+    await db.query(
       `INSERT INTO "_etl_reconciliation" VALUES ${tuples.join(', ')}`,
       part.flatMap((r) => [r.stream, r.seriesKey, r.windowStart, r.windowEnd, r.metric, r.expected, r.actual, r.status, runId, checkedAt]),
     );
@@ -50,7 +51,7 @@ export interface TotalsQuery {
  * same dimension columns, one canvas_id each say; the answer is in their order.
  */
 export async function storedTotalsOf(
-  query: Query,
+  db: Db,
   s: TotalsQuery,
   series: readonly Readonly<Record<string, string>>[],
 ): Promise<{ totals: Record<string, number>; units: number }[]> {
@@ -59,7 +60,7 @@ export async function storedTotalsOf(
   const keySql = dimCols.length > 0 ? `concat_ws(chr(0), ${dimCols.map((col) => ident(col)).join(', ')})` : `''`;
   const where = [`CAST(${ident(s.timeColumn)} AS TIMESTAMP) >= $1`, `CAST(${ident(s.timeColumn)} AS TIMESTAMP) < $2`, `list_contains($3, ${keySql})`].join(' AND ');
   const sums = Object.entries(s.metrics).map(([metric, col]) => `CAST(coalesce(sum(${ident(col)}), 0) AS DOUBLE) AS ${ident(metric)}`);
-  const rows = await query(
+  const rows = await db.query(
     `SELECT ${keySql} AS "_key", count(*) AS "_units", ${sums.join(', ')} FROM ${ident(s.table)} WHERE ${where} GROUP BY ALL`,
     [s.start, s.end, series.map(keyOf)],
   );
@@ -73,8 +74,8 @@ export async function storedTotalsOf(
 }
 
 /** The latest check of every reconciled series and metric, mismatches first. */
-export async function latestReconciliation(query: Query): Promise<(ReconciliationRow & { runId: string; checkedAt: Date })[]> {
-  const rows = await query(
+export async function latestReconciliation(db: Db): Promise<(ReconciliationRow & { runId: string; checkedAt: Date })[]> {
+  const rows = await db.query(
     `SELECT * FROM "_etl_reconciliation"
      QUALIFY row_number() OVER (PARTITION BY "stream", "series_key", "metric" ORDER BY "checked_at" DESC) = 1
      ORDER BY "status" = 'match', "stream", "series_key", "metric"`,
@@ -87,8 +88,14 @@ export async function latestReconciliation(query: Query): Promise<(Reconciliatio
 }
 
 /** Per stream, how many restated values were seen at each age in days. */
-export async function restatementsByAge(query: Query): Promise<{ stream: string; ageDays: number; changes: number }[]> {
-  const rows = await query(
+/** How many values run `runId` restated. */
+export async function restatementsOfRun(db: Db, runId: string): Promise<number> {
+  const [row] = await db.query('SELECT count(*) AS n FROM "_etl_restatements" WHERE "run_id" = $1', [runId]);
+  return Number(row?.['n'] ?? 0);
+}
+
+export async function restatementsByAge(db: Db): Promise<{ stream: string; ageDays: number; changes: number }[]> {
+  const rows = await db.query(
     `SELECT "stream", "age_days", count(*) AS "changes" FROM "_etl_restatements" GROUP BY ALL ORDER BY "stream", "age_days"`,
   );
   return rows.map((r) => ({ stream: String(r['stream']), ageDays: Number(r['age_days']), changes: Number(r['changes']) }));
@@ -112,14 +119,14 @@ export interface LookbackRow {
 export const LOOKBACK_LOG_DAYS = 14;
 
 /** Records the look-back of each series stream in this run, then trims `_etl_lookback` (see LOOKBACK_LOG_DAYS). */
-export async function recordLookbacks(query: Query, runId: string, until: Date, rows: readonly LookbackRow[]): Promise<void> {
+export async function recordLookbacks(db: Db, runId: string, until: Date, rows: readonly LookbackRow[]): Promise<void> {
   if (rows.length === 0) return;
   const tuples = rows.map((_, i) => `(${Array.from({ length: 7 }, (_v, k) => `$${i * 7 + k + 1}`).join(', ')})`);
-  await query(
+  await db.query(
     `INSERT INTO "_etl_lookback" VALUES ${tuples.join(', ')}`,
     rows.flatMap((r) => [runId, r.stream, until, r.mode, r.days, r.probe, r.reason]),
   );
-  await trimLookbacks(query);
+  await trimLookbacks(db);
 }
 
 /**
@@ -127,8 +134,8 @@ export async function recordLookbacks(query: Query, runId: string, until: Date, 
  * than LOOKBACK_LOG_DAYS before its newest run, except its last probe and the first run of its current look-back with
  * the run before it. The table then holds at most about LOOKBACK_LOG_DAYS + 3 rows per stream of nightly runs.
  */
-export async function trimLookbacks(query: Query): Promise<void> {
-  await query(
+export async function trimLookbacks(db: Db): Promise<void> {
+  await db.query(
     `DELETE FROM "_etl_lookback" WHERE rowid IN (
        WITH "ordered" AS (
          SELECT rowid AS "rid", "stream", "until", "probe",
@@ -152,18 +159,18 @@ export async function trimLookbacks(query: Query): Promise<void> {
  * Per stream, what an auto look-back is set from: the values restated at each age by runs whose --until is at or after
  * `since`, the --until of its last probe and of the oldest run `_etl_lookback` still holds.
  */
-export async function lookbackEvidence(query: Query, since: Date): Promise<Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }>> {
+export async function lookbackEvidence(db: Db, since: Date): Promise<Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }>> {
   const out = new Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }>();
   // `plan` reads a database published before the table existed as it is (read-only): nothing recorded, nothing seen.
-  if (!(await hasLookbackTable(query))) return out;
+  if (!(await hasLookbackTable(db))) return out;
   const entry = (stream: string) => out.get(stream) ?? out.set(stream, { byAge: [] }).get(stream)!;
-  const ages = await query(
+  const ages = await db.query(
     `SELECT x."stream", x."age_days", count(*) AS "changes" FROM "_etl_restatements" x JOIN "_etl_runs" r ON r."run_id" = x."run_id"
      WHERE r."until" >= $1 GROUP BY ALL ORDER BY ALL`,
     [since],
   );
   for (const r of ages) entry(String(r['stream'])).byAge.push({ ageDays: Number(r['age_days']), changes: Number(r['changes']) });
-  for (const r of await query(`SELECT "stream", min("until") AS "first", max("until") FILTER (WHERE "probe") AS "probe" FROM "_etl_lookback" GROUP BY ALL`)) {
+  for (const r of await db.query(`SELECT "stream", min("until") AS "first", max("until") FILTER (WHERE "probe") AS "probe" FROM "_etl_lookback" GROUP BY ALL`)) {
     const e = entry(String(r['stream']));
     e.firstRecorded = r['first'] as Date;
     if (r['probe'] !== null) e.lastProbe = r['probe'] as Date;
@@ -179,9 +186,9 @@ export interface LookbackNow extends LookbackRow {
 }
 
 /** The latest look-back of every stream recorded, and when it last changed; none for databases written before the table. */
-export async function latestLookbacks(query: Query): Promise<LookbackNow[]> {
-  if (!(await hasLookbackTable(query))) return [];
-  const rows = await query(`SELECT "stream", "until", "mode", "lookback_days", "probe", "reason" FROM "_etl_lookback" ORDER BY "stream", "until", "run_id"`);
+export async function latestLookbacks(db: Db): Promise<LookbackNow[]> {
+  if (!(await hasLookbackTable(db))) return [];
+  const rows = await db.query(`SELECT "stream", "until", "mode", "lookback_days", "probe", "reason" FROM "_etl_lookback" ORDER BY "stream", "until", "run_id"`);
   const out = new Map<string, LookbackNow>();
   for (const r of rows) {
     const stream = String(r['stream']);
@@ -197,7 +204,7 @@ export async function latestLookbacks(query: Query): Promise<LookbackNow[]> {
   return [...out.values()];
 }
 
-async function hasLookbackTable(query: Query): Promise<boolean> {
-  const [exists] = await query(`SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = '_etl_lookback'`);
+async function hasLookbackTable(db: Db): Promise<boolean> {
+  const [exists] = await db.query(`SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = '_etl_lookback'`);
   return Number(exists?.['n'] ?? 0) > 0;
 }

@@ -6,8 +6,8 @@ import { stagedAppend, type StagedAppend } from './append-columns.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { sqlTimestamp, toDuckDBValue } from './duckdb-values.js';
 import type { StagedTable } from './row-package.js';
-import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident, sqlString } from './table-specs.js';
-import type { ColumnSpec, TableSpec } from './table-specs.js';
+import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident, sqlString } from './table-definition.js';
+import type { ColumnSpec, TableSpec } from './table-definition.js';
 import { MONEY } from './table-definition.js';
 import { historyMergeSql } from './table-history.js';
 

@@ -5,13 +5,11 @@ import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { ConfigError } from '../errors.js';
-import { TABLE_SPECS } from './table-specs.js';
+import type { WarehouseTables } from './warehouse-tables.js';
 
 // Bytes 8–11 of every DuckDB database file.
 const DUCKDB_MAGIC = 'DUCK';
 
-/** The tables whose presence marks a database engage-etl wrote: the registry's and the run log. */
-const ENGAGE_TABLES = [...TABLE_SPECS.map((s) => s.name), '_etl_runs'];
 
 /**
  * Refuse a `path` that is a folder or not a DuckDB database. `shownAs` is how messages name it: the `--db` path, or the
@@ -34,16 +32,16 @@ export async function checkDatabaseFile(path: string, shownAs: string): Promise<
 }
 
 /**
- * Refuse a DuckDB database holding none of engage-etl's tables (someone else's database, or an empty one a mistyped
- * --db left): opened read-only, so nothing in it changes. Call after checkDatabaseFile.
+ * Refuse a DuckDB database holding none of engage-etl's tables — `tables` or the run log — (someone else's database, or
+ * an empty one a mistyped --db left): opened read-only, so nothing in it changes. Call after checkDatabaseFile.
  */
-export async function checkEngageTables(path: string, shownAs: string): Promise<void> {
+export async function checkEngageTables(path: string, shownAs: string, tables: WarehouseTables): Promise<void> {
   const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   let found: number;
   try {
     const conn = await instance.connect();
     try {
-      const list = ENGAGE_TABLES.map((t) => `'${t}'`).join(', ');
+      const list = [...tables.all.map((s) => s.name), '_etl_runs'].map((t) => `'${t}'`).join(', ');
       const rows = (await conn.runAndReadAll(`SELECT count(*) AS n FROM duckdb_tables() WHERE "schema_name" = 'main' AND "table_name" IN (${list})`)).getRowObjectsJS();
       found = Number(rows[0]?.['n'] ?? 0);
     } finally {

@@ -4,7 +4,7 @@ import { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, TIMESTAMP, VARCHAR, dateV
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { FatalError } from '../errors.js';
 import { MONEY } from './table-definition.js';
-import type { ColumnType } from './table-specs.js';
+import type { ColumnType } from './table-definition.js';
 
 const MS_PER_DAY = 86_400_000;
 

@@ -10,7 +10,6 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { FatalError } from '../errors.js';
 import { toDuckDBValue } from './duckdb-values.js';
 import { MONEY, ident, type ColumnType, type TableSpec } from './table-definition.js';
-import { FETCHED_TABLE_SPECS } from './table-specs.js';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -67,7 +66,7 @@ interface TableLayout {
 }
 
 /** The staging table's layout, the same for every package: as many slots of each kind as the widest table needs. */
-class StagingLayout {
+export class StagingLayout {
   readonly slots: { name: string; sql: string }[] = [];
   readonly #tables = new Map<string, TableLayout>();
 
@@ -128,8 +127,6 @@ class StagingLayout {
   }
 }
 
-export const STAGING_LAYOUT = new StagingLayout(FETCHED_TABLE_SPECS);
-
 /** One table's rows in a package: how the merge reads them from the staging table. */
 export interface StagedTable {
   spec: TableSpec;
@@ -142,6 +139,14 @@ export interface StagedTable {
   select: string[];
   /** The package's file of this table's rows. */
   file: string;
+}
+
+/** What a package needs of the warehouse's tables (warehouse-tables.ts): their specs by name and their staging layout. */
+export interface PackageTables {
+  readonly all: readonly TableSpec[];
+  readonly staging: StagingLayout;
+  has(name: string): boolean;
+  spec(name: string): TableSpec;
 }
 
 function sqlText(text: string): string {
@@ -157,11 +162,14 @@ export class RowPackage {
   #closed = false;
   #seq = 0;
   #bytes = 0;
+  /** The tables of the warehouse the package is for: the names its rows may name, and their staging layout. */
+  readonly tables: PackageTables;
   readonly #tables = new Map<string, { layout: TableLayout; rows: number; fd: number | undefined; file: string }>();
 
   /** `folder` exists and is this package's alone. */
-  constructor(folder: string) {
+  constructor(folder: string, tables: PackageTables) {
     this.folder = folder;
+    this.tables = tables;
   }
 
   /** Rows added so far. */
@@ -181,7 +189,7 @@ export class RowPackage {
     let entry = this.#tables.get(spec.name);
     if (!entry) {
       const file = `${this.folder}/${spec.name}.csv`;
-      this.#tables.set(spec.name, (entry = { layout: STAGING_LAYOUT.table(spec), rows: 0, fd: openSync(file, 'w'), file }));
+      this.#tables.set(spec.name, (entry = { layout: this.tables.staging.table(spec), rows: 0, fd: openSync(file, 'w'), file }));
     }
     const { layout } = entry;
     const cols = spec.columns;

@@ -1,8 +1,9 @@
-// The DuckDB database of engage-etl: opens it (creating tables from sql/), commits pipeline batches in one transaction,
-// keeps per-series watermarks and the run log, and answers queries with plain JS values.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+// The DuckDB database of engage-etl: opens it (creating tables from sql/), gives serial access and transactions,
+// commits pipeline batches (packages) in one transaction, and answers queries with plain JS values. The bookkeeping
+// families each have a store that owns their SQL and writes through this class (run-log.ts, settings-store.ts, …).
+import { constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -11,27 +12,22 @@ import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
 import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
 import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, comparedRows, prepareMerge, tableChanges, tableExtents } from './bulk-merge.js';
-import { RowPackage, STAGING_LAYOUT, type StagedTable } from './row-package.js';
+import { RowPackage, type PackageTables, type StagedTable } from './row-package.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
-import { beginRun, closeAbandonedRuns, finishRun } from './run-log.js';
-import type { RunEnd, RunStart } from './run-log.js';
 import { HOLES_SQL, SERIES_STATE_SQL, prepareHoleUpdates, prepareSeriesState, toHole, toSeriesState } from './series-state-store.js';
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { behindMs } from './series-freshness.js';
 import { applySqlDir } from './sql-dir.js';
-import { recordStreamOutcomes } from './stream-outcomes.js';
-import type { StreamOutcome } from './stream-outcomes.js';
 import { createTableSql } from './table-definition.js';
 import { HISTORY_SUFFIX, historyTableName, seedHistory } from './table-history.js';
 import { isCurrentLayout, matchingUpgrade, tableColumns, upgradeTables } from './table-upgrade.js';
-import { FETCHED_TABLE_SPECS, PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, allColumnNames, ident, isTableName, seriesStreamOfTable, tableSpec } from './table-specs.js';
-import type { TableName } from './table-specs.js';
+import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident } from './table-definition.js';
+import type { TableSpec } from './table-definition.js';
+import type { WarehouseTables } from './warehouse-tables.js';
 
 export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
-export type { RunEnd, RunStart } from './run-log.js';
-export type { StreamOutcome } from './stream-outcomes.js';
 
 export interface WarehouseOptions {
   /**
@@ -72,10 +68,10 @@ export const REPORT_MEMORY_LIMIT = '256MB';
 export interface LoadBatch {
   runId: string;
   loadedAt: Date;
-  /** Rows per table; a name outside the registry is refused (a programming error). */
-  upserts: { table: TableName | string; rows: Record<string, unknown>[] }[];
+  /** Rows per table; a name outside the warehouse's tables is refused (a programming error). */
+  upserts: { table: string; rows: Record<string, unknown>[] }[];
   /** Scopes whose stored rows NOT in this batch's upserts are deleted (e.g. canvas_steps of canvas cv_1). */
-  replaces?: { table: TableName | string; columns: string[]; values: unknown[][] }[];
+  replaces?: { table: string; columns: string[]; values: unknown[][] }[];
   state: SeriesStateUpdate[];
   /** Hole changes of the series in this batch. @default [] */
   holes?: HoleUpdate[];
@@ -91,7 +87,7 @@ export interface CommitResult {
    * Per table named in the batch: what changed; for each such table that keeps a history, also its `<table>_history`:
    * versions opened as `inserted`, versions closed as `updated`.
    */
-  tables: Partial<Record<TableName, TableChange>>;
+  tables: Record<string, TableChange>;
   /** inserted + updated + deleted over the batch's tables (history tables not included). */
   rowsChanged: number;
   /** Fetched rows compared with stored ones; the others were outside their object's extent (bulk-merge.ts). */
@@ -107,7 +103,7 @@ export interface PackageCommit extends Omit<LoadBatch, 'upserts'> {
 /** A commit checked and ready to write: see Warehouse.prepareCommit. */
 export interface PreparedCommit {
   runId: string;
-  tables: TableName[];
+  tables: string[];
   /** What the batch holds, for an error message. */
   what: string;
   /** The staging table's DDL and the statement that reads the package's file into it. */
@@ -189,29 +185,29 @@ function sweepStages(): void {
 
 function checkBatch(batch: Pick<LoadBatch, 'runId' | 'loadedAt'>): void {
   if (typeof batch.runId !== 'string' || batch.runId === '') {
-    throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to beginRun`);
+    throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to RunLog.begin`);
   }
   if (!(batch.loadedAt instanceof Date) || Number.isNaN(batch.loadedAt.getTime())) {
     throw new FatalError(`batch of run ${batch.runId}: loadedAt must be a valid Date, got ${String(batch.loadedAt)}`);
   }
 }
 
-/** The spec of a table a batch names; a name outside the registry is a programming error. */
-function tableOf(runId: string, table: string, source: string): ReturnType<typeof tableSpec> {
-  if (!isTableName(table)) {
-    throw new FatalError(`batch of run ${runId}: ${source} names unknown table "${table}"; use one of: ${TABLE_SPECS.map((s) => s.name).join(', ')}`);
+/** The spec of a table a batch names; a name outside the warehouse's tables is a programming error. */
+function tableOf(tables: PackageTables, runId: string, table: string, source: string): TableSpec {
+  if (!tables.has(table)) {
+    throw new FatalError(`batch of run ${runId}: ${source} names unknown table "${table}"; use one of: ${tables.all.map((s) => s.name).join(', ')}`);
   }
-  return tableSpec(table);
+  return tables.spec(table);
 }
 
-/** Write a batch's upserts to a package, each table name checked against the registry. */
+/** Write a batch's upserts to a package, each table name checked against the package's tables. */
 export function addUpserts(pkg: RowPackage, runId: string, upserts: LoadBatch['upserts']): void {
-  for (const upsert of upserts) pkg.add(tableOf(runId, upsert.table, 'an upsert'), upsert.rows);
+  for (const upsert of upserts) pkg.add(tableOf(pkg.tables, runId, upsert.table, 'an upsert'), upsert.rows);
 }
 
 /** A table with no rows in the package (named by a replace scope only). */
-function emptyStaged(spec: ReturnType<typeof tableSpec>): StagedTable {
-  const layout = STAGING_LAYOUT.table(spec);
+function emptyStaged(tables: WarehouseTables, spec: TableSpec): StagedTable {
+  const layout = tables.staging.table(spec);
   return { spec, index: layout.index, rows: 0, duplicates: false, select: layout.select, file: '' };
 }
 
@@ -230,6 +226,8 @@ function writerOptions(memoryLimit = WRITER_MEMORY_LIMIT): Record<string, string
 export class Warehouse {
   readonly path: string;
   readonly readOnly: boolean;
+  /** The tables it holds, as the caller opened it with them. */
+  readonly tables: WarehouseTables;
   /**
    * History tables this database lacks, opened read-only: it was written before they existed, and the next writer
    * creates them from the stored rows (table-history.ts, seedHistory). Empty for a writer and for a current database.
@@ -241,15 +239,19 @@ export class Warehouse {
   #stage: string | undefined;
   #packages = 0;
 
-  private constructor(path: string, readOnly: boolean, conn: DuckDBConnection, absentHistory: readonly string[]) {
+  private constructor(path: string, tables: WarehouseTables, readOnly: boolean, conn: DuckDBConnection, absentHistory: readonly string[]) {
     this.path = path;
+    this.tables = tables;
     this.readOnly = readOnly;
     this.absentHistory = absentHistory;
     this.#conn = conn;
   }
 
-  /** Open (and for writers create) the database at `path`, applying sql/ and checking every table against the registry. */
-  static async open(path: string, opts: WarehouseOptions = {}): Promise<Warehouse> {
+  /**
+   * Open (and for writers create) the database at `path`, applying sql/ and checking every table against `tables` (the
+   * registry's: streams/table-specs.ts, WAREHOUSE_TABLES).
+   */
+  static async open(path: string, tables: WarehouseTables, opts: WarehouseOptions = {}): Promise<Warehouse> {
     const abs = resolve(path);
     const readOnly = opts.readOnly ?? false;
     if (readOnly && !existsSync(abs)) {
@@ -282,16 +284,16 @@ export class Warehouse {
       conn = await entry.instance.connect();
       if (!readOnly) {
         const before = await tableColumns(conn);
-        for (const spec of TABLE_SPECS) await conn.run(createTableSql(spec));
+        for (const spec of tables.all) await conn.run(createTableSql(spec));
         await applySqlDir(conn);
-        await upgradeTables(conn, TABLE_SPECS);
+        await upgradeTables(conn, tables.all);
         // A database from before a table kept its history gains it now, starting from the rows it holds.
-        for (const spec of FETCHED_TABLE_SPECS) {
+        for (const spec of tables.fetched) {
           if (spec.history && before.has(spec.name) && !before.has(historyTableName(spec.name))) await seedHistory(conn, spec);
         }
       }
-      const absentHistory = await checkSchema(conn, abs, readOnly);
-      return new Warehouse(abs, readOnly, conn, absentHistory);
+      const absentHistory = await checkSchema(conn, abs, tables, readOnly);
+      return new Warehouse(abs, tables, readOnly, conn, absentHistory);
     } catch (err) {
       conn?.closeSync();
       release(abs);
@@ -322,7 +324,12 @@ export class Warehouse {
     return run;
   }
 
-  async #transaction<T>(what: string, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  /**
+   * Run `fn` alone on the connection inside one transaction: committed when it returns, rolled back when it throws (an
+   * error not of engage-etl's own becomes a FatalError naming `what`). The stores (run-log.ts, settings-store.ts, …) write
+   * through it.
+   */
+  async transaction<T>(what: string, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
     return this.#serial(async (conn) => {
       await conn.run('BEGIN TRANSACTION');
       try {
@@ -361,7 +368,7 @@ export class Warehouse {
     }
     const folder = join(this.#stage, `package-${++this.#packages}`);
     mkdirSync(folder);
-    return new RowPackage(folder);
+    return new RowPackage(folder, this.tables);
   }
 
   /**
@@ -373,7 +380,7 @@ export class Warehouse {
     checkBatch(commit);
     const scopes = new Map<string, ReplaceScope[]>();
     for (const replace of commit.replaces ?? []) {
-      const table = tableOf(commit.runId, replace.table, 'a replace').name;
+      const table = tableOf(this.tables, commit.runId, replace.table, 'a replace').name;
       const list = scopes.get(table) ?? [];
       list.push({ columns: replace.columns, values: replace.values });
       scopes.set(table, list);
@@ -381,11 +388,11 @@ export class Warehouse {
     // A table named only by a replace scope merges no rows: its stored rows in the scope are deleted.
     const staged = [...commit.staged];
     for (const table of scopes.keys()) {
-      if (!staged.some((t) => t.spec.name === table)) staged.push(emptyStaged(tableSpec(table as TableName)));
+      if (!staged.some((t) => t.spec.name === table)) staged.push(emptyStaged(this.tables, this.tables.spec(table)));
     }
     const merges = staged.map((t) => {
       const table = t.spec.name;
-      const stream = commit.until ? seriesStreamOfTable(table) : undefined;
+      const stream = commit.until ? this.tables.seriesStreamOf(table) : undefined;
       const audit = stream && commit.until ? { audit: { stream, until: commit.until } } : {};
       return prepareMerge(t, STAGING_TABLE, scopes.get(table) ?? [], {
         runId: commit.runId, loadedAt: commit.loadedAt, ...audit, ...(commit.until ? { until: commit.until } : {}),
@@ -397,9 +404,9 @@ export class Warehouse {
     const script = [...merges.map((m) => m.sql), `DROP TABLE IF EXISTS "${STAGING_TABLE}"`, state.sql, holes.sql, `SELECT * FROM "${MERGE_COUNTS_TABLE}"`].filter((sql) => sql !== '');
     return {
       runId: commit.runId,
-      tables: merges.map((m) => m.table as TableName),
+      tables: merges.map((m) => m.table),
       what: merges.map((m) => `${m.rows} rows into ${m.table}`).join(', '),
-      load: [STAGING_LAYOUT.ddl(STAGING_TABLE), ...staged.filter((t) => t.rows > 0).map((t) => STAGING_LAYOUT.load(STAGING_TABLE, t))],
+      load: [this.tables.staging.ddl(STAGING_TABLE), ...staged.filter((t) => t.rows > 0).map((t) => this.tables.staging.load(STAGING_TABLE, t))],
       appends: appends.map(prefill),
       script: script.join(';\n'),
       extents: staged.flatMap((t) => {
@@ -416,7 +423,7 @@ export class Warehouse {
     // commit was to rebuild, and it may roll back.
     const built = OPEN.get(this.path)?.extentsBuilt;
     let rebuilds: PreparedCommit['extents'] = [];
-    const result = await this.#transaction(`commit of run ${prepared.runId}`, async (conn) => {
+    const result = await this.transaction(`commit of run ${prepared.runId}`, async (conn) => {
       rebuilds = prepared.extents.filter((e) => !built?.has(e.table));
       await conn.run([MERGE_COUNTS_DDL, ...prepared.load, ...appends.map((a) => a.ddl)].join(';\n'));
       for (const staged of appends) await appendStaged(conn, staged);
@@ -429,15 +436,15 @@ export class Warehouse {
       } catch (err) {
         throw new Error(`merging ${what || 'series state'}: ${(err as Error).message}`, { cause: err });
       }
-      const tables: Partial<Record<TableName, TableChange>> = {};
+      const tables: Record<string, TableChange> = {};
       let rowsChanged = 0;
       for (const table of prepared.tables) {
         const change = counts.get(table) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
         tables[table] = change;
         rowsChanged += change.inserted + change.updated + change.deleted;
         // A history table's versions opened (inserted) and closed (updated): reported, not counted as rows changed.
-        if (tableSpec(table).history) {
-          const history = historyTableName(table) as TableName;
+        if (this.tables.spec(table).history) {
+          const history = historyTableName(table);
           tables[history] = counts.get(history) ?? { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
         }
       }
@@ -463,11 +470,11 @@ export class Warehouse {
    * Forget streams for a full refresh, in one transaction: empty `tables`, drop the state of `streams`, and mark every
    * partition the tables held dirty so the next export removes their files.
    */
-  async resetStreams(streams: string[], tables: TableName[]): Promise<void> {
-    for (const table of tables) tableSpec(table);
-    await this.#transaction(`reset of streams ${streams.join(', ')}`, async (conn) => {
+  async resetStreams(streams: string[], tables: string[]): Promise<void> {
+    for (const table of tables) this.tables.spec(table);
+    await this.transaction(`reset of streams ${streams.join(', ')}`, async (conn) => {
       for (const table of tables) {
-        const spec = tableSpec(table);
+        const spec = this.tables.spec(table);
         const month = spec.partitionSource ? ident(PARTITION_COLUMN) : `'${WHOLE_TABLE_PARTITION}'`;
         await conn.run(markDirtySql('$1', `SELECT ${month} AS "partition" FROM ${ident(table)}`), [table], [VARCHAR]);
         await conn.run(`DELETE FROM ${ident(table)}`);
@@ -480,43 +487,6 @@ export class Warehouse {
     });
     // Their next merge builds their extents again (from no rows).
     for (const table of tables) OPEN.get(this.path)?.extentsBuilt.delete(table);
-  }
-
-  /** Record each stream's outcome of run `runId` (`_etl_stream_outcomes`: the last per stream, and its last success). */
-  async recordStreamOutcomes(runId: string, finishedAt: Date, outcomes: readonly StreamOutcome[]): Promise<void> {
-    await this.#transaction(`stream outcomes of run ${runId}`, (conn) => recordStreamOutcomes(conn, runId, finishedAt, outcomes));
-  }
-
-  /** The workspace this database exports (`workspace:` of its pipeline, recorded by the runs), or undefined. */
-  async workspace(): Promise<string | undefined> {
-    const [row] = await this.query(`SELECT "value" FROM "_etl_settings" WHERE "key" = 'workspace'`);
-    return typeof row?.['value'] === 'string' ? row['value'] : undefined;
-  }
-
-  /** Record the workspace this database exports (undefined: none). */
-  async setWorkspace(workspace: string | undefined): Promise<void> {
-    await this.#transaction('recording the workspace', async (conn) => {
-      await conn.run(`DELETE FROM "_etl_settings" WHERE "key" = 'workspace'`);
-      if (workspace !== undefined) await conn.run(`INSERT INTO "_etl_settings" VALUES ('workspace', $1)`, [workspace], [VARCHAR]);
-    });
-  }
-
-  /**
-   * Close the log entries of runs that never recorded their end (killed, crashed, power lost). Call it only while holding
-   * the run lock — then no run can still be running — before beginRun. Returns their ids.
-   */
-  async closeAbandonedRuns(at: Date, log: '_etl_runs' | '_push_runs' = '_etl_runs'): Promise<string[]> {
-    return this.#serial((conn) => closeAbandonedRuns(conn, at, log));
-  }
-
-  /** Record the start of a run (status 'running'). */
-  async beginRun(r: RunStart): Promise<void> {
-    await this.#serial((conn) => beginRun(conn, this.path, r));
-  }
-
-  /** Record the end of a run begun with beginRun. */
-  async finishRun(r: RunEnd): Promise<void> {
-    await this.#serial((conn) => finishRun(conn, this.path, r));
   }
 
   /**
@@ -590,6 +560,24 @@ export class Warehouse {
     });
   }
 
+  /** Write what this connection changed to the file (a CHECKPOINT): before a COPY of a whole year, a publish or an upload. */
+  async checkpoint(): Promise<void> {
+    await this.query('CHECKPOINT');
+  }
+
+  /**
+   * Copy the database file to `file` after a CHECKPOINT, with no statement in between: a consistent copy of everything
+   * committed. Returns when the copy was taken (it holds what was committed before then).
+   */
+  async copyTo(file: string): Promise<Date> {
+    return this.#serial(async (conn) => {
+      const takenAt = new Date();
+      await conn.run('CHECKPOINT');
+      await copyFile(this.path, file, constants.COPYFILE_FICLONE);
+      return takenAt;
+    });
+  }
+
   /** Run `fn` alone on the connection, for what query() cannot do: stream a result, COPY it to a file or pipe. */
   withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
     return this.#serial(fn);
@@ -625,15 +613,14 @@ function release(path: string): void {
   }
 }
 
-/** Refuse a database whose tables differ from this version's registry (an older or foreign file) before touching it. */
 /**
- * Refuses a database whose tables are not this version's (naming how to fix it). Read-only, a database written before
- * the history tables existed is read as it is: their names are returned, and the next run creates them.
+ * Refuses a database whose tables are not `tables` (naming how to fix it). Read-only, a database written before the
+ * history tables existed is read as it is: their names are returned, and the next run creates them.
  */
-async function checkSchema(conn: DuckDBConnection, path: string, readOnly: boolean): Promise<string[]> {
+async function checkSchema(conn: DuckDBConnection, path: string, tables: WarehouseTables, readOnly: boolean): Promise<string[]> {
   const actual = await tableColumns(conn);
   const absentHistory: string[] = [];
-  for (const spec of TABLE_SPECS) {
+  for (const spec of tables.all) {
     const expected = allColumnNames(spec).join(', ');
     const columns = actual.get(spec.name);
     const versioned = spec.name.endsWith(HISTORY_SUFFIX) ? spec.name.slice(0, -HISTORY_SUFFIX.length) : undefined;

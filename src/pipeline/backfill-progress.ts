@@ -2,29 +2,13 @@
 // run asked (from the first day to the last complete one), and the range they hold. Recorded in `_etl_backfill` for
 // `status` and the report.
 import type { BackfillOrder } from '../config/pipeline-definition.js';
+import { BackfillStore } from '../load/backfill-store.js';
+import type { BackfillProgress } from '../load/backfill-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { Plan } from './plan.js';
 
-export interface BackfillProgress {
-  stream: string;
-  series: number;
-  /** Series whose loaded range reaches from the first day asked to the last complete unit before --until. */
-  seriesComplete: number;
-  /** Series with a loaded range (rows, or units recorded missing). */
-  seriesStarted: number;
-  /** Days from the first day asked to the last complete day. */
-  daysAsked: number;
-  /** Days loaded, averaged over the stream's series (a series without a watermark counts 0). */
-  daysCovered: number;
-  /**
-   * The range every started series holds, as of now: from the latest of their low watermarks to the earliest of their
-   * high ones (a backfill newest first reads "loaded back to `loadedFrom`"); null when no series has started.
-   */
-  loadedFrom: Date | null;
-  loadedTo: Date | null;
-  /** The order the backfill loads in (the pipeline's backfill_order). */
-  order: BackfillOrder;
-}
+export type { BackfillProgress } from '../load/backfill-store.js';
+export { backfillFromRow } from '../load/backfill-store.js';
 
 const DAY_MS = 86_400_000;
 
@@ -65,32 +49,9 @@ export async function backfillProgress(wh: Warehouse, plan: Plan, fromMs: number
 
 /** Replaces the recorded progress of these streams. */
 export async function recordBackfill(wh: Warehouse, runId: string, progress: readonly BackfillProgress[]): Promise<void> {
-  if (progress.length === 0) return;
-  await wh.query(`DELETE FROM "_etl_backfill" WHERE list_contains($1, "stream")`, [progress.map((p) => p.stream)]);
-  const at = new Date();
-  for (const p of progress) {
-    await wh.query(
-      `INSERT INTO "_etl_backfill" ("stream", "series", "series_complete", "days_asked", "days_covered", "run_id", "updated_at", "series_started", "loaded_from", "loaded_to", "backfill_order")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [p.stream, p.series, p.seriesComplete, p.daysAsked, p.daysCovered, runId, at, p.seriesStarted, p.loadedFrom, p.loadedTo, p.order],
-    );
-  }
+  await new BackfillStore(wh).replace(runId, progress);
 }
 
-/**
- * A `_etl_backfill` row (SELECT *) as progress: a database written before the range columns existed reads as oldest
- * first with no range known.
- */
-export function backfillFromRow(row: Record<string, unknown>): BackfillProgress {
-  const date = (v: unknown): Date | null => (v instanceof Date ? v : null);
-  return {
-    stream: String(row['stream']), series: Number(row['series']), seriesComplete: Number(row['series_complete']),
-    seriesStarted: row['series_started'] === null || row['series_started'] === undefined ? Number(row['series']) : Number(row['series_started']),
-    daysAsked: Number(row['days_asked']), daysCovered: Number(row['days_covered']),
-    loadedFrom: date(row['loaded_from']), loadedTo: date(row['loaded_to']),
-    order: row['backfill_order'] === 'newest_first' ? 'newest_first' : 'oldest_first',
-  };
-}
 
 /**
  * How far a stream's backfill reaches, in words: `loaded back to 2025-03-02` (newest first: the day every started series

@@ -1,6 +1,6 @@
 // The first phase of a run: claim where its results go before anything is fetched.
 import type { RunOptions } from '../config/run-options.js';
-import { openSnapshotStore } from '../store/snapshot-store.js';
+import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import type { DbLock, SnapshotStore } from '../store/snapshot-store.js';
 import { openPlace } from '../store/open-place.js';
 import type { OpenedPlace } from '../store/open-place.js';

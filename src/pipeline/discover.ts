@@ -7,8 +7,9 @@ import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { ExtractedRows } from '../extract/extracted-rows.js';
-import { ident, rowsOf } from '../load/table-definition.js';
+import { rowsOf } from '../load/table-definition.js';
 import type { TableSpec } from '../load/table-definition.js';
+import { ListingStore } from '../load/listing-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
@@ -168,7 +169,7 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
       listing: l.key, id: o.id, name: o.name, version: o.version, tags: o.tags, attributes: o.attributes, first_seen_at: input.until, _removed_at: null,
     }))));
     const listed = new Set(l.objects.map((o) => o.id));
-    const stale = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL AND "id" NOT IN ${UNNESTED('$2')}`, [l.key, [...listed]]);
+    const stale = (await listingsOf(input.wh)?.entriesLeftOut(l.key, [...listed])) ?? [];
     if (stale.length > 0) discovery.rows.upserts.push({ table: listedObjectsTable.name, rows: stale.map((row) => ({ ...row, _removed_at: input.until })) });
   }
   return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId, detailsDue, failed };
@@ -185,8 +186,7 @@ const SHRINK_SHARE = 0.5;
 async function readList(input: DiscoverInput, key: string, r: ListRequest): Promise<{ objects: ListedObject[]; pages: number; warning?: RunWarning }> {
   if (input.client) {
     const client = input.client;
-    const [row] = input.wh ? await input.wh.query(`SELECT count(*) AS n FROM ${ident(listedObjectsTable.name)} WHERE "listing" = $1 AND "_removed_at" IS NULL`, [key]) : [];
-    const stored = Number(row?.['n'] ?? 0);
+    const stored = (await listingsOf(input.wh)?.activeCount(key)) ?? 0;
     const expected = r.list.estimatePages(stored);
     const readOnce = async (pagesBefore: number) => {
       const objects: ListedObject[] = [];
@@ -215,7 +215,7 @@ async function readList(input: DiscoverInput, key: string, r: ListRequest): Prom
       },
     };
   }
-  const rows = await storedRows(input.wh, listedObjectsTable, `"listing" = $1 AND "_removed_at" IS NULL`, [key]);
+  const rows = (await listingsOf(input.wh)?.activeEntries(key)) ?? [];
   const objects = rows.map((row) => ({
     id: String(row['id']), name: (row['name'] as string | null) ?? null, version: String(row['version']),
     tags: (row['tags'] as string[] | null) ?? [], attributes: (row['attributes'] as Record<string, unknown> | null) ?? {},
@@ -223,16 +223,9 @@ async function readList(input: DiscoverInput, key: string, r: ListRequest): Prom
   return { objects, pages: r.list.estimatePages(objects.length) };
 }
 
-/** Stored rows of `spec` matching `where`, as rows to upsert again (JSON columns parsed back from their text). */
-async function storedRows(wh: Warehouse | undefined, spec: TableSpec, where: string, params: unknown[]): Promise<Record<string, unknown>[]> {
-  if (!wh) return [];
-  const columns = spec.columns.map((c) => ident(c.name)).join(', ');
-  const rows = await wh.query(`SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where}`, params);
-  const json = spec.columns.filter((c) => c.type === 'JSON').map((c) => c.name);
-  return rows.map((row) => {
-    for (const c of json) if (typeof row[c] === 'string') row[c] = JSON.parse(row[c]);
-    return row;
-  });
+/** The listings of the database, when there is one. */
+function listingsOf(wh: Warehouse | undefined): ListingStore | undefined {
+  return wh && new ListingStore(wh, listedObjectsTable);
 }
 
 function hasDiscoveredColumns(spec: TableSpec): boolean {
@@ -248,26 +241,13 @@ const UNVERSIONED_REREAD_MS = 7 * 86_400_000;
  */
 async function storedVersions(wh: Warehouse | undefined, spec: TableSpec): Promise<Map<string, { version: string; loadedAt: Date }>> {
   if (!wh || !hasDiscoveredColumns(spec)) return new Map();
-  const key = ident(spec.key[0]!);
-  // When: the --until of the run that wrote the row (the run's clock, as the schedule's), else its load time.
-  const rows = await wh.query(
-    `SELECT t.${key} AS id, t."_list_version" AS v, COALESCE(r."until", t."_loaded_at") AS at
-     FROM ${ident(spec.name)} t LEFT JOIN "_etl_runs" r ON r."run_id" = t."_run_id"
-     WHERE t."_removed_at" IS NULL AND t."_list_version" IS NOT NULL`,
-  );
-  return new Map(rows.map((r) => [String(r['id']), { version: String(r['v']), loadedAt: r['at'] as Date }]));
+  return listingsOf(wh)!.listVersions(spec);
 }
-
-/**
- * The ids of a list parameter as a subquery: `NOT IN` it is a hash anti-join, where `NOT list_contains` scanned the
- * list once per stored row, quadratic in the workspace's size.
- */
-const UNNESTED = (param: string) => `(SELECT unnest(${param}::VARCHAR[]))`;
 
 /** Stamps `_removed_at` on the stored rows of `spec` that are not among `kept` (a list with `all` no longer shows them). */
 async function markRemoved(input: DiscoverInput, discovery: Discovery, spec: TableSpec, kept: ReadonlySet<string>): Promise<void> {
   if (!input.client || !hasDiscoveredColumns(spec)) return;
   // Only the rows that are gone are read whole: on a nightly run that is usually none.
-  const gone = await storedRows(input.wh, spec, `"_removed_at" IS NULL AND ${ident(spec.key[0]!)} NOT IN ${UNNESTED('$1')}`, [[...kept]]);
+  const gone = (await listingsOf(input.wh)?.objectsLeftOut(spec, [...kept])) ?? [];
   if (gone.length > 0) discovery.rows.upserts.push({ table: spec.name, rows: gone.map((row) => ({ ...row, _removed_at: input.until })) });
 }

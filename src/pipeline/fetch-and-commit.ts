@@ -5,7 +5,7 @@ import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import { MAX_IN_FLIGHT } from '../api/in-flight-window.js';
 import { FatalError } from '../errors.js';
-import type { TableName } from '../load/table-specs.js';
+import type { TableName } from '../streams/table-specs.js';
 import type { HoleUpdate } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Committer } from './committer.js';

@@ -4,7 +4,7 @@
 // that digit is not in the warehouse.
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import { MONEY, MONEY_SCALE } from '../load/table-definition.js';
-import { isTableName, tableSpec } from '../load/table-specs.js';
+import { isTableName, tableSpec } from '../streams/table-specs.js';
 
 const FACTOR = 10 ** MONEY_SCALE;
 

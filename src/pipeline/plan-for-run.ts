@@ -4,8 +4,9 @@ import type { ApiClient } from '../api/api-client.js';
 import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { RunOptions } from '../config/run-options.js';
 import { NoSnapshotError } from '../errors.js';
-import { withResumePoint } from '../store/snapshot-store.js';
+import { withResumePoint } from '../store/open-snapshot-store.js';
 import { ident } from '../load/table-definition.js';
+import { rowCount } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS, streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
@@ -43,8 +44,7 @@ export async function readStoredPlanState(wh: Warehouse, until: Date): Promise<S
   const knownRows: Partial<Record<StreamName, number>> = {};
   for (const stream of STREAMS) {
     if (stream.kind !== 'paged_list') continue;
-    const [row] = await wh.query(`SELECT count(*) AS n FROM ${ident(stream.tables[0].name)}`);
-    knownRows[stream.name] = Number(row?.['n'] ?? 0);
+    knownRows[stream.name] = await rowCount(wh, stream.tables[0].name);
   }
   const holes = (await wh.readHoles()).map((h) => ({ stream: h.stream, seriesKey: h.seriesKey, startMs: h.unitStart.getTime(), attempts: h.attempts, status: h.status }));
   // The --until each watermark was fetched at: the until of the run that last moved it.
@@ -54,7 +54,7 @@ export async function readStoredPlanState(wh: Warehouse, until: Date): Promise<S
     const fetchedUntil = untils.get(`${s.stream}\u0000${s.seriesKey}`);
     return fetchedUntil instanceof Date ? { ...s, fetchedUntil } : s;
   });
-  const evidence = await lookbackEvidence((sql, params) => wh.query(sql, params), new Date(until.getTime() - AUTO_LOOKBACK_EVIDENCE_DAYS * 86_400_000));
+  const evidence = await lookbackEvidence(wh, new Date(until.getTime() - AUTO_LOOKBACK_EVIDENCE_DAYS * 86_400_000));
   return { states, holes, knownRows, lookbackEvidence: evidence, ...(await readActivity(wh)) };
 }
 

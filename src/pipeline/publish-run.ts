@@ -5,6 +5,8 @@ import { exportBookkeeping, exportParquet } from '../export/export-parquet.js';
 import type { ExportSummary } from '../export/export-parquet.js';
 import { retireLayout } from '../export/retire-layout.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
+import { RunLog } from '../load/run-log.js';
+import { SettingsStore } from '../load/settings-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { crashPoint } from '../process/crash-point.js';
 import { writeReport } from '../report/write-report.js';
@@ -33,7 +35,7 @@ export async function publishParquet(wh: Warehouse, out: OpenedPlace, opts: RunO
     await retireLayout(out.place, moved.from, wh);
     warnings.push({ code: 'workspace_moved', message: `the Parquet of ${opts.db} moved from ${moved.from === undefined ? 'the layout without workspace' : `workspace=${moved.from}`} to workspace=${opts.pipeline.workspace ?? '(none)'} in ${out.place.description}: every partition was written anew and the old objects removed` });
   }
-  await wh.setWorkspace(opts.pipeline.workspace);
+  await new SettingsStore(wh).setWorkspace(opts.pipeline.workspace);
   reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
   await createAnalyticsViews(wh);
   return { lake, exported };
@@ -44,10 +46,9 @@ export async function publishParquet(wh: Warehouse, out: OpenedPlace, opts: RunO
  * the one the database last exported as (databases that never exported have nothing to move).
  */
 async function workspaceMove(wh: Warehouse, workspace: string | undefined): Promise<{ from: string | undefined } | undefined> {
-  const recorded = await wh.workspace();
+  const recorded = await new SettingsStore(wh).workspace();
   if (recorded === workspace) return undefined;
-  const [row] = await wh.query(`SELECT count(*) AS n FROM "_etl_runs" WHERE "status" IN ('succeeded', 'completed_with_holes', 'incomplete', 'failed') AND "finished_at" IS NOT NULL`);
-  return Number(row?.['n'] ?? 0) > 0 ? { from: recorded } : undefined;
+  return (await new RunLog(wh).endedCount()) > 0 ? { from: recorded } : undefined;
 }
 
 /**

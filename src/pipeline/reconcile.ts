@@ -8,7 +8,7 @@ import { seriesKey } from '../extract/incremental-cursor.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import { recordReconciliation, storedTotalsOf } from '../load/audit-store.js';
 import { MONEY, MONEY_SCALE } from '../load/table-definition.js';
-import { tableSpec } from '../load/table-specs.js';
+import { tableSpec } from '../streams/table-specs.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { failureScope } from './stream-failure.js';
 import type { Reconciliation } from '../streams/stream-declaration.js';
@@ -30,7 +30,6 @@ export async function runReconciliations(
   plans: readonly ReconciliationPlan[],
   ctx: { client: ApiClient; wh: Warehouse; runId: string; until: DateTime; from: DateTime; warn(w: RunWarning): void },
 ): Promise<ReconciliationRow[]> {
-  const query = (sql: string, params?: readonly unknown[]) => ctx.wh.query(sql, params);
   const all: ReconciliationRow[] = [];
   for (const { stream, checks, lookbackDays } of plans) {
     const todo = checks.flatMap((check) => {
@@ -50,7 +49,7 @@ export async function runReconciliations(
         message: `${stream.name}: ${failed.length} of ${todo.length} reconciliation check(s) could not be made (e.g. ${first instanceof Error ? first.message : String(first)}); recorded as unavailable in _etl_reconciliation, the data is kept`,
       });
     }
-    const stored = await storedTotalsByGroup(query, todo.map(({ check, window }) => ({ check, start: window.start.toJSDate(), end: window.end.toJSDate() })));
+    const stored = await storedTotalsByGroup(ctx.wh, todo.map(({ check, window }) => ({ check, start: window.start.toJSDate(), end: window.end.toJSDate() })));
     const rows: ReconciliationRow[] = [];
     todo.forEach(({ check, window, days }, i) => {
       const answer = answers[i]!;
@@ -73,7 +72,7 @@ export async function runReconciliations(
       }
       rows.push(...checkRows);
     });
-    await recordReconciliation(query, ctx.runId, new Date(), rows);
+    await recordReconciliation(ctx.wh, ctx.runId, new Date(), rows);
     all.push(...rows);
   }
   return all;
@@ -81,7 +80,7 @@ export async function runReconciliations(
 
 /** The stored totals of each check, one query per group of checks that sum the same columns over the same window. */
 async function storedTotalsByGroup(
-  query: (sql: string, params?: readonly unknown[]) => Promise<Record<string, unknown>[]>,
+  wh: Warehouse,
   items: readonly { check: Reconciliation; start: Date; end: Date }[],
 ): Promise<{ totals: Record<string, number>; units: number }[]> {
   const out: { totals: Record<string, number>; units: number }[] = new Array(items.length);
@@ -92,7 +91,7 @@ async function storedTotalsByGroup(
   });
   for (const indexes of groups.values()) {
     const first = items[indexes[0]!]!;
-    const totals = await storedTotalsOf(query, { table: first.check.table, timeColumn: first.check.timeColumn, metrics: first.check.metrics, start: first.start, end: first.end }, indexes.map((i) => items[i]!.check.dims));
+    const totals = await storedTotalsOf(wh, { table: first.check.table, timeColumn: first.check.timeColumn, metrics: first.check.metrics, start: first.start, end: first.end }, indexes.map((i) => items[i]!.check.dims));
     indexes.forEach((i, k) => (out[i] = totals[k]!));
   }
   return out;

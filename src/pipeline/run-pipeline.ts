@@ -23,6 +23,7 @@ import { planRun, readStoredPlanState } from './plan-for-run.js';
 import { publishDatabase, publishParquet } from './publish-run.js';
 import { reconcileRun } from './reconcile.js';
 import { recordLookbacks } from '../load/audit-store.js';
+import { RunLog } from '../load/run-log.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
 import type { RunReporter, RunWarning } from './run-events.js';
 import { SILENT_REPORTER, waitingEvent } from './run-events.js';
@@ -78,7 +79,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     });
     const finishedAt = new Date();
     const failedError = failures.series.length > 0 ? failedMessage(runId, failures) : undefined;
-    await wh.finishRun({ runId, finishedAt, status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes), ...(failedError ? { error: failedError } : {}) });
+    await new RunLog(wh).finish({ runId, finishedAt, status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes), ...(failedError ? { error: failedError } : {}) });
     await recordFailures(wh, runId, finishedAt, opts.streams, failures);
     await publishDatabase(wh, lake, snapshots, opts, summary, reporter);
     await snapshots.writeLastRunNote({ runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), ...(failedError ? { error: failedError } : {}) });
@@ -93,7 +94,7 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await committer?.drain().catch(() => undefined);
     if (opened.wh) {
       const status = interrupted ? 'interrupted' : 'failed';
-      await opened.wh.finishRun({ runId, finishedAt: new Date(), status, requests: opened.client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+      await new RunLog(opened.wh).finish({ runId, finishedAt: new Date(), status, requests: opened.client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
       // Where the working copy does not outlive this process (--db s3://…), the message above is true only once this is.
       const kept = await snapshots.keepCommitted();
       if (!kept.kept) {
@@ -209,7 +210,7 @@ async function planAndFetch(
   const remainingRequests = fetched.unstarted + reconciled.unsent;
   runWarnings(warnings, { failures, openHoles: holes.open, holeRetries: opts.pipeline.holeRetries, remainingRequests, budgetMs: opts.timeBudgetMs });
   for (const w of warnings) reporter.emit({ type: 'warning', ...w });
-  await recordLookbacks((sql, params) => wh.query(sql, params), ctx.runId, until.toJSDate(), plan.lookbacks);
+  await recordLookbacks(wh, ctx.runId, until.toJSDate(), plan.lookbacks);
   const backfill = await backfillProgress(wh, plan, from.toUTC().toMillis(), opts.pipeline.backfillOrder);
   await recordBackfill(wh, ctx.runId, backfill);
   return {

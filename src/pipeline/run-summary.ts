@@ -4,9 +4,11 @@ import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { PoolId } from '../api/endpoints.js';
 import type { RunOptions } from '../config/run-options.js';
+import { restatementsOfRun } from '../load/audit-store.js';
 import type { ReconciliationRow } from '../load/audit-store.js';
-import type { TableName } from '../load/table-specs.js';
-import { tableSpec } from '../load/table-specs.js';
+import { rowCount } from '../load/stored-tables.js';
+import type { TableName } from '../streams/table-specs.js';
+import { tableSpec } from '../streams/table-specs.js';
 import { HISTORY_SUFFIX, historyTableName } from '../load/table-history.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
 import type { BackfillProgress } from './backfill-progress.js';
@@ -157,7 +159,7 @@ export async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSumm
   const tables = tablesOf(s.opts.streams);
   const histories = tables.filter((t) => tableSpec(t).history).map((t) => historyTableName(t) as TableName);
   const counts: Partial<Record<TableName, number>> = {};
-  for (const t of [...tables, ...histories]) counts[t] = Number((await wh.query(`SELECT count(*) AS n FROM "${t}"`))[0]?.['n'] ?? 0);
+  for (const t of [...tables, ...histories]) counts[t] = await rowCount(wh, t);
   const reconciled = (status: ReconciliationRow['status']) => s.reconciled.filter((r) => r.status === status).length;
   return {
     runId: s.runId,
@@ -185,7 +187,7 @@ export async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSumm
     history: histories.map((table) => ({ table, rows: counts[table] ?? 0, opened: s.changes.get(table)?.inserted ?? 0, closed: s.changes.get(table)?.updated ?? 0 })),
     holes: s.holes,
     reconciliation: { match: reconciled('match'), mismatch: reconciled('mismatch'), incomplete: reconciled('incomplete'), unavailable: reconciled('unavailable') },
-    restatements: Number((await wh.query('SELECT count(*) AS n FROM "_etl_restatements" WHERE "run_id" = $1', [s.runId]))[0]?.['n'] ?? 0),
+    restatements: await restatementsOfRun(wh, s.runId),
     parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
     warnings: s.warnings,
     unfilled: await unfilledViews(wh),

@@ -1,6 +1,8 @@
 // Settling a run's failures: what failed is named per series (stream, series, id, error, whether retrying can help),
 // recorded for `status` in `_etl_series_failures` and, per stream, in `_etl_stream_outcomes`. Nothing is undone: what
 // the failing series fetched completely stays committed, and their watermarks say where the next run starts.
+import { SeriesFailureStore } from '../load/series-failure-store.js';
+import { StreamOutcomeStore } from '../load/stream-outcomes.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { StreamName } from '../streams/registry.js';
 import type { SeriesFailure, StreamFailure } from './stream-failure.js';
@@ -24,11 +26,8 @@ export function settleFailures(found: readonly SeriesFailure[]): SettledFailures
 
 /** Records the failures of the streams this run ran (other streams keep theirs) and every stream's outcome. */
 export async function recordFailures(wh: Warehouse, runId: string, finishedAt: Date, streams: readonly StreamName[], failures: SettledFailures): Promise<void> {
-  await wh.query(`DELETE FROM "_etl_series_failures" WHERE list_contains($1, "stream")`, [[...streams]]);
-  for (const f of failures.series) {
-    await wh.query(`INSERT INTO "_etl_series_failures" VALUES ($1, $2, $3, $4, $5, $6, $7)`, [f.stream, f.series, f.id ?? null, f.error, f.retriable, runId, finishedAt]);
-  }
-  await wh.recordStreamOutcomes(runId, finishedAt, streams.map((stream) => {
+  await new SeriesFailureStore(wh).replace(streams, runId, finishedAt, failures.series);
+  await new StreamOutcomeStore(wh).record(runId, finishedAt, streams.map((stream) => {
     const failure = failures.streams.find((f) => f.stream === stream);
     return { stream, status: failure ? 'failed' : 'succeeded', error: failure?.error ?? null };
   }));

@@ -7,6 +7,7 @@ import { RUN_RETRY_ADVICE } from '../config/retry-limits.js';
 import type { RunOptions } from '../config/run-options.js';
 import { FatalError } from '../errors.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
+import { RunLog } from '../load/run-log.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { RunReporter, RunWarning } from './run-events.js';
@@ -60,8 +61,9 @@ export async function startRun(
   if (deps.signal?.aborted) void client.close();
   else deps.signal?.addEventListener('abort', () => void client.close(), { once: true });
   // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
-  for (const abandoned of await wh.closeAbandonedRuns(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
-  await wh.beginRun({ runId: run.runId, pipeline: opts.pipeline.name, startedAt: new Date(run.started), until: run.until.toJSDate() });
+  const runLog = new RunLog(wh);
+  for (const abandoned of await runLog.closeAbandoned(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
+  await runLog.begin({ runId: run.runId, pipeline: opts.pipeline.name, startedAt: new Date(run.started), until: run.until.toJSDate() });
   reporter.emit({ type: 'run_started', runId: run.runId, pipeline: opts.pipeline.name, until: run.until.toISO() ?? '', streams: [...opts.streams], source });
   if (opts.fullRefresh) await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
   return { wh, client, source };

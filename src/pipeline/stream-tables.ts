@@ -1,5 +1,5 @@
 // The warehouse tables a set of streams writes.
-import type { TableName } from '../load/table-specs.js';
+import type { TableName } from '../streams/table-specs.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
 

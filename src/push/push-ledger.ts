@@ -1,5 +1,6 @@
 // The push ledger in DuckDB (sql/100-push.sql): reads what the platform acknowledged per row of a target, and writes
 // each answered request's outcomes at once — the checkpoint a killed push resumes from — plus the run and row logs.
+import { RunLog } from '../load/run-log.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { Operation, RowStatus, TargetName } from './push-target.js';
 import type { RowValues } from './row-values.js';
@@ -140,7 +141,7 @@ export class PushLedger {
   /** Start the run's `_push_runs` row; runs left 'running' by a process that died are marked 'abandoned', as `run` does. */
   async beginRun(info: { startedAt: Date; mappingHash: string; source: string; dryRun: boolean }): Promise<void> {
     // The caller holds the run lock: no other push is alive, so a 'running' row belongs to a dead process.
-    await this.#wh.closeAbandonedRuns(info.startedAt, '_push_runs');
+    await new RunLog(this.#wh).closeAbandoned(info.startedAt, '_push_runs');
     await this.#wh.query(
       `INSERT INTO "_push_runs" ("run_id", "target", "started_at", "status", "mapping_hash", "source", "pid") VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [this.#runId, this.#target, info.startedAt, info.dryRun ? 'dry-run' : 'running', info.mappingHash, info.source, process.pid],

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { tableNames } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
 
 export type RowSource = { kind: 'sql'; sql: string } | { kind: 'table'; table: string } | { kind: 'file'; path: string };
@@ -45,8 +46,7 @@ async function sourceQuery(warehouse: Warehouse, source: RowSource): Promise<{ s
       return { sql, flag: '--sql' };
     }
     case 'table': {
-      const found = await warehouse.query(`SELECT "table_name" FROM information_schema.tables WHERE "table_schema" = 'main' ORDER BY 1`);
-      const names = found.map((r) => r.table_name as string);
+      const names = await tableNames(warehouse);
       if (!names.includes(source.table)) {
         const shown = names.filter((n) => !n.startsWith('_')).join(', ');
         throw new ConfigError('--table', `no table "${source.table}" in ${warehouse.path}; tables: ${shown || '(none)'} — or use --sql`);

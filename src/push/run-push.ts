@@ -6,7 +6,7 @@ import type { ApiClientOptions } from '../api/api-client-options.js';
 import type { PoolWait } from '../api/limit-pool.js';
 import { RequestScheduler } from '../api/request-scheduler.js';
 import { ConfigError, FatalError, RetriableApiError } from '../errors.js';
-import { openSnapshotStore } from '../store/snapshot-store.js';
+import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { PoolId } from '../api/endpoints.js';
 import { batchRows, sendBatch } from './batch-sender.js';

@@ -11,6 +11,7 @@ import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
 import { checkDatabaseFile } from '../load/database-file.js';
 import { Warehouse } from '../load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../streams/table-specs.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
 
 /** The files of one database: what readers open, what the writer works on, and the record of the last publish. */
@@ -161,7 +162,7 @@ export async function prepareWorkingCopy(db: string): Promise<{ files: SnapshotF
 /** Open the working copy for writing: prepareWorkingCopy, then Warehouse.open on it. Call while holding the run lock. */
 export async function openWorkingCopy(db: string): Promise<{ warehouse: Warehouse; files: SnapshotFiles; notes: SnapshotNote[] }> {
   const { files, notes } = await prepareWorkingCopy(db);
-  return { warehouse: await Warehouse.open(files.working), files, notes };
+  return { warehouse: await Warehouse.open(files.working, WAREHOUSE_TABLES), files, notes };
 }
 
 /**
@@ -175,7 +176,7 @@ export async function publishSnapshot(working: Warehouse, db: string): Promise<{
     throw new FatalError(`publishing ${files.published} needs its working copy ${files.working} open, not ${working.path}; open it with openWorkingCopy`);
   }
   const notes: SnapshotNote[] = [];
-  await working.query('CHECKPOINT');
+  await working.checkpoint();
   if (existsSync(files.published) && (await changedSincePublish(files))) {
     const aside = `${files.published}.replaced-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
     await link(files.published, aside);
@@ -200,7 +201,7 @@ export async function openPublished(db: string, opts: { memoryLimit?: string } =
   if (!existsSync(files.published) && existsSync(files.working)) {
     throw new NoSnapshotError(`no published database at ${files.published} yet: the first run has not finished; wait for it to succeed, then try again`);
   }
-  return Warehouse.open(files.published, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
+  return Warehouse.open(files.published, WAREHOUSE_TABLES, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
 }
 
 /** The outcome of one run, as `status` shows it next to the published (last successful) state. */

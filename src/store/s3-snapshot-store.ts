@@ -28,6 +28,7 @@ import { makeTempFolder } from './temp-folder.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import type { DbLock, LockHolderView, SnapshotStore } from './snapshot-store.js';
 import { Warehouse } from '../load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../streams/table-specs.js';
 
 export interface S3SnapshotStoreOptions {
   client: S3Client;
@@ -123,7 +124,7 @@ export class S3SnapshotStore implements SnapshotStore {
   /** A downloaded object checked as the --db it came from: named by its URL, not by the temp file it was saved as. */
   async #checkDownloaded(file: string): Promise<void> {
     await checkDatabaseFile(file, this.description);
-    await checkEngageTables(file, this.description);
+    await checkEngageTables(file, this.description, WAREHOUSE_TABLES);
   }
 
   async lock(command: string): Promise<DbLock> {
@@ -157,7 +158,7 @@ export class S3SnapshotStore implements SnapshotStore {
       if (this.#previous) await copyFile(previous, working, constants.COPYFILE_FICLONE);
     }
     this.#publishedEtag = point.publishedEtag;
-    const warehouse = await Warehouse.open(working);
+    const warehouse = await Warehouse.open(working, WAREHOUSE_TABLES);
     this.#checkpointer = new Checkpointer({ everyMs: this.#checkpointEveryMs, write: () => this.#writeCheckpoint(warehouse) });
     return { warehouse, notes };
   }
@@ -171,14 +172,9 @@ export class S3SnapshotStore implements SnapshotStore {
     const token = randomBytes(4).toString('hex');
     const copy = join(await this.#dir(), `checkpoint-${process.pid}-${token}.duckdb`);
     this.#made.add(copy);
-    // When the copy is taken, not when it was asked for: it holds what was committed before this moment.
-    let takenAt = new Date();
     try {
-      await working.withConnection(async (conn) => {
-        takenAt = new Date();
-        await conn.run('CHECKPOINT');
-        await copyFile(working.path, copy, constants.COPYFILE_FICLONE);
-      });
+      // When the copy is taken, not when it was asked for: it holds what was committed before this moment.
+      const takenAt = await working.copyTo(copy);
       const key = this.#checkpoints.objectKey(takenAt, token);
       const bytes = await uploadFile(this.#client, this.#bucket, key, copy);
       crashPoint('checkpoint-uploaded');
@@ -219,7 +215,7 @@ export class S3SnapshotStore implements SnapshotStore {
       const error = checkpointer.lastError;
       notes.push({ code: 'checkpoint_failed', message: `a checkpoint of this run's progress could not be uploaded (${error instanceof Error ? error.message : String(error)}); the run published all the same, but had it been stopped, it would have lost more` });
     }
-    await working.query('CHECKPOINT');
+    await working.checkpoint();
     crashPoint('snapshot-copied');
     await uploadFile(this.#client, this.#bucket, this.#key, working.path);
     // Published: nothing is left to keep (a publish that failed leaves the checkpointer to the run's failure path).
@@ -241,7 +237,7 @@ export class S3SnapshotStore implements SnapshotStore {
       throw new NoDatabaseError(`no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first`);
     }
     await this.#checkDownloaded(file);
-    return Warehouse.open(file, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
+    return Warehouse.open(file, WAREHOUSE_TABLES, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
   }
 
   async writeLastRunNote(note: LastRunNote): Promise<void> {
@@ -276,11 +272,11 @@ export class S3SnapshotStore implements SnapshotStore {
     this.#made.add(previous).add(checkpoint);
     const point = await this.#downloadResumePoint(previous, checkpoint);
     const readOnly = { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) };
-    if (point.checkpoint) return { warehouse: await Warehouse.open(checkpoint, readOnly), from: 'checkpoint' };
+    if (point.checkpoint) return { warehouse: await Warehouse.open(checkpoint, WAREHOUSE_TABLES, readOnly), from: 'checkpoint' };
     if (point.publishedEtag === null) {
       throw new NoSnapshotError(`no published database at ${this.description} yet, and no checkpoint of a run to resume`);
     }
-    return { warehouse: await Warehouse.open(previous, readOnly), from: 'published' };
+    return { warehouse: await Warehouse.open(previous, WAREHOUSE_TABLES, readOnly), from: 'published' };
   }
 
   async close(): Promise<void> {

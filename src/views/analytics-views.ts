@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findSqlDir } from '../load/sql-dir.js';
 import { sqlString } from '../load/table-definition.js';
+import { SettingsStore } from '../load/settings-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 
 export const ANALYTICS_SCHEMA = 'analytics';
@@ -77,7 +78,7 @@ export function analyticsViewsSql(files: readonly ViewFile[] = viewFiles(), work
  * view that no longer binds fails the call naming its file. The workspace is the one the database records.
  */
 export async function createAnalyticsViews(wh: Warehouse): Promise<void> {
-  await wh.query(`BEGIN TRANSACTION; ${analyticsViewsSql(undefined, await wh.workspace())} COMMIT;`).catch(async (err: unknown) => {
+  await wh.query(`BEGIN TRANSACTION; ${analyticsViewsSql(undefined, await new SettingsStore(wh).workspace())} COMMIT;`).catch(async (err: unknown) => {
     await wh.query('ROLLBACK').catch(() => undefined);
     throw err;
   });

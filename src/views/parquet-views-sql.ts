@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXPORTED_TABLES, PARQUET_PARTITION_COLUMN, WORKSPACE_PARTITION_COLUMN } from '../export/parquet-layout.js';
 import { ident, sqlString } from '../load/table-definition.js';
-import { TABLE_SPECS, storedColumns } from '../load/table-specs.js';
+import { TABLE_SPECS, storedColumns } from '../streams/table-specs.js';
 import { analyticsViewsSql } from './analytics-views.js';
 
 

@@ -10,6 +10,7 @@ import type { Target } from '../reliability/reliability-helpers.js';
 import { PIPELINE_YAML, REPO, UNTIL, makeTarget, removeDir, runCli, spawnCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
 import { readLastRunNote, snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 
 const COMMANDS = ['run', 'plan', 'status', 'check', 'export', 'query', 'emulator', 'push'];
 
@@ -101,7 +102,7 @@ describe('configuration errors exit 2 with one line naming the flag, file or var
 
 describe('failures exit 1', () => {
   // An engage-etl database with no run yet: these commands fail on the SQL, the --out, the key — not on the --db.
-  beforeAll(async () => (await Warehouse.open(t.db)).close());
+  beforeAll(async () => (await Warehouse.open(t.db, WAREHOUSE_TABLES)).close());
   it.each([
     ['query with SQL the database refuses', () => ['query', 'SELEC 1', '--db', t.db], /SELEC/],
     ['export to an --out a file is in the way of', () => ['export', '--db', t.db, '--out', join(t.pipeline, 'sub')], /cannot write Parquet output/],
@@ -139,7 +140,7 @@ describe('Ctrl-C', () => {
       // Nothing was published (the first run never finished): the run's own log is in its working copy, and the note
       // beside --db tells `status` how it ended.
       expect((await readLastRunNote(target.db))?.status).toBe('interrupted');
-      const wh = await Warehouse.open(snapshotFiles(target.db).working, { readOnly: true });
+      const wh = await Warehouse.open(snapshotFiles(target.db).working, WAREHOUSE_TABLES, { readOnly: true });
       try {
         const runs = await wh.query(`SELECT "status", "error" FROM "_etl_runs"`);
         expect(runs).toHaveLength(1);

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from '../../src/export/prometheus-text.js';
 import type { ParsedSample } from '../../src/export/prometheus-text.js';
 import { RunLock } from '../../src/store/run-lock.js';
+import { RunLog } from '../../src/load/run-log.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { runCli } from '../reliability/reliability-helpers.js';
 
@@ -61,9 +63,9 @@ describe('status --fail-if-stale', () => {
 
 describe('status and a run that never recorded its end', () => {
   it('shows it as abandoned when its lock is free, as running while a live process holds the lock', async () => {
-    const wh = await Warehouse.open(fx.db);
+    const wh = await Warehouse.open(fx.db, WAREHOUSE_TABLES);
     try {
-      await wh.beginRun({ runId: 'killed-run', pipeline: 'fresh', startedAt: new Date(), until: new Date(), pid: 2 ** 22 + 17 });
+      await new RunLog(wh).begin({ runId: 'killed-run', pipeline: 'fresh', startedAt: new Date(), until: new Date(), pid: 2 ** 22 + 17 });
     } finally {
       await wh.close();
     }
@@ -105,7 +107,7 @@ describe('run --metrics-file', () => {
 
     // An open hole as the pipeline records it shows per stream (a confirmed-absent one does not count), read from the
     // published file readers see.
-    const wh = await Warehouse.open(fx.db);
+    const wh = await Warehouse.open(fx.db, WAREHOUSE_TABLES);
     try {
       await wh.query(`INSERT INTO "_etl_holes" ("stream", "series_key", "unit", "unit_start", "status", "attempts", "reason")
         VALUES ('revenue', 'k', 'day', now(), 'open', 1, 'test'), ('revenue', 'k2', 'day', now(), 'confirmed_absent', 3, 'test')`);
@@ -126,7 +128,7 @@ describe('run --metrics-file', () => {
 
 describe('run --metrics-file on a failed night, written to a new file', () => {
   it('keeps each stream\'s last success from the database, and says what exit 3 means', async () => {
-    const wh = await Warehouse.open(fx.db, { readOnly: true });
+    const wh = await Warehouse.open(fx.db, WAREHOUSE_TABLES, { readOnly: true });
     let recorded: number;
     try {
       const [row] = await wh.query(`SELECT epoch(max("last_success_at")) AS at FROM "_etl_stream_outcomes" WHERE "stream" = 'revenue'`);

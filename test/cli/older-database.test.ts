@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { runCli } from '../reliability/reliability-helpers.js';
 
@@ -27,7 +28,7 @@ let f: PipelineFixture;
 beforeAll(async () => {
   f = await PipelineFixture.create({ now: '2024-06-15T12:00:00Z', pipeline: PIPELINE, emulator: { seed: 23, size: { canvases: 3, campaigns: 2, segments: 2 } } });
   await f.run();
-  const wh = await Warehouse.open(f.db);
+  const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES);
   try {
     for (const table of HISTORIES) await wh.query(`DROP TABLE "${table}"`);
   } finally {
@@ -38,7 +39,7 @@ afterAll(async () => f?.close());
 
 describe('a database from before the history tables, read-only', () => {
   it('opens, naming the history tables it lacks', async () => {
-    const wh = await Warehouse.open(f.db, { readOnly: true });
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       expect([...wh.absentHistory].sort()).toEqual([...HISTORIES].sort());
     } finally {
@@ -82,7 +83,7 @@ describe('a database from before the history tables, read-only', () => {
   it('gains the history tables at the next run, one current version per stored row, counted in its summary, and the note goes', async () => {
     const run = await runCli(['run', '--pipeline', f.pipelinePath, '--base-url', f.emulator.url, '--api-key', f.emulator.demoApiKey, '--db', f.db, '--out', f.out, '--until', '2024-06-15T12:00:00Z']);
     expect(run.code, run.stderr).toBe(0);
-    const wh = await Warehouse.open(f.db, { readOnly: true });
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       expect(wh.absentHistory).toEqual([]);
       const [current] = await wh.query(`SELECT count(*)::INTEGER AS n FROM "canvases_history" WHERE "_valid_to" IS NULL`);

@@ -12,7 +12,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { fromDuckDBValue } from '../../src/load/duckdb-values.js';
-import { TABLE_SPECS, seriesStreamOfTable, tableSpec } from '../../src/load/table-specs.js';
+import { TABLE_SPECS, seriesStreamOfTable, tableSpec, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
+import { SettingsStore } from '../../src/load/settings-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { createS3Client } from '../../src/store/s3-client.js';
 import { startS3TestServer } from '../helpers/s3-test-server.js';
@@ -209,8 +210,8 @@ describe('engage-etl dbt over a demo warehouse', () => {
     try {
       const db = join(dir, 'brand.duckdb');
       await copyFile(f.db, db);
-      const wh = await Warehouse.open(db);
-      await wh.setWorkspace('brand_eu');
+      const wh = await Warehouse.open(db, WAREHOUSE_TABLES);
+      await new SettingsStore(wh).setWorkspace('brand_eu');
       await wh.close();
       const lake = `s3://${store.bucket}/warehouse`;
       const exported = await cli(['export', '--db', db, '--out', lake], store.env);
@@ -330,7 +331,7 @@ describe('engage-etl dbt over the lake of a pipeline that leaves most tables emp
     await copyFile(f.db, db);
     await mkdir(tree);
     expect((await cli(['export', '--db', db, '--out', tree])).code).toBe(0);
-    const wh = await Warehouse.open(db);
+    const wh = await Warehouse.open(db, WAREHOUSE_TABLES);
     await wh.query('DELETE FROM "canvas_steps"');
     await wh.close();
     const exported = await cli(['export', '--db', db, '--out', tree]);

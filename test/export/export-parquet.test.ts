@@ -12,8 +12,8 @@ import { exportParquet } from '../../src/export/export-parquet.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import type { LoadBatch } from '../../src/load/warehouse.js';
-import { TABLE_SPECS, allColumnNames, tableSpec } from '../../src/load/table-specs.js';
-import type { TableName } from '../../src/load/table-specs.js';
+import { TABLE_SPECS, allColumnNames, tableSpec, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
+import type { TableName } from '../../src/streams/table-specs.js';
 import { revenueRow, tempDir, utc } from '../load/warehouse-helpers.js';
 
 let dir: string;
@@ -68,7 +68,7 @@ const FIXTURE: LoadBatch['upserts'] = [
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir());
   out = join(dir, 'out');
-  wh = await Warehouse.open(join(dir, 'w.duckdb'));
+  wh = await Warehouse.open(join(dir, 'w.duckdb'), WAREHOUSE_TABLES);
   await wh.commit(batch('r1', FIXTURE));
 });
 

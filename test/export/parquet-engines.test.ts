@@ -11,7 +11,7 @@ import { exportBookkeeping, exportParquet } from '../../src/export/export-parque
 import { BOOKKEEPING_EXPORTS, MANIFEST_DIR } from '../../src/export/parquet-layout.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { TABLE_SPECS } from '../../src/load/table-specs.js';
+import { TABLE_SPECS, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { analystWarehouse } from '../views/analyst-fixture.js';
 import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 
@@ -37,7 +37,7 @@ describe('the Parquet tree of a demo warehouse, read by the rules of other engin
 
   beforeAll(async () => {
     f = await analystWarehouse();
-    wh = await Warehouse.open(f.db);
+    wh = await Warehouse.open(f.db, WAREHOUSE_TABLES);
   }, 120_000);
   afterAll(async () => {
     await wh?.close();

@@ -7,6 +7,7 @@ import { JsonLinesReporter } from '../../src/cli/reporters.js';
 import { TtyProgressReporter } from '../../src/cli/tty-progress-reporter.js';
 import { parseMaxWait } from '../../src/config/max-wait-flag.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { CLI, REPO, removeDir, runCli, tempDir } from '../reliability/reliability-helpers.js';
 import { TestServer } from '../api/helpers/test-server.js';
 
@@ -29,7 +30,7 @@ describe('a reader that goes away (EPIPE on stdout)', () => {
   beforeAll(async () => {
     dir = await tempDir('engage-etl-epipe-');
     db = `${dir}/w.duckdb`;
-    await (await Warehouse.open(db)).close();
+    await (await Warehouse.open(db, WAREHOUSE_TABLES)).close();
   });
   afterAll(async () => {
     await removeDir(dir);

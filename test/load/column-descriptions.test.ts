@@ -2,7 +2,7 @@
 // column without one fails here, naming it.
 import { describe, expect, it } from 'vitest';
 import { columnDescription } from '../../src/load/column-descriptions.js';
-import { PARTITION_COLUMN, TABLE_SPECS, allColumnNames } from '../../src/load/table-specs.js';
+import { PARTITION_COLUMN, TABLE_SPECS, allColumnNames } from '../../src/streams/table-specs.js';
 
 describe('column descriptions', () => {
   it('describe every column of every table, the bookkeeping and partition columns included', () => {

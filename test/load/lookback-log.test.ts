@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOOKBACK_LOG_DAYS, latestLookbacks, lookbackEvidence, recordLookbacks } from '../../src/load/audit-store.js';
 import type { LookbackRow } from '../../src/load/audit-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { tempDir } from './warehouse-helpers.js';
 
 let dir: string;
@@ -33,11 +34,11 @@ function rows(n: number): LookbackRow[] {
 
 describe('the look-back log', () => {
   it('keeps the last 14 days of each stream, its last probe and the start of its current look-back, and reads back the same', async () => {
-    const trimmed = await Warehouse.open(join(dir, 'trimmed.duckdb'));
-    const full = await Warehouse.open(join(dir, 'full.duckdb'));
+    const trimmed = await Warehouse.open(join(dir, 'trimmed.duckdb'), WAREHOUSE_TABLES);
+    const full = await Warehouse.open(join(dir, 'full.duckdb'), WAREHOUSE_TABLES);
     try {
       for (let n = 0; n < NIGHTS; n++) {
-        await recordLookbacks((sql, params) => trimmed.query(sql, params), `run-${n}`, until(n), rows(n));
+        await recordLookbacks(trimmed, `run-${n}`, until(n), rows(n));
         for (const r of rows(n)) {
           await full.query(`INSERT INTO "_etl_lookback" VALUES ($1, $2, $3, $4, $5, $6, $7)`, [`run-${n}`, r.stream, until(n), r.mode, r.days, r.probe, r.reason]);
         }
@@ -51,11 +52,10 @@ describe('the look-back log', () => {
       expect(nightsOf('sessions')).toEqual([0, ...window]);
       expect(Number((await full.query(`SELECT count(*) AS n FROM "_etl_lookback"`))[0]!['n'])).toBe(2 * NIGHTS);
 
-      const read = (wh: Warehouse) => (sql: string, params?: readonly unknown[]) => wh.query(sql, params);
-      expect(await latestLookbacks(read(trimmed))).toEqual(await latestLookbacks(read(full)));
-      expect((await latestLookbacks(read(trimmed))).find((l) => l.stream === 'kpis')).toMatchObject({ days: 5, since: until(20), previousDays: 2 });
+      expect(await latestLookbacks(trimmed)).toEqual(await latestLookbacks(full));
+      expect((await latestLookbacks(trimmed)).find((l) => l.stream === 'kpis')).toMatchObject({ days: 5, since: until(20), previousDays: 2 });
       const since = until(NIGHTS - 57);
-      const evidence = await lookbackEvidence(read(trimmed), since);
+      const evidence = await lookbackEvidence(trimmed, since);
       expect(evidence.get('kpis')?.lastProbe).toEqual(until(17));
       expect(evidence.get('sessions')?.lastProbe).toBeUndefined();
     } finally {

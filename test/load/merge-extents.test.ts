@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { tempDir, utc } from './warehouse-helpers.js';
 
 let dir: string;
@@ -15,7 +16,7 @@ let path: string;
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir());
   path = join(dir, 'warehouse.duckdb');
-  wh = await Warehouse.open(path);
+  wh = await Warehouse.open(path, WAREHOUSE_TABLES);
 });
 
 afterEach(async () => {
@@ -93,7 +94,7 @@ describe('merge extents', () => {
     conn.closeSync();
     other.closeSync();
 
-    wh = await Warehouse.open(path);
+    wh = await Warehouse.open(path, WAREHOUSE_TABLES);
     const again = await commit([row('a', 4, 9), row('z', 4, 9), row('a', 0, 1)]);
     expect(await extentRows()).toBe(2); // rebuilt: one range per object and month
     expect(again.tables.campaign_series).toEqual({ inserted: 0, updated: 0, unchanged: 3, deleted: 0 });
@@ -134,7 +135,7 @@ describe('merge extents', () => {
       for (const r of rows) model.set(`${r.campaign_id} ${r.time.toISOString().slice(0, 10)}`, r.unique_recipients);
       if (b % 17 === 16) {
         await wh.close();
-        wh = await Warehouse.open(path);
+        wh = await Warehouse.open(path, WAREHOUSE_TABLES);
       }
     }
     const expected = [...model].map(([k, v]) => `${k} ${v}`).sort();

@@ -2,6 +2,7 @@
 // this version's other tables. Shared by the upgrade test of the warehouse and the one of a whole run.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 
 /** The previous version's DDL of the four tables this version changed (sql/generated/tables.sql of that version). */
 const PREVIOUS_DDL = `
@@ -33,7 +34,7 @@ INSERT INTO "canvas_step_messages" VALUES ('cv_1', '2024-05-01', 'cv_1_step_1', 
 
 /** A database of this version whose four changed tables are put back in the previous layout, with rows. */
 export async function writePreviousLayout(path: string): Promise<void> {
-  await (await Warehouse.open(path)).close();
+  await (await Warehouse.open(path, WAREHOUSE_TABLES)).close();
   const instance = await DuckDBInstance.create(path);
   const conn = await instance.connect();
   for (const table of ['campaign_series', 'campaign_message_series', 'canvas_variant_summary', 'canvas_step_messages']) await conn.run(`DROP TABLE "${table}"`);

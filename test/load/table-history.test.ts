@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
 import type { CommitResult } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { tempDir, utc } from './warehouse-helpers.js';
 
 let dir: string;
@@ -30,7 +31,7 @@ const versions = (wh: Warehouse) =>
 
 describe('segments_history', () => {
   it('starts a version at updated_at when the data changes, ends the previous one there, and ignores a change of _list_version alone', async () => {
-    const wh = await Warehouse.open(join(dir, 'w.duckdb'));
+    const wh = await Warehouse.open(join(dir, 'w.duckdb'), WAREHOUSE_TABLES);
     try {
       const counted = (r: CommitResult) => r.tables.segments_history;
       expect(counted(await commit(wh, 'r1', '2024-03-02', [segment('Whales', '2024-03-01')]))).toMatchObject({ inserted: 1, updated: 0 });
@@ -47,7 +48,7 @@ describe('segments_history', () => {
   });
 
   it('starts a version at the run\'s --until when updated_at does not move, and closes the last one when the object is removed', async () => {
-    const wh = await Warehouse.open(join(dir, 'w.duckdb'));
+    const wh = await Warehouse.open(join(dir, 'w.duckdb'), WAREHOUSE_TABLES);
     try {
       await commit(wh, 'r1', '2024-03-02', [segment('Whales', '2024-03-01')]);
       await commit(wh, 'r2', '2024-03-05', [segment('Whales', '2024-03-01', { analytics_tracking_enabled: false })]);
@@ -68,7 +69,7 @@ describe('segments_history', () => {
   });
 
   it('closes the version of a step a re-read Canvas no longer holds, at the run\'s --until', async () => {
-    const wh = await Warehouse.open(join(dir, 'w.duckdb'));
+    const wh = await Warehouse.open(join(dir, 'w.duckdb'), WAREHOUSE_TABLES);
     const step = (id: string, name: string) => ({ canvas_id: 'cv-9', step_id: id, name, type: 'message', next_step_ids: [], next_paths: [], channels: [], messages: {} });
     const night = async (runId: string, until: string, steps: Record<string, unknown>[]) =>
       wh.commit({ runId, loadedAt: utc(until), until: utc(until), upserts: [{ table: 'canvas_steps', rows: steps }], replaces: [{ table: 'canvas_steps', columns: ['canvas_id'], values: [['cv-9']] }], state: [] });
@@ -89,17 +90,17 @@ describe('segments_history', () => {
 describe('a database from before the history tables', () => {
   it('gains them when opened for writing, one current version per stored row from its updated_at', async () => {
     const path = join(dir, 'old.duckdb');
-    const wh = await Warehouse.open(path);
+    const wh = await Warehouse.open(path, WAREHOUSE_TABLES);
     await commit(wh, 'r1', '2024-03-02', [segment('Whales', '2024-03-01')]);
     for (const table of ['canvases', 'canvas_variants', 'canvas_steps', 'campaigns', 'campaign_messages', 'segments']) await wh.query(`DROP TABLE "${table}_history"`);
     await wh.query(`DELETE FROM "_etl_dirty_partitions"`);
     await wh.close();
 
     // Read-only it is read as it is, the absent history tables named; the writer below creates them.
-    const readOnly = await Warehouse.open(path, { readOnly: true });
+    const readOnly = await Warehouse.open(path, WAREHOUSE_TABLES, { readOnly: true });
     expect([...readOnly.absentHistory].sort()).toEqual(['campaign_messages_history', 'campaigns_history', 'canvas_steps_history', 'canvas_variants_history', 'canvases_history', 'segments_history']);
     await readOnly.close();
-    const reopened = await Warehouse.open(path);
+    const reopened = await Warehouse.open(path, WAREHOUSE_TABLES);
     try {
       expect(await versions(reopened)).toEqual([{ name: 'Whales', _valid_from: utc('2024-03-01'), _valid_to: null, _run_id: 'r1' }]);
       expect(await reopened.query(`SELECT count(*)::INTEGER AS n FROM "canvases_history"`)).toEqual([{ n: 0 }]);

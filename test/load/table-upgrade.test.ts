@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { writePreviousLayout } from './previous-layout.js';
 import { tempDirPerTest } from './warehouse-helpers.js';
 
@@ -21,9 +22,9 @@ describe('a database written by the previous version', () => {
     const path = join(t.dir, 'old.duckdb');
     await writePreviousLayout(path);
     // Readers never write: they name the run that upgrades the file.
-    await expect(Warehouse.open(path, { readOnly: true })).rejects.toThrow(/written by an earlier version of engage-etl; the next `engage-etl run` on it upgrades it/);
+    await expect(Warehouse.open(path, WAREHOUSE_TABLES, { readOnly: true })).rejects.toThrow(/written by an earlier version of engage-etl; the next `engage-etl run` on it upgrades it/);
 
-    const wh = await Warehouse.open(path);
+    const wh = await Warehouse.open(path, WAREHOUSE_TABLES);
     try {
       const messages = await rows(wh, `SELECT * EXCLUDE ("time", "_loaded_at", "_month") FROM campaign_message_series ORDER BY channel`);
       const common = { campaign_id: 'cmp_1', _run_id: 'run_a' };
@@ -62,10 +63,10 @@ describe('a database written by the previous version', () => {
       await wh.close();
     }
     // Once upgraded, it opens as any database of this version, read-only included, and a second open changes nothing.
-    const again = await Warehouse.open(path);
+    const again = await Warehouse.open(path, WAREHOUSE_TABLES);
     expect(await rows(again, 'SELECT count(*) AS n FROM campaign_message_series')).toEqual([{ n: 6 }]);
     await again.close();
-    const reader = await Warehouse.open(path, { readOnly: true });
+    const reader = await Warehouse.open(path, WAREHOUSE_TABLES, { readOnly: true });
     await reader.close();
   });
 });

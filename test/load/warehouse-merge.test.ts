@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { RunLog } from '../../src/load/run-log.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { TABLE_SPECS, allColumnNames } from '../../src/load/table-specs.js';
+import { TABLE_SPECS, allColumnNames, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { revenueRow, tempDir, utc } from './warehouse-helpers.js';
 
 let dir: string;
@@ -10,7 +11,7 @@ let wh: Warehouse;
 
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'));
+  wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'), WAREHOUSE_TABLES);
 });
 
 afterEach(async () => {
@@ -39,7 +40,7 @@ describe('Warehouse.open', () => {
   it('opens an existing database a second time without changing it (the DDL is idempotent)', async () => {
     await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05'), upserts: [{ table: 'revenue', rows: [revenueRow('2024-03-01', 1)] }], state: [] });
     await wh.close();
-    wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'));
+    wh = await Warehouse.open(join(dir, 'nested', 'warehouse.duckdb'), WAREHOUSE_TABLES);
     expect(await revenueRows()).toHaveLength(1);
   });
 });
@@ -341,9 +342,9 @@ describe('series state and run log', () => {
   });
 
   it('reports status with the last run, its outcome and staleness', async () => {
-    await wh.beginRun({ runId: 'r1', pipeline: 'nightly', startedAt: utc('2024-03-05T01:00:00'), until: utc('2024-03-05') });
+    await new RunLog(wh).begin({ runId: 'r1', pipeline: 'nightly', startedAt: utc('2024-03-05T01:00:00'), until: utc('2024-03-05') });
     await wh.commit({ runId: 'r1', loadedAt: utc('2024-03-05T01:05:00'), upserts: [], state: [{ stream: 'revenue', seriesKey: '*|*', unit: 'day', watermark: utc('2024-03-04'), rowsLoaded: 3 }] });
-    await wh.finishRun({ runId: 'r1', finishedAt: utc('2024-03-05T01:10:00'), status: 'succeeded', requests: 7, rowsChanged: 3 });
+    await new RunLog(wh).finish({ runId: 'r1', finishedAt: utc('2024-03-05T01:10:00'), status: 'succeeded', requests: 7, rowsChanged: 3 });
     const [row] = await wh.status(utc('2024-03-05T12:00:00'));
     expect(row).toMatchObject({ stream: 'revenue', lastRunId: 'r1', lastRunStatus: 'succeeded', lastRunFinishedAt: utc('2024-03-05T01:10:00'), rowsLoaded: 3, stalenessMs: 24 * 3_600_000 });
     // At 12:00 on the 5th the 5th is still going: a watermark at its 00:00 is current.
@@ -355,9 +356,9 @@ describe('series state and run log', () => {
   });
 
   it('refuses to begin a run id twice and to finish a run never begun', async () => {
-    await wh.beginRun({ runId: 'r1', pipeline: 'p', startedAt: utc('2024-03-05'), until: utc('2024-03-05') });
-    await expect(wh.beginRun({ runId: 'r1', pipeline: 'p', startedAt: utc('2024-03-05'), until: utc('2024-03-05') })).rejects.toThrow(/run r1 is already in the run log/);
-    await expect(wh.finishRun({ runId: 'nope', finishedAt: utc('2024-03-05'), status: 'failed', requests: 0, rowsChanged: 0, error: 'x' })).rejects.toThrow(/run nope is not in the run log/);
+    await new RunLog(wh).begin({ runId: 'r1', pipeline: 'p', startedAt: utc('2024-03-05'), until: utc('2024-03-05') });
+    await expect(new RunLog(wh).begin({ runId: 'r1', pipeline: 'p', startedAt: utc('2024-03-05'), until: utc('2024-03-05') })).rejects.toThrow(/run r1 is already in the run log/);
+    await expect(new RunLog(wh).finish({ runId: 'nope', finishedAt: utc('2024-03-05'), status: 'failed', requests: 0, rowsChanged: 0, error: 'x' })).rejects.toThrow(/run nope is not in the run log/);
   });
 
   it('resets streams for a full refresh: tables emptied, their state gone, their partitions dirty', async () => {

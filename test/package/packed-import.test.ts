@@ -42,12 +42,13 @@ describe('the packed package', () => {
     await writeFile(join(project, 'main.mjs'), `
 import { createEmulator, loadPipelineFile, resolveRunOptions, runPipeline, runPush, Warehouse } from 'engage-etl';
 import { DateTime } from 'luxon';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 const emulator = await createEmulator({ seed: 1, now: '2025-03-01T06:00:00Z' });
 try {
   const pipeline = loadPipelineFile('pipeline.yaml');
   const opts = resolveRunOptions({ pipeline: 'pipeline.yaml', baseUrl: emulator.url, apiKey: emulator.demoApiKey, db: 'out/lib.duckdb', out: 'out/parquet', until: '2025-03-01T06:00:00Z' }, {}, DateTime.fromISO('2025-03-01T06:01:00Z'));
   const summary = await runPipeline(opts);
-  const wh = await Warehouse.open('out/lib.duckdb', { readOnly: true });
+  const wh = await Warehouse.open('out/lib.duckdb', WAREHOUSE_TABLES, { readOnly: true });
   const [row] = await wh.query('SELECT count(*) AS n FROM revenue');
   await wh.close();
   console.log(JSON.stringify({ streams: pipeline.streamNames, status: summary.status, revenueRows: row.n, runPush: typeof runPush }));

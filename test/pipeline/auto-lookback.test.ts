@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { isProbeNight } from '../../src/pipeline/auto-lookback.js';
 import { PipelineFixture } from './helpers/pipeline-fixture.js';
 import { runCli } from '../reliability/reliability-helpers.js';
@@ -52,7 +53,7 @@ function expected(probe: number, before: number, after: number): number[] {
 /** event_counts of the last ten complete days before `until`, keyed, from `db`. */
 async function lastTenDays(db: string, until: DateTime): Promise<Map<string, number>> {
   const day = (d: DateTime) => d.startOf('day').toISO({ includeOffset: false });
-  const wh = await Warehouse.open(db, { readOnly: true });
+  const wh = await Warehouse.open(db, WAREHOUSE_TABLES, { readOnly: true });
   const rows = await wh.query(
     `SELECT "event", "app_id", "time", "count" FROM "event_counts" WHERE "time" >= TIMESTAMP '${day(until.minus({ days: 10 }))}' AND "time" < TIMESTAMP '${day(until)}'`,
   ).finally(() => wh.close());

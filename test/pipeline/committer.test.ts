@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Warehouse, type CommitResult, type PackageCommit, type PreparedCommit } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { Committer, MAX_COMMIT_DELAY_MS, MIN_COMMIT_ROWS, type CommitPart } from '../../src/pipeline/committer.js';
 import { MAX_STAGED_ROWS, RunScheduler } from '../../src/pipeline/run-scheduler.js';
 
@@ -17,7 +18,7 @@ let real: Warehouse;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'committer-'));
-  real = await Warehouse.open(join(dir, 'w.duckdb'));
+  real = await Warehouse.open(join(dir, 'w.duckdb'), WAREHOUSE_TABLES);
 });
 
 afterEach(async () => {

@@ -12,6 +12,7 @@ import { eventCounts } from '../../src/emulator/analytics/series-query.js';
 import { KPI_METRICS } from '../../src/api/types.js';
 import type { KpiMetric } from '../../src/api/types.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { recommendLookback } from '../../src/pipeline/lookback-advice.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { num, PipelineFixture } from './helpers/pipeline-fixture.js';
@@ -209,7 +210,7 @@ describe('a first run of the event, KPI and Canvas series (data_series)', () => 
     const [kpi] = await f.query(`SELECT key_values FROM _etl_restatements WHERE table_name = 'kpi_series' AND unit_start = TIMESTAMP '2025-03-09 00:00:00' AND json_extract_string(key_values, '$.app_id') = 'app_1' AND json_extract_string(key_values, '$.metric') = 'dau'`);
     expect(JSON.parse(String(kpi!['key_values']))).toEqual({ metric: 'dau', app_id: 'app_1' });
     const byAge = (await f.query('SELECT stream, age_days, count(*) AS n FROM _etl_restatements GROUP BY ALL')).map((r) => ({ stream: String(r['stream']), ageDays: num(r['age_days']), changes: num(r['n']) }));
-    const report = await restatementReport((sql) => f.query(sql), 0.999);
+    const report = await restatementReport(f, 0.999);
     for (const stream of ['kpis', 'event_counts', 'canvas_summary']) {
       const mine = byAge.filter((a) => a.stream === stream);
       const r = report.find((x) => x.stream === stream)!;
@@ -360,7 +361,7 @@ describe('events: all', () => {
         ['succeeded', [], 3 + 1], ['succeeded', [], 3 + 1], ['succeeded', [], 3], ['succeeded', [], 3],
       ]);
       expect(runs[1]!.tables.find((t) => t.table === 'event_counts')!.rows).toBe(EVENTS.length * 11);
-      const wh = await Warehouse.open(byAll.db, { readOnly: true });
+      const wh = await Warehouse.open(byAll.db, WAREHOUSE_TABLES, { readOnly: true });
       try {
         await wh.query(`ATTACH '${byName.db}' AS named (READ_ONLY)`);
         const cols = '"event", "app_id", "segment_id", "unit", "time", "count"';

@@ -3,8 +3,8 @@
 // day both cover. The plan of the longer run has other windows (more of them, aligned from another start), so a plan
 // or fetch queue that lost, doubled or shifted a window would show here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TableName } from '../../src/load/table-specs.js';
-import { tableSpec } from '../../src/load/table-specs.js';
+import type { TableName } from '../../src/streams/table-specs.js';
+import { tableSpec } from '../../src/streams/table-specs.js';
 import { PipelineFixture } from './helpers/pipeline-fixture.js';
 
 const NOW = '2025-11-02T06:00:00Z';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignSeries } from '../../src/emulator/analytics/campaign-stats.js';
 import { canvasDailyStats } from '../../src/emulator/analytics/canvas-stats.js';
 import { MONEY, createTableSql } from '../../src/load/table-definition.js';
-import { TABLE_SPECS, tableSpec } from '../../src/load/table-specs.js';
+import { TABLE_SPECS, tableSpec, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { beyondCents } from '../../src/pipeline/money-notices.js';
 import { sameTotal } from '../../src/pipeline/reconcile.js';
@@ -125,7 +125,7 @@ describe('money over a year of the emulator', () => {
     const fromDuck = (await f.query(`SELECT CAST(revenue * 100 AS BIGINT) AS c FROM canvas_summary`)).map((r) => Number(r['c']));
     expect(fromParquet.sort((a, b) => a - b)).toEqual(fromDuck.sort((a, b) => a - b));
     // DuckDB reads the files back as the same exact decimal.
-    const wh = await Warehouse.open(join(f.dir, 'reader.duckdb'));
+    const wh = await Warehouse.open(join(f.dir, 'reader.duckdb'), WAREHOUSE_TABLES);
     try {
       const [row] = await wh.query(`SELECT typeof(revenue) AS t, CAST(sum(revenue) AS VARCHAR) AS total FROM read_parquet('${f.out}/revenue/**/*.parquet') GROUP BY ALL`);
       const [stored] = await f.query(`SELECT CAST(sum(revenue) AS VARCHAR) AS total FROM revenue`);
@@ -190,7 +190,7 @@ describe('a warehouse whose amounts an earlier version stored as DOUBLE', () => 
     try {
       await writeFile(f.pipelinePath, `name: upgrade\nstart_date: 2025-03-01\nstreams:\n  revenue: { unit: day, apps: ["*"], products: ["*"] }\n  canvas_summary: { canvases: [cv_1] }\n`);
       // Today's layout with the DOUBLE amounts of the version before, and an old row whose float is not its cent.
-      await (await Warehouse.open(f.db)).close();
+      await (await Warehouse.open(f.db, WAREHOUSE_TABLES)).close();
       const instance = await DuckDBInstance.create(f.db);
       const conn = await instance.connect();
       for (const table of ['revenue', 'canvas_summary']) {
@@ -201,7 +201,7 @@ describe('a warehouse whose amounts an earlier version stored as DOUBLE', () => 
       conn.closeSync();
       instance.closeSync();
 
-      await expect(Warehouse.open(f.db, { readOnly: true })).rejects.toThrow(/table "revenue" .* was written by an earlier version of engage-etl; the next `engage-etl run` on it upgrades it/);
+      await expect(Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true })).rejects.toThrow(/table "revenue" .* was written by an earlier version of engage-etl; the next `engage-etl run` on it upgrades it/);
       const summary = await f.run();
       expect(summary.status).toBe('succeeded');
       expect(await f.query(`SELECT typeof(revenue) AS t, count(*) AS n FROM revenue GROUP BY ALL`)).toEqual([{ t: 'DECIMAL(18,2)', n: 11 }]);

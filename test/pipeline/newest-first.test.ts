@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../src/api/api-client-options.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { createEmulator } from '../../src/emulator/server.js';
-import { TABLE_SPECS } from '../../src/load/table-specs.js';
+import { TABLE_SPECS, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { runCli } from '../reliability/reliability-helpers.js';
@@ -55,7 +55,7 @@ interface Night {
  * an object without state.
  */
 async function checkAgainstWhole(runs: PipelineRuns, db: string, whole: string): Promise<Night['check']> {
-  const wh = await Warehouse.open(runs.dbOf(db), { readOnly: true });
+  const wh = await Warehouse.open(runs.dbOf(db), WAREHOUSE_TABLES, { readOnly: true });
   try {
     await wh.query(`ATTACH '${runs.dbOf(whole)}' AS whole (READ_ONLY)`);
     const [state] = await wh.query(`SELECT count(*) AS started, count(*) FILTER (WHERE "watermark" = TIMESTAMP '${NEWEST_COMPLETE.slice(0, 19)}') AS at_newest

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_SPECS } from '../../src/load/table-specs.js';
+import { TABLE_SPECS } from '../../src/streams/table-specs.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { num, PipelineFixture, testPipeline, utcDay } from './helpers/pipeline-fixture.js';
 

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_SPECS } from '../../src/load/table-specs.js';
+import { TABLE_SPECS } from '../../src/streams/table-specs.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { StreamsFailedError } from '../../src/pipeline/streams-failed-error.js';
 import type { Emulator } from '../../src/emulator/server.js';

@@ -8,6 +8,7 @@ import type { ClientEvent } from '../../src/api/api-client-options.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { runCli } from '../reliability/reliability-helpers.js';
 import { PipelineRuns } from './alt-server/pipeline-runs.js';
@@ -114,7 +115,7 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
   it('ends with tables equal to the uninterrupted run\'s (EXCEPT ALL both ways)', async () => {
     const diffs = await runs.diff('cut', 'whole');
     expect(diffs.filter((d) => d.onlyLeft + d.onlyRight > 0)).toEqual([]);
-    const wh = await Warehouse.open(runs.dbOf('cut'), { readOnly: true });
+    const wh = await Warehouse.open(runs.dbOf('cut'), WAREHOUSE_TABLES, { readOnly: true });
     try {
       const [row] = await wh.query(`SELECT (SELECT count(*) FROM "sessions") AS db, (SELECT count(*) FROM read_parquet('${join(runs.dir, 'cut-parquet')}/sessions/**/*.parquet')) AS parquet`);
       expect(Number(row!['parquet'])).toBe(Number(row!['db']));

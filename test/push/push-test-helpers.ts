@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/server.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import type { RawPushFlags } from '../../src/push/push-options.js';
 import { resolvePushOptions } from '../../src/push/push-options.js';
 import type { PushHooks, PushResult, PushSummary } from '../../src/push/run-push.js';
@@ -36,7 +37,7 @@ export async function pushFixture(opts: EmulatorOptions = {}): Promise<PushFixtu
 
 /** Run statements on the fixture's warehouse (creating it), then close it so a push can open it. */
 export async function sql(fx: PushFixture, ...statements: string[]): Promise<void> {
-  const wh = await Warehouse.open(fx.db);
+  const wh = await Warehouse.open(fx.db, WAREHOUSE_TABLES);
   try {
     for (const s of statements) await wh.query(s);
   } finally {
@@ -45,7 +46,7 @@ export async function sql(fx: PushFixture, ...statements: string[]): Promise<voi
 }
 
 export async function query(fx: PushFixture, text: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
-  const wh = await Warehouse.open(fx.db);
+  const wh = await Warehouse.open(fx.db, WAREHOUSE_TABLES);
   try {
     return await wh.query(text, params);
   } finally {

@@ -8,6 +8,7 @@ import type { ClientEvent } from '../../src/api/api-client-options.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
@@ -53,7 +54,7 @@ describe('bad input', () => {
 
   async function snapshot(target: Target): Promise<Snapshot> {
     // Failed runs are logged in the working copy; the published file must stay byte for byte what it was.
-    const wh = await Warehouse.open(snapshotFiles(target.db).working, { readOnly: true });
+    const wh = await Warehouse.open(snapshotFiles(target.db).working, WAREHOUSE_TABLES, { readOnly: true });
     let runs: number;
     try {
       const [row] = await wh.query(`SELECT count(*) AS n FROM "_etl_runs"`);

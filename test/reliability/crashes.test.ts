@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
 import type { CrashPoint } from '../../src/process/crash-point.js';
 import type { CliResult, Target } from './reliability-helpers.js';
@@ -92,7 +93,7 @@ describe('a run killed with SIGKILL at 25 moments', () => {
     expect(await tableChecksums(t.db)).toEqual(clean.tables);
     expect(await parquetChecksums(t.out)).toEqual(clean.parquet);
     // The killed runs are closed in the run log, not left 'running' forever.
-    const wh = await Warehouse.open(t.db, { readOnly: true });
+    const wh = await Warehouse.open(t.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       const log = await wh.query(`SELECT "status", count(*) AS n FROM "_etl_runs" GROUP BY ALL ORDER BY ALL`);
       expect(log.find((r) => r['status'] === 'running')).toBeUndefined();

@@ -8,6 +8,7 @@ import { FAULT_KINDS } from '../../src/emulator/fault-injector.js';
 import { RetriableApiError } from '../../src/errors.js';
 import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { SecretScan, makeTarget, parquetChecksums, removeDir, runInProcess, startEmulator, tableChecksums, tempDir } from './reliability-helpers.js';
 
 // At a 30 % fault rate, six attempts all fail for one request in 1,400; over ~150 requests that would fail one run in
@@ -94,7 +95,7 @@ describe('a multi-month backfill under injected faults', () => {
     // What was committed is kept, and it is right: every stored row is the clean run's row for its key. The failed
     // first run published nothing to readers: what it committed is in its working copy.
     expect(existsSync(t.db)).toBe(false);
-    const wh = await Warehouse.open(snapshotFiles(t.db).working, { readOnly: true });
+    const wh = await Warehouse.open(snapshotFiles(t.db).working, WAREHOUSE_TABLES, { readOnly: true });
     try {
       const [kept] = await wh.query(`SELECT (SELECT count(*) FROM "sessions") + (SELECT count(*) FROM "revenue") + (SELECT count(*) FROM "canvas_summary") AS n`);
       expect(Number(kept?.['n'])).toBeGreaterThan(0);

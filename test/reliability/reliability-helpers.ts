@@ -20,7 +20,7 @@ import type { TableManifest } from '../../src/export/table-manifest.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/server.js';
 import { snapshotFiles } from '../../src/store/published-snapshot.js';
-import { TABLE_SPECS } from '../../src/load/table-specs.js';
+import { TABLE_SPECS, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import type { PipelineDeps, RunSummary } from '../../src/pipeline/run-pipeline.js';
@@ -140,7 +140,7 @@ function rowDigest(columns: string[]): string {
  * `table.column`s left out (history-dependent ones such as custom_events.first_seen_at).
  */
 export async function tableChecksums(db: string, ignore: string[] = []): Promise<Record<string, string>> {
-  const wh = await Warehouse.open(db, { readOnly: true });
+  const wh = await Warehouse.open(db, WAREHOUSE_TABLES, { readOnly: true });
   try {
     const out: Record<string, string> = {};
     for (const spec of TABLE_SPECS) {
@@ -158,7 +158,7 @@ export async function tableChecksums(db: string, ignore: string[] = []): Promise
 
 /** Every data row's `_run_id`, keyed by table and key columns: proves a rerun did not rewrite unchanged rows. */
 export async function runIds(db: string): Promise<Map<string, string>> {
-  const wh = await Warehouse.open(db, { readOnly: true });
+  const wh = await Warehouse.open(db, WAREHOUSE_TABLES, { readOnly: true });
   try {
     const ids = new Map<string, string>();
     for (const spec of TABLE_SPECS) {
@@ -290,7 +290,7 @@ export class SecretScan {
       // The published file and the working copy beside it (which alone holds failed runs' messages).
       for (const db of [t.db, snapshotFiles(t.db).working]) {
         if (!existsSync(db)) continue;
-        const wh = await Warehouse.open(db, { readOnly: true });
+        const wh = await Warehouse.open(db, WAREHOUSE_TABLES, { readOnly: true });
         try {
           const all = await wh.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`);
           for (const { table_name } of all) {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import type { Target } from './reliability-helpers.js';
 import {
   SecretScan, fileStamps, makeTarget, parquetChecksums, removeDir, runIds, runInProcess, startEmulator, tableChecksums, tempDir,
@@ -84,7 +85,7 @@ describe('reruns', () => {
       const history = ['custom_events.first_seen_at', 'listed_objects.first_seen_at'];
       expect(await tableChecksums(t.db, history)).toEqual(await tableChecksums(clean.db, history));
       expect(await parquetChecksums(t.out, history)).toEqual(await parquetChecksums(clean.out, history));
-      const wh = await Warehouse.open(t.db, { readOnly: true });
+      const wh = await Warehouse.open(t.db, WAREHOUSE_TABLES, { readOnly: true });
       try {
         const seen = await wh.query(`SELECT DISTINCT CAST(first_seen_at AS VARCHAR) AS s FROM custom_events`);
         expect(seen).toEqual([{ s: '2025-06-01 00:00:00' }]);
@@ -116,7 +117,7 @@ describe('reruns', () => {
 
 /** revenue rows of the restated day, in a fixed order. */
 async function restatedRows(db: string): Promise<{ key: string; value: number }[]> {
-  const wh = await Warehouse.open(db, { readOnly: true });
+  const wh = await Warehouse.open(db, WAREHOUSE_TABLES, { readOnly: true });
   try {
     const rows = await wh.query(
       `SELECT app_id || '|' || product AS key, revenue AS value FROM revenue WHERE CAST("time" AS DATE) = DATE '${RESTATED_DAY}' AND unit = 'day' ORDER BY 1`,

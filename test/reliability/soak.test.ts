@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORTED_TABLES, MANIFEST_DIR } from '../../src/export/parquet-layout.js';
-import { TABLE_SPECS } from '../../src/load/table-specs.js';
+import { TABLE_SPECS } from '../../src/streams/table-specs.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';

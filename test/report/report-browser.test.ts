@@ -13,6 +13,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { styledId } from '../../src/emulator/analytics/workspace-size.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { CHARTS, setReportLastDays } from '../../src/report/report-charts.js';
 import { PALETTE } from '../../src/report/render-chart.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
@@ -115,7 +116,7 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
   it('draws every chart with one mark per row of its query, complete days only, no label cut, no console error or request', async () => {
     for (const w of workspaces) {
       const { page, errors, requests } = await openReport(browser, w.report);
-      const wh = await Warehouse.open(w.fixture.db, { readOnly: true });
+      const wh = await Warehouse.open(w.fixture.db, WAREHOUSE_TABLES, { readOnly: true });
       try {
         // The day in progress at the last run's --until holds a few hours only: no daily chart draws it.
         const [last] = await wh.query('SELECT CAST(max("until") AS DATE) AS d FROM "_etl_runs"');
@@ -186,7 +187,7 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
       const data = await chartData(page, 'canvas-steps');
       expect(data.length, w.name).toBeGreaterThan(0);
       expect(new Set(data.map((r) => r.x)).size).toBe(data.length);
-      const wh = await Warehouse.open(w.fixture.db, { readOnly: true });
+      const wh = await Warehouse.open(w.fixture.db, WAREHOUSE_TABLES, { readOnly: true });
       try {
         const messageSteps = new Set((await wh.query(`SELECT "step_name" FROM "analytics"."canvas_step_conversions" WHERE "step_type" = 'message'`)).map((r) => String(r['step_name'])));
         for (const r of data) expect(messageSteps.has(r.x.replace(/^.* · \d+[a-z]?\. /, '')), r.x).toBe(true);
@@ -226,7 +227,7 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
     const data = await chartData(page, 'segments');
     const series = [...new Set(data.map((r) => r.series))];
     expect(series).toHaveLength(10);
-    const wh = await Warehouse.open(w.fixture.db, { readOnly: true });
+    const wh = await Warehouse.open(w.fixture.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       const names = new Set((await wh.query('SELECT "name" FROM "segments"')).map((r) => String(r['name'])));
       for (const s of series) expect(names.has(s.replace(/ \(right scale\)$/, '')), s).toBe(true);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { writeReport } from '../../src/report/write-report.js';
 import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { analystWarehouse } from '../views/analyst-fixture.js';
@@ -24,7 +25,7 @@ afterAll(async () => {
 describe('the report and control characters in names', () => {
   it('shows a NUL, an ESC and a bidi override in a step name as escapes, in the chart and nowhere raw', async () => {
     const path = join(dir, 'report.html');
-    const wh = await Warehouse.open(f.db);
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES);
     try {
       const evil = `'Evil' || chr(0) || chr(27) || '[2J' || chr(8238) || 'step'`;
       await wh.query(`UPDATE "canvas_step_summary" SET "name" = ${evil}`);

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { openPublished, openWorkingCopy, prepareWorkingCopy, publishSnapshot, snapshotFiles } from '../../src/store/published-snapshot.js';
+import { RunLog } from '../../src/load/run-log.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { tempDirPerTest } from '../load/warehouse-helpers.js';
 
 const t = tempDirPerTest();
@@ -24,7 +26,7 @@ async function runIds(path: string): Promise<string[]> {
 }
 
 async function logRun(wh: Warehouse, runId: string): Promise<void> {
-  await wh.beginRun({ runId, pipeline: 'p', startedAt: new Date('2025-01-01T00:00:00Z'), until: new Date('2025-01-01T00:00:00Z') });
+  await new RunLog(wh).begin({ runId, pipeline: 'p', startedAt: new Date('2025-01-01T00:00:00Z'), until: new Date('2025-01-01T00:00:00Z') });
 }
 
 describe('published snapshot', () => {
@@ -59,7 +61,7 @@ describe('published snapshot', () => {
 
   it('adopts an existing database (no working copy yet) by copying it, leaving the published file to its readers', async () => {
     const db = join(t.dir, 'engage.duckdb');
-    const old = await Warehouse.open(db);
+    const old = await Warehouse.open(db, WAREHOUSE_TABLES);
     await logRun(old, 'before-upgrade');
     await old.close();
     const inode = (await stat(db)).ino;
@@ -99,7 +101,7 @@ describe('published snapshot', () => {
 
   it('refuses to adopt a published file with an unfinished write-ahead log, saying what to do', async () => {
     const db = join(t.dir, 'engage.duckdb');
-    const old = await Warehouse.open(db);
+    const old = await Warehouse.open(db, WAREHOUSE_TABLES);
     await old.close();
     await writeFile(`${db}.wal`, 'x');
     await expect(prepareWorkingCopy(db)).rejects.toThrow(/has an unfinished write-ahead log .*close that program .* and run again/);

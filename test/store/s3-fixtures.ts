@@ -9,7 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { TableManifest } from '../../src/export/table-manifest.js';
-import { TABLE_SPECS } from '../../src/load/table-specs.js';
+import { TABLE_SPECS } from '../../src/streams/table-specs.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { createS3Client, s3Settings } from '../../src/store/s3-client.js';
 import { afterAll, beforeAll } from 'vitest';

@@ -11,6 +11,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { exportBookkeeping, exportParquet } from '../../src/export/export-parquet.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { LocalPlace } from '../../src/store/local-place.js';
 import type { Place } from '../../src/store/place.js';
 import { createS3Client, s3Settings } from '../../src/store/s3-client.js';
@@ -89,7 +90,7 @@ describe('three pipelines, one lake: every workspace keeps its files', () => {
     let last = new Map<string, Set<string>>();
     for (const [step, i] of [...order, order[0]!].entries()) {
       const p = PIPELINES[i]!;
-      const wh = await Warehouse.open(dbs[i]!);
+      const wh = await Warehouse.open(dbs[i]!, WAREHOUSE_TABLES);
       try {
         const share = placeOfWorkspace(place, p.workspace);
         await exportParquet(wh, share, { scope: 'all' });

@@ -12,6 +12,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { exportParquet } from '../../src/export/export-parquet.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { createS3Client, s3Settings } from '../../src/store/s3-client.js';
 import { S3Place } from '../../src/store/s3-place.js';
 import { placeOfWorkspace } from '../../src/store/workspace-place.js';
@@ -60,7 +61,7 @@ describe('stores that lag and hang up', () => {
     await mkdir(scratch);
     const client = createS3Client(s3Settings({ ...store.env, AWS_ENDPOINT_URL_S3: proxy.endpoint }));
     const place = placeOfWorkspace(new S3Place({ client, bucket: store.bucket, prefix: 'lagging', scratchDir: scratch }), undefined);
-    const wh = await Warehouse.open(t.db);
+    const wh = await Warehouse.open(t.db, WAREHOUSE_TABLES);
     try {
       await exportParquet(wh, place, { scope: 'all' });
       // The second publish replaces every file; the listings it gets (the store before it) are what the lagging LIST answers next.

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SettingsStore } from '../../src/load/settings-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { fromDuckDBValue } from '../../src/load/duckdb-values.js';
 import { createAnalyticsViews } from '../../src/views/analytics-views.js';
 import { parquetViewsSql } from '../../src/views/parquet-views-sql.js';
@@ -71,7 +73,7 @@ describe('the analyst views of a demo warehouse', () => {
     // loaded daily: hour points beside one day point must be ignored, and an event with hour points only summed.
     const [event] = await f.query(`SELECT min(event) AS name FROM event_counts WHERE app_id = '*' AND segment_id = '*'`);
     const hour = (iso: string) => new Date(`${iso}:00:00Z`);
-    const wh = await Warehouse.open(f.db);
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES);
     try {
       await wh.commit({
         runId: 'manual-day-points', loadedAt: new Date(), state: [],
@@ -498,7 +500,7 @@ describe('the analyst views of a demo warehouse', () => {
   });
 
   it('over the Parquet tree, the SQL file of `engage-etl views` gives every view the same answers', async () => {
-    const wh = await Warehouse.open(f.db);
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES);
     const { exportBookkeeping, exportParquet } = await import('../../src/export/export-parquet.js');
     try {
       await exportParquet(wh, f.out, { scope: 'dirty' });
@@ -538,9 +540,9 @@ describe('the views of a database that exports one workspace of a shared lake', 
     try {
       const copy = join(dir, 'copy.duckdb');
       await copyFile(f.db, copy);
-      const wh = await Warehouse.open(copy);
+      const wh = await Warehouse.open(copy, WAREHOUSE_TABLES);
       try {
-        await wh.setWorkspace('brand_eu');
+        await new SettingsStore(wh).setWorkspace('brand_eu');
         await createAnalyticsViews(wh);
         const views = (await wh.query(`SELECT view_name FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY 1`)).map((r) => String(r['view_name']));
         expect(views.length).toBeGreaterThan(20);
@@ -569,7 +571,7 @@ describe('the Parquet SQL file over a tree that holds no data table yet', () => 
   it('binds every view on empty typed base views, and every view is empty', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'engage-views-empty-'));
     // What an export of a warehouse without data leaves: the run log and series state, no table folder.
-    const wh = await Warehouse.open(join(dir, 'empty.duckdb'));
+    const wh = await Warehouse.open(join(dir, 'empty.duckdb'), WAREHOUSE_TABLES);
     try {
       const { exportBookkeeping } = await import('../../src/export/export-parquet.js');
       await exportBookkeeping(wh, join(dir, 'out'));

@@ -5,6 +5,7 @@ import { copyFile, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import type { RunSummary } from '../../src/pipeline/run-pipeline.js';
 import { CHARTS, setReportLastDays } from '../../src/report/report-charts.js';
 import { writeReport } from '../../src/report/write-report.js';
@@ -52,7 +53,7 @@ describe('a run at 14:30 UTC', () => {
   });
 
   it('draws complete days only: no chart of days shows today', async () => {
-    const wh = await Warehouse.open(f.db, { readOnly: true });
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       await setReportLastDays(wh);
       for (const chart of CHARTS) {
@@ -82,7 +83,7 @@ describe('a run at 14:30 UTC', () => {
     const [comment] = await f.query(`SELECT comment FROM duckdb_views() WHERE schema_name = 'analytics' AND view_name = 'event_counts_daily_by_segment'`);
     expect(String(comment?.['comment'])).toContain(summary.unfilled.find((u) => u.view === 'event_counts_daily_by_segment')!.fill);
 
-    const wh = await Warehouse.open(f.db, { readOnly: true });
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       const report = await writeReport(wh, join(f.dir, 'report.html'));
       const html = await readFile(report.path, 'utf8');
@@ -95,7 +96,7 @@ describe('a run at 14:30 UTC', () => {
   });
 
   it('marks the days a backfill has not reached as not complete, rather than showing them as loaded', async () => {
-    const wh = await Warehouse.open(f.db);
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES);
     try {
       await wh.query(`UPDATE "_etl_series_state" SET "watermark" = TIMESTAMP '2025-03-01 00:00:00' WHERE "stream" = 'revenue' AND "series_key" = 'unit=day|app_id=*|product=*'`);
     } finally {
@@ -112,7 +113,7 @@ describe('a run at 14:30 UTC', () => {
     // has no complete day there: both ways must agree with the plain query.
     const copy = join(dirname(f.db), 'last-days.duckdb');
     await copyFile(f.db, copy);
-    const wh = await Warehouse.open(copy);
+    const wh = await Warehouse.open(copy, WAREHOUSE_TABLES);
     const lastDays = async () => {
       await setReportLastDays(wh);
       const names = (await wh.query(`SELECT "name" FROM duckdb_variables() WHERE "name" LIKE 'report_last_day_%' ORDER BY 1`)).map((r) => String(r['name']));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { styledId } from '../../src/emulator/analytics/workspace-size.js';
 import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { chartLabels, currentNames } from './current-names.js';
@@ -83,7 +84,7 @@ describe('a workspace whose pipeline lists segments, Canvases and campaigns but 
   });
 
   it('names them in the report\'s charts, and never by id', async () => {
-    const wh = await Warehouse.open(f.db, { readOnly: true });
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true });
     let charts: Map<string, DataRow[]>;
     try {
       charts = await reportCharts(wh, join(f.dir, 'report.html'));
@@ -102,7 +103,7 @@ describe('a workspace whose pipeline lists segments, Canvases and campaigns but 
   });
 
   it('sets the id beside a name two segments, Canvases or campaigns share, in the charts only', async () => {
-    const wh = await Warehouse.open(f.db, { readOnly: true });
+    const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true });
     let before: Map<string, DataRow[]>;
     try {
       before = await reportCharts(wh, join(f.dir, 'before.html'));
@@ -118,7 +119,7 @@ describe('a workspace whose pipeline lists segments, Canvases and campaigns but 
     }
     const copy = join(f.dir, 'duplicates.duckdb');
     await copyFile(f.db, copy);
-    const dup = await Warehouse.open(copy);
+    const dup = await Warehouse.open(copy, WAREHOUSE_TABLES);
     let after: Map<string, DataRow[]>;
     try {
       for (const [kind, { ids }] of twins) {

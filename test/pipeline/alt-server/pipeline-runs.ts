@@ -8,8 +8,8 @@ import { loadPipelineFile } from '../../../src/config/load-pipeline-file.js';
 import { resolveRunOptions } from '../../../src/config/run-options.js';
 import type { RawRunFlags } from '../../../src/config/run-options.js';
 import { Warehouse } from '../../../src/load/warehouse.js';
-import { TABLE_SPECS } from '../../../src/load/table-specs.js';
-import type { TableName } from '../../../src/load/table-specs.js';
+import { TABLE_SPECS, WAREHOUSE_TABLES } from '../../../src/streams/table-specs.js';
+import type { TableName } from '../../../src/streams/table-specs.js';
 import { buildPlan } from '../../../src/pipeline/plan.js';
 import { runPipeline } from '../../../src/pipeline/run-pipeline.js';
 import type { PipelineDeps, RunSummary } from '../../../src/pipeline/run-pipeline.js';
@@ -106,7 +106,7 @@ export class PipelineRuns {
    * restricts both sides per table (SQL over the table's own columns), for differences a test means to allow.
    */
   async diff(left: string, right: string, where: Partial<Record<TableName, string>> = {}): Promise<TableDiff[]> {
-    const wh = await Warehouse.open(this.dbOf(left), { readOnly: true });
+    const wh = await Warehouse.open(this.dbOf(left), WAREHOUSE_TABLES, { readOnly: true });
     try {
       await wh.query(`ATTACH '${this.dbOf(right).replaceAll("'", "''")}' AS other (READ_ONLY)`);
       const out: TableDiff[] = [];
@@ -135,7 +135,7 @@ export class PipelineRuns {
 
   /** Row count of each table in one run's warehouse. */
   async counts(name: string): Promise<Record<string, number>> {
-    const wh = await Warehouse.open(this.dbOf(name), { readOnly: true });
+    const wh = await Warehouse.open(this.dbOf(name), WAREHOUSE_TABLES, { readOnly: true });
     try {
       const out: Record<string, number> = {};
       for (const spec of TABLE_SPECS) out[spec.name] = Number((await wh.query(`SELECT count(*) AS n FROM "${spec.name}"`))[0]!['n']);
@@ -146,7 +146,7 @@ export class PipelineRuns {
   }
 
   async query(name: string, sql: string): Promise<Record<string, unknown>[]> {
-    const wh = await Warehouse.open(this.dbOf(name), { readOnly: true });
+    const wh = await Warehouse.open(this.dbOf(name), WAREHOUSE_TABLES, { readOnly: true });
     try {
       return await wh.query(sql);
     } finally {

@@ -8,8 +8,8 @@ import type { RawRunFlags } from '../../../src/config/run-options.js';
 import type { Emulator } from '../../../src/emulator/server.js';
 import { createEmulator } from '../../../src/emulator/server.js';
 import { Warehouse } from '../../../src/load/warehouse.js';
-import { TABLE_SPECS, tableSpec } from '../../../src/load/table-specs.js';
-import type { TableName } from '../../../src/load/table-specs.js';
+import { TABLE_SPECS, tableSpec, WAREHOUSE_TABLES } from '../../../src/streams/table-specs.js';
+import type { TableName } from '../../../src/streams/table-specs.js';
 import { runPipeline } from '../../../src/pipeline/run-pipeline.js';
 import type { PipelineDeps, RunSummary } from '../../../src/pipeline/run-pipeline.js';
 
@@ -71,7 +71,7 @@ export class PipelineFixture {
   }
 
   async query(sql: string): Promise<Record<string, unknown>[]> {
-    const wh = await Warehouse.open(this.db, { readOnly: true });
+    const wh = await Warehouse.open(this.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       return await wh.query(sql);
     } finally {
