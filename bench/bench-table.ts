@@ -13,8 +13,13 @@ export function n(value: number, digits = 0): string {
 }
 
 export function table(rows: Row[]): string {
-  const w = [Math.max(...rows.map((r) => r.figure.length)), Math.max(...rows.map((r) => r.value.length)), Math.max(...rows.map((r) => r.goal.length))];
-  const line = (a: string, b: string, c: string, d: string) => `| ${a.padEnd(w[0]!)} | ${b.padStart(w[1]!)} | ${c.padEnd(w[2]!)} | ${d.padEnd(4)} |`;
+  const w = [
+    Math.max(...rows.map((r) => r.figure.length)),
+    Math.max(...rows.map((r) => r.value.length)),
+    Math.max(...rows.map((r) => r.goal.length)),
+  ];
+  const line = (a: string, b: string, c: string, d: string) =>
+    `| ${a.padEnd(w[0]!)} | ${b.padStart(w[1]!)} | ${c.padEnd(w[2]!)} | ${d.padEnd(4)} |`;
   return [
     line('figure', 'value', 'goal', 'met'),
     `|${'-'.repeat(w[0]! + 2)}|${'-'.repeat(w[1]! + 2)}|${'-'.repeat(w[2]! + 2)}|------|`,

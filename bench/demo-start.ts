@@ -23,9 +23,17 @@ const PIPELINE = join(here, '../../pipelines/nightly.yaml');
 
 async function runOnce(cwd: string, label: DemoStart['label']): Promise<DemoStart> {
   const run = await measureCli(['run', '--emulator', '--pipeline', PIPELINE, '--json'], cwd);
-  if (run.json === undefined) throw new Error(`the demo run exited ${String(run.exitCode)} and printed no JSON summary`);
+  if (run.json === undefined)
+    throw new Error(`the demo run exited ${String(run.exitCode)} and printed no JSON summary`);
   const summary = run.json as { status?: string; requests?: { sent?: number } };
-  return { label, wallMs: run.wallMs, requests: summary.requests?.sent ?? 0, status: summary.status ?? 'no summary', loadAverage: loadavg()[0] ?? 0, peakRssMb: run.peakRssMb };
+  return {
+    label,
+    wallMs: run.wallMs,
+    requests: summary.requests?.sent ?? 0,
+    status: summary.status ?? 'no summary',
+    loadAverage: loadavg()[0] ?? 0,
+    peakRssMb: run.peakRssMb,
+  };
 }
 
 /** The first `npm start` of a fresh checkout and the next one right after it. */

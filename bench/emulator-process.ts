@@ -25,16 +25,33 @@ export class EmulatorProcess {
    * neighbours and DuckDB's zone maps hide what finding a stored key costs.
    */
   static async create(size: string, now: string, rateLimits = true): Promise<EmulatorProcess> {
-    const args = [BIN, 'emulator', '--port', '0', '--size', size, '--id-style', 'uuid', '--now', now, ...(rateLimits ? [] : ['--no-rate-limits'])];
+    const args = [
+      BIN,
+      'emulator',
+      '--port',
+      '0',
+      '--size',
+      size,
+      '--id-style',
+      'uuid',
+      '--now',
+      now,
+      ...(rateLimits ? [] : ['--no-rate-limits']),
+    ];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
     try {
       const { url, apiKey } = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the ${size} emulator did not listen within ${READY_MS / 1000} s: ${err}`)), READY_MS);
+        const timer = setTimeout(
+          () => reject(new Error(`the ${size} emulator did not listen within ${READY_MS / 1000} s: ${err}`)),
+          READY_MS,
+        );
         child.on('error', reject);
-        child.on('exit', (code) => reject(new Error(`the ${size} emulator exited ${String(code)} before listening: ${err}`)));
+        child.on('exit', (code) =>
+          reject(new Error(`the ${size} emulator exited ${String(code)} before listening: ${err}`)),
+        );
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString();
           const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];

@@ -46,7 +46,10 @@ export class EmulatorBench {
     const dir = await mkdtemp(join(tmpdir(), 'engage-bench-'));
     const pipelinePath = join(dir, 'pipeline.yaml');
     // The demo pipeline's report goes into the bench's own folder, not the working folder's data/.
-    await writeFile(pipelinePath, pipeline.replace(/^report:.*$/m, `report: { path: ${JSON.stringify(join(dir, 'report.html'))} }`));
+    await writeFile(
+      pipelinePath,
+      pipeline.replace(/^report:.*$/m, `report: { path: ${JSON.stringify(join(dir, 'report.html'))} }`),
+    );
     return new EmulatorBench(dir, await createEmulator({ seed: 1, port: 0, ...emulator }), pipelinePath);
   }
 
@@ -57,7 +60,14 @@ export class EmulatorBench {
   /** One `engage-etl run` up to `until` with these client settings; wall time from call to summary. */
   async run(until: string, client: PipelineDeps['client'] = {}): Promise<MeasuredRun> {
     const opts = resolveRunOptions(
-      { pipeline: this.pipelinePath, baseUrl: this.emulator.url, apiKey: this.emulator.demoApiKey, db: this.db, out: join(this.dir, 'parquet'), until },
+      {
+        pipeline: this.pipelinePath,
+        baseUrl: this.emulator.url,
+        apiKey: this.emulator.demoApiKey,
+        db: this.db,
+        out: join(this.dir, 'parquet'),
+        until,
+      },
       {},
       DateTime.utc(),
     );
@@ -65,7 +75,10 @@ export class EmulatorBench {
     const before = { requests: this.emulator.stats.requests, rateLimited: this.emulator.stats.rateLimited };
     const started = performance.now();
     let planned: MeasuredRun['planned'] = [];
-    const reporter = { emit: (e: RunEvent) => void (e.type === 'planned' ? (planned = [...planned, ...e.streams]) : undefined), close: () => undefined };
+    const reporter = {
+      emit: (e: RunEvent) => void (e.type === 'planned' ? (planned = [...planned, ...e.streams]) : undefined),
+      close: () => undefined,
+    };
     const summary = await runPipeline(opts, { client, reporter });
     return {
       summary,

@@ -42,13 +42,21 @@ async function sortOnce(path: string, limit: string, out: string): Promise<SortF
   const conn = await db.connect();
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const reader = await conn.runAndReadAll(`COPY (SELECT * FROM t ORDER BY id, message, day) TO '${out}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 32768)`);
+  const reader = await conn.runAndReadAll(
+    `COPY (SELECT * FROM t ORDER BY id, message, day) TO '${out}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 32768)`,
+  );
   const used = process.cpuUsage(cpu);
   const status = await readFile('/proc/self/status', 'utf8');
   const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   conn.closeSync();
   db.closeSync();
-  return { limit, wallS: (performance.now() - started) / 1000, cpuS: (used.user + used.system) / 1e6, peakMb: peakKb / 1024, rows: Number(reader.getRows()[0]?.[0] ?? 0) };
+  return {
+    limit,
+    wallS: (performance.now() - started) / 1000,
+    cpuS: (used.user + used.system) / 1e6,
+    peakMb: peakKb / 1024,
+    rows: Number(reader.getRows()[0]?.[0] ?? 0),
+  };
 }
 
 async function main(): Promise<void> {
@@ -68,16 +76,24 @@ async function main(): Promise<void> {
     for (const limit of limits) {
       process.stderr.write(`export-sort: one sorted COPY under ${limit}\n`);
       const out = join(dir, `${limit}.parquet`);
-      const { stdout } = await run(process.execPath, [import.meta.filename, '--child', '--db', db, '--limit', limit, '--out', out], { maxBuffer: 1 << 20 });
+      const { stdout } = await run(
+        process.execPath,
+        [import.meta.filename, '--child', '--db', db, '--limit', limit, '--out', out],
+        { maxBuffer: 1 << 20 },
+      );
       figures.push(JSON.parse(stdout.trim()) as SortFigures);
       await rm(out, { force: true });
     }
-    process.stdout.write(`${machine()}\n\n${table(figures.map((f) => ({
-      figure: `one sorted COPY of ${n(f.rows)} rows × ${COUNTS + 3} columns under ${f.limit}: wall / CPU / peak RSS`,
-      value: `${n(f.wallS, 1)} s / ${n(f.cpuS, 1)} s / ${n(f.peakMb)} MB`,
-      goal: '',
-      ok: undefined,
-    })))}\n`);
+    process.stdout.write(
+      `${machine()}\n\n${table(
+        figures.map((f) => ({
+          figure: `one sorted COPY of ${n(f.rows)} rows × ${COUNTS + 3} columns under ${f.limit}: wall / CPU / peak RSS`,
+          value: `${n(f.wallS, 1)} s / ${n(f.cpuS, 1)} s / ${n(f.peakMb)} MB`,
+          goal: '',
+          ok: undefined,
+        })),
+      )}\n`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -29,8 +29,15 @@ export async function measureFirstNight(): Promise<FirstNightFigures> {
   try {
     const template = await readFile(join(import.meta.dirname, '../../pipelines/nightly.yaml'), 'utf8');
     const draft = await draftPipeline({
-      client, template, file: 'pipelines/workspace.yaml', name: 'workspace', startDate: FIRST_NIGHT_START, until: DateTime.utc(), apps: [],
-      timeBudget: FIRST_NIGHT_BUDGET, source: { label: em.url, flags: `--base-url ${em.url}` },
+      client,
+      template,
+      file: 'pipelines/workspace.yaml',
+      name: 'workspace',
+      startDate: FIRST_NIGHT_START,
+      until: DateTime.utc(),
+      apps: [],
+      timeBudget: FIRST_NIGHT_BUDGET,
+      source: { label: em.url, flags: `--base-url ${em.url}` },
     });
     return {
       listRequests: client.stats.requestsSent,

@@ -18,18 +18,30 @@ export interface LoadChildResult {
 
 async function main(): Promise<void> {
   const rows = Number(process.argv[2]);
-  if (!Number.isInteger(rows) || rows < 1) throw new Error(`usage: node load-child.js <rows ≥ 1>, got ${process.argv[2]}`);
+  if (!Number.isInteger(rows) || rows < 1)
+    throw new Error(`usage: node load-child.js <rows ≥ 1>, got ${process.argv[2]}`);
   const dir = await mkdtemp(join(tmpdir(), 'engage-bench-rss-'));
   try {
     const wh = await Warehouse.open(join(dir, 'load.duckdb'), WAREHOUSE_TABLES);
     try {
       const started = performance.now();
       const committer = new Committer(wh, 'bench-rss', () => undefined);
-      for (const page of syntheticPages(rows)) await committer.add({ upserts: [{ table: 'purchase_quantity', rows: page }], replaces: [], state: [], holes: [] });
+      for (const page of syntheticPages(rows))
+        await committer.add({
+          upserts: [{ table: 'purchase_quantity', rows: page }],
+          replaces: [],
+          state: [],
+          holes: [],
+        });
       await committer.drain();
       const ms = performance.now() - started;
       const [count] = await wh.query('SELECT count(*) AS n FROM purchase_quantity');
-      const result: LoadChildResult = { rows, ms, peakRssMb: process.resourceUsage().maxRSS / 1024, tableRows: Number(count?.['n'] ?? 0) };
+      const result: LoadChildResult = {
+        rows,
+        ms,
+        peakRssMb: process.resourceUsage().maxRSS / 1024,
+        tableRows: Number(count?.['n'] ?? 0),
+      };
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } finally {
       await wh.close();

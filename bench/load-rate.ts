@@ -30,7 +30,8 @@ export interface LoadFigures {
   parquetFiles: number;
 }
 
-const PLAIN_TABLE = 'CREATE TABLE t ("app_id" VARCHAR, "product" VARCHAR, "unit" VARCHAR, "time" TIMESTAMP, "purchase_quantity" BIGINT)';
+const PLAIN_TABLE =
+  'CREATE TABLE t ("app_id" VARCHAR, "product" VARCHAR, "unit" VARCHAR, "time" TIMESTAMP, "purchase_quantity" BIGINT)';
 const BATCH_ROWS = 100_000;
 
 async function appenderLoad(dir: string, rows: number): Promise<number> {
@@ -46,7 +47,8 @@ async function appenderLoad(dir: string, rows: number): Promise<number> {
     for (const page of syntheticPages(rows)) {
       for (const row of page) {
         const record = row as unknown as Record<string, unknown>;
-        for (let c = 0; c < spec.columns.length; c++) columns[c]!.push(toDuckDBValue(spec.columns[c]!.type, record[spec.columns[c]!.name], ''));
+        for (let c = 0; c < spec.columns.length; c++)
+          columns[c]!.push(toDuckDBValue(spec.columns[c]!.type, record[spec.columns[c]!.name], ''));
       }
       inBatch += page.length;
       if (inBatch >= BATCH_ROWS) {
@@ -90,7 +92,10 @@ async function readJsonLoad(dir: string, rows: number): Promise<{ rate: number; 
   }
 }
 
-async function commitAndExport(dir: string, rows: number): Promise<{ commitRate: number; parquetRate: number; files: number }> {
+async function commitAndExport(
+  dir: string,
+  rows: number,
+): Promise<{ commitRate: number; parquetRate: number; files: number }> {
   const wh = await Warehouse.open(join(dir, 'warehouse.duckdb'), WAREHOUSE_TABLES);
   try {
     let batch: Record<string, unknown>[] = [];
@@ -98,15 +103,30 @@ async function commitAndExport(dir: string, rows: number): Promise<{ commitRate:
     for (const page of syntheticPages(rows)) {
       for (const row of page) batch.push(row);
       if (batch.length >= BATCH_ROWS) {
-        await wh.commit({ runId: 'bench', loadedAt: new Date(), upserts: [{ table: 'purchase_quantity', rows: batch }], state: [] });
+        await wh.commit({
+          runId: 'bench',
+          loadedAt: new Date(),
+          upserts: [{ table: 'purchase_quantity', rows: batch }],
+          state: [],
+        });
         batch = [];
       }
     }
-    if (batch.length > 0) await wh.commit({ runId: 'bench', loadedAt: new Date(), upserts: [{ table: 'purchase_quantity', rows: batch }], state: [] });
+    if (batch.length > 0)
+      await wh.commit({
+        runId: 'bench',
+        loadedAt: new Date(),
+        upserts: [{ table: 'purchase_quantity', rows: batch }],
+        state: [],
+      });
     const commitRate = rows / ((performance.now() - started) / 1000);
     const exportStarted = performance.now();
     const exported = await exportParquet(wh, join(dir, 'parquet'), { scope: 'all', tables: ['purchase_quantity'] });
-    return { commitRate, parquetRate: exported.rowsWritten / ((performance.now() - exportStarted) / 1000), files: exported.filesWritten };
+    return {
+      commitRate,
+      parquetRate: exported.rowsWritten / ((performance.now() - exportStarted) / 1000),
+      files: exported.filesWritten,
+    };
   } finally {
     await wh.close();
   }
@@ -119,7 +139,15 @@ export async function measureLoad(rows: number): Promise<LoadFigures> {
     const appenderRate = await appenderLoad(dir, rows);
     const json = await readJsonLoad(dir, rows);
     const { commitRate, parquetRate, files } = await commitAndExport(dir, rows);
-    return { rows, appenderRate, readJsonRate: json.rate, readJsonWithWriteRate: json.withWrite, commitRate, parquetRate, parquetFiles: files };
+    return {
+      rows,
+      appenderRate,
+      readJsonRate: json.rate,
+      readJsonWithWriteRate: json.withWrite,
+      commitRate,
+      parquetRate,
+      parquetFiles: files,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -44,11 +44,12 @@ async function main(): Promise<void> {
   const loadRows = quick ? 200_000 : 1_000_000;
   const rssSizes = quick ? [200_000, 1_000_000] : [1_000_000, 10_000_000];
   const started = performance.now();
-  const step = (what: string) => process.stderr.write(`bench: ${what} (${formatDuration(performance.now() - started)} so far)\n`);
+  const step = (what: string) =>
+    process.stderr.write(`bench: ${what} (${formatDuration(performance.now() - started)} so far)\n`);
 
-  step('the demo\'s first and next `npm start` (engage-etl run --emulator, child processes)');
+  step("the demo's first and next `npm start` (engage-etl run --emulator, child processes)");
   const demo = await measureDemoStart();
-  step('the first night of a 200-Canvas workspace (init\'s plan)');
+  step("the first night of a 200-Canvas workspace (init's plan)");
   const firstNight = await measureFirstNight();
   step('request ratios: 2-year backfill and nightly increment of the demo pipeline');
   const ratios = await measureRequestRatios(DEMO_PIPELINE);
@@ -119,27 +120,63 @@ async function main(): Promise<void> {
       goal: '≤ 1.15',
       ok: wall.ratio <= 1.15,
     })),
-    ...walls.map((wall) => ({ figure: `peak requests in flight at ${wall.latencyMs} ms latency`, value: n(wall.peakInFlight), goal: '', ok: undefined })),
+    ...walls.map((wall) => ({
+      figure: `peak requests in flight at ${wall.latencyMs} ms latency`,
+      value: n(wall.peakInFlight),
+      goal: '',
+      ok: undefined,
+    })),
     {
       figure: '429s from exhausted pools in those runs',
       value: String([...walls, ...ratios].reduce((s, r) => s + r.rateLimited, 0)),
       goal: '0',
       ok: walls.every((w) => w.rateLimited === 0) && ratios.every((r) => r.rateLimited === 0),
     },
-    { figure: `ingestion rows/s: checked values + Appender (${n(load.rows)} rows)`, value: n(load.appenderRate), goal: '', ok: undefined },
-    { figure: 'ingestion rows/s: read_json, NDJSON file already written', value: n(load.readJsonRate), goal: '', ok: undefined },
-    { figure: 'ingestion rows/s: read_json incl. writing the NDJSON file', value: n(load.readJsonWithWriteRate), goal: '', ok: undefined },
+    {
+      figure: `ingestion rows/s: checked values + Appender (${n(load.rows)} rows)`,
+      value: n(load.appenderRate),
+      goal: '',
+      ok: undefined,
+    },
+    {
+      figure: 'ingestion rows/s: read_json, NDJSON file already written',
+      value: n(load.readJsonRate),
+      goal: '',
+      ok: undefined,
+    },
+    {
+      figure: 'ingestion rows/s: read_json incl. writing the NDJSON file',
+      value: n(load.readJsonWithWriteRate),
+      goal: '',
+      ok: undefined,
+    },
     {
       figure: 'ours / read_json (file already written)',
       value: `${(load.appenderRate / load.readJsonRate).toFixed(2)}×`,
       goal: '≥ 0.80×',
       ok: load.appenderRate / load.readJsonRate >= 0.8,
     },
-    { figure: 'ours / read_json incl. file writing', value: `${(load.appenderRate / load.readJsonWithWriteRate).toFixed(2)}×`, goal: '≥ 0.80×', ok: load.appenderRate / load.readJsonWithWriteRate >= 0.8 },
-    { figure: 'full commit rows/s (stage, de-duplicate, detect changes, insert)', value: n(load.commitRate), goal: '', ok: undefined },
-    { figure: `Parquet export rows/s (${load.parquetFiles} yearly files, zstd)`, value: n(load.parquetRate), goal: '', ok: undefined },
     {
-      figure: 'rows the Committer holds in the heap while fetching goes on (each part is written to its load package on disk as it arrives)',
+      figure: 'ours / read_json incl. file writing',
+      value: `${(load.appenderRate / load.readJsonWithWriteRate).toFixed(2)}×`,
+      goal: '≥ 0.80×',
+      ok: load.appenderRate / load.readJsonWithWriteRate >= 0.8,
+    },
+    {
+      figure: 'full commit rows/s (stage, de-duplicate, detect changes, insert)',
+      value: n(load.commitRate),
+      goal: '',
+      ok: undefined,
+    },
+    {
+      figure: `Parquet export rows/s (${load.parquetFiles} yearly files, zstd)`,
+      value: n(load.parquetRate),
+      goal: '',
+      ok: undefined,
+    },
+    {
+      figure:
+        'rows the Committer holds in the heap while fetching goes on (each part is written to its load package on disk as it arrives)',
       value: `none past \`add\`; no fetch task starts while the open package on disk holds more than ${n(MAX_STAGED_ROWS)} rows`,
       goal: '',
       ok: undefined,
@@ -156,7 +193,12 @@ async function main(): Promise<void> {
       goal: '',
       ok: undefined,
     },
-    ...rss.map((r) => ({ figure: `peak RSS, ${n(r.rows)} rows through the Committer (${n(r.rows / (r.ms / 1000))} rows/s)`, value: `${n(r.peakRssMb)} MB`, goal: '≤ 300 MB', ok: r.peakRssMb <= 300 && r.tableRows === r.rows })),
+    ...rss.map((r) => ({
+      figure: `peak RSS, ${n(r.rows)} rows through the Committer (${n(r.rows / (r.ms / 1000))} rows/s)`,
+      value: `${n(r.peakRssMb)} MB`,
+      goal: '≤ 300 MB',
+      ok: r.peakRssMb <= 300 && r.tableRows === r.rows,
+    })),
     ...queryRss.map((q) => ({
       figure: `peak RSS, query --format ${q.format} of ${n(q.rows)} rows to stdout (${n(q.bytes / 2 ** 20)} MB written)`,
       value: `${n(q.peakRssMb)} MB`,
@@ -169,7 +211,12 @@ async function main(): Promise<void> {
       goal: '',
       ok: undefined,
     },
-    { figure: `ours on the same export (${n(naive.oursRequests)} requests, ${n(naive.oursRows)} rows, Parquet included)`, value: formatDuration(naive.oursMs), goal: '', ok: undefined },
+    {
+      figure: `ours on the same export (${n(naive.oursRequests)} requests, ${n(naive.oursRows)} rows, Parquet included)`,
+      value: formatDuration(naive.oursMs),
+      goal: '',
+      ok: undefined,
+    },
     { figure: 'speed-up over the naive baseline', value: `${naive.speedUp.toFixed(1)}×`, goal: '', ok: undefined },
     {
       figure: `s3 publish, nightly increment: objects and bytes uploaded under --out (tree: ${n(publish.treeObjects)} objects, ${n(publish.treeBytes / 1024)} KB)`,
@@ -183,7 +230,12 @@ async function main(): Promise<void> {
       goal: '< 1',
       ok: publish.incrementDataFiles < publish.treeDataFiles,
     },
-    { figure: 's3 publish, nightly increment: the database object uploaded', value: `${n(publish.databaseBytes / 1024)} KB`, goal: '', ok: undefined },
+    {
+      figure: 's3 publish, nightly increment: the database object uploaded',
+      value: `${n(publish.databaseBytes / 1024)} KB`,
+      goal: '',
+      ok: undefined,
+    },
     {
       figure: 's3 upload throughput of the tree: place put (4 at once) / sequential PutObject loop',
       value: `${n(publish.placeMBps, 1)} / ${n(publish.loopMBps, 1)} MB/s = ${(publish.placeMBps / publish.loopMBps).toFixed(2)}×`,
@@ -192,8 +244,14 @@ async function main(): Promise<void> {
     },
   ];
 
-  process.stdout.write(`\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine()}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
-  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine: machine(), quick, demo, firstNight, ratios, canvas, walls, load, rss, queryRss, naive, publish }, null, 2)}\n`);
+  process.stdout.write(
+    `\nengage-etl benchmark — ${new Date().toISOString()}${quick ? ' (--quick)' : ''}\nmachine: ${machine()}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`,
+  );
+  if (jsonFile)
+    await writeFile(
+      jsonFile,
+      `${JSON.stringify({ machine: machine(), quick, demo, firstNight, ratios, canvas, walls, load, rss, queryRss, naive, publish }, null, 2)}\n`,
+    );
 }
 
 await main();

@@ -21,7 +21,11 @@ const BIN = join(here, '../../bin/engage-etl.js');
 const HOOK = join(here, 'rusage-hook.js');
 
 /** Runs `engage-etl <args>` in `cwd` with `env` added; rejects only when the process cannot be measured. */
-export async function measureCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<MeasuredCommand> {
+export async function measureCli(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<MeasuredCommand> {
   const usageFile = join(cwd, `.rusage-${process.pid}-${Date.now()}.json`);
   const started = performance.now();
   const child = spawn(process.execPath, ['--require', HOOK, BIN, ...args], {
@@ -43,7 +47,10 @@ export async function measureCli(args: readonly string[], cwd: string, env: Reco
   try {
     usage = JSON.parse(await readFile(usageFile, 'utf8')) as ProcessUsage;
   } catch (error) {
-    throw new Error(`${command} exited ${String(exitCode)} without writing its resource usage; stderr: ${err.slice(-1000)}`, { cause: error });
+    throw new Error(
+      `${command} exited ${String(exitCode)} without writing its resource usage; stderr: ${err.slice(-1000)}`,
+      { cause: error },
+    );
   } finally {
     await rm(usageFile, { force: true });
   }
@@ -54,6 +61,7 @@ export async function measureCli(args: readonly string[], cwd: string, env: Reco
   } catch {
     json = undefined;
   }
-  if (exitCode !== 0 && exitCode !== 3) process.stderr.write(`bench: ${command} exited ${String(exitCode)}: ${err.slice(-1500)}\n`);
+  if (exitCode !== 0 && exitCode !== 3)
+    process.stderr.write(`bench: ${command} exited ${String(exitCode)}: ${err.slice(-1500)}\n`);
   return { command, exitCode, wallMs, json, ...usage };
 }

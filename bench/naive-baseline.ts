@@ -34,27 +34,47 @@ streams:
   purchase_quantity: { unit: day, apps: ["*", app_1], products: ["*", gems_small] }
 `;
 
-async function naiveExport(bench: EmulatorBench, days: number): Promise<{ ms: number; requests: number; rows: number }> {
+async function naiveExport(
+  bench: EmulatorBench,
+  days: number,
+): Promise<{ ms: number; requests: number; rows: number }> {
   const instance = await DuckDBInstance.create(join(bench.dir, 'naive.duckdb'));
   const conn = await instance.connect();
   let requests = 0;
   let rows = 0;
   try {
-    await conn.run('CREATE TABLE purchase_quantity (app_id VARCHAR, product VARCHAR, unit VARCHAR, time TIMESTAMP, purchase_quantity BIGINT)');
+    await conn.run(
+      'CREATE TABLE purchase_quantity (app_id VARCHAR, product VARCHAR, unit VARCHAR, time TIMESTAMP, purchase_quantity BIGINT)',
+    );
     const insert = await conn.prepare('INSERT INTO purchase_quantity VALUES ($1, $2, $3, $4, $5)');
     const started = performance.now();
     for (const s of SERIES) {
       for (let d = 0; d < days; d++) {
         const day = new Date(Date.parse(`${FIRST_DAY}T00:00:00Z`) + d * 86_400_000);
-        const q = new URLSearchParams({ length: '1', unit: 'day', ending_at: `${day.toISOString().slice(0, 10)}T23:59:59Z` });
+        const q = new URLSearchParams({
+          length: '1',
+          unit: 'day',
+          ending_at: `${day.toISOString().slice(0, 10)}T23:59:59Z`,
+        });
         if (s.app) q.set('app_id', s.app);
         if (s.product) q.set('product', s.product);
-        const res = await fetch(`${bench.emulator.url}/purchases/quantity_series?${q}`, { headers: { Authorization: `Bearer ${bench.emulator.demoApiKey}` } });
+        const res = await fetch(`${bench.emulator.url}/purchases/quantity_series?${q}`, {
+          headers: { Authorization: `Bearer ${bench.emulator.demoApiKey}` },
+        });
         requests++;
         if (!res.ok) throw new Error(`naive export: ${res.status} for ${q}`);
         const body = (await res.json()) as { data: { time: string; purchase_quantity: number }[] };
         for (const point of body.data) {
-          insert.bind([s.app ?? '*', s.product ?? '*', 'day', timestampValue(BigInt(Date.parse(point.time)) * 1000n), BigInt(point.purchase_quantity)], [VARCHAR, VARCHAR, VARCHAR, TIMESTAMP, BIGINT]);
+          insert.bind(
+            [
+              s.app ?? '*',
+              s.product ?? '*',
+              'day',
+              timestampValue(BigInt(Date.parse(point.time)) * 1000n),
+              BigInt(point.purchase_quantity),
+            ],
+            [VARCHAR, VARCHAR, VARCHAR, TIMESTAMP, BIGINT],
+          );
           await insert.run();
           rows++;
         }

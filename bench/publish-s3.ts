@@ -39,8 +39,15 @@ async function stamps(s3: S3Client, bucket: string): Promise<Map<string, string>
   const out = new Map<string, string>();
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'warehouse/', ...(token ? { ContinuationToken: token } : {}) }));
-    for (const o of page.Contents ?? []) out.set(o.Key!.slice('warehouse/'.length), `${o.Size}:${o.ETag}:${o.LastModified?.getTime()}`);
+    const page = await s3.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: 'warehouse/',
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
+    for (const o of page.Contents ?? [])
+      out.set(o.Key!.slice('warehouse/'.length), `${o.Size}:${o.ETag}:${o.LastModified?.getTime()}`);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   return out;
@@ -57,9 +64,28 @@ export async function measurePublish(demoPipelinePath: string): Promise<PublishF
   try {
     const pipeline = join(dir, 'pipeline.yaml');
     // A quarter of history keeps this figure to a minute; the report goes into the bench's folder.
-    await writeFile(pipeline, (await readFile(demoPipelinePath, 'utf8')).replace(/^start_date:.*$/m, 'start_date: 2025-10-01').replace(/^report:.*$/m, `report: { path: ${JSON.stringify(join(dir, 'report.html'))} }`));
+    await writeFile(
+      pipeline,
+      (await readFile(demoPipelinePath, 'utf8'))
+        .replace(/^start_date:.*$/m, 'start_date: 2025-10-01')
+        .replace(/^report:.*$/m, `report: { path: ${JSON.stringify(join(dir, 'report.html'))} }`),
+    );
     const run = (until: string) =>
-      runPipeline(resolveRunOptions({ pipeline, baseUrl: emulator.url, apiKey: emulator.demoApiKey, db: `s3://${store.bucket}/state/engage.duckdb`, out: `s3://${store.bucket}/warehouse`, until, workDir: join(dir, 'work') }, {}, DateTime.utc()));
+      runPipeline(
+        resolveRunOptions(
+          {
+            pipeline,
+            baseUrl: emulator.url,
+            apiKey: emulator.demoApiKey,
+            db: `s3://${store.bucket}/state/engage.duckdb`,
+            out: `s3://${store.bucket}/warehouse`,
+            until,
+            workDir: join(dir, 'work'),
+          },
+          {},
+          DateTime.utc(),
+        ),
+      );
     const place = new S3Place({ client: s3, bucket: store.bucket, prefix: 'warehouse', scratchDir: dir });
     await run(FIRST);
     const before = await stamps(s3, store.bucket);
@@ -67,9 +93,14 @@ export async function measurePublish(demoPipelinePath: string): Promise<PublishF
     await run(NEXT);
     const afterNext = await stamps(s3, store.bucket);
     // Uploaded by the increment: new keys, and keys rewritten in place (manifests, whose ETag or time changed).
-    const fresh = [...afterNext].filter(([key, stamp]) => before.get(key) !== stamp).map(([key]) => ({ key, bytes: Number(afterNext.get(key)!.split(':')[0]) }));
-    const data = (objs: typeof after) => objs.filter((o) => o.key.endsWith('.parquet') && !/^etl_(runs|series_state|holes)\//.test(o.key));
-    const database = await new S3Place({ client: s3, bucket: store.bucket, prefix: 'state', scratchDir: dir }).list('engage.duckdb');
+    const fresh = [...afterNext]
+      .filter(([key, stamp]) => before.get(key) !== stamp)
+      .map(([key]) => ({ key, bytes: Number(afterNext.get(key)!.split(':')[0]) }));
+    const data = (objs: typeof after) =>
+      objs.filter((o) => o.key.endsWith('.parquet') && !/^etl_(runs|series_state|holes)\//.test(o.key));
+    const database = await new S3Place({ client: s3, bucket: store.bucket, prefix: 'state', scratchDir: dir }).list(
+      'engage.duckdb',
+    );
 
     // The same files, twice: through the place (as the publish puts them) and with a plain PutObject loop.
     const tree = await place.list('');
@@ -88,10 +119,17 @@ export async function measurePublish(demoPipelinePath: string): Promise<PublishF
     );
     const target = new S3Place({ client: s3, bucket: store.bucket, prefix: 'throughput-place', scratchDir: dir });
     let started = performance.now();
-    await eachLimited(copies.map((f, i) => [f, i] as const), 4, ([f, i]) => target.put(`f${i}`, f));
+    await eachLimited(
+      copies.map((f, i) => [f, i] as const),
+      4,
+      ([f, i]) => target.put(`f${i}`, f),
+    );
     const placeMs = performance.now() - started;
     started = performance.now();
-    for (const [i, f] of files.entries()) await s3.send(new PutObjectCommand({ Bucket: store.bucket, Key: `throughput-loop/f${i}`, Body: await readFile(f) }));
+    for (const [i, f] of files.entries())
+      await s3.send(
+        new PutObjectCommand({ Bucket: store.bucket, Key: `throughput-loop/f${i}`, Body: await readFile(f) }),
+      );
     const loopMs = performance.now() - started;
     return {
       treeObjects: after.length,

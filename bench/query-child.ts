@@ -18,7 +18,10 @@ async function main(): Promise<void> {
   try {
     const started = performance.now();
     await wh.withConnection((conn) => writeQueryResult(conn, 'SELECT * FROM "t"', { format }, process.stdout));
-    const result: QueryChildResult = { peakRssMb: process.resourceUsage().maxRSS / 1024, ms: performance.now() - started };
+    const result: QueryChildResult = {
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      ms: performance.now() - started,
+    };
     process.stderr.write(`${JSON.stringify(result)}\n`);
   } finally {
     await wh.close();

@@ -32,7 +32,9 @@ async function makeDb(file: string, rows: number): Promise<void> {
 }
 
 async function runChild(db: string, format: string): Promise<{ child: QueryChildResult; bytes: number }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'query-child.js'), db, format], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'query-child.js'), db, format], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let bytes = 0;
   let err = '';
   child.stdout.on('data', (c: Buffer) => (bytes += c.length));

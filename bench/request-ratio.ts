@@ -38,7 +38,10 @@ export async function measureRequestRatios(demoPipelinePath: string): Promise<Re
   const bench = await EmulatorBench.create(await readFile(demoPipelinePath, 'utf8'), { now: '2026-01-02T06:00:00Z' });
   try {
     const out: RequestRatio[] = [];
-    for (const [label, until] of [['2-year backfill (demo pipeline)', '2026-01-01T06:00:00Z'], ['nightly increment (next day)', '2026-01-02T06:00:00Z']] as const) {
+    for (const [label, until] of [
+      ['2-year backfill (demo pipeline)', '2026-01-01T06:00:00Z'],
+      ['nightly increment (next day)', '2026-01-02T06:00:00Z'],
+    ] as const) {
       const run = await bench.run(until);
       const minimum = await trueMinimum(bench, run.plan, run.summary.requests.minimum);
       out.push({
@@ -50,7 +53,9 @@ export async function measureRequestRatios(demoPipelinePath: string): Promise<Re
         rows: run.summary.tables.reduce((n, t) => n + t.inserted + t.updated, 0),
         rateLimited: run.rateLimited,
         reportBytes: run.summary.report ? (await stat(run.summary.report)).size : undefined,
-        perIdRequests: run.planned.filter((p) => STREAMS.find((d) => d.name === p.stream)?.kind === 'per_id').reduce((n, p) => n + p.requests, 0),
+        perIdRequests: run.planned
+          .filter((p) => STREAMS.find((d) => d.name === p.stream)?.kind === 'per_id')
+          .reduce((n, p) => n + p.requests, 0),
       });
     }
     return out;

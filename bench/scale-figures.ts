@@ -16,11 +16,18 @@ const UNTIL = '2025-11-01';
 
 /** The span of `months` whole months ending on 2025-11-01 (1 ≤ months ≤ 120). */
 export function scaleSpan(months: number): ScaleSpan {
-  if (!Number.isInteger(months) || months < 1 || months > 120) throw new Error(`--months must be a whole number of months from 1 to 120, got ${months}`);
+  if (!Number.isInteger(months) || months < 1 || months > 120)
+    throw new Error(`--months must be a whole number of months from 1 to 120, got ${months}`);
   const until = new Date(`${UNTIL}T00:00:00Z`);
   const start = new Date(Date.UTC(until.getUTCFullYear(), until.getUTCMonth() - months, 1));
   const day = (d: Date) => d.toISOString().slice(0, 10);
-  return { start: day(start), until: `${UNTIL}T00:00:00Z`, next: '2025-11-02T00:00:00Z', now: '2025-11-02T06:00:00Z', months };
+  return {
+    start: day(start),
+    until: `${UNTIL}T00:00:00Z`,
+    next: '2025-11-02T00:00:00Z',
+    now: '2025-11-02T06:00:00Z',
+    months,
+  };
 }
 
 /** The scale pipeline: Canvas summaries (variants, steps, reconciled), Canvas details, campaigns likewise. */
@@ -74,7 +81,10 @@ export interface ScaledCost {
   wallRatio: number;
 }
 
-export function scaledCost(cost: { cpuSeconds: number; wallMs: number; requests: number; rows?: number }, y: Yardstick): ScaledCost {
+export function scaledCost(
+  cost: { cpuSeconds: number; wallMs: number; requests: number; rows?: number },
+  y: Yardstick,
+): ScaledCost {
   const perK = (cost.cpuSeconds / Math.max(1, cost.requests)) * 1000;
   const perM = cost.rows === undefined || cost.rows === 0 ? undefined : (cost.cpuSeconds / cost.rows) * 1e6;
   return {

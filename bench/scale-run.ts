@@ -28,12 +28,27 @@ export interface ScaleFigures {
   span: ScaleSpan;
   plan: CommandFigures & { requests: number; minimum: number; listRequests: number };
   /** `complete` false: `--time-budget` cut the run (the increment is then left out). */
-  run?: CommandFigures & { status: string; sent: number; retries: number; followUps: number; minimum: number; rows: number; tables: number; complete: boolean };
+  run?: CommandFigures & {
+    status: string;
+    sent: number;
+    retries: number;
+    followUps: number;
+    minimum: number;
+    rows: number;
+    tables: number;
+    complete: boolean;
+  };
   dbBytes?: number;
   status?: CommandFigures;
   report?: CommandFigures & { bytes: number };
   /** `databaseBytes`: the database object the increment uploaded (0 if it left the seeded one in place). */
-  increment?: CommandFigures & { status: string; sent: number; databaseBytes: number; parquetFiles: number; parquetBytes: number };
+  increment?: CommandFigures & {
+    status: string;
+    sent: number;
+    databaseBytes: number;
+    parquetFiles: number;
+    parquetBytes: number;
+  };
 }
 
 function figures(m: MeasuredCommand): CommandFigures {
@@ -91,18 +106,43 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
     const source = ['--pipeline', pipeline, '--base-url', emulator.url, '--api-key', emulator.apiKey];
 
     o.step(`${o.size}: plan --discover over ${o.span.months} month${o.span.months === 1 ? '' : 's'}`);
-    const plan = await measureCli(['plan', ...source, '--db', db, '--until', o.span.until, '--discover', '--json'], dir);
+    const plan = await measureCli(
+      ['plan', ...source, '--db', db, '--until', o.span.until, '--discover', '--json'],
+      dir,
+    );
     const result: ScaleFigures = {
       size: o.size,
       canvases: o.canvases,
       campaigns: o.campaigns,
       span: o.span,
-      plan: { ...figures(plan), requests: num(plan.json, 'requests'), minimum: num(plan.json, 'minimum'), listRequests: num(plan.json, 'sent') },
+      plan: {
+        ...figures(plan),
+        requests: num(plan.json, 'requests'),
+        minimum: num(plan.json, 'minimum'),
+        listRequests: num(plan.json, 'sent'),
+      },
     };
     if (o.planOnly) return result;
 
-    o.step(`${o.size}: run over ${o.span.months} month${o.span.months === 1 ? '' : 's'} (${result.plan.requests.toLocaleString('en-US')} requests planned)`);
-    const run = await measureCli(['run', ...source, '--db', db, '--out', out, '--until', o.span.until, '--json', '--quiet', ...(o.timeBudget ? ['--time-budget', o.timeBudget] : [])], dir);
+    o.step(
+      `${o.size}: run over ${o.span.months} month${o.span.months === 1 ? '' : 's'} (${result.plan.requests.toLocaleString('en-US')} requests planned)`,
+    );
+    const run = await measureCli(
+      [
+        'run',
+        ...source,
+        '--db',
+        db,
+        '--out',
+        out,
+        '--until',
+        o.span.until,
+        '--json',
+        '--quiet',
+        ...(o.timeBudget ? ['--time-budget', o.timeBudget] : []),
+      ],
+      dir,
+    );
     const tables = (run.json?.['tables'] ?? []) as { inserted: number; updated: number }[];
     result.run = {
       ...figures(run),
@@ -133,18 +173,37 @@ export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures
     const before = await files(out);
     await mkdir(join(dir, 'work'), { recursive: true });
     const increment = await measureCli(
-      ['run', ...source, '--db', `s3://${o.store.bucket}/${key}`, '--out', out, '--work-dir', join(dir, 'work'), '--until', o.span.next, '--json', '--quiet'],
+      [
+        'run',
+        ...source,
+        '--db',
+        `s3://${o.store.bucket}/${key}`,
+        '--out',
+        out,
+        '--work-dir',
+        join(dir, 'work'),
+        '--until',
+        o.span.next,
+        '--json',
+        '--quiet',
+      ],
       dir,
       o.store.env,
     );
     const after = await files(out);
-    const changed = [...after].filter(([path, f]) => path.endsWith('.parquet') && (before.get(path)?.mtimeMs !== f.mtimeMs || before.get(path)?.bytes !== f.bytes));
+    const changed = [...after].filter(
+      ([path, f]) =>
+        path.endsWith('.parquet') && (before.get(path)?.mtimeMs !== f.mtimeMs || before.get(path)?.bytes !== f.bytes),
+    );
     const head = await o.s3.send(new HeadObjectCommand({ Bucket: o.store.bucket, Key: key }));
     result.increment = {
       ...figures(increment),
       status: String(increment.json?.['status'] ?? 'no summary'),
       sent: num(increment.json, 'requests', 'sent'),
-      databaseBytes: head.ETag === seeded.ETag && head.LastModified?.getTime() === seeded.LastModified?.getTime() ? 0 : (head.ContentLength ?? 0),
+      databaseBytes:
+        head.ETag === seeded.ETag && head.LastModified?.getTime() === seeded.LastModified?.getTime()
+          ? 0
+          : (head.ContentLength ?? 0),
       parquetFiles: changed.length,
       parquetBytes: changed.reduce((n, [, f]) => n + f.bytes, 0),
     };

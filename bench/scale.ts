@@ -14,7 +14,14 @@ import { startS3TestServer } from '../test/helpers/s3-test-server.js';
 import type { Row } from './bench-table.js';
 import { machine, n, table } from './bench-table.js';
 import type { Yardstick } from './scale-figures.js';
-import { scaledCost, scaleSpan, uploadShare, yardstickPerMillionRows, yardstickPerThousandRequests, yardstickSeconds } from './scale-figures.js';
+import {
+  scaledCost,
+  scaleSpan,
+  uploadShare,
+  yardstickPerMillionRows,
+  yardstickPerThousandRequests,
+  yardstickSeconds,
+} from './scale-figures.js';
 import type { ScaleFigures } from './scale-run.js';
 import { measureScaleSize } from './scale-run.js';
 import { measureYardstick } from './yardstick.js';
@@ -53,7 +60,10 @@ function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
     },
   ];
   if (f.run) {
-    const run = scaledCost({ cpuSeconds: f.run.cpuSeconds, wallMs: f.run.wallMs, requests: f.run.sent, rows: f.run.rows }, y);
+    const run = scaledCost(
+      { cpuSeconds: f.run.cpuSeconds, wallMs: f.run.wallMs, requests: f.run.sent, rows: f.run.rows },
+      y,
+    );
     rows.push(
       {
         figure: `${f.size}: run peak RSS (${f.run.status}, exit ${String(f.run.exitCode)}${f.run.complete ? '' : '; cut by --time-budget'})`,
@@ -61,9 +71,24 @@ function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
         goal: `≤ ${RUN_GOAL_MB} MB`,
         ok: f.run.status === 'succeeded' && f.run.peakRssMb <= RUN_GOAL_MB,
       },
-      { figure: `${f.size}: run wall (× yardstick for as many requests) / CPU`, value: `${s(f.run.wallMs)} (${times(run.wallRatio)}) / ${n(f.run.cpuSeconds, 1)} s`, goal: '', ok: undefined },
-      { figure: `${f.size}: run CPU per 1,000 requests (× yardstick)`, value: `${n(run.cpuPerThousandRequests, 3)} s (${times(run.requestRatio)})`, goal: '', ok: undefined },
-      { figure: `${f.size}: run CPU per million rows (${n(f.run.rows)} rows in ${f.run.tables} tables) (× yardstick)`, value: `${n(run.cpuPerMillionRows ?? 0, 1)} s (${times(run.rowRatio)})`, goal: '', ok: undefined },
+      {
+        figure: `${f.size}: run wall (× yardstick for as many requests) / CPU`,
+        value: `${s(f.run.wallMs)} (${times(run.wallRatio)}) / ${n(f.run.cpuSeconds, 1)} s`,
+        goal: '',
+        ok: undefined,
+      },
+      {
+        figure: `${f.size}: run CPU per 1,000 requests (× yardstick)`,
+        value: `${n(run.cpuPerThousandRequests, 3)} s (${times(run.requestRatio)})`,
+        goal: '',
+        ok: undefined,
+      },
+      {
+        figure: `${f.size}: run CPU per million rows (${n(f.run.rows)} rows in ${f.run.tables} tables) (× yardstick)`,
+        value: `${n(run.cpuPerMillionRows ?? 0, 1)} s (${times(run.rowRatio)})`,
+        goal: '',
+        ok: undefined,
+      },
       f.run.complete
         ? {
             figure: `${f.size}: request ratio (sent / minimum; ${n(f.run.retries)} retries and ${n(f.run.followUps)} follow-ups among those sent)`,
@@ -71,7 +96,12 @@ function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
             goal: '1.00',
             ok: f.run.sent === f.run.minimum,
           }
-        : { figure: `${f.size}: requests sent before the time budget / planned (no ratio: the run was cut)`, value: `${n(f.run.sent)} / ${n(f.plan.requests)}`, goal: '', ok: undefined },
+        : {
+            figure: `${f.size}: requests sent before the time budget / planned (no ratio: the run was cut)`,
+            value: `${n(f.run.sent)} / ${n(f.plan.requests)}`,
+            goal: '',
+            ok: undefined,
+          },
       { figure: `${f.size}: DuckDB file`, value: mb((f.dbBytes ?? 0) / 2 ** 20), goal: '', ok: undefined },
     );
   }
@@ -100,7 +130,12 @@ function sizeRows(f: ScaleFigures, y: Yardstick): Row[] {
         goal: '',
         ok: undefined,
       },
-      { figure: `${f.size}: the database's share of the increment's upload`, value: `${n(100 * share.databaseShare, 1)} %`, goal: '', ok: undefined },
+      {
+        figure: `${f.size}: the database's share of the increment's upload`,
+        value: `${n(100 * share.databaseShare, 1)} %`,
+        goal: '',
+        ok: undefined,
+      },
     );
   }
   return rows;
@@ -111,8 +146,21 @@ function growthRows(all: ScaleFigures[]): Row[] {
   if (all.length < 2) return [];
   const [a, b] = [all[0]!, all.at(-1)!];
   const per = (x: number, y: number) => `${n(((y - x) / (b.canvases - a.canvases)) * 1000, 1)} MB`;
-  const rows: Row[] = [{ figure: `plan peak RSS growth per 1,000 Canvases, ${a.size} → ${b.size}`, value: per(a.plan.peakRssMb, b.plan.peakRssMb), goal: '', ok: undefined }];
-  if (a.run && b.run) rows.push({ figure: `run peak RSS growth per 1,000 Canvases, ${a.size} → ${b.size}`, value: per(a.run.peakRssMb, b.run.peakRssMb), goal: '', ok: undefined });
+  const rows: Row[] = [
+    {
+      figure: `plan peak RSS growth per 1,000 Canvases, ${a.size} → ${b.size}`,
+      value: per(a.plan.peakRssMb, b.plan.peakRssMb),
+      goal: '',
+      ok: undefined,
+    },
+  ];
+  if (a.run && b.run)
+    rows.push({
+      figure: `run peak RSS growth per 1,000 Canvases, ${a.size} → ${b.size}`,
+      value: per(a.run.peakRssMb, b.run.peakRssMb),
+      goal: '',
+      ok: undefined,
+    });
   return rows;
 }
 
@@ -122,17 +170,27 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
   const keep = argv.includes('--keep');
   const sizes = (flag('--sizes', argv) ?? (quick ? '2k' : '2k,5k,20k')).split(',').map((x) => x.trim());
   for (const size of sizes) {
-    if (!SIZE_PRESETS[size] || size === 'demo') throw new Error(`--sizes: "${size}" is not a size preset; use some of ${Object.keys(SIZE_PRESETS).filter((k) => k !== 'demo').join(', ')}`);
+    if (!SIZE_PRESETS[size] || size === 'demo')
+      throw new Error(
+        `--sizes: "${size}" is not a size preset; use some of ${Object.keys(SIZE_PRESETS)
+          .filter((k) => k !== 'demo')
+          .join(', ')}`,
+      );
   }
   const span = scaleSpan(Number(flag('--months', argv) ?? (quick ? 3 : FULL_MONTHS)));
   const jsonFile = flag('--json', argv);
   const timeBudget = flag('--time-budget', argv);
   const rateLimits = !argv.includes('--no-rate-limits');
   const started = performance.now();
-  const step = (what: string) => process.stderr.write(`bench --scale: ${what} (${formatDuration(performance.now() - started)} so far, load average ${loadavg()[0]!.toFixed(1)})\n`);
+  const step = (what: string) =>
+    process.stderr.write(
+      `bench --scale: ${what} (${formatDuration(performance.now() - started)} so far, load average ${loadavg()[0]!.toFixed(1)})\n`,
+    );
 
   // The yardstick's sample is the same work whatever the flags: a 40-Canvas sample over 17 months.
-  step('yardstick: the scale pipeline over a 40-Canvas sample, 17 months, then JSON.parse and read_json of what it received');
+  step(
+    'yardstick: the scale pipeline over a 40-Canvas sample, 17 months, then JSON.parse and read_json of what it received',
+  );
   const yardstick = await measureYardstick(scaleSpan(FULL_MONTHS));
   const store = await startS3TestServer();
   // The SDK reads credentials from the environment, in this process (the seeding upload) as in the increment's child.
@@ -143,7 +201,21 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
   try {
     for (const size of sizes) {
       const preset = SIZE_PRESETS[size]!;
-      results.push(await measureScaleSize({ size, canvases: preset.canvases ?? 0, campaigns: preset.campaigns ?? 0, span, planOnly, keep, timeBudget, rateLimits, store, s3, step }));
+      results.push(
+        await measureScaleSize({
+          size,
+          canvases: preset.canvases ?? 0,
+          campaigns: preset.campaigns ?? 0,
+          span,
+          planOnly,
+          keep,
+          timeBudget,
+          rateLimits,
+          store,
+          s3,
+          step,
+        }),
+      );
     }
   } finally {
     s3.destroy();
@@ -161,11 +233,33 @@ export async function runScaleBench(argv: readonly string[]): Promise<void> {
       goal: '',
       ok: undefined,
     },
-    { figure: 'yardstick per 1,000 requests / per million rows', value: `${n(yardstickPerThousandRequests(yardstick), 3)} s / ${n(yardstickPerMillionRows(yardstick), 1)} s`, goal: '', ok: undefined },
+    {
+      figure: 'yardstick per 1,000 requests / per million rows',
+      value: `${n(yardstickPerThousandRequests(yardstick), 3)} s / ${n(yardstickPerMillionRows(yardstick), 1)} s`,
+      goal: '',
+      ok: undefined,
+    },
     ...results.flatMap((f) => sizeRows(f, yardstick)),
     ...growthRows(results),
   ];
-  const flags = [quick ? '--quick' : '', planOnly ? '--plan-only' : '', `--sizes ${sizes.join(',')}`, `--months ${span.months}`, timeBudget ? `--time-budget ${timeBudget}` : '', rateLimits ? '' : '--no-rate-limits'].filter(Boolean).join(' ');
-  process.stdout.write(`\nengage-etl benchmark --scale ${flags} — ${new Date().toISOString()}\nmachine: ${machine()}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`);
-  if (jsonFile) await writeFile(jsonFile, `${JSON.stringify({ machine: machine(), quick, planOnly, sizes, span, yardstick, results }, null, 2)}\n`);
+  const flags = [
+    quick ? '--quick' : '',
+    planOnly ? '--plan-only' : '',
+    `--sizes ${sizes.join(',')}`,
+    `--months ${span.months}`,
+    timeBudget ? `--time-budget ${timeBudget}` : '',
+    rateLimits ? '' : '--no-rate-limits',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  process.stdout.write(
+    `\nengage-etl benchmark --scale ${flags} — ${new Date().toISOString()}\nmachine: ${machine()}; load average at the end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}\n\n${table(rows)}\n\nbench took ${formatDuration(performance.now() - started)}\n`,
+  );
+  if (jsonFile)
+    await writeFile(
+      jsonFile,
+      `${JSON.stringify({ machine: machine(), quick, planOnly, sizes, span, yardstick, results }, null, 2)}\n`,
+    );
 }

@@ -79,7 +79,8 @@ async function fileBytes(path: string): Promise<number> {
 
 async function main(): Promise<void> {
   const nights = Number(arg('--nights') ?? 30);
-  if (!Number.isInteger(nights) || nights < WARM_UP + 6) throw new Error(`--nights must be an integer ≥ ${WARM_UP + 6}, got ${arg('--nights')}`);
+  if (!Number.isInteger(nights) || nights < WARM_UP + 6)
+    throw new Error(`--nights must be an integer ≥ ${WARM_UP + 6}, got ${arg('--nights')}`);
   const gc = (globalThis as { gc?: () => void }).gc;
   const dir = await mkdtemp(join(tmpdir(), 'engage-etl-soak-'));
   const pipeline = join(dir, 'soak.yaml');
@@ -87,7 +88,9 @@ async function main(): Promise<void> {
   const db = join(dir, 'soak.duckdb');
   const out = join(dir, 'parquet');
   const results: Night[] = [];
-  console.log(`soak: ${nights} nights, fault rate ${FAULT_RATE}, gc ${gc ? 'forced before each reading' : 'not exposed (run node --expose-gc)'}; files in ${dir}`);
+  console.log(
+    `soak: ${nights} nights, fault rate ${FAULT_RATE}, gc ${gc ? 'forced before each reading' : 'not exposed (run node --expose-gc)'}; files in ${dir}`,
+  );
   console.log('night  until       s     requests retries faults  rows      RSS MB  heap MB  DuckDB bytes');
   // One service for all nights, as in production (a new server per night would also grow the HTTP client's per-origin
   // connection pools, a leak of the soak, not of engage-etl). Its clock is moved to each night.
@@ -100,8 +103,14 @@ async function main(): Promise<void> {
       emulator.clock.set(now.toJSDate());
       const faultsBefore = Object.values(emulator.stats.faults).reduce((a, b) => a + b, 0);
       const started = Date.now();
-      const opts = resolveRunOptions({ pipeline, baseUrl: emulator.url, apiKey: emulator.demoApiKey, db, out, until: until.toISO()! }, {}, now);
-      const summary = await runPipeline(opts, { client: { backoffBaseMs: 50, backoffMaxMs: 1000, maxAttempts: MAX_ATTEMPTS } });
+      const opts = resolveRunOptions(
+        { pipeline, baseUrl: emulator.url, apiKey: emulator.demoApiKey, db, out, until: until.toISO()! },
+        {},
+        now,
+      );
+      const summary = await runPipeline(opts, {
+        client: { backoffBaseMs: 50, backoffMaxMs: 1000, maxAttempts: MAX_ATTEMPTS },
+      });
       gc?.();
       const memory = process.memoryUsage();
       const row: Night = {
@@ -143,9 +152,15 @@ async function main(): Promise<void> {
   const allowedFileSlope = MAX_FILE_GROWTH_FACTOR * bytesPerRow * rowsSlope;
   const rssOk = rssGrowth <= MAX_MEMORY_GROWTH && heapGrowth <= MAX_MEMORY_GROWTH;
   const sizeOk = fileSlope <= allowedFileSlope;
-  const totals = { requests: results.reduce((s, r) => s + r.requests, 0), retries: results.reduce((s, r) => s + r.retries, 0), faults: results.reduce((s, r) => s + r.faults, 0) };
+  const totals = {
+    requests: results.reduce((s, r) => s + r.requests, 0),
+    retries: results.reduce((s, r) => s + r.retries, 0),
+    faults: results.reduce((s, r) => s + r.faults, 0),
+  };
   console.log('');
-  console.log(`runs: ${results.length} succeeded; ${totals.requests} requests, ${totals.faults} faults injected, ${totals.retries} retries`);
+  console.log(
+    `runs: ${results.length} succeeded; ${totals.requests} requests, ${totals.faults} faults injected, ${totals.retries} retries`,
+  );
   const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} %`;
   console.log(
     `RSS after warm-up (nights ${WARM_UP + 1}–${nights}): ${Math.min(...steady.map((r) => r.rssMb)).toFixed(1)}–${Math.max(...steady.map((r) => r.rssMb)).toFixed(1)} MB; ` +
@@ -156,7 +171,11 @@ async function main(): Promise<void> {
       `(limit ${allowedFileSlope.toFixed(0)} = ${MAX_FILE_GROWTH_FACTOR} × ${bytesPerRow.toFixed(0)} bytes/row) — ${sizeOk ? 'grows only with data' : 'GROWS FASTER THAN DATA'}`,
   );
   const json = arg('--json');
-  if (json) await writeFile(json, `${JSON.stringify({ nights: results, rssGrowth, heapGrowth, rssSlope, fileSlope, rowsSlope, bytesPerRow, rssOk, sizeOk, totals }, null, 2)}\n`);
+  if (json)
+    await writeFile(
+      json,
+      `${JSON.stringify({ nights: results, rssGrowth, heapGrowth, rssSlope, fileSlope, rowsSlope, bytesPerRow, rssOk, sizeOk, totals }, null, 2)}\n`,
+    );
   if (!rssOk || !sizeOk) process.exitCode = 1;
 }
 

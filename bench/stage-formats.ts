@@ -117,8 +117,21 @@ function readFilesSql(files: readonly string[], spec: TableSpec): string {
  * Stage `files` in a staging table and merge them into `spec`'s table in one transaction, as Warehouse.commitPrepared
  * does for a package (the same merge SQL, de-duplicating by key on `_seq` as for a package's rows).
  */
-async function commitFiles(conn: DuckDBConnection, spec: TableSpec, files: readonly string[], rows: number, first: boolean): Promise<void> {
-  const staged: StagedTable = { spec, index: 0, rows, duplicates: true, select: spec.columns.map((col) => ident(col.name)), file: files[0] ?? '' };
+async function commitFiles(
+  conn: DuckDBConnection,
+  spec: TableSpec,
+  files: readonly string[],
+  rows: number,
+  first: boolean,
+): Promise<void> {
+  const staged: StagedTable = {
+    spec,
+    index: 0,
+    rows,
+    duplicates: true,
+    select: spec.columns.map((col) => ident(col.name)),
+    file: files[0] ?? '',
+  };
   const merge = prepareMerge(staged, STAGING, [], { runId: 'bench', loadedAt: new Date() });
   const extents = tableExtents(spec);
   const ddl = `CREATE OR REPLACE TEMP TABLE ${ident(STAGING)} ("_tbl" INTEGER, "_seq" BIGINT, ${spec.columns.map((col) => `${ident(col.name)} ${col.type}`).join(', ')})`;
@@ -148,7 +161,11 @@ class FileSink {
   #files: string[] = [];
   #count = 0;
 
-  constructor(private readonly dir: string, private readonly ext: string, private readonly fileRows: number) {}
+  constructor(
+    private readonly dir: string,
+    private readonly ext: string,
+    private readonly fileRows: number,
+  ) {}
 
   /** Appends a page's text (one write, as RowPackage.add does); returns its bytes. */
   write(text: string, rows: number): number {
@@ -206,7 +223,13 @@ interface ChildResult {
   failed?: string;
 }
 
-async function child(variant: Variant, table: BenchTable, settings: Settings, rows: number, fingerprint: boolean): Promise<ChildResult> {
+async function child(
+  variant: Variant,
+  table: BenchTable,
+  settings: Settings,
+  rows: number,
+  fingerprint: boolean,
+): Promise<ChildResult> {
   const dir = await mkdtemp(join(tmpdir(), 'engage-bench-stage-'));
   const filesDir = join(dir, 'files');
   mkdirSync(filesDir);
@@ -218,7 +241,9 @@ async function child(variant: Variant, table: BenchTable, settings: Settings, ro
       await wh.query(`SET memory_limit = '${Math.floor((totalmem() * 0.8) / 2 ** 20)}MB'`);
       await wh.query(`SET threads = ${cpus().length}`);
     }
-    const sink = variant.startsWith('ndjson-') ? new FileSink(filesDir, 'ndjson', variant.endsWith('-100') ? PAGE_ROWS : FILE_ROWS) : undefined;
+    const sink = variant.startsWith('ndjson-')
+      ? new FileSink(filesDir, 'ndjson', variant.endsWith('-100') ? PAGE_ROWS : FILE_ROWS)
+      : undefined;
     let fileBytes = 0;
     let commitWaitMs = 0;
     let first = true;
@@ -280,8 +305,18 @@ async function child(variant: Variant, table: BenchTable, settings: Settings, ro
     }
     const [count] = await wh.query(`SELECT count(*) AS n FROM ${ident(table)}`);
     const result: ChildResult = {
-      variant, table, settings, rows, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, mainMs, threadsMs, commitWaitMs,
-      peakRssMb: peak, fileBytes, tableRows: Number(count?.['n'] ?? 0),
+      variant,
+      table,
+      settings,
+      rows,
+      wallMs,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      mainMs,
+      threadsMs,
+      commitWaitMs,
+      peakRssMb: peak,
+      fileBytes,
+      tableRows: Number(count?.['n'] ?? 0),
     };
     if (fingerprint && variant !== 'generate') result.fingerprint = await columnFingerprint(wh, spec);
     return result;
@@ -294,7 +329,9 @@ async function child(variant: Variant, table: BenchTable, settings: Settings, ro
 /** Per column, an order-independent digest of (key, value) over the table's rows. */
 async function columnFingerprint(wh: Warehouse, spec: TableSpec): Promise<Record<string, string>> {
   const key = spec.key.map(ident).join(', ');
-  const parts = spec.columns.map((col) => `CAST(bit_xor(hash(${key}, ${ident(col.name)})) AS VARCHAR) AS ${ident(col.name)}`);
+  const parts = spec.columns.map(
+    (col) => `CAST(bit_xor(hash(${key}, ${ident(col.name)})) AS VARCHAR) AS ${ident(col.name)}`,
+  );
   const [row] = await wh.query(`SELECT ${parts.join(', ')} FROM ${ident(spec.name)}`);
   return Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, String(v)]));
 }
@@ -311,12 +348,32 @@ interface EdgeCase {
 function edgeCases(): EdgeCase[] {
   const cases: EdgeCase[] = [];
   for (const s of [...AWKWARD_STRINGS, 'nul\u0000inside', 'lone surrogate \ud800', 'x'.repeat(5000)]) {
-    cases.push({ what: `string ${JSON.stringify(s.length > 40 ? `${s.slice(0, 10)}… (${s.length} chars)` : s)}`, column: 'variation_name', value: s });
+    cases.push({
+      what: `string ${JSON.stringify(s.length > 40 ? `${s.slice(0, 10)}… (${s.length} chars)` : s)}`,
+      column: 'variation_name',
+      value: s,
+    });
   }
   cases.push({ what: 'NULL string', column: 'variation_name', value: null });
   // Numbers past a double's precision come from JSON text, as the API's bodies carry them.
-  for (const money of [0.1 + 0.2, 3531.0199999999995, 0.125, 0.375, 2.675, 1.005, -0.005, -0, 12_345_678_901_234.56, JSON.parse('99999999999999.99') as number, 1e-7]) {
-    cases.push({ what: `money ${money === 0 && Object.is(money, -0) ? '-0' : String(money)}`, column: 'revenue', value: money });
+  for (const money of [
+    0.1 + 0.2,
+    3531.0199999999995,
+    0.125,
+    0.375,
+    2.675,
+    1.005,
+    -0.005,
+    -0,
+    12_345_678_901_234.56,
+    JSON.parse('99999999999999.99') as number,
+    1e-7,
+  ]) {
+    cases.push({
+      what: `money ${money === 0 && Object.is(money, -0) ? '-0' : String(money)}`,
+      column: 'revenue',
+      value: money,
+    });
   }
   for (const count of [0, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 2 ** 60, 12.5, 1e21]) {
     cases.push({ what: `count ${count} (number)`, column: 'sent', value: count });
@@ -326,7 +383,15 @@ function edgeCases(): EdgeCase[] {
   for (const at of ['2023-05-06T07:08:09.123Z', '1969-12-31T23:59:59.999Z', '2262-04-11T00:00:00.000Z']) {
     cases.push({ what: `time ${at}`, column: 'time', value: new Date(at) });
   }
-  for (const extra of [{ notif_button_1_open_click: 3 }, { nested: { a: [1, 'x', null] } }, { s: 'quote " and\nnewline' }, {}, 'a JSON string', 1.5, JSON.parse('{"big":12345678901234567890}') as object]) {
+  for (const extra of [
+    { notif_button_1_open_click: 3 },
+    { nested: { a: [1, 'x', null] } },
+    { s: 'quote " and\nnewline' },
+    {},
+    'a JSON string',
+    1.5,
+    JSON.parse('{"big":12345678901234567890}') as object,
+  ]) {
     cases.push({ what: `extra_stats ${JSON.stringify(extra)}`, column: 'extra_stats', value: extra });
   }
   return cases;
@@ -350,7 +415,12 @@ async function edgeRun(): Promise<{ what: string; stored: Record<string, string>
           try {
             if (path === SHIPPED) {
               // Warehouse.commit writes the row to a package and commits it, as the run's Committer does.
-              await wh.commit({ runId: 'edge', loadedAt: new Date(), upserts: [{ table: spec.name, rows: [row] }], state: [] });
+              await wh.commit({
+                runId: 'edge',
+                loadedAt: new Date(),
+                upserts: [{ table: spec.name, rows: [row] }],
+                state: [],
+              });
             } else {
               const file = join(dir, `edge-${i}.ndjson`);
               await writeFile(file, ndjsonPage([row], 0));
@@ -363,7 +433,9 @@ async function edgeRun(): Promise<{ what: string; stored: Record<string, string>
             stored[path] = back === undefined ? '(no row)' : back['v'] === null ? 'NULL' : JSON.stringify(back['v']);
             await wh.query(`DELETE FROM ${ident(spec.name)}`);
           } catch (err) {
-            stored[path] = `refused: ${String((err as Error).message).split('\n')[0]!.slice(0, 110)}`;
+            stored[path] = `refused: ${String((err as Error).message)
+              .split('\n')[0]!
+              .slice(0, 110)}`;
           }
         }
         out.push({ what: c.what, stored });
@@ -380,8 +452,22 @@ async function edgeRun(): Promise<{ what: string; stored: Record<string, string>
 // ---------------------------------------------------------------------------------------------------------------------
 // Parent: every variant × table × setting, `repeats` rounds, each in a child process; a table of the figures.
 
-async function runChild(variant: Variant, table: BenchTable, settings: Settings, rows: number, fingerprint: boolean): Promise<ChildResult> {
-  const args = [join(here, 'stage-formats.js'), '--child', variant, table, settings, String(rows), fingerprint ? 'fingerprint' : ''];
+async function runChild(
+  variant: Variant,
+  table: BenchTable,
+  settings: Settings,
+  rows: number,
+  fingerprint: boolean,
+): Promise<ChildResult> {
+  const args = [
+    join(here, 'stage-formats.js'),
+    '--child',
+    variant,
+    table,
+    settings,
+    String(rows),
+    fingerprint ? 'fingerprint' : '',
+  ];
   try {
     const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 24 });
     return JSON.parse(stdout.trim().split('\n').at(-1)!) as ChildResult;
@@ -399,18 +485,27 @@ function report(results: readonly ChildResult[]): string {
   const s = (ms: number) => (ms / 1000).toFixed(1);
   for (const table of TABLES) {
     for (const settings of SETTINGS) {
-      const all = (v: Variant) => results.filter((r) => r.table === table && r.settings === settings && r.variant === v);
+      const all = (v: Variant) =>
+        results.filter((r) => r.table === table && r.settings === settings && r.variant === v);
       const of = (v: Variant) => all(v).filter((r) => r.failed === undefined);
       const base = of(SHIPPED);
       if (base.length === 0) continue;
       const baseCpu = mean(base.map((r) => r.cpuMs));
       const gen = results.filter((r) => r.table === table && r.variant === 'generate' && r.failed === undefined);
       const genMain = gen.length > 0 ? mean(gen.map((r) => r.mainMs)) : 0;
-      lines.push('', `${table}, ${n(base[0]!.rows)} rows, DuckDB ${settings === 'writer' ? "writer's settings (128 MB, 1 thread)" : 'defaults (80 % of RAM, all cores)'}:`);
-      lines.push('| variant | CPU s (runs) | CPU vs shipped | main thread s | main minus rows | other threads s | wall s | wall vs shipped | commit wait s | peak RSS MB | file MB |');
+      lines.push(
+        '',
+        `${table}, ${n(base[0]!.rows)} rows, DuckDB ${settings === 'writer' ? "writer's settings (128 MB, 1 thread)" : 'defaults (80 % of RAM, all cores)'}:`,
+      );
+      lines.push(
+        '| variant | CPU s (runs) | CPU vs shipped | main thread s | main minus rows | other threads s | wall s | wall vs shipped | commit wait s | peak RSS MB | file MB |',
+      );
       lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
       for (const v of VARIANTS) {
-        const rs = v === 'generate' ? results.filter((r) => r.table === table && r.variant === v && r.failed === undefined) : of(v);
+        const rs =
+          v === 'generate'
+            ? results.filter((r) => r.table === table && r.variant === v && r.failed === undefined)
+            : of(v);
         for (const f of all(v).filter((r) => r.failed !== undefined)) lines.push(`| ${v} | FAILED: ${f.failed} |`);
         if (rs.length === 0) continue;
         const cpu = mean(rs.map((r) => r.cpuMs));
@@ -436,8 +531,11 @@ function exactness(results: readonly ChildResult[]): string {
     for (const r of printed) {
       if (r === base) continue;
       const differ = Object.keys(base.fingerprint!).filter((col) => base.fingerprint![col] !== r.fingerprint![col]);
-      const rowsNote = r.tableRows === base.tableRows ? '' : ` (${n(r.tableRows)} rows stored against ${n(base.tableRows)})`;
-      lines.push(`${table} ${r.variant} (${r.settings}): ${differ.length === 0 ? `every column equal to ${SHIPPED}'s` : `columns that differ from ${SHIPPED}'s: ${differ.join(', ')}`}${rowsNote}`);
+      const rowsNote =
+        r.tableRows === base.tableRows ? '' : ` (${n(r.tableRows)} rows stored against ${n(base.tableRows)})`;
+      lines.push(
+        `${table} ${r.variant} (${r.settings}): ${differ.length === 0 ? `every column equal to ${SHIPPED}'s` : `columns that differ from ${SHIPPED}'s: ${differ.join(', ')}`}${rowsNote}`,
+      );
     }
   }
   return lines.join('\n');
@@ -446,7 +544,13 @@ function exactness(results: readonly ChildResult[]): string {
 async function main(): Promise<void> {
   if (process.argv[2] === '--child') {
     const [variant, table, settings, rows, fp] = process.argv.slice(3);
-    const result = await child(variant as Variant, table as BenchTable, settings as Settings, Number(rows), fp === 'fingerprint');
+    const result = await child(
+      variant as Variant,
+      table as BenchTable,
+      settings as Settings,
+      Number(rows),
+      fp === 'fingerprint',
+    );
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
@@ -468,7 +572,9 @@ async function main(): Promise<void> {
         for (const variant of variants) {
           // Making the rows does not touch DuckDB: measured with the writer's settings only.
           if (variant === 'generate' && settings !== 'writer') continue;
-          process.stderr.write(`stage-formats: round ${round + 1}/${repeats} ${table} ${settings} ${variant} (${((performance.now() - started) / 1000).toFixed(0)} s so far)\n`);
+          process.stderr.write(
+            `stage-formats: round ${round + 1}/${repeats} ${table} ${settings} ${variant} (${((performance.now() - started) / 1000).toFixed(0)} s so far)\n`,
+          );
           results.push(await runChild(variant, table, settings, rows, round === 0 && settings === 'writer'));
         }
       }
@@ -478,7 +584,8 @@ async function main(): Promise<void> {
   const edgeLines = edges.map((e) => {
     const values = Object.values(e.stored);
     const same = values.every((v) => v === values[0]);
-    const show = (v: string | undefined) => (v !== undefined && v.length > 60 ? `${v.slice(0, 24)}… (${v.length} chars)` : v);
+    const show = (v: string | undefined) =>
+      v !== undefined && v.length > 60 ? `${v.slice(0, 24)}… (${v.length} chars)` : v;
     return `| ${e.what} | ${show(e.stored[SHIPPED])} | ${show(e.stored['ndjson'])} | ${same ? 'same' : 'DIFFER'} |`;
   });
   const out = [

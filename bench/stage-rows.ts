@@ -24,13 +24,34 @@ function uuid(kind: number, n: number): string {
 
 /** Names that a CSV must quote or a JSON writer must escape, used for about one row in 500. */
 export const AWKWARD_STRINGS: readonly string[] = [
-  'He said "hi"', 'a, b and c', 'line one\nline two', 'crlf\r\nend', 'tab\there', 'back\\slash', 'café crème', '日本語のキャンペーン',
-  'emoji 🎉🚀', 'line\u2028separator', '', 'NULL', '\\N', ' padded ', '{"looks":"like json"}', '"', "it's", 'comma,', 'trailing\n',
+  'He said "hi"',
+  'a, b and c',
+  'line one\nline two',
+  'crlf\r\nend',
+  'tab\there',
+  'back\\slash',
+  'café crème',
+  '日本語のキャンペーン',
+  'emoji 🎉🚀',
+  'line\u2028separator',
+  '',
+  'NULL',
+  '\\N',
+  ' padded ',
+  '{"looks":"like json"}',
+  '"',
+  "it's",
+  'comma,',
+  'trailing\n',
 ];
 
 /** Channel pairs a campaign sends on, by campaign. */
 const CHANNEL_PAIRS: readonly (readonly [string, string])[] = [
-  ['email', 'ios_push'], ['android_push', 'in_app_message'], ['sms', 'webhook'], ['content_cards', 'email'], ['web_push', 'trigger_in_app_message'],
+  ['email', 'ios_push'],
+  ['android_push', 'in_app_message'],
+  ['sms', 'webhook'],
+  ['content_cards', 'email'],
+  ['web_push', 'trigger_in_app_message'],
 ];
 const DAYS_PER_CAMPAIGN = 730;
 /** Two channels × two variations a day. */
@@ -55,7 +76,8 @@ export function campaignMessageRow(i: number): Record<string, unknown> {
     variation_key: variationId,
     variation_api_id: h % 97 === 0 ? null : variationId,
     variation_name: awkward ?? (variation === 0 ? 'Control' : `Variant ${variation}`),
-    extra_stats: push && h % 3 === 0 ? { notif_button_1_open_click: h % 50, carousel_slide_2_buy_now_click: (h >>> 6) % 9 } : null,
+    extra_stats:
+      push && h % 3 === 0 ? { notif_button_1_open_click: h % 50, carousel_slide_2_buy_now_click: (h >>> 6) % 9 } : null,
   };
   const own = CHANNEL_COUNTS[channel]!;
   const sent = 1000 + (h % 200_000);
@@ -69,7 +91,12 @@ export function campaignMessageRow(i: number): Record<string, unknown> {
   }
   // Revenue as the API's float: cents, and every seventh row a sum of three amounts (3531.0199999999995 and the like).
   const cents = mix(i, 60) % 1_000_000;
-  row['revenue'] = h % 7 === 0 ? cents / 100 + (mix(i, 61) % 10_000) / 100 + (mix(i, 62) % 1000) / 100 : h % 11 === 0 ? null : cents / 100;
+  row['revenue'] =
+    h % 7 === 0
+      ? cents / 100 + (mix(i, 61) % 10_000) / 100 + (mix(i, 62) % 1000) / 100
+      : h % 11 === 0
+        ? null
+        : cents / 100;
   return row;
 }
 

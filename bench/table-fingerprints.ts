@@ -26,25 +26,39 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * The fingerprint of every user table of the database at `dbPath` (not the `_etl` bookkeeping). With `columns` given
  * for a table, its fingerprint covers just those, in that order, so a table that gained a column still compares.
  */
-export async function tableFingerprints(dbPath: string, columns: Readonly<Record<string, readonly string[]>> = {}): Promise<Fingerprints> {
+export async function tableFingerprints(
+  dbPath: string,
+  columns: Readonly<Record<string, readonly string[]>> = {},
+): Promise<Fingerprints> {
   const instance = await DuckDBInstance.create(dbPath, { access_mode: 'READ_ONLY' });
   const conn = await instance.connect();
   try {
-    const tables = (await conn.runAndReadAll(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE' AND table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY 1`,
-    )).getRowObjects().map((r) => String(r['table_name']));
+    const tables = (
+      await conn.runAndReadAll(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE' AND table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY 1`,
+      )
+    )
+      .getRowObjects()
+      .map((r) => String(r['table_name']));
     const out: Fingerprints = {};
     for (const table of tables) {
-      const own = (await conn.runAndReadAll(
-        `SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '${table.replaceAll("'", "''")}' ORDER BY ordinal_position`,
-      )).getRowObjects().map((r) => String(r['column_name'])).filter((c) => !c.startsWith('_'));
+      const own = (
+        await conn.runAndReadAll(
+          `SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '${table.replaceAll("'", "''")}' ORDER BY ordinal_position`,
+        )
+      )
+        .getRowObjects()
+        .map((r) => String(r['column_name']))
+        .filter((c) => !c.startsWith('_'));
       const chosen = columns[table] ? [...columns[table]] : own;
       const missing = chosen.filter((c) => !own.includes(c));
       if (missing.length > 0) throw new Error(`table ${table} lacks the column(s) ${missing.join(', ')}`);
       const row = chosen.length === 0 ? `''` : `CAST(ROW(${chosen.map(quote).join(', ')}) AS VARCHAR)`;
-      const [result] = (await conn.runAndReadAll(
-        `SELECT count(*) AS n, md5(coalesce(string_agg(r, chr(10) ORDER BY r), '')) AS h FROM (SELECT ${row} AS r FROM ${quote(table)})`,
-      )).getRowObjects();
+      const [result] = (
+        await conn.runAndReadAll(
+          `SELECT count(*) AS n, md5(coalesce(string_agg(r, chr(10) ORDER BY r), '')) AS h FROM (SELECT ${row} AS r FROM ${quote(table)})`,
+        )
+      ).getRowObjects();
       out[table] = { columns: chosen, rows: Number(result!['n']), md5: String(result!['h']) };
     }
     return out;
@@ -57,13 +71,20 @@ export async function tableFingerprints(dbPath: string, columns: Readonly<Record
 /** Runs `node <repo>/bin/engage-etl.js <args>` in `cwd`; resolves with its stdout, rejects with its stderr's tail. */
 function cli(repo: string, args: readonly string[], cwd: string, expectExit: readonly number[] = [0]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repo, 'bin/engage-etl.js'), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(repo, 'bin/engage-etl.js'), ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     child.on('error', reject);
-    child.on('close', (code) => (expectExit.includes(code ?? -1) ? resolve(out) : reject(new Error(`engage-etl ${args[0]} exited ${String(code)}: ${err}`))));
+    child.on('close', (code) =>
+      expectExit.includes(code ?? -1)
+        ? resolve(out)
+        : reject(new Error(`engage-etl ${args[0]} exited ${String(code)}: ${err}`)),
+    );
   });
 }
 
@@ -79,10 +100,26 @@ export interface FingerprintRun {
 }
 
 /** Starts `run.repo`'s emulator, runs the pipeline against it into a temp folder, and fingerprints what it stored. */
-export async function fingerprintRun(run: FingerprintRun, columns: Readonly<Record<string, readonly string[]>> = {}): Promise<Fingerprints> {
+export async function fingerprintRun(
+  run: FingerprintRun,
+  columns: Readonly<Record<string, readonly string[]>> = {},
+): Promise<Fingerprints> {
   const dir = await mkdtemp(join(tmpdir(), 'engage-etl-fingerprint-'));
   const sizeArgs = run.size === 'demo' ? [] : ['--size', run.size, '--id-style', 'uuid'];
-  const emulator = spawn(process.execPath, [join(run.repo, 'bin/engage-etl.js'), 'emulator', '--port', '0', '--now', run.until, '--no-rate-limits', ...sizeArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const emulator = spawn(
+    process.execPath,
+    [
+      join(run.repo, 'bin/engage-etl.js'),
+      'emulator',
+      '--port',
+      '0',
+      '--now',
+      run.until,
+      '--no-rate-limits',
+      ...sizeArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   try {
     const { url, apiKey } = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
       let out = '';
@@ -96,7 +133,28 @@ export async function fingerprintRun(run: FingerprintRun, columns: Readonly<Reco
     });
     emulator.removeAllListeners('exit');
     await writeFile(join(dir, 'pipeline.yaml'), run.pipeline);
-    await cli(run.repo, ['run', '--pipeline', 'pipeline.yaml', '--base-url', url, '--api-key', apiKey, '--from', run.from, '--until', run.until, '--db', 'w.duckdb', '--out', 'lake', '--quiet'], dir);
+    await cli(
+      run.repo,
+      [
+        'run',
+        '--pipeline',
+        'pipeline.yaml',
+        '--base-url',
+        url,
+        '--api-key',
+        apiKey,
+        '--from',
+        run.from,
+        '--until',
+        run.until,
+        '--db',
+        'w.duckdb',
+        '--out',
+        'lake',
+        '--quiet',
+      ],
+      dir,
+    );
     return await tableFingerprints(join(dir, 'w.duckdb'), columns);
   } finally {
     emulator.kill('SIGTERM');
@@ -107,7 +165,9 @@ export async function fingerprintRun(run: FingerprintRun, columns: Readonly<Reco
 async function main(): Promise<void> {
   const [repo, size, from, until, pipelineFile, outFile] = process.argv.slice(2);
   if (!repo || !size || !from || !until || !pipelineFile || !outFile) {
-    process.stderr.write('usage: node dist/bench/table-fingerprints.js <repo> <size> <from> <until> <pipeline.yaml> <out.json>\n');
+    process.stderr.write(
+      'usage: node dist/bench/table-fingerprints.js <repo> <size> <from> <until> <pipeline.yaml> <out.json>\n',
+    );
     process.exit(2);
   }
   const { readFile } = await import('node:fs/promises');

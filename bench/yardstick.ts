@@ -24,28 +24,37 @@ const REPEATS = 3;
  * A proxy to `upstream` that keeps each request's last 200 answer (asked uncompressed): one per URL, so a retry the
  * machine's load caused (a timeout) does not change the sample.
  */
-async function recordingProxy(upstream: string): Promise<{ url: string; bodies: Map<string, Buffer>; close(): Promise<void> }> {
+async function recordingProxy(
+  upstream: string,
+): Promise<{ url: string; bodies: Map<string, Buffer>; close(): Promise<void> }> {
   const target = new URL(upstream);
   const bodies = new Map<string, Buffer>();
   const server = createServer((req, res) => {
     const headers = { ...req.headers, host: target.host };
     delete headers['accept-encoding'];
-    const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upRes) => {
-      const chunks: Buffer[] = [];
-      upRes.on('data', (c: Buffer) => chunks.push(c));
-      upRes.on('end', () => {
-        const body = Buffer.concat(chunks);
-        if (upRes.statusCode === 200) bodies.set(`${req.method} ${req.url}`, body);
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        res.end(body);
-      });
-    });
+    const up = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (upRes) => {
+        const chunks: Buffer[] = [];
+        upRes.on('data', (c: Buffer) => chunks.push(c));
+        upRes.on('end', () => {
+          const body = Buffer.concat(chunks);
+          if (upRes.statusCode === 200) bodies.set(`${req.method} ${req.url}`, body);
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          res.end(body);
+        });
+      },
+    );
     up.on('error', (err) => res.destroy(err));
     req.pipe(up);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 function cpuSeconds(fn: () => void): number {
@@ -71,7 +80,13 @@ export async function measureYardstick(span: ScaleSpan): Promise<Yardstick> {
     const pipeline = join(dir, 'pipeline.yaml');
     await writeFile(pipeline, scalePipeline(span.start));
     const db = join(dir, 'sample.duckdb');
-    const summary = await runPipeline(resolveRunOptions({ pipeline, baseUrl: proxy.url, apiKey: emulator.demoApiKey, db, out: join(dir, 'parquet'), until: span.until }, {}, DateTime.utc()));
+    const summary = await runPipeline(
+      resolveRunOptions(
+        { pipeline, baseUrl: proxy.url, apiKey: emulator.demoApiKey, db, out: join(dir, 'parquet'), until: span.until },
+        {},
+        DateTime.utc(),
+      ),
+    );
     const tables = summary.tables.filter((t) => t.rows > 0).map((t) => t.table);
 
     // The rows as NDJSON, one file per table, written before any timing.
@@ -90,16 +105,24 @@ export async function measureYardstick(span: ScaleSpan): Promise<Yardstick> {
 
     const texts = [...proxy.bodies.values()].map((b) => b.toString('utf8'));
     let parse = Infinity;
-    for (let r = 0; r < REPEATS; r++) parse = Math.min(parse, cpuSeconds(() => void texts.reduce((n, t) => n + (JSON.parse(t) === null ? 0 : 1), 0)));
+    for (let r = 0; r < REPEATS; r++)
+      parse = Math.min(
+        parse,
+        cpuSeconds(() => void texts.reduce((n, t) => n + (JSON.parse(t) === null ? 0 : 1), 0)),
+      );
 
     const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
     let readJson = Infinity;
     try {
       for (let r = 0; r < REPEATS; r++) {
-        readJson = Math.min(readJson, await cpuSecondsAsync(async () => {
-          for (const t of tables) await conn.run(`CREATE OR REPLACE TABLE "${t}" AS SELECT * FROM read_json('${join(dir, `${t}.json`)}')`);
-        }));
+        readJson = Math.min(
+          readJson,
+          await cpuSecondsAsync(async () => {
+            for (const t of tables)
+              await conn.run(`CREATE OR REPLACE TABLE "${t}" AS SELECT * FROM read_json('${join(dir, `${t}.json`)}')`);
+          }),
+        );
       }
     } finally {
       conn.closeSync();

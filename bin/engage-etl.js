@@ -20,12 +20,20 @@ process.env.DUCKDB_JE_MALLOC_CONF ??= 'dirty_decay_ms:250,muzzy_decay_ms:0';
 // as it is (its semi-spaces grow to 16 MB).
 const SEMI_SPACE_MB = '8';
 const arena = process.platform === 'linux' && process.env.MALLOC_ARENA_MAX === undefined;
-const semiSpace = ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => a.startsWith('--max-semi-space-size'));
+const semiSpace = ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) =>
+  a.startsWith('--max-semi-space-size'),
+);
 if ((arena || semiSpace) && process.platform !== 'win32' && typeof process.execve === 'function') {
   try {
     process.execve(
       process.execPath,
-      [process.execPath, ...(semiSpace ? [`--max-semi-space-size=${SEMI_SPACE_MB}`] : []), ...process.execArgv, __filename, ...process.argv.slice(2)],
+      [
+        process.execPath,
+        ...(semiSpace ? [`--max-semi-space-size=${SEMI_SPACE_MB}`] : []),
+        ...process.execArgv,
+        __filename,
+        ...process.argv.slice(2),
+      ],
       { ...process.env, ...(arena ? { MALLOC_ARENA_MAX: '1' } : {}) },
     );
   } catch {

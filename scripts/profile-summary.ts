@@ -29,14 +29,29 @@ function summarize(file: string, top: number): string {
   for (const [id, us] of selfUs) {
     const frame = byId.get(id)!.callFrame;
     const url = frame.url.replace(/^file:\/\/.*?\/(dist|node_modules)\//, '$1/');
-    const where = url.includes('node_modules/') ? `npm:${/node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? url}` : url || frame.functionName;
+    const where = url.includes('node_modules/')
+      ? `npm:${/node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? url}`
+      : url || frame.functionName;
     byFile.set(where, (byFile.get(where) ?? 0) + us);
     const fn = `${frame.functionName || '(anonymous)'} ${url}:${frame.lineNumber + 1}`;
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
   }
   const lines = (m: Map<string, number>) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => `${(us / 1e6).toFixed(1).padStart(8)} s ${((100 * us) / totalUs).toFixed(1).padStart(5)} %  ${name}`);
-  return [`${file}: ${(totalUs / 1e6).toFixed(1)} s sampled`, '  by file:', ...lines(byFile), '  by function:', ...lines(byFunction), ''].join('\n');
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(
+        ([name, us]) =>
+          `${(us / 1e6).toFixed(1).padStart(8)} s ${((100 * us) / totalUs).toFixed(1).padStart(5)} %  ${name}`,
+      );
+  return [
+    `${file}: ${(totalUs / 1e6).toFixed(1)} s sampled`,
+    '  by file:',
+    ...lines(byFile),
+    '  by function:',
+    ...lines(byFunction),
+    '',
+  ].join('\n');
 }
 
 const files = process.argv.slice(2);

@@ -77,7 +77,11 @@ export class RetriableApiError extends RetriableError {
   /** What went wrong, without the request (the message is the request, then this). */
   readonly reason: string;
 
-  constructor(ctx: RequestContext, reason: string, opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
+  constructor(
+    ctx: RequestContext,
+    reason: string,
+    opts: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
     super(`${describe(ctx)} failed${opts.status ? ` with ${opts.status}` : ''}: ${reason}`, { cause: opts.cause });
     this.name = 'RetriableApiError';
     this.reason = reason;

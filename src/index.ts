@@ -1,6 +1,14 @@
 // The public surface of engage-etl, by name: what a user's code calls to run the export, the emulator and push, and the
 // types of what comes back. Everything else (paginators, header parsers, the merge) is internal and may change.
-export { EngageError, RetriableError, FatalError, ConfigError, RetriableApiError, FatalApiError, LockedError } from './errors.js';
+export {
+  EngageError,
+  RetriableError,
+  FatalError,
+  ConfigError,
+  RetriableApiError,
+  FatalApiError,
+  LockedError,
+} from './errors.js';
 export type { RequestContext } from './errors.js';
 
 export { loadPipelineFile, parsePipelineText } from './config/load-pipeline-file.js';
@@ -11,7 +19,13 @@ export { STREAM_NAMES } from './streams/registry.js';
 export type { IdSelection } from './streams/option-reader.js';
 
 export { runPipeline } from './pipeline/run-pipeline.js';
-export type { RunSummary, PipelineDeps, TableSummary, HoleSummary, MissingUnitReport } from './pipeline/run-pipeline.js';
+export type {
+  RunSummary,
+  PipelineDeps,
+  TableSummary,
+  HoleSummary,
+  MissingUnitReport,
+} from './pipeline/run-pipeline.js';
 export type { SeriesFailure, StreamFailure } from './pipeline/stream-failure.js';
 export type { BackfillProgress } from './pipeline/backfill-progress.js';
 export { StreamsFailedError } from './pipeline/streams-failed-error.js';

@@ -4,7 +4,15 @@ import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, EVENTS_PAGE_SIZE, MAX_SERIES_LENGTH, type EndpointSpec } from './endpoints.js';
 import { paginatePageIndex } from './paginate-page-index.js';
-import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed, readNumber, type NumberKind } from './response-shape.js';
+import {
+  checkIntegerParam,
+  checkStringParam,
+  contextOf,
+  isRecord,
+  malformed,
+  readNumber,
+  type NumberKind,
+} from './response-shape.js';
 import type { KpiMetric, SeriesUnit } from './types.js';
 import { FatalError } from '../errors.js';
 
@@ -57,18 +65,30 @@ export async function fetchRevenue(client: ApiClient, q: PurchaseSeriesQuery): P
 
 /** GET /sessions/data_series → points of `sessions`. */
 export async function fetchSessions(client: ApiClient, q: SessionsSeriesQuery): Promise<SeriesPoint[]> {
-  return fetchSeries(client, ENDPOINTS.sessionsDataSeries, 'sessions', {
-    ...windowQuery(q),
-    unit: checkUnit(q.unit),
-    app_id: q.appId,
-    segment_id: q.segmentId,
-  }, 'count');
+  return fetchSeries(
+    client,
+    ENDPOINTS.sessionsDataSeries,
+    'sessions',
+    {
+      ...windowQuery(q),
+      unit: checkUnit(q.unit),
+      app_id: q.appId,
+      segment_id: q.segmentId,
+    },
+    'count',
+  );
 }
 
 /** GET /segments/data_series → daily points of `size`. */
 export async function fetchSegmentSize(client: ApiClient, q: SegmentSizeQuery): Promise<SeriesPoint[]> {
   checkStringParam('segmentId', q.segmentId);
-  return fetchSeries(client, ENDPOINTS.segmentsDataSeries, 'size', { segment_id: q.segmentId, ...windowQuery(q) }, 'count');
+  return fetchSeries(
+    client,
+    ENDPOINTS.segmentsDataSeries,
+    'size',
+    { segment_id: q.segmentId, ...windowQuery(q) },
+    'count',
+  );
 }
 
 /** GET /events/list, page by page: each yield is one page of event names (at most EVENTS_PAGE_SIZE). */
@@ -77,7 +97,8 @@ export async function* listEventNames(client: ApiClient): AsyncGenerator<string[
   const pages = paginatePageIndex<unknown>(client, call, {
     pageSize: EVENTS_PAGE_SIZE,
     itemsOf: (body) => {
-      if (!isRecord(body) || !Array.isArray(body.events)) throw malformed(contextOf(call), '`events` is missing or not an array', body);
+      if (!isRecord(body) || !Array.isArray(body.events))
+        throw malformed(contextOf(call), '`events` is missing or not an array', body);
       return body.events;
     },
   });
@@ -85,7 +106,11 @@ export async function* listEventNames(client: ApiClient): AsyncGenerator<string[
     const names: string[] = [];
     for (const [i, name] of items.entries()) {
       if (typeof name !== 'string') {
-        throw malformed(contextOf({ ...call, query: { page } }), `events[${i}] is ${JSON.stringify(name)}, not an event name string`, items);
+        throw malformed(
+          contextOf({ ...call, query: { page } }),
+          `events[${i}] is ${JSON.stringify(name)}, not an event name string`,
+          items,
+        );
       }
       names.push(name);
     }
@@ -100,7 +125,8 @@ function windowQuery(q: { length: number; endingAt: string }): { length: number;
 }
 
 function checkUnit(unit: SeriesUnit): SeriesUnit {
-  if (unit !== 'day' && unit !== 'hour') throw new FatalError(`Parameter unit must be "day" or "hour", got ${JSON.stringify(unit)}.`);
+  if (unit !== 'day' && unit !== 'hour')
+    throw new FatalError(`Parameter unit must be "day" or "hour", got ${JSON.stringify(unit)}.`);
   return unit;
 }
 
@@ -120,15 +146,23 @@ async function fetchSeries(
  * Checks a series body and maps each point to { time, value }; unknown extra fields are ignored.
  * @param kind what the values are: counts (whole numbers, BIGINT) or amounts (revenue). @default 'count'
  */
-export function normalizeSeries(body: unknown, valueField: string, ctx: ReturnType<typeof contextOf>, status?: number, kind: NumberKind = 'count'): SeriesPoint[] {
-  if (!isRecord(body) || !Array.isArray(body.data)) throw malformed(ctx, '`data` is missing or not an array', body, status);
+export function normalizeSeries(
+  body: unknown,
+  valueField: string,
+  ctx: ReturnType<typeof contextOf>,
+  status?: number,
+  kind: NumberKind = 'count',
+): SeriesPoint[] {
+  if (!isRecord(body) || !Array.isArray(body.data))
+    throw malformed(ctx, '`data` is missing or not an array', body, status);
   return body.data.map((point: unknown, i: number) => {
     if (!isRecord(point)) throw malformed(ctx, `data[${i}] is ${JSON.stringify(point)}, not an object`, body, status);
     if (typeof point.time !== 'string' || point.time.trim() === '') {
       throw malformed(ctx, `data[${i}] has no \`time\` string: ${JSON.stringify(point)}`, body, status);
     }
     const read = readNumber(point[valueField], kind);
-    if ('problem' in read) throw malformed(ctx, `data[${i}] (time ${point.time}) field \`${valueField}\`: ${read.problem}`, body, status);
+    if ('problem' in read)
+      throw malformed(ctx, `data[${i}] (time ${point.time}) field \`${valueField}\`: ${read.problem}`, body, status);
     return { time: point.time, value: read.value };
   });
 }
@@ -141,13 +175,19 @@ export interface EventCountsQuery extends SessionsSeriesQuery {
 /** GET /events/data_series → points of `count` for one custom event. */
 export async function fetchEventCounts(client: ApiClient, q: EventCountsQuery): Promise<SeriesPoint[]> {
   checkStringParam('event', q.event);
-  return fetchSeries(client, ENDPOINTS.eventsDataSeries, 'count', {
-    event: q.event,
-    ...windowQuery(q),
-    unit: checkUnit(q.unit),
-    app_id: q.appId,
-    segment_id: q.segmentId,
-  }, 'count');
+  return fetchSeries(
+    client,
+    ENDPOINTS.eventsDataSeries,
+    'count',
+    {
+      event: q.event,
+      ...windowQuery(q),
+      unit: checkUnit(q.unit),
+      app_id: q.appId,
+      segment_id: q.segmentId,
+    },
+    'count',
+  );
 }
 
 export interface KpiQuery {
@@ -168,6 +208,9 @@ const KPI_ENDPOINTS: Record<KpiMetric, EndpointSpec> = {
 /** GET /kpi/<metric>/data_series → daily points of the metric (its name is the value field). */
 export async function fetchKpi(client: ApiClient, q: KpiQuery): Promise<SeriesPoint[]> {
   const endpoint = KPI_ENDPOINTS[q.metric];
-  if (endpoint === undefined) throw new FatalError(`Parameter metric must be one of ${Object.keys(KPI_ENDPOINTS).join(', ')}, got ${JSON.stringify(q.metric)}.`);
+  if (endpoint === undefined)
+    throw new FatalError(
+      `Parameter metric must be one of ${Object.keys(KPI_ENDPOINTS).join(', ')}, got ${JSON.stringify(q.metric)}.`,
+    );
   return fetchSeries(client, endpoint, q.metric, { ...windowQuery(q), app_id: q.appId }, 'count');
 }

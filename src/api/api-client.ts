@@ -20,7 +20,6 @@ import { showUrl } from './show-url.js';
 import { sleep as defaultSleep } from './sleep.js';
 import { ConfigError, FatalApiError, FatalError, RetriableApiError, type RequestContext } from '../errors.js';
 
-
 /** A request made ready to send: everything but the attempt. */
 interface PreparedCall {
   endpoint: EndpointSpec;
@@ -70,12 +69,23 @@ export class ApiClient {
   readonly #onEvent: ((event: ClientEvent) => void) | undefined;
   readonly #scrubber: SecretScrubber;
   readonly #closing = new AbortController();
-  readonly #stats: ClientStats = { requestsSent: 0, retries: 0, retryWaitMs: 0, transportErrors: 0, byStatus: {}, succeeded: 0, failed: 0 };
+  readonly #stats: ClientStats = {
+    requestsSent: 0,
+    retries: 0,
+    retryWaitMs: 0,
+    transportErrors: 0,
+    byStatus: {},
+    succeeded: 0,
+    failed: 0,
+  };
 
   private constructor(opts: ApiClientOptions) {
     this.baseUrl = clientBaseUrl(opts.baseUrl);
     if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
-      throw new ConfigError('apiKey', 'the REST API key is empty; pass the key of the workspace (it needs the permissions of the endpoints you call)');
+      throw new ConfigError(
+        'apiKey',
+        'the REST API key is empty; pass the key of the workspace (it needs the permissions of the endpoints you call)',
+      );
     }
     // A key fetch cannot put in a header would fail every attempt as a "connection failure"; a short one is a placeholder.
     const keyProblem = credentialProblem(opts.apiKey);
@@ -121,7 +131,8 @@ export class ApiClient {
    * (retries exhausted) or ConfigError (missing path parameter or SCIM credential).
    */
   async request<T>(call: ApiCall): Promise<ApiResponse<T>> {
-    if (this.#closing.signal.aborted) throw new FatalError(`${call.endpoint.method} ${call.endpoint.path}: the API client is closed; create a new one`);
+    if (this.#closing.signal.aborted)
+      throw new FatalError(`${call.endpoint.method} ${call.endpoint.path}: the API client is closed; create a new one`);
     const prepared = this.#prepare(call);
     let waited = 0;
     let attempts = 0;
@@ -142,7 +153,13 @@ export class ApiClient {
             waited += wait;
             this.#stats.retries++;
             this.#stats.retryWaitMs += wait;
-            this.#emit({ type: 'retry-scheduled', ...eventBase(prepared), attempt: attemptNumber, reason: reasonOf(error), waitMs: wait });
+            this.#emit({
+              type: 'retry-scheduled',
+              ...eventBase(prepared),
+              attempt: attemptNumber,
+              reason: reasonOf(error),
+              waitMs: wait,
+            });
             await this.#sleep(wait, this.#closing.signal);
             return true;
           },
@@ -153,11 +170,13 @@ export class ApiClient {
     } catch (error) {
       this.#stats.failed++;
       if (error instanceof RetriableApiError && !GAVE_UP.has(error) && attempts >= this.#maxAttempts) {
-        const why = attempts === 1 ? 'the only attempt allowed failed' : `all ${attempts} attempts failed (the most allowed)`;
+        const why =
+          attempts === 1 ? 'the only attempt allowed failed' : `all ${attempts} attempts failed (the most allowed)`;
         throw this.#giveUp(prepared, error, why);
       }
       if (this.#closing.signal.aborted && !(error instanceof FatalApiError || error instanceof RetriableApiError)) {
-        const what = error instanceof FatalError ? error.message : 'the API client was closed before the request completed';
+        const what =
+          error instanceof FatalError ? error.message : 'the API client was closed before the request completed';
         throw new FatalError(`${describeCall(prepared)}: ${what}`, { cause: error });
       }
       throw error;
@@ -179,9 +198,16 @@ export class ApiClient {
     const scim = call.credential === 'scim' || endpoint.credential === 'scim_token';
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (scim) {
-      if (!this.#scimToken) throw new ConfigError('scimToken', `${endpoint.method} ${endpoint.path} needs a SCIM token; pass scimToken to the client`);
+      if (!this.#scimToken)
+        throw new ConfigError(
+          'scimToken',
+          `${endpoint.method} ${endpoint.path} needs a SCIM token; pass scimToken to the client`,
+        );
       if (!this.#requestOrigin) {
-        throw new ConfigError('requestOrigin', `${endpoint.method} ${endpoint.path} needs the X-Request-Origin header; pass requestOrigin to the client`);
+        throw new ConfigError(
+          'requestOrigin',
+          `${endpoint.method} ${endpoint.path} needs the X-Request-Origin header; pass requestOrigin to the client`,
+        );
       }
       headers.Authorization = `Bearer ${this.#scimToken}`;
       headers['X-Request-Origin'] = this.#requestOrigin;
@@ -218,7 +244,11 @@ export class ApiClient {
       url,
       headers,
       body,
-      ctx: { method: endpoint.method, endpoint: path, params: JSON.parse(this.#scrubber.scrub(JSON.stringify(params))) as Record<string, unknown> },
+      ctx: {
+        method: endpoint.method,
+        endpoint: path,
+        params: JSON.parse(this.#scrubber.scrub(JSON.stringify(params))) as Record<string, unknown>,
+      },
       checkMessage: call.checkMessage ?? true,
       resendCutShort: call.resendAfterCutShortSuccess ?? true,
       scim,
@@ -247,9 +277,19 @@ export class ApiClient {
     let rateLimit: Record<string, string> = {};
     const finished = (status: number | undefined, error?: unknown): void => {
       const ms = Math.round(performance.now() - started);
-      const event: ClientEvent = error === undefined
-        ? { type: 'request-finished', ...base, attempt, status, ms, query, rateLimit }
-        : { type: 'request-finished', ...base, attempt, status, ms, query, rateLimit, error: error instanceof Error ? reasonOf(error) : String(error) };
+      const event: ClientEvent =
+        error === undefined
+          ? { type: 'request-finished', ...base, attempt, status, ms, query, rateLimit }
+          : {
+              type: 'request-finished',
+              ...base,
+              attempt,
+              status,
+              ms,
+              query,
+              rateLimit,
+              error: error instanceof Error ? reasonOf(error) : String(error),
+            };
       this.#emit(event);
     };
     const timeout = AbortSignal.timeout(this.#timeoutMs);
@@ -259,7 +299,13 @@ export class ApiClient {
     let response: Response;
     let text: string;
     try {
-      response = await this.#fetch(p.url, { method: p.method, headers: p.headers, body: p.body, signal, redirect: 'manual' });
+      response = await this.#fetch(p.url, {
+        method: p.method,
+        headers: p.headers,
+        body: p.body,
+        signal,
+        redirect: 'manual',
+      });
     } catch (error) {
       const failure = this.#transportFailure(p, error, timeout, 'no response');
       if (!timeout.aborted && neverConnected(error)) NOT_SENT.add(failure);
@@ -273,7 +319,10 @@ export class ApiClient {
         this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
         this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
         const { declared, readBytes } = read.tooLarge;
-        const size = declared !== undefined ? `announces ${declared} bytes (Content-Length)` : `passed ${readBytes} bytes while streaming`;
+        const size =
+          declared !== undefined
+            ? `announces ${declared} bytes (Content-Length)`
+            : `passed ${readBytes} bytes while streaming`;
         const failure = new FatalApiError(
           p.ctx,
           `the ${response.status} response body ${size}, over maxBodyBytes=${this.#maxBodyBytes}; refused without reading the rest and not retried — no real answer is that large, so check the base URL, or raise maxBodyBytes if it is genuine`,
@@ -289,7 +338,13 @@ export class ApiClient {
         this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
         this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
         finished(response.status);
-        return { status: response.status, headers: response.headers, body: undefined as T, url: p.url, attempts: attempt };
+        return {
+          status: response.status,
+          headers: response.headers,
+          body: undefined as T,
+          url: p.url,
+          attempts: attempt,
+        };
       }
       const failure = this.#transportFailure(p, error, timeout, `the ${response.status} response body was cut short`);
       this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
@@ -319,12 +374,26 @@ export class ApiClient {
       // hour, past the retry budget, for a fault that a short backoff cures).
       const retryAfterMs = readRetryAfterMs(response.headers, now, status === 429);
       if (status === 429 && retryAfterMs !== undefined) {
-        this.#scheduler.blockUntil(p.endpoint.pool, now + retryAfterMs, quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Reset']));
+        this.#scheduler.blockUntil(
+          p.endpoint.pool,
+          now + retryAfterMs,
+          quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Reset']),
+        );
       }
       const said = serverSays(parseJson(text), text);
-      const advice = status === 429 ? quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) : undefined;
-      const reason = status === 429 ? `rate limited by the server (limit pool "${p.endpoint.pool}"${advice ? `; ${advice}` : ''})` : 'server error';
-      throw new RetriableApiError(p.ctx, `${reason}${said ? `: ${said}` : ''}`, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
+      const advice =
+        status === 429
+          ? quoteHeaders(response.headers, ['Retry-After', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+          : undefined;
+      const reason =
+        status === 429
+          ? `rate limited by the server (limit pool "${p.endpoint.pool}"${advice ? `; ${advice}` : ''})`
+          : 'server error';
+      throw new RetriableApiError(
+        p.ctx,
+        `${reason}${said ? `: ${said}` : ''}`,
+        retryAfterMs === undefined ? { status } : { status, retryAfterMs },
+      );
     }
     if (status >= 200 && status < 300) {
       if (text.trim() === '') return undefined as T;
@@ -339,7 +408,11 @@ export class ApiClient {
       }
       if (body === NOT_JSON) {
         if (!p.resendCutShort) return undefined as T;
-        throw new RetriableApiError(p.ctx, `the ${status} response body is not complete JSON (truncated?): ${quote(text)}`, { status });
+        throw new RetriableApiError(
+          p.ctx,
+          `the ${status} response body is not complete JSON (truncated?): ${quote(text)}`,
+          { status },
+        );
       }
       if (p.checkMessage) expectSuccess(body, p.ctx, status);
       return body as T;
@@ -374,7 +447,9 @@ export class ApiClient {
 
   #transportFailure(p: PreparedCall, error: unknown, timeout: AbortSignal, what: string): Error {
     if (this.#closing.signal.aborted) {
-      return new AbortError(new FatalError('the API client was closed while the request was in flight', { cause: error }));
+      return new AbortError(
+        new FatalError('the API client was closed while the request was in flight', { cause: error }),
+      );
     }
     this.#stats.transportErrors++;
     if (timeout.aborted) return new RetriableApiError(p.ctx, `${what} within timeoutMs=${this.#timeoutMs} ms`);
@@ -389,7 +464,8 @@ export class ApiClient {
    */
   #retryWait(error: RetriableApiError, attempt: number, waited: number, pool: PoolId): number | undefined {
     const advised = error.status === 429 && error.retryAfterMs !== undefined;
-    const left = (advised ? Math.max(this.#maxRetryWaitMs, this.#scheduler.maxWaitMs(pool)) : this.#maxRetryWaitMs) - waited;
+    const left =
+      (advised ? Math.max(this.#maxRetryWaitMs, this.#scheduler.maxWaitMs(pool)) : this.#maxRetryWaitMs) - waited;
     const backoff = Math.min(this.#backoffMaxMs, this.#backoffBaseMs * 2 ** (attempt - 1));
     // Jitter spreads the retries of concurrent requests so they do not hit the server in lockstep.
     const jittered = Math.round(backoff * (0.5 + Math.random() * 0.5));
@@ -405,7 +481,10 @@ export class ApiClient {
 
   #budgetExhausted(p: PreparedCall, error: RetriableApiError, attempts: number, waited: number): RetriableApiError {
     const asked = error.retryAfterMs !== undefined ? `the server asked to wait ${error.retryAfterMs} ms, ` : '';
-    const maxWait = error.status === 429 && error.retryAfterMs !== undefined ? `; a 429's advice may use up to --max-wait, ${describeMs(this.#scheduler.maxWaitMs(p.endpoint.pool))}` : '';
+    const maxWait =
+      error.status === 429 && error.retryAfterMs !== undefined
+        ? `; a 429's advice may use up to --max-wait, ${describeMs(this.#scheduler.maxWaitMs(p.endpoint.pool))}`
+        : '';
     return this.#giveUp(
       p,
       error,
@@ -443,7 +522,15 @@ const NOT_SENT = new WeakSet<Error>();
  * Connection errors that prove the request was never sent: refused, no route, no such host, or no connection within
  * the connect timeout. A reset or a cut-short answer may come after the server counted the request, so it counts.
  */
-const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Whether fetch's `error` says no connection was made (an AggregateError of happy-eyeballs attempts: all of them). */
 function neverConnected(error: unknown): boolean {
@@ -451,7 +538,11 @@ function neverConnected(error: unknown): boolean {
   const code = (cause as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return true;
   const errors = (cause as { errors?: unknown } | undefined)?.errors;
-  return Array.isArray(errors) && errors.length > 0 && errors.every((e) => NEVER_CONNECTED.has(String((e as { code?: unknown } | undefined)?.code)));
+  return (
+    Array.isArray(errors) &&
+    errors.length > 0 &&
+    errors.every((e) => NEVER_CONNECTED.has(String((e as { code?: unknown } | undefined)?.code)))
+  );
 }
 
 const NOT_JSON = Symbol('not JSON');
@@ -473,7 +564,8 @@ function serverSays(body: unknown, text: string): string {
     if (typeof body.detail === 'string') parts.push(`"${body.detail}"`);
     if (Array.isArray(body.errors)) {
       for (const e of body.errors.slice(0, 5)) {
-        if (isRecord(e) && typeof e.message === 'string') parts.push(`${typeof e.id === 'string' ? `${e.id}: ` : ''}"${e.message}"`);
+        if (isRecord(e) && typeof e.message === 'string')
+          parts.push(`${typeof e.id === 'string' ? `${e.id}: ` : ''}"${e.message}"`);
       }
     }
     if (parts.length > 0) return `server said ${parts.join('; ')}`;
@@ -529,7 +621,11 @@ function queryText(value: Exclude<QueryValue, undefined>): string {
 /** The base URL by the one rule (src/api/base-url.ts), refused as a ConfigError naming the option. */
 function clientBaseUrl(raw: string): string {
   const checked = normalizeBaseUrl(raw);
-  if (!checked.ok) throw new ConfigError('baseUrl', `${showUrl(raw)} ${checked.reason}; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`);
+  if (!checked.ok)
+    throw new ConfigError(
+      'baseUrl',
+      `${showUrl(raw)} ${checked.reason}; give the instance address, e.g. https://rest.example.com or http://127.0.0.1:4010`,
+    );
   return checked.url;
 }
 

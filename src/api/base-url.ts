@@ -12,8 +12,11 @@ export function normalizeBaseUrl(raw: string): { ok: true; url: string } | { ok:
   } catch {
     return { ok: false, reason: 'is not a URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `uses ${url.protocol.replace(/:$/, '')}, not http or https` };
-  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'carries a user name or password; credentials go in --api-key or ENGAGE_API_KEY only' };
-  if (url.search !== '' || url.hash !== '') return { ok: false, reason: 'has a query or fragment; give only scheme, host and optional path' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: `uses ${url.protocol.replace(/:$/, '')}, not http or https` };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, reason: 'carries a user name or password; credentials go in --api-key or ENGAGE_API_KEY only' };
+  if (url.search !== '' || url.hash !== '')
+    return { ok: false, reason: 'has a query or fragment; give only scheme, host and optional path' };
   return { ok: true, url: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
 }

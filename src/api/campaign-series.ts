@@ -5,7 +5,15 @@ import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { channelFieldKind, splitStats, VARIATION_COUNT_FIELDS, type SplitStats } from './channel-stats.js';
 import { ENDPOINTS, MAX_CAMPAIGN_SERIES_LENGTH } from './endpoints.js';
-import { checkIntegerParam, checkStringParam, contextOf, isRecord, malformed, readNumber, type NumberKind } from './response-shape.js';
+import {
+  checkIntegerParam,
+  checkStringParam,
+  contextOf,
+  isRecord,
+  malformed,
+  readNumber,
+  type NumberKind,
+} from './response-shape.js';
 import type { RequestContext } from '../errors.js';
 
 export interface CampaignSeriesQuery {
@@ -19,8 +27,13 @@ export interface CampaignSeriesQuery {
 const DAY_COUNTS = ['unique_recipients', 'conversions'] as const;
 /** Day totals the documentation marks optional: absent → null. */
 export const OPTIONAL_DAY_COUNTS = [
-  'conversions1', 'conversions2', 'conversions3',
-  'conversions_by_send_time', 'conversions1_by_send_time', 'conversions2_by_send_time', 'conversions3_by_send_time',
+  'conversions1',
+  'conversions2',
+  'conversions3',
+  'conversions_by_send_time',
+  'conversions1_by_send_time',
+  'conversions2_by_send_time',
+  'conversions3_by_send_time',
 ] as const;
 
 /** The fields any variation entry may carry besides its channel's own: the documented counts and `revenue`. */
@@ -36,10 +49,11 @@ export interface CampaignVariationEntry extends SplitStats {
   variationName: string | undefined;
 }
 
-export type CampaignDay = Record<(typeof DAY_COUNTS)[number], number> & Record<(typeof OPTIONAL_DAY_COUNTS)[number] | 'revenue', number | null> & {
-  /** Keyed by channel, in the answer's order. */
-  messages: Record<string, CampaignVariationEntry[]>;
-};
+export type CampaignDay = Record<(typeof DAY_COUNTS)[number], number> &
+  Record<(typeof OPTIONAL_DAY_COUNTS)[number] | 'revenue', number | null> & {
+    /** Keyed by channel, in the answer's order. */
+    messages: Record<string, CampaignVariationEntry[]>;
+  };
 
 export interface CampaignDayPoint {
   /** As the server wrote it. */
@@ -51,7 +65,10 @@ export async function fetchCampaignSeries(client: ApiClient, q: CampaignSeriesQu
   checkStringParam('campaignId', q.campaignId);
   checkIntegerParam('length', q.length, 1, MAX_CAMPAIGN_SERIES_LENGTH);
   checkStringParam('endingAt', q.endingAt);
-  const call: ApiCall = { endpoint: ENDPOINTS.campaignsDataSeries, query: { campaign_id: q.campaignId, length: q.length, ending_at: q.endingAt } };
+  const call: ApiCall = {
+    endpoint: ENDPOINTS.campaignsDataSeries,
+    query: { campaign_id: q.campaignId, length: q.length, ending_at: q.endingAt },
+  };
   const response = await client.request<unknown>(call);
   return normalizeCampaignSeries(response.body, contextOf(call), response.status);
 }
@@ -65,18 +82,25 @@ export function normalizeCampaignSeries(body: unknown, ctx: RequestContext, stat
     const read = readNumber(obj[field], kind);
     return 'value' in read ? read.value : fail(`${at}.${field}: ${read.problem}`);
   };
-  const optional = (obj: Record<string, unknown>, field: string, at: string, kind: NumberKind = 'count'): number | null =>
-    obj[field] === undefined || obj[field] === null ? null : num(obj, field, at, kind);
+  const optional = (
+    obj: Record<string, unknown>,
+    field: string,
+    at: string,
+    kind: NumberKind = 'count',
+  ): number | null => (obj[field] === undefined || obj[field] === null ? null : num(obj, field, at, kind));
   const optionalString = (obj: Record<string, unknown>, field: string, at: string): string | undefined => {
     const v = obj[field];
     if (v === undefined || v === null) return undefined;
-    return typeof v === 'string' && v !== '' ? v : fail(`${at}.${field} is ${JSON.stringify(v)}, not a non-empty string`);
+    return typeof v === 'string' && v !== ''
+      ? v
+      : fail(`${at}.${field} is ${JSON.stringify(v)}, not a non-empty string`);
   };
   if (!isRecord(body) || !Array.isArray(body.data)) return fail('`data` is missing or not an array');
   return body.data.map((day: unknown, i: number) => {
     const at = `data[${i}]`;
     if (!isRecord(day)) return fail(`${at} is ${JSON.stringify(day)}, not an object`);
-    if (typeof day.time !== 'string' || day.time.trim() === '') return fail(`${at} has no \`time\` string: ${JSON.stringify(day.time)}`);
+    if (typeof day.time !== 'string' || day.time.trim() === '')
+      return fail(`${at} has no \`time\` string: ${JSON.stringify(day.time)}`);
     const messages: Record<string, CampaignVariationEntry[]> = {};
     if (day.messages !== undefined && day.messages !== null) {
       if (!isRecord(day.messages)) return fail(`${at}.messages is not an object keyed by channel`);

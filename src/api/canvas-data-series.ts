@@ -58,7 +58,8 @@ function normalizeCanvasDataSeries(body: unknown, ctx: RequestContext, status?: 
   return stats.map((day: unknown, i: number) => {
     const where = `data.stats[${i}]`;
     if (!isRecord(day)) return fail(`${where} is ${JSON.stringify(day)}, not an object`);
-    if (typeof day.time !== 'string' || day.time.trim() === '') return fail(`${where} has no \`time\` string: ${JSON.stringify(day.time)}`);
+    if (typeof day.time !== 'string' || day.time.trim() === '')
+      return fail(`${where} has no \`time\` string: ${JSON.stringify(day.time)}`);
     return { time: day.time, value: { name, ...normalizeCanvasStats(day, where, fail) } };
   });
 }

@@ -44,9 +44,16 @@ export interface CanvasSummaryData {
   step_stats?: Record<string, CanvasStepDay>;
 }
 
-const VARIANT_FIELDS: Readonly<Record<string, NumberKind>> = { revenue: 'amount', conversions: 'count', entries: 'count', conversions_by_entry_time: 'count' };
+const VARIANT_FIELDS: Readonly<Record<string, NumberKind>> = {
+  revenue: 'amount',
+  conversions: 'count',
+  entries: 'count',
+  conversions_by_entry_time: 'count',
+};
 const VARIANT_KIND = (field: string) => (Object.hasOwn(VARIANT_FIELDS, field) ? VARIANT_FIELDS[field] : undefined);
-const STEP_MESSAGE_FIELDS: Readonly<Record<string, NumberKind>> = Object.fromEntries(STEP_MESSAGE_COUNT_FIELDS.map((f) => [f, 'count' as const]));
+const STEP_MESSAGE_FIELDS: Readonly<Record<string, NumberKind>> = Object.fromEntries(
+  STEP_MESSAGE_COUNT_FIELDS.map((f) => [f, 'count' as const]),
+);
 
 /** Fetches and normalizes one Canvas data summary. */
 export async function fetchCanvasSummary(client: ApiClient, q: CanvasSummaryQuery): Promise<CanvasSummaryData> {
@@ -90,7 +97,11 @@ export function normalizeCanvasSummary(body: unknown, ctx: RequestContext, statu
  * The statistics of one Canvas roll-up (`total_stats` and the optional breakdowns) found at `where` in a body: one data
  * summary, or one day of a data series. `fail` throws with the whole body attached.
  */
-export function normalizeCanvasStats(data: Record<string, unknown>, where: string, fail: (what: string) => never): Omit<CanvasSummaryData, 'name'> {
+export function normalizeCanvasStats(
+  data: Record<string, unknown>,
+  where: string,
+  fail: (what: string) => never,
+): Omit<CanvasSummaryData, 'name'> {
   // Every figure of a summary is a count (BIGINT) except revenue, an amount, read with `kind` 'amount'.
   const num = (obj: Record<string, unknown>, field: string, at: string, kind: NumberKind = 'count'): number => {
     const read = readNumber(obj[field], kind);
@@ -116,7 +127,10 @@ export function normalizeCanvasStats(data: Record<string, unknown>, where: strin
     for (const [id, v] of Object.entries(data.variant_stats)) {
       const at = `${where}.variant_stats.${id}`;
       if (!isRecord(v)) return fail(`${at} is not an object`);
-      variants[id] = { name: v.name === undefined || v.name === null ? null : name(v, at), ...splitStats(v, at, fail, VARIANT_KIND, ['name']) };
+      variants[id] = {
+        name: v.name === undefined || v.name === null ? null : name(v, at),
+        ...splitStats(v, at, fail, VARIANT_KIND, ['name']),
+      };
     }
     summary.variant_stats = variants;
   }

@@ -17,27 +17,73 @@ export const CHANNEL_COUNTS: Readonly<Record<string, readonly string[]>> = {
   android_push: PUSH,
   kindle_push: PUSH,
   web_push: PUSH,
-  email: ['sent', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'unsubscribes', 'bounces', 'delivered', 'reported_spam'],
+  email: [
+    'sent',
+    'opens',
+    'unique_opens',
+    'clicks',
+    'unique_clicks',
+    'unsubscribes',
+    'bounces',
+    'delivered',
+    'reported_spam',
+  ],
   sms: ['sent', 'delivered', 'undelivered', 'delivery_failed', 'opt_out', 'help'],
   webhook: ['sent', 'errors'],
-  content_cards: ['total_impressions', 'unique_impressions', 'total_clicks', 'unique_clicks', 'total_dismissals', 'unique_dismissals'],
+  content_cards: [
+    'total_impressions',
+    'unique_impressions',
+    'total_clicks',
+    'unique_clicks',
+    'total_dismissals',
+    'unique_dismissals',
+  ],
   in_app_message: IN_APP,
   trigger_in_app_message: IN_APP,
 };
 
 /** Every count documented for some channel, in column order: each is a BIGINT column, NULL where a channel lacks it. */
 export const CHANNEL_COUNT_FIELDS = [
-  'sent', 'delivered', 'undelivered', 'delivery_failed', 'bounces', 'opens', 'unique_opens', 'direct_opens', 'total_opens',
-  'clicks', 'unique_clicks', 'body_clicks', 'total_clicks', 'impressions', 'total_impressions', 'unique_impressions',
-  'first_button_clicks', 'second_button_clicks', 'total_dismissals', 'unique_dismissals', 'unsubscribes', 'reported_spam',
-  'opt_out', 'help', 'errors',
+  'sent',
+  'delivered',
+  'undelivered',
+  'delivery_failed',
+  'bounces',
+  'opens',
+  'unique_opens',
+  'direct_opens',
+  'total_opens',
+  'clicks',
+  'unique_clicks',
+  'body_clicks',
+  'total_clicks',
+  'impressions',
+  'total_impressions',
+  'unique_impressions',
+  'first_button_clicks',
+  'second_button_clicks',
+  'total_dismissals',
+  'unique_dismissals',
+  'unsubscribes',
+  'reported_spam',
+  'opt_out',
+  'help',
+  'errors',
 ] as const;
 export type ChannelCountField = (typeof CHANNEL_COUNT_FIELDS)[number];
 
 /** Counts every campaign variation entry may carry, whatever its channel. */
 export const VARIATION_COUNT_FIELDS = [
-  'unique_recipients', 'conversions', 'conversions_by_send_time', 'conversions1', 'conversions1_by_send_time',
-  'conversions2', 'conversions2_by_send_time', 'conversions3', 'conversions3_by_send_time', 'enrolled',
+  'unique_recipients',
+  'conversions',
+  'conversions_by_send_time',
+  'conversions1',
+  'conversions1_by_send_time',
+  'conversions2',
+  'conversions2_by_send_time',
+  'conversions3',
+  'conversions3_by_send_time',
+  'enrolled',
 ] as const;
 export type VariationCountField = (typeof VARIATION_COUNT_FIELDS)[number];
 
@@ -63,7 +109,10 @@ export function isDocumentedChannel(channel: string): boolean {
 }
 
 /** The kind of a field of a channel's entry, `always` being read on every channel (an unknown one included). */
-export function channelFieldKind(channel: string, always: Readonly<Record<string, NumberKind>>): (field: string) => FieldKind | undefined {
+export function channelFieldKind(
+  channel: string,
+  always: Readonly<Record<string, NumberKind>>,
+): (field: string) => FieldKind | undefined {
   const documented = isDocumentedChannel(channel);
   const own = new Set(documented ? CHANNEL_COUNTS[channel] : []);
   const push = own.has('direct_opens');

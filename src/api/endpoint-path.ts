@@ -7,11 +7,18 @@ import type { EndpointSpec } from './endpoints.js';
  * `/catalogs/:catalog_name/items` with `{ catalog_name: 'products' }` → `/catalogs/products/items`.
  * @param missing 'refuse' throws a ConfigError naming the parameter; 'show' leaves `:name` in place. @default 'refuse'
  */
-export function fillPath(endpoint: EndpointSpec, params: Record<string, string> = {}, missing: 'refuse' | 'show' = 'refuse'): string {
+export function fillPath(
+  endpoint: EndpointSpec,
+  params: Record<string, string> = {},
+  missing: 'refuse' | 'show' = 'refuse',
+): string {
   return endpoint.path.replace(/:([A-Za-z_]+)/g, (_match, name: string) => {
     const value = params[name];
     if (value !== undefined && value !== '') return encodeURIComponent(value);
     if (missing === 'show') return `:${name}`;
-    throw new ConfigError(`pathParams.${name}`, `${endpoint.method} ${endpoint.path} needs a value for :${name}; pass it in pathParams`);
+    throw new ConfigError(
+      `pathParams.${name}`,
+      `${endpoint.method} ${endpoint.path} needs a value for :${name}; pass it in pathParams`,
+    );
   });
 }

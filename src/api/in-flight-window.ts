@@ -91,7 +91,13 @@ export class InFlightWindow {
    * @param inFlight requests still in flight, the count a cut halves.
    * @param sentAmong requests in flight when this one was sent, itself included: the load its round trip was measured at.
    */
-  finished(outcome: InFlightOutcome, roundTripMs: number, inFlight: number, now: number, sentAmong: number = inFlight + 1): void {
+  finished(
+    outcome: InFlightOutcome,
+    roundTripMs: number,
+    inFlight: number,
+    now: number,
+    sentAmong: number = inFlight + 1,
+  ): void {
     if (outcome === 'overloaded') {
       // A refusal is about the rate, not the latency: whatever a probe would have found, the cut stands.
       this.#probe = undefined;
@@ -102,7 +108,8 @@ export class InFlightWindow {
     const usualLoad = this.#loadAvg;
     this.#baseMs = base === undefined ? roundTripMs : base + BASE_ALPHA * (roundTripMs - base);
     this.#loadAvg = usualLoad === undefined ? sentAmong : usualLoad + BASE_ALPHA * (sentAmong - usualLoad);
-    this.#recentMs = this.#recentMs === undefined ? roundTripMs : this.#recentMs + RECENT_ALPHA * (roundTripMs - this.#recentMs);
+    this.#recentMs =
+      this.#recentMs === undefined ? roundTripMs : this.#recentMs + RECENT_ALPHA * (roundTripMs - this.#recentMs);
     if (this.#probe !== undefined) {
       this.#observeProbe(this.#probe, roundTripMs, inFlight, now);
       return;

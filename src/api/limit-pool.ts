@@ -127,7 +127,12 @@ export class LimitPoolQueue {
   // While pacing, the earliest instant the next request may go: one every window / limit.
   #nextPacedAt = 0;
 
-  constructor(pool: { id: PoolId; limit: number; windowMs: number }, clock: LimiterClock, signal?: AbortSignal, policy: PoolWaitPolicy = {}) {
+  constructor(
+    pool: { id: PoolId; limit: number; windowMs: number },
+    clock: LimiterClock,
+    signal?: AbortSignal,
+    policy: PoolWaitPolicy = {},
+  ) {
     this.id = pool.id;
     this.#configuredLimit = pool.limit;
     this.windowMs = pool.windowMs;
@@ -230,8 +235,17 @@ export class LimitPoolQueue {
     if (server && server.remaining <= 0) resetAt = Math.max(resetAt ?? 0, server.expiresAt);
     if (this.#blockedUntil > now) resetAt = Math.max(resetAt ?? 0, this.#blockedUntil);
     return {
-      pool: this.id, limit, windowMs: this.windowMs, used, inFlight: this.#inFlight.size, remaining, resetAt, waiting: this.#waiters.length,
-      inFlightLimit: this.#window.limit(), peakInFlight: this.#window.peak, pacing: this.#pacing(Math.max(0, this.#remainingInWindow(counted, server))),
+      pool: this.id,
+      limit,
+      windowMs: this.windowMs,
+      used,
+      inFlight: this.#inFlight.size,
+      remaining,
+      resetAt,
+      waiting: this.#waiters.length,
+      inFlightLimit: this.#window.limit(),
+      peakInFlight: this.#window.peak,
+      pacing: this.#pacing(Math.max(0, this.#remainingInWindow(counted, server))),
     };
   }
 
@@ -243,7 +257,8 @@ export class LimitPoolQueue {
 
   #limit(): number {
     // A limit the server counts over a shorter window than ours is checked over that window (#serverCountWait), not ours.
-    const serverOverOurWindow = this.#serverLimit !== undefined && (this.#serverWindowMs ?? this.windowMs) >= this.windowMs;
+    const serverOverOurWindow =
+      this.#serverLimit !== undefined && (this.#serverWindowMs ?? this.windowMs) >= this.windowMs;
     return Math.min(this.#configuredLimit, serverOverOurWindow ? (this.#serverLimit as number) : Infinity);
   }
 
@@ -292,7 +307,8 @@ export class LimitPoolQueue {
   }
 
   #prune(now: number): void {
-    while (this.#head < this.#finished.length && (this.#finished[this.#head] as number) + this.windowMs <= now) this.#head++;
+    while (this.#head < this.#finished.length && (this.#finished[this.#head] as number) + this.windowMs <= now)
+      this.#head++;
     // Compact now and then so a long run does not keep every timestamp of the day.
     if (this.#head > 1024 && this.#head * 2 > this.#finished.length) {
       this.#finished = this.#finished.slice(this.#head);
@@ -307,24 +323,36 @@ export class LimitPoolQueue {
   #waitNeeded(now: number): { ms: number; reason: string; paced?: true } | 0 | 'release' {
     this.#prune(now);
     if (this.#blockedUntil > now) {
-      return { ms: this.#blockedUntil - now, reason: `the server answered 429${this.#blockedBecause ? ` with ${this.#blockedBecause}` : ''}` };
+      return {
+        ms: this.#blockedUntil - now,
+        reason: `the server answered 429${this.#blockedBecause ? ` with ${this.#blockedBecause}` : ''}`,
+      };
     }
     const server = this.#currentServerView(now);
     if (server && server.remaining <= 0) {
-      return { ms: Math.max(1, server.expiresAt - now), reason: `the server said ${server.said ?? 'its budget is spent'}` };
+      return {
+        ms: Math.max(1, server.expiresAt - now),
+        reason: `the server said ${server.said ?? 'its budget is spent'}`,
+      };
     }
     if (!this.#heardFromServer && this.#inFlight.size > 0) return 'release';
     const counted = this.#finished.length - this.#head;
     if (this.#inFlight.size + counted >= this.#limit()) {
       if (counted === 0) return 'release';
       const ms = Math.max(1, (this.#finished[this.#head] as number) + this.windowMs - now);
-      return { ms, reason: `${this.#limit()} requests per ${describeMs(this.windowMs)} already sent (the pool's limit)` };
+      return {
+        ms,
+        reason: `${this.#limit()} requests per ${describeMs(this.windowMs)} already sent (the pool's limit)`,
+      };
     }
     const serverWait = this.#serverCountWait(now);
     if (serverWait === 'release') return 'release';
     if (serverWait > 0) {
       const limit = this.#serverLimit as number;
-      return { ms: serverWait, reason: `${limit} requests per ${describeMs(this.#serverWindowMs as number)} already sent (the window the server declares)` };
+      return {
+        ms: serverWait,
+        reason: `${limit} requests per ${describeMs(this.#serverWindowMs as number)} already sent (the window the server declares)`,
+      };
     }
     if (this.#inFlight.size >= this.#window.limit()) return 'release';
     if (this.#nextPacedAt > now) {
@@ -359,7 +387,13 @@ export class LimitPoolQueue {
         if (outcome === 'not-sent') {
           if (server && this.#server === server) server.remaining++;
         } else this.#finished.push(at);
-        this.#window.finished(outcome === 'not-sent' ? 'overloaded' : outcome, at - now, this.#inFlight.size, at, sentAmong);
+        this.#window.finished(
+          outcome === 'not-sent' ? 'overloaded' : outcome,
+          at - now,
+          this.#inFlight.size,
+          at,
+          sentAmong,
+        );
         const wake = this.#wakeOnRelease;
         this.#wakeOnRelease = undefined;
         wake?.();
@@ -393,7 +427,13 @@ export class LimitPoolQueue {
             continue;
           }
           if (wait.ms >= ANNOUNCE_WAIT_MS) {
-            this.#onWait?.({ pool: this.id, remaining: 0, resumesAt: now + wait.ms, waitMs: wait.ms, reason: wait.reason });
+            this.#onWait?.({
+              pool: this.id,
+              remaining: 0,
+              resumesAt: now + wait.ms,
+              waitMs: wait.ms,
+              reason: wait.reason,
+            });
           }
           await this.#clock.sleep(wait.ms, this.#signal);
         }
@@ -424,5 +464,7 @@ export function describeMs(ms: number): string {
 }
 
 function closedError(pool: PoolId): FatalError {
-  return new FatalError(`the API client was closed while the request waited for its rate-limit window (pool "${pool}"); no request was sent`);
+  return new FatalError(
+    `the API client was closed while the request waited for its rate-limit window (pool "${pool}"); no request was sent`,
+  );
 }

@@ -1,7 +1,13 @@
 // The client-side limiter: one independent queue per limit pool of spec section 8, so endpoints that share a limit share
 // a budget and a pool waiting for its window never holds up another pool.
 import { LIMIT_POOLS, type PoolId } from './endpoints.js';
-import { LimitPoolQueue, type LimiterClock, type PoolPermit, type PoolSnapshot, type PoolWaitPolicy } from './limit-pool.js';
+import {
+  LimitPoolQueue,
+  type LimiterClock,
+  type PoolPermit,
+  type PoolSnapshot,
+  type PoolWaitPolicy,
+} from './limit-pool.js';
 import type { RateLimitAdvice } from './rate-limit-headers.js';
 import { ConfigError } from '../errors.js';
 
@@ -29,27 +35,45 @@ export class Limiter {
   readonly #pools: Map<PoolId, LimitPoolQueue>;
 
   constructor(clock: LimiterClock, overrides: PoolOverrides = {}, signal?: AbortSignal, policy: PoolWaitPolicy = {}) {
-    if (policy.maxWaitMs !== undefined && (!Number.isFinite(policy.maxWaitMs) || policy.maxWaitMs < 0 || policy.maxWaitMs > MAX_WAIT_LIMIT_MS)) {
-      throw new ConfigError('maxWaitMs', `must be a number of milliseconds from 0 to ${MAX_WAIT_LIMIT_MS} (24 h), got ${String(policy.maxWaitMs)}`);
+    if (
+      policy.maxWaitMs !== undefined &&
+      (!Number.isFinite(policy.maxWaitMs) || policy.maxWaitMs < 0 || policy.maxWaitMs > MAX_WAIT_LIMIT_MS)
+    ) {
+      throw new ConfigError(
+        'maxWaitMs',
+        `must be a number of milliseconds from 0 to ${MAX_WAIT_LIMIT_MS} (24 h), got ${String(policy.maxWaitMs)}`,
+      );
     }
     if (policy.maxInFlight !== undefined && (!Number.isInteger(policy.maxInFlight) || policy.maxInFlight < 1)) {
       throw new ConfigError('maxInFlight', `must be a whole number of requests ≥ 1, got ${String(policy.maxInFlight)}`);
     }
     for (const [id, override] of Object.entries(overrides)) {
       if (!(id in LIMIT_POOLS)) {
-        throw new ConfigError(`pools.${id}`, `unknown limit pool "${id}"; use one of ${Object.keys(LIMIT_POOLS).join(', ')}`);
+        throw new ConfigError(
+          `pools.${id}`,
+          `unknown limit pool "${id}"; use one of ${Object.keys(LIMIT_POOLS).join(', ')}`,
+        );
       }
       if (!override) continue;
       if (!Number.isInteger(override.limit) || override.limit < 1) {
-        throw new ConfigError(`pools.${id}.limit`, `must be a whole number of requests ≥ 1, got ${String(override.limit)}`);
+        throw new ConfigError(
+          `pools.${id}.limit`,
+          `must be a whole number of requests ≥ 1, got ${String(override.limit)}`,
+        );
       }
       if (!Number.isFinite(override.windowMs) || override.windowMs <= 0) {
-        throw new ConfigError(`pools.${id}.windowMs`, `must be a window length in milliseconds > 0, got ${String(override.windowMs)}`);
+        throw new ConfigError(
+          `pools.${id}.windowMs`,
+          `must be a window length in milliseconds > 0, got ${String(override.windowMs)}`,
+        );
       }
     }
     this.#pools = new Map(
       Object.values(LIMIT_POOLS).map((pool) => {
-        return [pool.id, new LimitPoolQueue({ id: pool.id, ...effectivePool(pool.id, overrides) }, clock, signal, policy)] as const;
+        return [
+          pool.id,
+          new LimitPoolQueue({ id: pool.id, ...effectivePool(pool.id, overrides) }, clock, signal, policy),
+        ] as const;
       }),
     );
   }
@@ -96,7 +120,11 @@ export class Limiter {
 
   #pool(id: PoolId): LimitPoolQueue {
     const pool = this.#pools.get(id);
-    if (!pool) throw new ConfigError('endpoint.pool', `unknown limit pool "${id}"; use one of ${[...this.#pools.keys()].join(', ')}`);
+    if (!pool)
+      throw new ConfigError(
+        'endpoint.pool',
+        `unknown limit pool "${id}"; use one of ${[...this.#pools.keys()].join(', ')}`,
+      );
     return pool;
   }
 }

@@ -53,7 +53,11 @@ export function parseLinkHeader(value: string | null | undefined): WebLink[] {
       }
       // RFC 8288 §3.3: only the first occurrence of `rel` counts.
       if (name === 'rel') {
-        if (link.rels.length === 0) link.rels = paramValue.toLowerCase().split(/\s+/).filter((r) => r !== '');
+        if (link.rels.length === 0)
+          link.rels = paramValue
+            .toLowerCase()
+            .split(/\s+/)
+            .filter((r) => r !== '');
       } else if (!(name in link.params)) {
         link.params[name] = paramValue;
       }

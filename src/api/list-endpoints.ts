@@ -4,13 +4,24 @@
 import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import {
-  CAMPAIGNS_LIST_PAGE_SIZE, CANVAS_LIST_PAGE_SIZE, ENDPOINTS, METADATA_LIST_MAX_LIMIT, PRODUCT_LIST_PAGE_SIZE, SEGMENTS_LIST_PAGE_SIZE,
+  CAMPAIGNS_LIST_PAGE_SIZE,
+  CANVAS_LIST_PAGE_SIZE,
+  ENDPOINTS,
+  METADATA_LIST_MAX_LIMIT,
+  PRODUCT_LIST_PAGE_SIZE,
+  SEGMENTS_LIST_PAGE_SIZE,
 } from './endpoints.js';
 import type { EndpointSpec } from './endpoints.js';
 import { paginateOffset } from './paginate-offset.js';
 import { paginatePageIndex } from './paginate-page-index.js';
 import { contextOf, isRecord, malformed, toNumber } from './response-shape.js';
-import type { CampaignListEntry, CanvasListEntry, ContentBlockListEntry, EmailTemplateListEntry, SegmentListEntry } from './types.js';
+import type {
+  CampaignListEntry,
+  CanvasListEntry,
+  ContentBlockListEntry,
+  EmailTemplateListEntry,
+  SegmentListEntry,
+} from './types.js';
 
 /** Parameters of the Canvas and campaign lists. */
 export interface ArchivableListQuery {
@@ -30,8 +41,18 @@ function entriesOf(call: ApiCall, body: unknown, key: string, idField: string): 
   });
 }
 
-async function* pageIndexList<E>(client: ApiClient, call: ApiCall, key: string, idField: string, pageSize: number): AsyncGenerator<E[]> {
-  const pages = paginatePageIndex<unknown>(client, call, { pageSize, smallerPages: true, itemsOf: (body) => entriesOf(call, body, key, idField) });
+async function* pageIndexList<E>(
+  client: ApiClient,
+  call: ApiCall,
+  key: string,
+  idField: string,
+  pageSize: number,
+): AsyncGenerator<E[]> {
+  const pages = paginatePageIndex<unknown>(client, call, {
+    pageSize,
+    smallerPages: true,
+    itemsOf: (body) => entriesOf(call, body, key, idField),
+  });
   for await (const { items } of pages) yield items as E[];
 }
 
@@ -51,7 +72,13 @@ export function listCampaigns(client: ApiClient, q: ArchivableListQuery = {}): A
 
 /** GET /segments/list, oldest first (archived segments are never listed); each yield is one page. */
 export function listSegments(client: ApiClient): AsyncGenerator<SegmentListEntry[]> {
-  return pageIndexList(client, { endpoint: ENDPOINTS.segmentsList, query: { sort_direction: 'asc' } }, 'segments', 'id', SEGMENTS_LIST_PAGE_SIZE);
+  return pageIndexList(
+    client,
+    { endpoint: ENDPOINTS.segmentsList, query: { sort_direction: 'asc' } },
+    'segments',
+    'id',
+    SEGMENTS_LIST_PAGE_SIZE,
+  );
 }
 
 /**
@@ -61,13 +88,21 @@ export function listSegments(client: ApiClient): AsyncGenerator<SegmentListEntry
 export async function* listProducts(client: ApiClient): AsyncGenerator<string[]> {
   const call: ApiCall = { endpoint: ENDPOINTS.purchasesProductList };
   const itemsOf = (body: unknown): unknown[] => {
-    if (!isRecord(body) || !Array.isArray(body.products)) throw malformed(contextOf(call), '`products` is missing or not an array', body);
+    if (!isRecord(body) || !Array.isArray(body.products))
+      throw malformed(contextOf(call), '`products` is missing or not an array', body);
     return body.products.map((p: unknown, i: number) => {
-      if (typeof p !== 'string' || p === '') throw malformed(contextOf(call), `products[${i}] is ${JSON.stringify(p)}, not a product name`, body);
+      if (typeof p !== 'string' || p === '')
+        throw malformed(contextOf(call), `products[${i}] is ${JSON.stringify(p)}, not a product name`, body);
       return p;
     });
   };
-  for await (const { items } of paginatePageIndex<unknown>(client, call, { pageSize: PRODUCT_LIST_PAGE_SIZE, smallerPages: true, detectFirstPage: true, itemsOf })) yield items as string[];
+  for await (const { items } of paginatePageIndex<unknown>(client, call, {
+    pageSize: PRODUCT_LIST_PAGE_SIZE,
+    smallerPages: true,
+    detectFirstPage: true,
+    itemsOf,
+  }))
+    yield items as string[];
 }
 
 /** Limit/offset lists ask for the largest page the platform allows: one request for up to 1,000 objects. */
@@ -91,11 +126,24 @@ function windowQuery(w: ModifiedWindow): Record<string, string | undefined> {
 }
 
 /** GET /templates/email/list (the platform leaves drag-and-drop templates out); each yield is one page. */
-export function listEmailTemplates(client: ApiClient, w: ModifiedWindow = {}): AsyncGenerator<EmailTemplateListEntry[]> {
-  return offsetList(client, { endpoint: ENDPOINTS.emailTemplatesList, query: windowQuery(w) }, 'templates', 'email_template_id');
+export function listEmailTemplates(
+  client: ApiClient,
+  w: ModifiedWindow = {},
+): AsyncGenerator<EmailTemplateListEntry[]> {
+  return offsetList(
+    client,
+    { endpoint: ENDPOINTS.emailTemplatesList, query: windowQuery(w) },
+    'templates',
+    'email_template_id',
+  );
 }
 
 /** GET /content_blocks/list; each yield is one page. */
 export function listContentBlocks(client: ApiClient, w: ModifiedWindow = {}): AsyncGenerator<ContentBlockListEntry[]> {
-  return offsetList(client, { endpoint: ENDPOINTS.contentBlocksList, query: windowQuery(w) }, 'content_blocks', 'content_block_id');
+  return offsetList(
+    client,
+    { endpoint: ENDPOINTS.contentBlocksList, query: windowQuery(w) },
+    'content_blocks',
+    'content_block_id',
+  );
 }

@@ -5,18 +5,33 @@ import type { ApiClient } from './api-client.js';
 import { ENDPOINTS } from './endpoints.js';
 import { paginateLink } from './paginate-link.js';
 import { checkStringParam, contextOf, isRecord, malformed, readNumber } from './response-shape.js';
-import type { CampaignDetailsBody, CanvasDetails, ContentBlock, DataIntegration, EmailTemplate, SegmentDetailsBody } from './types.js';
+import type {
+  CampaignDetailsBody,
+  CanvasDetails,
+  ContentBlock,
+  DataIntegration,
+  EmailTemplate,
+  SegmentDetailsBody,
+} from './types.js';
 
 /** GET /cdi/integrations, following `rel="next"` links: each yield is one page (at most CDI_PAGE_SIZE integrations). */
 export async function* listDataIntegrations(client: ApiClient): AsyncGenerator<DataIntegration[]> {
   const call: ApiCall = { endpoint: ENDPOINTS.cdiIntegrations };
-  for await (const response of paginateLink<unknown>(client, call, { itemsOf: (body) => (isRecord(body) && Array.isArray(body.results) ? body.results : []) })) {
+  for await (const response of paginateLink<unknown>(client, call, {
+    itemsOf: (body) => (isRecord(body) && Array.isArray(body.results) ? body.results : []),
+  })) {
     const ctx = { ...contextOf(call), params: Object.fromEntries(new URL(response.url).searchParams) };
     const body = response.body;
-    if (!isRecord(body) || !Array.isArray(body.results)) throw malformed(ctx, '`results` is missing or not an array', body, response.status);
+    if (!isRecord(body) || !Array.isArray(body.results))
+      throw malformed(ctx, '`results` is missing or not an array', body, response.status);
     yield body.results.map((item: unknown, i: number) => {
       if (!isRecord(item) || typeof item.integration_id !== 'string' || item.integration_id === '') {
-        throw malformed(ctx, `results[${i}] has no integration_id string: ${JSON.stringify(item)}`, body, response.status);
+        throw malformed(
+          ctx,
+          `results[${i}] has no integration_id string: ${JSON.stringify(item)}`,
+          body,
+          response.status,
+        );
       }
       return item as unknown as DataIntegration;
     });
@@ -26,7 +41,9 @@ export async function* listDataIntegrations(client: ApiClient): AsyncGenerator<D
 /** GET /canvas/details?canvas_id=… */
 export async function fetchCanvasDetails(client: ApiClient, canvasId: string): Promise<CanvasDetails> {
   checkStringParam('canvasId', canvasId);
-  return fetchRecord<CanvasDetails>(client, { endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: canvasId } }, ['name']);
+  return fetchRecord<CanvasDetails>(client, { endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: canvasId } }, [
+    'name',
+  ]);
 }
 
 /** GET /templates/email/info?email_template_id=… */
@@ -40,9 +57,16 @@ export async function fetchEmailTemplate(client: ApiClient, emailTemplateId: str
 }
 
 /** GET /content_blocks/info?content_block_id=…&include_inclusion_data=true|false (sent literally, as the spec asks). */
-export async function fetchContentBlock(client: ApiClient, contentBlockId: string, includeInclusionData: boolean): Promise<ContentBlock> {
+export async function fetchContentBlock(
+  client: ApiClient,
+  contentBlockId: string,
+  includeInclusionData: boolean,
+): Promise<ContentBlock> {
   checkStringParam('contentBlockId', contentBlockId);
-  const call: ApiCall = { endpoint: ENDPOINTS.contentBlockInfo, query: { content_block_id: contentBlockId, include_inclusion_data: includeInclusionData } };
+  const call: ApiCall = {
+    endpoint: ENDPOINTS.contentBlockInfo,
+    query: { content_block_id: contentBlockId, include_inclusion_data: includeInclusionData },
+  };
   const block = await fetchRecord<ContentBlock>(client, call, ['content_block_id', 'name']);
   const count: unknown = block.inclusion_count;
   if (count !== undefined && count !== null) {
@@ -58,7 +82,8 @@ async function fetchRecord<T>(client: ApiClient, call: ApiCall, requiredStrings:
   const ctx = contextOf(call);
   if (!isRecord(body)) throw malformed(ctx, 'the body is not a JSON object', body, response.status);
   for (const field of requiredStrings) {
-    if (typeof body[field] !== 'string') throw malformed(ctx, `\`${field}\` is ${JSON.stringify(body[field])}, not a string`, body, response.status);
+    if (typeof body[field] !== 'string')
+      throw malformed(ctx, `\`${field}\` is ${JSON.stringify(body[field])}, not a string`, body, response.status);
   }
   return body as T;
 }
@@ -70,7 +95,11 @@ export async function fetchCampaignDetails(client: ApiClient, campaignId: string
   const details = await fetchRecord<CampaignDetailsBody>(client, call, ['name']);
   const messages: unknown = details.messages;
   if (messages !== undefined && messages !== null && !isRecord(messages)) {
-    throw malformed(contextOf(call), `\`messages\` is ${JSON.stringify(messages)}, not an object keyed by variation id`, details);
+    throw malformed(
+      contextOf(call),
+      `\`messages\` is ${JSON.stringify(messages)}, not an object keyed by variation id`,
+      details,
+    );
   }
   return details;
 }
@@ -78,5 +107,9 @@ export async function fetchCampaignDetails(client: ApiClient, campaignId: string
 /** GET /segments/details?segment_id=… */
 export async function fetchSegmentDetails(client: ApiClient, segmentId: string): Promise<SegmentDetailsBody> {
   checkStringParam('segmentId', segmentId);
-  return fetchRecord<SegmentDetailsBody>(client, { endpoint: ENDPOINTS.segmentsDetails, query: { segment_id: segmentId } }, ['name']);
+  return fetchRecord<SegmentDetailsBody>(
+    client,
+    { endpoint: ENDPOINTS.segmentsDetails, query: { segment_id: segmentId } },
+    ['name'],
+  );
 }

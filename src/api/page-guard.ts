@@ -27,7 +27,11 @@ export class PageGuard {
       );
     }
     if (items.length === 0) return;
-    const digests = items.map((item) => createHash('sha1').update(JSON.stringify(item) ?? 'undefined').digest('base64'));
+    const digests = items.map((item) =>
+      createHash('sha1')
+        .update(JSON.stringify(item) ?? 'undefined')
+        .digest('base64'),
+    );
     if (digests.every((d) => this.#seen.has(d))) {
       throw new UnreadableListError(
         `${this.#what}: page ${page + 1} (${where}) repeats ${items.length} item${items.length === 1 ? '' : 's'} already seen on earlier pages; the server's pagination loops, stopping instead of fetching for ever — report it to the service or retry later`,

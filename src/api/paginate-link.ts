@@ -18,7 +18,8 @@ export function resolveNextLink(target: string, baseUrl: string, currentUrl: str
   if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) {
     resolved = new URL(target, currentUrl);
   } else if (target.startsWith('/')) {
-    const alreadyPrefixed = prefix !== '' && (target === prefix || target.startsWith(`${prefix}/`) || target.startsWith(`${prefix}?`));
+    const alreadyPrefixed =
+      prefix !== '' && (target === prefix || target.startsWith(`${prefix}/`) || target.startsWith(`${prefix}?`));
     resolved = new URL(`${base.origin}${alreadyPrefixed ? '' : prefix}${target}`);
   } else {
     resolved = new URL(target, currentUrl);
@@ -45,14 +46,19 @@ export interface LinkPaginationOptions<T> {
  * (or a cursor) already fetched, when a page holds only items of earlier pages (new cursors over old items), or when
  * the list passes the client's `maxPages`: each would otherwise loop for ever.
  */
-export async function* paginateLink<T>(client: ApiClient, call: ApiCall, options: LinkPaginationOptions<T> = {}): AsyncGenerator<ApiResponse<T>> {
+export async function* paginateLink<T>(
+  client: ApiClient,
+  call: ApiCall,
+  options: LinkPaginationOptions<T> = {},
+): AsyncGenerator<ApiResponse<T>> {
   const seenUrls = new Set<string>();
   const seenCursors = new Set<string>();
   const guard = new PageGuard(`${call.endpoint.method} ${call.endpoint.path}`, client.maxPages);
   let next: ApiCall | undefined = call;
   let page = 0;
   while (next) {
-    const where = next.url === undefined ? 'the first page' : `"${new URL(next.url).search || new URL(next.url).pathname}"`;
+    const where =
+      next.url === undefined ? 'the first page' : `"${new URL(next.url).search || new URL(next.url).pathname}"`;
     if (page >= client.maxPages) guard.check(page, [], where);
     const response: ApiResponse<T> = await client.request<T>(next);
     seenUrls.add(new URL(response.url).href);

@@ -62,7 +62,10 @@ export function readRateLimitAdvice(headers: HeaderReader, now: number): RateLim
   const resetAt = parseResetValue(firstValue(headers, 'x-ratelimit-reset'), now);
   if (resetAt !== undefined) advice.resetAt = resetAt;
   // Quoted only when something usable was said: the quote explains a wait, and garbage alone causes none.
-  const said = Object.keys(advice).length > 0 ? quoteHeaders(headers, ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) : undefined;
+  const said =
+    Object.keys(advice).length > 0
+      ? quoteHeaders(headers, ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+      : undefined;
   if (said !== undefined) advice.said = said;
   return advice;
 }

@@ -128,7 +128,11 @@ export class RequestScheduler {
   close(): void {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort(new FatalError('the request scheduler was closed'));
-    this.#limiter.rejectWaiting(new FatalError('the API client was closed while the request waited for its rate-limit window; no request was sent'));
+    this.#limiter.rejectWaiting(
+      new FatalError(
+        'the API client was closed while the request waited for its rate-limit window; no request was sent',
+      ),
+    );
   }
 }
 

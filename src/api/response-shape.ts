@@ -43,16 +43,24 @@ export type NumberKind = 'count' | 'amount';
 export function readNumber(value: unknown, kind: NumberKind): { value: number } | { problem: string } {
   if (value === undefined) return { problem: 'missing' };
   const shown = JSON.stringify(value) ?? String(value);
-  if (typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(value) && !Number.isFinite(Number(value))) {
+  if (
+    typeof value === 'string' &&
+    /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(value) &&
+    !Number.isFinite(Number(value))
+  ) {
     return { problem: `${shown} overflows a 64-bit float` };
   }
   // JSON.parse turns 1e400 into Infinity, which JSON.stringify would show as null.
-  if (typeof value === 'number' && !Number.isNaN(value) && !Number.isFinite(value)) return { problem: `a number beyond a 64-bit float (${value > 0 ? '' : '-'}1e309 or more) overflows` };
+  if (typeof value === 'number' && !Number.isNaN(value) && !Number.isFinite(value))
+    return { problem: `a number beyond a 64-bit float (${value > 0 ? '' : '-'}1e309 or more) overflows` };
   const n = toNumber(value);
   if (n === undefined) return { problem: `${shown} is not a number` };
-  if (kind === 'count' && !Number.isInteger(n)) return { problem: `${shown} is not a whole number, as a count must be` };
+  if (kind === 'count' && !Number.isInteger(n))
+    return { problem: `${shown} is not a whole number, as a count must be` };
   if (kind === 'count' && !Number.isSafeInteger(n)) {
-    return { problem: `${shown} is past the largest count stored exactly (${Number.MAX_SAFE_INTEGER}); the server's value overflows` };
+    return {
+      problem: `${shown} is past the largest count stored exactly (${Number.MAX_SAFE_INTEGER}); the server's value overflows`,
+    };
   }
   return { value: n };
 }
@@ -60,7 +68,9 @@ export function readNumber(value: unknown, kind: NumberKind): { value: number } 
 /** Throws a FatalError (the caller's mistake, caught before any request) unless `value` is an integer in [min, max]. */
 export function checkIntegerParam(name: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new FatalError(`Parameter ${name} must be a whole number from ${min} to ${max}, got ${String(value)}; split the range into smaller requests.`);
+    throw new FatalError(
+      `Parameter ${name} must be a whole number from ${min} to ${max}, got ${String(value)}; split the range into smaller requests.`,
+    );
   }
 }
 

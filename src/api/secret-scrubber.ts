@@ -10,7 +10,9 @@ export class SecretScrubber {
 
   constructor(secrets: readonly (string | undefined)[]) {
     // Longest first so a secret that contains another is replaced whole.
-    const sorted = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s !== ''))].sort((a, b) => b.length - a.length);
+    const sorted = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s !== ''))].sort(
+      (a, b) => b.length - a.length,
+    );
     this.#pattern = sorted.length === 0 ? undefined : new RegExp(sorted.map(spellings).join('|'), 'g');
   }
 
@@ -33,7 +35,9 @@ function charSpellings(ch: string): string {
     // URL encoding, once or twice (%2F, %252F); JSON \u escapes, also doubly escaped JSON-in-JSON (\\u002F); HTML entities.
     forms.push(`%(?:25)?${anyCase}`, `\\\\+u00${anyCase}`, `&#[xX]0*${anyCase};`, `&#0*${code};`);
   } else {
-    forms.push(`\\\\+u${[...code.toString(16).padStart(4, '0')].map((h) => (/[a-f]/.test(h) ? `[${h}${h.toUpperCase()}]` : h)).join('')}`);
+    forms.push(
+      `\\\\+u${[...code.toString(16).padStart(4, '0')].map((h) => (/[a-f]/.test(h) ? `[${h}${h.toUpperCase()}]` : h)).join('')}`,
+    );
   }
   // A backslash escape of the character itself (`\/`, `\"`, `\\`), as JSON writers may put it.
   if (!/[A-Za-z0-9]/.test(ch)) forms.push(`\\\\+${escapeRegExp(ch)}`);

@@ -6,7 +6,13 @@ export function showUrl(raw: string): string {
   let text = raw.replace(/\/\/[^/@?#]*@/, '//***@');
   text = text.replace(/#.*$/s, (hash) => (hash.length > 1 ? '#***' : hash));
   text = text.replace(/\?[^#]*/, (query) =>
-    query.length <= 1 ? query : `?${query.slice(1).split('&').map((pair) => pair.replace(/^([^=]*)=.*$/s, '$1=***').replace(/^([^=]+)$/s, '***')).join('&')}`,
+    query.length <= 1
+      ? query
+      : `?${query
+          .slice(1)
+          .split('&')
+          .map((pair) => pair.replace(/^([^=]*)=.*$/s, '$1=***').replace(/^([^=]+)$/s, '***'))
+          .join('&')}`,
   );
   return JSON.stringify(text);
 }

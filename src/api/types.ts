@@ -10,10 +10,22 @@ export interface SuccessBody {
 
 // ---- 4.10 / 4.11 / 4.19 / 4.20 analytics series ----------------------------------------------------------------
 
-export interface PurchaseQuantityPoint { time: string; purchase_quantity: number }
-export interface RevenuePoint { time: string; revenue: number }
-export interface SessionsPoint { time: string; sessions: number }
-export interface SegmentSizePoint { time: string; size: number }
+export interface PurchaseQuantityPoint {
+  time: string;
+  purchase_quantity: number;
+}
+export interface RevenuePoint {
+  time: string;
+  revenue: number;
+}
+export interface SessionsPoint {
+  time: string;
+  sessions: number;
+}
+export interface SegmentSizePoint {
+  time: string;
+  size: number;
+}
 
 export interface SeriesBody<P> extends SuccessBody {
   data: P[];
@@ -280,7 +292,10 @@ export interface ScimListBody {
 // ---- events, KPI and Canvas daily series ---------------------------------------------------------------------------
 
 /** `GET /events/data_series`: occurrences of one custom event per unit. */
-export interface EventCountPoint { time: string; count: number }
+export interface EventCountPoint {
+  time: string;
+  count: number;
+}
 
 /** The four daily KPIs, each served by `/kpi/<metric>/data_series` with the metric's name as the value field. */
 export const KPI_METRICS = ['dau', 'mau', 'new_users', 'uninstalls'] as const;

@@ -43,82 +43,140 @@ const DEFAULT_BACKFILL_DAYS = 365;
 
 export function makeInitCommand(): Command {
   return new Command('init')
-    .description('Write a pipeline file for your workspace: reads its lists (only list requests, counted), names its own ids or `all`, and prints how many nights the first backfill takes.')
+    .description(
+      'Write a pipeline file for your workspace: reads its lists (only list requests, counted), names its own ids or `all`, and prints how many nights the first backfill takes.',
+    )
     .option('--base-url <url>', 'REST base URL of your instance (or ENGAGE_BASE_URL)')
     .option('--api-key <key>', 'REST API key (or ENGAGE_API_KEY, also read from ./.env); never written to the file')
-    .option('--emulator', 'read the built-in emulator\'s workspace instead')
+    .option('--emulator', "read the built-in emulator's workspace instead")
     .option('--output <file>', 'the pipeline file to write', DEFAULT_INIT_OUTPUT)
     .option('--start-date <date>', `first day of the backfill, YYYY-MM-DD (default: ${DEFAULT_BACKFILL_DAYS} days ago)`)
-    .option('--apps <ids>', 'comma-separated app ids to export one series each beside the aggregate (the platform lists no apps)')
-    .option('--time-budget <duration>', 'one night\'s time budget the first backfill is sized to, e.g. 3h or 90m', DEFAULT_TIME_BUDGET)
+    .option(
+      '--apps <ids>',
+      'comma-separated app ids to export one series each beside the aggregate (the platform lists no apps)',
+    )
+    .option(
+      '--time-budget <duration>',
+      "one night's time budget the first backfill is sized to, e.g. 3h or 90m",
+      DEFAULT_TIME_BUDGET,
+    )
     .option('--force', 'replace --output if it exists')
     .option('--json', 'print the result as one JSON line on stdout (on failure too)')
-    .addHelpText('after', [
-      '',
-      'Exit 0: the file was written; 2: --output exists (without --force: nothing sent, the file unchanged), or a flag,',
-      'the key or the base URL is wrong.',
-      '',
-      'Examples:',
-      '  npx engage-etl init --base-url https://rest.example.com --output pipelines/acme.yaml',
-      '  npx engage-etl init --emulator --output /tmp/demo.yaml --start-date 2025-01-01 --json',
-    ].join('\n'))
-    .action(async (flags: InitFlags) => withJsonFailure(flags.json, async () => {
-      const output = flags.output.trim();
-      if (output === '') throw new ConfigError('--output', `is empty; give the file to write, e.g. --output ${DEFAULT_INIT_OUTPUT}`);
-      if (!/\.ya?ml$/i.test(output)) throw new ConfigError('--output', `${JSON.stringify(output)} is not a .yaml file; e.g. --output ${DEFAULT_INIT_OUTPUT}`);
-      refuseOverwrite(output, flags.force === true);
-      const now = DateTime.utc();
-      const startDate = startDateOf(flags.startDate, now);
-      const timeBudget = { ms: parseDuration(flags.timeBudget, '--time-budget'), text: flags.timeBudget.trim() };
-      const apps = appsOf(flags.apps);
-      const templatePath = join(findShippedDir('pipelines'), 'nightly.yaml');
-      const opts = resolveRunOptions({ pipeline: templatePath, ...sourceFlags(flags) }, process.env, now);
-      const template = await readFile(templatePath, 'utf8');
-      await withSource(opts, async (source, label) => {
-        const client = ApiClient.create({
-          baseUrl: source.baseUrl!,
-          apiKey: source.apiKey!,
-          retryAdvice: RUN_RETRY_ADVICE,
-          maxAttempts: source.pipeline.retries.maxAttempts,
-          maxRetryWaitMs: source.pipeline.retries.maxWaitSeconds * 1000,
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit 0: the file was written; 2: --output exists (without --force: nothing sent, the file unchanged), or a flag,',
+        'the key or the base URL is wrong.',
+        '',
+        'Examples:',
+        '  npx engage-etl init --base-url https://rest.example.com --output pipelines/acme.yaml',
+        '  npx engage-etl init --emulator --output /tmp/demo.yaml --start-date 2025-01-01 --json',
+      ].join('\n'),
+    )
+    .action(async (flags: InitFlags) =>
+      withJsonFailure(flags.json, async () => {
+        const output = flags.output.trim();
+        if (output === '')
+          throw new ConfigError('--output', `is empty; give the file to write, e.g. --output ${DEFAULT_INIT_OUTPUT}`);
+        if (!/\.ya?ml$/i.test(output))
+          throw new ConfigError(
+            '--output',
+            `${JSON.stringify(output)} is not a .yaml file; e.g. --output ${DEFAULT_INIT_OUTPUT}`,
+          );
+        refuseOverwrite(output, flags.force === true);
+        const now = DateTime.utc();
+        const startDate = startDateOf(flags.startDate, now);
+        const timeBudget = { ms: parseDuration(flags.timeBudget, '--time-budget'), text: flags.timeBudget.trim() };
+        const apps = appsOf(flags.apps);
+        const templatePath = join(findShippedDir('pipelines'), 'nightly.yaml');
+        const opts = resolveRunOptions({ pipeline: templatePath, ...sourceFlags(flags) }, process.env, now);
+        const template = await readFile(templatePath, 'utf8');
+        await withSource(opts, async (source, label) => {
+          const client = ApiClient.create({
+            baseUrl: source.baseUrl!,
+            apiKey: source.apiKey!,
+            retryAdvice: RUN_RETRY_ADVICE,
+            maxAttempts: source.pipeline.retries.maxAttempts,
+            maxRetryWaitMs: source.pipeline.retries.maxWaitSeconds * 1000,
+          });
+          try {
+            const shown =
+              label === undefined
+                ? { label: source.baseUrl!, flags: `--base-url ${source.baseUrl!}` }
+                : { label: `the ${label}`, flags: '--emulator' };
+            const draft = await draftPipeline({
+              client,
+              template,
+              file: output,
+              name: nameOf(output),
+              startDate,
+              until: now,
+              apps,
+              timeBudget,
+              source: shown,
+            });
+            // Checked again: the lists took a while, and a file that appeared meanwhile is still not ours to replace.
+            refuseOverwrite(output, flags.force === true);
+            await writeFileAtomically(output, draft.text);
+            const sent = client.stats.requestsSent;
+            if (flags.json) writeJsonLine(initJson(output, startDate, timeBudget.ms, sent, draft), EXIT.done, null);
+            else process.stdout.write(formatInit(output, shown, startDate, timeBudget.text, sent, draft));
+          } finally {
+            await client.close();
+          }
         });
-        try {
-          const shown = label === undefined ? { label: source.baseUrl!, flags: `--base-url ${source.baseUrl!}` } : { label: `the ${label}`, flags: '--emulator' };
-          const draft = await draftPipeline({ client, template, file: output, name: nameOf(output), startDate, until: now, apps, timeBudget, source: shown });
-          // Checked again: the lists took a while, and a file that appeared meanwhile is still not ours to replace.
-          refuseOverwrite(output, flags.force === true);
-          await writeFileAtomically(output, draft.text);
-          const sent = client.stats.requestsSent;
-          if (flags.json) writeJsonLine(initJson(output, startDate, timeBudget.ms, sent, draft), EXIT.done, null);
-          else process.stdout.write(formatInit(output, shown, startDate, timeBudget.text, sent, draft));
-        } finally {
-          await client.close();
-        }
-      });
-    }));
+      }),
+    );
 }
 
 function refuseOverwrite(output: string, force: boolean): void {
   if (force || !existsSync(output)) return;
-  throw new ConfigError('--output', `${output} exists and was left unchanged; pass --force to replace it, or choose another --output`);
+  throw new ConfigError(
+    '--output',
+    `${output} exists and was left unchanged; pass --force to replace it, or choose another --output`,
+  );
 }
 
 function sourceFlags(flags: InitFlags): { baseUrl?: string; apiKey?: string; emulator?: boolean } {
-  return { ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}), ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}), ...(flags.emulator ? { emulator: true } : {}) };
+  return {
+    ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}),
+    ...(flags.emulator ? { emulator: true } : {}),
+  };
 }
 
 function startDateOf(raw: string | undefined, now: DateTime): string {
   if (raw === undefined) return now.minus({ days: DEFAULT_BACKFILL_DAYS }).toISODate()!;
   const day = /^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) ? parseUtcInstant(raw.trim()) : undefined;
-  if (day === undefined) throw new ConfigError('--start-date', `${JSON.stringify(raw)} is not a day; write YYYY-MM-DD, e.g. --start-date ${now.minus({ days: DEFAULT_BACKFILL_DAYS }).toISODate()}`);
-  if (day.toMillis() >= now.startOf('day').toMillis()) throw new ConfigError('--start-date', `${raw} is not before today (${now.toISODate()}); the backfill starts on a past day`);
+  if (day === undefined)
+    throw new ConfigError(
+      '--start-date',
+      `${JSON.stringify(raw)} is not a day; write YYYY-MM-DD, e.g. --start-date ${now.minus({ days: DEFAULT_BACKFILL_DAYS }).toISODate()}`,
+    );
+  if (day.toMillis() >= now.startOf('day').toMillis())
+    throw new ConfigError(
+      '--start-date',
+      `${raw} is not before today (${now.toISODate()}); the backfill starts on a past day`,
+    );
   return day.toISODate()!;
 }
 
 function appsOf(raw: string | undefined): string[] {
   if (raw === undefined) return [];
-  const apps = [...new Set(raw.split(',').map((a) => a.trim()).filter((a) => a !== ''))];
-  if (apps.length === 0 || apps.includes('*')) throw new ConfigError('--apps', `${JSON.stringify(raw)}: list app ids separated by commas, e.g. --apps ios_app_id,android_app_id (the aggregate "*" is always exported)`);
+  const apps = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((a) => a.trim())
+        .filter((a) => a !== ''),
+    ),
+  ];
+  if (apps.length === 0 || apps.includes('*'))
+    throw new ConfigError(
+      '--apps',
+      `${JSON.stringify(raw)}: list app ids separated by commas, e.g. --apps ios_app_id,android_app_id (the aggregate "*" is always exported)`,
+    );
   return apps;
 }
 
@@ -128,7 +186,13 @@ function nameOf(output: string): string {
   return stem === '' ? 'workspace' : stem;
 }
 
-function initJson(output: string, startDate: string, budgetMs: number, sent: number, d: DraftPipeline): Record<string, unknown> {
+function initJson(
+  output: string,
+  startDate: string,
+  budgetMs: number,
+  sent: number,
+  d: DraftPipeline,
+): Record<string, unknown> {
   return {
     output,
     start_date: startDate,
@@ -139,11 +203,25 @@ function initJson(output: string, startDate: string, budgetMs: number, sent: num
     requests: d.plan.requests,
     time_budget_ms: budgetMs,
     nights: d.nights.nights,
-    by_pool: d.nights.pools.map((p) => ({ pool: p.pool, requests: p.requests, limit: p.limit, window_ms: p.windowMs, per_night: p.perNight, nights: p.nights })),
+    by_pool: d.nights.pools.map((p) => ({
+      pool: p.pool,
+      requests: p.requests,
+      limit: p.limit,
+      window_ms: p.windowMs,
+      per_night: p.perNight,
+      nights: p.nights,
+    })),
   };
 }
 
-function formatInit(output: string, source: { label: string; flags: string }, startDate: string, budget: string, sent: number, d: DraftPipeline): string {
+function formatInit(
+  output: string,
+  source: { label: string; flags: string },
+  startDate: string,
+  budget: string,
+  sent: number,
+  d: DraftPipeline,
+): string {
   const n = (v: number) => v.toLocaleString('en-US');
   const width = Math.max(4, ...d.nights.pools.map((p) => p.pool.length));
   return [
@@ -154,7 +232,10 @@ function formatInit(output: string, source: { label: string; flags: string }, st
     '',
     `first backfill from ${startDate}: ${n(d.plan.requests)} requests`,
     `  ${'pool'.padEnd(width)}  ${'requests'.padStart(9)}  ${`per night (${budget})`.padStart(16)}  nights  limit`,
-    ...d.nights.pools.map((p) => `  ${p.pool.padEnd(width)}  ${n(p.requests).padStart(9)}  ${n(p.perNight).padStart(16)}  ${String(p.nights).padStart(6)}  ${LIMIT_POOLS[p.pool].label}`),
+    ...d.nights.pools.map(
+      (p) =>
+        `  ${p.pool.padEnd(width)}  ${n(p.requests).padStart(9)}  ${n(p.perNight).padStart(16)}  ${String(p.nights).padStart(6)}  ${LIMIT_POOLS[p.pool].label}`,
+    ),
     `→ ${d.nights.nights === 1 ? 'one night' : `${d.nights.nights} nights`} under a time budget of ${budget} a night${d.nights.nights > 1 ? ` (slowest: ${d.nights.pools[0]!.pool}, ${LIMIT_POOLS[d.nights.pools[0]!.pool].label}; the file says which streams need it)` : ''}`,
     '',
     'next:',

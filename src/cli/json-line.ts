@@ -11,7 +11,10 @@ function messageOf(err: unknown): string {
 
 /** Writes `fields` with `exit_code` and `error` as one JSON line on stdout (bigints as strings). */
 export function writeJsonLine(fields: Record<string, unknown>, exitCode: number, error: unknown): void {
-  const line = JSON.stringify({ ...fields, exit_code: exitCode, error: error === null ? null : messageOf(error) }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  const line = JSON.stringify(
+    { ...fields, exit_code: exitCode, error: error === null ? null : messageOf(error) },
+    (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v),
+  );
   process.stdout.write(`${line}\n`);
 }
 

@@ -29,14 +29,22 @@ export function shows(threshold: LogLevel, level: LogLevel): boolean {
 
 /** `--quiet` is `--log-level error` (a cron job mails only failures), `--verbose` is `--log-level debug`. */
 export function resolveLogLevel(flags: { logLevel?: string; quiet?: boolean; verbose?: boolean }): LogLevel {
-  const chosen = [flags.logLevel !== undefined && '--log-level', flags.quiet && '--quiet', flags.verbose && '--verbose'].filter(Boolean);
-  if (chosen.length > 1) throw new ConfigError(chosen.join(' and '), 'choose one of --log-level, --quiet and --verbose');
+  const chosen = [
+    flags.logLevel !== undefined && '--log-level',
+    flags.quiet && '--quiet',
+    flags.verbose && '--verbose',
+  ].filter(Boolean);
+  if (chosen.length > 1)
+    throw new ConfigError(chosen.join(' and '), 'choose one of --log-level, --quiet and --verbose');
   if (flags.quiet) return 'error';
   if (flags.verbose) return 'debug';
   if (flags.logLevel === undefined) return 'info';
   const level = flags.logLevel.trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
-    throw new ConfigError('--log-level', `${JSON.stringify(flags.logLevel)} is not a level; use one of ${LOG_LEVELS.join(', ')}`);
+    throw new ConfigError(
+      '--log-level',
+      `${JSON.stringify(flags.logLevel)} is not a level; use one of ${LOG_LEVELS.join(', ')}`,
+    );
   }
   return level as LogLevel;
 }

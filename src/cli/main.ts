@@ -23,7 +23,9 @@ import { packageVersion } from './package-version.js';
 
 export function makeProgram(): Command {
   const program = new Command('engage-etl')
-    .description('Export a customer-engagement platform\'s analytics into DuckDB and Parquet, emulate its REST API, push SQL results to its write endpoints.')
+    .description(
+      "Export a customer-engagement platform's analytics into DuckDB and Parquet, emulate its REST API, push SQL results to its write endpoints.",
+    )
     .version(packageVersion())
     .showHelpAfterError()
     .addCommand(makeInitCommand())

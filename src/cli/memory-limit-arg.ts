@@ -7,7 +7,9 @@ const SIZE = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 export function memoryLimitArg(raw: string): string {
   const m = SIZE.exec(raw.trim());
   if (!m || !(Number(m[1]) > 0)) {
-    throw new InvalidArgumentError(`"${raw}" is not a memory size; give a number and a unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB), e.g. --memory-limit 1GB`);
+    throw new InvalidArgumentError(
+      `"${raw}" is not a memory size; give a number and a unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB), e.g. --memory-limit 1GB`,
+    );
   }
   return `${m[1]}${m[2]!.toUpperCase().replace('I', 'i')}`;
 }

@@ -38,50 +38,84 @@ const COPY_OPTIONS: Record<Exclude<QueryFormat, 'table'>, string> = {
 };
 
 const NUMERIC = new Set<DuckDBTypeId>([
-  DuckDBTypeId.TINYINT, DuckDBTypeId.SMALLINT, DuckDBTypeId.INTEGER, DuckDBTypeId.BIGINT, DuckDBTypeId.HUGEINT,
-  DuckDBTypeId.UTINYINT, DuckDBTypeId.USMALLINT, DuckDBTypeId.UINTEGER, DuckDBTypeId.UBIGINT, DuckDBTypeId.UHUGEINT,
-  DuckDBTypeId.FLOAT, DuckDBTypeId.DOUBLE, DuckDBTypeId.DECIMAL, DuckDBTypeId.BIGNUM,
+  DuckDBTypeId.TINYINT,
+  DuckDBTypeId.SMALLINT,
+  DuckDBTypeId.INTEGER,
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UTINYINT,
+  DuckDBTypeId.USMALLINT,
+  DuckDBTypeId.UINTEGER,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.UHUGEINT,
+  DuckDBTypeId.FLOAT,
+  DuckDBTypeId.DOUBLE,
+  DuckDBTypeId.DECIMAL,
+  DuckDBTypeId.BIGNUM,
 ]);
-
 
 /** The statement without the trailing semicolons COPY ( … ) cannot take. */
 function bare(sql: string): string {
   const text = sql.trim().replace(/[;\s]+$/, '');
-  if (text === '') throw new ConfigError('query', 'the SQL is empty; pass one statement, e.g. "SELECT * FROM analytics.purchases_daily LIMIT 5"');
+  if (text === '')
+    throw new ConfigError(
+      'query',
+      'the SQL is empty; pass one statement, e.g. "SELECT * FROM analytics.purchases_daily LIMIT 5"',
+    );
   return text;
 }
 
 function copyError(err: unknown, format: QueryFormat): FatalError {
   const msg = (err as Error).message;
-  return new FatalError(`query failed: ${msg}${/COPY|syntax/i.test(msg) ? ` (--format ${format} writes the result of one SELECT-like statement through COPY)` : ''}`, { cause: err });
+  return new FatalError(
+    `query failed: ${msg}${/COPY|syntax/i.test(msg) ? ` (--format ${format} writes the result of one SELECT-like statement through COPY)` : ''}`,
+    { cause: err },
+  );
 }
 
 /** Write the result of `sql` in `opts.format` to `opts.output` or, streamed, to `stdout`. */
-export async function writeQueryResult(conn: DuckDBConnection, sql: string, opts: QueryOutputOptions, stdout: Writable): Promise<void> {
+export async function writeQueryResult(
+  conn: DuckDBConnection,
+  sql: string,
+  opts: QueryOutputOptions,
+  stdout: Writable,
+): Promise<void> {
   const statement = bare(sql);
   // Lets DuckDB's writers emit rows as they come instead of holding batches back to keep a scan's order; an ORDER BY
   // is still honoured. It lowers the peak of a large result by about a third.
   await conn.run('SET preserve_insertion_order = false');
   const count = await statementCount(conn, statement, opts.format);
   if (count > 1 && opts.format !== 'table') {
-    throw new ConfigError('query', `the SQL holds ${count} statements, and --format ${opts.format} writes the result of one; run them one at a time, or use --format table to see each result in order — nothing was run`);
+    throw new ConfigError(
+      'query',
+      `the SQL holds ${count} statements, and --format ${opts.format} writes the result of one; run them one at a time, or use --format table to see each result in order — nothing was run`,
+    );
   }
   if (opts.format === 'table') {
-    const text = count > 1 ? await renderEachResult(conn, statement, count, opts.maxTableRows ?? 1000) : await renderTableResult(() => conn.stream(statement), opts.maxTableRows ?? 1000);
+    const text =
+      count > 1
+        ? await renderEachResult(conn, statement, count, opts.maxTableRows ?? 1000)
+        : await renderTableResult(() => conn.stream(statement), opts.maxTableRows ?? 1000);
     if (opts.output) await writeFile(opts.output, text);
     else stdout.write(text);
     return;
   }
   const format = opts.format;
-  const copy = (target: string) => conn.run(`COPY (${statement}) TO ${sqlString(target)} (${COPY_OPTIONS[format]}, USE_TMP_FILE false)`).catch((err: unknown) => {
-    throw copyError(err, format);
-  });
+  const copy = (target: string) =>
+    conn
+      .run(`COPY (${statement}) TO ${sqlString(target)} (${COPY_OPTIONS[format]}, USE_TMP_FILE false)`)
+      .catch((err: unknown) => {
+        throw copyError(err, format);
+      });
   if (opts.output) {
     await copy(opts.output);
     return;
   }
   if (opts.format === 'parquet' && (stdout as { isTTY?: boolean }).isTTY) {
-    throw new ConfigError('--format parquet', 'Parquet is binary: pass --output FILE.parquet or redirect stdout to a file');
+    throw new ConfigError(
+      '--format parquet',
+      'Parquet is binary: pass --output FILE.parquet or redirect stdout to a file',
+    );
   }
   await copyThroughFifo(copy, stdout);
 }
@@ -98,7 +132,10 @@ async function copyThroughFifo(copy: (target: string) => Promise<unknown>, stdou
     try {
       execFileSync('mkfifo', [fifo]);
     } catch (err) {
-      throw new FatalError(`cannot create a FIFO for the query output (${(err as Error).message}); pass --output FILE instead`, { cause: err });
+      throw new FatalError(
+        `cannot create a FIFO for the query output (${(err as Error).message}); pass --output FILE instead`,
+        { cause: err },
+      );
     }
     const readEnd = await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
     const holdEnd = await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
@@ -168,6 +205,9 @@ async function renderTableResult(start: () => Promise<DuckDBResult>, maxRows: nu
     }
   }
   const count = `${total.toLocaleString('en-US')} row${total === 1 ? '' : 's'}`;
-  const footer = total > rows.length ? `(${count}, the first ${rows.length.toLocaleString('en-US')} shown; --format csv or --output FILE writes them all)` : `(${count})`;
+  const footer =
+    total > rows.length
+      ? `(${count}, the first ${rows.length.toLocaleString('en-US')} shown; --format csv or --output FILE writes them all)`
+      : `(${count})`;
   return renderTable(columns, rows, numeric, footer);
 }

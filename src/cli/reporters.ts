@@ -19,7 +19,8 @@ export class JsonLinesReporter implements RunReporter {
   }
 
   emit(event: ReportedEvent): void {
-    if ((event.type === 'run_started' || event.type === 'run_finished') && this.#runId === null) this.#runId = event.runId;
+    if ((event.type === 'run_started' || event.type === 'run_finished') && this.#runId === null)
+      this.#runId = event.runId;
     const level = levelOf(event);
     if (!shows(this.#level, level)) return;
     if (event.type === 'progress') {

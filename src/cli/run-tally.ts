@@ -23,7 +23,12 @@ export class RunTally implements RunReporter {
         return;
       case 'planned':
         for (const st of event.streams) this.#planned.set(st.stream, st.requests);
-        this.#sent = { ...this.#sent, planned: event.requests, minimum: event.streams.reduce((n, st) => n + st.minimum, 0), byPool: event.byPool ?? {} };
+        this.#sent = {
+          ...this.#sent,
+          planned: event.requests,
+          minimum: event.streams.reduce((n, st) => n + st.minimum, 0),
+          byPool: event.byPool ?? {},
+        };
         return;
       case 'request':
         this.#sent.sent += 1;
@@ -33,11 +38,23 @@ export class RunTally implements RunReporter {
         return;
       case 'progress':
         this.#requests.set(event.progress.stream, event.progress.requestsDone);
-        this.#followUps.set(event.progress.stream, Math.max(0, event.progress.requestsPlanned - (this.#planned.get(event.progress.stream) ?? event.progress.requestsPlanned)));
+        this.#followUps.set(
+          event.progress.stream,
+          Math.max(
+            0,
+            event.progress.requestsPlanned -
+              (this.#planned.get(event.progress.stream) ?? event.progress.requestsPlanned),
+          ),
+        );
         this.#rows.set(event.progress.stream, event.progress.rows);
         return;
       case 'stream_finished':
-        this.finished.push({ stream: event.stream, seconds: event.seconds, rows: event.rows, requests: event.requests });
+        this.finished.push({
+          stream: event.stream,
+          seconds: event.seconds,
+          rows: event.rows,
+          requests: event.requests,
+        });
         return;
       case 'committed':
         for (const t of event.tables) {
@@ -59,7 +76,13 @@ export class RunTally implements RunReporter {
    * Counts for the one-line JSON result of a run that ended without a summary. `requests` has the summary's shape, so a
    * reader of the JSON line finds `requests.sent` whatever the outcome; `requestsDone` counts answered units.
    */
-  counts(): { requests: RunSummary['requests']; requestsDone: number; rowsFetched: number; rowsChanged: number; tables: { table: string; inserted: number; updated: number; deleted: number }[] } {
+  counts(): {
+    requests: RunSummary['requests'];
+    requestsDone: number;
+    rowsFetched: number;
+    rowsChanged: number;
+    tables: { table: string; inserted: number; updated: number; deleted: number }[];
+  } {
     const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
     const tables = [...this.committed].map(([table, c]) => ({ table, ...c }));
     return {
@@ -67,15 +90,22 @@ export class RunTally implements RunReporter {
       requestsDone: sum(this.#requests),
       rowsFetched: sum(this.#rows),
       // A history table's versions opened and closed are listed in `tables`, not counted as rows changed (sumChanges).
-      rowsChanged: tables.reduce((n, t) => (t.table.endsWith(HISTORY_SUFFIX) ? n : n + t.inserted + t.updated + t.deleted), 0),
+      rowsChanged: tables.reduce(
+        (n, t) => (t.table.endsWith(HISTORY_SUFFIX) ? n : n + t.inserted + t.updated + t.deleted),
+        0,
+      ),
       tables,
     };
   }
 
   /** `revenue +120 ~3, sessions +48` — what was committed, for a person. */
   committedText(): string {
-    const parts = [...this.committed].filter(([, c]) => c.inserted + c.updated + c.deleted > 0)
-      .map(([table, c]) => `${table} ${[c.inserted && `+${c.inserted}`, c.updated && `~${c.updated}`, c.deleted && `-${c.deleted}`].filter(Boolean).join(' ')}`);
+    const parts = [...this.committed]
+      .filter(([, c]) => c.inserted + c.updated + c.deleted > 0)
+      .map(
+        ([table, c]) =>
+          `${table} ${[c.inserted && `+${c.inserted}`, c.updated && `~${c.updated}`, c.deleted && `-${c.deleted}`].filter(Boolean).join(' ')}`,
+      );
     return parts.length === 0 ? 'nothing' : parts.join(', ');
   }
 }

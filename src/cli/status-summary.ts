@@ -84,11 +84,10 @@ export function summaryRows(summaries: readonly StreamSummary[]): Record<string,
     stream: s.stream,
     rows: s.rows,
     series: s.snapshot ? 'snapshot' : String(s.series),
-    coverage: s.backfill === null
-      ? (s.series === 0 ? 'none' : 'complete')
-      : coverageText(s.backfill),
+    coverage: s.backfill === null ? (s.series === 0 ? 'none' : 'complete') : coverageText(s.backfill),
     // A snapshot is not behind a unit: it is as of an instant, which says more than "0.1 h" right after a run.
-    freshness: s.series === 0 ? 'never loaded' : s.asOf !== null ? `as of ${minuteText(s.asOf)}` : freshnessText(s.behindMs),
+    freshness:
+      s.series === 0 ? 'never loaded' : s.asOf !== null ? `as of ${minuteText(s.asOf)}` : freshnessText(s.behindMs),
     open_holes: s.openHoles,
     failed_series: s.failedSeries,
     last_outcome: s.outcome === null ? '' : `${s.outcome.status} ${minuteText(s.outcome.at)}`.trim(),
@@ -108,9 +107,15 @@ export function headline(lastRun: Record<string, unknown> | undefined, summaries
   const started = lastRun['started_at'] as Date | null;
   const when = finished ? `finished ${minuteText(finished)} UTC` : `started ${minuteText(started)} UTC`;
   // A run still recorded as running has not counted its requests yet.
-  const requests = lastRun['requests'] === null || lastRun['requests'] === undefined || finished === null ? '' : `, ${Number(lastRun['requests']).toLocaleString('en-US')} requests`;
+  const requests =
+    lastRun['requests'] === null || lastRun['requests'] === undefined || finished === null
+      ? ''
+      : `, ${Number(lastRun['requests']).toLocaleString('en-US')} requests`;
   const filling = summaries.filter((s) => s.backfill !== null);
-  const backfill = filling.length === 0 ? 'backfill complete' : `backfill in progress in ${filling.length} stream(s) (the next runs continue it)`;
+  const backfill =
+    filling.length === 0
+      ? 'backfill complete'
+      : `backfill in progress in ${filling.length} stream(s) (the next runs continue it)`;
   // The reason of a run that did not succeed comes first: it is what the reader must act on.
   const error = lastRun['error'] ? ` — ${String(lastRun['error'])};` : ',';
   return `last run ${String(lastRun['run_id'])}: ${String(lastRun['status'])}${error} ${when}${requests}; ${backfill}`;

@@ -60,7 +60,8 @@ export class TtyProgressReporter implements RunReporter {
         break;
       case 'planned':
         this.#estimateMs = event.estimateMs;
-        for (const s of event.streams) this.#streams.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
+        for (const s of event.streams)
+          this.#streams.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
         break;
       case 'progress':
         this.#streams.set(event.progress.stream, { ...this.#streams.get(event.progress.stream), ...event.progress });
@@ -78,11 +79,19 @@ export class TtyProgressReporter implements RunReporter {
         this.#scroll(event, `warning: ${event.message}`);
         return;
       case 'retry':
-        this.#scroll(event, `retrying ${event.endpoint} in ${(event.waitMs / 1000).toFixed(1)} s (attempt ${event.attempt}): ${event.reason}`);
+        this.#scroll(
+          event,
+          `retrying ${event.endpoint} in ${(event.waitMs / 1000).toFixed(1)} s (attempt ${event.attempt}): ${event.reason}`,
+        );
         return;
       case 'request': {
-        const limits = Object.entries(event.rateLimit).map(([k, v]) => `${k.replace('x-ratelimit-', '')}=${v}`).join(' ');
-        this.#scroll(event, `${event.method} ${event.path}${event.query ? `?${event.query}` : ''} → ${event.status ?? event.error ?? 'no response'} ${event.ms} ms${limits ? ` [${limits}]` : ''}`);
+        const limits = Object.entries(event.rateLimit)
+          .map(([k, v]) => `${k.replace('x-ratelimit-', '')}=${v}`)
+          .join(' ');
+        this.#scroll(
+          event,
+          `${event.method} ${event.path}${event.query ? `?${event.query}` : ''} → ${event.status ?? event.error ?? 'no response'} ${event.ms} ms${limits ? ` [${limits}]` : ''}`,
+        );
         return;
       }
       case 'run_finished':
@@ -118,16 +127,29 @@ export class TtyProgressReporter implements RunReporter {
     const eta = this.#endMs === undefined ? this.#etaMs(now) : undefined;
     const header = `${this.#phase} · elapsed ${clock(now - this.#startMs)}${eta === undefined ? '' : ` · ETA ~${clock(eta)}`} · ${this.#title}`;
     const streams = [...this.#streams.values()];
-    const total = streams.reduce((t, s) => ({ done: t.done + s.requestsDone, planned: t.planned + s.requestsPlanned, rows: t.rows + s.rows }), { done: 0, planned: 0, rows: 0 });
+    const total = streams.reduce(
+      (t, s) => ({ done: t.done + s.requestsDone, planned: t.planned + s.requestsPlanned, rows: t.rows + s.rows }),
+      { done: 0, planned: 0, rows: 0 },
+    );
     const name = Math.max(5, ...streams.map((s) => s.stream.length));
     const req = `${total.planned}/${total.planned}`.length;
     const row = (label: string, done: number, planned: number, rows: number, tail: string) =>
       `  ${label.padEnd(name)} ${`${percent(done, planned)}%`.padStart(4)} ${`${done}/${planned}`.padStart(req)} req ${rows.toLocaleString('en-US')} rows${tail}`;
     const lines = [
       header,
-      ...streams.map((s) => row(s.stream, s.requestsDone, s.requestsPlanned, s.rows, s.seconds === undefined ? '' : `, done in ${s.seconds.toFixed(1)} s`)),
+      ...streams.map((s) =>
+        row(
+          s.stream,
+          s.requestsDone,
+          s.requestsPlanned,
+          s.rows,
+          s.seconds === undefined ? '' : `, done in ${s.seconds.toFixed(1)} s`,
+        ),
+      ),
       row('total', total.done, total.planned, total.rows, ''),
-      ...[...this.#waits.values()].map((w) => `  waiting: ${w.pool} resumes at ${timeOfDay(w.resumesAt)}, ${w.remaining} requests left (${w.reason})`),
+      ...[...this.#waits.values()].map(
+        (w) => `  waiting: ${w.pool} resumes at ${timeOfDay(w.resumesAt)}, ${w.remaining} requests left (${w.reason})`,
+      ),
     ];
     return this.#fitHeight(lines).map((l) => this.#fit(l));
   }
@@ -147,7 +169,8 @@ export class TtyProgressReporter implements RunReporter {
 
   /** Remaining fetch time: the plan's estimate until a twentieth is done, then the pace so far; never before a wait ends. */
   #etaMs(now: number): number | undefined {
-    if (this.#phase !== 'fetch' || this.#fetchStartMs === undefined) return this.#phase === 'plan' || this.#phase === 'starting' ? this.#estimateMs : undefined;
+    if (this.#phase !== 'fetch' || this.#fetchStartMs === undefined)
+      return this.#phase === 'plan' || this.#phase === 'starting' ? this.#estimateMs : undefined;
     let done = 0;
     let planned = 0;
     for (const s of this.#streams.values()) {
@@ -155,7 +178,10 @@ export class TtyProgressReporter implements RunReporter {
       planned += s.requestsPlanned;
     }
     const spent = now - this.#fetchStartMs;
-    let eta = planned > 0 && done / planned >= 0.05 ? (spent * (planned - done)) / done : Math.max(0, (this.#estimateMs ?? 0) - spent);
+    let eta =
+      planned > 0 && done / planned >= 0.05
+        ? (spent * (planned - done)) / done
+        : Math.max(0, (this.#estimateMs ?? 0) - spent);
     for (const w of this.#waits.values()) eta = Math.max(eta, Date.parse(w.resumesAt) - now);
     return eta;
   }

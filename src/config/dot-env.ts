@@ -16,7 +16,11 @@ export function parseDotEnv(text: string, file = '.env'): Record<string, string>
   text.split(/\r?\n/).forEach((raw, i) => {
     if (raw.trim() === '' || raw.trim().startsWith('#')) return;
     const m = LINE.exec(raw);
-    if (!m) throw new ConfigError(`${file}:${i + 1}`, 'is not a KEY=value line; write e.g. ENGAGE_API_KEY=... (comments start with #)');
+    if (!m)
+      throw new ConfigError(
+        `${file}:${i + 1}`,
+        'is not a KEY=value line; write e.g. ENGAGE_API_KEY=... (comments start with #)',
+      );
     const [, key, rest] = m as unknown as [string, string, string];
     out[key] = unquote(rest, `${file}:${i + 1}`);
   });
@@ -27,7 +31,8 @@ function unquote(value: string, where: string): string {
   const q = value[0];
   if (q === '"' || q === "'") {
     const end = value.lastIndexOf(q);
-    if (end === 0) throw new ConfigError(where, `the value opens a ${q} quote that is never closed; close it on the same line`);
+    if (end === 0)
+      throw new ConfigError(where, `the value opens a ${q} quote that is never closed; close it on the same line`);
     const inner = value.slice(1, end);
     return q === "'" ? inner : inner.replace(/\\([n"\\])/g, (_, c: string) => (c === 'n' ? '\n' : c));
   }

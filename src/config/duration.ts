@@ -8,7 +8,10 @@ export function parseDuration(raw: string, flag: string): number {
   const text = raw.trim().toLowerCase();
   const parts = [...text.matchAll(/(\d+(?:\.\d+)?)([smhd])/g)];
   if (text === '' || parts.map((p) => p[0]).join('') !== text) {
-    throw new ConfigError(flag, `${JSON.stringify(raw)} is not a duration; write a number and a unit (s, m, h, d), e.g. 26h, 90m, 1d12h`);
+    throw new ConfigError(
+      flag,
+      `${JSON.stringify(raw)} is not a duration; write a number and a unit (s, m, h, d), e.g. 26h, 90m, 1d12h`,
+    );
   }
   const ms = parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_MS[p[2]!]!, 0);
   if (ms <= 0) throw new ConfigError(flag, `${JSON.stringify(raw)} is zero; give a positive duration, e.g. 26h`);

@@ -40,7 +40,21 @@ export const DEFAULT_MAX_LIST_PAGES = DEFAULT_MAX_PAGES;
 /** A workspace name: one path segment every object store and query engine reads as it is. */
 export const WORKSPACE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const TOP_LEVEL_KEYS = ['name', 'workspace', 'start_date', 'lookback_days', 'lookback_max_days', 'backfill_order', 'hole_retries', 'max_list_pages', 'time_budget', 'source', 'retries', 'streams', 'report'] as const;
+const TOP_LEVEL_KEYS = [
+  'name',
+  'workspace',
+  'start_date',
+  'lookback_days',
+  'lookback_max_days',
+  'backfill_order',
+  'hole_retries',
+  'max_list_pages',
+  'time_budget',
+  'source',
+  'retries',
+  'streams',
+  'report',
+] as const;
 const SOURCE_KEYS = ['base_url'] as const;
 const REPORT_KEYS = ['path'] as const;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -52,8 +66,18 @@ export function loadPipelineFile(path: string): PipelineDefinition {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? String(err));
-    throw new ConfigError(path, `cannot read the pipeline file (${why}); pass an existing file with --pipeline, e.g. --pipeline pipelines/nightly.yaml`);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? String(err));
+    throw new ConfigError(
+      path,
+      `cannot read the pipeline file (${why}); pass an existing file with --pipeline, e.g. --pipeline pipelines/nightly.yaml`,
+    );
   }
   return parsePipelineText(text, path);
 }
@@ -66,7 +90,10 @@ export function parsePipelineText(text: string, file: string): PipelineDefinitio
   if (syntax !== undefined) {
     const { line, col } = lineCounter.linePos(syntax.pos[0]);
     const firstLine = (syntax.message.split('\n')[0] ?? syntax.message).replace(/\.$/, '');
-    throw new ConfigError(`${file}:${line}:${col}`, `YAML syntax error: ${firstLine}. Fix the file at that line (indent with spaces, quote values containing ": " or "#").`);
+    throw new ConfigError(
+      `${file}:${line}:${col}`,
+      `YAML syntax error: ${firstLine}. Fix the file at that line (indent with spaces, quote values containing ": " or "#").`,
+    );
   }
   return new PipelineReader(file, doc, lineCounter).read(doc.toJS() as unknown);
 }
@@ -88,7 +115,9 @@ class Refusal {
 function refusalsError(file: string, refusals: readonly Refusal[]): ConfigError {
   const [only] = refusals;
   if (refusals.length === 1 && only !== undefined) return new ConfigError(only.where, only.message);
-  const lines = [...refusals].sort((a, b) => a.offset - b.offset).map((r, i) => `\n  (${i + 1}) ${r.where}: ${r.message}`);
+  const lines = [...refusals]
+    .sort((a, b) => a.offset - b.offset)
+    .map((r, i) => `\n  (${i + 1}) ${r.where}: ${r.message}`);
   return new ConfigError(file, `${refusals.length} problems in the pipeline file; fix each of them:${lines.join('')}`);
 }
 
@@ -101,7 +130,7 @@ function formatPath(path: Path): string {
 /** A value as a message shows it: JSON, shortened. */
 function show(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = value instanceof Date ? value.toISOString() : JSON.stringify(value) ?? String(value);
+  const text = value instanceof Date ? value.toISOString() : (JSON.stringify(value) ?? String(value));
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
@@ -150,8 +179,12 @@ class PipelineReader {
    */
   textTrap(path: Path, value: unknown): string {
     const node = this.doc.getIn(path, true);
-    if (typeof value === 'string' || !isScalar(node) || node.type !== 'PLAIN' || typeof node.source !== 'string') return '';
-    const read = value instanceof Date ? `the timestamp ${value.toISOString()}` : `the ${value === null ? 'empty value' : typeof value} ${show(value)}`;
+    if (typeof value === 'string' || !isScalar(node) || node.type !== 'PLAIN' || typeof node.source !== 'string')
+      return '';
+    const read =
+      value instanceof Date
+        ? `the timestamp ${value.toISOString()}`
+        : `the ${value === null ? 'empty value' : typeof value} ${show(value)}`;
     const key = path.at(-1);
     return `; YAML read the unquoted ${node.source} as ${read}: quote it to keep it as text, ${typeof key === 'string' ? `${key}: ` : ''}"${node.source}"`;
   }
@@ -183,10 +216,22 @@ class PipelineReader {
 
   read(root: unknown): PipelineDefinition {
     if (root === null || root === undefined) {
-      throw refusalsError(this.file, [this.refusal([], 'the pipeline file is empty; it needs a mapping with name, start_date and streams (see pipelines/nightly.yaml)', false)]);
+      throw refusalsError(this.file, [
+        this.refusal(
+          [],
+          'the pipeline file is empty; it needs a mapping with name, start_date and streams (see pipelines/nightly.yaml)',
+          false,
+        ),
+      ]);
     }
     if (!isPlainObject(root)) {
-      throw refusalsError(this.file, [this.refusal([], `the pipeline file must be a mapping (key: value lines), found ${typeName(root)}; start with "name: ..."`, false)]);
+      throw refusalsError(this.file, [
+        this.refusal(
+          [],
+          `the pipeline file must be a mapping (key: value lines), found ${typeName(root)}; start with "name: ..."`,
+          false,
+        ),
+      ]);
     }
     this.refuseApiKeys(root, []);
     this.refuseUnknownKeys(root, [], TOP_LEVEL_KEYS, 'top-level key');
@@ -195,42 +240,103 @@ class PipelineReader {
     const workspace = this.attempt(() => this.workspace(root), undefined);
     const startDate = this.attempt(() => this.date(root, ['start_date']), undefined);
     const maxDays = this.attempt(() => this.lookbackMaxDays(root), DEFAULT_LOOKBACK_MAX_DAYS);
-    const lookback = this.attempt(() => this.lookback(root, [], maxDays), { mode: 'fixed', days: DEFAULT_LOOKBACK_DAYS } as Lookback);
-    const holeRetries = this.attempt(() => this.wholeNumber(root, 'hole_retries', DEFAULT_HOLE_RETRIES, 'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)'), 0);
+    const lookback = this.attempt(() => this.lookback(root, [], maxDays), {
+      mode: 'fixed',
+      days: DEFAULT_LOOKBACK_DAYS,
+    } as Lookback);
+    const holeRetries = this.attempt(
+      () =>
+        this.wholeNumber(
+          root,
+          'hole_retries',
+          DEFAULT_HOLE_RETRIES,
+          'runs ≥ 0; e.g. hole_retries: 3 (0 confirms a missing unit absent at once)',
+        ),
+      0,
+    );
     const timeBudgetMs = this.attempt(() => this.timeBudget(root), undefined);
     const backfillOrder = this.attempt(() => this.backfillOrder(root), DEFAULT_BACKFILL_ORDER);
     const maxListPages = this.attempt(() => {
-      const pages = this.wholeNumber(root, 'max_list_pages', DEFAULT_MAX_LIST_PAGES, 'pages ≥ 1; e.g. max_list_pages: 2000 for a list of 500,000 event names');
-      if (pages < 1) this.fail(['max_list_pages'], `0 is not a whole number of pages ≥ 1; e.g. max_list_pages: ${DEFAULT_MAX_LIST_PAGES}`);
+      const pages = this.wholeNumber(
+        root,
+        'max_list_pages',
+        DEFAULT_MAX_LIST_PAGES,
+        'pages ≥ 1; e.g. max_list_pages: 2000 for a list of 500,000 event names',
+      );
+      if (pages < 1)
+        this.fail(
+          ['max_list_pages'],
+          `0 is not a whole number of pages ≥ 1; e.g. max_list_pages: ${DEFAULT_MAX_LIST_PAGES}`,
+        );
       return pages;
     }, DEFAULT_MAX_LIST_PAGES);
     const source = this.attempt(() => this.source(root), {});
     const retries = this.attempt(() => this.retries(root), DEFAULT_RETRY_LIMITS);
     const streamLookbacks: Partial<Record<StreamName, Lookback>> = {};
     const streams = this.attempt(() => this.streams(root, lookback, maxDays, streamLookbacks), {});
-    if (root['lookback_max_days'] !== undefined && lookback.mode !== 'auto' && !Object.values(streamLookbacks).some((l) => l.mode === 'auto')) {
-      this.note(['lookback_max_days'], 'bounds only lookback_days: auto, and no lookback_days here says auto; write lookback_days: auto or remove lookback_max_days', true);
+    if (
+      root['lookback_max_days'] !== undefined &&
+      lookback.mode !== 'auto' &&
+      !Object.values(streamLookbacks).some((l) => l.mode === 'auto')
+    ) {
+      this.note(
+        ['lookback_max_days'],
+        'bounds only lookback_days: auto, and no lookback_days here says auto; write lookback_days: auto or remove lookback_max_days',
+        true,
+      );
     }
     const report = this.attempt(() => this.report(root), undefined);
     if (this.#refusals.length > 0 || startDate === undefined) throw refusalsError(this.file, this.#refusals);
     const streamNames = STREAM_NAMES.filter((s) => streams[s] !== undefined);
-    return { name, startDate, lookback, streamLookbacks, backfillOrder, holeRetries, maxListPages, source, retries, streams, streamNames, ...(workspace ? { workspace } : {}), ...(report ? { report } : {}), ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}) };
+    return {
+      name,
+      startDate,
+      lookback,
+      streamLookbacks,
+      backfillOrder,
+      holeRetries,
+      maxListPages,
+      source,
+      retries,
+      streams,
+      streamNames,
+      ...(workspace ? { workspace } : {}),
+      ...(report ? { report } : {}),
+      ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
+    };
   }
 
   /** `lookback_max_days: 28`: at least 1, since a probe that re-reads nothing finds nothing. */
   private lookbackMaxDays(root: Record<string, unknown>): number {
-    const days = this.wholeNumber(root, 'lookback_max_days', DEFAULT_LOOKBACK_MAX_DAYS, `days ≥ 1; e.g. lookback_max_days: ${DEFAULT_LOOKBACK_MAX_DAYS}`);
-    if (days < 1) this.fail(['lookback_max_days'], `0 is not a whole number of days ≥ 1; e.g. lookback_max_days: ${DEFAULT_LOOKBACK_MAX_DAYS}`);
+    const days = this.wholeNumber(
+      root,
+      'lookback_max_days',
+      DEFAULT_LOOKBACK_MAX_DAYS,
+      `days ≥ 1; e.g. lookback_max_days: ${DEFAULT_LOOKBACK_MAX_DAYS}`,
+    );
+    if (days < 1)
+      this.fail(
+        ['lookback_max_days'],
+        `0 is not a whole number of days ≥ 1; e.g. lookback_max_days: ${DEFAULT_LOOKBACK_MAX_DAYS}`,
+      );
     return days;
   }
 
   /** `lookback_days: 3` or `lookback_days: auto`, at the top (`at` empty) or in a stream's block; absent: `fallback`. */
-  private lookback(obj: Record<string, unknown>, at: Path, maxDays: number, fallback: Lookback = { mode: 'fixed', days: DEFAULT_LOOKBACK_DAYS }): Lookback {
+  private lookback(
+    obj: Record<string, unknown>,
+    at: Path,
+    maxDays: number,
+    fallback: Lookback = { mode: 'fixed', days: DEFAULT_LOOKBACK_DAYS },
+  ): Lookback {
     const value = obj['lookback_days'];
     if (value === undefined || value === null) return fallback;
     if (value === AUTO_LOOKBACK) return { mode: 'auto', maxDays };
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      this.fail([...at, 'lookback_days'], `${show(value)} is not a whole number of days ≥ 0 nor ${AUTO_LOOKBACK}; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark) or lookback_days: ${AUTO_LOOKBACK} (set from the restatements seen, at most lookback_max_days)`);
+      this.fail(
+        [...at, 'lookback_days'],
+        `${show(value)} is not a whole number of days ≥ 0 nor ${AUTO_LOOKBACK}; e.g. lookback_days: 3 (0 re-fetches nothing before the watermark) or lookback_days: ${AUTO_LOOKBACK} (set from the restatements seen, at most lookback_max_days)`,
+      );
     }
     return { mode: 'fixed', days: value };
   }
@@ -240,7 +346,10 @@ class PipelineReader {
     const value = root['backfill_order'];
     if (value === undefined || value === null) return DEFAULT_BACKFILL_ORDER;
     if (typeof value !== 'string' || !(BACKFILL_ORDERS as readonly string[]).includes(value)) {
-      this.fail(['backfill_order'], `${show(value)} is not ${BACKFILL_ORDERS.join(' nor ')}; e.g. backfill_order: newest_first (a backfill loads each series from its newest complete day backwards)`);
+      this.fail(
+        ['backfill_order'],
+        `${show(value)} is not ${BACKFILL_ORDERS.join(' nor ')}; e.g. backfill_order: newest_first (a backfill loads each series from its newest complete day backwards)`,
+      );
     }
     return value as BackfillOrder;
   }
@@ -249,11 +358,18 @@ class PipelineReader {
   private timeBudget(root: Record<string, unknown>): number | undefined {
     const value = root['time_budget'];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') this.fail(['time_budget'], `${show(value)} is not a duration; write a number and a unit (s, m, h, d) in quotes if needed, e.g. time_budget: 3h`);
+    if (typeof value !== 'string')
+      this.fail(
+        ['time_budget'],
+        `${show(value)} is not a duration; write a number and a unit (s, m, h, d) in quotes if needed, e.g. time_budget: 3h`,
+      );
     try {
       return parseDuration(value, 'time_budget');
     } catch (err) {
-      return this.fail(['time_budget'], err instanceof ConfigError ? err.message.replace(/^time_budget:?\s*/, '') : String(err));
+      return this.fail(
+        ['time_budget'],
+        err instanceof ConfigError ? err.message.replace(/^time_budget:?\s*/, '') : String(err),
+      );
     }
   }
 
@@ -261,9 +377,16 @@ class PipelineReader {
   private workspace(root: Record<string, unknown>): string | undefined {
     const value = root['workspace'];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') this.fail(['workspace'], `must be text, found ${typeName(value)} ${show(value)}${this.textTrap(['workspace'], value)}`);
+    if (typeof value !== 'string')
+      this.fail(
+        ['workspace'],
+        `must be text, found ${typeName(value)} ${show(value)}${this.textTrap(['workspace'], value)}`,
+      );
     if (!WORKSPACE_PATTERN.test(value)) {
-      this.fail(['workspace'], `${show(value)} is not a usable workspace name; use letters, digits, "_" and "-" only (it becomes the path part workspace=NAME/ and the workspace column), e.g. workspace: brand_eu`);
+      this.fail(
+        ['workspace'],
+        `${show(value)} is not a usable workspace name; use letters, digits, "_" and "-" only (it becomes the path part workspace=NAME/ and the workspace column), e.g. workspace: brand_eu`,
+      );
     }
     return value;
   }
@@ -271,7 +394,10 @@ class PipelineReader {
   private name(root: Record<string, unknown>): string {
     const name = this.requiredString(root, ['name'], 'e.g. name: nightly');
     if (!NAME_PATTERN.test(name)) {
-      this.fail(['name'], `${show(name)} is not a usable pipeline name; use letters, digits, "_" and "-" only, starting with a letter or digit (e.g. nightly)`);
+      this.fail(
+        ['name'],
+        `${show(name)} is not a usable pipeline name; use letters, digits, "_" and "-" only, starting with a letter or digit (e.g. nightly)`,
+      );
     }
     return name;
   }
@@ -285,7 +411,11 @@ class PipelineReader {
     if (!isPlainObject(value)) return;
     for (const [key, inner] of Object.entries(value)) {
       if (API_KEY_NAME.test(key)) {
-        this.note([...path, key], 'an API key must not be written in a pipeline file (files get committed and shared); remove this key and pass the key with --api-key or the ENGAGE_API_KEY environment variable', true);
+        this.note(
+          [...path, key],
+          'an API key must not be written in a pipeline file (files get committed and shared); remove this key and pass the key with --api-key or the ENGAGE_API_KEY environment variable',
+          true,
+        );
         continue;
       }
       this.refuseApiKeys(inner, [...path, key]);
@@ -306,14 +436,18 @@ class PipelineReader {
     const value = obj[String(path.at(-1))];
     if (value === undefined) this.fail(path, `is required but missing; add it (${example})`);
     if (typeof value !== 'string' || value.trim() === '') {
-      this.fail(path, `must be a non-empty text, found ${typeName(value)} ${show(value)} (${example})${this.textTrap(path, value)}`);
+      this.fail(
+        path,
+        `must be a non-empty text, found ${typeName(value)} ${show(value)} (${example})${this.textTrap(path, value)}`,
+      );
     }
     return value.trim();
   }
 
   private date(obj: Record<string, unknown>, path: Path): DateTime {
     const value = obj[String(path.at(-1))];
-    if (value === undefined) this.fail(path, 'is required but missing; add the first UTC day to export, e.g. start_date: 2024-01-01');
+    if (value === undefined)
+      this.fail(path, 'is required but missing; add the first UTC day to export, e.g. start_date: 2024-01-01');
     if (value instanceof Date) return DateTime.fromJSDate(value, { zone: 'utc' });
     const parsed = typeof value === 'string' ? parseUtcInstant(value) : undefined;
     if (parsed === undefined) {
@@ -335,11 +469,19 @@ class PipelineReader {
   private retries(obj: Record<string, unknown>): RetryLimits {
     const value = obj['retries'];
     if (value === undefined || value === null) return DEFAULT_RETRY_LIMITS;
-    if (!isPlainObject(value)) this.fail(['retries'], `must be a mapping, found ${typeName(value)}; e.g. retries: { max_attempts: 6, max_wait_seconds: 120 }`);
+    if (!isPlainObject(value))
+      this.fail(
+        ['retries'],
+        `must be a mapping, found ${typeName(value)}; e.g. retries: { max_attempts: 6, max_wait_seconds: 120 }`,
+      );
     for (const key of Object.keys(value)) {
       // An API key is refused once, by refuseApiKeys.
       if (!(RETRY_KEYS as readonly string[]).includes(key) && !API_KEY_NAME.test(key)) {
-        this.note(['retries', key], `unknown key in retries ${JSON.stringify(key)}; use ${RETRY_KEYS.join(' or ')}`, true);
+        this.note(
+          ['retries', key],
+          `unknown key in retries ${JSON.stringify(key)}; use ${RETRY_KEYS.join(' or ')}`,
+          true,
+        );
       }
     }
     const bounded = (key: (typeof RETRY_KEYS)[number], fallback: number): number =>
@@ -348,7 +490,10 @@ class PipelineReader {
         const { min, max } = RETRY_BOUNDS[key];
         if (v === undefined || v === null) return fallback;
         if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-          this.fail(['retries', key], `${show(v)} is not a whole number from ${min} to ${max}; e.g. ${key}: ${fallback}`);
+          this.fail(
+            ['retries', key],
+            `${show(v)} is not a whole number from ${min} to ${max}; e.g. ${key}: ${fallback}`,
+          );
         }
         return v;
       }, fallback);
@@ -361,25 +506,38 @@ class PipelineReader {
   private source(obj: Record<string, unknown>): { baseUrl?: string } {
     const value = obj['source'];
     if (value === undefined || value === null) return {};
-    if (!isPlainObject(value)) this.fail(['source'], `must be a mapping, found ${typeName(value)}; e.g. source: { base_url: https://rest.example.com }`);
+    if (!isPlainObject(value))
+      this.fail(
+        ['source'],
+        `must be a mapping, found ${typeName(value)}; e.g. source: { base_url: https://rest.example.com }`,
+      );
     this.refuseUnknownKeys(value, ['source'], SOURCE_KEYS, 'key in source');
     const raw = value['base_url'];
     if (raw === undefined || raw === null) return {};
-    if (typeof raw !== 'string') this.fail(['source', 'base_url'], `must be a URL text, found ${typeName(raw)} ${show(raw)}`);
+    if (typeof raw !== 'string')
+      this.fail(['source', 'base_url'], `must be a URL text, found ${typeName(raw)} ${show(raw)}`);
     const url = normalizeBaseUrl(raw);
-    if (!url.ok) this.fail(['source', 'base_url'], `${showUrl(raw)} ${url.reason}; e.g. base_url: https://rest.example.com`);
+    if (!url.ok)
+      this.fail(['source', 'base_url'], `${showUrl(raw)} ${url.reason}; e.g. base_url: https://rest.example.com`);
     return { baseUrl: url.url };
   }
 
   private report(obj: Record<string, unknown>): { path?: string } | undefined {
     const value = obj['report'];
     if (value === undefined || value === null) return undefined;
-    if (!isPlainObject(value)) this.fail(['report'], `must be a mapping, found ${typeName(value)}; e.g. report: {} (report.html beside the database) or report: { path: out/report.html }`);
+    if (!isPlainObject(value))
+      this.fail(
+        ['report'],
+        `must be a mapping, found ${typeName(value)}; e.g. report: {} (report.html beside the database) or report: { path: out/report.html }`,
+      );
     this.refuseUnknownKeys(value, ['report'], REPORT_KEYS, 'key in report');
     const path = value['path'];
     if (path === undefined || path === null) return {};
     if (typeof path !== 'string' || !/\.html?$/i.test(path.trim())) {
-      this.fail(['report', 'path'], `${show(path)} is not the path of an HTML file; e.g. report: { path: out/report.html }, or report: {} for report.html beside the database`);
+      this.fail(
+        ['report', 'path'],
+        `${show(path)} is not the path of an HTML file; e.g. report: { path: out/report.html }, or report: {} for report.html beside the database`,
+      );
     }
     return { path: path.trim() };
   }
@@ -388,12 +546,21 @@ class PipelineReader {
    * The streams' options; `lookbacks` receives each series stream's look-back (its own `lookback_days`, else `lookback`).
    * `lookback_days` is read here, not by the stream's declaration: every series stream takes it, and no other stream.
    */
-  private streams(obj: Record<string, unknown>, lookback: Lookback, maxDays: number, lookbacks: Partial<Record<StreamName, Lookback>>): StreamsConfig {
+  private streams(
+    obj: Record<string, unknown>,
+    lookback: Lookback,
+    maxDays: number,
+    lookbacks: Partial<Record<StreamName, Lookback>>,
+  ): StreamsConfig {
     const value = obj['streams'];
     if (value === undefined || value === null) {
-      this.fail(['streams'], `is required; declare at least one stream among ${STREAM_NAMES.join(', ')} (e.g. streams: { custom_events: {} })`);
+      this.fail(
+        ['streams'],
+        `is required; declare at least one stream among ${STREAM_NAMES.join(', ')} (e.g. streams: { custom_events: {} })`,
+      );
     }
-    if (!isPlainObject(value)) this.fail(['streams'], `must be a mapping of stream name to options, found ${typeName(value)}`);
+    if (!isPlainObject(value))
+      this.fail(['streams'], `must be a mapping of stream name to options, found ${typeName(value)}`);
     this.refuseUnknownKeys(value, ['streams'], STREAM_NAMES, 'stream');
     if (Object.keys(value).length === 0) {
       this.fail(['streams'], `is empty; declare at least one stream among ${STREAM_NAMES.join(', ')}`);
@@ -413,7 +580,11 @@ class PipelineReader {
       if (stream.kind === 'series') {
         lookbacks[stream.name] = this.attempt(() => this.lookback(block, path, maxDays, lookback), lookback);
       } else if (ownLookback !== undefined) {
-        this.note([...path, 'lookback_days'], `${stream.name} re-reads nothing before a watermark (it is read whole every run), so it takes no look-back; remove lookback_days here`, true);
+        this.note(
+          [...path, 'lookback_days'],
+          `${stream.name} re-reads nothing before a watermark (it is read whole every run), so it takes no look-back; remove lookback_days here`,
+          true,
+        );
       }
       this.refuseUnknownKeys(options, path, stream.options.keys, `key in stream ${stream.name}`);
       out[stream.name] = this.attempt(() => stream.options.read(this.optionReader(options, path)), undefined);
@@ -432,9 +603,11 @@ class PipelineReader {
       boolean: (key) => this.attempt(() => this.boolean(o, path, key), false),
       selectors: (key, example) => this.attempt(() => this.selectors(o, path, key, example), [ALL]),
       ids: (key, example) => this.attempt(() => this.ids(o, path, key, example), []),
-      idSelection: (key, example, opts) => this.attempt(() => this.idSelection(o, path, key, example, opts?.aggregate ?? false), none),
+      idSelection: (key, example, opts) =>
+        this.attempt(() => this.idSelection(o, path, key, example, opts?.aggregate ?? false), none),
       choice: (key, allowed) => this.attempt(() => this.choice(o, path, key, allowed), allowed[0]!),
-      idsOr: (key, word, example) => (o[key] === word ? word : this.attempt(() => this.ids(o, path, key, `${example}, or ${key}: ${word}`), [])),
+      idsOr: (key, word, example) =>
+        o[key] === word ? word : this.attempt(() => this.ids(o, path, key, `${example}, or ${key}: ${word}`), []),
       subset: (key, allowed) => this.attempt(() => this.subset(o, path, key, allowed), allowed),
       fail: (key, message) => this.fail(key === undefined ? path : [...path, key], message),
     };
@@ -445,24 +618,41 @@ class PipelineReader {
     const fallback = allowed[0] ?? 'day';
     if (value === undefined || value === null) return fallback;
     if (allowed.length === 1 && value !== fallback && (value === 'day' || value === 'hour')) {
-      this.fail([...path, 'unit'], `${show(value)} is not available: ${String(path.at(-1))} is a ${fallback === 'day' ? 'daily' : 'hourly'} series only (its endpoint has no other unit); remove unit or write unit: ${fallback}`);
+      this.fail(
+        [...path, 'unit'],
+        `${show(value)} is not available: ${String(path.at(-1))} is a ${fallback === 'day' ? 'daily' : 'hourly'} series only (its endpoint has no other unit); remove unit or write unit: ${fallback}`,
+      );
     }
-    if (!allowed.includes(value as SeriesUnit)) this.fail([...path, 'unit'], `${show(value)} is not a unit; write ${allowed.map((u) => `unit: ${u}`).join(' or ')}`);
+    if (!allowed.includes(value as SeriesUnit))
+      this.fail(
+        [...path, 'unit'],
+        `${show(value)} is not a unit; write ${allowed.map((u) => `unit: ${u}`).join(' or ')}`,
+      );
     return value as SeriesUnit;
   }
 
   private choice<T extends string>(o: Record<string, unknown>, path: Path, key: string, allowed: readonly T[]): T {
     const value = o[key];
     if (value === undefined || value === null) return allowed[0]!;
-    if (!allowed.includes(value as T)) this.fail([...path, key], `${show(value)} is not accepted; write ${allowed.map((a) => `${key}: ${a}`).join(' or ')}`);
+    if (!allowed.includes(value as T))
+      this.fail(
+        [...path, key],
+        `${show(value)} is not accepted; write ${allowed.map((a) => `${key}: ${a}`).join(' or ')}`,
+      );
     return value as T;
   }
 
-  private subset<T extends string>(o: Record<string, unknown>, path: Path, key: string, allowed: readonly T[]): readonly T[] {
+  private subset<T extends string>(
+    o: Record<string, unknown>,
+    path: Path,
+    key: string,
+    allowed: readonly T[],
+  ): readonly T[] {
     if (o[key] === undefined || o[key] === null) return allowed;
     const values = this.list(o, [...path, key], false, `e.g. ${key}: [${allowed.join(', ')}]`);
     values.forEach((v, i) => {
-      if (!allowed.includes(v as T)) this.fail([...path, key, i], `${show(v)} is not accepted; list some of ${allowed.join(', ')}`);
+      if (!allowed.includes(v as T))
+        this.fail([...path, key, i], `${show(v)} is not accepted; list some of ${allowed.join(', ')}`);
     });
     return values as readonly T[];
   }
@@ -470,7 +660,8 @@ class PipelineReader {
   private boolean(o: Record<string, unknown>, path: Path, key: string): boolean {
     const value = o[key];
     if (value === undefined || value === null) return false;
-    if (typeof value !== 'boolean') this.fail([...path, key], `must be true or false (unquoted), found ${typeName(value)} ${show(value)}`);
+    if (typeof value !== 'boolean')
+      this.fail([...path, key], `must be true or false (unquoted), found ${typeName(value)} ${show(value)}`);
     return value;
   }
 
@@ -482,12 +673,19 @@ class PipelineReader {
 
   /** A required list of explicit ids (the endpoint needs one id per request, so "*" is meaningless). */
   private ids(o: Record<string, unknown>, path: Path, key: string, example: string): readonly string[] {
-    if (o[key] === undefined || o[key] === null) this.fail([...path, key], `is required but missing; list the ${example}`);
+    if (o[key] === undefined || o[key] === null)
+      this.fail([...path, key], `is required but missing; list the ${example}`);
     return this.list(o, [...path, key], false, example);
   }
 
   /** An id list that may say `all` (alone, as `[all]` or beside ids); with `aggregate`, `"*"` too and a `["*"]` default. */
-  private idSelection(o: Record<string, unknown>, path: Path, key: string, example: string, aggregate: boolean): IdSelection {
+  private idSelection(
+    o: Record<string, unknown>,
+    path: Path,
+    key: string,
+    example: string,
+    aggregate: boolean,
+  ): IdSelection {
     const value = o[key];
     const at = [...path, key];
     const hint = `e.g. ${key}: all, ${key}: [all] or ${example}${aggregate ? ' ("*" = the aggregate over all)' : ''}`;
@@ -496,7 +694,8 @@ class PipelineReader {
       this.fail(at, `is required but missing; write ${hint}`);
     }
     if (value === ALL_OBJECTS) return { all: true, ids: [] };
-    if (typeof value === 'string') this.fail(at, `must be a list or the word all, found the text ${show(value)}; ${hint}`);
+    if (typeof value === 'string')
+      this.fail(at, `must be a list or the word all, found the text ${show(value)}; ${hint}`);
     const entries = this.list(o, at, aggregate, hint);
     return { all: entries.includes(ALL_OBJECTS), ids: entries.filter((id) => id !== ALL_OBJECTS) };
   }
@@ -504,20 +703,25 @@ class PipelineReader {
   private list(o: Record<string, unknown>, path: Path, allowAll: boolean, example: string): readonly string[] {
     const value = o[String(path.at(-1))];
     if (!Array.isArray(value)) this.fail(path, `must be a list, found ${typeName(value)} ${show(value)}; ${example}`);
-    if (value.length === 0) this.fail(path, `is an empty list; list at least one entry (${example}) or remove the stream`);
+    if (value.length === 0)
+      this.fail(path, `is an empty list; list at least one entry (${example}) or remove the stream`);
     const seen = new Map<string, number>();
     // Each bad entry is named, not only the first; what stands in for it never leaves the reader (the file is refused).
-    return value.map((entry: unknown, i: number) => this.attempt(() => {
-      const at = [...path, i];
-      if (typeof entry !== 'string' || entry.trim() === '') {
-        this.fail(at, `must be a non-empty text, found ${typeName(entry)} ${show(entry)}${this.textTrap(at, entry)}`);
-      }
-      const id = entry.trim();
-      if (id === ALL && !allowAll) this.fail(at, `"*" is not allowed here: this endpoint needs explicit ids; ${example}`);
-      const first = seen.get(id);
-      if (first !== undefined) this.fail(at, `${show(id)} is listed twice (also at [${first}]); list each entry once`);
-      seen.set(id, i);
-      return id;
-    }, ''));
+    return value.map((entry: unknown, i: number) =>
+      this.attempt(() => {
+        const at = [...path, i];
+        if (typeof entry !== 'string' || entry.trim() === '') {
+          this.fail(at, `must be a non-empty text, found ${typeName(entry)} ${show(entry)}${this.textTrap(at, entry)}`);
+        }
+        const id = entry.trim();
+        if (id === ALL && !allowAll)
+          this.fail(at, `"*" is not allowed here: this endpoint needs explicit ids; ${example}`);
+        const first = seen.get(id);
+        if (first !== undefined)
+          this.fail(at, `${show(id)} is listed twice (also at [${first}]); list each entry once`);
+        seen.set(id, i);
+        return id;
+      }, ''),
+    );
   }
 }

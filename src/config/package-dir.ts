@@ -10,7 +10,8 @@ export function findPackageDir(fromUrl: string = import.meta.url): string {
   const start = dirname(fileURLToPath(fromUrl));
   for (let dir = start; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) throw new FatalError(`no package.json above ${start}; engage-etl must run from its package folder`);
+    if (dirname(dir) === dir)
+      throw new FatalError(`no package.json above ${start}; engage-etl must run from its package folder`);
   }
 }
 

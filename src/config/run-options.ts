@@ -89,12 +89,22 @@ export function resolveRunOptions(flags: RawRunFlags, env: NodeJS.ProcessEnv, no
   const apiKey = nonEmpty(flags.apiKey) ?? nonEmpty(env['ENGAGE_API_KEY']);
   // Checked first: masking a key of a few letters out of the messages below would garble them ("--api-***ey").
   const keyProblem = apiKey === undefined ? undefined : credentialProblem(apiKey);
-  if (keyProblem) throw new ConfigError(nonEmpty(flags.apiKey) !== undefined ? '--api-key' : 'ENGAGE_API_KEY', `the REST API key ${keyProblem}`);
+  if (keyProblem)
+    throw new ConfigError(
+      nonEmpty(flags.apiKey) !== undefined ? '--api-key' : 'ENGAGE_API_KEY',
+      `the REST API key ${keyProblem}`,
+    );
   try {
     return resolve(flags, env, now, apiKey);
   } catch (err) {
     if (err instanceof ConfigError && apiKey !== undefined && err.message.includes(apiKey)) {
-      throw new ConfigError(err.where.split(apiKey).join('***'), err.message.slice(err.where.length + 2).split(apiKey).join('***'));
+      throw new ConfigError(
+        err.where.split(apiKey).join('***'),
+        err.message
+          .slice(err.where.length + 2)
+          .split(apiKey)
+          .join('***'),
+      );
     }
     throw err;
   }
@@ -118,16 +128,25 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
   let baseUrl: string | undefined;
   if (emulator) {
     if (flags.baseUrl !== undefined) {
-      throw new ConfigError('--emulator', 'cannot be combined with --base-url: choose the built-in emulator or a real service, not both');
+      throw new ConfigError(
+        '--emulator',
+        'cannot be combined with --base-url: choose the built-in emulator or a real service, not both',
+      );
     }
     // ENGAGE_BASE_URL or a file's base_url are standing defaults; an explicit --emulator overrides them.
   } else {
     baseUrl = resolveBaseUrl(flags, env, pipeline);
     if (baseUrl === undefined) {
-      throw new ConfigError('source', 'no source: pass --base-url or set ENGAGE_BASE_URL, or --emulator for the built-in emulator (never loads fake data into a real warehouse silently)');
+      throw new ConfigError(
+        'source',
+        'no source: pass --base-url or set ENGAGE_BASE_URL, or --emulator for the built-in emulator (never loads fake data into a real warehouse silently)',
+      );
     }
     if (apiKey === undefined) {
-      throw new ConfigError('--api-key', `the service at ${baseUrl} needs a REST API key: pass --api-key KEY or set the ENGAGE_API_KEY environment variable`);
+      throw new ConfigError(
+        '--api-key',
+        `the service at ${baseUrl} needs a REST API key: pass --api-key KEY or set the ENGAGE_API_KEY environment variable`,
+      );
     }
   }
 
@@ -135,17 +154,26 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
   const from = instantFlag(flags.from, '--from');
   const until = instantFlag(flags.until, '--until') ?? nowUtc;
   if (until.toMillis() > nowUtc.toMillis() + UNTIL_SLACK_MS) {
-    throw new ConfigError('--until', `${until.toISO()} is in the future (now is ${nowUtc.toISO()}); data after now does not exist yet — pass an instant up to now, or omit --until`);
+    throw new ConfigError(
+      '--until',
+      `${until.toISO()} is in the future (now is ${nowUtc.toISO()}); data after now does not exist yet — pass an instant up to now, or omit --until`,
+    );
   }
   if (from !== undefined && from.toMillis() > until.toMillis()) {
-    throw new ConfigError('--from', `${from.toISO()} is after --until ${until.toISO()}; pass a --from earlier than --until`);
+    throw new ConfigError(
+      '--from',
+      `${from.toISO()} is after --until ${until.toISO()}; pass a --from earlier than --until`,
+    );
   }
   // Watermarks never stand before the start, so an --until at or before it leaves every series empty: a mistake to say
   // at once (exit 2) rather than a run that loads nothing and reports success (docs/decisions.md).
   const start = from ?? pipeline.startDate;
   if (until.toMillis() <= start.toMillis()) {
     const which = from !== undefined ? `--from ${from.toISO()}` : `start_date ${start.toISODate()} of ${pipelinePath}`;
-    throw new ConfigError('--until', `${until.toISO()} is not after ${which}: nothing is in range; pass a later --until, or an earlier ${from !== undefined ? '--from' : 'start_date'}`);
+    throw new ConfigError(
+      '--until',
+      `${until.toISO()} is not after ${which}: nothing is in range; pass a later --until, or an earlier ${from !== undefined ? '--from' : 'start_date'}`,
+    );
   }
 
   return {
@@ -164,7 +192,9 @@ function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv, now: DateTime, apiK
     ...maxWaitOption(flags.maxWait),
     ...(workDir !== undefined ? { workDir } : {}),
     ...maxInFlightOption(flags.maxInFlight),
-    ...(flags.checkpointEvery !== undefined ? { checkpointEveryMs: parseDuration(flags.checkpointEvery, '--checkpoint-every') } : {}),
+    ...(flags.checkpointEvery !== undefined
+      ? { checkpointEveryMs: parseDuration(flags.checkpointEvery, '--checkpoint-every') }
+      : {}),
     ...timeBudgetOption(flags.timeBudget, pipeline.timeBudgetMs),
   };
 }
@@ -198,7 +228,11 @@ function resolveBaseUrl(flags: RawRunFlags, env: NodeJS.ProcessEnv, pipeline: Pi
   for (const [raw, where] of candidates) {
     if (raw === undefined) continue;
     const url = normalizeBaseUrl(raw);
-    if (!url.ok) throw new ConfigError(where, `${showUrl(raw)} ${url.reason}; give the service's base URL, e.g. https://rest.example.com`);
+    if (!url.ok)
+      throw new ConfigError(
+        where,
+        `${showUrl(raw)} ${url.reason}; give the service's base URL, e.g. https://rest.example.com`,
+      );
     return url.url;
   }
   // The file's base_url was validated when the file was read.
@@ -209,16 +243,29 @@ function instantFlag(raw: string | undefined, flag: string): DateTime | undefine
   if (raw === undefined) return undefined;
   const parsed = parseUtcInstant(raw);
   if (parsed === undefined) {
-    throw new ConfigError(flag, `${JSON.stringify(raw)} is not an ISO 8601 date or date-time; e.g. 2024-03-10 or 2024-03-10T14:00:00Z (without a zone it is UTC)`);
+    throw new ConfigError(
+      flag,
+      `${JSON.stringify(raw)} is not an ISO 8601 date or date-time; e.g. 2024-03-10 or 2024-03-10T14:00:00Z (without a zone it is UTC)`,
+    );
   }
   return parsed;
 }
 
-function selectStreams(raw: string | undefined, pipeline: PipelineDefinition, pipelinePath: string): readonly StreamName[] {
+function selectStreams(
+  raw: string | undefined,
+  pipeline: PipelineDefinition,
+  pipelinePath: string,
+): readonly StreamName[] {
   if (raw === undefined) return pipeline.streamNames;
-  const asked = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const asked = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (asked.length === 0) {
-    throw new ConfigError('--streams', `is empty; list stream names separated by commas (e.g. --streams revenue,sessions) or omit it to run all of ${pipelinePath}`);
+    throw new ConfigError(
+      '--streams',
+      `is empty; list stream names separated by commas (e.g. --streams revenue,sessions) or omit it to run all of ${pipelinePath}`,
+    );
   }
   const chosen = new Set<StreamName>();
   for (const name of asked) {
@@ -227,7 +274,10 @@ function selectStreams(raw: string | undefined, pipeline: PipelineDefinition, pi
     }
     const stream = name;
     if (!pipeline.streamNames.includes(stream)) {
-      throw new ConfigError('--streams', `stream ${JSON.stringify(name)} is not configured in ${pipelinePath}; add it under streams: there, or choose among ${pipeline.streamNames.join(', ')}`);
+      throw new ConfigError(
+        '--streams',
+        `stream ${JSON.stringify(name)} is not configured in ${pipelinePath}; add it under streams: there, or choose among ${pipeline.streamNames.join(', ')}`,
+      );
     }
     chosen.add(stream);
   }

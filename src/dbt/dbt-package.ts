@@ -33,12 +33,18 @@ export interface PackageOutcome {
 
 /** Write the package into `dir` (created if missing). */
 export async function writeDbtPackage(dir: string, sourcesYaml: string): Promise<PackageOutcome> {
-  const owned: [string, string][] = [[SOURCES_FILE, sourcesYaml], [KEY_TEST_FILE, uniqueKeyTestSql(OWNED_MARK)]];
+  const owned: [string, string][] = [
+    [SOURCES_FILE, sourcesYaml],
+    [KEY_TEST_FILE, uniqueKeyTestSql(OWNED_MARK)],
+  ];
   const current = new Map<string, string | undefined>();
   for (const [path] of owned) {
     const text = await readIfThere(join(dir, path));
     if (text !== undefined && !(text.split('\n', 1)[0] ?? '').includes(OWNED_MARK)) {
-      throw new ConfigError('--output', `${join(dir, path)} exists and was not written by engage-etl dbt (its first line lacks "${OWNED_MARK}"); nothing was written. Move that file away or choose another --output`);
+      throw new ConfigError(
+        '--output',
+        `${join(dir, path)} exists and was not written by engage-etl dbt (its first line lacks "${OWNED_MARK}"); nothing was written. Move that file away or choose another --output`,
+      );
     }
     current.set(path, text);
   }

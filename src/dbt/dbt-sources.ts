@@ -71,12 +71,14 @@ function absentComment(lake: ParquetLake | undefined): string[] {
 
 function tablesSource(catalog: WarehouseCatalog, opts: DbtSourcesOptions): Record<string, unknown> {
   const lake = opts.parquet;
-  const where = lake === undefined
-    ? 'the engage-etl DuckDB file (attached read-only)'
-    : `the Parquet tree ${lake.location}${catalog.workspace === undefined ? '' : ` (workspace ${catalog.workspace})`}`;
-  const leftOut = lake === undefined || lake.absent.size === 0
-    ? ''
-    : ` Left out, having no Parquet file in the lake yet (the comment atop this file says why): ${[...lake.absent.keys()].join(', ')}.`;
+  const where =
+    lake === undefined
+      ? 'the engage-etl DuckDB file (attached read-only)'
+      : `the Parquet tree ${lake.location}${catalog.workspace === undefined ? '' : ` (workspace ${catalog.workspace})`}`;
+  const leftOut =
+    lake === undefined || lake.absent.size === 0
+      ? ''
+      : ` Left out, having no Parquet file in the lake yet (the comment atop this file says why): ${[...lake.absent.keys()].join(', ')}.`;
   return {
     name: TABLES_SOURCE,
     description: `The tables engage-etl loads from the engagement platform's REST API, read from ${where}. The platform's "*" rows (all apps, all products, no segment) sit beside the breakdowns: filter them, or use the analyst views.${leftOut}`,
@@ -94,11 +96,18 @@ function sourceTable(table: CatalogTable, catalog: WarehouseCatalog, opts: DbtSo
   return {
     name: table.name,
     description: table.comment ?? spec.description,
-    ...(lake === undefined ? {} : { meta: { external_location: externalLocation(lake.location, table.name, catalog.workspace) } }),
-    ...(freshness === undefined ? {} : {
-      loaded_at_field: freshness.loadedAtField,
-      freshness: { warn_after: { count: freshness.warnAfterHours, period: 'hour' }, error_after: { count: freshness.errorAfterHours, period: 'hour' } },
-    }),
+    ...(lake === undefined
+      ? {}
+      : { meta: { external_location: externalLocation(lake.location, table.name, catalog.workspace) } }),
+    ...(freshness === undefined
+      ? {}
+      : {
+          loaded_at_field: freshness.loadedAtField,
+          freshness: {
+            warn_after: { count: freshness.warnAfterHours, period: 'hour' },
+            error_after: { count: freshness.errorAfterHours, period: 'hour' },
+          },
+        }),
     ...(keyTests.length === 0 ? {} : { data_tests: keyTests }),
     columns: columns.map((c) => tableColumn(spec, c)),
   };
@@ -126,10 +135,18 @@ function parquetColumns(spec: TableSpec, table: CatalogTable, workspace: string 
   const stored = new Set(storedColumns(spec).map((c) => c.name));
   const columns = table.columns.filter((c) => stored.has(c.name));
   if (workspace !== undefined) {
-    columns.push({ name: WORKSPACE_PARTITION_COLUMN, type: 'VARCHAR', comment: `The workspace (the pipeline's workspace:), from the workspace=NAME/ part of the path: "${workspace}" in every row of this database.` });
+    columns.push({
+      name: WORKSPACE_PARTITION_COLUMN,
+      type: 'VARCHAR',
+      comment: `The workspace (the pipeline's workspace:), from the workspace=NAME/ part of the path: "${workspace}" in every row of this database.`,
+    });
   }
   if (spec.partitionSource !== undefined) {
-    columns.push({ name: PARQUET_PARTITION_COLUMN, type: 'BIGINT', comment: `The year of ${spec.partitionSource}, from the year=YYYY/ part of the path (one folder per year).` });
+    columns.push({
+      name: PARQUET_PARTITION_COLUMN,
+      type: 'BIGINT',
+      comment: `The year of ${spec.partitionSource}, from the year=YYYY/ part of the path (one folder per year).`,
+    });
   }
   return columns;
 }
@@ -139,14 +156,19 @@ function parquetColumns(spec: TableSpec, table: CatalogTable, workspace: string 
  * with the hive partitions as columns. A glob, not the manifest's list, so it stays right as runs add years.
  */
 export function externalLocation(parquet: string, table: string, workspace: string | undefined): string {
-  const folder = [parquet.replace(/\/+$/, ''), table, ...(workspace === undefined ? [] : [`${WORKSPACE_PARTITION_COLUMN}=${workspace}`])].join('/');
+  const folder = [
+    parquet.replace(/\/+$/, ''),
+    table,
+    ...(workspace === undefined ? [] : [`${WORKSPACE_PARTITION_COLUMN}=${workspace}`]),
+  ].join('/');
   return `read_parquet(${sqlString(`${folder}/**/*.parquet`)}, hive_partitioning = true)`;
 }
 
 function viewsSource(catalog: WarehouseCatalog): Record<string, unknown> {
   return {
     name: VIEWS_SOURCE,
-    description: 'The analyst views of the engage-etl DuckDB file (schema analytics): business names, one grain per view, no "*" rows mixed in; summing any column counts each event once.',
+    description:
+      'The analyst views of the engage-etl DuckDB file (schema analytics): business names, one grain per view, no "*" rows mixed in; summing any column counts each event once.',
     database: `{{ var('${DATABASE_VAR}', 'engage_etl') }}`,
     schema: 'analytics',
     tables: catalog.views.map((v) => ({

@@ -18,7 +18,11 @@ const UNIT_HOURS: Readonly<Record<string, number>> = { hour: 1, day: 24 };
  * The freshness of `table`, or undefined for tables that are not series or whose stream has loaded nothing.
  * `units`: the units the stream's loaded series use (the longest one sets the allowance); `everyHours`: the schedule.
  */
-export function sourceFreshness(table: string, seriesUnits: Readonly<Record<string, readonly string[]>>, everyHours: number): SourceFreshness | undefined {
+export function sourceFreshness(
+  table: string,
+  seriesUnits: Readonly<Record<string, readonly string[]>>,
+  everyHours: number,
+): SourceFreshness | undefined {
   const stream = seriesStreamOfTable(table);
   const spec = tableSpec(table);
   const units = stream === undefined ? [] : (seriesUnits[stream] ?? []);

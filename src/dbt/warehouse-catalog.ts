@@ -56,17 +56,34 @@ export async function readWarehouseCatalog(wh: Warehouse): Promise<WarehouseCata
     [ANALYTICS_SCHEMA],
   );
   const columnsOf = (schema: string, relation: string): CatalogColumn[] =>
-    columns.filter((c) => c['schema'] === schema && c['relation'] === relation)
-      .map((c) => ({ name: String(c['name']), type: String(c['type']), comment: (c['comment'] as string | null) || null }));
+    columns
+      .filter((c) => c['schema'] === schema && c['relation'] === relation)
+      .map((c) => ({
+        name: String(c['name']),
+        type: String(c['type']),
+        comment: (c['comment'] as string | null) || null,
+      }));
   const tables: CatalogTable[] = [];
   for (const r of relations.filter((r) => r['schema'] === 'main' && isTableName(String(r['name'])))) {
     const name = String(r['name']);
     // The exact count, not duckdb_tables()'s estimate: a table with no rows has no Parquet file to read.
-    tables.push({ name, comment: (r['comment'] as string | null) || null, columns: columnsOf('main', name), rows: await rowCount(wh, name) });
+    tables.push({
+      name,
+      comment: (r['comment'] as string | null) || null,
+      columns: columnsOf('main', name),
+      rows: await rowCount(wh, name),
+    });
   }
-  const views = relations.filter((r) => r['schema'] === ANALYTICS_SCHEMA)
-    .map((r) => ({ name: String(r['name']), comment: (r['comment'] as string | null) || null, columns: columnsOf(ANALYTICS_SCHEMA, String(r['name'])) }));
-  const units = await wh.query(`SELECT "stream", list(DISTINCT "unit" ORDER BY "unit") AS "units" FROM "_etl_series_state" WHERE "unit" IN ('day', 'hour') GROUP BY "stream"`);
+  const views = relations
+    .filter((r) => r['schema'] === ANALYTICS_SCHEMA)
+    .map((r) => ({
+      name: String(r['name']),
+      comment: (r['comment'] as string | null) || null,
+      columns: columnsOf(ANALYTICS_SCHEMA, String(r['name'])),
+    }));
+  const units = await wh.query(
+    `SELECT "stream", list(DISTINCT "unit" ORDER BY "unit") AS "units" FROM "_etl_series_state" WHERE "unit" IN ('day', 'hour') GROUP BY "stream"`,
+  );
   const seriesUnits = Object.fromEntries(units.map((u) => [String(u['stream']), (u['units'] as string[]).map(String)]));
   return { workspace: await new SettingsStore(wh).workspace(), tables, views, seriesUnits };
 }

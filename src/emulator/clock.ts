@@ -9,7 +9,8 @@ export class Clock {
   constructor(start?: string | Date) {
     if (start === undefined) return;
     const ms = typeof start === 'string' ? DateTime.fromISO(start, { zone: 'utc' }).toMillis() : start.getTime();
-    if (!Number.isFinite(ms)) throw new RangeError(`Clock: "${String(start)}" is not an ISO 8601 instant (e.g. 2025-06-15T12:00:00Z)`);
+    if (!Number.isFinite(ms))
+      throw new RangeError(`Clock: "${String(start)}" is not an ISO 8601 instant (e.g. 2025-06-15T12:00:00Z)`);
     this.#fixedMs = ms;
   }
 

@@ -27,11 +27,16 @@ export async function startEmulatorThread(opts: Omit<EmulatorOptions, 'rateLimit
   }
   // A young generation of 8 MB (16 MB semi-spaces by default): what the emulator allocates lives for one answer, and
   // the thread shares the run's memory, so a small young generation lowers the run's peak.
-  const worker = new Worker(new URL(import.meta.url), { workerData: { role: ROLE, opts }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { role: ROLE, opts },
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
   const ready = await new Promise<Ready>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the emulator thread ended (exit code ${code}) before it listened`)));
+    worker.once('exit', (code) =>
+      reject(new Error(`the emulator thread ended (exit code ${code}) before it listened`)),
+    );
   });
   return {
     ...ready,

@@ -2,7 +2,13 @@
 // run can be replayed exactly. Faults are decided before any handler runs: a faulted write changes nothing.
 import { hashUnit } from './random.js';
 
-export const FAULT_KINDS = ['rate_limited', 'server_error', 'unavailable', 'truncated_body', 'connection_reset'] as const;
+export const FAULT_KINDS = [
+  'rate_limited',
+  'server_error',
+  'unavailable',
+  'truncated_body',
+  'connection_reset',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** The fault for request number `sequence`, or undefined. `rate` is the probability in [0, 1]. */

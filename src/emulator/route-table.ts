@@ -21,7 +21,10 @@ export class RouteTable {
     const seen = new Set<string>();
     this.#entries = routes.map((route) => {
       const key = `${route.endpoint.method} ${route.endpoint.path}`;
-      if (seen.has(key)) throw new FatalError(`emulator route table: two routes for ${key}; each endpoint must have exactly one handler (check READ_ROUTES and WRITE_ROUTES)`);
+      if (seen.has(key))
+        throw new FatalError(
+          `emulator route table: two routes for ${key}; each endpoint must have exactly one handler (check READ_ROUTES and WRITE_ROUTES)`,
+        );
       seen.add(key);
       return { route, segments: route.endpoint.path.split('/').filter((s) => s !== '') };
     });
@@ -33,7 +36,10 @@ export class RouteTable {
     try {
       decoded = parts.map((p) => decodeURIComponent(p));
     } catch {
-      return { kind: 'bad_path', reason: `path ${JSON.stringify(path.slice(0, 200))} has a malformed percent-encoding` };
+      return {
+        kind: 'bad_path',
+        reason: `path ${JSON.stringify(path.slice(0, 200))} has a malformed percent-encoding`,
+      };
     }
     const candidates: { entry: Entry; params: Record<string, string>; literals: number }[] = [];
     for (const entry of this.#entries) {
@@ -56,6 +62,10 @@ export class RouteTable {
     const top = candidates.filter((c) => c.literals === best);
     const hit = top.find((c) => c.entry.route.endpoint.method === method);
     if (hit) return { kind: 'found', route: hit.entry.route, params: hit.params };
-    return { kind: 'wrong_method', allowed: [...new Set(top.map((c) => c.entry.route.endpoint.method))].sort(), route: top[0]!.entry.route };
+    return {
+      kind: 'wrong_method',
+      allowed: [...new Set(top.map((c) => c.entry.route.endpoint.method))].sort(),
+      route: top[0]!.entry.route,
+    };
   }
 }

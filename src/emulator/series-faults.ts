@@ -8,7 +8,13 @@ import { ConfigError } from '../errors.js';
 import { DAY_MS, formatUnit, HOUR_MS } from './analytics/time-units.js';
 import { hashUnit } from './random.js';
 
-export const SERIES_FAULT_MODES = ['drop_all', 'drop_point', 'conflicting_duplicate', 'outside_window', 'misplaced_point'] as const;
+export const SERIES_FAULT_MODES = [
+  'drop_all',
+  'drop_point',
+  'conflicting_duplicate',
+  'outside_window',
+  'misplaced_point',
+] as const;
 export type SeriesFaultMode = (typeof SERIES_FAULT_MODES)[number];
 
 export interface SeriesFault {
@@ -114,26 +120,52 @@ const SERIES_PATH = /(_series|\/data_series)$/;
 
 /** Check a fault and resolve its endpoint; every problem is a ConfigError naming `where` and the field. */
 function arm(fault: SeriesFault, where: string): Armed {
-  if (typeof fault !== 'object' || fault === null) throw new ConfigError(where, 'must be an object { endpoint, mode, atTime?, query?, times?, rate? }');
+  if (typeof fault !== 'object' || fault === null)
+    throw new ConfigError(where, 'must be an object { endpoint, mode, atTime?, query?, times?, rate? }');
   const endpoint = typeof fault.endpoint === 'string' ? endpointOf(fault.endpoint) : undefined;
-  const series = (Object.values(ENDPOINTS) as EndpointSpec[]).filter((e) => e.method === 'GET' && SERIES_PATH.test(e.path)).map((e) => e.name);
+  const series = (Object.values(ENDPOINTS) as EndpointSpec[])
+    .filter((e) => e.method === 'GET' && SERIES_PATH.test(e.path))
+    .map((e) => e.name);
   if (!endpoint || !series.includes(endpoint.name)) {
-    throw new ConfigError(`${where}.endpoint`, `${JSON.stringify(fault.endpoint)} is not a series endpoint; use one of ${series.join(', ')} (or its path)`);
+    throw new ConfigError(
+      `${where}.endpoint`,
+      `${JSON.stringify(fault.endpoint)} is not a series endpoint; use one of ${series.join(', ')} (or its path)`,
+    );
   }
-  if (!SERIES_FAULT_MODES.includes(fault.mode)) throw new ConfigError(`${where}.mode`, `${JSON.stringify(fault.mode)} is not a series fault mode; use one of ${SERIES_FAULT_MODES.join(', ')}`);
+  if (!SERIES_FAULT_MODES.includes(fault.mode))
+    throw new ConfigError(
+      `${where}.mode`,
+      `${JSON.stringify(fault.mode)} is not a series fault mode; use one of ${SERIES_FAULT_MODES.join(', ')}`,
+    );
   let atMs: number | undefined;
   if (fault.atTime !== undefined) {
     atMs = typeof fault.atTime === 'string' ? timeMs(fault.atTime) : Number.NaN;
-    if (!Number.isFinite(atMs)) throw new ConfigError(`${where}.atTime`, `${JSON.stringify(fault.atTime)} is not a date or ISO 8601 instant; write e.g. 2024-06-01 or 2024-06-01T05:00:00Z`);
+    if (!Number.isFinite(atMs))
+      throw new ConfigError(
+        `${where}.atTime`,
+        `${JSON.stringify(fault.atTime)} is not a date or ISO 8601 instant; write e.g. 2024-06-01 or 2024-06-01T05:00:00Z`,
+      );
   }
   const times = fault.times ?? Number.POSITIVE_INFINITY;
-  if (times !== Number.POSITIVE_INFINITY && (!Number.isInteger(times) || times < 1)) throw new ConfigError(`${where}.times`, `must be an integer ≥ 1 (omit it for every answer), got ${String(fault.times)}`);
+  if (times !== Number.POSITIVE_INFINITY && (!Number.isInteger(times) || times < 1))
+    throw new ConfigError(
+      `${where}.times`,
+      `must be an integer ≥ 1 (omit it for every answer), got ${String(fault.times)}`,
+    );
   const rate = fault.rate ?? 1;
-  if (typeof rate !== 'number' || !(rate > 0 && rate <= 1)) throw new ConfigError(`${where}.rate`, `must be a probability in (0, 1], got ${String(fault.rate)}`);
+  if (typeof rate !== 'number' || !(rate > 0 && rate <= 1))
+    throw new ConfigError(`${where}.rate`, `must be a probability in (0, 1], got ${String(fault.rate)}`);
   for (const [k, v] of Object.entries(fault.query ?? {})) {
-    if (v !== null && typeof v !== 'string') throw new ConfigError(`${where}.query.${k}`, `must be a string, or null for "absent", got ${JSON.stringify(v)}`);
+    if (v !== null && typeof v !== 'string')
+      throw new ConfigError(`${where}.query.${k}`, `must be a string, or null for "absent", got ${JSON.stringify(v)}`);
   }
-  return { fault: { ...fault, ...(fault.query ? { query: { ...fault.query } } : {}) }, endpointName: endpoint.name, atMs, remaining: times, rate };
+  return {
+    fault: { ...fault, ...(fault.query ? { query: { ...fault.query } } : {}) },
+    endpointName: endpoint.name,
+    atMs,
+    remaining: times,
+    rate,
+  };
 }
 
 /** The armed series faults of one emulator; the server asks it to alter every successful answer. */
@@ -145,7 +177,11 @@ export class SeriesFaultInjector {
 
   constructor(seed: number, faults: readonly SeriesFault[] = []) {
     this.#seed = seed;
-    if (!Array.isArray(faults)) throw new ConfigError('emulator option seriesFaults', 'must be an array of { endpoint, mode, atTime?, query?, times?, rate? }');
+    if (!Array.isArray(faults))
+      throw new ConfigError(
+        'emulator option seriesFaults',
+        'must be an array of { endpoint, mode, atTime?, query?, times?, rate? }',
+      );
     faults.forEach((f, i) => this.add(f, `emulator option seriesFaults[${i}]`));
   }
 
@@ -167,7 +203,10 @@ export class SeriesFaultInjector {
       if (armed.remaining <= 0 || armed.endpointName !== endpoint.name) continue;
       const wanted = Object.entries(armed.fault.query ?? {});
       if (!wanted.every(([k, v]) => (v === null ? !query.has(k) : query.get(k) === v))) continue;
-      const at = armed.atMs === undefined ? Math.floor(points.length / 2) : points.findIndex((p) => typeof p.time === 'string' && timeMs(p.time) === armed.atMs);
+      const at =
+        armed.atMs === undefined
+          ? Math.floor(points.length / 2)
+          : points.findIndex((p) => typeof p.time === 'string' && timeMs(p.time) === armed.atMs);
       if (at < 0) continue;
       if (armed.rate < 1 && hashUnit(this.#seed, 'series-fault', sequence, index) >= armed.rate) continue;
       armed.remaining -= 1;
@@ -212,16 +251,27 @@ export function parseSeriesFaultFlag(text: string): SeriesFault {
   const fields = new Map<string, string>();
   for (const part of text.split(',')) {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new ConfigError('--series-fault', `"${text}": each part must be key=value, e.g. endpoint=sessionsDataSeries,mode=drop_all,times=1`);
+    if (eq <= 0)
+      throw new ConfigError(
+        '--series-fault',
+        `"${text}": each part must be key=value, e.g. endpoint=sessionsDataSeries,mode=drop_all,times=1`,
+      );
     fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
   }
   const { endpoint, mode, at, times, rate } = Object.fromEntries(fields) as Record<string, string | undefined>;
-  if (endpoint === undefined || mode === undefined) throw new ConfigError('--series-fault', `"${text}" needs endpoint= and mode= (modes: ${SERIES_FAULT_MODES.join(', ')})`);
-  const query = Object.fromEntries([...fields].filter(([k]) => !['endpoint', 'mode', 'at', 'times', 'rate'].includes(k)));
+  if (endpoint === undefined || mode === undefined)
+    throw new ConfigError(
+      '--series-fault',
+      `"${text}" needs endpoint= and mode= (modes: ${SERIES_FAULT_MODES.join(', ')})`,
+    );
+  const query = Object.fromEntries(
+    [...fields].filter(([k]) => !['endpoint', 'mode', 'at', 'times', 'rate'].includes(k)),
+  );
   const fault: SeriesFault = { endpoint, mode: mode as SeriesFaultMode };
   if (at !== undefined) fault.atTime = at;
   if (times !== undefined) {
-    if (!/^\d+$/.test(times)) throw new ConfigError('--series-fault', `"${text}": times must be an integer ≥ 1, got "${times}"`);
+    if (!/^\d+$/.test(times))
+      throw new ConfigError('--series-fault', `"${text}": times must be an integer ≥ 1, got "${times}"`);
     fault.times = Number(times);
   }
   if (rate !== undefined) fault.rate = rate.trim() === '' ? Number.NaN : Number(rate);

@@ -115,18 +115,22 @@ function normalize(opts: EmulatorOptions): Normalized {
   const where = (field: string) => `emulator option ${field}`;
   const int = (field: string, v: number | undefined, dflt: number, min: number, max: number): number => {
     const value = v ?? dflt;
-    if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(where(field), `must be an integer from ${min} to ${max}, got ${String(value)}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new ConfigError(where(field), `must be an integer from ${min} to ${max}, got ${String(value)}`);
     return value;
   };
   const positive = (field: string, v: number | undefined): number => {
     const value = v ?? 1;
-    if (!Number.isFinite(value) || value <= 0) throw new ConfigError(where(field), `must be a number > 0, got ${String(value)}`);
+    if (!Number.isFinite(value) || value <= 0)
+      throw new ConfigError(where(field), `must be a number > 0, got ${String(value)}`);
     return value;
   };
   const faultRate = opts.faultRate ?? 0;
-  if (!Number.isFinite(faultRate) || faultRate < 0 || faultRate > 1) throw new ConfigError(where('faultRate'), `must be a number from 0 to 1, got ${String(faultRate)}`);
+  if (!Number.isFinite(faultRate) || faultRate < 0 || faultRate > 1)
+    throw new ConfigError(where('faultRate'), `must be a number from 0 to 1, got ${String(faultRate)}`);
   const latencyMs = opts.latencyMs ?? 0;
-  if (!Number.isFinite(latencyMs) || latencyMs < 0 || latencyMs > 60_000) throw new ConfigError(where('latencyMs'), `must be from 0 to 60000 milliseconds, got ${String(latencyMs)}`);
+  if (!Number.isFinite(latencyMs) || latencyMs < 0 || latencyMs > 60_000)
+    throw new ConfigError(where('latencyMs'), `must be from 0 to 60000 milliseconds, got ${String(latencyMs)}`);
   return {
     seed: int('seed', opts.seed, 1, 0, 2 ** 32 - 1),
     now: opts.now,
@@ -143,16 +147,22 @@ function normalize(opts: EmulatorOptions): Normalized {
   };
 }
 
-function normalizeShape(opts: EmulatorOptions, where: (field: string) => string, int: (field: string, v: number | undefined, dflt: number, min: number, max: number) => number): CatalogueShape {
+function normalizeShape(
+  opts: EmulatorOptions,
+  where: (field: string) => string,
+  int: (field: string, v: number | undefined, dflt: number, min: number, max: number) => number,
+): CatalogueShape {
   const size: WorkspaceSize = {};
   const kinds: (keyof WorkspaceSize)[] = ['apps', 'products', 'segments', 'events', 'canvases', 'campaigns'];
   for (const kind of kinds) {
     const v = opts.size?.[kind];
     // At least one app and one event: every series endpoint needs something to count.
-    if (v !== undefined) size[kind] = int(`size.${kind}`, v, 0, kind === 'apps' || kind === 'events' ? 1 : 0, MAX_OBJECTS);
+    if (v !== undefined)
+      size[kind] = int(`size.${kind}`, v, 0, kind === 'apps' || kind === 'events' ? 1 : 0, MAX_OBJECTS);
   }
   const idStyle = opts.idStyle ?? 'demo';
-  if (!ID_STYLES.includes(idStyle)) throw new ConfigError(where('idStyle'), `must be one of ${ID_STYLES.join(', ')}, got ${JSON.stringify(idStyle)}`);
+  if (!ID_STYLES.includes(idStyle))
+    throw new ConfigError(where('idStyle'), `must be one of ${ID_STYLES.join(', ')}, got ${JSON.stringify(idStyle)}`);
   return { size, idStyle };
 }
 
@@ -165,19 +175,30 @@ export function createEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
  * The server over a given route table. Not public: tests of the server's own behaviour (auth kinds, handler
  * failures) use it with small routes of their own.
  */
-export async function createEmulatorWithRoutes(routes: readonly Route[], opts: EmulatorOptions = {}): Promise<Emulator> {
+export async function createEmulatorWithRoutes(
+  routes: readonly Route[],
+  opts: EmulatorOptions = {},
+): Promise<Emulator> {
   const o = normalize(opts);
   let clock: Clock;
   try {
     clock = new Clock(o.now);
   } catch {
-    throw new ConfigError('emulator option now', `"${o.now}" is not an ISO 8601 instant; write e.g. 2025-06-15T12:00:00Z`);
+    throw new ConfigError(
+      'emulator option now',
+      `"${o.now}" is not an ISO 8601 instant; write e.g. 2025-06-15T12:00:00Z`,
+    );
   }
   const credentials = buildCredentials(o.seed, o.keys);
   const workspace = generateWorkspace({ seed: o.seed, shape: o.shape }, credentials);
   const table = new RouteTable(routes);
   const limitNow = opts.rateLimitNow ?? Date.now;
-  const limiter = new RateLimiter({ limitScale: o.limitScale, windowScale: o.limitWindowScale, enabled: o.rateLimits, now: limitNow });
+  const limiter = new RateLimiter({
+    limitScale: o.limitScale,
+    windowScale: o.limitWindowScale,
+    enabled: o.rateLimits,
+    now: limitNow,
+  });
   const seriesFaults = new SeriesFaultInjector(o.seed, opts.seriesFaults ?? []);
   const stats: EmulatorStats = {
     requests: 0,
@@ -191,7 +212,8 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       // Only a failure to write (the client went away) lands here; there is nobody left to answer.
-      if (!res.headersSent) send(res, 500, { message: `emulator failure: ${(err as Error).message}` }, limiter.peek('default'));
+      if (!res.headersSent)
+        send(res, 500, { message: `emulator failure: ${(err as Error).message}` }, limiter.peek('default'));
     });
   });
 
@@ -208,7 +230,10 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
 
     const match = table.match(method, path);
     if (match.kind === 'not_found' || match.kind === 'bad_path') {
-      const message = match.kind === 'bad_path' ? match.reason : `No endpoint at ${path.slice(0, 200)}; see the spec's section 4 for the paths`;
+      const message =
+        match.kind === 'bad_path'
+          ? match.reason
+          : `No endpoint at ${path.slice(0, 200)}; see the spec's section 4 for the paths`;
       return send(res, 404, { message }, limiter.peek('default'));
     }
     const route = match.route;
@@ -219,7 +244,12 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
       send(res, status, scim ? { schemas: [SCIM_ERROR_SCHEMA], detail: message, status } : { message }, state, headers);
 
     if (match.kind === 'wrong_method') {
-      return fail(405, `${method} is not allowed on ${route.endpoint.path}; use ${match.allowed.join(' or ')}`, limiter.peek(pool), { Allow: match.allowed.join(', ') });
+      return fail(
+        405,
+        `${method} is not allowed on ${route.endpoint.path}; use ${match.allowed.join(' or ')}`,
+        limiter.peek(pool),
+        { Allow: match.allowed.join(', ') },
+      );
     }
     const denied = authorize(route, req);
     if (denied) return fail(denied.status, denied.message, limiter.peek(pool));
@@ -237,13 +267,18 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
       return injectFault(fault, res, taken.state, fail, limitNow);
     }
 
-    if (raw.tooLarge) return fail(413, `Request body exceeds ${o.maxBodyBytes} bytes; send fewer items per request`, taken.state);
+    if (raw.tooLarge)
+      return fail(413, `Request body exceeds ${o.maxBodyBytes} bytes; send fewer items per request`, taken.state);
     let body: unknown;
     if (method !== 'GET' && raw.bytes.length > 0) {
       try {
         body = JSON.parse(raw.bytes.toString('utf8'));
       } catch (err) {
-        return fail(400, `Request body is not valid JSON (${(err as Error).message}); send a JSON document with Content-Type: application/json`, taken.state);
+        return fail(
+          400,
+          `Request body is not valid JSON (${(err as Error).message}); send a JSON document with Content-Type: application/json`,
+          taken.state,
+        );
       }
     }
 
@@ -264,9 +299,11 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
   function authorize(route: Route, req: IncomingMessage): { status: number; message: string } | undefined {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (route.endpoint.credential === 'scim_token') {
-      if (bearer !== credentials.scimToken) return { status: 401, message: 'Invalid SCIM token: send Authorization: Bearer <SCIM token>' };
+      if (bearer !== credentials.scimToken)
+        return { status: 401, message: 'Invalid SCIM token: send Authorization: Bearer <SCIM token>' };
       const origin = req.headers['x-request-origin'];
-      if (typeof origin !== 'string' || origin.trim() === '') return { status: 400, message: 'Missing X-Request-Origin header: SCIM requests must name their origin' };
+      if (typeof origin !== 'string' || origin.trim() === '')
+        return { status: 400, message: 'Missing X-Request-Origin header: SCIM requests must name their origin' };
       return undefined;
     }
     // The live service echoes the key it refused; a secret never goes in a body here.
@@ -274,7 +311,10 @@ export async function createEmulatorWithRoutes(routes: readonly Route[], opts: E
     if (!grant) return { status: 401, message: 'Invalid API key' };
     const permission = route.endpoint.permission;
     if (permission !== undefined && !grant.permissions.has(permission)) {
-      return { status: 403, message: `API key "${grant.name}" may not call ${route.endpoint.method} ${route.endpoint.path}: it requires the ${permission} permission` };
+      return {
+        status: 403,
+        message: `API key "${grant.name}" may not call ${route.endpoint.method} ${route.endpoint.path}: it requires the ${permission} permission`,
+      };
     }
     return undefined;
   }
@@ -342,7 +382,13 @@ function rateHeaders(state: PoolState): Record<string, string> {
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, state: PoolState, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  state: PoolState,
+  headers: Record<string, string> = {},
+): void {
   // A 204 (SCIM delete) has no body at all.
   if (status === 204 || body === undefined) {
     res.writeHead(status, { ...headers, ...rateHeaders(state) });
@@ -360,7 +406,10 @@ function send(res: ServerResponse, status: number, body: unknown, state: PoolSta
 }
 
 /** A body long enough that half of it is not valid JSON. */
-const TRUNCATED_BODY = JSON.stringify({ message: 'success', data: Array.from({ length: 20 }, (_, i) => ({ time: `fault-${i}`, value: i })) });
+const TRUNCATED_BODY = JSON.stringify({
+  message: 'success',
+  data: Array.from({ length: 20 }, (_, i) => ({ time: `fault-${i}`, value: i })),
+});
 
 function injectFault(
   fault: FaultKind,
@@ -372,7 +421,12 @@ function injectFault(
   switch (fault) {
     case 'rate_limited': {
       const reset = Math.ceil(now() / 1000) + 1;
-      fail(429, 'API rate limit exceeded', { ...state, remaining: 0, resetEpochSeconds: reset }, { 'Retry-After': '1' });
+      fail(
+        429,
+        'API rate limit exceeded',
+        { ...state, remaining: 0, resetEpochSeconds: reset },
+        { 'Retry-After': '1' },
+      );
       return;
     }
     case 'server_error':
@@ -382,7 +436,11 @@ function injectFault(
       fail(503, 'Service unavailable (injected fault)', state, { 'Retry-After': '1' });
       return;
     case 'truncated_body': {
-      res.writeHead(200, { ...rateHeaders(state), 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(TRUNCATED_BODY)) });
+      res.writeHead(200, {
+        ...rateHeaders(state),
+        'Content-Type': 'application/json',
+        'Content-Length': String(Buffer.byteLength(TRUNCATED_BODY)),
+      });
       res.write(TRUNCATED_BODY.slice(0, Math.floor(TRUNCATED_BODY.length / 2)), () => res.socket?.destroy());
       return;
     }

@@ -13,7 +13,15 @@ export async function assertWritableDir(path: string): Promise<void> {
     await rm(probe, { force: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way of the folder' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
-    throw new FatalError(`cannot write Parquet output to ${dir}: ${why} (${code}); pass a writable --out or fix the folder's permissions`, { cause: err });
+    const why =
+      code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'a file is in the way of the folder'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : (err as Error).message;
+    throw new FatalError(
+      `cannot write Parquet output to ${dir}: ${why} (${code}); pass a writable --out or fix the folder's permissions`,
+      { cause: err },
+    );
   }
 }

@@ -25,7 +25,8 @@ async function parquetFileProblem(place: Place, file: PlaceObject): Promise<stri
   const head = await place.read(file.key, { start: 0, end: 4 });
   const tail = await place.read(file.key, { start: size - 8, end: size });
   if (!head || !tail || tail.length < 8) return 'gone or shorter than listed while it was checked';
-  if (head.toString('latin1') !== MAGIC || tail.subarray(4).toString('latin1') !== MAGIC) return 'no Parquet magic bytes at its start or end (truncated or overwritten)';
+  if (head.toString('latin1') !== MAGIC || tail.subarray(4).toString('latin1') !== MAGIC)
+    return 'no Parquet magic bytes at its start or end (truncated or overwritten)';
   if (tail.readUInt32LE(0) > size - 12) return 'its footer is longer than the file (truncated)';
   return undefined;
 }
@@ -74,7 +75,11 @@ export async function findDamage(
         const partition = partitionOf(file.path);
         if (partition !== undefined) damage.partitions.add(partition);
         damage.problems.push(`${file.path} is named by ${manifest} but missing`);
-      } else if (!dirty.has(found.partition) && !damage.partitions.has(found.partition) && found.file.bytes !== file.bytes) {
+      } else if (
+        !dirty.has(found.partition) &&
+        !damage.partitions.has(found.partition) &&
+        found.file.bytes !== file.bytes
+      ) {
         damage.partitions.add(found.partition);
         damage.problems.push(`${file.path} has ${found.file.bytes} bytes, ${manifest} says ${file.bytes}`);
       }

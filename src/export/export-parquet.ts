@@ -13,7 +13,15 @@ import { FatalError } from '../errors.js';
 import { PartitionBook } from '../load/partition-book.js';
 import { columnsOfTable } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
-import { PARTITION_COLUMN, TABLE_SPECS, WHOLE_TABLE_PARTITION, ident, sqlString, storedColumns, tableSpec } from '../streams/table-specs.js';
+import {
+  PARTITION_COLUMN,
+  TABLE_SPECS,
+  WHOLE_TABLE_PARTITION,
+  ident,
+  sqlString,
+  storedColumns,
+  tableSpec,
+} from '../streams/table-specs.js';
 import type { TableName, TableSpec } from '../streams/table-specs.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
@@ -25,7 +33,17 @@ import { assertWritableDir } from './assert-writable-dir.js';
 import { findDamage } from './damaged-files.js';
 import { claimLake } from './lake-owner.js';
 import { partitionsDisagreeing } from './manifest-disagreement.js';
-import { BOOKKEEPING_EXPORTS, DATA_FILE, DATA_FILE_NAME, LEGACY_MANIFEST, LEGACY_MONTH_FOLDER, MANIFEST_DIR, PARQUET_PARTITION_COLUMN, YEAR_FOLDER, yearFolder } from './parquet-layout.js';
+import {
+  BOOKKEEPING_EXPORTS,
+  DATA_FILE,
+  DATA_FILE_NAME,
+  LEGACY_MANIFEST,
+  LEGACY_MONTH_FOLDER,
+  MANIFEST_DIR,
+  PARQUET_PARTITION_COLUMN,
+  YEAR_FOLDER,
+  yearFolder,
+} from './parquet-layout.js';
 import { MANIFEST_TEMP, inspectManifest, writeManifest } from './table-manifest.js';
 import type { ManifestFile, ManifestReading } from './table-manifest.js';
 
@@ -97,7 +115,8 @@ async function removeStaleStaging(dir: string): Promise<void> {
     } else if (entry.isDirectory() && entry.name === MANIFEST_DIR) {
       for (const name of await readdir(path)) {
         const pid = MANIFEST_TEMP.exec(name)?.[1];
-        if (pid !== undefined && Number(pid) !== process.pid && stale(Number(pid))) await rm(join(path, name), { force: true });
+        if (pid !== undefined && Number(pid) !== process.pid && stale(Number(pid)))
+          await rm(join(path, name), { force: true });
       }
     }
   }
@@ -160,7 +179,13 @@ function filePartition(spec: TableSpec, dirtyPartition: string): string {
   return spec.partitionSource ? dirtyPartition.slice(0, 4) : dirtyPartition;
 }
 
-async function partitionsToWrite(wh: Warehouse, spec: TableSpec, existing: Iterable<string>, scope: 'dirty' | 'all', dirty: readonly string[]): Promise<string[]> {
+async function partitionsToWrite(
+  wh: Warehouse,
+  spec: TableSpec,
+  existing: Iterable<string>,
+  scope: 'dirty' | 'all',
+  dirty: readonly string[],
+): Promise<string[]> {
   const found = new Set<string>(dirty.map((p) => filePartition(spec, p)));
   if (scope === 'all') {
     if (!spec.partitionSource) found.add(WHOLE_TABLE_PARTITION);
@@ -190,8 +215,12 @@ const PARQUET_COPY_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 3
 async function copyPartition(wh: Warehouse, spec: TableSpec, partition: string, file: string): Promise<number> {
   const order = spec.key.map(ident).join(', ');
   const columns = spec.partitionSource ? `* EXCLUDE (${ident(PARTITION_COLUMN)})` : '*';
-  const where = spec.partitionSource ? `strftime(${ident(spec.partitionSource)}, '%Y') = ${sqlString(partition)}` : 'true';
-  const [row] = await wh.query(`COPY (SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where} ORDER BY ${order}) TO ${sqlString(file)} (${PARQUET_COPY_OPTIONS})`);
+  const where = spec.partitionSource
+    ? `strftime(${ident(spec.partitionSource)}, '%Y') = ${sqlString(partition)}`
+    : 'true';
+  const [row] = await wh.query(
+    `COPY (SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where} ORDER BY ${order}) TO ${sqlString(file)} (${PARQUET_COPY_OPTIONS})`,
+  );
   return Number(row?.Count ?? 0);
 }
 
@@ -229,7 +258,12 @@ interface Staged {
  * records: a store whose LIST lags behind its writes (eventually consistent listings, some caches) must not make the
  * export take its own current files for lost ones, rewrite them, and leave them unnamed.
  */
-async function addUnlistedNamedFiles(place: Place, spec: TableSpec, objects: TableObjects, reading: ManifestReading): Promise<void> {
+async function addUnlistedNamedFiles(
+  place: Place,
+  spec: TableSpec,
+  objects: TableObjects,
+  reading: ManifestReading,
+): Promise<void> {
   if (reading.state !== 'ok') return;
   const listed = new Set([...objects.data.values()].flat().map((f) => f.path));
   const unlisted = reading.manifest.files.filter((f) => !listed.has(f.path) && f.bytes >= 8);
@@ -255,7 +289,9 @@ async function exportTable(
   for (const p of dirtyHere) {
     if (spec.partitionSource ? !MONTH.test(p) : p !== WHOLE_TABLE_PARTITION) {
       const expected = spec.partitionSource ? 'a YYYY-MM month' : "'' (the table is one file)";
-      throw new FatalError(`_etl_dirty_partitions names partition "${p}" of ${spec.name}, expected ${expected}; delete that row and export with scope 'all'`);
+      throw new FatalError(
+        `_etl_dirty_partitions names partition "${p}" of ${spec.name}, expected ${expected}; delete that row and export with scope 'all'`,
+      );
     }
   }
   const objects = await tableObjects(place, spec);
@@ -275,9 +311,18 @@ async function exportTable(
   const legacy = objects.legacy.length > 0;
   const planned = await partitionsToWrite(wh, spec, objects.data.keys(), legacy ? 'all' : scope, dirtyHere);
   // A table being migrated is rewritten whole anyway: what its new-layout files look like meanwhile is no damage.
-  const damage = legacy ? undefined : await findDamage(place, spec.name, current, reading, new Set(planned), (path) => partitionOfPath(spec, path, place));
+  const damage = legacy
+    ? undefined
+    : await findDamage(place, spec.name, current, reading, new Set(planned), (path) =>
+        partitionOfPath(spec, path, place),
+      );
   if (damage && reading.state === 'ok') {
-    for (const [partition, problem] of await partitionsDisagreeing(wh, spec, reading.manifest, new Set([...planned, ...damage.partitions]))) {
+    for (const [partition, problem] of await partitionsDisagreeing(
+      wh,
+      spec,
+      reading.manifest,
+      new Set([...planned, ...damage.partitions]),
+    )) {
       damage.partitions.add(partition);
       damage.problems.push(problem);
     }
@@ -285,7 +330,10 @@ async function exportTable(
   if (damage && damage.problems.length > 0) repaired.push({ table: spec.name, problems: damage.problems });
   const partitions = [...new Set([...planned, ...(damage?.partitions ?? []), ...unsure])].sort();
   // Files no manifest will name: left by a publish killed before its manifest, or replaced by one killed before its deletes.
-  const orphans = [...objects.data.values()].flat().filter((f) => place.versionedNames && !named.has(f.path)).map((f) => f.key);
+  const orphans = [...objects.data.values()]
+    .flat()
+    .filter((f) => place.versionedNames && !named.has(f.path))
+    .map((f) => f.key);
   if (partitions.length === 0 && !damage?.manifestDamaged) {
     if (orphans.length > 0) await place.delete(orphans);
     return undefined;
@@ -333,7 +381,16 @@ async function exportTable(
   for (const [partition, file] of current) {
     if (emptied.has(partition) || written.has(partition)) continue;
     const old = previous.get(file.path);
-    files.push(old && old.bytes === file.bytes ? old : { path: file.path, partition: spec.partitionSource ? partition : null, rows: await placedFileRows(wh, run, file.key), bytes: file.bytes });
+    files.push(
+      old && old.bytes === file.bytes
+        ? old
+        : {
+            path: file.path,
+            partition: spec.partitionSource ? partition : null,
+            rows: await placedFileRows(wh, run, file.key),
+            bytes: file.bytes,
+          },
+    );
   }
   files.sort((a, b) => a.path.localeCompare(b.path));
   await writeManifest(
@@ -355,7 +412,10 @@ async function exportTable(
   // Now that the manifest names the new files: the files of emptied partitions, the replaced ones (under their old
   // names) and any a killed publish left go.
   const keep = new Set(files.map((f) => `${spec.name}/${f.path}`));
-  const obsolete = [...objects.data.values()].flat().map((f) => f.key).filter((key) => !keep.has(key));
+  const obsolete = [...objects.data.values()]
+    .flat()
+    .map((f) => f.key)
+    .filter((key) => !keep.has(key));
   await place.delete([...obsolete, ...objects.legacy]);
   result.filesRemoved += [...emptied].length;
 
@@ -386,7 +446,10 @@ async function beginExport(wh: Warehouse, place: Place): Promise<ExportRun> {
   const staging = join(place.scratchDir, `${STAGING_PREFIX}${tag}`);
   ACTIVE_STAGING.add(staging);
   await mkdir(staging);
-  const time = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const time = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const fileName = place.versionedNames ? `data-${time}-${randomBytes(4).toString('hex')}.parquet` : DATA_FILE;
   return { place, database, staging, fileName, put: { objects: 0, bytes: 0 } };
 }
@@ -411,7 +474,15 @@ export async function exportParquet(wh: Warehouse, out: Place | string, opts: Ex
   const dirty = await new PartitionBook(wh).dirty();
 
   const run = await beginExport(wh, place);
-  const summary: ExportSummary = { outDir: place.description, repaired: [], tables: [], filesWritten: 0, filesRemoved: 0, rowsWritten: 0, put: run.put };
+  const summary: ExportSummary = {
+    outDir: place.description,
+    repaired: [],
+    tables: [],
+    filesWritten: 0,
+    filesRemoved: 0,
+    rowsWritten: 0,
+    put: run.put,
+  };
   try {
     for (const spec of tables) {
       const done = await exportTable(wh, spec, run, opts.scope, dirty, summary.repaired);
@@ -432,24 +503,38 @@ export async function exportParquet(wh: Warehouse, out: Place | string, opts: Ex
  * `etl_runs/…parquet` and `etl_holes/…parquet` with their manifests: they are small, and with them the freshness views
  * read the same over Parquet. Call it after the run's end is recorded, so the run log shows the run's outcome.
  */
-export async function exportBookkeeping(wh: Warehouse, out: Place | string): Promise<{ objects: number; bytes: number }> {
+export async function exportBookkeeping(
+  wh: Warehouse,
+  out: Place | string,
+): Promise<{ objects: number; bytes: number }> {
   const place = await placeOf(out);
   const run = await beginExport(wh, place);
   try {
     for (const { table, folder } of BOOKKEEPING_EXPORTS) {
       // Only this folder's own data files: anything deeper (another workspace's `workspace=…/`) is not this export's.
-      const before = (await place.list(`${folder}/`)).filter((o) => DATA_FILE_NAME.test(o.key.slice(folder.length + 1)));
+      const before = (await place.list(`${folder}/`)).filter((o) =>
+        DATA_FILE_NAME.test(o.key.slice(folder.length + 1)),
+      );
       const staged = join(run.staging, `${folder}.${DATA_FILE}.part`);
-      const [row] = await wh.query(`COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (${PARQUET_COPY_OPTIONS})`);
+      const [row] = await wh.query(
+        `COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (${PARQUET_COPY_OPTIONS})`,
+      );
       const bytes = await putFile(run, `${folder}/${run.fileName}`, staged);
       const columns = await columnsOfTable(wh, table);
-      await writeManifest(place, {
-        table: folder, format: 'parquet', compression: 'zstd', partitionColumn: null,
-        columns,
-        files: [{ path: run.fileName, partition: null, rows: Number(row?.Count ?? 0), bytes }],
-        updatedAt: new Date().toISOString(),
-        database: run.database,
-      }, run.staging);
+      await writeManifest(
+        place,
+        {
+          table: folder,
+          format: 'parquet',
+          compression: 'zstd',
+          partitionColumn: null,
+          columns,
+          files: [{ path: run.fileName, partition: null, rows: Number(row?.Count ?? 0), bytes }],
+          updatedAt: new Date().toISOString(),
+          database: run.database,
+        },
+        run.staging,
+      );
       run.put.objects += 1;
       // The previous file (another name where names are versioned) goes once the manifest names the new one.
       await place.delete(before.map((o) => o.key).filter((key) => key !== `${folder}/${run.fileName}`));

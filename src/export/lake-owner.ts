@@ -32,11 +32,14 @@ export async function claimLake(wh: Warehouse, place: Place): Promise<string> {
   const id = await new SettingsStore(wh).databaseId();
   const foreign = await foreignManifests(place, id);
   if (foreign.length > 0) {
-    const shown = foreign.slice(0, 3).map((f) => `${manifestName(f.table)} (database ${f.database})`).join(', ');
+    const shown = foreign
+      .slice(0, 3)
+      .map((f) => `${manifestName(f.table)} (database ${f.database})`)
+      .join(', ');
     throw new ConfigError(
       '--out',
       `${place.description} holds tables another engage-etl database published — ${shown}${foreign.length > 3 ? `, and ${foreign.length - 3} more` : ''}; this database is ${id}. ` +
-        'Publishing here would replace and delete that database\'s files, so nothing was changed. Pass the --db that published them, another --out, ' +
+        "Publishing here would replace and delete that database's files, so nothing was changed. Pass the --db that published them, another --out, " +
         'or give each pipeline its own workspace:; to hand this lake over to this database on purpose, delete those manifests first',
     );
   }

@@ -13,7 +13,12 @@ import { manifestName } from './table-manifest.js';
  * The partitions whose rows in `manifest` differ from the database's, each with the phrase the run's repair warning
  * shows; partitions in `skip` (about to be rewritten anyway: dirty ones) are not compared.
  */
-export async function partitionsDisagreeing(wh: Warehouse, spec: TableSpec, manifest: TableManifest, skip: ReadonlySet<string>): Promise<Map<string, string>> {
+export async function partitionsDisagreeing(
+  wh: Warehouse,
+  spec: TableSpec,
+  manifest: TableManifest,
+  skip: ReadonlySet<string>,
+): Promise<Map<string, string>> {
   const named = new Map<string, number>();
   for (const f of manifest.files) {
     const partition = f.partition ?? WHOLE_TABLE_PARTITION;

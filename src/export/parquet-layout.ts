@@ -21,7 +21,9 @@ export const YEAR_FOLDER = /^year=(\d{4})$/;
 /** Whether a path relative to a table's folder is a data file of the layout: `[year=YYYY/]data….parquet`. */
 export function isLayoutFile(path: string): boolean {
   const parts = path.split('/');
-  return DATA_FILE_NAME.test(parts.at(-1)!) && (parts.length === 1 || (parts.length === 2 && YEAR_FOLDER.test(parts[0]!)));
+  return (
+    DATA_FILE_NAME.test(parts.at(-1)!) && (parts.length === 1 || (parts.length === 2 && YEAR_FOLDER.test(parts[0]!)))
+  );
 }
 
 /** The layout before this one: `_month=YYYY-MM` folders and a `_manifest.json` in each table's folder (hidden to Hive). */
@@ -48,4 +50,7 @@ export const BOOKKEEPING_EXPORTS: readonly ExportedTable[] = [
 ];
 
 /** Every table of the tree and its folder. */
-export const EXPORTED_TABLES: readonly ExportedTable[] = [...TABLE_SPECS.map((s) => ({ table: s.name, folder: s.name })), ...BOOKKEEPING_EXPORTS];
+export const EXPORTED_TABLES: readonly ExportedTable[] = [
+  ...TABLE_SPECS.map((s) => ({ table: s.name, folder: s.name })),
+  ...BOOKKEEPING_EXPORTS,
+];

@@ -27,10 +27,13 @@ function formatValue(v: number): string {
 export function formatPrometheusText(families: readonly MetricFamily[]): string {
   const lines: string[] = [];
   for (const f of families) {
-    if (!METRIC_NAME.test(f.name)) throw new RangeError(`metric name ${JSON.stringify(f.name)} is not valid in the Prometheus format`);
+    if (!METRIC_NAME.test(f.name))
+      throw new RangeError(`metric name ${JSON.stringify(f.name)} is not valid in the Prometheus format`);
     lines.push(`# HELP ${f.name} ${f.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${f.name} ${f.type}`);
     for (const s of f.samples) {
-      const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',');
+      const labels = Object.entries(s.labels)
+        .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+        .join(',');
       lines.push(`${f.name}${labels ? `{${labels}}` : ''} ${formatValue(s.value)}`);
     }
   }
@@ -61,31 +64,37 @@ export function parsePrometheusText(text: string): ParsedSample[] {
     if (current !== undefined) closed.add(current);
     current = name;
   };
-  text.split('\n').slice(0, -1).forEach((line, i) => {
-    const n = i + 1;
-    if (line.trim() === '') return;
-    if (line.startsWith('#')) {
-      const m = /^#\s+(HELP|TYPE)\s+(\S+)(?:\s+(.*))?$/.exec(line);
-      if (!m) return; // a plain comment
-      const [, kind, name, rest = ''] = m as unknown as [string, string, string, string?];
-      if (!METRIC_NAME.test(name)) throw new Error(`line ${n}: ${JSON.stringify(name)} is not a metric name`);
-      enter(name, n);
-      if (kind === 'TYPE') {
-        if (!TYPES.includes(rest.trim())) throw new Error(`line ${n}: ${JSON.stringify(rest)} is not a metric type`);
-        if (typed.has(name)) throw new Error(`line ${n}: a second TYPE for ${name}`);
-        if (samples.some((s) => s.name === name)) throw new Error(`line ${n}: TYPE of ${name} after its samples`);
-        typed.add(name);
+  text
+    .split('\n')
+    .slice(0, -1)
+    .forEach((line, i) => {
+      const n = i + 1;
+      if (line.trim() === '') return;
+      if (line.startsWith('#')) {
+        const m = /^#\s+(HELP|TYPE)\s+(\S+)(?:\s+(.*))?$/.exec(line);
+        if (!m) return; // a plain comment
+        const [, kind, name, rest = ''] = m as unknown as [string, string, string, string?];
+        if (!METRIC_NAME.test(name)) throw new Error(`line ${n}: ${JSON.stringify(name)} is not a metric name`);
+        enter(name, n);
+        if (kind === 'TYPE') {
+          if (!TYPES.includes(rest.trim())) throw new Error(`line ${n}: ${JSON.stringify(rest)} is not a metric type`);
+          if (typed.has(name)) throw new Error(`line ${n}: a second TYPE for ${name}`);
+          if (samples.some((s) => s.name === name)) throw new Error(`line ${n}: TYPE of ${name} after its samples`);
+          typed.add(name);
+        }
+        return;
       }
-      return;
-    }
-    const sample = parseSample(line, n);
-    const family = sample.name.replace(/_(bucket|sum|count)$/, '');
-    enter(typed.has(family) ? family : sample.name, n);
-    const key = `${sample.name}{${Object.entries(sample.labels).sort().map(([k, v]) => `${k}=${v}`).join(',')}}`;
-    if (seen.has(key)) throw new Error(`line ${n}: the series ${key} appears twice`);
-    seen.add(key);
-    samples.push(sample);
-  });
+      const sample = parseSample(line, n);
+      const family = sample.name.replace(/_(bucket|sum|count)$/, '');
+      enter(typed.has(family) ? family : sample.name, n);
+      const key = `${sample.name}{${Object.entries(sample.labels)
+        .sort()
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',')}}`;
+      if (seen.has(key)) throw new Error(`line ${n}: the series ${key} appears twice`);
+      seen.add(key);
+      samples.push(sample);
+    });
   return samples;
 }
 
@@ -93,8 +102,10 @@ function parseSample(line: string, n: number): ParsedSample {
   const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+(\S+)(?:\s+(-?\d+))?\s*$/.exec(line);
   if (!m) throw new Error(`line ${n}: ${JSON.stringify(line)} is not "name{labels} value [timestamp]"`);
   const [, name, rawLabels, rawValue] = m as unknown as [string, string, string | undefined, string];
-  const value = rawValue === '+Inf' ? Infinity : rawValue === '-Inf' ? -Infinity : rawValue === 'NaN' ? NaN : Number(rawValue);
-  if (Number.isNaN(value) && rawValue !== 'NaN') throw new Error(`line ${n}: ${JSON.stringify(rawValue)} is not a float`);
+  const value =
+    rawValue === '+Inf' ? Infinity : rawValue === '-Inf' ? -Infinity : rawValue === 'NaN' ? NaN : Number(rawValue);
+  if (Number.isNaN(value) && rawValue !== 'NaN')
+    throw new Error(`line ${n}: ${JSON.stringify(rawValue)} is not a float`);
   return { name, labels: rawLabels ? parseLabels(rawLabels.slice(1, -1), n) : {}, value };
 }
 

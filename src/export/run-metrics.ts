@@ -43,25 +43,62 @@ function runMetricFamilies(m: RunMetricsInput, previousLastSuccess: ReadonlyMap<
   const succeeded = m.status === 'succeeded';
   const finishedAt = Math.round(m.finishedAt.getTime() / 1000);
   const lastSuccess = new Map(previousLastSuccess);
-  for (const [stream, at] of Object.entries(m.lastSuccess ?? {})) lastSuccess.set(stream, Math.max(at, lastSuccess.get(stream) ?? 0));
+  for (const [stream, at] of Object.entries(m.lastSuccess ?? {}))
+    lastSuccess.set(stream, Math.max(at, lastSuccess.get(stream) ?? 0));
   // A run whose only failures were streams failing alone published every other stream: those succeeded.
   const published = succeeded || (m.failedStreams ?? []).length > 0;
   if (published) for (const s of m.streams) if (!m.failedStreams?.includes(s)) lastSuccess.set(s, finishedAt);
-  const perStream = (pick: (f: StreamFinished) => number) => m.finished.map((f) => ({ labels: { ...pipeline, stream: f.stream }, value: pick(f) }));
-  const gauge = (name: string, help: string, samples: MetricFamily['samples']): MetricFamily => ({ name, help, type: 'gauge', samples });
+  const perStream = (pick: (f: StreamFinished) => number) =>
+    m.finished.map((f) => ({ labels: { ...pipeline, stream: f.stream }, value: pick(f) }));
+  const gauge = (name: string, help: string, samples: MetricFamily['samples']): MetricFamily => ({
+    name,
+    help,
+    type: 'gauge',
+    samples,
+  });
   return [
-    gauge('engage_etl_run_success', 'Whether the last run succeeded (1, warnings included) or not (0).', [{ labels: pipeline, value: succeeded ? 1 : 0 }]),
-    gauge('engage_etl_run_exit_code', 'Exit code of the last run: 0 done, 1 failed, 2 configuration error, 3 completed with some units missing (asked again by the next runs), 130 interrupted.', [{ labels: pipeline, value: m.exitCode }]),
-    gauge('engage_etl_run_finished_timestamp_seconds', 'When the last run ended, in Unix seconds.', [{ labels: pipeline, value: finishedAt }]),
+    gauge('engage_etl_run_success', 'Whether the last run succeeded (1, warnings included) or not (0).', [
+      { labels: pipeline, value: succeeded ? 1 : 0 },
+    ]),
+    gauge(
+      'engage_etl_run_exit_code',
+      'Exit code of the last run: 0 done, 1 failed, 2 configuration error, 3 completed with some units missing (asked again by the next runs), 130 interrupted.',
+      [{ labels: pipeline, value: m.exitCode }],
+    ),
+    gauge('engage_etl_run_finished_timestamp_seconds', 'When the last run ended, in Unix seconds.', [
+      { labels: pipeline, value: finishedAt },
+    ]),
     gauge('engage_etl_run_duration_seconds', 'Wall time of the last run.', [{ labels: pipeline, value: m.seconds }]),
-    gauge('engage_etl_run_requests', 'Requests the last run sent, retries included.', [{ labels: pipeline, value: m.requests }]),
-    gauge(LAST_SUCCESS, 'When a run that included the stream last succeeded, in Unix seconds.',
-      [...lastSuccess].sort(([a], [b]) => a.localeCompare(b)).map(([stream, value]) => ({ labels: { ...pipeline, stream }, value }))),
-    gauge('engage_etl_stream_duration_seconds', 'Seconds from the start of fetching to the stream\'s last request, in the last run.', perStream((f) => f.seconds)),
-    gauge('engage_etl_stream_requests', 'Requests the stream needed in the last run.', perStream((f) => f.requests)),
-    gauge('engage_etl_stream_rows', 'Rows the stream fetched in the last run.', perStream((f) => f.rows)),
-    gauge('engage_etl_stream_open_holes', 'Units of the stream the service did not deliver and a later run must retry.',
-      m.streams.map((stream) => ({ labels: { ...pipeline, stream }, value: m.openHoles[stream] ?? 0 }))),
+    gauge('engage_etl_run_requests', 'Requests the last run sent, retries included.', [
+      { labels: pipeline, value: m.requests },
+    ]),
+    gauge(
+      LAST_SUCCESS,
+      'When a run that included the stream last succeeded, in Unix seconds.',
+      [...lastSuccess]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([stream, value]) => ({ labels: { ...pipeline, stream }, value })),
+    ),
+    gauge(
+      'engage_etl_stream_duration_seconds',
+      "Seconds from the start of fetching to the stream's last request, in the last run.",
+      perStream((f) => f.seconds),
+    ),
+    gauge(
+      'engage_etl_stream_requests',
+      'Requests the stream needed in the last run.',
+      perStream((f) => f.requests),
+    ),
+    gauge(
+      'engage_etl_stream_rows',
+      'Rows the stream fetched in the last run.',
+      perStream((f) => f.rows),
+    ),
+    gauge(
+      'engage_etl_stream_open_holes',
+      'Units of the stream the service did not deliver and a later run must retry.',
+      m.streams.map((stream) => ({ labels: { ...pipeline, stream }, value: m.openHoles[stream] ?? 0 })),
+    ),
   ];
 }
 
@@ -72,7 +109,8 @@ export async function writeRunMetrics(path: string, m: RunMetricsInput): Promise
   if (existsSync(file)) {
     try {
       for (const s of parsePrometheusText(await readFile(file, 'utf8'))) {
-        if (s.name === LAST_SUCCESS && s.labels['pipeline'] === m.pipeline && s.labels['stream']) previous.set(s.labels['stream'], s.value);
+        if (s.name === LAST_SUCCESS && s.labels['pipeline'] === m.pipeline && s.labels['stream'])
+          previous.set(s.labels['stream'], s.value);
       }
     } catch {
       // A damaged file is replaced whole; only the carried-over success times are lost.
@@ -95,10 +133,14 @@ export async function readPublishedStreamState(db: string): Promise<PublishedStr
   try {
     return await withPublishedDatabase(db, async (wh) => {
       // Counted in SQL rather than through Warehouse.readHoles: a long backfill's holes are many rows, and only counts are shown.
-      const holes = (await hasTable(wh, '_etl_holes')) ? await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`) : [];
+      const holes = (await hasTable(wh, '_etl_holes'))
+        ? await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`)
+        : [];
       return {
         openHoles: Object.fromEntries(holes.map((r) => [String(r['stream']), Number(r['n'])])),
-        lastSuccess: (await hasTable(wh, '_etl_stream_outcomes')) ? await new StreamOutcomeStore(wh).lastSuccesses() : {},
+        lastSuccess: (await hasTable(wh, '_etl_stream_outcomes'))
+          ? await new StreamOutcomeStore(wh).lastSuccesses()
+          : {},
       };
     });
   } catch (err) {

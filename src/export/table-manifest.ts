@@ -39,7 +39,10 @@ export const manifestName = (table: string): string => `${MANIFEST_DIR}/${table}
 export const MANIFEST_TEMP = /^.+\.json\.(\d+)-[0-9a-f]+\.tmp$/;
 
 /** A table's manifest as found on disk: absent, present but unusable (the reason), or whole. */
-export type ManifestReading = { state: 'missing' } | { state: 'damaged'; reason: string } | { state: 'ok'; manifest: TableManifest };
+export type ManifestReading =
+  | { state: 'missing' }
+  | { state: 'damaged'; reason: string }
+  | { state: 'ok'; manifest: TableManifest };
 
 function shapeProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is not a JSON object';
@@ -49,8 +52,13 @@ function shapeProblem(value: unknown): string | undefined {
   if (!Array.isArray(files)) return '"files" is not a list';
   for (const [i, f] of files.entries()) {
     const file = f as Partial<ManifestFile> | null;
-    const ok = typeof file === 'object' && file !== null && typeof file.path === 'string' && (file.partition === null || typeof file.partition === 'string') &&
-      Number.isFinite(file.rows) && Number.isFinite(file.bytes);
+    const ok =
+      typeof file === 'object' &&
+      file !== null &&
+      typeof file.path === 'string' &&
+      (file.partition === null || typeof file.partition === 'string') &&
+      Number.isFinite(file.rows) &&
+      Number.isFinite(file.bytes);
     if (!ok) return `files[${i}] is not {path, partition, rows, bytes}`;
   }
   return undefined;
@@ -65,7 +73,10 @@ export async function inspectManifest(place: Place, table: string): Promise<Mani
     if (bytes === undefined) return { state: 'missing' };
     text = bytes.toString('utf8');
   } catch (err) {
-    return { state: 'damaged', reason: `${name} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})` };
+    return {
+      state: 'damaged',
+      reason: `${name} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    };
   }
   let value: unknown;
   try {
@@ -74,7 +85,9 @@ export async function inspectManifest(place: Place, table: string): Promise<Mani
     return { state: 'damaged', reason: `${name} is not JSON` };
   }
   const problem = shapeProblem(value);
-  return problem ? { state: 'damaged', reason: `${name} has the wrong shape: ${problem}` } : { state: 'ok', manifest: value as TableManifest };
+  return problem
+    ? { state: 'damaged', reason: `${name} has the wrong shape: ${problem}` }
+    : { state: 'ok', manifest: value as TableManifest };
 }
 
 /** The table's current manifest, or undefined when there is none or it is damaged (it is rebuilt from the files). */

@@ -85,7 +85,8 @@ export function coverWindows(unit: Unit, wanted: readonly Span[], maxUnits: numb
 
 /** coverWindows as bare spans: what a plan counts without building a request. */
 function coverSpans(unit: Unit, wanted: readonly Span[], maxUnits: number): Span[] {
-  if (!Number.isInteger(maxUnits) || maxUnits < 1) throw new RangeError(`maxUnits must be a whole number ≥ 1, got ${maxUnits}`);
+  if (!Number.isInteger(maxUnits) || maxUnits < 1)
+    throw new RangeError(`maxUnits must be a whole number ≥ 1, got ${maxUnits}`);
   const size = unitMs(unit);
   const spans = mergeSpans(wanted);
   const windows: Span[] = [];
@@ -220,9 +221,14 @@ export function planCursor(input: CursorInput): CursorPlan {
   const span = shared?.span;
   const owed = owedSpan(input);
   const open = input.holes.filter((h) => h.status === 'open');
-  const wanted: readonly Span[] = open.length === 0 && owed === undefined
-    ? (shared?.wanted ?? NOTHING_WANTED)
-    : [...(span ? [span] : []), ...(owed ? [owed] : []), ...open.map((h) => ({ startMs: h.startMs, endMs: h.startMs + size }))];
+  const wanted: readonly Span[] =
+    open.length === 0 && owed === undefined
+      ? (shared?.wanted ?? NOTHING_WANTED)
+      : [
+          ...(span ? [span] : []),
+          ...(owed ? [owed] : []),
+          ...open.map((h) => ({ startMs: h.startMs, endMs: h.startMs + size })),
+        ];
   const watermarkMs = input.watermark?.toMillis();
   return {
     unit: input.unit,
@@ -278,7 +284,12 @@ export interface HoleChange {
  * `completeEnd` are still in progress: never holes, the watermark keeps them due anyway. Units outside the object's
  * activity (isQuiet) are days when nothing happened: never holes, and a stored hole there closes.
  */
-export function holeChanges(plan: CursorPlan, returned: ReadonlySet<number>, missing: readonly { startMs: number; reason: string }[], holeRetries: number): HoleChange[] {
+export function holeChanges(
+  plan: CursorPlan,
+  returned: ReadonlySet<number>,
+  missing: readonly { startMs: number; reason: string }[],
+  holeRetries: number,
+): HoleChange[] {
   const changes: HoleChange[] = [];
   const complete = plan.completeEndMs;
   for (const { startMs, reason } of missing) {
@@ -309,7 +320,10 @@ export const LAG_MS = 2 * 86_400_000;
  * watermark stays before them, the next runs ask again) instead of opened as holes. Undefined when there is no such tail,
  * or when it is longer: then it is missing, not late.
  */
-export function laggingStart(plan: Pick<CursorPlan, 'unit' | 'completeEndMs' | 'active'>, missing: readonly { startMs: number }[]): number | undefined {
+export function laggingStart(
+  plan: Pick<CursorPlan, 'unit' | 'completeEndMs' | 'active'>,
+  missing: readonly { startMs: number }[],
+): number | undefined {
   const size = unitMs(plan.unit);
   const complete = plan.completeEndMs;
   const absent = new Set(missing.map((m) => m.startMs));
@@ -346,8 +360,13 @@ export class CursorProgress {
   #rowsSinceAdvance = 0;
   #holdMs = Infinity;
 
-  constructor(plan: Pick<CursorPlan, 'completeEndMs' | 'watermarkMs' | 'lowMs' | 'order'>, windows: readonly UnitRange[]) {
-    this.#spans = windows.map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() })).sort((a, b) => a.startMs - b.startMs);
+  constructor(
+    plan: Pick<CursorPlan, 'completeEndMs' | 'watermarkMs' | 'lowMs' | 'order'>,
+    windows: readonly UnitRange[],
+  ) {
+    this.#spans = windows
+      .map((w) => ({ startMs: w.start.toMillis(), endMs: w.end.toMillis() }))
+      .sort((a, b) => a.startMs - b.startMs);
     this.#done = this.#spans.map(() => false);
     this.#completeEndMs = plan.completeEndMs;
     if (plan.watermarkMs !== undefined) {
@@ -364,7 +383,8 @@ export class CursorProgress {
   finish(startMs: number, rows = 0): void {
     this.#rowsSinceAdvance += rows;
     const index = this.#spans.findIndex((s) => s.startMs === startMs);
-    if (index < 0) throw new RangeError(`CursorProgress: no planned window starts at ${new Date(startMs).toISOString()}`);
+    if (index < 0)
+      throw new RangeError(`CursorProgress: no planned window starts at ${new Date(startMs).toISOString()}`);
     this.#done[index] = true;
   }
 

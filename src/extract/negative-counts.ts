@@ -26,5 +26,5 @@ export function negativeCountNotices(tables: readonly TableSpec[], rows: Extract
 }
 
 function formatKey(value: unknown): string {
-  return value instanceof Date ? value.toISOString() : JSON.stringify(value) ?? String(value);
+  return value instanceof Date ? value.toISOString() : (JSON.stringify(value) ?? String(value));
 }

@@ -7,7 +7,15 @@
 import type { ApiClient } from '../api/api-client.js';
 import type { SeriesUnit } from '../api/types.js';
 import { FatalApiError } from '../errors.js';
-import { addUnits, followUpWindows, missingRuns, parseSeriesTimeMs, unitMs, writtenOffset, type Window } from './windows.js';
+import {
+  addUnits,
+  followUpWindows,
+  missingRuns,
+  parseSeriesTimeMs,
+  unitMs,
+  writtenOffset,
+  type Window,
+} from './windows.js';
 
 /** One point of a series: `time` exactly as the server wrote it, and its value (a number, or a roll-up object). */
 export interface SeriesPoint<V = number> {
@@ -70,7 +78,10 @@ function same(a: unknown, b: unknown): boolean {
  * an edge are worth asking again (a unit the object's activity says is quiet is not: it is no hole whatever comes back).
  */
 export async function fetchSeriesWindow<V>(
-  client: ApiClient, source: SeriesSource<V>, window: Window, isWanted: (unitStartMs: number) => boolean,
+  client: ApiClient,
+  source: SeriesSource<V>,
+  window: Window,
+  isWanted: (unitStartMs: number) => boolean,
   worthFollowing: (unitStartMs: number) => boolean = isWanted,
 ): Promise<WindowResult<V>> {
   const size = unitMs(source.unit);
@@ -91,7 +102,13 @@ export async function fetchSeriesWindow<V>(
     requests++;
     const lowMs = asked.start.toMillis() - 2 * size;
     const highMs = asked.end.toMillis() + size;
-    const answer: Answer<V> = { units: new Map(), conflicts: new Map(), firstMs: Infinity, lastMs: -Infinity, outside: 0 };
+    const answer: Answer<V> = {
+      units: new Map(),
+      conflicts: new Map(),
+      firstMs: Infinity,
+      lastMs: -Infinity,
+      outside: 0,
+    };
     for (const point of batch) {
       const ms = parseSeriesTimeMs(point.time, source.unit);
       if (ms === undefined) {
@@ -129,7 +146,8 @@ export async function fetchSeriesWindow<V>(
   // Ask until an answer has no conflicting duplicates, at most CONFLICT_ATTEMPTS times; keep the last answer's conflicts.
   const ask = async (asked: Window): Promise<Answer<V>> => {
     let answer = await read(asked);
-    for (let attempt = 1; answer.conflicts.size > 0 && attempt < CONFLICT_ATTEMPTS; attempt++) answer = await read(asked);
+    for (let attempt = 1; answer.conflicts.size > 0 && attempt < CONFLICT_ATTEMPTS; attempt++)
+      answer = await read(asked);
     outside.count += answer.outside;
     outside.example ??= answer.outsideExample;
     return answer;
@@ -155,10 +173,14 @@ export async function fetchSeriesWindow<V>(
   // Wanted units missing at an edge of what the answer covered (or all of them, when it returned nothing) may be an
   // alignment effect: follow them up. A unit missing strictly inside the answer's span was left out by the server.
   const wantedMissing = (): UnitRange[] =>
-    missingRuns(window, [...seen].map((ms) => addUnits(window.start, (ms - window.start.toMillis()) / size, source.unit)))
-      .filter((run) => [...unitsOf(run.start.toMillis(), run.end.toMillis(), size)].some(worthFollowing));
+    missingRuns(
+      window,
+      [...seen].map((ms) => addUnits(window.start, (ms - window.start.toMillis()) / size, source.unit)),
+    ).filter((run) => [...unitsOf(run.start.toMillis(), run.end.toMillis(), size)].some(worthFollowing));
   if (source.maxUnits >= 3) {
-    const edgeRuns = wantedMissing().filter((run) => !(first.firstMs < run.start.toMillis() && run.end.toMillis() - size < first.lastMs));
+    const edgeRuns = wantedMissing().filter(
+      (run) => !(first.firstMs < run.start.toMillis() && run.end.toMillis() - size < first.lastMs),
+    );
     for (const run of edgeRuns) {
       // followUpWindow's one extra unit covers both alignments; one more on the old side covers a server that returns
       // one unit fewer than `length` there (the spec calls `length` a maximum). Split so the total stays ≤ the maximum.
@@ -181,7 +203,14 @@ export async function fetchSeriesWindow<V>(
         : `${source.endpoint} did not return ${new Date(ms).toISOString()} of ${source.seriesKey}${followUps > 0 ? ' (follow-up asked)' : ''}`,
     });
   }
-  return { points, requests, followUps, missing, outside, offsets: [...offsets].sort((a, b) => a[1] - b[1]).map(([offset]) => offset) };
+  return {
+    points,
+    requests,
+    followUps,
+    missing,
+    outside,
+    offsets: [...offsets].sort((a, b) => a[1] - b[1]).map(([offset]) => offset),
+  };
 }
 
 type UnitRange = ReturnType<typeof missingRuns>[number];

@@ -6,7 +6,19 @@ import type { DateTime } from 'luxon';
 import { addUnits, floorUnit, isoSeconds, unitsBetween } from '../time/utc-time.js';
 
 // windows.ts is the one door to series time math for extractors.
-export { addUnits, ceilUnit, floorUnit, isAligned, isoSeconds, parseSeriesTime, parseSeriesTimeMs, parseUtcInstant, unitMs, unitsBetween, writtenOffset } from '../time/utc-time.js';
+export {
+  addUnits,
+  ceilUnit,
+  floorUnit,
+  isAligned,
+  isoSeconds,
+  parseSeriesTime,
+  parseSeriesTimeMs,
+  parseUtcInstant,
+  unitMs,
+  unitsBetween,
+  writtenOffset,
+} from '../time/utc-time.js';
 export type { Unit } from '../time/utc-time.js';
 
 /** A run of whole UTC units, [start, end): both ends on unit boundaries, start before end. */
@@ -97,7 +109,9 @@ export function followUpWindow(run: UnitRange): Window {
 /** Follow-ups for a run of any size, each with `length` ≤ maxUnits (so each covers at most maxUnits − 1 units). */
 export function followUpWindows(run: UnitRange, maxUnits: number): Window[] {
   if (!Number.isInteger(maxUnits) || maxUnits < 2) {
-    throw new RangeError(`followUpWindows: maxUnits must be a whole number ≥ 2 (a follow-up asks for one extra unit), got ${maxUnits}`);
+    throw new RangeError(
+      `followUpWindows: maxUnits must be a whole number ≥ 2 (a follow-up asks for one extra unit), got ${maxUnits}`,
+    );
   }
   return splitWindows(run, maxUnits - 1).map((w) => followUpWindow(w));
 }

@@ -61,13 +61,26 @@ export function prefill(staged: StagedAppend): StagedAppend {
     chunks.push(chunk);
   }
   // Without its fill (and the rows its closure holds): the chunks are all the batch needs from here on.
-  return { table: staged.table, ddl: staged.ddl, types: staged.types, rowCount: staged.rowCount, fill: filledAlready, chunks };
+  return {
+    table: staged.table,
+    ddl: staged.ddl,
+    types: staged.types,
+    rowCount: staged.rowCount,
+    fill: filledAlready,
+    chunks,
+  };
 }
 
 /** A temp table `name` of `cols` (JSON staged as VARCHAR), to hold `columns`, converted and checked already. */
-export function stagedAppend(name: string, cols: readonly (readonly [string, ColumnType])[], columns: DuckDBValue[][], rowCount: number): StagedAppend {
+export function stagedAppend(
+  name: string,
+  cols: readonly (readonly [string, ColumnType])[],
+  columns: DuckDBValue[][],
+  rowCount: number,
+): StagedAppend {
   const ddl = `CREATE OR REPLACE TEMP TABLE ${ident(name)} (${cols.map(([col, type]) => `${ident(col)} ${stagingSqlType(type)}`).join(', ')})`;
-  const fill = (chunk: DuckDBDataChunk, start: number, end: number): void => chunk.setColumns(columns.map((col) => col.slice(start, end)));
+  const fill = (chunk: DuckDBDataChunk, start: number, end: number): void =>
+    chunk.setColumns(columns.map((col) => col.slice(start, end)));
   return { table: name, ddl, types: cols.map(([, type]) => stagingType(type)), rowCount, fill };
 }
 

@@ -24,14 +24,33 @@ export interface ReconciliationRow {
   status: ReconciliationStatus;
 }
 
-export async function recordReconciliation(db: Db, runId: string, checkedAt: Date, rows: readonly ReconciliationRow[]): Promise<void> {
+export async function recordReconciliation(
+  db: Db,
+  runId: string,
+  checkedAt: Date,
+  rows: readonly ReconciliationRow[],
+): Promise<void> {
   // A statement per 100 rows, not per row: a run reconciles every Canvas, four metrics each.
   for (let from = 0; from < rows.length; from += 100) {
     const part = rows.slice(from, from + 100);
-    const tuples = part.map((_, i) => `(${Array.from({ length: 10 }, (_v, k) => (k === 5 || k === 6 ? `CAST($${i * 10 + k + 1} AS DOUBLE)` : `$${i * 10 + k + 1}`)).join(', ')})`);
+    const tuples = part.map(
+      (_, i) =>
+        `(${Array.from({ length: 10 }, (_v, k) => (k === 5 || k === 6 ? `CAST($${i * 10 + k + 1} AS DOUBLE)` : `$${i * 10 + k + 1}`)).join(', ')})`,
+    );
     await db.query(
       `INSERT INTO "_etl_reconciliation" VALUES ${tuples.join(', ')}`,
-      part.flatMap((r) => [r.stream, r.seriesKey, r.windowStart, r.windowEnd, r.metric, r.expected, r.actual, r.status, runId, checkedAt]),
+      part.flatMap((r) => [
+        r.stream,
+        r.seriesKey,
+        r.windowStart,
+        r.windowEnd,
+        r.metric,
+        r.expected,
+        r.actual,
+        r.status,
+        runId,
+        checkedAt,
+      ]),
     );
   }
 }
@@ -56,10 +75,17 @@ export async function storedTotalsOf(
   series: readonly Readonly<Record<string, string>>[],
 ): Promise<{ totals: Record<string, number>; units: number }[]> {
   const dimCols = Object.keys(series[0] ?? {});
-  const keyOf = (dims: Readonly<Record<string, string>>): string => dimCols.map((col) => dims[col] ?? '').join('\u0000');
+  const keyOf = (dims: Readonly<Record<string, string>>): string =>
+    dimCols.map((col) => dims[col] ?? '').join('\u0000');
   const keySql = dimCols.length > 0 ? `concat_ws(chr(0), ${dimCols.map((col) => ident(col)).join(', ')})` : `''`;
-  const where = [`CAST(${ident(s.timeColumn)} AS TIMESTAMP) >= $1`, `CAST(${ident(s.timeColumn)} AS TIMESTAMP) < $2`, `list_contains($3, ${keySql})`].join(' AND ');
-  const sums = Object.entries(s.metrics).map(([metric, col]) => `CAST(coalesce(sum(${ident(col)}), 0) AS DOUBLE) AS ${ident(metric)}`);
+  const where = [
+    `CAST(${ident(s.timeColumn)} AS TIMESTAMP) >= $1`,
+    `CAST(${ident(s.timeColumn)} AS TIMESTAMP) < $2`,
+    `list_contains($3, ${keySql})`,
+  ].join(' AND ');
+  const sums = Object.entries(s.metrics).map(
+    ([metric, col]) => `CAST(coalesce(sum(${ident(col)}), 0) AS DOUBLE) AS ${ident(metric)}`,
+  );
   const rows = await db.query(
     `SELECT ${keySql} AS "_key", count(*) AS "_units", ${sums.join(', ')} FROM ${ident(s.table)} WHERE ${where} GROUP BY ALL`,
     [s.start, s.end, series.map(keyOf)],
@@ -74,16 +100,25 @@ export async function storedTotalsOf(
 }
 
 /** The latest check of every reconciled series and metric, mismatches first. */
-export async function latestReconciliation(db: Db): Promise<(ReconciliationRow & { runId: string; checkedAt: Date })[]> {
+export async function latestReconciliation(
+  db: Db,
+): Promise<(ReconciliationRow & { runId: string; checkedAt: Date })[]> {
   const rows = await db.query(
     `SELECT * FROM "_etl_reconciliation"
      QUALIFY row_number() OVER (PARTITION BY "stream", "series_key", "metric" ORDER BY "checked_at" DESC) = 1
      ORDER BY "status" = 'match', "stream", "series_key", "metric"`,
   );
   return rows.map((r) => ({
-    stream: String(r['stream']), seriesKey: String(r['series_key']), windowStart: r['window_start'] as Date, windowEnd: r['window_end'] as Date,
-    metric: String(r['metric']), expected: Number(r['expected']), actual: Number(r['actual']), status: r['status'] as ReconciliationStatus,
-    runId: String(r['run_id']), checkedAt: r['checked_at'] as Date,
+    stream: String(r['stream']),
+    seriesKey: String(r['series_key']),
+    windowStart: r['window_start'] as Date,
+    windowEnd: r['window_end'] as Date,
+    metric: String(r['metric']),
+    expected: Number(r['expected']),
+    actual: Number(r['actual']),
+    status: r['status'] as ReconciliationStatus,
+    runId: String(r['run_id']),
+    checkedAt: r['checked_at'] as Date,
   }));
 }
 
@@ -98,7 +133,11 @@ export async function restatementsByAge(db: Db): Promise<{ stream: string; ageDa
   const rows = await db.query(
     `SELECT "stream", "age_days", count(*) AS "changes" FROM "_etl_restatements" GROUP BY ALL ORDER BY "stream", "age_days"`,
   );
-  return rows.map((r) => ({ stream: String(r['stream']), ageDays: Number(r['age_days']), changes: Number(r['changes']) }));
+  return rows.map((r) => ({
+    stream: String(r['stream']),
+    ageDays: Number(r['age_days']),
+    changes: Number(r['changes']),
+  }));
 }
 
 /** One series stream's look-back in one run, as `_etl_lookback` holds it. */
@@ -159,8 +198,14 @@ export async function trimLookbacks(db: Db): Promise<void> {
  * Per stream, what an auto look-back is set from: the values restated at each age by runs whose --until is at or after
  * `since`, the --until of its last probe and of the oldest run `_etl_lookback` still holds.
  */
-export async function lookbackEvidence(db: Db, since: Date): Promise<Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }>> {
-  const out = new Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }>();
+export async function lookbackEvidence(
+  db: Db,
+  since: Date,
+): Promise<Map<string, { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }>> {
+  const out = new Map<
+    string,
+    { byAge: { ageDays: number; changes: number }[]; lastProbe?: Date; firstRecorded?: Date }
+  >();
   // `plan` reads a database published before the table existed as it is (read-only): nothing recorded, nothing seen.
   if (!(await hasLookbackTable(db))) return out;
   const entry = (stream: string) => out.get(stream) ?? out.set(stream, { byAge: [] }).get(stream)!;
@@ -169,8 +214,11 @@ export async function lookbackEvidence(db: Db, since: Date): Promise<Map<string,
      WHERE r."until" >= $1 GROUP BY ALL ORDER BY ALL`,
     [since],
   );
-  for (const r of ages) entry(String(r['stream'])).byAge.push({ ageDays: Number(r['age_days']), changes: Number(r['changes']) });
-  for (const r of await db.query(`SELECT "stream", min("until") AS "first", max("until") FILTER (WHERE "probe") AS "probe" FROM "_etl_lookback" GROUP BY ALL`)) {
+  for (const r of ages)
+    entry(String(r['stream'])).byAge.push({ ageDays: Number(r['age_days']), changes: Number(r['changes']) });
+  for (const r of await db.query(
+    `SELECT "stream", min("until") AS "first", max("until") FILTER (WHERE "probe") AS "probe" FROM "_etl_lookback" GROUP BY ALL`,
+  )) {
     const e = entry(String(r['stream']));
     e.firstRecorded = r['first'] as Date;
     if (r['probe'] !== null) e.lastProbe = r['probe'] as Date;
@@ -188,7 +236,9 @@ export interface LookbackNow extends LookbackRow {
 /** The latest look-back of every stream recorded, and when it last changed; none for databases written before the table. */
 export async function latestLookbacks(db: Db): Promise<LookbackNow[]> {
   if (!(await hasLookbackTable(db))) return [];
-  const rows = await db.query(`SELECT "stream", "until", "mode", "lookback_days", "probe", "reason" FROM "_etl_lookback" ORDER BY "stream", "until", "run_id"`);
+  const rows = await db.query(
+    `SELECT "stream", "until", "mode", "lookback_days", "probe", "reason" FROM "_etl_lookback" ORDER BY "stream", "until", "run_id"`,
+  );
   const out = new Map<string, LookbackNow>();
   for (const r of rows) {
     const stream = String(r['stream']);
@@ -196,7 +246,11 @@ export async function latestLookbacks(db: Db): Promise<LookbackNow[]> {
     const before = out.get(stream);
     const changed = before === undefined || before.days !== days || before.mode !== r['mode'];
     out.set(stream, {
-      stream, mode: r['mode'] as LookbackRow['mode'], days, probe: Boolean(r['probe']), reason: String(r['reason']),
+      stream,
+      mode: r['mode'] as LookbackRow['mode'],
+      days,
+      probe: Boolean(r['probe']),
+      reason: String(r['reason']),
       since: changed ? (r['until'] as Date) : before.since,
       previousDays: changed ? (before?.days ?? null) : before.previousDays,
     });
@@ -205,6 +259,8 @@ export async function latestLookbacks(db: Db): Promise<LookbackNow[]> {
 }
 
 async function hasLookbackTable(db: Db): Promise<boolean> {
-  const [exists] = await db.query(`SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = '_etl_lookback'`);
+  const [exists] = await db.query(
+    `SELECT count(*) AS n FROM information_schema.tables WHERE "table_name" = '_etl_lookback'`,
+  );
   return Number(exists?.['n'] ?? 0) > 0;
 }

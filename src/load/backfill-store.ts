@@ -32,10 +32,17 @@ export interface BackfillProgress {
 export function backfillFromRow(row: Record<string, unknown>): BackfillProgress {
   const date = (v: unknown): Date | null => (v instanceof Date ? v : null);
   return {
-    stream: String(row['stream']), series: Number(row['series']), seriesComplete: Number(row['series_complete']),
-    seriesStarted: row['series_started'] === null || row['series_started'] === undefined ? Number(row['series']) : Number(row['series_started']),
-    daysAsked: Number(row['days_asked']), daysCovered: Number(row['days_covered']),
-    loadedFrom: date(row['loaded_from']), loadedTo: date(row['loaded_to']),
+    stream: String(row['stream']),
+    series: Number(row['series']),
+    seriesComplete: Number(row['series_complete']),
+    seriesStarted:
+      row['series_started'] === null || row['series_started'] === undefined
+        ? Number(row['series'])
+        : Number(row['series_started']),
+    daysAsked: Number(row['days_asked']),
+    daysCovered: Number(row['days_covered']),
+    loadedFrom: date(row['loaded_from']),
+    loadedTo: date(row['loaded_to']),
     order: row['backfill_order'] === 'newest_first' ? 'newest_first' : 'oldest_first',
   };
 }
@@ -50,13 +57,27 @@ export class BackfillStore {
   /** Replaces the recorded progress of these streams. */
   async replace(runId: string, progress: readonly BackfillProgress[]): Promise<void> {
     if (progress.length === 0) return;
-    await this.#wh.query(`DELETE FROM "_etl_backfill" WHERE list_contains($1, "stream")`, [progress.map((p) => p.stream)]);
+    await this.#wh.query(`DELETE FROM "_etl_backfill" WHERE list_contains($1, "stream")`, [
+      progress.map((p) => p.stream),
+    ]);
     const at = new Date();
     for (const p of progress) {
       await this.#wh.query(
         `INSERT INTO "_etl_backfill" ("stream", "series", "series_complete", "days_asked", "days_covered", "run_id", "updated_at", "series_started", "loaded_from", "loaded_to", "backfill_order")
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [p.stream, p.series, p.seriesComplete, p.daysAsked, p.daysCovered, runId, at, p.seriesStarted, p.loadedFrom, p.loadedTo, p.order],
+        [
+          p.stream,
+          p.series,
+          p.seriesComplete,
+          p.daysAsked,
+          p.daysCovered,
+          runId,
+          at,
+          p.seriesStarted,
+          p.loadedFrom,
+          p.loadedTo,
+          p.order,
+        ],
       );
     }
   }

@@ -55,7 +55,6 @@ function monthOf(spec: TableSpec, alias: string): string {
     : `'${WHOLE_TABLE_PARTITION}'`;
 }
 
-
 function stageScopes(spec: TableSpec, scopes: readonly ReplaceScope[], name: string): StagedAppend | undefined {
   const first = scopes[0];
   if (!first) return undefined;
@@ -79,13 +78,24 @@ function stageScopes(spec: TableSpec, scopes: readonly ReplaceScope[], name: str
     }
     scope.values.forEach((tuple, i) => {
       if (!Array.isArray(tuple) || tuple.length !== cols.length) {
-        throw new FatalError(`replace scope of ${spec.name} value ${i}: expected ${cols.length} values for [${first.columns.join(', ')}], got ${JSON.stringify(tuple)}`);
+        throw new FatalError(
+          `replace scope of ${spec.name} value ${i}: expected ${cols.length} values for [${first.columns.join(', ')}], got ${JSON.stringify(tuple)}`,
+        );
       }
-      cols.forEach((col, c) => columns[c]!.push(toDuckDBValue(col.type, tuple[c], `replace scope of ${spec.name} value ${i} column "${col.name}"`)));
+      cols.forEach((col, c) =>
+        columns[c]!.push(
+          toDuckDBValue(col.type, tuple[c], `replace scope of ${spec.name} value ${i} column "${col.name}"`),
+        ),
+      );
       rowCount += 1;
     });
   }
-  return stagedAppend(name, cols.map((col) => [col.name, col.type] as const), columns, rowCount);
+  return stagedAppend(
+    name,
+    cols.map((col) => [col.name, col.type] as const),
+    columns,
+    rowCount,
+  );
 }
 
 /** The temp table every merge of a commit adds its counts to (one row per table), read once at the end of the commit. */
@@ -168,7 +178,12 @@ export interface PreparedMerge {
  * (`_chg`, narrow), and the inserted rows are read again from the staging table through its key join; a full copy of
  * every changed row per table cost as much as the staging of the whole batch again.
  */
-export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: readonly ReplaceScope[], ctx: MergeContext): PreparedMerge {
+export function prepareMerge(
+  staged: StagedTable,
+  stagingTable: string,
+  scopes: readonly ReplaceScope[],
+  ctx: MergeContext,
+): PreparedMerge {
   const spec = staged.spec;
   const table = ident(spec.name);
   const fresh = ident(`_new_${spec.name}`);
@@ -195,7 +210,9 @@ export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: 
   );
 
   if (scoped) {
-    const inScope = scopes[0]!.columns.map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`).join(' AND ');
+    const inScope = scopes[0]!.columns
+      .map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`)
+      .join(' AND ');
     sql.push(
       `CREATE OR REPLACE TEMP TABLE ${del} AS SELECT ${spec.key.map((k) => `t.${ident(k)}`).join(', ')}, ${monthOf(spec, 't')} AS "partition"
        FROM ${table} t
@@ -208,7 +225,10 @@ export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: 
 
   const compared = spec.columns.filter((col) => !spec.key.includes(col.name) && !col.keepOnUpdate);
   const kept = spec.columns.filter((col) => col.keepOnUpdate);
-  const differs = compared.length > 0 ? compared.map((col) => `n.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}`).join(' OR ') : 'false';
+  const differs =
+    compared.length > 0
+      ? compared.map((col) => `n.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}`).join(' OR ')
+      : 'false';
   const firstKey = ident(spec.key[0]!);
   const oldMonth = spec.partitionSource ? `t.${ident(PARTITION_COLUMN)}` : `'${WHOLE_TABLE_PARTITION}'`;
   const keys = spec.key.map((k) => `n.${ident(k)}`).join(', ');
@@ -223,7 +243,8 @@ export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: 
          AND e."month" = ${extents.month('n')} AND ${extents.time('n')} BETWEEN e."first_time" AND e."last_time") AS "_maybe" FROM ${fresh} n`,
     );
   }
-  const fromProbe = (maybe: boolean) => `(SELECT n.* FROM ${fresh} n SEMI JOIN ${probe} p ON ${keyMatch(spec, 'n', 'p')} AND ${maybe ? '' : 'NOT '}p."_maybe")`;
+  const fromProbe = (maybe: boolean) =>
+    `(SELECT n.* FROM ${fresh} n SEMI JOIN ${probe} p ON ${keyMatch(spec, 'n', 'p')} AND ${maybe ? '' : 'NOT '}p."_maybe")`;
   // The changed keys, and the values a keepOnUpdate column keeps (the stored one, else the new one).
   sql.push(
     `CREATE OR REPLACE TEMP TABLE ${chg} AS
@@ -238,7 +259,10 @@ export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: 
      SELECT ${keys}, true, ${monthOf(spec, 'n')}, NULL${kept.map((col) => `, n.${ident(col.name)}`).join('')}
      FROM ${fromProbe(false)} n`
         : ''),
-    markDirtySql(nameParam, `SELECT "_new_partition" AS "partition" FROM ${chg} UNION SELECT "_old_partition" FROM ${chg}`),
+    markDirtySql(
+      nameParam,
+      `SELECT "_new_partition" AS "partition" FROM ${chg} UNION SELECT "_old_partition" FROM ${chg}`,
+    ),
   );
   // The changed rows as they were fetched, with `_ins`.
   const changedRows = `(SELECT n.*, x."_ins"${kept.map((col) => `, x.${ident(`_kept_${col.name}`)}`).join('')} FROM ${fresh} n JOIN ${chg} x ON ${keyMatch(spec, 'n', 'x')})`;
@@ -246,7 +270,9 @@ export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: 
     const audit = restatementsSql(spec, changedRows, compared, ctx.runId, ctx.audit);
     if (audit) sql.push(audit);
   }
-  const select = spec.columns.map((col) => (col.keepOnUpdate ? `x.${ident(`_kept_${col.name}`)}` : `x.${ident(col.name)}`));
+  const select = spec.columns.map((col) =>
+    col.keepOnUpdate ? `x.${ident(`_kept_${col.name}`)}` : `x.${ident(col.name)}`,
+  );
   // Measured on 1M rows: without a PRIMARY KEY, DELETE + INSERT is as fast as MERGE INTO and 2-4 times faster than
   // MERGE, ON CONFLICT or DELETE + INSERT on a table with a PRIMARY KEY (see sql/004-bookkeeping.sql).
   sql.push(
@@ -257,15 +283,21 @@ export function prepareMerge(staged: StagedTable, stagingTable: string, scopes: 
        ${extents ? `(SELECT count(*) FROM ${probe} WHERE "_maybe")` : staged.duplicates ? `(SELECT count(*) FROM ${fresh})` : `${staged.rows}`}`,
     ...(extents ? [widenExtentsSql(extents, chg)] : []),
     ...(spec.history
-      ? historyMergeSql(spec, `SELECT ${spec.key.map(ident).join(', ')} FROM ${chg}${scoped ? ` UNION ALL SELECT ${spec.key.map(ident).join(', ')} FROM ${del}` : ''}`, {
-          until: sqlTimestamp(ctx.until ?? ctx.loadedAt, 'run until'),
-          loadedAt: sqlTimestamp(ctx.loadedAt, 'batch loadedAt'),
-          runId: sqlString(ctx.runId),
-          countsTable: MERGE_COUNTS_TABLE,
-        })
+      ? historyMergeSql(
+          spec,
+          `SELECT ${spec.key.map(ident).join(', ')} FROM ${chg}${scoped ? ` UNION ALL SELECT ${spec.key.map(ident).join(', ')} FROM ${del}` : ''}`,
+          {
+            until: sqlTimestamp(ctx.until ?? ctx.loadedAt, 'run until'),
+            loadedAt: sqlTimestamp(ctx.loadedAt, 'batch loadedAt'),
+            runId: sqlString(ctx.runId),
+            countsTable: MERGE_COUNTS_TABLE,
+          },
+        )
       : []),
     `DROP ${freshKind} IF EXISTS ${fresh}`,
-    ...[...(scoped ? [scope, del] : []), chg, ...(extents ? [probe] : [])].map((temp) => `DROP TABLE IF EXISTS ${temp}`),
+    ...[...(scoped ? [scope, del] : []), chg, ...(extents ? [probe] : [])].map(
+      (temp) => `DROP TABLE IF EXISTS ${temp}`,
+    ),
   );
   return { table: spec.name, rows: staged.rows, appends, sql: sql.join(';\n') };
 }
@@ -275,7 +307,12 @@ export function tableChanges(rows: readonly (readonly unknown[])[]): Map<string,
   const changes = new Map<string, TableChange>();
   for (const [table, total, inserted, updated, deleted] of rows) {
     const n = (v: unknown): number => Number(v ?? 0);
-    changes.set(String(table), { inserted: n(inserted), updated: n(updated), unchanged: n(total) - n(inserted) - n(updated), deleted: n(deleted) });
+    changes.set(String(table), {
+      inserted: n(inserted),
+      updated: n(updated),
+      unchanged: n(total) - n(inserted) - n(updated),
+      deleted: n(deleted),
+    });
   }
   return changes;
 }
@@ -304,18 +341,24 @@ function restatementsSql(
   const objects = compared.filter((col) => col.type === 'JSON');
   if (!time || values.length + objects.length === 0) return undefined;
   const keyCols = spec.key.filter((k) => k !== time);
-  const keyJson = keyCols.length > 0 ? `json_object(${keyCols.map((k) => `'${k}', x.${ident(k)}`).join(', ')})` : `'{}'::JSON`;
-  const unitLength = spec.columns.some((col) => col.name === 'unit') ? `CASE WHEN x."unit" = 'hour' THEN INTERVAL 1 HOUR ELSE INTERVAL 1 DAY END` : 'INTERVAL 1 DAY';
+  const keyJson =
+    keyCols.length > 0 ? `json_object(${keyCols.map((k) => `'${k}', x.${ident(k)}`).join(', ')})` : `'{}'::JSON`;
+  const unitLength = spec.columns.some((col) => col.name === 'unit')
+    ? `CASE WHEN x."unit" = 'hour' THEN INTERVAL 1 HOUR ELSE INTERVAL 1 DAY END`
+    : 'INTERVAL 1 DAY';
   const start = `CAST(x.${ident(time)} AS TIMESTAMP)`;
   // One join of the changed rows with the stored ones, its changed values unnested to a row each: a join per column
   // (a UNION ALL of them) held as many hash tables at once and ran out of the writer's memory on wide tables. Only the
   // columns the audit row needs ride along, and unchanged values are dropped before the unnest: a row of a wide table
   // (campaign_message_series, 40 counts) times its every column, all columns wide, also ran out of it.
-  const changes = values.map((col) =>
-    `{'column_name': '${col.name}', 'old_value': CAST(t.${ident(col.name)} AS DOUBLE), 'new_value': CAST(x.${ident(col.name)} AS DOUBLE), 'changed': x.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}}`);
+  const changes = values.map(
+    (col) =>
+      `{'column_name': '${col.name}', 'old_value': CAST(t.${ident(col.name)} AS DOUBLE), 'new_value': CAST(x.${ident(col.name)} AS DOUBLE), 'changed': x.${ident(col.name)} IS DISTINCT FROM t.${ident(col.name)}}`,
+  );
   // A JSON object column (`extra_stats`: per-button clicks, fields without a column) is audited field by field, as
   // `extra_stats.<field>`; a value that is not a number (a nested object) is recorded as changed with NULL values.
-  const asMap = (v: string) => `(CASE WHEN json_type(${v}) = 'OBJECT' THEN CAST(${v} AS MAP(VARCHAR, JSON)) ELSE CAST(MAP {} AS MAP(VARCHAR, JSON)) END)`;
+  const asMap = (v: string) =>
+    `(CASE WHEN json_type(${v}) = 'OBJECT' THEN CAST(${v} AS MAP(VARCHAR, JSON)) ELSE CAST(MAP {} AS MAP(VARCHAR, JSON)) END)`;
   const fieldChanges = objects.map((col) => {
     const [old, now] = [asMap(`t.${ident(col.name)}`), asMap(`x.${ident(col.name)}`)];
     return `list_transform(list_distinct(list_concat(map_keys(${old}), map_keys(${now}))), k -> {'column_name': '${col.name}.' || k,
@@ -324,7 +367,9 @@ function restatementsSql(
   });
   const lists = [...(changes.length > 0 ? [`[${changes.join(', ')}]`] : []), ...fieldChanges];
   const allChanges = lists.length === 1 ? lists[0]! : `flatten([${lists.join(', ')}])`;
-  const carried = [...new Set([...spec.key, time, ...(spec.columns.some((col) => col.name === 'unit') ? ['unit'] : [])])];
+  const carried = [
+    ...new Set([...spec.key, time, ...(spec.columns.some((col) => col.name === 'unit') ? ['unit'] : [])]),
+  ];
   const until = sqlTimestamp(audit.until, 'run until');
   return `INSERT INTO "_etl_restatements"
      SELECT ${sqlString(audit.stream)}, ${sqlString(spec.name)}, ${keyJson}, x."c"."column_name", ${start}, x."c"."old_value", x."c"."new_value",

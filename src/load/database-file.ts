@@ -10,14 +10,16 @@ import type { WarehouseTables } from './warehouse-tables.js';
 // Bytes 8–11 of every DuckDB database file.
 const DUCKDB_MAGIC = 'DUCK';
 
-
 /**
  * Refuse a `path` that is a folder or not a DuckDB database. `shownAs` is how messages name it: the `--db` path, or the
  * `s3://` URL of the object `path` was downloaded from (never a temp path the user cannot find).
  */
 export async function checkDatabaseFile(path: string, shownAs: string): Promise<void> {
   if ((await stat(path)).isDirectory()) {
-    throw new ConfigError('--db', `the database path ${shownAs} is a folder; pass a file path with --db, e.g. --db ${join(shownAs, 'engage.duckdb')}`);
+    throw new ConfigError(
+      '--db',
+      `the database path ${shownAs} is a folder; pass a file path with --db, e.g. --db ${join(shownAs, 'engage.duckdb')}`,
+    );
   }
   const handle = await open(path, 'r');
   const header = Buffer.alloc(12);
@@ -27,7 +29,10 @@ export async function checkDatabaseFile(path: string, shownAs: string): Promise<
     await handle.close();
   }
   if (header.subarray(8, 12).toString('latin1') !== DUCKDB_MAGIC) {
-    throw new ConfigError('--db', `the database file is not a DuckDB database: ${shownAs} (move it away or pass another --db)`);
+    throw new ConfigError(
+      '--db',
+      `the database file is not a DuckDB database: ${shownAs} (move it away or pass another --db)`,
+    );
   }
 }
 
@@ -42,7 +47,11 @@ export async function checkEngageTables(path: string, shownAs: string, tables: W
     const conn = await instance.connect();
     try {
       const list = [...tables.all.map((s) => s.name), '_etl_runs'].map((t) => `'${t}'`).join(', ');
-      const rows = (await conn.runAndReadAll(`SELECT count(*) AS n FROM duckdb_tables() WHERE "schema_name" = 'main' AND "table_name" IN (${list})`)).getRowObjectsJS();
+      const rows = (
+        await conn.runAndReadAll(
+          `SELECT count(*) AS n FROM duckdb_tables() WHERE "schema_name" = 'main' AND "table_name" IN (${list})`,
+        )
+      ).getRowObjectsJS();
       found = Number(rows[0]?.['n'] ?? 0);
     } finally {
       conn.closeSync();
@@ -51,6 +60,9 @@ export async function checkEngageTables(path: string, shownAs: string, tables: W
     instance.closeSync();
   }
   if (found === 0) {
-    throw new ConfigError('--db', `${shownAs} is a DuckDB database but holds no engage-etl table (no _etl_runs, no revenue, …): it was not written by engage-etl; check --db (a typo?) — nothing was changed`);
+    throw new ConfigError(
+      '--db',
+      `${shownAs} is a DuckDB database but holds no engage-etl table (no _etl_runs, no revenue, …): it was not written by engage-etl; check --db (a typo?) — nothing was changed`,
+    );
   }
 }

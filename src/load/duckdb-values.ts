@@ -1,6 +1,18 @@
 // Conversions between the JS values the pipeline hands over and DuckDB values: checked on the way in (a bad value names
 // table, row, column and the type expected), plain JS on the way out (bigint becomes number when it fits).
-import { BIGINT, BOOLEAN, DATE, DOUBLE, INTEGER, LIST, TIMESTAMP, VARCHAR, dateValue, listValue, timestampValue } from '@duckdb/node-api';
+import {
+  BIGINT,
+  BOOLEAN,
+  DATE,
+  DOUBLE,
+  INTEGER,
+  LIST,
+  TIMESTAMP,
+  VARCHAR,
+  dateValue,
+  listValue,
+  timestampValue,
+} from '@duckdb/node-api';
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { FatalError } from '../errors.js';
 import { MONEY } from './table-definition.js';
@@ -53,7 +65,9 @@ function show(value: unknown): string {
 }
 
 function bad(where: string, expected: string, value: unknown): FatalError {
-  return new FatalError(`${where}: expected ${expected}, got ${show(value)} (${typeof value}); fix the value the pipeline hands to the loader`);
+  return new FatalError(
+    `${where}: expected ${expected}, got ${show(value)} (${typeof value}); fix the value the pipeline hands to the loader`,
+  );
 }
 
 function validDate(value: unknown): value is Date {
@@ -87,7 +101,8 @@ export function toDuckDBValue(type: ColumnType, value: unknown, where: string): 
       }
     case 'BIGINT':
       if (typeof value === 'bigint') return value;
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw bad(where, 'an integer (number or bigint)', value);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value))
+        throw bad(where, 'an integer (number or bigint)', value);
       return BigInt(value);
     case 'INTEGER':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < -2_147_483_648 || value > 2_147_483_647) {
@@ -111,7 +126,8 @@ export function toDuckDBValue(type: ColumnType, value: unknown, where: string): 
       return dateValue(ms / MS_PER_DAY);
     }
     case 'VARCHAR[]':
-      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw bad(where, 'an array of strings', value);
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
+        throw bad(where, 'an array of strings', value);
       return listValue(value as string[]);
   }
 }
@@ -141,7 +157,8 @@ export function toQueryParams(params: readonly unknown[]): { values: DuckDBValue
     if (param instanceof Date) add('TIMESTAMP', param, where);
     else if (param === null || param === undefined || typeof param === 'string') add('VARCHAR', param, where);
     else if (typeof param === 'boolean') add('BOOLEAN', param, where);
-    else if (typeof param === 'bigint' || (typeof param === 'number' && Number.isSafeInteger(param))) add('BIGINT', param, where);
+    else if (typeof param === 'bigint' || (typeof param === 'number' && Number.isSafeInteger(param)))
+      add('BIGINT', param, where);
     else if (typeof param === 'number') add('DOUBLE', param, where);
     else if (Array.isArray(param) && param.every((item) => typeof item === 'string')) add('VARCHAR[]', param, where);
     else throw bad(where, 'a string, number, bigint, boolean, Date, array of strings or null', param);

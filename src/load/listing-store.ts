@@ -23,7 +23,10 @@ export class ListingStore {
 
   /** How many entries of `listing` are stored and not marked removed. */
   async activeCount(listing: string): Promise<number> {
-    const [row] = await this.#wh.query(`SELECT count(*) AS n FROM ${ident(this.#listings.name)} WHERE "listing" = $1 AND "_removed_at" IS NULL`, [listing]);
+    const [row] = await this.#wh.query(
+      `SELECT count(*) AS n FROM ${ident(this.#listings.name)} WHERE "listing" = $1 AND "_removed_at" IS NULL`,
+      [listing],
+    );
     return Number(row?.['n'] ?? 0);
   }
 
@@ -34,7 +37,10 @@ export class ListingStore {
 
   /** The entries of `listing` not marked removed whose id is not among `ids`, as rows to upsert again. */
   async entriesLeftOut(listing: string, ids: readonly string[]): Promise<Record<string, unknown>[]> {
-    return this.#rows(this.#listings, `"listing" = $1 AND "_removed_at" IS NULL AND "id" NOT IN ${UNNESTED('$2')}`, [listing, [...ids]]);
+    return this.#rows(this.#listings, `"listing" = $1 AND "_removed_at" IS NULL AND "id" NOT IN ${UNNESTED('$2')}`, [
+      listing,
+      [...ids],
+    ]);
   }
 
   /** The rows of `spec` not marked removed whose key is not among `ids`, as rows to upsert again. */

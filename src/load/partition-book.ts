@@ -33,7 +33,9 @@ export class PartitionBook {
   async years(spec: TableSpec): Promise<string[]> {
     if (!spec.partitionSource) return [];
     const source = ident(spec.partitionSource);
-    const rows = await this.#wh.query(`SELECT DISTINCT strftime(${source}, '%Y') AS p FROM ${ident(spec.name)} WHERE ${source} IS NOT NULL`);
+    const rows = await this.#wh.query(
+      `SELECT DISTINCT strftime(${source}, '%Y') AS p FROM ${ident(spec.name)} WHERE ${source} IS NOT NULL`,
+    );
     return rows.map((row) => row['p'] as string);
   }
 
@@ -41,7 +43,9 @@ export class PartitionBook {
   async rowsByPartition(spec: TableSpec): Promise<Map<string, number>> {
     const source = spec.partitionSource ? ident(spec.partitionSource) : undefined;
     const rows = source
-      ? await this.#wh.query(`SELECT strftime(${source}, '%Y') AS p, count(*) AS n FROM ${ident(spec.name)} WHERE ${source} IS NOT NULL GROUP BY 1`)
+      ? await this.#wh.query(
+          `SELECT strftime(${source}, '%Y') AS p, count(*) AS n FROM ${ident(spec.name)} WHERE ${source} IS NOT NULL GROUP BY 1`,
+        )
       : await this.#wh.query(`SELECT '${WHOLE_TABLE_PARTITION}' AS p, count(*) AS n FROM ${ident(spec.name)}`);
     return new Map(rows.filter((r) => Number(r['n']) > 0).map((r) => [String(r['p']), Number(r['n'])]));
   }

@@ -81,7 +81,8 @@ export class StagingLayout {
       for (const [kind, n] of used) perKind.set(kind, Math.max(perKind.get(kind)!, n));
     }
     for (const kind of KINDS) {
-      for (let i = 0; i < perKind.get(kind)!; i++) this.slots.push({ name: `${KIND_SQL[kind].prefix}${i}`, sql: KIND_SQL[kind].sql });
+      for (let i = 0; i < perKind.get(kind)!; i++)
+        this.slots.push({ name: `${KIND_SQL[kind].prefix}${i}`, sql: KIND_SQL[kind].sql });
     }
     specs.forEach((spec, index) => {
       const next = new Map<Kind, number>();
@@ -100,7 +101,15 @@ export class StagingLayout {
         values.push(kind === 'list' ? `from_json("c${c}", '["VARCHAR"]')` : `"c${c}"`);
         select.push(`${read(ident(slot))} AS ${ident(col.name)}`);
       });
-      this.#tables.set(spec.name, { spec, index, fileColumns: fileColumns.join(', '), slots, values, select, known: new Set(spec.columns.map((c) => c.name)) });
+      this.#tables.set(spec.name, {
+        spec,
+        index,
+        fileColumns: fileColumns.join(', '),
+        slots,
+        values,
+        select,
+        known: new Set(spec.columns.map((c) => c.name)),
+      });
     });
   }
 
@@ -189,7 +198,10 @@ export class RowPackage {
     let entry = this.#tables.get(spec.name);
     if (!entry) {
       const file = `${this.folder}/${spec.name}.csv`;
-      this.#tables.set(spec.name, (entry = { layout: this.tables.staging.table(spec), rows: 0, fd: openSync(file, 'w'), file }));
+      this.#tables.set(
+        spec.name,
+        (entry = { layout: this.tables.staging.table(spec), rows: 0, fd: openSync(file, 'w'), file }),
+      );
     }
     const { layout } = entry;
     const cols = spec.columns;
@@ -210,7 +222,9 @@ export class RowPackage {
       if (!sameShape) {
         for (const name of names) {
           if (!layout.known.has(name)) {
-            throw new FatalError(`${spec.name} row ${at}: unknown column "${name}"; the table's columns are ${cols.map((c) => c.name).join(', ')}`);
+            throw new FatalError(
+              `${spec.name} row ${at}: unknown column "${name}"; the table's columns are ${cols.map((c) => c.name).join(', ')}`,
+            );
           }
         }
         shape = names;
@@ -221,13 +235,17 @@ export class RowPackage {
         const value = row[col.name];
         if (value === null || value === undefined) {
           if (key[c]) {
-            throw new FatalError(`${spec.name} row ${at} column "${col.name}": a key column must have a value, got ${String(value)}; fix the row the pipeline builds`);
+            throw new FatalError(
+              `${spec.name} row ${at} column "${col.name}": a key column must have a value, got ${String(value)}; fix the row the pipeline builds`,
+            );
           }
           fields[c + 1] = '';
           continue;
         }
         if (col.allowed && !col.allowed.includes(value as string)) {
-          throw new FatalError(`${spec.name} row ${at} column "${col.name}": expected one of ${col.allowed.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(value)}; fix the row the pipeline builds`);
+          throw new FatalError(
+            `${spec.name} row ${at} column "${col.name}": expected one of ${col.allowed.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(value)}; fix the row the pipeline builds`,
+          );
         }
         fields[c + 1] = csvValue(col.type, value, spec.name, at, col.name);
       }
@@ -247,7 +265,14 @@ export class RowPackage {
       if (entry.fd !== undefined) closeSync(entry.fd);
       entry.fd = undefined;
     }
-    return [...this.#tables.values()].map(({ layout, rows, file }) => ({ spec: layout.spec, index: layout.index, rows, duplicates: true, select: layout.select, file }));
+    return [...this.#tables.values()].map(({ layout, rows, file }) => ({
+      spec: layout.spec,
+      index: layout.index,
+      rows,
+      duplicates: true,
+      select: layout.select,
+      file,
+    }));
   }
 }
 
@@ -266,7 +291,8 @@ function csvValue(type: ColumnType, value: unknown, table: string, row: number, 
       if (typeof value === 'number' && Number.isFinite(value)) return String(value);
       break;
     case 'INTEGER':
-      if (typeof value === 'number' && Number.isInteger(value) && value >= -2_147_483_648 && value <= 2_147_483_647) return String(value);
+      if (typeof value === 'number' && Number.isInteger(value) && value >= -2_147_483_648 && value <= 2_147_483_647)
+        return String(value);
       break;
     case 'BOOLEAN':
       if (typeof value === 'boolean') return value ? 'true' : 'false';
@@ -284,9 +310,14 @@ function csvValue(type: ColumnType, value: unknown, table: string, row: number, 
   // Everything else is checked (and JSON values serialized) as the appender's path checks it, with its messages.
   const checked = toDuckDBValue(type, value, `${table} row ${row} column "${column}"`);
   // JSON text escapes a lone surrogate, which JSON readers refuse: strings in it are made well-formed first.
-  if (type === 'JSON') return quoted(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? wellFormed(v) : v)) ?? String(checked));
+  if (type === 'JSON')
+    return quoted(
+      JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? wellFormed(v) : v)) ?? String(checked),
+    );
   if (type === 'VARCHAR[]') return quoted(JSON.stringify((value as string[]).map(wellFormed)));
-  throw new FatalError(`${table} row ${row} column "${column}": ${String(checked)} passed the checks but has no staged form`);
+  throw new FatalError(
+    `${table} row ${row} column "${column}": ${String(checked)} passed the checks but has no staged form`,
+  );
 }
 
 /** ES2024's String methods, on every Node this supports (20 and later). */

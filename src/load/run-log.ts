@@ -39,8 +39,16 @@ const ABANDONED_NOTE =
  * Mark the rows of `table` still 'running' as abandoned. Only the holder of the run lock may call it: no run of that
  * database can then still be alive. Returns `run_id (pid N)` of each.
  */
-async function closeAbandonedRuns(conn: DuckDBConnection, at: Date, table: '_etl_runs' | '_push_runs' = '_etl_runs'): Promise<string[]> {
-  const rows = (await conn.runAndReadAll(`SELECT "run_id", "pid" FROM ${ident(table)} WHERE "status" = 'running' ORDER BY "started_at"`)).getRowObjectsJS();
+async function closeAbandonedRuns(
+  conn: DuckDBConnection,
+  at: Date,
+  table: '_etl_runs' | '_push_runs' = '_etl_runs',
+): Promise<string[]> {
+  const rows = (
+    await conn.runAndReadAll(
+      `SELECT "run_id", "pid" FROM ${ident(table)} WHERE "status" = 'running' ORDER BY "started_at"`,
+    )
+  ).getRowObjectsJS();
   if (rows.length === 0) return [];
   await conn.run(
     `UPDATE ${ident(table)} SET "status" = '${ABANDONED}', "finished_at" = $1, "error" = $2 WHERE "status" = 'running'`,
@@ -52,12 +60,21 @@ async function closeAbandonedRuns(conn: DuckDBConnection, at: Date, table: '_etl
 
 /** Record the start of a run (status 'running'). */
 async function beginRun(conn: DuckDBConnection, db: string, r: RunStart): Promise<void> {
-  const existing = (await conn.runAndReadAll(`SELECT 1 FROM "_etl_runs" WHERE "run_id" = $1`, [r.runId], [VARCHAR])).getRows();
-  if (existing.length > 0) throw new FatalError(`run ${r.runId} is already in the run log of ${db}; every run needs a new id`);
+  const existing = (
+    await conn.runAndReadAll(`SELECT 1 FROM "_etl_runs" WHERE "run_id" = $1`, [r.runId], [VARCHAR])
+  ).getRows();
+  if (existing.length > 0)
+    throw new FatalError(`run ${r.runId} is already in the run log of ${db}; every run needs a new id`);
   await conn.run(
     `INSERT INTO "_etl_runs" ("run_id", "pipeline", "started_at", "until", "status", "requests", "rows_changed", "pid")
      VALUES ($1, $2, $3, $4, 'running', 0, 0, $5)`,
-    [r.runId, r.pipeline, toDuckDBValue('TIMESTAMP', r.startedAt, 'run startedAt'), toDuckDBValue('TIMESTAMP', r.until, 'run until'), r.pid ?? process.pid],
+    [
+      r.runId,
+      r.pipeline,
+      toDuckDBValue('TIMESTAMP', r.startedAt, 'run startedAt'),
+      toDuckDBValue('TIMESTAMP', r.until, 'run until'),
+      r.pid ?? process.pid,
+    ],
     [VARCHAR, VARCHAR, TIMESTAMP, TIMESTAMP, INTEGER],
   );
 }
@@ -67,11 +84,19 @@ async function finishRun(conn: DuckDBConnection, db: string, r: RunEnd): Promise
   const rows = (
     await conn.runAndReadAll(
       `UPDATE "_etl_runs" SET "finished_at" = $2, "status" = $3, "requests" = $4, "rows_changed" = $5, "error" = $6 WHERE "run_id" = $1`,
-      [r.runId, toDuckDBValue('TIMESTAMP', r.finishedAt, 'run finishedAt'), r.status, BigInt(r.requests), BigInt(r.rowsChanged), r.error ?? null],
+      [
+        r.runId,
+        toDuckDBValue('TIMESTAMP', r.finishedAt, 'run finishedAt'),
+        r.status,
+        BigInt(r.requests),
+        BigInt(r.rowsChanged),
+        r.error ?? null,
+      ],
       [VARCHAR, TIMESTAMP, VARCHAR, BIGINT, BIGINT, VARCHAR],
     )
   ).getRows();
-  if (Number(rows[0]?.[0] ?? 0) === 0) throw new FatalError(`run ${r.runId} is not in the run log of ${db}; call RunLog.begin first`);
+  if (Number(rows[0]?.[0] ?? 0) === 0)
+    throw new FatalError(`run ${r.runId} is not in the run log of ${db}; call RunLog.begin first`);
 }
 
 /** The statuses of a run that ended and recorded its end. */
@@ -105,13 +130,17 @@ export class RunLog {
 
   /** The newest run's row (as `status` shows it), or undefined when none ran. */
   async latest(): Promise<Record<string, unknown> | undefined> {
-    const [row] = await this.#wh.query('SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1');
+    const [row] = await this.#wh.query(
+      'SELECT run_id, status, started_at, finished_at, "until", requests, rows_changed, error, pid FROM "_etl_runs" ORDER BY started_at DESC LIMIT 1',
+    );
     return row;
   }
 
   /** How many runs ended and recorded their end (abandoned, running and interrupted ones are not counted). */
   async endedCount(): Promise<number> {
-    const [row] = await this.#wh.query(`SELECT count(*) AS n FROM "_etl_runs" WHERE "status" IN ${ENDED} AND "finished_at" IS NOT NULL`);
+    const [row] = await this.#wh.query(
+      `SELECT count(*) AS n FROM "_etl_runs" WHERE "status" IN ${ENDED} AND "finished_at" IS NOT NULL`,
+    );
     return Number(row?.['n'] ?? 0);
   }
 }

@@ -20,16 +20,31 @@ export class SeriesFailureStore {
   }
 
   /** Replace the failures of `streams` (the streams a run ran; other streams keep theirs) with `failures`. */
-  async replace(streams: readonly string[], runId: string, finishedAt: Date, failures: readonly FailedSeries[]): Promise<void> {
+  async replace(
+    streams: readonly string[],
+    runId: string,
+    finishedAt: Date,
+    failures: readonly FailedSeries[],
+  ): Promise<void> {
     await this.#wh.query(`DELETE FROM "_etl_series_failures" WHERE list_contains($1, "stream")`, [[...streams]]);
     for (const f of failures) {
-      await this.#wh.query(`INSERT INTO "_etl_series_failures" VALUES ($1, $2, $3, $4, $5, $6, $7)`, [f.stream, f.series, f.id ?? null, f.error, f.retriable, runId, finishedAt]);
+      await this.#wh.query(`INSERT INTO "_etl_series_failures" VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+        f.stream,
+        f.series,
+        f.id ?? null,
+        f.error,
+        f.retriable,
+        runId,
+        finishedAt,
+      ]);
     }
   }
 
   /** Every recorded failure, by stream and series; none for a database written before the table existed. */
   async list(): Promise<Record<string, unknown>[]> {
     if (!(await hasTable(this.#wh, '_etl_series_failures'))) return [];
-    return this.#wh.query('SELECT "stream", "series_key", "object_id", "retriable", "error", "run_id" FROM "_etl_series_failures" ORDER BY "stream", "series_key"');
+    return this.#wh.query(
+      'SELECT "stream", "series_key", "object_id", "retriable", "error", "run_id" FROM "_etl_series_failures" ORDER BY "stream", "series_key"',
+    );
   }
 }

@@ -109,19 +109,43 @@ export const HOLES_SQL = `SELECT * FROM "_etl_holes" ORDER BY "stream", "series_
  * Widen the series' loaded ranges by a batch: the high watermark never moves backwards and the low one never forwards
  * (last entry per series wins within the batch, then the stored value bounds it); rows_loaded adds up.
  */
-export function prepareSeriesState(runId: string, loadedAt: Date, state: readonly SeriesStateUpdate[]): { appends: StagedAppend[]; sql: string } {
+export function prepareSeriesState(
+  runId: string,
+  loadedAt: Date,
+  state: readonly SeriesStateUpdate[],
+): { appends: StagedAppend[]; sql: string } {
   if (state.length === 0) return { appends: [], sql: '' };
   const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'BIGINT' | 'INTEGER'][] = [
-    ['_seq', 'INTEGER'], ['stream', 'VARCHAR'], ['series_key', 'VARCHAR'], ['unit', 'VARCHAR'], ['watermark', 'TIMESTAMP'], ['rows_loaded', 'BIGINT'],
-    ['utc_offset', 'VARCHAR'], ['low_watermark', 'TIMESTAMP'],
+    ['_seq', 'INTEGER'],
+    ['stream', 'VARCHAR'],
+    ['series_key', 'VARCHAR'],
+    ['unit', 'VARCHAR'],
+    ['watermark', 'TIMESTAMP'],
+    ['rows_loaded', 'BIGINT'],
+    ['utc_offset', 'VARCHAR'],
+    ['low_watermark', 'TIMESTAMP'],
   ];
   const columns = cols.map(() => [] as DuckDBValue[]);
   state.forEach((s, i) => {
     const at = `state entry ${i} of run ${runId}`;
-    for (const [name, value] of [['stream', s.stream], ['seriesKey', s.seriesKey], ['unit', s.unit]] as const) {
-      if (typeof value !== 'string' || value === '') throw new FatalError(`${at}: ${name} must be a non-empty string, got ${JSON.stringify(value)}`);
+    for (const [name, value] of [
+      ['stream', s.stream],
+      ['seriesKey', s.seriesKey],
+      ['unit', s.unit],
+    ] as const) {
+      if (typeof value !== 'string' || value === '')
+        throw new FatalError(`${at}: ${name} must be a non-empty string, got ${JSON.stringify(value)}`);
     }
-    const values = [i, s.stream, s.seriesKey, s.unit, s.watermark, s.rowsLoaded, s.utcOffset ?? null, s.lowWatermark ?? null];
+    const values = [
+      i,
+      s.stream,
+      s.seriesKey,
+      s.unit,
+      s.watermark,
+      s.rowsLoaded,
+      s.utcOffset ?? null,
+      s.lowWatermark ?? null,
+    ];
     cols.forEach(([name, type], c) => columns[c]!.push(toDuckDBValue(type, values[c], `${at} field ${name}`)));
   });
   const append = stagedAppend('_stg_state', cols, columns, state.length);
@@ -149,11 +173,21 @@ export function prepareSeriesState(runId: string, loadedAt: Date, state: readonl
  * Apply hole changes as if one at a time, in order: the last change of a unit decides ('filled' removes it), and a stored
  * hole keeps its first run id unless an earlier change of this batch removed it.
  */
-export function prepareHoleUpdates(runId: string, at: Date, holes: readonly HoleUpdate[]): { appends: StagedAppend[]; sql: string } {
+export function prepareHoleUpdates(
+  runId: string,
+  at: Date,
+  holes: readonly HoleUpdate[],
+): { appends: StagedAppend[]; sql: string } {
   if (holes.length === 0) return { appends: [], sql: '' };
   const cols: [string, 'VARCHAR' | 'TIMESTAMP' | 'INTEGER'][] = [
-    ['_seq', 'INTEGER'], ['stream', 'VARCHAR'], ['series_key', 'VARCHAR'], ['unit', 'VARCHAR'], ['unit_start', 'TIMESTAMP'],
-    ['status', 'VARCHAR'], ['attempts', 'INTEGER'], ['reason', 'VARCHAR'],
+    ['_seq', 'INTEGER'],
+    ['stream', 'VARCHAR'],
+    ['series_key', 'VARCHAR'],
+    ['unit', 'VARCHAR'],
+    ['unit_start', 'TIMESTAMP'],
+    ['status', 'VARCHAR'],
+    ['attempts', 'INTEGER'],
+    ['reason', 'VARCHAR'],
   ];
   const columns = cols.map(() => [] as DuckDBValue[]);
   holes.forEach((h, i) => {

@@ -20,7 +20,8 @@ export class SettingsStore {
   async setWorkspace(workspace: string | undefined): Promise<void> {
     await this.#wh.transaction('recording the workspace', async (conn) => {
       await conn.run(`DELETE FROM "_etl_settings" WHERE "key" = 'workspace'`);
-      if (workspace !== undefined) await conn.run(`INSERT INTO "_etl_settings" VALUES ('workspace', $1)`, [workspace], [VARCHAR]);
+      if (workspace !== undefined)
+        await conn.run(`INSERT INTO "_etl_settings" VALUES ('workspace', $1)`, [workspace], [VARCHAR]);
     });
   }
 

@@ -5,7 +5,9 @@ import type { Warehouse } from './warehouse.js';
 
 /** The tables of the main schema, by name. */
 export async function tableNames(wh: Warehouse): Promise<string[]> {
-  const rows = await wh.query(`SELECT "table_name" FROM information_schema.tables WHERE "table_schema" = 'main' ORDER BY 1`);
+  const rows = await wh.query(
+    `SELECT "table_name" FROM information_schema.tables WHERE "table_schema" = 'main' ORDER BY 1`,
+  );
   return rows.map((r) => r['table_name'] as string);
 }
 
@@ -17,7 +19,10 @@ export async function hasTable(wh: Warehouse, name: string): Promise<boolean> {
 
 /** The columns of table `name` of the main schema, in their order, with DuckDB's name of their type. */
 export async function columnsOfTable(wh: Warehouse, name: string): Promise<{ name: string; type: string }[]> {
-  const rows = await wh.query(`SELECT "column_name", "data_type" FROM information_schema.columns WHERE "table_schema" = 'main' AND "table_name" = $1 ORDER BY "ordinal_position"`, [name]);
+  const rows = await wh.query(
+    `SELECT "column_name", "data_type" FROM information_schema.columns WHERE "table_schema" = 'main' AND "table_name" = $1 ORDER BY "ordinal_position"`,
+    [name],
+  );
   return rows.map((c) => ({ name: c['column_name'] as string, type: c['data_type'] as string }));
 }
 

@@ -14,7 +14,12 @@ export interface StreamOutcome {
 }
 
 /** Inside the caller's transaction: record each stream's outcome of run `runId`, keeping its last success. */
-async function recordStreamOutcomes(conn: DuckDBConnection, runId: string, finishedAt: Date, outcomes: readonly StreamOutcome[]): Promise<void> {
+async function recordStreamOutcomes(
+  conn: DuckDBConnection,
+  runId: string,
+  finishedAt: Date,
+  outcomes: readonly StreamOutcome[],
+): Promise<void> {
   for (const o of outcomes) {
     const ok = o.status === 'succeeded';
     await conn.run(
@@ -26,7 +31,11 @@ async function recordStreamOutcomes(conn: DuckDBConnection, runId: string, finis
       [VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMP],
     );
     // The row just inserted is the newest; the older one of the stream goes.
-    await conn.run(`DELETE FROM "_etl_stream_outcomes" WHERE "stream" = $1 AND "run_id" IS DISTINCT FROM $2`, [o.stream, runId], [VARCHAR, VARCHAR]);
+    await conn.run(
+      `DELETE FROM "_etl_stream_outcomes" WHERE "stream" = $1 AND "run_id" IS DISTINCT FROM $2`,
+      [o.stream, runId],
+      [VARCHAR, VARCHAR],
+    );
   }
 }
 
@@ -40,17 +49,23 @@ export class StreamOutcomeStore {
 
   /** Record each stream's outcome of run `runId`, in one transaction. */
   async record(runId: string, finishedAt: Date, outcomes: readonly StreamOutcome[]): Promise<void> {
-    await this.#wh.transaction(`stream outcomes of run ${runId}`, (conn) => recordStreamOutcomes(conn, runId, finishedAt, outcomes));
+    await this.#wh.transaction(`stream outcomes of run ${runId}`, (conn) =>
+      recordStreamOutcomes(conn, runId, finishedAt, outcomes),
+    );
   }
 
   /** Every stream's last outcome, by stream name, as `status` shows it. */
   async list(): Promise<Record<string, unknown>[]> {
-    return this.#wh.query('SELECT "stream", "status", "error", "run_id", "finished_at", "last_success_run_id", "last_success_at" FROM "_etl_stream_outcomes" ORDER BY "stream"');
+    return this.#wh.query(
+      'SELECT "stream", "status", "error", "run_id", "finished_at", "last_success_run_id", "last_success_at" FROM "_etl_stream_outcomes" ORDER BY "stream"',
+    );
   }
 
   /** Each stream's last success, in whole seconds since the epoch (streams that never succeeded are left out). */
   async lastSuccesses(): Promise<Record<string, number>> {
-    const rows = await this.#wh.query(`SELECT "stream", epoch(max("last_success_at")) AS at FROM "_etl_stream_outcomes" WHERE "last_success_at" IS NOT NULL GROUP BY "stream"`);
+    const rows = await this.#wh.query(
+      `SELECT "stream", epoch(max("last_success_at")) AS at FROM "_etl_stream_outcomes" WHERE "last_success_at" IS NOT NULL GROUP BY "stream"`,
+    );
     return Object.fromEntries(rows.map((r) => [String(r['stream']), Math.round(Number(r['at']))]));
   }
 }

@@ -13,7 +13,17 @@ export const MONEY = 'DECIMAL(18,2)';
 export const MONEY_SCALE = 2;
 
 /** DuckDB column types used by the warehouse. JSON columns take any JS value and store its JSON text. */
-export type ColumnType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | typeof MONEY | 'BOOLEAN' | 'TIMESTAMP' | 'DATE' | 'VARCHAR[]' | 'JSON';
+export type ColumnType =
+  | 'VARCHAR'
+  | 'BIGINT'
+  | 'INTEGER'
+  | 'DOUBLE'
+  | typeof MONEY
+  | 'BOOLEAN'
+  | 'TIMESTAMP'
+  | 'DATE'
+  | 'VARCHAR[]'
+  | 'JSON';
 
 export interface ColumnSpec<N extends string = string, T extends ColumnType = ColumnType> {
   readonly name: N;
@@ -78,17 +88,26 @@ export interface TableRows<S extends TableSpec = TableSpec> {
 }
 
 /** A column of a table declaration. */
-export function col<const N extends string, const T extends ColumnType>(name: N, type: T, opts: { keepOnUpdate?: boolean; allowed?: readonly string[] } = {}): ColumnSpec<N, T> {
+export function col<const N extends string, const T extends ColumnType>(
+  name: N,
+  type: T,
+  opts: { keepOnUpdate?: boolean; allowed?: readonly string[] } = {},
+): ColumnSpec<N, T> {
   return { name, type, ...opts };
 }
 
 /** Declares a table; the literal column names and types are kept so rows can be typed from them. */
-export function defineTable<const N extends string, const C extends readonly ColumnSpec[]>(spec: TableSpec<N, C>): TableSpec<N, C> {
+export function defineTable<const N extends string, const C extends readonly ColumnSpec[]>(
+  spec: TableSpec<N, C>,
+): TableSpec<N, C> {
   return spec;
 }
 
 /** Rows for `table`, checked against its columns at compile time. */
-export function rowsOf<S extends TableSpec>(table: S, rows: RowOf<S>[]): { table: S['name']; rows: Record<string, unknown>[] } {
+export function rowsOf<S extends TableSpec>(
+  table: S,
+  rows: RowOf<S>[],
+): { table: S['name']; rows: Record<string, unknown>[] } {
   return { table: table.name, rows: rows as Record<string, unknown>[] };
 }
 
@@ -130,7 +149,9 @@ export function sqlString(text: string): string {
 export function createTableSql(spec: TableSpec): string {
   const lines = storedColumns(spec).map((c) => `  ${ident(c.name)} ${c.type}`);
   if (spec.partitionSource) {
-    lines.push(`  ${ident(PARTITION_COLUMN)} VARCHAR GENERATED ALWAYS AS (strftime(${ident(spec.partitionSource)}, '%Y-%m')) VIRTUAL`);
+    lines.push(
+      `  ${ident(PARTITION_COLUMN)} VARCHAR GENERATED ALWAYS AS (strftime(${ident(spec.partitionSource)}, '%Y-%m')) VIRTUAL`,
+    );
   }
   const key = spec.key.map((k) => k).join(', ');
   return [

@@ -77,7 +77,9 @@ export function historyMergeSql(spec: TableSpec, touched: string, stamp: History
   const removable = spec.columns.some((c) => c.name === REMOVED_AT);
   const live = `t.${first} IS NOT NULL${removable ? ` AND t.${ident(REMOVED_AT)} IS NULL` : ''}`;
   const differs = versionedColumns(spec).map((c) => `t.${ident(c.name)} IS DISTINCT FROM c.${ident(c.name)}`);
-  const candidate = spec.history?.validFrom ? `COALESCE(CAST(t.${ident(spec.history.validFrom)} AS TIMESTAMP), ${stamp.until})` : stamp.until;
+  const candidate = spec.history?.validFrom
+    ? `COALESCE(CAST(t.${ident(spec.history.validFrom)} AS TIMESTAMP), ${stamp.until})`
+    : stamp.until;
   const [from, to] = [ident(VALID_FROM), ident(VALID_TO)];
   const closeAt = removable ? `COALESCE(t.${ident(REMOVED_AT)}, ${stamp.until})` : stamp.until;
   const data = spec.columns.map((c) => ident(c.name));
@@ -103,8 +105,10 @@ export function historyMergeSql(spec: TableSpec, touched: string, stamp: History
     ),
     // Opened: a new version per live changed key. Closed: the current version of a key that changed or is gone.
     ...(stamp.countsTable
-      ? [`INSERT INTO ${ident(stamp.countsTable)} SELECT ${sqlString(historyTableName(spec.name))}, "opened" + "closed", "opened", "closed", 0, 0
-          FROM (SELECT count(*) FILTER (WHERE "_live" AND "_changed") AS "opened", count(*) FILTER (WHERE "_open" AND (NOT "_live" OR "_changed")) AS "closed" FROM ${versions})`]
+      ? [
+          `INSERT INTO ${ident(stamp.countsTable)} SELECT ${sqlString(historyTableName(spec.name))}, "opened" + "closed", "opened", "closed", 0, 0
+          FROM (SELECT count(*) FILTER (WHERE "_live" AND "_changed") AS "opened", count(*) FILTER (WHERE "_open" AND (NOT "_live" OR "_changed")) AS "closed" FROM ${versions})`,
+        ]
       : []),
     `DROP TABLE IF EXISTS ${versions}`,
   ];
@@ -119,7 +123,9 @@ export async function seedHistory(conn: DuckDBConnection, spec: TableSpec): Prom
   const history = ident(historyTableName(spec.name));
   const removable = spec.columns.some((c) => c.name === REMOVED_AT);
   const start = `COALESCE(${spec.history?.validFrom ? `CAST(t.${ident(spec.history.validFrom)} AS TIMESTAMP), ` : ''}r."until", t."_loaded_at")`;
-  const end = removable ? `CASE WHEN t.${ident(REMOVED_AT)} IS NOT NULL THEN greatest(t.${ident(REMOVED_AT)}, ${start}) END` : 'NULL';
+  const end = removable
+    ? `CASE WHEN t.${ident(REMOVED_AT)} IS NOT NULL THEN greatest(t.${ident(REMOVED_AT)}, ${start}) END`
+    : 'NULL';
   const data = spec.columns.map((c) => ident(c.name));
   await conn.run('BEGIN TRANSACTION');
   try {
@@ -128,7 +134,12 @@ export async function seedHistory(conn: DuckDBConnection, spec: TableSpec): Prom
        SELECT ${data.map((c) => `t.${c}`).join(', ')}, ${start}, ${end}, t."_loaded_at", t."_run_id"
        FROM ${ident(spec.name)} t LEFT JOIN "_etl_runs" r ON r."run_id" = t."_run_id"`,
     );
-    await conn.run(markDirtySql(sqlString(historyTableName(spec.name)), `SELECT '${WHOLE_TABLE_PARTITION}' AS "partition" FROM ${history} LIMIT 1`));
+    await conn.run(
+      markDirtySql(
+        sqlString(historyTableName(spec.name)),
+        `SELECT '${WHOLE_TABLE_PARTITION}' AS "partition" FROM ${history} LIMIT 1`,
+      ),
+    );
     await conn.run('COMMIT');
   } catch (err) {
     await conn.run('ROLLBACK').catch(() => undefined);

@@ -4,7 +4,17 @@
 // partition it holds is marked dirty so the next export rewrites its Parquet files.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { markDirtySql } from './dirty-partitions.js';
-import { BOOKKEEPING_COLUMNS, MONEY, PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, createTableSql, ident, sqlString, storedColumns } from './table-definition.js';
+import {
+  BOOKKEEPING_COLUMNS,
+  MONEY,
+  PARTITION_COLUMN,
+  WHOLE_TABLE_PARTITION,
+  allColumnNames,
+  createTableSql,
+  ident,
+  sqlString,
+  storedColumns,
+} from './table-definition.js';
 import type { TableSpec, TableUpgrade } from './table-definition.js';
 
 /** A stored column: its name and DuckDB type. */
@@ -34,7 +44,13 @@ export function matchingUpgrade(spec: TableSpec, found: readonly FoundColumn[]):
   const names = stored.map((c) => c.name).join(', ');
   const declared = spec.upgrades?.find((u) => layout(u.from) === names);
   if (declared) return declared;
-  if (names !== storedColumns(spec).map((c) => c.name).join(', ')) return undefined;
+  if (
+    names !==
+    storedColumns(spec)
+      .map((c) => c.name)
+      .join(', ')
+  )
+    return undefined;
   const money = spec.columns.filter((c) => c.type === MONEY);
   const retyped = money.some((c) => stored.find((f) => f.name === c.name)?.type === 'DOUBLE');
   return retyped ? { from: spec.columns.map((c) => c.name) } : undefined;

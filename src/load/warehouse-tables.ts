@@ -32,7 +32,8 @@ export class WarehouseTables {
   /** The spec of a table; throws for a name outside these tables (a programming error, not user input). */
   spec(name: string): TableSpec {
     const spec = this.#byName.get(name);
-    if (!spec) throw new FatalError(`unknown warehouse table "${name}"; use one of: ${this.all.map((s) => s.name).join(', ')}`);
+    if (!spec)
+      throw new FatalError(`unknown warehouse table "${name}"; use one of: ${this.all.map((s) => s.name).join(', ')}`);
     return spec;
   }
 

@@ -11,12 +11,26 @@ import { EngageError, FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
 import { isProcessAlive } from '../process/process-alive.js';
 import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
-import { MERGE_COUNTS_DDL, MERGE_COUNTS_TABLE, comparedRows, prepareMerge, tableChanges, tableExtents } from './bulk-merge.js';
+import {
+  MERGE_COUNTS_DDL,
+  MERGE_COUNTS_TABLE,
+  comparedRows,
+  prepareMerge,
+  tableChanges,
+  tableExtents,
+} from './bulk-merge.js';
 import { RowPackage, type PackageTables, type StagedTable } from './row-package.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
-import { HOLES_SQL, SERIES_STATE_SQL, prepareHoleUpdates, prepareSeriesState, toHole, toSeriesState } from './series-state-store.js';
+import {
+  HOLES_SQL,
+  SERIES_STATE_SQL,
+  prepareHoleUpdates,
+  prepareSeriesState,
+  toHole,
+  toSeriesState,
+} from './series-state-store.js';
 import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
 import { behindMs } from './series-freshness.js';
 import { applySqlDir } from './sql-dir.js';
@@ -135,7 +149,9 @@ const OPEN = new Map<string, OpenInstance>();
 function openError(path: string, err: unknown): FatalError {
   const msg = err instanceof Error ? err.message : String(err);
   if (/not a valid DuckDB database file/i.test(msg)) {
-    return new FatalError(`the database file is not a DuckDB database: ${path} (move it away or pass another --db)`, { cause: err });
+    return new FatalError(`the database file is not a DuckDB database: ${path} (move it away or pass another --db)`, {
+      cause: err,
+    });
   }
   const lock = /Could not set lock on file .*?: (Conflicting lock is held in .*?\(PID \d+\))/i.exec(msg);
   if (lock || /Could not set lock/i.test(msg)) {
@@ -145,12 +161,20 @@ function openError(path: string, err: unknown): FatalError {
     );
   }
   if (/database does not exist/i.test(msg)) {
-    return new FatalError(`no database at ${path}; run \`engage-etl run\` first or pass the --db of an existing one`, { cause: err });
+    return new FatalError(`no database at ${path}; run \`engage-etl run\` first or pass the --db of an existing one`, {
+      cause: err,
+    });
   }
   if (/Is a directory/i.test(msg)) {
-    return new FatalError(`the database path ${path} is a folder; pass a file path with --db, e.g. --db ${join(path, 'engage.duckdb')}`, { cause: err });
+    return new FatalError(
+      `the database path ${path} is a folder; pass a file path with --db, e.g. --db ${join(path, 'engage.duckdb')}`,
+      { cause: err },
+    );
   }
-  return new FatalError(`cannot open the database ${path}: ${msg}; check the file (permissions, disk) or pass another --db`, { cause: err });
+  return new FatalError(
+    `cannot open the database ${path}: ${msg}; check the file (permissions, disk) or pass another --db`,
+    { cause: err },
+  );
 }
 
 /**
@@ -179,13 +203,16 @@ function sweepStages(): void {
   }
   for (const name of names) {
     const pid = Number(/^engage-etl-stage-(\d+)-/.exec(name)?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid))
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
 }
 
 function checkBatch(batch: Pick<LoadBatch, 'runId' | 'loadedAt'>): void {
   if (typeof batch.runId !== 'string' || batch.runId === '') {
-    throw new FatalError(`a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to RunLog.begin`);
+    throw new FatalError(
+      `a batch needs a non-empty runId, got ${JSON.stringify(batch.runId)}; pass the id given to RunLog.begin`,
+    );
   }
   if (!(batch.loadedAt instanceof Date) || Number.isNaN(batch.loadedAt.getTime())) {
     throw new FatalError(`batch of run ${batch.runId}: loadedAt must be a valid Date, got ${String(batch.loadedAt)}`);
@@ -195,7 +222,9 @@ function checkBatch(batch: Pick<LoadBatch, 'runId' | 'loadedAt'>): void {
 /** The spec of a table a batch names; a name outside the warehouse's tables is a programming error. */
 function tableOf(tables: PackageTables, runId: string, table: string, source: string): TableSpec {
   if (!tables.has(table)) {
-    throw new FatalError(`batch of run ${runId}: ${source} names unknown table "${table}"; use one of: ${tables.all.map((s) => s.name).join(', ')}`);
+    throw new FatalError(
+      `batch of run ${runId}: ${source} names unknown table "${table}"; use one of: ${tables.all.map((s) => s.name).join(', ')}`,
+    );
   }
   return tables.spec(table);
 }
@@ -239,7 +268,13 @@ export class Warehouse {
   #stage: string | undefined;
   #packages = 0;
 
-  private constructor(path: string, tables: WarehouseTables, readOnly: boolean, conn: DuckDBConnection, absentHistory: readonly string[]) {
+  private constructor(
+    path: string,
+    tables: WarehouseTables,
+    readOnly: boolean,
+    conn: DuckDBConnection,
+    absentHistory: readonly string[],
+  ) {
     this.path = path;
     this.tables = tables;
     this.readOnly = readOnly;
@@ -261,7 +296,10 @@ export class Warehouse {
       try {
         await mkdir(dirname(abs), { recursive: true });
       } catch (err) {
-        throw new FatalError(`cannot create the folder of the database ${abs}: ${(err as NodeJS.ErrnoException).code ?? err}; pass another --db`, { cause: err });
+        throw new FatalError(
+          `cannot create the folder of the database ${abs}: ${(err as NodeJS.ErrnoException).code ?? err}; pass another --db`,
+          { cause: err },
+        );
       }
     }
     let entry = OPEN.get(abs);
@@ -270,7 +308,9 @@ export class Warehouse {
     }
     if (!entry) {
       try {
-        const options = readOnly ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) } : writerOptions(opts.memoryLimit);
+        const options = readOnly
+          ? { access_mode: 'READ_ONLY', ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}) }
+          : writerOptions(opts.memoryLimit);
         const instance = await DuckDBInstance.create(abs, options);
         entry = { instance, readOnly, refs: 0, extentsBuilt: new Set() };
       } catch (err) {
@@ -289,7 +329,8 @@ export class Warehouse {
         await upgradeTables(conn, tables.all);
         // A database from before a table kept its history gains it now, starting from the rows it holds.
         for (const spec of tables.fetched) {
-          if (spec.history && before.has(spec.name) && !before.has(historyTableName(spec.name))) await seedHistory(conn, spec);
+          if (spec.history && before.has(spec.name) && !before.has(historyTableName(spec.name)))
+            await seedHistory(conn, spec);
         }
       }
       const absentHistory = await checkSchema(conn, abs, tables, readOnly);
@@ -315,11 +356,13 @@ export class Warehouse {
 
   /** Run `fn` alone on the connection: a transaction must not interleave with another call's statements. */
   #serial<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-    const run = this.#queue.catch(() => undefined).then(() => {
-      const conn = this.#conn;
-      if (!conn) throw new FatalError(`the warehouse ${this.path} is closed; open it again`);
-      return fn(conn);
-    });
+    const run = this.#queue
+      .catch(() => undefined)
+      .then(() => {
+        const conn = this.#conn;
+        if (!conn) throw new FatalError(`the warehouse ${this.path} is closed; open it again`);
+        return fn(conn);
+      });
     this.#queue = run;
     return run;
   }
@@ -339,7 +382,9 @@ export class Warehouse {
       } catch (err) {
         await conn.run('ROLLBACK').catch(() => undefined);
         if (err instanceof EngageError) throw err;
-        throw new FatalError(`${what} failed and was rolled back (nothing was written): ${(err as Error).message}`, { cause: err });
+        throw new FatalError(`${what} failed and was rolled back (nothing was written): ${(err as Error).message}`, {
+          cause: err,
+        });
       }
     });
   }
@@ -395,18 +440,30 @@ export class Warehouse {
       const stream = commit.until ? this.tables.seriesStreamOf(table) : undefined;
       const audit = stream && commit.until ? { audit: { stream, until: commit.until } } : {};
       return prepareMerge(t, STAGING_TABLE, scopes.get(table) ?? [], {
-        runId: commit.runId, loadedAt: commit.loadedAt, ...audit, ...(commit.until ? { until: commit.until } : {}),
+        runId: commit.runId,
+        loadedAt: commit.loadedAt,
+        ...audit,
+        ...(commit.until ? { until: commit.until } : {}),
       });
     });
     const state = prepareSeriesState(commit.runId, commit.loadedAt, commit.state);
     const holes = prepareHoleUpdates(commit.runId, commit.loadedAt, commit.holes ?? []);
     const appends = [...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
-    const script = [...merges.map((m) => m.sql), `DROP TABLE IF EXISTS "${STAGING_TABLE}"`, state.sql, holes.sql, `SELECT * FROM "${MERGE_COUNTS_TABLE}"`].filter((sql) => sql !== '');
+    const script = [
+      ...merges.map((m) => m.sql),
+      `DROP TABLE IF EXISTS "${STAGING_TABLE}"`,
+      state.sql,
+      holes.sql,
+      `SELECT * FROM "${MERGE_COUNTS_TABLE}"`,
+    ].filter((sql) => sql !== '');
     return {
       runId: commit.runId,
       tables: merges.map((m) => m.table),
       what: merges.map((m) => `${m.rows} rows into ${m.table}`).join(', '),
-      load: [this.tables.staging.ddl(STAGING_TABLE), ...staged.filter((t) => t.rows > 0).map((t) => this.tables.staging.load(STAGING_TABLE, t))],
+      load: [
+        this.tables.staging.ddl(STAGING_TABLE),
+        ...staged.filter((t) => t.rows > 0).map((t) => this.tables.staging.load(STAGING_TABLE, t)),
+      ],
       appends: appends.map(prefill),
       script: script.join(';\n'),
       extents: staged.flatMap((t) => {
@@ -482,7 +539,11 @@ export class Warehouse {
         if (extents) await conn.run(`DROP TABLE IF EXISTS ${extents.relation}`);
       }
       for (const state of ['_etl_series_state', '_etl_holes']) {
-        await conn.run(`DELETE FROM ${ident(state)} WHERE list_contains($1, "stream")`, [toDuckDBValue('VARCHAR[]', streams, 'streams')], [LIST(VARCHAR)]);
+        await conn.run(
+          `DELETE FROM ${ident(state)} WHERE list_contains($1, "stream")`,
+          [toDuckDBValue('VARCHAR[]', streams, 'streams')],
+          [LIST(VARCHAR)],
+        );
       }
     });
     // Their next merge builds their extents again (from no rows).
@@ -530,17 +591,24 @@ export class Warehouse {
       try {
         extracted = await conn.extractStatements(sql);
       } catch (err) {
-        throw new FatalError(`cannot be read: ${(err as Error).message.replace(/^Failed to extract statements: /, '').replace(/\s*\n[\s\S]*$/, '')}`, { cause: err });
+        throw new FatalError(
+          `cannot be read: ${(err as Error).message.replace(/^Failed to extract statements: /, '').replace(/\s*\n[\s\S]*$/, '')}`,
+          { cause: err },
+        );
       }
       if (extracted.count !== 1) {
-        throw new FatalError(`holds ${extracted.count} statements; give exactly one SELECT (or WITH … SELECT) — nothing was run`);
+        throw new FatalError(
+          `holds ${extracted.count} statements; give exactly one SELECT (or WITH … SELECT) — nothing was run`,
+        );
       }
       let prepared;
       try {
         prepared = await extracted.prepare(0);
         if (prepared.statementType !== StatementType.SELECT) {
           const kind = StatementType[prepared.statementType] ?? String(prepared.statementType);
-          throw new FatalError(`is a ${kind} statement; only a read-only SELECT (or WITH … SELECT) is accepted — nothing was run`);
+          throw new FatalError(
+            `is a ${kind} statement; only a read-only SELECT (or WITH … SELECT) is accepted — nothing was run`,
+          );
         }
       } catch (err) {
         if (err instanceof EngageError) throw err;
@@ -556,7 +624,10 @@ export class Warehouse {
       } catch (err) {
         throw new FatalError(`cannot be read: ${(err as Error).message}`, { cause: err });
       }
-      return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>) };
+      return {
+        columns: reader.columnNames(),
+        rows: reader.getRowObjectsJS().map((row) => fromDuckDBValue(row) as Record<string, unknown>),
+      };
     });
   }
 
@@ -617,7 +688,12 @@ function release(path: string): void {
  * Refuses a database whose tables are not `tables` (naming how to fix it). Read-only, a database written before the
  * history tables existed is read as it is: their names are returned, and the next run creates them.
  */
-async function checkSchema(conn: DuckDBConnection, path: string, tables: WarehouseTables, readOnly: boolean): Promise<string[]> {
+async function checkSchema(
+  conn: DuckDBConnection,
+  path: string,
+  tables: WarehouseTables,
+  readOnly: boolean,
+): Promise<string[]> {
   const actual = await tableColumns(conn);
   const absentHistory: string[] = [];
   for (const spec of tables.all) {
@@ -629,12 +705,16 @@ async function checkSchema(conn: DuckDBConnection, path: string, tables: Warehou
       continue;
     }
     if (columns === undefined) {
-      throw new FatalError(`${path} has no table "${spec.name}"; it was not created by engage-etl: run \`engage-etl run\` on it first or pass another --db`);
+      throw new FatalError(
+        `${path} has no table "${spec.name}"; it was not created by engage-etl: run \`engage-etl run\` on it first or pass another --db`,
+      );
     }
     if (!isCurrentLayout(spec, columns)) {
       const found = columns.map((c) => c.name).join(', ');
       if (matchingUpgrade(spec, columns)) {
-        throw new FatalError(`table "${spec.name}" of ${path} was written by an earlier version of engage-etl; the next \`engage-etl run\` on it upgrades it (keeping its rows); read it after that run`);
+        throw new FatalError(
+          `table "${spec.name}" of ${path} was written by an earlier version of engage-etl; the next \`engage-etl run\` on it upgrades it (keeping its rows); read it after that run`,
+        );
       }
       throw new FatalError(
         `table "${spec.name}" of ${path} has columns (${found}) but this version expects (${expected}); move the database away and load again with --full-refresh`,

@@ -71,7 +71,10 @@ function probeDue(stream: string, evidence: LookbackEvidence, until: Date): bool
   if (!evidence.stored) return false;
   const cycle = AUTO_LOOKBACK_PROBE_DAYS * DAY_MS;
   if (evidence.lastProbe === undefined) {
-    return isProbeNight(stream, until) || (evidence.firstRecorded !== undefined && until.getTime() - evidence.firstRecorded.getTime() >= cycle);
+    return (
+      isProbeNight(stream, until) ||
+      (evidence.firstRecorded !== undefined && until.getTime() - evidence.firstRecorded.getTime() >= cycle)
+    );
   }
   if (isProbeNight(stream, until) && dayNumber(until) > dayNumber(evidence.lastProbe)) return true;
   return until.getTime() - evidence.lastProbe.getTime() >= cycle;
@@ -83,19 +86,34 @@ function probeDue(stream: string, evidence: LookbackEvidence, until: Date): bool
  * - else the smallest look-back that covers the restatements seen (recommendLookback at the share `status
  *   --restatements` advises with; 0 when none was seen) plus AUTO_LOOKBACK_MARGIN_DAYS, at most `maxDays`.
  */
-export function effectiveLookback(stream: string, lookback: Lookback, evidence: LookbackEvidence, until: Date): EffectiveLookback {
-  if (lookback.mode === 'fixed') return { mode: 'fixed', days: lookback.days, probe: false, reason: 'lookback_days in the pipeline file' };
+export function effectiveLookback(
+  stream: string,
+  lookback: Lookback,
+  evidence: LookbackEvidence,
+  until: Date,
+): EffectiveLookback {
+  if (lookback.mode === 'fixed')
+    return { mode: 'fixed', days: lookback.days, probe: false, reason: 'lookback_days in the pipeline file' };
   if (probeDue(stream, evidence, until)) {
     return {
-      mode: 'auto', days: lookback.maxDays, probe: true,
+      mode: 'auto',
+      days: lookback.maxDays,
+      probe: true,
       reason: `probe: lookback_max_days (${lookback.maxDays}) on this stream's night of every ${AUTO_LOOKBACK_PROBE_DAYS} (night ${probeNight(stream)}), to find restatements deeper than the look-back`,
     };
   }
   const covering = recommendLookback(evidence.byAge, DEFAULT_RESTATEMENT_SHARE);
   const days = Math.min(lookback.maxDays, (covering ?? 0) + AUTO_LOOKBACK_MARGIN_DAYS);
-  const seen = covering === undefined
-    ? `no restatement seen in the last ${AUTO_LOOKBACK_EVIDENCE_DAYS} days`
-    : `restatements seen up to ${covering} day(s) old in the last ${AUTO_LOOKBACK_EVIDENCE_DAYS} days`;
-  const capped = days < (covering ?? 0) + AUTO_LOOKBACK_MARGIN_DAYS ? `, capped at lookback_max_days (${lookback.maxDays})` : '';
-  return { mode: 'auto', days, probe: false, reason: `${seen}, plus ${AUTO_LOOKBACK_MARGIN_DAYS} days' margin${capped}` };
+  const seen =
+    covering === undefined
+      ? `no restatement seen in the last ${AUTO_LOOKBACK_EVIDENCE_DAYS} days`
+      : `restatements seen up to ${covering} day(s) old in the last ${AUTO_LOOKBACK_EVIDENCE_DAYS} days`;
+  const capped =
+    days < (covering ?? 0) + AUTO_LOOKBACK_MARGIN_DAYS ? `, capped at lookback_max_days (${lookback.maxDays})` : '';
+  return {
+    mode: 'auto',
+    days,
+    probe: false,
+    reason: `${seen}, plus ${AUTO_LOOKBACK_MARGIN_DAYS} days' margin${capped}`,
+  };
 }

@@ -45,7 +45,12 @@ interface Named {
 }
 
 /** Looks up every id `streams` name; none throws for an id: each ends up checked, unknown or unverified. */
-export async function checkIds(client: ApiClient, pipeline: PipelineDefinition, streams: readonly StreamName[], endingAt: string): Promise<IdCheck> {
+export async function checkIds(
+  client: ApiClient,
+  pipeline: PipelineDefinition,
+  streams: readonly StreamName[],
+  endingAt: string,
+): Promise<IdCheck> {
   const byList = new Map<WorkspaceList | null, Named[]>();
   for (const stream of streams) {
     const decl = streamDeclaration(stream);
@@ -68,14 +73,22 @@ export async function checkIds(client: ApiClient, pipeline: PipelineDefinition, 
     }
     for (const n of named) {
       if (!verdict.unknown.has(n.id)) continue;
-      result.unknown.push({ ...n, list: list?.name ?? 'apps', nearest: closestName(n.id, verdict.listed)?.name ?? null });
+      result.unknown.push({
+        ...n,
+        list: list?.name ?? 'apps',
+        nearest: closestName(n.id, verdict.listed)?.name ?? null,
+      });
     }
   }
   return result;
 }
 
 /** Reads `list` whole (archived objects too: naming one is allowed) and returns the ids it does not hold. */
-async function lookUp(client: ApiClient, list: WorkspaceList, ids: readonly string[]): Promise<{ unknown: Set<string>; listed: string[] } | { error: string }> {
+async function lookUp(
+  client: ApiClient,
+  list: WorkspaceList,
+  ids: readonly string[],
+): Promise<{ unknown: Set<string>; listed: string[] } | { error: string }> {
   const listed: string[] = [];
   try {
     for await (const page of list.pages(client, list.archivable)) listed.push(...page.map((o) => o.id));
@@ -90,14 +103,21 @@ async function lookUp(client: ApiClient, list: WorkspaceList, ids: readonly stri
  * Asks one day of sessions for each app: a 400 or 404 to a request whose only varying parameter is the app id refuses
  * that id. Any other failure (a missing permission, no answer) leaves the apps unverified.
  */
-async function askApps(client: ApiClient, ids: readonly string[], endingAt: string): Promise<{ unknown: Set<string>; listed: string[] } | { error: string }> {
+async function askApps(
+  client: ApiClient,
+  ids: readonly string[],
+  endingAt: string,
+): Promise<{ unknown: Set<string>; listed: string[] } | { error: string }> {
   const unknown = new Set<string>();
   for (const id of ids) {
     try {
       await fetchSessions(client, { length: 1, endingAt, unit: 'day', appId: id });
     } catch (err) {
       if (err instanceof FatalApiError && (err.status === 400 || err.status === 404)) unknown.add(id);
-      else return { error: `${ENDPOINTS.sessionsDataSeries.method} ${ENDPOINTS.sessionsDataSeries.path}: ${classifyFailure(err).error}` };
+      else
+        return {
+          error: `${ENDPOINTS.sessionsDataSeries.method} ${ENDPOINTS.sessionsDataSeries.path}: ${classifyFailure(err).error}`,
+        };
     }
   }
   return { unknown, listed: [] };

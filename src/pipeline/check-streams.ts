@@ -42,34 +42,57 @@ export interface CheckReport {
 }
 
 /** Sends each stream's probe through `client` and classifies the answers; every stream gets its outcome, none throws. */
-export async function checkStreams(client: ApiClient, pipeline: PipelineDefinition, streams: readonly StreamName[], endingAt: string): Promise<StreamCheck[]> {
-  return Promise.all(streams.map(async (stream): Promise<StreamCheck> => {
-    const asked = endpointsOf(streamDeclaration(stream), pipeline.streams[stream]);
-    const permissions = [...new Set(asked.flatMap((e) => (e.permission ? [e.permission] : [])))];
-    const described = (endpoint: EndpointSpec) => ({ stream, endpoint: `${endpoint.method} ${endpoint.path}`, permission: endpoint.permission ?? '', permissions, pool: endpoint.pool });
-    try {
-      await probeStream(client, pipeline, stream, endingAt);
-      // The client returns only answers it accepted (2xx, read and checked).
-      return { ...described(probeEndpoint(pipeline, stream)), outcome: 'ok', status: 200, error: null };
-    } catch (err) {
-      const api = err instanceof FatalApiError || err instanceof RetriableApiError ? err : undefined;
-      // The request that failed may be the list `all` is read from, not the stream's own endpoint: name its permission.
-      // (The analytics endpoints take their ids in the query, so the failed path is the endpoint's path as declared.)
-      const failed = asked.find((e) => e.method === api?.context.method && e.path === api.context.endpoint);
-      return { ...described(failed ?? probeEndpoint(pipeline, stream)), ...classifyFailure(err) };
-    }
-  }));
+export async function checkStreams(
+  client: ApiClient,
+  pipeline: PipelineDefinition,
+  streams: readonly StreamName[],
+  endingAt: string,
+): Promise<StreamCheck[]> {
+  return Promise.all(
+    streams.map(async (stream): Promise<StreamCheck> => {
+      const asked = endpointsOf(streamDeclaration(stream), pipeline.streams[stream]);
+      const permissions = [...new Set(asked.flatMap((e) => (e.permission ? [e.permission] : [])))];
+      const described = (endpoint: EndpointSpec) => ({
+        stream,
+        endpoint: `${endpoint.method} ${endpoint.path}`,
+        permission: endpoint.permission ?? '',
+        permissions,
+        pool: endpoint.pool,
+      });
+      try {
+        await probeStream(client, pipeline, stream, endingAt);
+        // The client returns only answers it accepted (2xx, read and checked).
+        return { ...described(probeEndpoint(pipeline, stream)), outcome: 'ok', status: 200, error: null };
+      } catch (err) {
+        const api = err instanceof FatalApiError || err instanceof RetriableApiError ? err : undefined;
+        // The request that failed may be the list `all` is read from, not the stream's own endpoint: name its permission.
+        // (The analytics endpoints take their ids in the query, so the failed path is the endpoint's path as declared.)
+        const failed = asked.find((e) => e.method === api?.context.method && e.path === api.context.endpoint);
+        return { ...described(failed ?? probeEndpoint(pipeline, stream)), ...classifyFailure(err) };
+      }
+    }),
+  );
 }
 
 /** What a failed probe means for the user: a missing permission (403), a refused key (401), no answer, or another error. */
 export function classifyFailure(err: unknown): { outcome: CheckOutcome; status: number | null; error: string } {
   const status = err instanceof FatalApiError || err instanceof RetriableApiError ? (err.status ?? null) : null;
-  const outcome: CheckOutcome = status === 403 ? 'missing_permission' : status === 401 ? 'unauthorized' : err instanceof RetriableApiError && status === null ? 'unreachable' : 'error';
+  const outcome: CheckOutcome =
+    status === 403
+      ? 'missing_permission'
+      : status === 401
+        ? 'unauthorized'
+        : err instanceof RetriableApiError && status === null
+          ? 'unreachable'
+          : 'error';
   return { outcome, status, error: err instanceof Error ? err.message : String(err) };
 }
 
 /** Keeps the last `X-RateLimit-*` headers seen per pool; feed it the client's `request-finished` events. */
-export function headroomRecorder(): { record(pool: PoolId, headers: Record<string, string>): void; headroom(): PoolHeadroom[] } {
+export function headroomRecorder(): {
+  record(pool: PoolId, headers: Record<string, string>): void;
+  headroom(): PoolHeadroom[];
+} {
   const seen = new Map<PoolId, Record<string, string>>();
   const num = (v: string | undefined) => (v === undefined || !Number.isFinite(Number(v)) ? null : Number(v));
   return {
@@ -79,7 +102,12 @@ export function headroomRecorder(): { record(pool: PoolId, headers: Record<strin
     headroom() {
       return [...seen].map(([pool, h]) => {
         const reset = parseResetValue(h['x-ratelimit-reset'], Date.now());
-        return { pool, limit: num(h['x-ratelimit-limit']), remaining: num(h['x-ratelimit-remaining']), resetsAt: reset === undefined ? null : new Date(reset).toISOString() };
+        return {
+          pool,
+          limit: num(h['x-ratelimit-limit']),
+          remaining: num(h['x-ratelimit-remaining']),
+          resetsAt: reset === undefined ? null : new Date(reset).toISOString(),
+        };
       });
     },
   };

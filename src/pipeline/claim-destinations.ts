@@ -9,10 +9,16 @@ import type { OpenedPlace } from '../store/open-place.js';
  * The Parquet place (a folder checked writable, or a bucket prefix listed once), the database's store and its lock. What
  * was opened is closed again when a later step fails.
  */
-export async function claimDestinations(opts: RunOptions, command: string): Promise<{ out: OpenedPlace; snapshots: SnapshotStore; lock: DbLock }> {
+export async function claimDestinations(
+  opts: RunOptions,
+  command: string,
+): Promise<{ out: OpenedPlace; snapshots: SnapshotStore; lock: DbLock }> {
   const workDir = opts.workDir ? { workDir: opts.workDir } : {};
   const out = await openPlace(opts.out, workDir);
-  const snapshots = openSnapshotStore(opts.db, { ...workDir, ...(opts.checkpointEveryMs !== undefined ? { checkpointEveryMs: opts.checkpointEveryMs } : {}) });
+  const snapshots = openSnapshotStore(opts.db, {
+    ...workDir,
+    ...(opts.checkpointEveryMs !== undefined ? { checkpointEveryMs: opts.checkpointEveryMs } : {}),
+  });
   try {
     return { out, snapshots, lock: await snapshots.lock(command) };
   } catch (err) {

@@ -62,7 +62,12 @@ export class Committer {
    * @param opts.until the run's frozen upper bound, to audit restated values (see LoadBatch.until).
    * @param opts.room told of the rows staged and taken (the run's scheduler).
    */
-  constructor(wh: Warehouse, runId: string, onCommit: (result: CommitResult) => void, opts: { until?: Date; room?: StagedRows } = {}) {
+  constructor(
+    wh: Warehouse,
+    runId: string,
+    onCommit: (result: CommitResult) => void,
+    opts: { until?: Date; room?: StagedRows } = {},
+  ) {
     this.#wh = wh;
     this.#runId = runId;
     this.#until = opts.until;
@@ -119,8 +124,13 @@ export class Committer {
     return {
       folder: open.pkg.folder,
       commit: {
-        runId: this.#runId, ...(this.#until ? { until: this.#until } : {}), loadedAt: new Date(),
-        staged, replaces: open.replaces, state: open.state, holes: open.holes,
+        runId: this.#runId,
+        ...(this.#until ? { until: this.#until } : {}),
+        loadedAt: new Date(),
+        staged,
+        replaces: open.replaces,
+        state: open.state,
+        holes: open.holes,
       },
     };
   }
@@ -128,10 +138,13 @@ export class Committer {
   /** Starts the loop once the oldest open part has waited MAX_COMMIT_DELAY_MS, unless it runs or is due anyway. */
   #schedule(): void {
     if (this.#loop || this.#timer || this.#open === undefined) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#start();
-    }, Math.max(0, this.#oldestAt + MAX_COMMIT_DELAY_MS - Date.now()));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#start();
+      },
+      Math.max(0, this.#oldestAt + MAX_COMMIT_DELAY_MS - Date.now()),
+    );
     this.#timer.unref();
   }
 
@@ -150,7 +163,11 @@ export class Committer {
   }
 
   #due(): boolean {
-    return this.#draining || (this.#open?.pkg.rows ?? 0) >= MIN_COMMIT_ROWS || Date.now() - this.#oldestAt >= MAX_COMMIT_DELAY_MS;
+    return (
+      this.#draining ||
+      (this.#open?.pkg.rows ?? 0) >= MIN_COMMIT_ROWS ||
+      Date.now() - this.#oldestAt >= MAX_COMMIT_DELAY_MS
+    );
   }
 
   async #run(): Promise<void> {

@@ -66,7 +66,14 @@ export class DetailsReads {
     }
     const rows = read();
     const activity = this.#spans.has(key) ? undefined : this.#wanted.get(key);
-    if (activity) this.#spans.set(key, rows.then((r) => spanOf(activity, id, r), () => undefined));
+    if (activity)
+      this.#spans.set(
+        key,
+        rows.then(
+          (r) => spanOf(activity, id, r),
+          () => undefined,
+        ),
+      );
     return rows;
   }
 
@@ -82,19 +89,28 @@ export class DetailsReads {
     if (known) return known;
     const listed = sp.detailsDue === 'listed' ? this.#hooks.listed(sp.stream.name, id) : undefined;
     // The version the details stream stores with them, in its terms (its options may count).
-    const versioned = listed && a.details.listVersion ? { ...listed, version: a.details.listVersion(listed, a.detailsOptions) } : listed;
+    const versioned =
+      listed && a.details.listVersion
+        ? { ...listed, version: a.details.listVersion(listed, a.detailsOptions) }
+        : listed;
     const rows = a.details.fetch(client, id, a.detailsOptions, versioned);
-    const read = rows.then((r) => spanOf(a, id, r), (error: unknown) => {
-      if (failureScope(error) === 'run') throw error;
-      this.#hooks.unreadable(sp, error);
-      return undefined;
-    });
+    const read = rows.then(
+      (r) => spanOf(a, id, r),
+      (error: unknown) => {
+        if (failureScope(error) === 'run') throw error;
+        this.#hooks.unreadable(sp, error);
+        return undefined;
+      },
+    );
     let span = read;
     if (this.#planned.has(key)) {
       this.#begun.set(key, rows);
     } else {
       this.#hooks.extraRequest();
-      const committed = rows.then((r) => this.#hooks.commit(sp, r), () => undefined);
+      const committed = rows.then(
+        (r) => this.#hooks.commit(sp, r),
+        () => undefined,
+      );
       span = Promise.all([read, committed]).then(([s]) => s);
     }
     this.#spans.set(key, span);

@@ -79,7 +79,15 @@ export interface DiscoverInput {
 
 /** Nothing discovered: a pipeline without `all`. */
 function noDiscovery(pipeline: PipelineDefinition): Discovery {
-  return { pipeline, lists: [], perId: new Map(), detailsDue: new Map(), rows: { upserts: [], replaces: [] }, warnings: [], failed: new Map() };
+  return {
+    pipeline,
+    lists: [],
+    perId: new Map(),
+    detailsDue: new Map(),
+    rows: { upserts: [], replaces: [] },
+    warnings: [],
+    failed: new Map(),
+  };
 }
 
 export async function discover(input: DiscoverInput): Promise<Discovery> {
@@ -91,14 +99,16 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
   }
   if (requests.size === 0) return noDiscovery(input.pipeline);
 
-  const settled = await Promise.all([...requests].map(async ([key, r]) => {
-    try {
-      return { key, r, ...(await readList(input, key, r)) };
-    } catch (error) {
-      if (failureScope(error) === 'run') throw error;
-      return { key, r, error };
-    }
-  }));
+  const settled = await Promise.all(
+    [...requests].map(async ([key, r]) => {
+      try {
+        return { key, r, ...(await readList(input, key, r)) };
+      } catch (error) {
+        if (failureScope(error) === 'run') throw error;
+        return { key, r, error };
+      }
+    }),
+  );
   const read = settled.filter((l): l is Extract<typeof l, { objects: ListedObject[] }> => 'objects' in l);
   const shrank = read.flatMap((l) => (l.warning ? [l.warning] : []));
   const unreadable = new Map(settled.filter((l) => 'error' in l).map((l) => [l.key, (l as { error: unknown }).error]));
@@ -107,10 +117,16 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
   const lookup = (r: ListRequest): readonly ListedObject[] => byKey.get(listingKey(r)) ?? [];
   const discovery = noDiscovery(input.pipeline);
   discovery.warnings.push(...shrank);
-  discovery.lists.push(...read.map((l) => ({
-    listing: l.key, endpoint: l.r.list.endpoint, pages: l.pages, estimated: input.client === undefined, objects: l.objects.length,
-    ...(input.client ? { ids: new Set(l.objects.map((o) => o.id)) } : {}),
-  })));
+  discovery.lists.push(
+    ...read.map((l) => ({
+      listing: l.key,
+      endpoint: l.r.list.endpoint,
+      pages: l.pages,
+      estimated: input.client === undefined,
+      objects: l.objects.length,
+      ...(input.client ? { ids: new Set(l.objects.map((o) => o.id)) } : {}),
+    })),
+  );
 
   const streams: Record<string, unknown> = { ...input.pipeline.streams };
   const perId = new Map<StreamName, DiscoveredIds>();
@@ -119,7 +135,9 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     const options = streams[name];
     const stream = streamDeclaration(name);
     if (options === undefined) continue;
-    const missing = listsOf(stream, options).map(listingKey).find((key) => unreadable.has(key));
+    const missing = listsOf(stream, options)
+      .map(listingKey)
+      .find((key) => unreadable.has(key));
     if (missing !== undefined) {
       failed.set(name, unreadable.get(missing));
       continue;
@@ -134,29 +152,38 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
     if (stream.discovery === undefined || needs.length === 0) continue;
     const resolved = stream.discovery.resolve(options, lookup);
     streams[name] = resolved.options;
-    for (const note of resolved.notes) discovery.warnings.push({ code: 'objects_skipped', stream: name, message: note });
+    for (const note of resolved.notes)
+      discovery.warnings.push({ code: 'objects_skipped', stream: name, message: note });
     if (stream.kind === 'series' && stream.activity) {
       const { details, detailsOptions } = stream.activity;
       const stored = await storedVersions(input.wh, details.tables[0]!);
       // The list's own entries are kept (no copy per object): the details' version is computed again when they are read.
       const versionOf = (o: ListedObject) => (details.listVersion ? details.listVersion(o, detailsOptions) : o.version);
       const listed = needs.flatMap((r) => lookup(r));
-      detailsDue.set(name, new Map(listed.filter((o) => stored.get(o.id)?.version !== versionOf(o)).map((o) => [o.id, o])));
+      detailsDue.set(
+        name,
+        new Map(listed.filter((o) => stored.get(o.id)?.version !== versionOf(o)).map((o) => [o.id, o])),
+      );
     }
     if (stream.kind !== 'per_id') continue;
     // The version the fetch stores and the stored one are compared in the stream's terms (its options may count).
-    const versioned = (o: ListedObject): ListedObject => (stream.listVersion ? { ...o, version: stream.listVersion(o, resolved.options) } : o);
+    const versioned = (o: ListedObject): ListedObject =>
+      stream.listVersion ? { ...o, version: stream.listVersion(o, resolved.options) } : o;
     const listed = new Map(needs.flatMap((r) => lookup(r)).map((o) => [o.id, versioned(o)]));
     const explicit = new Set(stream.ids(options));
     const stored = await storedVersions(input.wh, stream.tables[0]!);
     const untilMs = input.until.getTime();
     // An entry without a usable edit time shows the same version for ever: its details are re-read once a week instead.
-    const due = (o: ListedObject): boolean => isUnversioned(o.version) && untilMs - (stored.get(o.id)?.loadedAt.getTime() ?? 0) >= UNVERSIONED_REREAD_MS;
-    const unchanged = new Set([...listed.values()].filter((o) => stored.get(o.id)?.version === o.version && !due(o)).map((o) => o.id));
+    const due = (o: ListedObject): boolean =>
+      isUnversioned(o.version) && untilMs - (stored.get(o.id)?.loadedAt.getTime() ?? 0) >= UNVERSIONED_REREAD_MS;
+    const unchanged = new Set(
+      [...listed.values()].filter((o) => stored.get(o.id)?.version === o.version && !due(o)).map((o) => o.id),
+    );
     const reread = [...listed.values()].filter((o) => stored.get(o.id)?.version === o.version && due(o)).length;
     if (reread > 0) {
       discovery.warnings.push({
-        code: 'objects_reread_without_edit_time', stream: name,
+        code: 'objects_reread_without_edit_time',
+        stream: name,
         message: `${reread} listed object(s) of ${name} have no usable last_edited in their list entry, so a change cannot be seen from the list: their details are re-read every ${UNVERSIONED_REREAD_MS / 86_400_000} days, this run included`,
       });
     }
@@ -165,14 +192,36 @@ export async function discover(input: DiscoverInput): Promise<Discovery> {
   }
   for (const l of read) {
     if (!input.client) continue;
-    discovery.rows.upserts.push(rowsOf(listedObjectsTable, l.objects.map((o) => ({
-      listing: l.key, id: o.id, name: o.name, version: o.version, tags: o.tags, attributes: o.attributes, first_seen_at: input.until, _removed_at: null,
-    }))));
+    discovery.rows.upserts.push(
+      rowsOf(
+        listedObjectsTable,
+        l.objects.map((o) => ({
+          listing: l.key,
+          id: o.id,
+          name: o.name,
+          version: o.version,
+          tags: o.tags,
+          attributes: o.attributes,
+          first_seen_at: input.until,
+          _removed_at: null,
+        })),
+      ),
+    );
     const listed = new Set(l.objects.map((o) => o.id));
     const stale = (await listingsOf(input.wh)?.entriesLeftOut(l.key, [...listed])) ?? [];
-    if (stale.length > 0) discovery.rows.upserts.push({ table: listedObjectsTable.name, rows: stale.map((row) => ({ ...row, _removed_at: input.until })) });
+    if (stale.length > 0)
+      discovery.rows.upserts.push({
+        table: listedObjectsTable.name,
+        rows: stale.map((row) => ({ ...row, _removed_at: input.until })),
+      });
   }
-  return { ...discovery, pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] }, perId, detailsDue, failed };
+  return {
+    ...discovery,
+    pipeline: { ...input.pipeline, streams: streams as PipelineDefinition['streams'] },
+    perId,
+    detailsDue,
+    failed,
+  };
 }
 
 /** A list that shrinks to less than this share of the entries stored for it is read a second time before anything is marked removed. */
@@ -183,7 +232,11 @@ const SHRINK_SHARE = 0.5;
  * half against the stored one is read again at once: an object is taken as gone only when both reads leave it out (the
  * union is what the run lists), and the run says so once.
  */
-async function readList(input: DiscoverInput, key: string, r: ListRequest): Promise<{ objects: ListedObject[]; pages: number; warning?: RunWarning }> {
+async function readList(
+  input: DiscoverInput,
+  key: string,
+  r: ListRequest,
+): Promise<{ objects: ListedObject[]; pages: number; warning?: RunWarning }> {
   if (input.client) {
     const client = input.client;
     const stored = (await listingsOf(input.wh)?.activeCount(key)) ?? 0;
@@ -194,7 +247,12 @@ async function readList(input: DiscoverInput, key: string, r: ListRequest): Prom
       for await (const page of r.list.pages(client, r.includeArchived)) {
         pages++;
         objects.push(...page);
-        input.onPage?.({ listing: key, pages: pagesBefore + pages, expected: Math.max(expected, pagesBefore + pages), objects: objects.length });
+        input.onPage?.({
+          listing: key,
+          pages: pagesBefore + pages,
+          expected: Math.max(expected, pagesBefore + pages),
+          objects: objects.length,
+        });
       }
       return { objects, pages };
     };
@@ -210,15 +268,20 @@ async function readList(input: DiscoverInput, key: string, r: ListRequest): Prom
       warning: {
         code: 'list_shrank',
         message: `${r.list.endpoint.method} ${r.list.endpoint.path} listed ${first.objects.length} ${key} where ${stored} are stored; read again, it listed ${second.objects.length}. ${
-          agreed ? `Both reads agree: the ${stored - objects.length} missing are marked removed` : `The reads disagree: only objects both reads left out are marked removed (${Math.max(0, stored - objects.length)})`
+          agreed
+            ? `Both reads agree: the ${stored - objects.length} missing are marked removed`
+            : `The reads disagree: only objects both reads left out are marked removed (${Math.max(0, stored - objects.length)})`
         }; check the key's permissions or the workspace if that is not expected`,
       },
     };
   }
   const rows = (await listingsOf(input.wh)?.activeEntries(key)) ?? [];
   const objects = rows.map((row) => ({
-    id: String(row['id']), name: (row['name'] as string | null) ?? null, version: String(row['version']),
-    tags: (row['tags'] as string[] | null) ?? [], attributes: (row['attributes'] as Record<string, unknown> | null) ?? {},
+    id: String(row['id']),
+    name: (row['name'] as string | null) ?? null,
+    version: String(row['version']),
+    tags: (row['tags'] as string[] | null) ?? [],
+    attributes: (row['attributes'] as Record<string, unknown> | null) ?? {},
   }));
   return { objects, pages: r.list.estimatePages(objects.length) };
 }
@@ -239,15 +302,24 @@ const UNVERSIONED_REREAD_MS = 7 * 86_400_000;
  * The list version each stored object was written at, and as of when; objects stamped removed count as changed (they
  * are re-read).
  */
-async function storedVersions(wh: Warehouse | undefined, spec: TableSpec): Promise<Map<string, { version: string; loadedAt: Date }>> {
+async function storedVersions(
+  wh: Warehouse | undefined,
+  spec: TableSpec,
+): Promise<Map<string, { version: string; loadedAt: Date }>> {
   if (!wh || !hasDiscoveredColumns(spec)) return new Map();
   return listingsOf(wh)!.listVersions(spec);
 }
 
 /** Stamps `_removed_at` on the stored rows of `spec` that are not among `kept` (a list with `all` no longer shows them). */
-async function markRemoved(input: DiscoverInput, discovery: Discovery, spec: TableSpec, kept: ReadonlySet<string>): Promise<void> {
+async function markRemoved(
+  input: DiscoverInput,
+  discovery: Discovery,
+  spec: TableSpec,
+  kept: ReadonlySet<string>,
+): Promise<void> {
   if (!input.client || !hasDiscoveredColumns(spec)) return;
   // Only the rows that are gone are read whole: on a nightly run that is usually none.
   const gone = (await listingsOf(input.wh)?.objectsLeftOut(spec, [...kept])) ?? [];
-  if (gone.length > 0) discovery.rows.upserts.push({ table: spec.name, rows: gone.map((row) => ({ ...row, _removed_at: input.until })) });
+  if (gone.length > 0)
+    discovery.rows.upserts.push({ table: spec.name, rows: gone.map((row) => ({ ...row, _removed_at: input.until })) });
 }

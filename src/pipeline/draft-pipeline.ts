@@ -59,7 +59,12 @@ export async function draftPipeline(input: DraftInput): Promise<DraftPipeline> {
 
   const draft = parsePipelineText(doc.toString(), input.file);
   const until = input.until.toUTC();
-  const discovery = await discover({ pipeline: draft, streams: draft.streamNames, client: input.client, until: until.toJSDate() });
+  const discovery = await discover({
+    pipeline: draft,
+    streams: draft.streamNames,
+    client: input.client,
+    until: until.toJSDate(),
+  });
   const leftOut = [...discovery.failed].map(([stream, error]) => ({ stream, reason: classifyFailure(error).error }));
   const readable = draft.streamNames.filter((s) => !discovery.failed.has(s));
   const pagesRead: Partial<Record<StreamName, number>> = {};
@@ -72,7 +77,15 @@ export async function draftPipeline(input: DraftInput): Promise<DraftPipeline> {
     }
   }
   const streams = readable.filter((s) => !leftOut.some((l) => l.stream === s));
-  const plan = buildPlan({ pipeline: discovery.pipeline, discovery, streams, states: [], from: draft.startDate, until, pagesRead });
+  const plan = buildPlan({
+    pipeline: discovery.pipeline,
+    discovery,
+    streams,
+    states: [],
+    from: draft.startDate,
+    until,
+    pagesRead,
+  });
   const nights = nightsUnderBudget(plan.byPool, input.timeBudget.ms);
 
   for (const { stream } of leftOut) doc.deleteIn(['streams', stream]);
@@ -129,20 +142,31 @@ function autoLookback(doc: Document): void {
 }
 
 /** The file's opening comment: what wrote it, what the lists held, the first backfill per pool, and what to run next. */
-function header(input: DraftInput, plan: Plan, nights: { nights: number; pools: PoolNights[] }, leftOut: DraftPipeline['leftOut']): string {
+function header(
+  input: DraftInput,
+  plan: Plan,
+  nights: { nights: number; pools: PoolNights[] },
+  leftOut: DraftPipeline['leftOut'],
+): string {
   const lists = plan.discovery.map((l) => `${l.listing} ${n(l.objects)}`).join(', ');
   const text = [
     `Pipeline of the workspace at ${input.source.label}, written by \`engage-etl init\` from the template pipelines/nightly.yaml.`,
     `Its lists held: ${lists || 'nothing the streams need'}. \`all\` is read again at the start of each run, so objects added later are exported too; \`"*"\` is the aggregate. Apps have no list: \`init --apps\` names them.`,
     `First backfill from ${input.startDate}: ${n(plan.requests)} requests — ${nights.pools.map((p) => `${p.pool} ${n(p.requests)} (${LIMIT_POOLS[p.pool].label}; ${n(p.perNight)} a night)`).join(', ')}: ${nights.nights === 1 ? 'one night' : `${nights.nights} nights`} under a time budget of ${input.timeBudget.text} a night${nights.nights > 1 ? ` (the slowest pool alone needs ${formatDuration(slowestMs(nights.pools))} at its rate)` : ''}.`,
-    ...(leftOut.length > 0 ? [`Left out (a list they need could not be read): ${leftOut.map((l) => `${l.stream} — ${l.reason}`).join('; ')}.`] : []),
+    ...(leftOut.length > 0
+      ? [
+          `Left out (a list they need could not be read): ${leftOut.map((l) => `${l.stream} — ${l.reason}`).join('; ')}.`,
+        ]
+      : []),
   ].flatMap((paragraph) => wrap(paragraph, 116));
   return [
     ...text,
     'Check it, then run it nightly (the key in ENGAGE_API_KEY or ./.env, never in this file):',
     `  npx engage-etl check --pipeline ${input.file} ${input.source.flags}`,
     `  npx engage-etl run --pipeline ${input.file} ${input.source.flags}`,
-  ].map((line) => ` ${line}`).join('\n');
+  ]
+    .map((line) => ` ${line}`)
+    .join('\n');
 }
 
 /**
@@ -157,7 +181,9 @@ function budgetNote(doc: Document, budget: string): void {
   const at = root.items.findIndex((p) => isScalar(p.key) && p.key.value === 'streams');
   if (at < 0) return;
   const pair = doc.createPair('time_budget', budget);
-  if (isScalar(pair.key)) pair.key.commentBefore = ' Each night stops starting requests after this long, publishes what it fetched; the next run continues where it stopped.';
+  if (isScalar(pair.key))
+    pair.key.commentBefore =
+      ' Each night stops starting requests after this long, publishes what it fetched; the next run continues where it stopped.';
   root.items.splice(at, 0, pair);
 }
 
@@ -187,4 +213,3 @@ function slowestMs(pools: readonly PoolNights[]): number {
 }
 
 const n = (v: number) => v.toLocaleString('en-US');
-

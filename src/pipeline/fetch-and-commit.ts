@@ -52,7 +52,12 @@ export interface FetchOutcome {
 /** Sums what each commit changed, per table, into `changes`, and tells the reporter. */
 export function tallyCommits(changes: TableChanges, reporter: RunReporter): ConstructorParameters<typeof Committer>[2] {
   return (result) => {
-    const tables = Object.entries(result.tables).map(([table, c]) => ({ table, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+    const tables = Object.entries(result.tables).map(([table, c]) => ({
+      table,
+      inserted: c.inserted,
+      updated: c.updated,
+      deleted: c.deleted,
+    }));
     for (const t of tables) {
       const sum = changes.get(t.table as TableName) ?? { inserted: 0, updated: 0, deleted: 0 };
       sum.inserted += t.inserted;
@@ -98,9 +103,19 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
   };
   const { scheduler } = input;
   const { maxInFlight } = scheduler;
-  const estimate = estimateDuration(plan.byPool, { ...(maxInFlight !== undefined ? { maxInFlight } : {}), pools: scheduler.pools });
-  reporter.emit({ type: 'planned', streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })), requests: plan.requests, byPool: plan.byPool, estimateMs: estimate.ms });
-  for (const s of plan.streams) progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
+  const estimate = estimateDuration(plan.byPool, {
+    ...(maxInFlight !== undefined ? { maxInFlight } : {}),
+    pools: scheduler.pools,
+  });
+  reporter.emit({
+    type: 'planned',
+    streams: plan.streams.map(({ stream, series, requests, minimum }) => ({ stream, series, requests, minimum })),
+    requests: plan.requests,
+    byPool: plan.byPool,
+    estimateMs: estimate.ms,
+  });
+  for (const s of plan.streams)
+    progress.set(s.stream, { stream: s.stream, requestsPlanned: s.requests, requestsDone: 0, rows: 0 });
   reporter.emit({ type: 'phase', phase: 'fetch' });
   for (const l of plan.discovery) tick(`discovery: ${l.listing}` as StreamName, l.pages, l.objects);
 
@@ -119,15 +134,27 @@ export async function fetchAndCommit(input: FetchInput): Promise<FetchOutcome> {
   // Tasks wait in the scheduler for their pool's window or in-flight slot: when the budget is spent, those still
   // waiting are let go without sending (the queues count them as not started), and no queued task starts.
   const left = input.budgetLeftMs();
-  const deadline = left === undefined ? undefined : setTimeout(() => scheduler.rejectWaiting(new DeadlinePassed()), Math.max(0, left));
+  const deadline =
+    left === undefined ? undefined : setTimeout(() => scheduler.rejectWaiting(new DeadlinePassed()), Math.max(0, left));
   let outcome;
   try {
-    outcome = await tasks.run(maxInFlight ?? MAX_IN_FLIGHT, (error, group) => {
-      const scope = failureScope(error);
-      if (scope === 'run' && error instanceof FatalError) void client.close();
-      if (scope !== 'run') reporter.emit({ type: 'warning', code: 'series_failed', stream: group.stream, message: `${group.stream} ${group.key} failed; its later windows are not sent and what it fetched before stays: ${error instanceof Error ? error.message : String(error)}` });
-      return scope;
-    }, input.budgetSpent, () => scheduler.rowRoom());
+    outcome = await tasks.run(
+      maxInFlight ?? MAX_IN_FLIGHT,
+      (error, group) => {
+        const scope = failureScope(error);
+        if (scope === 'run' && error instanceof FatalError) void client.close();
+        if (scope !== 'run')
+          reporter.emit({
+            type: 'warning',
+            code: 'series_failed',
+            stream: group.stream,
+            message: `${group.stream} ${group.key} failed; its later windows are not sent and what it fetched before stays: ${error instanceof Error ? error.message : String(error)}`,
+          });
+        return scope;
+      },
+      input.budgetSpent,
+      () => scheduler.rowRoom(),
+    );
   } finally {
     clearTimeout(deadline);
   }

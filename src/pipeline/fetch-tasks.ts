@@ -4,7 +4,15 @@
 import type { DateTime } from 'luxon';
 import type { ApiClient } from '../api/api-client.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
-import { CursorProgress, holeChanges, isQuiet, isWanted, LAG_MS, laggingStart, orderedWindows } from '../extract/incremental-cursor.js';
+import {
+  CursorProgress,
+  holeChanges,
+  isQuiet,
+  isWanted,
+  LAG_MS,
+  laggingStart,
+  orderedWindows,
+} from '../extract/incremental-cursor.js';
 import type { CursorPlan } from '../extract/incremental-cursor.js';
 import { negativeCountNotices } from '../extract/negative-counts.js';
 import { fetchSeriesWindow } from '../extract/series-extractor.js';
@@ -67,8 +75,17 @@ function mergeRows(parts: readonly ExtractedRows[]): ExtractedRows {
  * The part to commit, its notices turned into warnings of the run: the first of each stream, code and key warns; the
  * same notice from later rows, windows or series of the run does not.
  */
-function takeNotices(ctx: FetchTaskContext, seen: Set<string>, stream: StreamName, rows: ExtractedRows): Omit<ExtractedRows, 'notices'> {
-  for (const n of [...(rows.notices ?? []), ...moneyNotices(rows), ...negativeCountNotices(streamDeclaration(stream).tables, rows)]) {
+function takeNotices(
+  ctx: FetchTaskContext,
+  seen: Set<string>,
+  stream: StreamName,
+  rows: ExtractedRows,
+): Omit<ExtractedRows, 'notices'> {
+  for (const n of [
+    ...(rows.notices ?? []),
+    ...moneyNotices(rows),
+    ...negativeCountNotices(streamDeclaration(stream).tables, rows),
+  ]) {
     const id = JSON.stringify([stream, n.code, n.key]);
     if (seen.has(id)) continue;
     seen.add(id);
@@ -105,14 +122,22 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
   const details = detailsReads(plan, ctx, noticed);
   for (const pool of new Set(plan.series.map((sp) => sp.endpoint.pool))) {
     const windows = plan.series.reduce((n, sp) => (sp.endpoint.pool === pool ? n + sp.cursor.windowCount : n), 0);
-    tasks.addAll(pool, flatten(plan.series, (sp) => (sp.endpoint.pool === pool ? seriesTasks(sp, ctx, noticed, details) : [])), windows);
+    tasks.addAll(
+      pool,
+      flatten(plan.series, (sp) => (sp.endpoint.pool === pool ? seriesTasks(sp, ctx, noticed, details) : [])),
+      windows,
+    );
   }
 
   for (const list of plan.lists) {
     const name = list.stream.name as StreamName;
     tasks.add(list.stream.endpoint.pool, listGroup(name), async () => {
       const rows = await list.stream.fetch(ctx.client, list.options, ctx.until.toJSDate());
-      await ctx.committer.add({ ...noticed(name, rows), state: [snapshotState(name, ctx, countRows(rows))], holes: [] });
+      await ctx.committer.add({
+        ...noticed(name, rows),
+        state: [snapshotState(name, ctx, countRows(rows))],
+        holes: [],
+      });
       ctx.tick(name, rows.pages, countRows(rows));
     });
   }
@@ -120,7 +145,14 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
   // Listings (their rows came with discovery) and id-by-id streams whose listed objects are all unchanged are current as
   // of --until all the same: their snapshot is recorded without a request.
   for (const stream of [...plan.listings, ...plan.perId.filter((p) => p.ids.length === 0).map((p) => p.stream)]) {
-    tasks.add(stream.endpoint.pool, listGroup(stream.name), () => ctx.committer.add({ upserts: [], replaces: [], state: [snapshotState(stream.name as StreamName, ctx, 0)], holes: [] }));
+    tasks.add(stream.endpoint.pool, listGroup(stream.name), () =>
+      ctx.committer.add({
+        upserts: [],
+        replaces: [],
+        state: [snapshotState(stream.name as StreamName, ctx, 0)],
+        holes: [],
+      }),
+    );
   }
 
   for (const p of plan.perId) {
@@ -128,24 +160,32 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
     // The stream's snapshot is as of --until once its last id is in: that commit records it.
     let left = p.ids.length;
     const done = (rows: number) => (--left === 0 ? [snapshotState(name, ctx, rows)] : []);
-    tasks.addAll(p.stream.endpoint.pool, flatten(p.ids, (id) => [{
-      group: objectGroup(name, id),
-      work: async () => {
-        let rows: ExtractedRows;
-        try {
-          rows = await details.forStream(p.stream, id, () => p.stream.fetch(ctx.client, id, p.options, p.listed?.get(id)));
-        } catch (err) {
-          const tolerated = p.stream.tolerate?.(err, id);
-          if (tolerated === undefined) throw err;
-          ctx.warn({ code: 'object_unavailable', stream: name, message: tolerated });
-          await ctx.committer.add({ upserts: [], replaces: [], state: done(0), holes: [] });
-          ctx.tick(name, 1, 0);
-          return;
-        }
-        await ctx.committer.add({ ...noticed(name, rows), state: done(countRows(rows)), holes: [] });
-        ctx.tick(name, 1, countRows(rows));
-      },
-    }]), p.ids.length);
+    tasks.addAll(
+      p.stream.endpoint.pool,
+      flatten(p.ids, (id) => [
+        {
+          group: objectGroup(name, id),
+          work: async () => {
+            let rows: ExtractedRows;
+            try {
+              rows = await details.forStream(p.stream, id, () =>
+                p.stream.fetch(ctx.client, id, p.options, p.listed?.get(id)),
+              );
+            } catch (err) {
+              const tolerated = p.stream.tolerate?.(err, id);
+              if (tolerated === undefined) throw err;
+              ctx.warn({ code: 'object_unavailable', stream: name, message: tolerated });
+              await ctx.committer.add({ upserts: [], replaces: [], state: done(0), holes: [] });
+              ctx.tick(name, 1, 0);
+              return;
+            }
+            await ctx.committer.add({ ...noticed(name, rows), state: done(countRows(rows)), holes: [] });
+            ctx.tick(name, 1, countRows(rows));
+          },
+        },
+      ]),
+      p.ids.length,
+    );
   }
 }
 
@@ -153,7 +193,11 @@ export function queueFetchTasks(plan: Plan, tasks: TaskQueues, ctx: FetchTaskCon
  * The run's reads of activity details (DetailsReads): rows of an object no stream of the run reads are stored under the
  * series' name, the request is a follow-up of its window, and an unreadable object is told once per stream.
  */
-function detailsReads(plan: Plan, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>): DetailsReads {
+function detailsReads(
+  plan: Plan,
+  ctx: FetchTaskContext,
+  noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>,
+): DetailsReads {
   const told = new Set<string>();
   return new DetailsReads(plan, {
     commit: (sp, rows) => ctx.committer.add({ ...noticed(sp.stream.name as StreamName, rows), state: [], holes: [] }),
@@ -165,7 +209,8 @@ function detailsReads(plan: Plan, ctx: FetchTaskContext, noticed: (stream: Strea
       told.add(name);
       const a = sp.stream.activity!;
       ctx.warn({
-        code: 'activity_details_unreadable', stream: name,
+        code: 'activity_details_unreadable',
+        stream: name,
         message: `${name} ${sp.seriesKey}: the ${a.details.name} details (${a.details.endpoint.method} ${a.details.endpoint.path}${a.details.endpoint.permission ? `, permission ${a.details.endpoint.permission}` : ''}) could not be read, so its days left out stay holes instead of being told quiet from its ${a.first} and ${a.last}: ${error instanceof Error ? error.message : String(error)}. Other objects of the stream that fail the same way are not named again`,
       });
     },
@@ -202,12 +247,23 @@ function snapshotState(stream: StreamName, ctx: FetchTaskContext, rows: number):
 }
 
 /** The window tasks of one series, in its backfill order; its windows and progress are made when its first one is taken. */
-function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>, details: DetailsReads): Generator<Task> {
+function* seriesTasks(
+  sp: SeriesPlan,
+  ctx: FetchTaskContext,
+  noticed: (stream: StreamName, rows: ExtractedRows) => Omit<ExtractedRows, 'notices'>,
+  details: DetailsReads,
+): Generator<Task> {
   const name = sp.stream.name as StreamName;
   const { cursor, instance } = sp;
   const windows = orderedWindows(cursor);
   const progress = new CursorProgress(cursor, windows);
-  const source = { endpoint: sp.endpoint.path, seriesKey: sp.seriesKey, unit: instance.unit, maxUnits: sp.maxUnits, fetch: (client: ApiClient, w: Window) => instance.fetch(client, w) };
+  const source = {
+    endpoint: sp.endpoint.path,
+    seriesKey: sp.seriesKey,
+    unit: instance.unit,
+    maxUnits: sp.maxUnits,
+    fetch: (client: ApiClient, w: Window) => instance.fetch(client, w),
+  };
   const group = seriesGroup(sp);
   // The offset the platform writes this series' days with, as last seen: the days it asks for end at its own midnight.
   let offset = sp.utcOffset;
@@ -219,12 +275,19 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
 
   async function fetchWindow(planned: Window): Promise<void> {
     const window = localWindow(planned, offset);
-    const result = await fetchSeriesWindow(ctx.client, source, window, (ms) => isWanted(cursor, ms), (ms) => isWanted(cursor, ms) && !isQuiet(known, ms));
+    const result = await fetchSeriesWindow(
+      ctx.client,
+      source,
+      window,
+      (ms) => isWanted(cursor, ms),
+      (ms) => isWanted(cursor, ms) && !isQuiet(known, ms),
+    );
     const notices: RowNotice[] = [];
     for (const seen of result.offsets) {
       if (offset !== undefined && seen !== offset) {
         notices.push({
-          code: 'series_offset_changed', key: '',
+          code: 'series_offset_changed',
+          key: '',
           message: `${sp.endpoint.path} wrote the days of ${sp.seriesKey} with offset ${seen}, where earlier days came with ${offset} (a daylight-saving change, or the workspace's time zone changed); each day is kept under the date the platform wrote, and later requests end at its midnight in ${seen}`,
         });
       }
@@ -239,14 +302,16 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
     }
     if (result.outside.count > 0) {
       ctx.warn({
-        code: 'points_outside_window', stream: name,
+        code: 'points_outside_window',
+        stream: name,
         message: `${sp.endpoint.path} returned ${result.outside.count} point(s) outside the window asked for ${sp.seriesKey} (${window.start.toISO()} to ${window.end.toISO()}, e.g. time ${JSON.stringify(result.outside.example)}); they were ignored`,
       });
     }
     const inProgress = result.missing.filter((m) => m.startMs >= cursor.completeEndMs && !isQuiet(known, m.startMs));
     if (inProgress.length > 0) {
       ctx.warn({
-        code: 'in_progress_units_absent', stream: name,
+        code: 'in_progress_units_absent',
+        stream: name,
         message: `${name} ${sp.seriesKey}: ${inProgress.length} unit(s) between ${window.start.toISO()} and ${window.end.toISO()} were not returned even after a follow-up request; they are still in progress at --until and are asked again next run`,
       });
     }
@@ -256,26 +321,47 @@ function* seriesTasks(sp: SeriesPlan, ctx: FetchTaskContext, noticed: (stream: S
     if (lagFrom !== undefined) {
       progress.hold(lagFrom);
       notices.push({
-        code: 'source_lagging', key: '',
+        code: 'source_lagging',
+        key: '',
         message: `${sp.endpoint.path} has no data yet for ${sp.seriesKey} from ${new Date(lagFrom).toISOString()} on (less than ${LAG_MS / 86_400_000} days before --until): the source lags, so those units are asked again by the next runs and become holes only if still missing once more than ${LAG_MS / 86_400_000} days old`,
       });
     }
     rows.notices = [...notices, ...(rows.notices ?? [])];
     const missing = lagFrom === undefined ? result.missing : result.missing.filter((m) => m.startMs < lagFrom);
-    const holes: HoleUpdate[] = holeChanges(known, new Set(result.points.keys()), missing, ctx.holeRetries).map((h) => ({
-      stream: name, seriesKey: sp.seriesKey, unit: instance.unit, unitStart: new Date(h.startMs), status: h.status, attempts: h.attempts, reason: h.reason,
-    }));
+    const holes: HoleUpdate[] = holeChanges(known, new Set(result.points.keys()), missing, ctx.holeRetries).map(
+      (h) => ({
+        stream: name,
+        seriesKey: sp.seriesKey,
+        unit: instance.unit,
+        unitStart: new Date(h.startMs),
+        status: h.status,
+        attempts: h.attempts,
+        reason: h.reason,
+      }),
+    );
     const rowCount = countRows(rows);
     // rows_loaded counts the main table's rows (one per unit), whatever breakdowns ride along.
-    progress.finish(window.start.toMillis(), rows.upserts.find((u) => u.table === sp.stream.tables[0]?.name)?.rows.length ?? 0);
+    progress.finish(
+      window.start.toMillis(),
+      rows.upserts.find((u) => u.table === sp.stream.tables[0]?.name)?.rows.length ?? 0,
+    );
     const advanced = progress.advance() ?? progress.settle();
     await ctx.committer.add({
       ...noticed(name, rows),
-      state: advanced === undefined ? [] : [{
-        stream: name, seriesKey: sp.seriesKey, unit: instance.unit, watermark: new Date(advanced.watermarkMs), rowsLoaded: advanced.rows,
-        ...(advanced.lowMs === undefined ? {} : { lowWatermark: new Date(advanced.lowMs) }),
-        ...(offset === undefined ? {} : { utcOffset: offset }),
-      }],
+      state:
+        advanced === undefined
+          ? []
+          : [
+              {
+                stream: name,
+                seriesKey: sp.seriesKey,
+                unit: instance.unit,
+                watermark: new Date(advanced.watermarkMs),
+                rowsLoaded: advanced.rows,
+                ...(advanced.lowMs === undefined ? {} : { lowWatermark: new Date(advanced.lowMs) }),
+                ...(offset === undefined ? {} : { utcOffset: offset }),
+              },
+            ],
       holes,
     });
     if (holes.length > 0) ctx.holes(name, sp.seriesKey, holes);

@@ -9,7 +9,10 @@ export const DEFAULT_RESTATEMENT_SHARE = 0.999;
  * when no change was seen. A unit of age A relative to a run's --until is re-fetched by a look-back of A days whatever
  * the run cadence (the range starts `lookback_days` before the watermark, which is at most --until), so A is the advice.
  */
-export function recommendLookback(byAge: readonly { ageDays: number; changes: number }[], share: number = DEFAULT_RESTATEMENT_SHARE): number | undefined {
+export function recommendLookback(
+  byAge: readonly { ageDays: number; changes: number }[],
+  share: number = DEFAULT_RESTATEMENT_SHARE,
+): number | undefined {
   if (!(share > 0 && share <= 1)) throw new RangeError(`share must be in (0, 1], got ${share}; e.g. --share 0.999`);
   const total = byAge.reduce((n, a) => n + a.changes, 0);
   if (total === 0) return undefined;

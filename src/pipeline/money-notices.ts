@@ -22,7 +22,11 @@ const moneyColumnsOf = new Map<string, string[]>();
 function moneyColumns(table: string): string[] {
   let columns = moneyColumnsOf.get(table);
   if (columns === undefined) {
-    columns = isTableName(table) ? tableSpec(table).columns.filter((c) => c.type === MONEY).map((c) => c.name) : [];
+    columns = isTableName(table)
+      ? tableSpec(table)
+          .columns.filter((c) => c.type === MONEY)
+          .map((c) => c.name)
+      : [];
     moneyColumnsOf.set(table, columns);
   }
   return columns;

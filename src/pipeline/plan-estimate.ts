@@ -58,11 +58,17 @@ export interface PlanEstimate {
 function options(opts: EstimateOptions): { latencyMs: number; maxInFlight: number | undefined } {
   const latencyMs = opts.latencyMs ?? DEFAULT_ESTIMATE_LATENCY_MS;
   if (!Number.isFinite(latencyMs) || latencyMs < 0) {
-    throw new ConfigError('--latency-ms', `must be a number of milliseconds ≥ 0, got ${String(latencyMs)}; e.g. --latency-ms 200`);
+    throw new ConfigError(
+      '--latency-ms',
+      `must be a number of milliseconds ≥ 0, got ${String(latencyMs)}; e.g. --latency-ms 200`,
+    );
   }
   const max = opts.maxInFlight;
   if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
-    throw new ConfigError('--max-in-flight', `must be a whole number of requests ≥ 1, got ${String(max)}; e.g. --max-in-flight 16`);
+    throw new ConfigError(
+      '--max-in-flight',
+      `must be a whole number of requests ≥ 1, got ${String(max)}; e.g. --max-in-flight 16`,
+    );
   }
   return { latencyMs, maxInFlight: max };
 }
@@ -88,12 +94,28 @@ export function estimateDuration(byPool: Partial<Record<PoolId, number>>, opts: 
     const lanes = Math.ceil(requests / inFlight) * latencyMs;
     const spread = requests > limit ? Math.round(((requests - 1) * windowMs) / limit) + latencyMs : 0;
     const ms = Math.max(lanes, spread);
-    const boundBy: EstimateBound = spread >= lanes ? 'rate' : inFlight === cap && cap < Math.max(MIN_IN_FLIGHT, byRate) ? 'cap' : byRate > MIN_IN_FLIGHT ? 'rate' : 'latency';
+    const boundBy: EstimateBound =
+      spread >= lanes
+        ? 'rate'
+        : inFlight === cap && cap < Math.max(MIN_IN_FLIGHT, byRate)
+          ? 'cap'
+          : byRate > MIN_IN_FLIGHT
+            ? 'rate'
+            : 'latency';
     pools.push({ pool: id, label: LIMIT_POOLS[id].label, requests, limit, windowMs, waves, inFlight, ms, boundBy });
   }
   pools.sort((a, b) => b.ms - a.ms);
   const slowest = pools[0];
-  if (slowest && slowest.ms >= latencyBoundMs) return { latencyMs, maxInFlight, latencyBoundMs, pools, ms: slowest.ms, boundBy: slowest.boundBy, pool: slowest.pool };
+  if (slowest && slowest.ms >= latencyBoundMs)
+    return {
+      latencyMs,
+      maxInFlight,
+      latencyBoundMs,
+      pools,
+      ms: slowest.ms,
+      boundBy: slowest.boundBy,
+      pool: slowest.pool,
+    };
   return { latencyMs, maxInFlight, latencyBoundMs, pools, ms: latencyBoundMs, boundBy: 'cap', pool: undefined };
 }
 
@@ -128,7 +150,11 @@ export interface PoolNights {
  * sustained rates: per pool ceil(requests / perNight), the run as many nights as its slowest pool. What `init` prints
  * and writes into the file, and the figure the benchmark reports for a first night.
  */
-export function nightsUnderBudget(byPool: Partial<Record<PoolId, number>>, budgetMs: number, pools: PoolOverrides = {}): { nights: number; pools: PoolNights[] } {
+export function nightsUnderBudget(
+  byPool: Partial<Record<PoolId, number>>,
+  budgetMs: number,
+  pools: PoolOverrides = {},
+): { nights: number; pools: PoolNights[] } {
   const out: PoolNights[] = [];
   for (const [id, requests] of Object.entries(byPool) as [PoolId, number | undefined][]) {
     if (!requests) continue;
@@ -146,7 +172,12 @@ export function nightsUnderBudget(byPool: Partial<Record<PoolId, number>>, budge
  * (nightsUnderBudget) and of the estimated duration (`estimateMs`, round trips included) cut into budgets. A lower bound:
  * every later night also re-reads the look-back of the series loaded by the nights before.
  */
-export function nightsAtBudget(byPool: Partial<Record<PoolId, number>>, estimateMs: number, budgetMs: number, pools: PoolOverrides = {}): number {
+export function nightsAtBudget(
+  byPool: Partial<Record<PoolId, number>>,
+  estimateMs: number,
+  budgetMs: number,
+  pools: PoolOverrides = {},
+): number {
   if (Object.values(byPool).every((r) => !r)) return 0;
   return Math.max(nightsUnderBudget(byPool, budgetMs, pools).nights, Math.ceil(estimateMs / budgetMs));
 }

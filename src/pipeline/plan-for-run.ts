@@ -46,10 +46,21 @@ export async function readStoredPlanState(wh: Warehouse, until: Date): Promise<S
     if (stream.kind !== 'paged_list') continue;
     knownRows[stream.name] = await rowCount(wh, stream.tables[0].name);
   }
-  const holes = (await wh.readHoles()).map((h) => ({ stream: h.stream, seriesKey: h.seriesKey, startMs: h.unitStart.getTime(), attempts: h.attempts, status: h.status }));
+  const holes = (await wh.readHoles()).map((h) => ({
+    stream: h.stream,
+    seriesKey: h.seriesKey,
+    startMs: h.unitStart.getTime(),
+    attempts: h.attempts,
+    status: h.status,
+  }));
   // The --until each watermark was fetched at: the until of the run that last moved it.
-  const untils = new Map((await wh.query(`SELECT s."stream", s."series_key", r."until" FROM "_etl_series_state" s JOIN "_etl_runs" r ON r."run_id" = s."last_run_id"`))
-    .map((r) => [`${String(r['stream'])}\u0000${String(r['series_key'])}`, r['until'] as Date | null]));
+  const untils = new Map(
+    (
+      await wh.query(
+        `SELECT s."stream", s."series_key", r."until" FROM "_etl_series_state" s JOIN "_etl_runs" r ON r."run_id" = s."last_run_id"`,
+      )
+    ).map((r) => [`${String(r['stream'])}\u0000${String(r['series_key'])}`, r['until'] as Date | null]),
+  );
   const states = (await wh.readSeriesState()).map((s) => {
     const fetchedUntil = untils.get(`${s.stream}\u0000${s.seriesKey}`);
     return fetchedUntil instanceof Date ? { ...s, fetchedUntil } : s;
@@ -72,7 +83,9 @@ async function readActivity(wh: Warehouse): Promise<{ activity: Map<string, Acti
     const table = activityTable(a);
     if (read.has(table)) continue;
     read.add(table);
-    const rows = await wh.query(`SELECT ${ident(a.idColumn)} AS id, ${ident(a.first)} AS first, ${ident(a.last)} AS last FROM ${ident(table)}`);
+    const rows = await wh.query(
+      `SELECT ${ident(a.idColumn)} AS id, ${ident(a.first)} AS first, ${ident(a.last)} AS last FROM ${ident(table)}`,
+    );
     for (const row of rows) {
       const key = activityKey(table, String(row['id']));
       detailsStored.add(key);
@@ -87,7 +100,12 @@ async function readActivity(wh: Warehouse): Promise<{ activity: Map<string, Acti
  * The plan of a run with these options over this stored state, and what discovery resolved `all` into; `pagesRead` are
  * the paged lists' page counts when they were read (`plan --discover`).
  */
-export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: Discovery, pagesRead: Partial<Record<StreamName, number>> = {}): Plan {
+export function planRun(
+  opts: RunOptions,
+  stored: StoredPlanState,
+  discovery?: Discovery,
+  pagesRead: Partial<Record<StreamName, number>> = {},
+): Plan {
   return buildPlan({
     pagesRead,
     pipeline: discovery?.pipeline ?? opts.pipeline,
@@ -113,26 +131,45 @@ export function planRun(opts: RunOptions, stored: StoredPlanState, discovery?: D
  * list whose size the plan would otherwise guess is read as the run reads it — the lists `all` needs and the paged lists
  * (data integrations) — and nothing else is sent, so the plan is exact.
  */
-export async function planWithoutRunning(opts: RunOptions, client?: ApiClient): Promise<{ plan: Plan; storedState: 'none' | 'read' | 'read (checkpoint of a run that did not publish)' | 'ignored (--full-refresh)' }> {
+export async function planWithoutRunning(
+  opts: RunOptions,
+  client?: ApiClient,
+): Promise<{
+  plan: Plan;
+  storedState: 'none' | 'read' | 'read (checkpoint of a run that did not publish)' | 'ignored (--full-refresh)';
+}> {
   const until = opts.until.toUTC().toJSDate();
   const input = { pipeline: opts.pipeline, streams: opts.streams, until, ...(client ? { client } : {}) };
   const pagesRead = client ? await readPagedLists(client, opts.pipeline, opts.streams, until) : {};
-  if (opts.fullRefresh) return { plan: planRun(opts, EMPTY_PLAN_STATE, throwFailedList(await discover(input)), pagesRead), storedState: 'ignored (--full-refresh)' };
+  if (opts.fullRefresh)
+    return {
+      plan: planRun(opts, EMPTY_PLAN_STATE, throwFailedList(await discover(input)), pagesRead),
+      storedState: 'ignored (--full-refresh)',
+    };
   try {
     // The run resumes from an object's newer checkpoint: so does its plan.
     return await withResumePoint(opts.db, async (wh, from) => {
       const discovery = throwFailedList(await discover({ ...input, wh }));
-      const storedState = from === 'checkpoint' ? 'read (checkpoint of a run that did not publish)' as const : 'read' as const;
+      const storedState =
+        from === 'checkpoint' ? ('read (checkpoint of a run that did not publish)' as const) : ('read' as const);
       return { plan: planRun(opts, await readStoredPlanState(wh, until), discovery, pagesRead), storedState };
     });
   } catch (err) {
     if (!(err instanceof NoSnapshotError)) throw err;
-    return { plan: planRun(opts, EMPTY_PLAN_STATE, throwFailedList(await discover(input)), pagesRead), storedState: 'none' };
+    return {
+      plan: planRun(opts, EMPTY_PLAN_STATE, throwFailedList(await discover(input)), pagesRead),
+      storedState: 'none',
+    };
   }
 }
 
 /** The pages of each paged list of `streams`, read through `client` (their rows are dropped: `plan` and `init` write nothing). */
-export async function readPagedLists(client: ApiClient, pipeline: PipelineDefinition, streams: readonly StreamName[], until: Date): Promise<Partial<Record<StreamName, number>>> {
+export async function readPagedLists(
+  client: ApiClient,
+  pipeline: PipelineDefinition,
+  streams: readonly StreamName[],
+  until: Date,
+): Promise<Partial<Record<StreamName, number>>> {
   const pages: Partial<Record<StreamName, number>> = {};
   for (const name of streams) {
     const stream = streamDeclaration(name);

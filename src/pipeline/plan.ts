@@ -8,7 +8,14 @@ import type { ActiveSpan, CursorPlan, StoredHole } from '../extract/incremental-
 import { planCursor, seriesKey } from '../extract/incremental-cursor.js';
 import type { StreamName } from '../streams/registry.js';
 import { streamDeclaration } from '../streams/registry.js';
-import type { ListingStream, PagedListStream, PerIdStream, Reconciliation, SeriesInstance, SeriesStream } from '../streams/stream-declaration.js';
+import type {
+  ListingStream,
+  PagedListStream,
+  PerIdStream,
+  Reconciliation,
+  SeriesInstance,
+  SeriesStream,
+} from '../streams/stream-declaration.js';
 import { activityTable } from '../streams/stream-declaration.js';
 import type { ListedObject } from '../streams/workspace-lists.js';
 import type { DiscoveredList, Discovery } from './discover.js';
@@ -174,7 +181,12 @@ function lookbackOf(lookbackDays: number, state: PlannedState | undefined): numb
  * Whether a series' object has details to read if its windows leave days out: listed, when its stored details are not
  * at the listed version; named in the file (no list read for it), when none are stored.
  */
-function dueDetails(stream: StreamName, objectId: string, detailsKey: string, input: PlanInput): SeriesPlan['detailsDue'] {
+function dueDetails(
+  stream: StreamName,
+  objectId: string,
+  detailsKey: string,
+  input: PlanInput,
+): SeriesPlan['detailsDue'] {
   const due = input.discovery?.detailsDue.get(stream);
   if (due) return due.has(objectId) ? 'listed' : undefined;
   return input.detailsStored?.has(detailsKey) ? undefined : 'named';
@@ -187,7 +199,20 @@ export function buildPlan(input: PlanInput): Plan {
     const key = `${h.stream}${sep}${h.seriesKey}`;
     holes.set(key, [...(holes.get(key) ?? []), { startMs: h.startMs, attempts: h.attempts, status: h.status }]);
   }
-  const plan: Plan = { discovery: input.discovery?.lists ?? [], series: [], reconciliations: [], lookbacks: [], lists: [], perId: [], listings: [], streams: [], byPool: {}, requests: 0, minimum: 0, estimated: false };
+  const plan: Plan = {
+    discovery: input.discovery?.lists ?? [],
+    series: [],
+    reconciliations: [],
+    lookbacks: [],
+    lists: [],
+    perId: [],
+    listings: [],
+    streams: [],
+    byPool: {},
+    requests: 0,
+    minimum: 0,
+    estimated: false,
+  };
   const add = (summary: StreamPlanSummary) => {
     plan.streams.push(summary);
     plan.byPool[summary.pool] = (plan.byPool[summary.pool] ?? 0) + summary.requests;
@@ -197,19 +222,42 @@ export function buildPlan(input: PlanInput): Plan {
   };
   // A list's pages are the fewest requests that read it: the minimum is the count itself.
   for (const l of plan.discovery) {
-    add({ stream: `discovery: ${l.listing}`, series: l.objects, requests: l.pages, minimum: l.pages, pool: l.endpoint.pool, estimated: l.estimated, holes: 0, reconciliations: 0 });
+    add({
+      stream: `discovery: ${l.listing}`,
+      series: l.objects,
+      requests: l.pages,
+      minimum: l.pages,
+      pool: l.endpoint.pool,
+      estimated: l.estimated,
+      holes: 0,
+      reconciliations: 0,
+    });
   }
 
   for (const name of input.streams) {
     const options = input.pipeline.streams[name] as unknown;
     if (options === undefined) continue;
     const stream = streamDeclaration(name);
-    const summary: StreamPlanSummary = { stream: name, series: 0, requests: 0, minimum: 0, pool: stream.endpoint.pool, estimated: false, holes: 0, reconciliations: 0 };
+    const summary: StreamPlanSummary = {
+      stream: name,
+      series: 0,
+      requests: 0,
+      minimum: 0,
+      pool: stream.endpoint.pool,
+      estimated: false,
+      holes: 0,
+      reconciliations: 0,
+    };
     switch (stream.kind) {
       case 'series': {
         const setting = input.pipeline.streamLookbacks[name] ?? input.pipeline.lookback;
         const hasState = input.states.some((s) => s.stream === name);
-        const lookback = effectiveLookback(name, setting, { byAge: [], ...input.lookbackEvidence?.get(name), stored: hasState }, input.until.toJSDate());
+        const lookback = effectiveLookback(
+          name,
+          setting,
+          { byAge: [], ...input.lookbackEvidence?.get(name), stored: hasState },
+          input.until.toJSDate(),
+        );
         plan.lookbacks.push({ stream: name, ...lookback });
         for (const instance of stream.series(options)) {
           const key = seriesKey(instance.unit, instance.dims);
@@ -219,18 +267,32 @@ export function buildPlan(input: PlanInput): Plan {
           const seriesHoles = holes.get(`${name}${sep}${key}`) ?? [];
           const maxUnits = instance.maxUnits ?? stream.maxUnits;
           const objectId = stream.activity ? instance.dims[stream.activity.dim] : undefined;
-          const detailsKey = stream.activity && objectId !== undefined ? activityKey(activityTable(stream.activity), objectId) : undefined;
+          const detailsKey =
+            stream.activity && objectId !== undefined
+              ? activityKey(activityTable(stream.activity), objectId)
+              : undefined;
           const active = detailsKey === undefined ? undefined : input.activity?.get(detailsKey);
           const detailsDue = detailsKey === undefined ? undefined : dueDetails(name, objectId!, detailsKey, input);
           const cursor = planCursor({
             ...(active ? { active } : {}),
-            unit: instance.unit, maxUnits, from: input.from, until: input.until, lookbackDays: lookbackOf(lookback.days, state),
+            unit: instance.unit,
+            maxUnits,
+            from: input.from,
+            until: input.until,
+            lookbackDays: lookbackOf(lookback.days, state),
             order: input.pipeline.backfillOrder,
             ...(stored ? { watermark: DateTime.fromJSDate(stored, { zone: 'utc' }) } : {}),
-            ...(stored && low ? { lowWatermark: DateTime.fromJSDate(low, { zone: 'utc' }) } : {}), holes: seriesHoles,
+            ...(stored && low ? { lowWatermark: DateTime.fromJSDate(low, { zone: 'utc' }) } : {}),
+            holes: seriesHoles,
           });
           plan.series.push({
-            stream, endpoint: instance.endpoint ?? stream.endpoint, maxUnits, instance, seriesKey: key, cursor, utcOffset: state?.utcOffset ?? undefined,
+            stream,
+            endpoint: instance.endpoint ?? stream.endpoint,
+            maxUnits,
+            instance,
+            seriesKey: key,
+            cursor,
+            utcOffset: state?.utcOffset ?? undefined,
             ...(detailsDue ? { detailsDue } : {}),
           });
           summary.series++;
@@ -240,7 +302,9 @@ export function buildPlan(input: PlanInput): Plan {
           summary.holes += seriesHoles.filter((h) => h.status === 'open').length;
         }
         // A window without a complete day (a run inside the pipeline's first day) has nothing to reconcile.
-        const checks = (stream.reconcile?.(options) ?? []).filter((c) => reconciliationWindow(input.until, input.from, lookback.days, c.maxDays));
+        const checks = (stream.reconcile?.(options) ?? []).filter((c) =>
+          reconciliationWindow(input.until, input.from, lookback.days, c.maxDays),
+        );
         if (checks.length > 0) plan.reconciliations.push({ stream, checks, lookbackDays: lookback.days });
         summary.reconciliations = checks.length;
         summary.requests += checks.length;
@@ -251,7 +315,12 @@ export function buildPlan(input: PlanInput): Plan {
         const read = input.pagesRead?.[name];
         const estimatedRequests = read ?? stream.estimatePages(input.knownRows?.[name] ?? 0);
         plan.lists.push({ stream, options, estimatedRequests });
-        Object.assign(summary, { series: 1, requests: estimatedRequests, minimum: estimatedRequests, estimated: read === undefined });
+        Object.assign(summary, {
+          series: 1,
+          requests: estimatedRequests,
+          minimum: estimatedRequests,
+          estimated: read === undefined,
+        });
         break;
       }
       case 'per_id': {
@@ -259,7 +328,12 @@ export function buildPlan(input: PlanInput): Plan {
         const all = stream.ids(options);
         const ids = discovered ? all.filter((id) => !discovered.unchanged.has(id)) : all;
         plan.perId.push({ stream, options, ids, ...(discovered ? { listed: discovered.listed } : {}) });
-        Object.assign(summary, { series: all.length, requests: ids.length, minimum: ids.length, ...(discovered ? { unchanged: all.length - ids.length } : {}) });
+        Object.assign(summary, {
+          series: all.length,
+          requests: ids.length,
+          minimum: ids.length,
+          ...(discovered ? { unchanged: all.length - ids.length } : {}),
+        });
         break;
       }
       case 'listing':

@@ -19,21 +19,33 @@ import type { RunReporter, RunWarning } from './run-events.js';
 import type { RunSummary } from './run-summary.js';
 
 /** Publish, first half: the Parquet, the workspace recorded, the views. Returns the place the workspace publishes to. */
-export async function publishParquet(wh: Warehouse, out: OpenedPlace, opts: RunOptions, reporter: RunReporter, warnings: RunWarning[]): Promise<{ lake: Place; exported: ExportSummary }> {
+export async function publishParquet(
+  wh: Warehouse,
+  out: OpenedPlace,
+  opts: RunOptions,
+  reporter: RunReporter,
+  warnings: RunWarning[],
+): Promise<{ lake: Place; exported: ExportSummary }> {
   reporter.emit({ type: 'phase', phase: 'export' });
   const lake = placeOfWorkspace(out.place, opts.pipeline.workspace);
   const moved = await workspaceMove(wh, opts.pipeline.workspace);
   await wh.liftCommitLimits();
   const exported = await exportParquet(wh, lake, { scope: moved ? 'all' : 'dirty' });
   for (const repair of exported.repaired) {
-    const warning: RunWarning = { code: 'parquet_repaired', message: `repaired ${repair.table} in ${lake.description} from DuckDB: ${repair.problems.join('; ')}` };
+    const warning: RunWarning = {
+      code: 'parquet_repaired',
+      message: `repaired ${repair.table} in ${lake.description} from DuckDB: ${repair.problems.join('; ')}`,
+    };
     warnings.push(warning);
     reporter.emit({ type: 'warning', ...warning });
   }
   crashPoint('export-done');
   if (moved) {
     await retireLayout(out.place, moved.from, wh);
-    warnings.push({ code: 'workspace_moved', message: `the Parquet of ${opts.db} moved from ${moved.from === undefined ? 'the layout without workspace' : `workspace=${moved.from}`} to workspace=${opts.pipeline.workspace ?? '(none)'} in ${out.place.description}: every partition was written anew and the old objects removed` });
+    warnings.push({
+      code: 'workspace_moved',
+      message: `the Parquet of ${opts.db} moved from ${moved.from === undefined ? 'the layout without workspace' : `workspace=${moved.from}`} to workspace=${opts.pipeline.workspace ?? '(none)'} in ${out.place.description}: every partition was written anew and the old objects removed`,
+    });
   }
   await new SettingsStore(wh).setWorkspace(opts.pipeline.workspace);
   reporter.emit({ type: 'exported', files: exported.filesWritten, rows: exported.rowsWritten });
@@ -45,7 +57,10 @@ export async function publishParquet(wh: Warehouse, out: OpenedPlace, opts: RunO
  * Whether this run moves the database's Parquet to another workspace's layout: the pipeline's `workspace:` differs from
  * the one the database last exported as (databases that never exported have nothing to move).
  */
-async function workspaceMove(wh: Warehouse, workspace: string | undefined): Promise<{ from: string | undefined } | undefined> {
+async function workspaceMove(
+  wh: Warehouse,
+  workspace: string | undefined,
+): Promise<{ from: string | undefined } | undefined> {
   const recorded = await new SettingsStore(wh).workspace();
   if (recorded === workspace) return undefined;
   return (await new RunLog(wh).endedCount()) > 0 ? { from: recorded } : undefined;
@@ -56,11 +71,22 @@ async function workspaceMove(wh: Warehouse, workspace: string | undefined): Prom
  * outcome): the bookkeeping tables' Parquet, the report, then the database itself — last, so a report that cannot be
  * written fails the run rather than leaving a published run without it.
  */
-export async function publishDatabase(wh: Warehouse, lake: Place, snapshots: SnapshotStore, opts: RunOptions, summary: RunSummary, reporter: RunReporter): Promise<void> {
+export async function publishDatabase(
+  wh: Warehouse,
+  lake: Place,
+  snapshots: SnapshotStore,
+  opts: RunOptions,
+  summary: RunSummary,
+  reporter: RunReporter,
+): Promise<void> {
   await exportBookkeeping(wh, lake);
   if (opts.pipeline.report) {
     await wh.liftReportLimits();
-    summary.report = (await writeReport(wh, reportPathFor(opts.db, opts.pipeline.report.path, opts.workDir), { database: snapshots.description })).path;
+    summary.report = (
+      await writeReport(wh, reportPathFor(opts.db, opts.pipeline.report.path, opts.workDir), {
+        database: snapshots.description,
+      })
+    ).path;
   }
   for (const note of (await snapshots.publish(wh)).notes) {
     summary.warnings.push(note);

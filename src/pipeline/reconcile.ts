@@ -38,18 +38,24 @@ export async function runReconciliations(
     });
     // Every check's request at once, paced by the client like any other (one after another, a nightly run waited on 137
     // round trips). Only what concerns the whole run (a 401, no answer at all) ends it.
-    const answers = await Promise.allSettled(todo.map(({ check, window }) => check.fetch(ctx.client, window.start, window.end)));
+    const answers = await Promise.allSettled(
+      todo.map(({ check, window }) => check.fetch(ctx.client, window.start, window.end)),
+    );
     const failed = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
     const fatal = failed.find((a) => failureScope(a.reason) === 'run');
     if (fatal) throw fatal.reason;
     if (failed.length > 0) {
       const first = failed[0]!.reason;
       ctx.warn({
-        code: 'reconciliation_unavailable', stream: stream.name,
+        code: 'reconciliation_unavailable',
+        stream: stream.name,
         message: `${stream.name}: ${failed.length} of ${todo.length} reconciliation check(s) could not be made (e.g. ${first instanceof Error ? first.message : String(first)}); recorded as unavailable in _etl_reconciliation, the data is kept`,
       });
     }
-    const stored = await storedTotalsByGroup(ctx.wh, todo.map(({ check, window }) => ({ check, start: window.start.toJSDate(), end: window.end.toJSDate() })));
+    const stored = await storedTotalsByGroup(
+      ctx.wh,
+      todo.map(({ check, window }) => ({ check, start: window.start.toJSDate(), end: window.end.toJSDate() })),
+    );
     const rows: ReconciliationRow[] = [];
     todo.forEach(({ check, window, days }, i) => {
       const answer = answers[i]!;
@@ -58,15 +64,35 @@ export async function runReconciliations(
       const key = seriesKey('day', check.dims);
       const checkRows: ReconciliationRow[] = Object.entries(check.metrics).map(([metric, column]) => {
         const act = totals[metric] ?? 0;
-        if (expected === undefined) return { stream: stream.name, seriesKey: key, windowStart: window.start.toJSDate(), windowEnd: window.end.toJSDate(), metric, expected: null, actual: act, status: 'unavailable' };
+        if (expected === undefined)
+          return {
+            stream: stream.name,
+            seriesKey: key,
+            windowStart: window.start.toJSDate(),
+            windowEnd: window.end.toJSDate(),
+            metric,
+            expected: null,
+            actual: act,
+            status: 'unavailable',
+          };
         const exp = expected[metric] ?? Number.NaN;
         const status = units < days ? 'incomplete' : sameTotal(check.table, column, exp, act) ? 'match' : 'mismatch';
-        return { stream: stream.name, seriesKey: key, windowStart: window.start.toJSDate(), windowEnd: window.end.toJSDate(), metric, expected: exp, actual: act, status };
+        return {
+          stream: stream.name,
+          seriesKey: key,
+          windowStart: window.start.toJSDate(),
+          windowEnd: window.end.toJSDate(),
+          metric,
+          expected: exp,
+          actual: act,
+          status,
+        };
       });
       const bad = checkRows.filter((r) => r.status === 'mismatch');
       if (bad.length > 0) {
         ctx.warn({
-          code: 'reconciliation_mismatch', stream: stream.name,
+          code: 'reconciliation_mismatch',
+          stream: stream.name,
           message: `${stream.name} ${key}: ${check.endpoint.path} over ${window.start.toISODate()} to ${window.end.minus({ days: 1 }).toISODate()} disagrees with the sum of the stored days: ${bad.map((r) => `${r.metric} ${r.expected} vs ${r.actual}`).join(', ')} (recorded in _etl_reconciliation; \`engage-etl status\` lists it)`,
         });
       }
@@ -86,12 +112,29 @@ async function storedTotalsByGroup(
   const out: { totals: Record<string, number>; units: number }[] = new Array(items.length);
   const groups = new Map<string, number[]>();
   items.forEach(({ check, start, end }, i) => {
-    const group = JSON.stringify([check.table, check.timeColumn, Object.keys(check.dims), check.metrics, start.getTime(), end.getTime()]);
+    const group = JSON.stringify([
+      check.table,
+      check.timeColumn,
+      Object.keys(check.dims),
+      check.metrics,
+      start.getTime(),
+      end.getTime(),
+    ]);
     groups.set(group, [...(groups.get(group) ?? []), i]);
   });
   for (const indexes of groups.values()) {
     const first = items[indexes[0]!]!;
-    const totals = await storedTotalsOf(wh, { table: first.check.table, timeColumn: first.check.timeColumn, metrics: first.check.metrics, start: first.start, end: first.end }, indexes.map((i) => items[i]!.check.dims));
+    const totals = await storedTotalsOf(
+      wh,
+      {
+        table: first.check.table,
+        timeColumn: first.check.timeColumn,
+        metrics: first.check.metrics,
+        start: first.start,
+        end: first.end,
+      },
+      indexes.map((i) => items[i]!.check.dims),
+    );
     indexes.forEach((i, k) => (out[i] = totals[k]!));
   }
   return out;

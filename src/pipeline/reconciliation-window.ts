@@ -7,7 +7,12 @@ import { addUnits, floorUnit } from '../time/utc-time.js';
  * one request of the checking endpoint may span), never before the pipeline's first day. Undefined when no complete
  * day is covered.
  */
-export function reconciliationWindow(until: DateTime, from: DateTime, lookbackDays: number, maxDays: number): { start: DateTime; end: DateTime } | undefined {
+export function reconciliationWindow(
+  until: DateTime,
+  from: DateTime,
+  lookbackDays: number,
+  maxDays: number,
+): { start: DateTime; end: DateTime } | undefined {
   const end = floorUnit(until, 'day');
   const days = Math.min(Math.max(lookbackDays, 1), maxDays);
   const earliest = floorUnit(from, 'day');

@@ -68,7 +68,13 @@ export type RunEvent =
   | { type: 'committed'; tables: { table: string; inserted: number; updated: number; deleted: number }[] }
   | ({ type: 'warning' } & RunWarning)
   | { type: 'exported'; files: number; rows: number }
-  | { type: 'run_finished'; runId: string; status: 'succeeded' | 'completed_with_holes' | 'incomplete' | 'failed' | 'interrupted'; seconds: number; error?: string };
+  | {
+      type: 'run_finished';
+      runId: string;
+      status: 'succeeded' | 'completed_with_holes' | 'incomplete' | 'failed' | 'interrupted';
+      seconds: number;
+      error?: string;
+    };
 
 export interface RunReporter {
   emit(event: RunEvent): void;
@@ -78,7 +84,13 @@ export interface RunReporter {
 
 /** The run's announcement of a wait for a limit pool (RequestSchedulerOptions.onWait). */
 export function waitingEvent(e: PoolWait): Extract<RunEvent, { type: 'waiting' }> {
-  return { type: 'waiting', pool: e.pool, remaining: e.remaining, resumesAt: new Date(e.resumesAt).toISOString(), reason: e.reason };
+  return {
+    type: 'waiting',
+    pool: e.pool,
+    remaining: e.remaining,
+    resumesAt: new Date(e.resumesAt).toISOString(),
+    reason: e.reason,
+  };
 }
 
 export const SILENT_REPORTER: RunReporter = { emit() {}, close() {} };

@@ -64,49 +64,129 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
   let committer: Committer | undefined;
   let result: RunSummary;
   try {
-    const { wh, client, source } = await startRun(opts, deps, snapshots, { runId, started, until, reporter, warnings, staleLockNote: lock.staleNote, scheduler }, (parts) => Object.assign(opened, parts));
+    const { wh, client, source } = await startRun(
+      opts,
+      deps,
+      snapshots,
+      { runId, started, until, reporter, warnings, staleLockNote: lock.staleNote, scheduler },
+      (parts) => Object.assign(opened, parts),
+    );
     // Before anything is fetched: a lake another database published into is refused, not overwritten at the end.
     await claimLake(wh, placeOfWorkspace(out.place, opts.pipeline.workspace));
 
     committer = stageAndLoad(wh, { runId, until, scheduler, changes, reporter, snapshots });
-    const fetched = await planAndFetch(opts, { wh, client, committer, scheduler, runId, until, reporter, warnings, budgetSpent, budgetLeftMs });
+    const fetched = await planAndFetch(opts, {
+      wh,
+      client,
+      committer,
+      scheduler,
+      runId,
+      until,
+      reporter,
+      warnings,
+      budgetSpent,
+      budgetLeftMs,
+    });
 
     const { lake, exported } = await publishParquet(wh, out, opts, reporter, warnings);
     const { failures, holes, remainingRequests } = fetched;
     const summary = await summarize(wh, {
-      runId, opts, until, started, source, planned: fetched.planned, changes, warnings, followUps: fetched.followUps, holes, reconciled: fetched.reconciled,
-      failedSeries: failures.series, failedStreams: failures.streams, remainingRequests, backfill: fetched.backfill, client, parquet: exported,
+      runId,
+      opts,
+      until,
+      started,
+      source,
+      planned: fetched.planned,
+      changes,
+      warnings,
+      followUps: fetched.followUps,
+      holes,
+      reconciled: fetched.reconciled,
+      failedSeries: failures.series,
+      failedStreams: failures.streams,
+      remainingRequests,
+      backfill: fetched.backfill,
+      client,
+      parquet: exported,
     });
     const finishedAt = new Date();
     const failedError = failures.series.length > 0 ? failedMessage(runId, failures) : undefined;
-    await new RunLog(wh).finish({ runId, finishedAt, status: summary.status, requests: summary.requests.sent, rowsChanged: sumChanges(changes), ...(failedError ? { error: failedError } : {}) });
+    await new RunLog(wh).finish({
+      runId,
+      finishedAt,
+      status: summary.status,
+      requests: summary.requests.sent,
+      rowsChanged: sumChanges(changes),
+      ...(failedError ? { error: failedError } : {}),
+    });
     await recordFailures(wh, runId, finishedAt, opts.streams, failures);
     await publishDatabase(wh, lake, snapshots, opts, summary, reporter);
-    await snapshots.writeLastRunNote({ runId, status: summary.status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), ...(failedError ? { error: failedError } : {}) });
-    reporter.emit({ type: 'run_finished', runId, status: summary.status, seconds: summary.seconds, ...(failedError ? { error: failedError } : {}) });
+    await snapshots.writeLastRunNote({
+      runId,
+      status: summary.status,
+      startedAt: new Date(started).toISOString(),
+      finishedAt: new Date().toISOString(),
+      ...(failedError ? { error: failedError } : {}),
+    });
+    reporter.emit({
+      type: 'run_finished',
+      runId,
+      status: summary.status,
+      seconds: summary.seconds,
+      ...(failedError ? { error: failedError } : {}),
+    });
     result = summary;
   } catch (caught) {
     const interrupted = deps.signal?.aborted === true;
-    let err = interrupted ? new InterruptedError(`run ${runId} interrupted: what was fetched before was committed; run it again (without --full-refresh) to resume`, { cause: caught }) : caught;
+    let err = interrupted
+      ? new InterruptedError(
+          `run ${runId} interrupted: what was fetched before was committed; run it again (without --full-refresh) to resume`,
+          { cause: caught },
+        )
+      : caught;
     let message = err instanceof Error ? err.message : String(err);
     // What was fetched before the failure lands with its watermarks, so a resumed run does not fetch it again. This is
     // the place for anything that must follow the last commit of an interrupted run (a checkpoint of the working copy).
     await committer?.drain().catch(() => undefined);
     if (opened.wh) {
       const status = interrupted ? 'interrupted' : 'failed';
-      await new RunLog(opened.wh).finish({ runId, finishedAt: new Date(), status, requests: opened.client?.stats.requestsSent ?? 0, rowsChanged: sumChanges(changes), error: message }).catch(() => undefined);
+      await new RunLog(opened.wh)
+        .finish({
+          runId,
+          finishedAt: new Date(),
+          status,
+          requests: opened.client?.stats.requestsSent ?? 0,
+          rowsChanged: sumChanges(changes),
+          error: message,
+        })
+        .catch(() => undefined);
       // Where the working copy does not outlive this process (--db s3://…), the message above is true only once this is.
       const kept = await snapshots.keepCommitted();
       if (!kept.kept) {
         const lost = `${kept.reason}; run it again (without --full-refresh) to resume from ${kept.resumesFrom}`;
-        if (interrupted) err = new InterruptedError(`run ${runId} interrupted: ${lost}`, { cause: caught, progressKept: false });
+        if (interrupted)
+          err = new InterruptedError(`run ${runId} interrupted: ${lost}`, { cause: caught, progressKept: false });
         message = interrupted ? `run ${runId} interrupted: ${lost}` : `${message}; ${lost}`;
       }
       // The published file keeps the last successful run: `status` learns of this failure from the note.
-      await snapshots.writeLastRunNote({ runId, status, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), error: message }).catch(() => undefined);
+      await snapshots
+        .writeLastRunNote({
+          runId,
+          status,
+          startedAt: new Date(started).toISOString(),
+          finishedAt: new Date().toISOString(),
+          error: message,
+        })
+        .catch(() => undefined);
     }
     for (const w of warnings) reporter.emit({ type: 'warning', ...w });
-    reporter.emit({ type: 'run_finished', runId, status: interrupted ? 'interrupted' : 'failed', seconds: (Date.now() - started) / 1000, error: message });
+    reporter.emit({
+      type: 'run_finished',
+      runId,
+      status: interrupted ? 'interrupted' : 'failed',
+      seconds: (Date.now() - started) / 1000,
+      error: message,
+    });
     throw err instanceof EngageError ? err : new FatalError(`run ${runId} failed: ${message}`, { cause: err });
   } finally {
     await opened.client?.close();
@@ -117,7 +197,11 @@ export async function runPipeline(opts: RunOptions, deps: PipelineDeps = {}): Pr
     await out.close();
     reporter.close();
   }
-  if (result.status === 'failed') throw new StreamsFailedError(failedMessage(runId, { series: result.failedSeries, streams: result.failedStreams }), result);
+  if (result.status === 'failed')
+    throw new StreamsFailedError(
+      failedMessage(runId, { series: result.failedSeries, streams: result.failedStreams }),
+      result,
+    );
   return result;
 }
 
@@ -144,14 +228,26 @@ function runScheduler(opts: RunOptions, deps: PipelineDeps, reporter: RunReporte
  */
 function stageAndLoad(
   wh: Warehouse,
-  ctx: { runId: string; until: DateTime; scheduler: RunScheduler; changes: TableChanges; reporter: RunReporter; snapshots: SnapshotStore },
+  ctx: {
+    runId: string;
+    until: DateTime;
+    scheduler: RunScheduler;
+    changes: TableChanges;
+    reporter: RunReporter;
+    snapshots: SnapshotStore;
+  },
 ): Committer {
   const tally = tallyCommits(ctx.changes, ctx.reporter);
-  return new Committer(wh, ctx.runId, (result) => {
-    tally(result);
-    // A checkpoint of the working copy may follow (with --db s3://, at most every --checkpoint-every).
-    ctx.snapshots.committed();
-  }, { until: ctx.until.toJSDate(), room: ctx.scheduler });
+  return new Committer(
+    wh,
+    ctx.runId,
+    (result) => {
+      tally(result);
+      // A checkpoint of the working copy may follow (with --db s3://, at most every --checkpoint-every).
+      ctx.snapshots.committed();
+    },
+    { until: ctx.until.toJSDate(), room: ctx.scheduler },
+  );
 }
 
 /** What the run's publish and summary need of its plan and fetch: counts and outcomes, not the plan's series. */
@@ -172,35 +268,77 @@ interface FetchPhase {
 async function planAndFetch(
   opts: RunOptions,
   ctx: {
-    wh: Warehouse; client: ApiClient; committer: Committer; scheduler: RunScheduler; runId: string; until: DateTime; reporter: RunReporter;
-    warnings: RunWarning[]; budgetSpent(): boolean; budgetLeftMs(): number | undefined;
+    wh: Warehouse;
+    client: ApiClient;
+    committer: Committer;
+    scheduler: RunScheduler;
+    runId: string;
+    until: DateTime;
+    reporter: RunReporter;
+    warnings: RunWarning[];
+    budgetSpent(): boolean;
+    budgetLeftMs(): number | undefined;
   },
 ): Promise<FetchPhase> {
   const { wh, client, committer, until, reporter, warnings, budgetSpent, budgetLeftMs } = ctx;
   reporter.emit({ type: 'phase', phase: 'plan' });
   // `all` becomes ids: the workspace lists are read once, before the run is planned.
   const discovery = await discover({
-    pipeline: opts.pipeline, streams: opts.streams, client, wh, until: until.toJSDate(),
-    onPage: (p) => reporter.emit({ type: 'progress', progress: { stream: `discovery: ${p.listing}`, requestsPlanned: p.expected, requestsDone: p.pages, rows: p.objects } }),
+    pipeline: opts.pipeline,
+    streams: opts.streams,
+    client,
+    wh,
+    until: until.toJSDate(),
+    onPage: (p) =>
+      reporter.emit({
+        type: 'progress',
+        progress: {
+          stream: `discovery: ${p.listing}`,
+          requestsPlanned: p.expected,
+          requestsDone: p.pages,
+          rows: p.objects,
+        },
+      }),
   });
   warnings.push(...discovery.warnings);
   // A stream whose list could not be read fails before anything is fetched for it: it is not planned.
   const found: SeriesFailure[] = [...discovery.failed].map(([stream, error]) => listFailure(stream, error));
   // Only a pipeline that says `all` has list rows to commit before fetching.
-  if (discovery.rows.upserts.some((u) => u.rows.length > 0)) await committer.add({ ...discovery.rows, state: [], holes: [] });
+  if (discovery.rows.upserts.some((u) => u.rows.length > 0))
+    await committer.add({ ...discovery.rows, state: [], holes: [] });
   // Committed: for the rest of the run the lists are held only as planning and fetching read them (ids, versions), not
   // also as rows (a heap snapshot of a 20k run found every listed_objects row alive in its tenth minute).
   discovery.rows = { upserts: [], replaces: [] };
-  const plan = planRun({ ...opts, streams: opts.streams.filter((s) => !discovery.failed.has(s)) }, await readStoredPlanState(wh, until.toJSDate()), discovery);
+  const plan = planRun(
+    { ...opts, streams: opts.streams.filter((s) => !discovery.failed.has(s)) },
+    await readStoredPlanState(wh, until.toJSDate()),
+    discovery,
+  );
 
   const fetched = await fetchAndCommit({
-    plan, discovery, client, committer, until, holeRetries: opts.pipeline.holeRetries, reporter, warnings, scheduler: ctx.scheduler, budgetSpent, budgetLeftMs,
+    plan,
+    discovery,
+    client,
+    committer,
+    until,
+    holeRetries: opts.pipeline.holeRetries,
+    reporter,
+    warnings,
+    scheduler: ctx.scheduler,
+    budgetSpent,
+    budgetLeftMs,
   });
   found.push(...fetched.failures);
 
   const from = opts.from ?? opts.pipeline.startDate;
   const reconciled = await reconcileRun(plan.reconciliations, {
-    client, wh, runId: ctx.runId, until, from, warn: (w) => warnings.push(w), budgetSpent,
+    client,
+    wh,
+    runId: ctx.runId,
+    until,
+    from,
+    warn: (w) => warnings.push(w),
+    budgetSpent,
   });
   reporter.emit({ type: 'phase', phase: 'commit' });
   await committer.drain();
@@ -208,14 +346,25 @@ async function planAndFetch(
   const failures = settleFailures(found);
   const holes = summarizeHoles(fetched.holeChanges);
   const remainingRequests = fetched.unstarted + reconciled.unsent;
-  runWarnings(warnings, { failures, openHoles: holes.open, holeRetries: opts.pipeline.holeRetries, remainingRequests, budgetMs: opts.timeBudgetMs });
+  runWarnings(warnings, {
+    failures,
+    openHoles: holes.open,
+    holeRetries: opts.pipeline.holeRetries,
+    remainingRequests,
+    budgetMs: opts.timeBudgetMs,
+  });
   for (const w of warnings) reporter.emit({ type: 'warning', ...w });
   await recordLookbacks(wh, ctx.runId, until.toJSDate(), plan.lookbacks);
   const backfill = await backfillProgress(wh, plan, from.toUTC().toMillis(), opts.pipeline.backfillOrder);
   await recordBackfill(wh, ctx.runId, backfill);
   return {
     planned: { requests: plan.requests, minimum: plan.minimum, byPool: plan.byPool },
-    failures, holes, followUps: fetched.followUps, reconciled: reconciled.rows, remainingRequests, backfill,
+    failures,
+    holes,
+    followUps: fetched.followUps,
+    reconciled: reconciled.rows,
+    remainingRequests,
+    backfill,
   };
 }
 
@@ -226,18 +375,37 @@ function listFailure(stream: StreamName, error: unknown): SeriesFailure {
 }
 
 /** The warnings a run's outcome adds: missing units, a spent time budget. */
-function runWarnings(warnings: RunWarning[], o: { failures: SettledFailures; openHoles: number; holeRetries: number; remainingRequests: number; budgetMs: number | undefined }): void {
+function runWarnings(
+  warnings: RunWarning[],
+  o: {
+    failures: SettledFailures;
+    openHoles: number;
+    holeRetries: number;
+    remainingRequests: number;
+    budgetMs: number | undefined;
+  },
+): void {
   if (o.openHoles > 0) {
-    warnings.push({ code: 'units_missing', message: `${o.openHoles} unit(s) are still missing after this run (listed in the summary and by \`engage-etl status\`); the next runs ask for them again, up to hole_retries (${o.holeRetries}) times` });
+    warnings.push({
+      code: 'units_missing',
+      message: `${o.openHoles} unit(s) are still missing after this run (listed in the summary and by \`engage-etl status\`); the next runs ask for them again, up to hole_retries (${o.holeRetries}) times`,
+    });
   }
   if (o.remainingRequests > 0) {
-    warnings.push({ code: 'time_budget_spent', message: `the time budget (${Math.round((o.budgetMs ?? 0) / 1000)} s) was spent with ${o.remainingRequests} request(s) not sent: everything fetched is published, and the next run continues where this one stopped` });
+    warnings.push({
+      code: 'time_budget_spent',
+      message: `the time budget (${Math.round((o.budgetMs ?? 0) / 1000)} s) was spent with ${o.remainingRequests} request(s) not sent: everything fetched is published, and the next run continues where this one stopped`,
+    });
   }
 }
 
 /** The one line that tells a scheduler's log which series failed, why, and that the rest was published. */
 function failedMessage(runId: string, failed: SettledFailures): string {
-  const list = failed.streams.map((f) => `${f.stream} (${failed.series.filter((s) => s.stream === f.stream).length} series; ${f.error})`).join('; ');
-  return `run ${runId} failed: ${failed.series.length} series of ${failed.streams.length} stream(s) could not complete: ${list}. ` +
-    'Everything else, and what the failed series fetched before, was committed and published; the next run asks for their missing windows again';
+  const list = failed.streams
+    .map((f) => `${f.stream} (${failed.series.filter((s) => s.stream === f.stream).length} series; ${f.error})`)
+    .join('; ');
+  return (
+    `run ${runId} failed: ${failed.series.length} series of ${failed.streams.length} stream(s) could not complete: ${list}. ` +
+    'Everything else, and what the failed series fetched before, was committed and published; the next run asks for their missing windows again'
+  );
 }

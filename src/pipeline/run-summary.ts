@@ -88,7 +88,14 @@ export interface RunSummary {
   db: string;
   out: string;
   seconds: number;
-  requests: { planned: number; minimum: number; sent: number; retries: number; followUps: number; byPool: Partial<Record<PoolId, number>> };
+  requests: {
+    planned: number;
+    minimum: number;
+    sent: number;
+    retries: number;
+    followUps: number;
+    byPool: Partial<Record<PoolId, number>>;
+  };
   tables: TableSummary[];
   /** The history tables of `tables`' tables that keep one, with the versions this run opened and closed. */
   history: HistorySummary[];
@@ -116,7 +123,14 @@ export function runStatus(failed: readonly SeriesFailure[], openHoles: number): 
 export function summarizeHoles(changes: readonly HoleUpdate[]): HoleSummary {
   const units = changes
     .filter((h): h is HoleUpdate & { status: 'open' | 'confirmed_absent' } => h.status !== 'filled')
-    .map((h) => ({ stream: h.stream, seriesKey: h.seriesKey, unitStart: h.unitStart.toISOString(), status: h.status, attempts: h.attempts, reason: h.reason }));
+    .map((h) => ({
+      stream: h.stream,
+      seriesKey: h.seriesKey,
+      unitStart: h.unitStart.toISOString(),
+      status: h.status,
+      attempts: h.attempts,
+      reason: h.reason,
+    }));
   return {
     open: units.filter((u) => u.status === 'open').length,
     filled: changes.filter((h) => h.status === 'filled').length,
@@ -183,12 +197,30 @@ export async function summarize(wh: Warehouse, s: SummaryInput): Promise<RunSumm
       followUps: s.followUps,
       byPool: s.planned.byPool,
     },
-    tables: tables.map((table) => ({ table, rows: counts[table] ?? 0, ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }) })),
-    history: histories.map((table) => ({ table, rows: counts[table] ?? 0, opened: s.changes.get(table)?.inserted ?? 0, closed: s.changes.get(table)?.updated ?? 0 })),
+    tables: tables.map((table) => ({
+      table,
+      rows: counts[table] ?? 0,
+      ...(s.changes.get(table) ?? { inserted: 0, updated: 0, deleted: 0 }),
+    })),
+    history: histories.map((table) => ({
+      table,
+      rows: counts[table] ?? 0,
+      opened: s.changes.get(table)?.inserted ?? 0,
+      closed: s.changes.get(table)?.updated ?? 0,
+    })),
     holes: s.holes,
-    reconciliation: { match: reconciled('match'), mismatch: reconciled('mismatch'), incomplete: reconciled('incomplete'), unavailable: reconciled('unavailable') },
+    reconciliation: {
+      match: reconciled('match'),
+      mismatch: reconciled('mismatch'),
+      incomplete: reconciled('incomplete'),
+      unavailable: reconciled('unavailable'),
+    },
     restatements: await restatementsOfRun(wh, s.runId),
-    parquet: { filesWritten: s.parquet.filesWritten, filesRemoved: s.parquet.filesRemoved, rowsWritten: s.parquet.rowsWritten },
+    parquet: {
+      filesWritten: s.parquet.filesWritten,
+      filesRemoved: s.parquet.filesRemoved,
+      rowsWritten: s.parquet.rowsWritten,
+    },
     warnings: s.warnings,
     unfilled: await unfilledViews(wh),
   };

@@ -25,10 +25,20 @@ export function settleFailures(found: readonly SeriesFailure[]): SettledFailures
 }
 
 /** Records the failures of the streams this run ran (other streams keep theirs) and every stream's outcome. */
-export async function recordFailures(wh: Warehouse, runId: string, finishedAt: Date, streams: readonly StreamName[], failures: SettledFailures): Promise<void> {
+export async function recordFailures(
+  wh: Warehouse,
+  runId: string,
+  finishedAt: Date,
+  streams: readonly StreamName[],
+  failures: SettledFailures,
+): Promise<void> {
   await new SeriesFailureStore(wh).replace(streams, runId, finishedAt, failures.series);
-  await new StreamOutcomeStore(wh).record(runId, finishedAt, streams.map((stream) => {
-    const failure = failures.streams.find((f) => f.stream === stream);
-    return { stream, status: failure ? 'failed' : 'succeeded', error: failure?.error ?? null };
-  }));
+  await new StreamOutcomeStore(wh).record(
+    runId,
+    finishedAt,
+    streams.map((stream) => {
+      const failure = failures.streams.find((f) => f.stream === stream);
+      return { stream, status: failure ? 'failed' : 'succeeded', error: failure?.error ?? null };
+    }),
+  );
 }

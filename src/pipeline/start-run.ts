@@ -25,8 +25,18 @@ export interface StartedRun {
  * is handed the run's scheduler.
  */
 export async function startRun(
-  opts: RunOptions, deps: PipelineDeps, snapshots: SnapshotStore,
-  run: { runId: string; started: number; until: DateTime; reporter: RunReporter; warnings: RunWarning[]; staleLockNote: string | undefined; scheduler: RequestScheduler },
+  opts: RunOptions,
+  deps: PipelineDeps,
+  snapshots: SnapshotStore,
+  run: {
+    runId: string;
+    started: number;
+    until: DateTime;
+    reporter: RunReporter;
+    warnings: RunWarning[];
+    staleLockNote: string | undefined;
+    scheduler: RequestScheduler;
+  },
   opened: (parts: Partial<StartedRun>) => void,
 ): Promise<StartedRun> {
   const { reporter, warnings } = run;
@@ -36,7 +46,10 @@ export async function startRun(
   warnings.push(...working.notes);
   if (run.staleLockNote) warnings.push({ code: 'lock_taken_over', message: run.staleLockNote });
   const { baseUrl, apiKey } = opts;
-  if (!baseUrl || !apiKey) throw new FatalError('no source: pass --base-url and --api-key (or ENGAGE_BASE_URL / ENGAGE_API_KEY), or --emulator');
+  if (!baseUrl || !apiKey)
+    throw new FatalError(
+      'no source: pass --base-url and --api-key (or ENGAGE_BASE_URL / ENGAGE_API_KEY), or --emulator',
+    );
   const source = deps.sourceLabel ?? baseUrl;
   const client = ApiClient.create({
     retryAdvice: RUN_RETRY_ADVICE,
@@ -48,10 +61,28 @@ export async function startRun(
     apiKey,
     scheduler: run.scheduler,
     onEvent: (e) => {
-      if (e.type === 'retry-scheduled') reporter.emit({ type: 'retry', endpoint: `${e.method} ${e.path}`, reason: e.reason, waitMs: e.waitMs, attempt: e.attempt });
+      if (e.type === 'retry-scheduled')
+        reporter.emit({
+          type: 'retry',
+          endpoint: `${e.method} ${e.path}`,
+          reason: e.reason,
+          waitMs: e.waitMs,
+          attempt: e.attempt,
+        });
       if (e.type === 'request-finished') {
         const { method, path, query, status, ms, attempt, pool, rateLimit, error } = e;
-        reporter.emit({ type: 'request', method, path, query, status, ms, attempt, pool, rateLimit, ...(error !== undefined ? { error } : {}) });
+        reporter.emit({
+          type: 'request',
+          method,
+          path,
+          query,
+          status,
+          ms,
+          attempt,
+          pool,
+          rateLimit,
+          ...(error !== undefined ? { error } : {}),
+        });
       }
       deps.client?.onEvent?.(e);
     },
@@ -62,9 +93,25 @@ export async function startRun(
   else deps.signal?.addEventListener('abort', () => void client.close(), { once: true });
   // We hold the lock, so a run still logged as running was killed: close its entry instead of leaving it running forever.
   const runLog = new RunLog(wh);
-  for (const abandoned of await runLog.closeAbandoned(new Date())) warnings.push({ code: 'abandoned_run_closed', message: `run ${abandoned} ended without recording its end (killed?); logged as failed` });
-  await runLog.begin({ runId: run.runId, pipeline: opts.pipeline.name, startedAt: new Date(run.started), until: run.until.toJSDate() });
-  reporter.emit({ type: 'run_started', runId: run.runId, pipeline: opts.pipeline.name, until: run.until.toISO() ?? '', streams: [...opts.streams], source });
+  for (const abandoned of await runLog.closeAbandoned(new Date()))
+    warnings.push({
+      code: 'abandoned_run_closed',
+      message: `run ${abandoned} ended without recording its end (killed?); logged as failed`,
+    });
+  await runLog.begin({
+    runId: run.runId,
+    pipeline: opts.pipeline.name,
+    startedAt: new Date(run.started),
+    until: run.until.toJSDate(),
+  });
+  reporter.emit({
+    type: 'run_started',
+    runId: run.runId,
+    pipeline: opts.pipeline.name,
+    until: run.until.toISO() ?? '',
+    streams: [...opts.streams],
+    source,
+  });
   if (opts.fullRefresh) await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
   return { wh, client, source };
 }

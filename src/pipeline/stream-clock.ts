@@ -19,10 +19,21 @@ export class StreamClock {
   readonly #now: () => number;
 
   /** Starts the clock of every planned stream now (the start of the fetch phase). */
-  constructor(streams: readonly { stream: string; requests: number; estimated: boolean }[], now: () => number = Date.now) {
+  constructor(
+    streams: readonly { stream: string; requests: number; estimated: boolean }[],
+    now: () => number = Date.now,
+  ) {
     this.#now = now;
     this.#startMs = now();
-    for (const s of streams) this.#streams.set(s.stream, { planned: s.requests, estimated: s.estimated, requests: 0, rows: 0, lastMs: this.#startMs, finished: false });
+    for (const s of streams)
+      this.#streams.set(s.stream, {
+        planned: s.requests,
+        estimated: s.estimated,
+        requests: 0,
+        rows: 0,
+        lastMs: this.#startMs,
+        finished: false,
+      });
   }
 
   /** Counts a finished task; returns the stream's `stream_finished` when that was its last planned request. */

@@ -50,20 +50,35 @@ interface OptionVariant {
  * Reads a stream's options from nothing: each option at its default (required id lists get one stand-in id), except
  * `override`, which takes its variant's value. Every other value an option could take is added to `variants`.
  */
-function readWith(decl: StreamDeclaration, override: OptionVariant | undefined, variants: OptionVariant[] = []): unknown {
+function readWith(
+  decl: StreamDeclaration,
+  override: OptionVariant | undefined,
+  variants: OptionVariant[] = [],
+): unknown {
   const pick = <T>(key: string, base: T, others: readonly { label: string; value: T }[]): T => {
     for (const o of others) variants.push({ key, ...o });
     return override?.key === key ? (override.value as T) : base;
   };
   const all = (key: string) => [{ label: `${key}: ${ALL_OBJECTS}`, value: { all: true, ids: [] } as IdSelection }];
   const reader: OptionReader = {
-    unit: (allowed) => pick('unit', allowed[0] ?? 'day', allowed.slice(1).map((u) => ({ label: `unit: ${u}`, value: u }))),
+    unit: (allowed) =>
+      pick(
+        'unit',
+        allowed[0] ?? 'day',
+        allowed.slice(1).map((u) => ({ label: `unit: ${u}`, value: u })),
+      ),
     boolean: (key) => pick(key, false, [{ label: `${key}: true`, value: true }]),
     selectors: (key) => pick(key, [ALL], []),
     ids: (key) => pick(key, ['probe'], []),
     idSelection: (key, _example, opts) => pick(key, { all: false, ids: [opts?.aggregate ? ALL : 'probe'] }, all(key)),
-    choice: (key, allowed) => pick(key, allowed[0]!, allowed.slice(1).map((v) => ({ label: `${key}: ${v}`, value: v }))),
-    idsOr: (key, word) => pick<readonly string[] | typeof word>(key, ['probe'], [{ label: `${key}: ${word}`, value: word }]),
+    choice: (key, allowed) =>
+      pick(
+        key,
+        allowed[0]!,
+        allowed.slice(1).map((v) => ({ label: `${key}: ${v}`, value: v })),
+      ),
+    idsOr: (key, word) =>
+      pick<readonly string[] | typeof word>(key, ['probe'], [{ label: `${key}: ${word}`, value: word }]),
     subset: (key, allowed) => pick(key, allowed, []),
     fail: () => {
       throw new Error(`internal: ${decl.name} refused its own default options`);
@@ -81,7 +96,8 @@ export interface StreamPermissions {
 
 export function permissionsOf(decl: StreamDeclaration): StreamPermissions {
   const variants: OptionVariant[] = [];
-  const permissions = (options: unknown) => endpointsOf(decl, options).flatMap((e) => (e.permission ? [e.permission] : []));
+  const permissions = (options: unknown) =>
+    endpointsOf(decl, options).flatMap((e) => (e.permission ? [e.permission] : []));
   const needs = [...new Set(permissions(readWith(decl, undefined, variants)))];
   const depending = new Map<string, string[]>();
   for (const variant of variants) {
@@ -100,7 +116,8 @@ export function workspaceListings(): readonly ListRequest[] {
     const options = [readWith(decl, undefined, variants)];
     options.push(...variants.map((v) => readWith(decl, v)));
     for (const o of options) {
-      for (const request of listsOf(decl, o)) lists.set(request.list.name, { list: request.list, includeArchived: false });
+      for (const request of listsOf(decl, o))
+        lists.set(request.list.name, { list: request.list, includeArchived: false });
     }
   }
   return [...lists.values()];

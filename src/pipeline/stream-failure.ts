@@ -41,7 +41,8 @@ function messageOf(error: unknown): string {
 }
 
 /** Series parameters that name an object of the workspace (a metric name or a unit does not). */
-const isIdParam = (param: string): boolean => param === 'id' || param.endsWith('_id') || param === 'product' || param === 'event';
+const isIdParam = (param: string): boolean =>
+  param === 'id' || param.endsWith('_id') || param === 'product' || param === 'event';
 
 /**
  * The failure of one series: its id is the one the server's answer names (by value, else by parameter: `400 Invalid
@@ -52,9 +53,16 @@ export function describeSeriesFailure(group: TaskGroup, error: unknown): SeriesF
   // The server's own words, without the request line (whose path may contain a parameter's name: /events/…).
   const reason = error instanceof FatalApiError || error instanceof RetriableApiError ? error.reason : message;
   const ids = Object.entries(group.ids).filter(([param, v]) => v !== '*' && isIdParam(param));
-  const named = ids.find(([, v]) => reason.includes(v)) ?? ids.find(([param]) => new RegExp(`\\b${param}\\b`).test(reason));
+  const named =
+    ids.find(([, v]) => reason.includes(v)) ?? ids.find(([param]) => new RegExp(`\\b${param}\\b`).test(reason));
   const id = named?.[1] ?? (ids.length === 1 ? ids[0]![1] : undefined);
-  return { stream: group.stream, series: group.key, ...(id !== undefined ? { id } : {}), error: message, retriable: error instanceof RetriableApiError };
+  return {
+    stream: group.stream,
+    series: group.key,
+    ...(id !== undefined ? { id } : {}),
+    error: message,
+    retriable: error instanceof RetriableApiError,
+  };
 }
 
 /** The failed streams of a run: each with its first series' failure, in the order the series failed. */

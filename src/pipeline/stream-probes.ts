@@ -28,7 +28,12 @@ export function probeEndpoint(pipeline: PipelineDefinition, stream: StreamName):
  * Send the stream's probe through `client`; resolves when the server answered it, throws the client's error otherwise.
  * `endingAt` is a complete past instant (ISO 8601).
  */
-export async function probeStream(client: ApiClient, pipeline: PipelineDefinition, stream: StreamName, endingAt: string): Promise<void> {
+export async function probeStream(
+  client: ApiClient,
+  pipeline: PipelineDefinition,
+  stream: StreamName,
+  endingAt: string,
+): Promise<void> {
   const decl = streamDeclaration(stream);
   const given = pipeline.streams[stream];
   if (given === undefined) throw new Error(`internal: ${stream} is not in the pipeline ${pipeline.name}`);
@@ -80,7 +85,12 @@ export async function probeStream(client: ApiClient, pipeline: PipelineDefinitio
 async function withFirstListed(client: ApiClient, decl: StreamDeclaration, options: unknown): Promise<unknown> {
   const needs = decl.kind === 'listing' ? [] : (decl.discovery?.needs(options) ?? []);
   if (needs.length === 0 || decl.kind === 'listing' || !decl.discovery) return options;
-  const lists = needs.map((request) => ({ key: listingKey(request), pages: request.list.pages(client, request.includeArchived), objects: [] as ListedObject[], done: false }));
+  const lists = needs.map((request) => ({
+    key: listingKey(request),
+    pages: request.list.pages(client, request.includeArchived),
+    objects: [] as ListedObject[],
+    done: false,
+  }));
   try {
     while (lists.some((l) => !l.done)) {
       for (const l of lists.filter((x) => !x.done)) {
@@ -89,7 +99,10 @@ async function withFirstListed(client: ApiClient, decl: StreamDeclaration, optio
         else l.objects.push(...page.value);
       }
       if (lists.some((l) => l.objects.length === 0)) continue;
-      const resolved = decl.discovery.resolve(options, (request) => lists.find((l) => l.key === listingKey(request))?.objects ?? []).options;
+      const resolved = decl.discovery.resolve(
+        options,
+        (request) => lists.find((l) => l.key === listingKey(request))?.objects ?? [],
+      ).options;
       if (asksSomething(decl, resolved)) return resolved;
     }
     return undefined;

@@ -125,7 +125,8 @@ export class TaskQueues {
       for (let task = await takeWithRoom(queue); task !== undefined; task = await takeWithRoom(queue)) {
         const { stream, series } = task.group;
         if (outcome.failed.has(series) || failedStreams.has(stream)) {
-          if (!outcome.failed.has(series)) outcome.failed.set(series, { group: task.group, error: failedStreams.get(stream) });
+          if (!outcome.failed.has(series))
+            outcome.failed.set(series, { group: task.group, error: failedStreams.get(stream) });
           count(outcome.skipped, stream);
           continue;
         }
@@ -146,9 +147,12 @@ export class TaskQueues {
         }
       }
     };
-    await Promise.all([...this.#queues.values()].flatMap((q) => Array.from({ length: Math.max(1, workersPerPool) }, () => worker(q))));
+    await Promise.all(
+      [...this.#queues.values()].flatMap((q) => Array.from({ length: Math.max(1, workersPerPool) }, () => worker(q))),
+    );
     if (stopped) throw stopped.error;
-    for (const queue of this.#queues.values()) for (const source of queue) outcome.unstarted += Math.max(0, source.size);
+    for (const queue of this.#queues.values())
+      for (const source of queue) outcome.unstarted += Math.max(0, source.size);
     return outcome;
   }
 }

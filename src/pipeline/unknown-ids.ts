@@ -24,7 +24,10 @@ export function unknownIdFailures(series: readonly SeriesPlan[], discovery: Disc
       const ids = read.get(listing);
       if (id === undefined || id === '*' || ids === undefined || ids.has(id)) continue;
       out.set(sp, {
-        stream: sp.stream.name, series: seriesGroup(sp).key, id, retriable: false,
+        stream: sp.stream.name,
+        series: seriesGroup(sp).key,
+        id,
+        retriable: false,
         error: `${param} ${JSON.stringify(id)} is not in the workspace's ${list} (read by this run); no request was sent for it: correct the id in the pipeline file, or use all (\`engage-etl check\` lists the unknown ids)`,
       });
       break;

@@ -31,11 +31,16 @@ export interface InventoryList {
 /** Reads every list through `client`, one after another (they share pools with the run); none throws. */
 export async function readInventory(client: ApiClient): Promise<InventoryList[]> {
   const out: InventoryList[] = [];
-  for (const request of workspaceListings()) out.push(await attempt(request.list.name, request.list.endpoint, () => readList(client, request)));
+  for (const request of workspaceListings())
+    out.push(await attempt(request.list.name, request.list.endpoint, () => readList(client, request)));
   return out;
 }
 
-async function attempt(list: string, endpoint: EndpointSpec, read: () => Promise<InventoryObject[]>): Promise<InventoryList> {
+async function attempt(
+  list: string,
+  endpoint: EndpointSpec,
+  read: () => Promise<InventoryObject[]>,
+): Promise<InventoryList> {
   const base = { list, endpoint: `${endpoint.method} ${endpoint.path}`, permission: endpoint.permission ?? '' };
   try {
     return { ...base, outcome: 'ok', status: 200, error: null, objects: await read() };

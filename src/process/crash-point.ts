@@ -47,7 +47,10 @@ function parse(raw: string | undefined): { point: CrashPoint; n: number } | unde
   const n = Number(m?.[2]);
   if (!point || !CRASH_POINTS.includes(point) || !(n >= 1)) {
     // A typo would silently make a crash test pass without crashing; refuse it loudly instead.
-    throw new ConfigError(CRASH_AT_ENV, `${JSON.stringify(raw)} is not "<point>:<n>" with n ≥ 1 and point one of ${CRASH_POINTS.join(', ')}; unset it outside tests`);
+    throw new ConfigError(
+      CRASH_AT_ENV,
+      `${JSON.stringify(raw)} is not "<point>:<n>" with n ≥ 1 and point one of ${CRASH_POINTS.join(', ')}; unset it outside tests`,
+    );
   }
   return { point, n };
 }

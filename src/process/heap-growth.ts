@@ -15,7 +15,10 @@ export const HEAP_GROWING_PERCENT = 50;
  * reads the flag at every full collection, so setting it at start-up takes effect for the whole run. Only the CLI
  * calls this: a program that imports the library keeps its own heap policy. Returns whether it set the growth.
  */
-export function boundHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
+export function boundHeapGrowth(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): boolean {
   if ([...execArgv, nodeOptions].some((arg) => /--heap[-_]growing[-_]percent/.test(arg))) return false;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;

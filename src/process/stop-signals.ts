@@ -41,7 +41,10 @@ export class StopSignals {
    * @param onFirst told of the signal that aborted `signal`
    * @param onRepeat told of each signal after the first
    */
-  static install(onFirst: (signal: NodeJS.Signals) => void, onRepeat: (signal: NodeJS.Signals) => void = () => undefined): StopSignals {
+  static install(
+    onFirst: (signal: NodeJS.Signals) => void,
+    onRepeat: (signal: NodeJS.Signals) => void = () => undefined,
+  ): StopSignals {
     const stop = new StopSignals(onFirst, onRepeat);
     for (const s of STOP_SIGNALS) process.on(s, stop.#listener);
     return stop;

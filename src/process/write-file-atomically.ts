@@ -8,7 +8,11 @@ import { dirname } from 'node:path';
  * Writes `text` to `tmp` beside `target` (its folder created), then renames it over `target`; a failed write leaves no
  * temp file. `tmp` defaults to `<target>.<pid>.<hex>.tmp`; callers whose leftovers a sweep recognizes pass their own.
  */
-export async function writeFileAtomically(target: string, text: string, tmp = `${target}.${process.pid}.${randomBytes(3).toString('hex')}.tmp`): Promise<void> {
+export async function writeFileAtomically(
+  target: string,
+  text: string,
+  tmp = `${target}.${process.pid}.${randomBytes(3).toString('hex')}.tmp`,
+): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
   try {
     await writeFile(tmp, text);

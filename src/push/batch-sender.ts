@@ -13,7 +13,12 @@ export type OnAnswered = (outcomes: RowOutcome[]) => Promise<void>;
 const WHOLE_PUSH_STATUSES = new Set([401, 403, 405]);
 
 /** Split planned rows into requests: rows of one group key together, at most `size` per request, source order kept. */
-export function batchRows(target: PushTarget, ctx: TargetContext, rows: readonly PlannedRow[], size: number): PlannedRow[][] {
+export function batchRows(
+  target: PushTarget,
+  ctx: TargetContext,
+  rows: readonly PlannedRow[],
+  size: number,
+): PlannedRow[][] {
   const groups = new Map<string, PlannedRow[]>();
   for (const row of rows) {
     const key = target.groupKey(row, ctx);
@@ -30,14 +35,26 @@ export function batchRows(target: PushTarget, ctx: TargetContext, rows: readonly
 }
 
 function rowsRefusable(error: unknown): error is FatalApiError {
-  return error instanceof FatalApiError && error.status !== undefined && error.status >= 400 && error.status < 500 && !WHOLE_PUSH_STATUSES.has(error.status);
+  return (
+    error instanceof FatalApiError &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    !WHOLE_PUSH_STATUSES.has(error.status)
+  );
 }
 
 /**
  * Send `rows` as one request (splitting as described above). Rejects with the client's error when the push cannot go
  * on: retries exhausted (RetriableApiError), credential or route refused, or a refusal of the whole push by the target.
  */
-export async function sendBatch(client: ApiClient, target: PushTarget, ctx: TargetContext, rows: readonly PlannedRow[], onAnswered: OnAnswered): Promise<void> {
+export async function sendBatch(
+  client: ApiClient,
+  target: PushTarget,
+  ctx: TargetContext,
+  rows: readonly PlannedRow[],
+  onAnswered: OnAnswered,
+): Promise<void> {
   let outcomes: RowOutcome[];
   try {
     const response = await client.request<unknown>(target.call(rows, ctx));

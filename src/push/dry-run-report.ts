@@ -46,11 +46,10 @@ function cutLists(value: unknown): unknown {
     const head = value.slice(0, SAMPLE_LIST_LENGTH).map(cutLists);
     return value.length > SAMPLE_LIST_LENGTH ? [...head, `… ${value.length - SAMPLE_LIST_LENGTH} more`] : head;
   }
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutLists(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutLists(v)]));
   return value;
 }
-
-
 
 export function buildDryRunReport(args: {
   target: PushTarget;
@@ -68,7 +67,18 @@ export function buildDryRunReport(args: {
     const name = `${call.endpoint.method} ${call.endpoint.path}`;
     let entry = byEndpoint.get(name);
     if (!entry) {
-      entry = { endpoint: name, pool: call.endpoint.pool, rows: 0, requests: 0, operations: {}, sample: { method: call.endpoint.method, path: fillPath(call.endpoint, call.pathParams, 'show'), body: cutLists(call.body) } };
+      entry = {
+        endpoint: name,
+        pool: call.endpoint.pool,
+        rows: 0,
+        requests: 0,
+        operations: {},
+        sample: {
+          method: call.endpoint.method,
+          path: fillPath(call.endpoint, call.pathParams, 'show'),
+          body: cutLists(call.body),
+        },
+      };
       byEndpoint.set(name, entry);
     }
     entry.requests++;
@@ -77,7 +87,10 @@ export function buildDryRunReport(args: {
     perPool.set(call.endpoint.pool, (perPool.get(call.endpoint.pool) ?? 0) + 1);
   }
   // The estimate `engage-etl plan` makes, for requests sent one at a time (push sends them in order).
-  const eta = estimateDuration(Object.fromEntries(perPool), { latencyMs: ASSUMED_SECONDS_PER_REQUEST * 1000, maxInFlight: 1 });
+  const eta = estimateDuration(Object.fromEntries(perPool), {
+    latencyMs: ASSUMED_SECONDS_PER_REQUEST * 1000,
+    maxInFlight: 1,
+  });
   return {
     target: target.name,
     source: args.source,

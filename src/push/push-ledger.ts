@@ -53,10 +53,25 @@ export function ledgerKey(destination: string, key: string): string {
 }
 
 const STATE_SHAPE = JSON.stringify({
-  destination: 'VARCHAR', row_key: 'VARCHAR', status: 'VARCHAR', acked_values: 'VARCHAR', acked_hash: 'VARCHAR', attempted_hash: 'VARCHAR',
-  error: 'VARCHAR', attempts: 'INTEGER', run_id: 'VARCHAR', mapping_hash: 'VARCHAR',
+  destination: 'VARCHAR',
+  row_key: 'VARCHAR',
+  status: 'VARCHAR',
+  acked_values: 'VARCHAR',
+  acked_hash: 'VARCHAR',
+  attempted_hash: 'VARCHAR',
+  error: 'VARCHAR',
+  attempts: 'INTEGER',
+  run_id: 'VARCHAR',
+  mapping_hash: 'VARCHAR',
 });
-const LOG_SHAPE = JSON.stringify({ destination: 'VARCHAR', row_key: 'VARCHAR', row_index: 'BIGINT', operation: 'VARCHAR', status: 'VARCHAR', error: 'VARCHAR' });
+const LOG_SHAPE = JSON.stringify({
+  destination: 'VARCHAR',
+  row_key: 'VARCHAR',
+  row_index: 'BIGINT',
+  operation: 'VARCHAR',
+  status: 'VARCHAR',
+  error: 'VARCHAR',
+});
 
 export class PushLedger {
   readonly #wh: Warehouse;
@@ -99,7 +114,10 @@ export class PushLedger {
    * Record outcomes: ledger rows replaced in one statement (so a kill leaves each either before or after), then the log.
    * Rows without a stable identity (invalid before a key was known) go to the log only.
    */
-  async record(writes: readonly LedgerWrite[], keyless: readonly { rowIndex: number; error: string }[] = []): Promise<void> {
+  async record(
+    writes: readonly LedgerWrite[],
+    keyless: readonly { rowIndex: number; error: string }[] = [],
+  ): Promise<void> {
     const state = writes.map(({ entry }) => ({
       destination: entry.destination,
       row_key: entry.key,
@@ -122,15 +140,36 @@ export class PushLedger {
       );
     }
     await this.logOnly([
-      ...writes.map((w) => ({ destination: w.entry.destination, key: w.entry.key, rowIndex: w.rowIndex, operation: w.operation, status: w.entry.status, error: w.entry.error })),
-      ...keyless.map((k) => ({ destination: null, key: null, rowIndex: k.rowIndex, operation: null, status: 'invalid' as const, error: k.error })),
+      ...writes.map((w) => ({
+        destination: w.entry.destination,
+        key: w.entry.key,
+        rowIndex: w.rowIndex,
+        operation: w.operation,
+        status: w.entry.status,
+        error: w.entry.error,
+      })),
+      ...keyless.map((k) => ({
+        destination: null,
+        key: null,
+        rowIndex: k.rowIndex,
+        operation: null,
+        status: 'invalid' as const,
+        error: k.error,
+      })),
     ]);
   }
 
   /** Append row outcomes to `_push_log` without touching the ledger (rows that were never sent). */
   async logOnly(lines: readonly LogLine[]): Promise<void> {
     if (lines.length === 0) return;
-    const log = lines.map((l) => ({ destination: l.destination, row_key: l.key, row_index: l.rowIndex, operation: l.operation, status: l.status, error: l.error ?? null }));
+    const log = lines.map((l) => ({
+      destination: l.destination,
+      row_key: l.key,
+      row_index: l.rowIndex,
+      operation: l.operation,
+      status: l.status,
+      error: l.error ?? null,
+    }));
     await this.#wh.query(
       `INSERT INTO "_push_log" SELECT $2, $3, "destination", "row_key", "row_index", "operation", "status", "error", $4
        FROM (SELECT unnest(from_json($1::JSON, '[${LOG_SHAPE}]'), recursive := true))`,
@@ -144,16 +183,39 @@ export class PushLedger {
     await new RunLog(this.#wh).closeAbandoned(info.startedAt, '_push_runs');
     await this.#wh.query(
       `INSERT INTO "_push_runs" ("run_id", "target", "started_at", "status", "mapping_hash", "source", "pid") VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [this.#runId, this.#target, info.startedAt, info.dryRun ? 'dry-run' : 'running', info.mappingHash, info.source, process.pid],
+      [
+        this.#runId,
+        this.#target,
+        info.startedAt,
+        info.dryRun ? 'dry-run' : 'running',
+        info.mappingHash,
+        info.source,
+        process.pid,
+      ],
     );
   }
 
-  async finishRun(status: 'succeeded' | 'partial' | 'failed' | 'dry-run', counts: PushRunCounts, error?: string): Promise<void> {
+  async finishRun(
+    status: 'succeeded' | 'partial' | 'failed' | 'dry-run',
+    counts: PushRunCounts,
+    error?: string,
+  ): Promise<void> {
     await this.#wh.query(
       `UPDATE "_push_runs" SET "finished_at" = $2, "status" = $3, "rows_read" = $4, "rows_unchanged" = $5, "rows_accepted" = $6,
               "rows_rejected" = $7, "rows_invalid" = $8, "rows_transient" = $9, "requests" = $10, "error" = $11 WHERE "run_id" = $1`,
-      [this.#runId, new Date(), status, counts.rowsRead, counts.rowsUnchanged, counts.rowsAccepted, counts.rowsRejected, counts.rowsInvalid,
-        counts.rowsTransient, counts.requests, error ?? null],
+      [
+        this.#runId,
+        new Date(),
+        status,
+        counts.rowsRead,
+        counts.rowsUnchanged,
+        counts.rowsAccepted,
+        counts.rowsRejected,
+        counts.rowsInvalid,
+        counts.rowsTransient,
+        counts.requests,
+        error ?? null,
+      ],
     );
   }
 }

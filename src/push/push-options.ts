@@ -68,12 +68,16 @@ export interface PushOptions {
 
 function positiveInteger(flag: string, raw: string): number {
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(n) || n < 1) throw new ConfigError(flag, `must be a whole number ≥ 1, got "${raw}"`);
+  if (raw.trim() === '' || !Number.isInteger(n) || n < 1)
+    throw new ConfigError(flag, `must be a whole number ≥ 1, got "${raw}"`);
   return n;
 }
 
 function list(raw: string | undefined): string[] {
-  return (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 export function resolvePushOptions(targetName: string, flags: RawPushFlags, env: NodeJS.ProcessEnv): PushOptions {
@@ -85,32 +89,47 @@ export function resolvePushOptions(targetName: string, flags: RawPushFlags, env:
   if (given.length !== 1) {
     throw new ConfigError(
       given.length === 0 ? '--sql' : `--${given.join(' / --')}`,
-      given.length === 0 ? 'no rows to push: give --sql "SELECT …", --table <name> or --file rows.csv|.json|.parquet' : 'give only one source of rows',
+      given.length === 0
+        ? 'no rows to push: give --sql "SELECT …", --table <name> or --file rows.csv|.json|.parquet'
+        : 'give only one source of rows',
     );
   }
-  const source: RowSource = flags.sql !== undefined ? { kind: 'sql', sql: flags.sql } : flags.table !== undefined ? { kind: 'table', table: flags.table } : { kind: 'file', path: flags.file! };
+  const source: RowSource =
+    flags.sql !== undefined
+      ? { kind: 'sql', sql: flags.sql }
+      : flags.table !== undefined
+        ? { kind: 'table', table: flags.table }
+        : { kind: 'file', path: flags.file! };
 
   let batchSize = target.maxBatchSize;
   if (flags.batchSize !== undefined) {
     batchSize = positiveInteger('--batch-size', flags.batchSize);
     if (batchSize < target.minBatchSize || batchSize > target.maxBatchSize) {
-      throw new ConfigError('--batch-size', `${targetName} sends ${target.minBatchSize === target.maxBatchSize ? `exactly ${target.maxBatchSize}` : `${target.minBatchSize} to ${target.maxBatchSize}`} rows per request, got ${batchSize}`);
+      throw new ConfigError(
+        '--batch-size',
+        `${targetName} sends ${target.minBatchSize === target.maxBatchSize ? `exactly ${target.maxBatchSize}` : `${target.minBatchSize} to ${target.maxBatchSize}`} rows per request, got ${batchSize}`,
+      );
     }
   }
   const only = (flag: string, set: boolean, owner: TargetName): void => {
-    if (set && targetName !== owner) throw new ConfigError(flag, `applies to ${owner} only, not ${targetName}; remove it`);
+    if (set && targetName !== owner)
+      throw new ConfigError(flag, `applies to ${owner} only, not ${targetName}; remove it`);
   };
   only('--inc', flags.inc !== undefined, 'user-attributes');
   only('--mirror', flags.mirror === true, 'subscriptions');
   only('--catalog', flags.catalog !== undefined, 'catalog-items');
   only('--update', flags.update === true, 'catalog-items');
   const catalog = flags.catalog?.trim();
-  if (targetName === 'catalog-items' && !catalog) throw new ConfigError('--catalog', 'catalog-items needs the name of the catalog, e.g. --catalog restaurants');
+  if (targetName === 'catalog-items' && !catalog)
+    throw new ConfigError('--catalog', 'catalog-items needs the name of the catalog, e.g. --catalog restaurants');
 
   const dryRun = flags.dryRun === true;
   const confirm = flags.confirm === true;
   if (target.irreversible && !dryRun && !confirm) {
-    throw new ConfigError('--confirm', `${targetName} cannot be undone; look at --dry-run first, then add --confirm (and --max-rows N to cap it)`);
+    throw new ConfigError(
+      '--confirm',
+      `${targetName} cannot be undone; look at --dry-run first, then add --confirm (and --max-rows N to cap it)`,
+    );
   }
   const maxRows = flags.maxRows !== undefined ? positiveInteger('--max-rows', flags.maxRows) : undefined;
 
@@ -133,26 +152,54 @@ export function resolvePushOptions(targetName: string, flags: RawPushFlags, env:
   if (dryRun) return opts;
 
   const rawUrl = flags.baseUrl ?? env.ENGAGE_BASE_URL;
-  if (rawUrl === undefined || rawUrl.trim() === '') throw new ConfigError('--base-url', 'is missing: give the REST base URL of your instance with --base-url or ENGAGE_BASE_URL');
+  if (rawUrl === undefined || rawUrl.trim() === '')
+    throw new ConfigError(
+      '--base-url',
+      'is missing: give the REST base URL of your instance with --base-url or ENGAGE_BASE_URL',
+    );
   const url = normalizeBaseUrl(rawUrl);
-  if (!url.ok) throw new ConfigError(flags.baseUrl !== undefined ? '--base-url' : 'ENGAGE_BASE_URL', `${showUrl(rawUrl)} ${url.reason}`);
+  if (!url.ok)
+    throw new ConfigError(
+      flags.baseUrl !== undefined ? '--base-url' : 'ENGAGE_BASE_URL',
+      `${showUrl(rawUrl)} ${url.reason}`,
+    );
   opts.baseUrl = url.url;
 
   if (targetName === 'dashboard-user-deletions') {
     const token = flags.scimToken ?? env.ENGAGE_SCIM_TOKEN;
-    if (!token) throw new ConfigError('--scim-token', 'is missing: dashboard-user-deletions authenticates with the SCIM token (--scim-token or ENGAGE_SCIM_TOKEN)');
+    if (!token)
+      throw new ConfigError(
+        '--scim-token',
+        'is missing: dashboard-user-deletions authenticates with the SCIM token (--scim-token or ENGAGE_SCIM_TOKEN)',
+      );
     const origin = flags.requestOrigin ?? env.ENGAGE_REQUEST_ORIGIN;
-    if (!origin) throw new ConfigError('--request-origin', 'is missing: SCIM requests carry X-Request-Origin (--request-origin or ENGAGE_REQUEST_ORIGIN)');
+    if (!origin)
+      throw new ConfigError(
+        '--request-origin',
+        'is missing: SCIM requests carry X-Request-Origin (--request-origin or ENGAGE_REQUEST_ORIGIN)',
+      );
     const tokenProblem = credentialProblem(token);
-    if (tokenProblem) throw new ConfigError(flags.scimToken !== undefined ? '--scim-token' : 'ENGAGE_SCIM_TOKEN', `the SCIM token ${tokenProblem}`);
+    if (tokenProblem)
+      throw new ConfigError(
+        flags.scimToken !== undefined ? '--scim-token' : 'ENGAGE_SCIM_TOKEN',
+        `the SCIM token ${tokenProblem}`,
+      );
     opts.scimToken = token;
     opts.requestOrigin = origin;
     return opts;
   }
   const apiKey = flags.apiKey ?? env.ENGAGE_API_KEY;
-  if (!apiKey) throw new ConfigError('--api-key', 'is missing: give the REST API key with --api-key or ENGAGE_API_KEY (it needs the permission of the target\'s endpoint)');
+  if (!apiKey)
+    throw new ConfigError(
+      '--api-key',
+      "is missing: give the REST API key with --api-key or ENGAGE_API_KEY (it needs the permission of the target's endpoint)",
+    );
   const keyProblem = credentialProblem(apiKey);
-  if (keyProblem) throw new ConfigError(flags.apiKey !== undefined ? '--api-key' : 'ENGAGE_API_KEY', `the REST API key ${keyProblem}`);
+  if (keyProblem)
+    throw new ConfigError(
+      flags.apiKey !== undefined ? '--api-key' : 'ENGAGE_API_KEY',
+      `the REST API key ${keyProblem}`,
+    );
   opts.apiKey = apiKey;
   return opts;
 }

@@ -40,7 +40,13 @@ export interface PlanOptions {
   mirror: boolean;
 }
 
-export function planPush(target: PushTarget, source: SourceRows, ledger: ReadonlyMap<string, LedgerEntry>, ctx: TargetContext, opts: PlanOptions): PushPlan {
+export function planPush(
+  target: PushTarget,
+  source: SourceRows,
+  ledger: ReadonlyMap<string, LedgerEntry>,
+  ctx: TargetContext,
+  opts: PlanOptions,
+): PushPlan {
   const invalid: InvalidRow[] = [];
   const readable: SourceRow[] = [];
   const firstAt = new Map<string, number>();
@@ -53,7 +59,10 @@ export function planPush(target: PushTarget, source: SourceRows, ledger: Readonl
     const id = ledgerKey(row.destination, row.key);
     const first = firstAt.get(id);
     if (first !== undefined) {
-      invalid.push({ index, error: `duplicate of source row ${first} (same ${row.destination} / ${row.key}); keep one row per key, e.g. with QUALIFY row_number() OVER (PARTITION BY …) = 1` });
+      invalid.push({
+        index,
+        error: `duplicate of source row ${first} (same ${row.destination} / ${row.key}); keep one row per key, e.g. with QUALIFY row_number() OVER (PARTITION BY …) = 1`,
+      });
       return;
     }
     firstAt.set(id, index);
@@ -75,7 +84,14 @@ export function planPush(target: PushTarget, source: SourceRows, ledger: Readonl
     // A change of mapping makes the ledger's entry meaningless: the row counts as never pushed.
     const entry = stored && stored.mappingHash === opts.mappingHash ? stored : undefined;
     if (entry && (entry.status === 'rejected' || entry.status === 'invalid') && entry.attemptedHash === hash) {
-      stillRefused.push({ index: row.index, destination: row.destination, key: row.key, status: entry.status, error: entry.error ?? 'refused', runId: entry.runId });
+      stillRefused.push({
+        index: row.index,
+        destination: row.destination,
+        key: row.key,
+        status: entry.status,
+        error: entry.error ?? 'refused',
+        runId: entry.runId,
+      });
       continue;
     }
     if (entry && entry.ackedHash === hash) {
@@ -95,7 +111,13 @@ export function planPush(target: PushTarget, source: SourceRows, ledger: Readonl
       if (firstAt.has(id) || entry.mappingHash !== opts.mappingHash || entry.ackedValues === undefined) continue;
       const left = target.leftSource(entry.destination, entry.key, entry.ackedValues);
       if (!left) continue;
-      planned.push({ index: null, destination: entry.destination, key: entry.key, hash: hashValues(left.values), ...left });
+      planned.push({
+        index: null,
+        destination: entry.destination,
+        key: entry.key,
+        hash: hashValues(left.values),
+        ...left,
+      });
     }
   }
   return { rowsRead: source.rows.length, planned, invalid, stillRefused, unchanged };

@@ -99,9 +99,17 @@ export interface PushTarget {
    * What to send for a row given the values the platform last accepted (undefined: never accepted), or undefined when
    * nothing needs sending.
    */
-  plan(row: SourceRow, acked: RowValues | undefined, ctx: TargetContext): { operation: Operation; payload: Json } | undefined;
+  plan(
+    row: SourceRow,
+    acked: RowValues | undefined,
+    ctx: TargetContext,
+  ): { operation: Operation; payload: Json } | undefined;
   /** The rows a ledger entry that left the source turns into (--mirror), or undefined. */
-  leftSource?(destination: string, key: string, acked: RowValues): { values: RowValues; operation: Operation; payload: Json } | undefined;
+  leftSource?(
+    destination: string,
+    key: string,
+    acked: RowValues,
+  ): { values: RowValues; operation: Operation; payload: Json } | undefined;
   /** Rows that may share one request (same endpoint and path; same body-level fields). */
   groupKey(row: PlannedRow, ctx: TargetContext): string;
   call(rows: readonly PlannedRow[], ctx: TargetContext): ApiCall;

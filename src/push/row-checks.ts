@@ -12,7 +12,8 @@ export function requiredText(row: Record<string, unknown>, column: string): stri
   const value = row[column];
   if (typeof value === 'string' && value.trim() !== '') return value.trim();
   if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-  if (value === null || value === undefined || value === '') return { problem: `column "${column}" is empty; every row needs it` };
+  if (value === null || value === undefined || value === '')
+    return { problem: `column "${column}" is empty; every row needs it` };
   return { problem: `column "${column}" must be text, got ${show(value)}` };
 }
 
@@ -24,7 +25,12 @@ export function optionalText(row: Record<string, unknown>, column: string): stri
 }
 
 /** A message when the source lacks a required column or has columns the target does not know. */
-export function checkColumns(target: string, columns: readonly string[], required: readonly string[], allowed: readonly string[]): string | undefined {
+export function checkColumns(
+  target: string,
+  columns: readonly string[],
+  required: readonly string[],
+  allowed: readonly string[],
+): string | undefined {
   const missing = required.filter((c) => !columns.includes(c));
   if (missing.length > 0) {
     return `${target} needs the column${missing.length > 1 ? 's' : ''} ${missing.map((c) => `"${c}"`).join(', ')}; the source has ${columns.map((c) => `"${c}"`).join(', ') || 'no columns'} (rename with AS in the query)`;

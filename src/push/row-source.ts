@@ -6,7 +6,10 @@ import { ConfigError } from '../errors.js';
 import { tableNames } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
 
-export type RowSource = { kind: 'sql'; sql: string } | { kind: 'table'; table: string } | { kind: 'file'; path: string };
+export type RowSource =
+  | { kind: 'sql'; sql: string }
+  | { kind: 'table'; table: string }
+  | { kind: 'file'; path: string };
 
 export interface SourceRows {
   /** Column names in the source's order. */
@@ -42,21 +45,32 @@ async function sourceQuery(warehouse: Warehouse, source: RowSource): Promise<{ s
   switch (source.kind) {
     case 'sql': {
       const sql = source.sql.trim();
-      if (sql.replace(/;\s*$/, '').trim() === '') throw new ConfigError('--sql', 'is empty; give a SELECT whose columns follow the target\'s conventions (see docs/push.md)');
+      if (sql.replace(/;\s*$/, '').trim() === '')
+        throw new ConfigError(
+          '--sql',
+          "is empty; give a SELECT whose columns follow the target's conventions (see docs/push.md)",
+        );
       return { sql, flag: '--sql' };
     }
     case 'table': {
       const names = await tableNames(warehouse);
       if (!names.includes(source.table)) {
         const shown = names.filter((n) => !n.startsWith('_')).join(', ');
-        throw new ConfigError('--table', `no table "${source.table}" in ${warehouse.path}; tables: ${shown || '(none)'} — or use --sql`);
+        throw new ConfigError(
+          '--table',
+          `no table "${source.table}" in ${warehouse.path}; tables: ${shown || '(none)'} — or use --sql`,
+        );
       }
       return { sql: `SELECT * FROM "${source.table.replace(/"/g, '""')}"`, flag: '--table' };
     }
     case 'file': {
       const path = resolve(source.path);
       const reader = FILE_READERS[extname(path).toLowerCase()];
-      if (!reader) throw new ConfigError('--file', `${path} is not a .csv, .tsv, .json, .ndjson, .jsonl or .parquet file; convert it or load it with --sql`);
+      if (!reader)
+        throw new ConfigError(
+          '--file',
+          `${path} is not a .csv, .tsv, .json, .ndjson, .jsonl or .parquet file; convert it or load it with --sql`,
+        );
       if (!existsSync(path)) throw new ConfigError('--file', `${path} does not exist`);
       return { sql: `SELECT * FROM ${reader}('${path.replaceAll("'", "''")}')`, flag: '--file' };
     }

@@ -13,17 +13,29 @@ export function toJson(value: unknown, where: string): { ok: true; value: Json }
   if (value === null || value === undefined) return { ok: true, value: null };
   if (typeof value === 'string' || typeof value === 'boolean') return { ok: true, value };
   if (typeof value === 'number') {
-    return Number.isFinite(value) ? { ok: true, value } : { ok: false, problem: `${where} is ${value}, not a finite number; filter or COALESCE it in the query` };
+    return Number.isFinite(value)
+      ? { ok: true, value }
+      : { ok: false, problem: `${where} is ${value}, not a finite number; filter or COALESCE it in the query` };
   }
   if (typeof value === 'bigint') {
-    return { ok: false, problem: `${where} is ${value}, beyond the integers JSON carries exactly (±2^53); cast it to VARCHAR or DOUBLE in the query` };
+    return {
+      ok: false,
+      problem: `${where} is ${value}, beyond the integers JSON carries exactly (±2^53); cast it to VARCHAR or DOUBLE in the query`,
+    };
   }
   if (value instanceof Date) {
-    return Number.isNaN(value.getTime()) ? { ok: false, problem: `${where} is an invalid date` } : { ok: true, value: value.toISOString() };
+    return Number.isNaN(value.getTime())
+      ? { ok: false, problem: `${where} is an invalid date` }
+      : { ok: true, value: value.toISOString() };
   }
-  if (value instanceof Uint8Array) return { ok: false, problem: `${where} is a BLOB; cast it to VARCHAR (or base64 it) in the query` };
+  if (value instanceof Uint8Array)
+    return { ok: false, problem: `${where} is a BLOB; cast it to VARCHAR (or base64 it) in the query` };
   if (Array.isArray(value)) {
-    const isMap = value.length > 0 && value.every((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && Object.keys(e).join() === 'key,value');
+    const isMap =
+      value.length > 0 &&
+      value.every(
+        (e) => e !== null && typeof e === 'object' && !Array.isArray(e) && Object.keys(e).join() === 'key,value',
+      );
     if (isMap) {
       const out: Record<string, Json> = {};
       for (const entry of value as { key: unknown; value: unknown }[]) {

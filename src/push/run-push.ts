@@ -77,7 +77,10 @@ export interface PushHooks {
 export const MAX_LISTED_FAILURES = 100;
 
 function newRunId(now: Date): string {
-  return `push-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+  return `push-${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
 /** Run one push (or dry run). Throws ConfigError / FatalError / LockedError for what stops it as a whole (exit 1). */
@@ -113,19 +116,29 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
   if (columnsProblem) throw new ConfigError(`--${opts.source.kind}`, columnsProblem);
 
   // The mapping: what turns columns into request bodies. Changing any of it resets the ledger for this target.
-  const mappingHash = hashValues({ target: opts.target, columns: [...source.columns].sort(), inc: [...opts.mapping.incColumns], update: opts.mapping.update, catalog: opts.mapping.catalog ?? null });
+  const mappingHash = hashValues({
+    target: opts.target,
+    columns: [...source.columns].sort(),
+    inc: [...opts.mapping.incColumns],
+    update: opts.mapping.update,
+    catalog: opts.mapping.catalog ?? null,
+  });
   const runId = hooks.runId ?? newRunId(started);
   const ledger = new PushLedger(warehouse, opts.target, runId);
   const entries = await ledger.load();
   const plan = planPush(target, source, entries, ctx, { mappingHash, mirror: opts.mirror });
   ctx.bulk = plan.planned.length > opts.batchSize;
   const batches = batchRows(target, ctx, plan.planned, opts.batchSize);
-  const refusal = opts.maxRows !== undefined && plan.planned.length > opts.maxRows
-    ? `${plan.planned.length} rows would be sent, more than --max-rows ${opts.maxRows}; check the query, or raise --max-rows`
-    : undefined;
+  const refusal =
+    opts.maxRows !== undefined && plan.planned.length > opts.maxRows
+      ? `${plan.planned.length} rows would be sent, more than --max-rows ${opts.maxRows}; check the query, or raise --max-rows`
+      : undefined;
 
   if (opts.dryRun) {
-    return { kind: 'dry-run', report: buildDryRunReport({ target, ctx, source: sourceText, plan, batches, ...(refusal ? { refusal } : {}) }) };
+    return {
+      kind: 'dry-run',
+      report: buildDryRunReport({ target, ctx, source: sourceText, plan, batches, ...(refusal ? { refusal } : {}) }),
+    };
   }
   if (refusal) throw new ConfigError('--max-rows', refusal);
 
@@ -146,7 +159,15 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     ...(opts.scimToken !== undefined ? { scimToken: opts.scimToken } : {}),
     ...(opts.requestOrigin !== undefined ? { requestOrigin: opts.requestOrigin } : {}),
   });
-  const counts: PushRunCounts = { rowsRead: plan.rowsRead, rowsUnchanged: plan.unchanged, rowsAccepted: 0, rowsRejected: 0, rowsInvalid: plan.invalid.length, rowsTransient: 0, requests: 0 };
+  const counts: PushRunCounts = {
+    rowsRead: plan.rowsRead,
+    rowsUnchanged: plan.unchanged,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    rowsInvalid: plan.invalid.length,
+    rowsTransient: 0,
+    requests: 0,
+  };
   const failures: FailedRow[] = [];
   const fail = (row: FailedRow): void => {
     if (failures.length < MAX_LISTED_FAILURES) failures.push(row);
@@ -154,8 +175,16 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
   await ledger.beginRun({ startedAt: started, mappingHash, source: sourceText, dryRun: false });
   try {
     await recordInvalid(ledger, plan, entries, runId, mappingHash);
-    for (const r of plan.invalid) fail({ index: r.index, destination: r.destination ?? null, key: r.key ?? null, status: 'invalid', error: r.error });
-    for (const r of plan.stillRefused) fail({ index: r.index, destination: r.destination, key: r.key, status: r.status, error: r.error, earlier: true });
+    for (const r of plan.invalid)
+      fail({
+        index: r.index,
+        destination: r.destination ?? null,
+        key: r.key ?? null,
+        status: 'invalid',
+        error: r.error,
+      });
+    for (const r of plan.stillRefused)
+      fail({ index: r.index, destination: r.destination, key: r.key, status: r.status, error: r.error, earlier: true });
 
     // Like a run, a push that needs more of a pool than its budget spreads its requests at the pool's rate.
     const perPool: Partial<Record<PoolId, number>> = {};
@@ -181,19 +210,33 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
           }
           if (o.status === 'rejected') counts.rowsRejected++;
           else counts.rowsTransient++;
-          fail({ index: o.row.index, destination: o.row.destination, key: o.row.key, status: o.status, error: o.error ?? o.status });
+          fail({
+            index: o.row.index,
+            destination: o.row.destination,
+            key: o.row.key,
+            status: o.status,
+            error: o.error ?? o.status,
+          });
         }
       };
       try {
         await sendBatch(client, target, ctx, batch, async (outcomes) => {
           await tally(outcomes);
           const accepted = outcomes.filter((o) => o.status === 'accepted').length;
-          hooks.onProgress?.({ batch: i + 1, batches: batches.length, rows: outcomes.length, accepted, failed: outcomes.length - accepted });
+          hooks.onProgress?.({
+            batch: i + 1,
+            batches: batches.length,
+            rows: outcomes.length,
+            accepted,
+            failed: outcomes.length - accepted,
+          });
         });
       } catch (error) {
         if (!(error instanceof RetriableApiError)) throw error;
         stoppedEarly = `sending stopped at batch ${i + 1} of ${batches.length}: ${error.message}`;
-        await tally(batch.filter((r) => !done.has(r)).map((row) => ({ row, status: 'transient', error: error.message })));
+        await tally(
+          batch.filter((r) => !done.has(r)).map((row) => ({ row, status: 'transient', error: error.message })),
+        );
       }
     }
     counts.requests = client.stats.requestsSent;
@@ -223,7 +266,9 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
     counts.requests = client.stats.requestsSent;
     const message = error instanceof Error ? error.message : String(error);
     await ledger.finishRun('failed', counts, message).catch(() => undefined);
-    throw error instanceof FatalError || error instanceof ConfigError ? error : new FatalError(`push ${runId} failed: ${message}`, { cause: error });
+    throw error instanceof FatalError || error instanceof ConfigError
+      ? error
+      : new FatalError(`push ${runId} failed: ${message}`, { cause: error });
   } finally {
     await client.close();
     scheduler.close();
@@ -231,20 +276,54 @@ async function pushWith(warehouse: Warehouse, opts: PushOptions, hooks: PushHook
 }
 
 /** The ledger entry an outcome leads to: acceptance moves the acknowledged values; anything else keeps them. */
-function toWrite(outcome: RowOutcome, entries: Map<string, LedgerEntry>, runId: string, mappingHash: string): LedgerWrite {
+function toWrite(
+  outcome: RowOutcome,
+  entries: Map<string, LedgerEntry>,
+  runId: string,
+  mappingHash: string,
+): LedgerWrite {
   const { row, status } = outcome;
   const id = ledgerKey(row.destination, row.key);
   const stored = entries.get(id);
   const before = stored && stored.mappingHash === mappingHash ? stored : undefined;
-  const entry: LedgerEntry = status === 'accepted'
-    ? { destination: row.destination, key: row.key, status, ackedValues: row.values, ackedHash: row.hash, attemptedHash: row.hash, error: undefined, attempts: (before?.attempts ?? 0) + 1, runId, mappingHash }
-    : { destination: row.destination, key: row.key, status, ackedValues: before?.ackedValues, ackedHash: before?.ackedHash, attemptedHash: row.hash, error: outcome.error, attempts: (before?.attempts ?? 0) + 1, runId, mappingHash };
+  const entry: LedgerEntry =
+    status === 'accepted'
+      ? {
+          destination: row.destination,
+          key: row.key,
+          status,
+          ackedValues: row.values,
+          ackedHash: row.hash,
+          attemptedHash: row.hash,
+          error: undefined,
+          attempts: (before?.attempts ?? 0) + 1,
+          runId,
+          mappingHash,
+        }
+      : {
+          destination: row.destination,
+          key: row.key,
+          status,
+          ackedValues: before?.ackedValues,
+          ackedHash: before?.ackedHash,
+          attemptedHash: row.hash,
+          error: outcome.error,
+          attempts: (before?.attempts ?? 0) + 1,
+          runId,
+          mappingHash,
+        };
   entries.set(id, entry);
   return { entry, rowIndex: row.index, operation: row.operation };
 }
 
 /** Invalid rows with an identity get a ledger entry (so an unchanged invalid row is not re-reported as new); all are logged. */
-async function recordInvalid(ledger: PushLedger, plan: PushPlan, entries: Map<string, LedgerEntry>, runId: string, mappingHash: string): Promise<void> {
+async function recordInvalid(
+  ledger: PushLedger,
+  plan: PushPlan,
+  entries: Map<string, LedgerEntry>,
+  runId: string,
+  mappingHash: string,
+): Promise<void> {
   const writes: LedgerWrite[] = [];
   const keyless: { rowIndex: number; error: string }[] = [];
   for (const r of plan.invalid) {
@@ -254,16 +333,43 @@ async function recordInvalid(ledger: PushLedger, plan: PushPlan, entries: Map<st
     }
     const stored = entries.get(ledgerKey(r.destination, r.key));
     const before = stored && stored.mappingHash === mappingHash ? stored : undefined;
-    const entry: LedgerEntry = { destination: r.destination, key: r.key, status: 'invalid', ackedValues: before?.ackedValues, ackedHash: before?.ackedHash, attemptedHash: r.hash, error: r.error, attempts: before?.attempts ?? 0, runId, mappingHash };
+    const entry: LedgerEntry = {
+      destination: r.destination,
+      key: r.key,
+      status: 'invalid',
+      ackedValues: before?.ackedValues,
+      ackedHash: before?.ackedHash,
+      attemptedHash: r.hash,
+      error: r.error,
+      attempts: before?.attempts ?? 0,
+      runId,
+      mappingHash,
+    };
     writes.push({ entry, rowIndex: r.index, operation: null });
   }
   await ledger.record(writes, keyless);
 }
 
 /** Rows of batches never sent because sending stopped: logged as transient, their ledger entries left as they were. */
-async function markNotSent(ledger: PushLedger, batch: readonly PlannedRow[], why: string, counts: PushRunCounts, fail: (row: FailedRow) => void): Promise<void> {
+async function markNotSent(
+  ledger: PushLedger,
+  batch: readonly PlannedRow[],
+  why: string,
+  counts: PushRunCounts,
+  fail: (row: FailedRow) => void,
+): Promise<void> {
   const error = `not sent: ${why}`;
-  await ledger.logOnly(batch.map((row) => ({ destination: row.destination, key: row.key, rowIndex: row.index, operation: row.operation, status: 'transient' as const, error })));
+  await ledger.logOnly(
+    batch.map((row) => ({
+      destination: row.destination,
+      key: row.key,
+      rowIndex: row.index,
+      operation: row.operation,
+      status: 'transient' as const,
+      error,
+    })),
+  );
   counts.rowsTransient += batch.length;
-  for (const row of batch) fail({ index: row.index, destination: row.destination, key: row.key, status: 'transient', error });
+  for (const row of batch)
+    fail({ index: row.index, destination: row.destination, key: row.key, status: 'transient', error });
 }

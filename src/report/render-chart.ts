@@ -32,7 +32,20 @@ const LABEL_FONT_PX = 11;
  * Twelve colours no two of which read alike (Tableau 10 and two more): a chart has at most twelve series, so no two
  * series share a colour, as ECharts' own nine-colour palette made the tenth segment repeat the first.
  */
-export const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#1b2a49', '#17becf'] as const;
+export const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#76b7b2',
+  '#59a14f',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#bab0ac',
+  '#1b2a49',
+  '#17becf',
+] as const;
 
 const percent = (v: number) => `${(v * 100).toFixed(1)} %`;
 
@@ -42,7 +55,10 @@ const escapeXml = (text: string): string =>
 /** The chart as an SVG document string. */
 export function renderChartSvg(spec: ChartSpec, rows: readonly ChartRow[]): string {
   const seriesNames = [...new Set(rows.map((r) => r.series))];
-  if (seriesNames.length > PALETTE.length) throw new Error(`chart ${spec.id}: ${seriesNames.length} series, more than the ${PALETTE.length} colours that tell them apart; its query must return fewer`);
+  if (seriesNames.length > PALETTE.length)
+    throw new Error(
+      `chart ${spec.id}: ${seriesNames.length} series, more than the ${PALETTE.length} colours that tell them apart; its query must return fewer`,
+    );
   const bySeries = seriesNames.map((name) => rows.filter((r) => r.series === name));
   const option = spec.facets ? facetOption(spec, seriesNames, bySeries) : plainOption(spec, seriesNames, bySeries);
   const height = spec.facets ? facetHeight(seriesNames.length) : plainHeight(spec, rows);
@@ -93,7 +109,9 @@ function plainOption(spec: ChartSpec, names: readonly string[], bySeries: readon
     : spec.horizontal
       ? { type: 'category', data: cats, inverse: true, axisLabel: { interval: 0, fontSize: LABEL_FONT_PX } }
       : { type: 'category', data: cats, axisLabel: { rotate: 40, interval: 0, fontSize: LABEL_FONT_PX } };
-  const values = twoScales ? [valueAxis(spec), valueAxis(spec, { position: 'right', splitLine: { show: false } })] : valueAxis(spec);
+  const values = twoScales
+    ? [valueAxis(spec), valueAxis(spec, { position: 'right', splitLine: { show: false } })]
+    : valueAxis(spec);
   return {
     grid: spec.horizontal
       ? { left: room, right: 30, top: 40, bottom: 30 }
@@ -108,7 +126,17 @@ function plainOption(spec: ChartSpec, names: readonly string[], bySeries: readon
       });
       const onRight = bySeries[i]!.some((r) => r.axis === 1) ? { yAxisIndex: 1 } : {};
       return spec.kind === 'line'
-        ? { type: 'line', name, data, showSymbol: true, showAllSymbol: true, symbol: 'circle', symbolSize: 3, lineStyle: { width: 1.5 }, ...onRight }
+        ? {
+            type: 'line',
+            name,
+            data,
+            showSymbol: true,
+            showAllSymbol: true,
+            symbol: 'circle',
+            symbolSize: 3,
+            lineStyle: { width: 1.5 },
+            ...onRight,
+          }
         : { type: 'bar', name, data, ...(spec.barLayout === 'grouped' ? {} : { stack: 'all' }), ...onRight };
     }),
   };
@@ -125,24 +153,55 @@ function facetOption(spec: ChartSpec, names: readonly string[], bySeries: readon
   const max = Math.max(...ys);
   const pad = (max - min) * 0.1 || Math.abs(max) * 0.1 || 1;
   const width = (CHART_WIDTH - 20) / FACET_COLUMNS;
-  const place = (i: number) => ({ left: 10 + (i % FACET_COLUMNS) * width, top: 20 + Math.floor(i / FACET_COLUMNS) * FACET_HEIGHT });
+  const place = (i: number) => ({
+    left: 10 + (i % FACET_COLUMNS) * width,
+    top: 20 + Math.floor(i / FACET_COLUMNS) * FACET_HEIGHT,
+  });
   return {
-    title: names.map((name, i) => ({ text: name, left: place(i).left + 60, top: place(i).top - 16, textStyle: { fontSize: 12, fontWeight: 'normal' } })),
-    grid: names.map((_, i) => ({ left: place(i).left + 60, top: place(i).top + 10, width: width - 80, height: FACET_HEIGHT - 60 })),
+    title: names.map((name, i) => ({
+      text: name,
+      left: place(i).left + 60,
+      top: place(i).top - 16,
+      textStyle: { fontSize: 12, fontWeight: 'normal' },
+    })),
+    grid: names.map((_, i) => ({
+      left: place(i).left + 60,
+      top: place(i).top + 10,
+      width: width - 80,
+      height: FACET_HEIGHT - 60,
+    })),
     xAxis: names.map((_, i) => ({ type: 'time', gridIndex: i, axisLabel: { fontSize: 10 } })),
-    yAxis: names.map((_, i) => valueAxis(spec, { gridIndex: i, min: Math.max(0, min - pad), max: max + pad, splitNumber: 3, axisLabel: { fontSize: 10, ...(spec.yFormat === 'percent' ? { formatter: percent } : {}) } })),
+    yAxis: names.map((_, i) =>
+      valueAxis(spec, {
+        gridIndex: i,
+        min: Math.max(0, min - pad),
+        max: max + pad,
+        splitNumber: 3,
+        axisLabel: { fontSize: 10, ...(spec.yFormat === 'percent' ? { formatter: percent } : {}) },
+      }),
+    ),
     series: names.map((name, i) => ({
-      type: spec.kind, name, xAxisIndex: i, yAxisIndex: i,
+      type: spec.kind,
+      name,
+      xAxisIndex: i,
+      yAxisIndex: i,
       data: bySeries[i]!.map((r) => [(r.x as Date).getTime(), r.y]),
-      showSymbol: true, showAllSymbol: true, symbol: 'circle', symbolSize: 3, lineStyle: { width: 1.5 },
+      showSymbol: true,
+      showAllSymbol: true,
+      symbol: 'circle',
+      symbolSize: 3,
+      lineStyle: { width: 1.5 },
     })),
   };
 }
 
 /** Each mark's hover text as its SVG <title> (ECharts tags marks with their series and data index). */
 function withHoverTitles(svg: string, bySeries: readonly ChartRow[][]): string {
-  return svg.replace(/<path [^>]*?ecmeta_series_index="(\d+)" ecmeta_data_index="(\d+)"[^>]*>/g, (tag, s: string, d: string) => {
-    const hover = bySeries[Number(s)]?.[Number(d)]?.hover;
-    return hover === undefined ? tag : `${tag}<title>${escapeXml(hover)}</title>`;
-  });
+  return svg.replace(
+    /<path [^>]*?ecmeta_series_index="(\d+)" ecmeta_data_index="(\d+)"[^>]*>/g,
+    (tag, s: string, d: string) => {
+      const hover = bySeries[Number(s)]?.[Number(d)]?.hover;
+      return hover === undefined ? tag : `${tag}<title>${escapeXml(hover)}</title>`;
+    },
+  );
 }

@@ -85,7 +85,8 @@ const recentRuns = (measure: string, series: string) =>
  * two objects share), or the id when nothing names the object. `joinNames` brings the labels in as `names`.
  */
 type NamedKind = 'canvases' | 'campaigns' | 'segments';
-const joinNames = (kind: NamedKind, id: string) => `LEFT JOIN "analytics"."object_names"('${kind}') "names" ON "names"."id" = ${id}`;
+const joinNames = (kind: NamedKind, id: string) =>
+  `LEFT JOIN "analytics"."object_names"('${kind}') "names" ON "names"."id" = ${id}`;
 const label = (id: string) => `COALESCE("names"."label", ${id})`;
 
 /** `1,234`: a count as the hover text writes it. */
@@ -287,7 +288,9 @@ const RECENT_DAYS = 7;
  * recent days is the newest of all.
  */
 export async function setReportLastDays(session: ReportSession): Promise<void> {
-  await session.query(`SET VARIABLE "report_newest_day" = (SELECT CAST(max("watermark") AS DATE) FROM "main"."_etl_series_state")`);
+  await session.query(
+    `SET VARIABLE "report_newest_day" = (SELECT CAST(max("watermark") AS DATE) FROM "main"."_etl_series_state")`,
+  );
   for (const view of lastDayViews) {
     const variable = `report_last_day_${view}`;
     const setLastDay = (where: string) =>

@@ -24,7 +24,11 @@ const escapeHtml = (text: string): string =>
 
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';
-  if (value instanceof Date) return value.toISOString().replace('T', ' ').replace(/:\d{2}\.\d{3}Z$/, ' UTC');
+  if (value instanceof Date)
+    return value
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/:\d{2}\.\d{3}Z$/, ' UTC');
   if (typeof value === 'number') return value.toLocaleString('en-US');
   return String(value);
 }
@@ -33,9 +37,12 @@ function cellText(value: unknown): string {
 async function chartRows(wh: Warehouse, spec: ChartSpec): Promise<ChartRow[]> {
   const rows = await wh.query(spec.sql);
   return rows.map((r, i) => {
-    if (typeof r.y !== 'number' || !Number.isFinite(r.y)) throw new Error(`chart ${spec.id}: row ${i} has y = ${String(r.y)}; its query must return numbers only`);
+    if (typeof r.y !== 'number' || !Number.isFinite(r.y))
+      throw new Error(`chart ${spec.id}: row ${i} has y = ${String(r.y)}; its query must return numbers only`);
     return {
-      x: r.x instanceof Date ? r.x : printable(String(r.x)), series: printable(String(r.series)), y: r.y,
+      x: r.x instanceof Date ? r.x : printable(String(r.x)),
+      series: printable(String(r.series)),
+      y: r.y,
       ...(r.hover !== undefined && r.hover !== null ? { hover: printable(String(r.hover)) } : {}),
       ...(r.axis === 1 ? { axis: 1 as const } : {}),
     };
@@ -47,7 +54,9 @@ async function chartRows(wh: Warehouse, spec: ChartSpec): Promise<ChartRow[]> {
  * tool, or the report's own browser test, reads instead of guessing values from the drawing.
  */
 function chartData(id: string, rows: readonly ChartRow[]): string {
-  const json = JSON.stringify(rows.map((r) => ({ ...r, x: r.x instanceof Date ? r.x.toISOString().slice(0, 10) : r.x })));
+  const json = JSON.stringify(
+    rows.map((r) => ({ ...r, x: r.x instanceof Date ? r.x.toISOString().slice(0, 10) : r.x })),
+  );
   return `<script type="application/json" data-chart-data="${escapeHtml(id)}">${json.replaceAll('<', '\\u003c')}</script>`;
 }
 
@@ -84,7 +93,8 @@ export async function writeReport(wh: Warehouse, path: string, opts: ReportOptio
   for (const spec of CHARTS) {
     const rows = await chartRows(wh, spec);
     charts.push({ id: spec.id, rows: rows.length });
-    const body = rows.length > 0 ? `<figure>${renderChartSvg(spec, rows)}</figure>` : '<p class="empty">No data yet.</p>';
+    const body =
+      rows.length > 0 ? `<figure>${renderChartSvg(spec, rows)}</figure>` : '<p class="empty">No data yet.</p>';
     sections.push(`<section class="chart" data-chart="${escapeHtml(spec.id)}" data-rows="${rows.length}">
 <h2>${escapeHtml(spec.title)}</h2><p class="caption">${escapeHtml(spec.caption)}</p>
 ${body}
@@ -95,20 +105,34 @@ ${chartData(spec.id, rows)}
   const fresh = await wh.query(FRESHNESS_SQL);
   const columns = ['stream', 'series', 'oldest_watermark', 'max_age_hours', 'open_holes', 'last_successful_run_at'];
   const numeric = new Set(['series', 'max_age_hours', 'open_holes']);
-  const freshness = fresh.length === 0
-    ? '<p class="empty">No series loaded yet.</p>'
-    : `<table><thead><tr>${columns.map((c) => `<th>${escapeHtml(c.replaceAll('_', ' '))}</th>`).join('')}</tr></thead><tbody>
+  const freshness =
+    fresh.length === 0
+      ? '<p class="empty">No series loaded yet.</p>'
+      : `<table><thead><tr>${columns.map((c) => `<th>${escapeHtml(c.replaceAll('_', ' '))}</th>`).join('')}</tr></thead><tbody>
 ${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num"' : ''}>${escapeHtml(cellText(r[c]))}</td>`).join('')}</tr>`).join('\n')}
 </tbody></table>`;
-  const views = await wh.query(`SELECT "view_name", "comment" FROM duckdb_views() WHERE "schema_name" = 'analytics' ORDER BY 1`);
+  const views = await wh.query(
+    `SELECT "view_name", "comment" FROM duckdb_views() WHERE "schema_name" = 'analytics' ORDER BY 1`,
+  );
   const unfilled = await unfilledViews(wh);
-  const absentHistory = wh.absentHistory.length === 0 ? '' : `<p class="meta" data-note="absent-history">${escapeHtml(absentHistoryNote(wh.absentHistory, await viewsReadingAbsentHistory(wh)))}.</p>`;
+  const absentHistory =
+    wh.absentHistory.length === 0
+      ? ''
+      : `<p class="meta" data-note="absent-history">${escapeHtml(absentHistoryNote(wh.absentHistory, await viewsReadingAbsentHistory(wh)))}.</p>`;
   // A first backfill that spans nights: how far each stream's days reach, until every stream has them all.
-  const backfill = (await wh.query(`SELECT * FROM "_etl_backfill" WHERE "days_covered" < "days_asked" ORDER BY "stream"`)).map(backfillFromRow);
-  const backfillSection = backfill.length === 0 ? '' : `<section data-table="backfill"><h2>Backfill in progress</h2><p class="caption">The first backfill spans nights (a time budget stops each run): per stream, the range its started series hold, the days loaded of the days asked, and the series started and complete. The charts and views show loaded days only; the next runs continue.</p><table><thead><tr><th>stream</th><th>loaded</th><th>days loaded</th><th>series started</th><th>series complete</th></tr></thead><tbody>
+  const backfill = (
+    await wh.query(`SELECT * FROM "_etl_backfill" WHERE "days_covered" < "days_asked" ORDER BY "stream"`)
+  ).map(backfillFromRow);
+  const backfillSection =
+    backfill.length === 0
+      ? ''
+      : `<section data-table="backfill"><h2>Backfill in progress</h2><p class="caption">The first backfill spans nights (a time budget stops each run): per stream, the range its started series hold, the days loaded of the days asked, and the series started and complete. The charts and views show loaded days only; the next runs continue.</p><table><thead><tr><th>stream</th><th>loaded</th><th>days loaded</th><th>series started</th><th>series complete</th></tr></thead><tbody>
 ${backfill.map((b) => `<tr><td>${escapeHtml(b.stream)}</td><td>${escapeHtml(backfillSentence(b))}</td><td class="num">${cellText(b.daysCovered)} of ${cellText(b.daysAsked)} (${Math.floor((100 * b.daysCovered) / Math.max(1, b.daysAsked))} %)</td><td class="num">${cellText(b.seriesStarted)} of ${cellText(b.series)}</td><td class="num">${cellText(b.seriesComplete)} of ${cellText(b.series)}</td></tr>`).join('\n')}
 </tbody></table></section>`;
-  const unfilledSection = unfilled.length === 0 ? '' : `<section data-table="unfilled"><h2>Empty for want of a pipeline option</h2><p class="caption">These views (or columns) hold nothing because the pipeline does not ask for what fills them.</p><table><tbody>
+  const unfilledSection =
+    unfilled.length === 0
+      ? ''
+      : `<section data-table="unfilled"><h2>Empty for want of a pipeline option</h2><p class="caption">These views (or columns) hold nothing because the pipeline does not ask for what fills them.</p><table><tbody>
 ${unfilled.map((u) => `<tr><td><code>analytics.${escapeHtml(u.view)}${u.column === undefined ? '' : `.${escapeHtml(u.column)}`}</code></td><td>${escapeHtml(u.fill)}</td></tr>`).join('\n')}
 </tbody></table></section>`;
 

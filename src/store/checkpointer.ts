@@ -63,9 +63,11 @@ export class Checkpointer {
         throw err;
       },
     );
-    this.#inFlight = copy.catch(() => undefined).finally(() => {
-      this.#inFlight = undefined;
-    });
+    this.#inFlight = copy
+      .catch(() => undefined)
+      .finally(() => {
+        this.#inFlight = undefined;
+      });
     return copy;
   }
 

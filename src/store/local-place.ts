@@ -52,15 +52,15 @@ export class LocalPlace implements Place {
       try {
         entries = await readdir(dir, { withFileTypes: true });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+          return;
         throw err;
       }
       for (const entry of entries) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) {
           if (dir !== folder || !opts.skipFolders?.test(entry.name)) await walk(path);
-        }
-        else if (entry.isFile()) {
+        } else if (entry.isFile()) {
           const key = relative(this.root, path).split(sep).join('/');
           if (key.startsWith(prefix)) out.push({ key, bytes: (await stat(path)).size });
         }
@@ -93,7 +93,10 @@ export class LocalPlace implements Place {
       await rm(this.#path(key), { force: true });
       const parts = key.split('/');
       for (let depth = parts.length - 1; depth >= 2; depth -= 1) {
-        const removed = await rmdir(this.#path(parts.slice(0, depth).join('/'))).then(() => true, () => false);
+        const removed = await rmdir(this.#path(parts.slice(0, depth).join('/'))).then(
+          () => true,
+          () => false,
+        );
         if (!removed) break;
       }
     }

@@ -4,7 +4,14 @@ import { existsSync } from 'node:fs';
 import { NoDatabaseError } from '../errors.js';
 import { RunLock, isLiveHolder } from './run-lock.js';
 import { checkDatabaseFile, checkEngageTables } from '../load/database-file.js';
-import { openPublished, openWorkingCopy, publishSnapshot, readLastRunNote, snapshotFiles, writeLastRunNote } from './published-snapshot.js';
+import {
+  openPublished,
+  openWorkingCopy,
+  publishSnapshot,
+  readLastRunNote,
+  snapshotFiles,
+  writeLastRunNote,
+} from './published-snapshot.js';
 import type { LastRunNote, SnapshotNote } from './published-snapshot.js';
 import type { KeptProgress } from './checkpointer.js';
 import type { DbLock, LockHolderView, SnapshotStore } from './snapshot-store.js';
@@ -23,7 +30,10 @@ export class LocalSnapshotStore implements SnapshotStore {
     const files = snapshotFiles(this.description);
     // A working copy alone is a first run that has not published yet: what it committed is a database to export.
     const file = [files.published, files.working].find((f) => existsSync(f));
-    if (file === undefined) throw new NoDatabaseError(`no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first — nothing was changed`);
+    if (file === undefined)
+      throw new NoDatabaseError(
+        `no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first — nothing was changed`,
+      );
     await checkDatabaseFile(file, files.published);
     await checkEngageTables(file, files.published, WAREHOUSE_TABLES);
   }
@@ -52,7 +62,9 @@ export class LocalSnapshotStore implements SnapshotStore {
   async openPublished(opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
     const files = snapshotFiles(this.description);
     if (!existsSync(files.published) && !existsSync(files.working)) {
-      throw new NoDatabaseError(`no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first`);
+      throw new NoDatabaseError(
+        `no database at ${files.published}; check --db (a typo?) or run \`engage-etl run\` first`,
+      );
     }
     if (existsSync(files.published)) {
       await checkDatabaseFile(files.published, files.published);
@@ -61,7 +73,9 @@ export class LocalSnapshotStore implements SnapshotStore {
     return openPublished(this.description, opts);
   }
 
-  async openResumePoint(opts: { memoryLimit?: string } = {}): Promise<{ warehouse: Warehouse; from: 'published' | 'checkpoint' }> {
+  async openResumePoint(
+    opts: { memoryLimit?: string } = {},
+  ): Promise<{ warehouse: Warehouse; from: 'published' | 'checkpoint' }> {
     return { warehouse: await this.openPublished(opts), from: 'published' };
   }
 
@@ -75,9 +89,16 @@ export class LocalSnapshotStore implements SnapshotStore {
 
   async lockHolder(): Promise<LockHolderView | undefined> {
     const holder = await RunLock.peek(this.description);
-    return holder && { pid: holder.pid, host: holder.host, startedAt: holder.startedAt, command: holder.command, live: isLiveHolder(holder) };
+    return (
+      holder && {
+        pid: holder.pid,
+        host: holder.host,
+        startedAt: holder.startedAt,
+        command: holder.command,
+        live: isLiveHolder(holder),
+      }
+    );
   }
 
-  async close(): Promise<void> {
-  }
+  async close(): Promise<void> {}
 }

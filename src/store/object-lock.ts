@@ -31,18 +31,33 @@ export const STALE_AFTER_MS = 10 * 60_000;
 const HEARTBEAT_MS = 60_000;
 const MAX_ATTEMPTS = 5;
 
-const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+const statusOf = (err: unknown): number | undefined =>
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 function parseHolder(text: string, where: string): ObjectLockHolder {
   try {
     const v = JSON.parse(text) as Partial<ObjectLockHolder>;
-    if (typeof v.token === 'string' && typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.startedAt === 'string') {
-      return { token: v.token, pid: v.pid, host: v.host, startedAt: v.startedAt, refreshedAt: String(v.refreshedAt ?? v.startedAt), command: String(v.command ?? '') };
+    if (
+      typeof v.token === 'string' &&
+      typeof v.pid === 'number' &&
+      typeof v.host === 'string' &&
+      typeof v.startedAt === 'string'
+    ) {
+      return {
+        token: v.token,
+        pid: v.pid,
+        host: v.host,
+        startedAt: v.startedAt,
+        refreshedAt: String(v.refreshedAt ?? v.startedAt),
+        command: String(v.command ?? ''),
+      };
     }
   } catch {
     // fall through
   }
-  throw new FatalError(`the lock object ${where} is not an engage-etl lock (${JSON.stringify(text.slice(0, 80))}); if no run is active, delete it`);
+  throw new FatalError(
+    `the lock object ${where} is not an engage-etl lock (${JSON.stringify(text.slice(0, 80))}); if no run is active, delete it`,
+  );
 }
 
 /** Whether the holder is a live run, judged as `acquire` judges it. */
@@ -62,7 +77,13 @@ export class ObjectLock {
   #timer: NodeJS.Timeout | undefined;
   #released = false;
 
-  private constructor(client: S3Client, bucket: string, key: string, holder: ObjectLockHolder, tookOverFrom: ObjectLockHolder | undefined) {
+  private constructor(
+    client: S3Client,
+    bucket: string,
+    key: string,
+    holder: ObjectLockHolder,
+    tookOverFrom: ObjectLockHolder | undefined,
+  ) {
     this.#client = client;
     this.#bucket = bucket;
     this.#key = key;
@@ -91,7 +112,14 @@ export class ObjectLock {
   static async acquire(client: S3Client, bucket: string, key: string, command: string): Promise<ObjectLock> {
     const url = `s3://${bucket}/${key}`;
     const now = new Date().toISOString();
-    const holder: ObjectLockHolder = { token: randomBytes(8).toString('hex'), pid: process.pid, host: hostname(), startedAt: now, refreshedAt: now, command };
+    const holder: ObjectLockHolder = {
+      token: randomBytes(8).toString('hex'),
+      pid: process.pid,
+      host: hostname(),
+      startedAt: now,
+      refreshedAt: now,
+      command,
+    };
     let tookOverFrom: ObjectLockHolder | undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const existing = await readText(client, bucket, key);
@@ -122,13 +150,24 @@ export class ObjectLock {
         tookOverFrom = current;
       }
     }
-    throw new LockedError(`could not take the lock ${url} after ${MAX_ATTEMPTS} attempts: other runs keep taking it; try again`);
+    throw new LockedError(
+      `could not take the lock ${url} after ${MAX_ATTEMPTS} attempts: other runs keep taking it; try again`,
+    );
   }
 
   #startHeartbeat(): void {
     this.#timer = setInterval(() => {
       const refreshed: ObjectLockHolder = { ...this.holder, refreshedAt: new Date().toISOString() };
-      void this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: this.#key, Body: JSON.stringify(refreshed), ContentType: 'application/json' })).catch(() => undefined);
+      void this.#client
+        .send(
+          new PutObjectCommand({
+            Bucket: this.#bucket,
+            Key: this.#key,
+            Body: JSON.stringify(refreshed),
+            ContentType: 'application/json',
+          }),
+        )
+        .catch(() => undefined);
     }, HEARTBEAT_MS);
     this.#timer.unref();
   }
@@ -139,7 +178,8 @@ export class ObjectLock {
     this.#released = true;
     clearInterval(this.#timer);
     const text = await readText(this.#client, this.#bucket, this.#key);
-    if (text !== undefined && parseHolder(text, this.url).token === this.holder.token) await deleteKey(this.#client, this.#bucket, this.#key, this.url);
+    if (text !== undefined && parseHolder(text, this.url).token === this.holder.token)
+      await deleteKey(this.#client, this.#bucket, this.#key, this.url);
   }
 }
 
@@ -154,9 +194,17 @@ async function readText(client: S3Client, bucket: string, key: string): Promise<
 }
 
 /** PUT with `If-None-Match: *`: false when the store says the key exists (412) or another conditional write raced (409). */
-async function createIfAbsent(client: S3Client, bucket: string, key: string, body: string, url: string): Promise<boolean> {
+async function createIfAbsent(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  body: string,
+  url: string,
+): Promise<boolean> {
   try {
-    await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, IfNoneMatch: '*', ContentType: 'application/json' }));
+    await client.send(
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, IfNoneMatch: '*', ContentType: 'application/json' }),
+    );
     return true;
   } catch (err) {
     if (statusOf(err) === 412 || statusOf(err) === 409) return false;

@@ -11,7 +11,11 @@ import type { Warehouse } from '../load/warehouse.js';
  * Open the published state of `db` read-only, hand it to `use`, close it (and remove a downloaded copy). `query`,
  * `status`, `report` and `plan` read through it, a local file or an object alike.
  */
-export async function withPublishedDatabase<T>(db: string, use: (wh: Warehouse, store: SnapshotStore) => Promise<T>, opts: { memoryLimit?: string } = {}): Promise<T> {
+export async function withPublishedDatabase<T>(
+  db: string,
+  use: (wh: Warehouse, store: SnapshotStore) => Promise<T>,
+  opts: { memoryLimit?: string } = {},
+): Promise<T> {
   const store = openSnapshotStore(db);
   try {
     const wh = await store.openPublished(opts);
@@ -29,7 +33,10 @@ export async function withPublishedDatabase<T>(db: string, use: (wh: Warehouse, 
  * Open what the next run of `db` would start from, read-only (`plan`): like withPublishedDatabase, except that a newer
  * checkpoint of an interrupted run beside an object is read instead of the published database.
  */
-export async function withResumePoint<T>(db: string, use: (wh: Warehouse, from: 'published' | 'checkpoint') => Promise<T>): Promise<T> {
+export async function withResumePoint<T>(
+  db: string,
+  use: (wh: Warehouse, from: 'published' | 'checkpoint') => Promise<T>,
+): Promise<T> {
   const store = openSnapshotStore(db);
   try {
     const { warehouse, from } = await store.openResumePoint();
@@ -58,7 +65,9 @@ export function openSnapshotStore(db: string, opts: SnapshotStoreOptions = {}): 
   const location = parseDbLocation(db);
   if (location.kind === 's3') {
     return new S3SnapshotStore({
-      client: createS3Client(), bucket: location.bucket, key: location.key,
+      client: createS3Client(),
+      bucket: location.bucket,
+      key: location.key,
       ...(opts.workDir ? { workDir: opts.workDir } : {}),
       ...(opts.checkpointEveryMs !== undefined ? { checkpointEveryMs: opts.checkpointEveryMs } : {}),
     });

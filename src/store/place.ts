@@ -40,7 +40,11 @@ export interface Place {
 }
 
 /** Run `task` on each item with at most `limit` at once; the first failure is thrown after the others settle. */
-export async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const errors: unknown[] = [];
   const worker = async () => {

@@ -45,7 +45,10 @@ function partPattern(files: SnapshotFiles): RegExp {
 }
 
 function partPath(files: SnapshotFiles): string {
-  return join(dirname(files.published), `.${basename(files.published)}.${process.pid}-${randomBytes(4).toString('hex')}.part`);
+  return join(
+    dirname(files.published),
+    `.${basename(files.published)}.${process.pid}-${randomBytes(4).toString('hex')}.part`,
+  );
 }
 
 async function fileStamp(path: string): Promise<string> {
@@ -86,7 +89,12 @@ async function fsyncPath(path: string): Promise<void> {
  * Copy `from` to `to` so that `to` is, at every moment and after any crash, either its old self or a complete copy:
  * copied to a `.part` file beside it (a reflink where the file system offers one), flushed, renamed, folder flushed.
  */
-async function copyAtomically(files: SnapshotFiles, from: string, to: string, beforeRename?: (part: string) => Promise<void>): Promise<void> {
+async function copyAtomically(
+  files: SnapshotFiles,
+  from: string,
+  to: string,
+  beforeRename?: (part: string) => Promise<void>,
+): Promise<void> {
   const part = partPath(files);
   try {
     await copyFile(from, part, constants.COPYFILE_FICLONE);
@@ -148,7 +156,10 @@ export async function prepareWorkingCopy(db: string): Promise<{ files: SnapshotF
   if (existsSync(files.working)) await checkPublishedFile(files);
   if (!existsSync(files.working)) {
     await adopt(files);
-    notes.push({ code: 'snapshot_adopted', message: `adopted ${files.published} as the working copy ${files.working}; readers keep opening ${files.published}` });
+    notes.push({
+      code: 'snapshot_adopted',
+      message: `adopted ${files.published} as the working copy ${files.working}; readers keep opening ${files.published}`,
+    });
   } else if (await changedSincePublish(files)) {
     await adopt(files);
     notes.push({
@@ -160,7 +171,9 @@ export async function prepareWorkingCopy(db: string): Promise<{ files: SnapshotF
 }
 
 /** Open the working copy for writing: prepareWorkingCopy, then Warehouse.open on it. Call while holding the run lock. */
-export async function openWorkingCopy(db: string): Promise<{ warehouse: Warehouse; files: SnapshotFiles; notes: SnapshotNote[] }> {
+export async function openWorkingCopy(
+  db: string,
+): Promise<{ warehouse: Warehouse; files: SnapshotFiles; notes: SnapshotNote[] }> {
   const { files, notes } = await prepareWorkingCopy(db);
   return { warehouse: await Warehouse.open(files.working, WAREHOUSE_TABLES), files, notes };
 }
@@ -170,24 +183,37 @@ export async function openWorkingCopy(db: string): Promise<{ warehouse: Warehous
  * rename over `db`. A reader holding the old file keeps reading it whole; one opening `db` afterwards sees the new state.
  * A published file another program changed during the run is kept as `<db>.replaced-<time>` instead of being lost.
  */
-export async function publishSnapshot(working: Warehouse, db: string): Promise<{ bytes: number; notes: SnapshotNote[] }> {
+export async function publishSnapshot(
+  working: Warehouse,
+  db: string,
+): Promise<{ bytes: number; notes: SnapshotNote[] }> {
   const files = snapshotFiles(db);
   if (working.path !== files.working) {
-    throw new FatalError(`publishing ${files.published} needs its working copy ${files.working} open, not ${working.path}; open it with openWorkingCopy`);
+    throw new FatalError(
+      `publishing ${files.published} needs its working copy ${files.working} open, not ${working.path}; open it with openWorkingCopy`,
+    );
   }
   const notes: SnapshotNote[] = [];
   await working.checkpoint();
   if (existsSync(files.published) && (await changedSincePublish(files))) {
-    const aside = `${files.published}.replaced-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+    const aside = `${files.published}.replaced-${new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}`;
     await link(files.published, aside);
-    notes.push({ code: 'snapshot_replaced', message: `${files.published} was changed by another program during this run; that version is kept as ${aside}` });
+    notes.push({
+      code: 'snapshot_replaced',
+      message: `${files.published} was changed by another program during this run; that version is kept as ${aside}`,
+    });
   }
   // A WAL beside the published file belongs to the file being replaced: left there, DuckDB would replay it into the new one.
   await unlink(`${files.published}.wal`).catch(() => undefined);
   // The new file's stamp is recorded before the rename (a rename keeps size, mtime and inode), alongside the old one: a
   // kill between the two leaves a stamp that still matches whichever file is in place.
   const before = existsSync(files.published) ? [await fileStamp(files.published)] : [];
-  await copyAtomically(files, files.working, files.published, async (part) => writeStamp(files, [...before, await fileStamp(part)]));
+  await copyAtomically(files, files.working, files.published, async (part) =>
+    writeStamp(files, [...before, await fileStamp(part)]),
+  );
   await writeStamp(files, [await fileStamp(files.published)]);
   return { bytes: (await stat(files.published)).size, notes };
 }
@@ -199,9 +225,14 @@ export async function publishSnapshot(working: Warehouse, db: string): Promise<{
 export async function openPublished(db: string, opts: { memoryLimit?: string } = {}): Promise<Warehouse> {
   const files = snapshotFiles(db);
   if (!existsSync(files.published) && existsSync(files.working)) {
-    throw new NoSnapshotError(`no published database at ${files.published} yet: the first run has not finished; wait for it to succeed, then try again`);
+    throw new NoSnapshotError(
+      `no published database at ${files.published} yet: the first run has not finished; wait for it to succeed, then try again`,
+    );
   }
-  return Warehouse.open(files.published, WAREHOUSE_TABLES, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
+  return Warehouse.open(files.published, WAREHOUSE_TABLES, {
+    readOnly: true,
+    ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
+  });
 }
 
 /** The outcome of one run, as `status` shows it next to the published (last successful) state. */

@@ -36,14 +36,21 @@ function parseHolder(text: string, lockPath: string): LockHolder {
   try {
     const value = JSON.parse(text) as Partial<LockHolder>;
     if (typeof value.pid === 'number' && typeof value.startedAt === 'string' && typeof value.host === 'string') {
-      const holder: LockHolder = { pid: value.pid, startedAt: value.startedAt, host: value.host, command: String(value.command ?? '') };
+      const holder: LockHolder = {
+        pid: value.pid,
+        startedAt: value.startedAt,
+        host: value.host,
+        command: String(value.command ?? ''),
+      };
       if (typeof value.processStartedAt === 'string') holder.processStartedAt = value.processStartedAt;
       return holder;
     }
   } catch {
     // fall through to the error below
   }
-  throw new FatalError(`the lock file ${lockPath} is not an engage-etl lock (${JSON.stringify(text.slice(0, 80))}); if no run is active, delete it`);
+  throw new FatalError(
+    `the lock file ${lockPath} is not an engage-etl lock (${JSON.stringify(text.slice(0, 80))}); if no run is active, delete it`,
+  );
 }
 
 /**
@@ -54,7 +61,8 @@ function reusedPidStart(holder: LockHolder): Date | undefined {
   const actual = processStartTime(holder.pid);
   if (!actual) return undefined;
   const recorded = holder.processStartedAt === undefined ? undefined : Date.parse(holder.processStartedAt);
-  if (recorded !== undefined && Number.isFinite(recorded)) return Math.abs(actual.getTime() - recorded) > START_TIME_SLACK_MS ? actual : undefined;
+  if (recorded !== undefined && Number.isFinite(recorded))
+    return Math.abs(actual.getTime() - recorded) > START_TIME_SLACK_MS ? actual : undefined;
   const locked = Date.parse(holder.startedAt);
   return Number.isFinite(locked) && actual.getTime() > locked + START_TIME_SLACK_MS ? actual : undefined;
 }
@@ -68,7 +76,12 @@ export class RunLock {
   readonly staleBecause: { reason: 'process-gone' } | { reason: 'pid-reused'; processStartedAt: Date } | undefined;
   #released = false;
 
-  private constructor(lockPath: string, holder: LockHolder, tookOverFrom: LockHolder | undefined, staleBecause: RunLock['staleBecause']) {
+  private constructor(
+    lockPath: string,
+    holder: LockHolder,
+    tookOverFrom: LockHolder | undefined,
+    staleBecause: RunLock['staleBecause'],
+  ) {
     this.lockPath = lockPath;
     this.holder = holder;
     this.tookOverFrom = tookOverFrom;
@@ -84,9 +97,10 @@ export class RunLock {
   get staleNote(): string | undefined {
     const from = this.tookOverFrom;
     if (!from) return undefined;
-    const reused = this.staleBecause?.reason === 'pid-reused'
-      ? ` — the lock was taken ${from.startedAt}; that pid now belongs to an unrelated process started ${this.staleBecause.processStartedAt.toISOString()}, which was left alone`
-      : '';
+    const reused =
+      this.staleBecause?.reason === 'pid-reused'
+        ? ` — the lock was taken ${from.startedAt}; that pid now belongs to an unrelated process started ${this.staleBecause.processStartedAt.toISOString()}, which was left alone`
+        : '';
     return `took over a stale lock of a run that no longer exists (pid ${from.pid})${reused}`;
   }
 
@@ -110,7 +124,8 @@ export class RunLock {
     let tookOverFrom: LockHolder | undefined;
     let staleBecause: RunLock['staleBecause'];
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      if (await createExclusive(lockPath, JSON.stringify(holder))) return new RunLock(lockPath, holder, tookOverFrom, staleBecause);
+      if (await createExclusive(lockPath, JSON.stringify(holder)))
+        return new RunLock(lockPath, holder, tookOverFrom, staleBecause);
       let text: string;
       try {
         text = await readFile(lockPath, 'utf8');
@@ -127,14 +142,18 @@ export class RunLock {
       }
       const reused = isProcessAlive(current.pid) ? reusedPidStart(current) : undefined;
       if (isProcessAlive(current.pid) && !reused) {
-        throw new LockedError(`another engage-etl run holds ${db} (pid ${current.pid}, started ${current.startedAt}); wait for it or stop it`);
+        throw new LockedError(
+          `another engage-etl run holds ${db} (pid ${current.pid}, started ${current.startedAt}); wait for it or stop it`,
+        );
       }
       if (await removeIfUnchanged(lockPath, text)) {
         tookOverFrom = current;
         staleBecause = reused ? { reason: 'pid-reused', processStartedAt: reused } : { reason: 'process-gone' };
       }
     }
-    throw new LockedError(`could not take the lock ${lockPath} after ${MAX_ATTEMPTS} attempts: other runs keep taking it; try again`);
+    throw new LockedError(
+      `could not take the lock ${lockPath} after ${MAX_ATTEMPTS} attempts: other runs keep taking it; try again`,
+    );
   }
 
   /** The holder of the lock of `dbPath` when one is taken (a run, export or push may be going on), without touching it. */
@@ -153,7 +172,11 @@ export class RunLock {
     this.#released = true;
     try {
       const current = parseHolder(await readFile(this.lockPath, 'utf8'), this.lockPath);
-      if (current.pid === this.holder.pid && current.startedAt === this.holder.startedAt && current.host === this.holder.host) {
+      if (
+        current.pid === this.holder.pid &&
+        current.startedAt === this.holder.startedAt &&
+        current.host === this.holder.host
+      ) {
         await unlink(this.lockPath);
       }
     } catch (err) {

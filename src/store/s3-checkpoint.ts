@@ -22,7 +22,8 @@ export interface CheckpointNote {
   pid: number;
 }
 
-const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+const statusOf = (err: unknown): number | undefined =>
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 export class S3Checkpoints {
   readonly #client: S3Client;
@@ -47,7 +48,10 @@ export class S3Checkpoints {
 
   /** A new key for a checkpoint object taken at `at`. */
   objectKey(at: Date, token: string): string {
-    return `${this.prefix}${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${token}.duckdb`;
+    return `${this.prefix}${at
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}-${token}.duckdb`;
   }
 
   /** The note, or undefined when there is none (or it is not one: a checkpoint that cannot be trusted is not used). */
@@ -62,8 +66,20 @@ export class S3Checkpoints {
     }
     try {
       const v = JSON.parse(text) as Partial<CheckpointNote>;
-      if (typeof v.key === 'string' && v.key.startsWith(this.prefix) && typeof v.takenAt === 'string' && (typeof v.publishedEtag === 'string' || v.publishedEtag === null)) {
-        return { key: v.key, takenAt: v.takenAt, publishedEtag: v.publishedEtag, bytes: Number(v.bytes ?? 0), host: String(v.host ?? ''), pid: Number(v.pid ?? 0) };
+      if (
+        typeof v.key === 'string' &&
+        v.key.startsWith(this.prefix) &&
+        typeof v.takenAt === 'string' &&
+        (typeof v.publishedEtag === 'string' || v.publishedEtag === null)
+      ) {
+        return {
+          key: v.key,
+          takenAt: v.takenAt,
+          publishedEtag: v.publishedEtag,
+          bytes: Number(v.bytes ?? 0),
+          host: String(v.host ?? ''),
+          pid: Number(v.pid ?? 0),
+        };
       }
     } catch {
       // not JSON: treated as no note
@@ -74,7 +90,14 @@ export class S3Checkpoints {
   /** Point the note at a complete checkpoint object, then remove every other one (older ones, or one a killed run left). */
   async commit(note: CheckpointNote): Promise<void> {
     try {
-      await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: this.noteKey, Body: `${JSON.stringify(note)}\n`, ContentType: 'application/json' }));
+      await this.#client.send(
+        new PutObjectCommand({
+          Bucket: this.#bucket,
+          Key: this.noteKey,
+          Body: `${JSON.stringify(note)}\n`,
+          ContentType: 'application/json',
+        }),
+      );
     } catch (err) {
       throw describeS3Error(err, `write s3://${this.#bucket}/${this.noteKey}`);
     }
@@ -92,7 +115,13 @@ export class S3Checkpoints {
     const keys: string[] = [];
     try {
       do {
-        const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.prefix, ...(token ? { ContinuationToken: token } : {}) }));
+        const page = await this.#client.send(
+          new ListObjectsV2Command({
+            Bucket: this.#bucket,
+            Prefix: this.prefix,
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
+        );
         for (const o of page.Contents ?? []) if (o.Key !== undefined && which(o.Key)) keys.push(o.Key);
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);

@@ -15,12 +15,17 @@ export interface S3Settings {
   forcePathStyle: boolean;
 }
 
-const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
+const nonEmpty = (v: string | undefined): string | undefined =>
+  v === undefined || v.trim() === '' ? undefined : v.trim();
 
 /** What the environment says, before a client exists (also printed by messages: it holds no secret). */
 export function s3Settings(env: NodeJS.ProcessEnv = process.env): S3Settings {
   const endpoint = nonEmpty(env['AWS_ENDPOINT_URL_S3']) ?? nonEmpty(env['AWS_ENDPOINT_URL']);
-  return { endpoint, region: nonEmpty(env['AWS_REGION']) ?? nonEmpty(env['AWS_DEFAULT_REGION']) ?? DEFAULT_REGION, forcePathStyle: endpoint !== undefined };
+  return {
+    endpoint,
+    region: nonEmpty(env['AWS_REGION']) ?? nonEmpty(env['AWS_DEFAULT_REGION']) ?? DEFAULT_REGION,
+    forcePathStyle: endpoint !== undefined,
+  };
 }
 
 /**

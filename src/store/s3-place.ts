@@ -3,7 +3,13 @@
 // a new key at each publish (Place.versionedNames). Deletes are single DeleteObject calls: GCS's XML interface has no
 // multi-object delete.
 import { createReadStream } from 'node:fs';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { readFile, rm, stat } from 'node:fs/promises';
@@ -27,10 +33,18 @@ export async function uploadFile(client: S3Client, bucket: string, key: string, 
     // Most Parquet files and every manifest fit in one part: one PutObject of the bytes, without lib-storage's
     // buffering (measured twice as fast for the demo tree's files in `npm run bench`).
     if (size <= PART_SIZE) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file), ContentLength: size }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file), ContentLength: size }),
+      );
       return size;
     }
-    await new Upload({ client, params: { Bucket: bucket, Key: key, Body: createReadStream(file) }, partSize: PART_SIZE, queueSize: PARTS_IN_FLIGHT, leavePartsOnError: false }).done();
+    await new Upload({
+      client,
+      params: { Bucket: bucket, Key: key, Body: createReadStream(file) },
+      partSize: PART_SIZE,
+      queueSize: PARTS_IN_FLIGHT,
+      leavePartsOnError: false,
+    }).done();
     return size;
   } catch (err) {
     throw describeS3Error(err, `upload s3://${bucket}/${key}`);
@@ -99,8 +113,16 @@ export class S3Place implements Place {
     let token: string | undefined;
     try {
       do {
-        const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ...(delimiter ? { Delimiter: delimiter } : {}), ...(token ? { ContinuationToken: token } : {}) }));
-        for (const o of page.Contents ?? []) if (o.Key !== undefined) out.push({ key: o.Key.slice(strip), bytes: o.Size ?? 0 });
+        const page = await this.#client.send(
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: full,
+            ...(delimiter ? { Delimiter: delimiter } : {}),
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
+        );
+        for (const o of page.Contents ?? [])
+          if (o.Key !== undefined) out.push({ key: o.Key.slice(strip), bytes: o.Size ?? 0 });
         for (const p of page.CommonPrefixes ?? []) if (p.Prefix !== undefined) folders.push(p.Prefix);
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
@@ -113,10 +135,20 @@ export class S3Place implements Place {
   async read(key: string, range?: { start: number; end: number }): Promise<Buffer | undefined> {
     const Key = this.objectKey(key);
     try {
-      const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key, ...(range ? { Range: `bytes=${range.start}-${range.end - 1}` } : {}) }));
+      const answer = await this.#client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key,
+          ...(range ? { Range: `bytes=${range.start}-${range.end - 1}` } : {}),
+        }),
+      );
       return Buffer.from(await answer.Body!.transformToByteArray());
     } catch (err) {
-      if (err instanceof NoSuchKey || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+      if (
+        err instanceof NoSuchKey ||
+        (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+      )
+        return undefined;
       throw describeS3Error(err, `read s3://${this.bucket}/${Key}`);
     }
   }

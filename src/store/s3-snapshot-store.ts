@@ -40,7 +40,8 @@ export interface S3SnapshotStoreOptions {
   checkpointEveryMs?: number;
 }
 
-const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+const statusOf = (err: unknown): number | undefined =>
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 export class S3SnapshotStore implements SnapshotStore {
   readonly description: string;
@@ -104,19 +105,32 @@ export class S3SnapshotStore implements SnapshotStore {
    * as it is now (it was built on it), else the published object (`previous`, downloaded first either way). Returns what
    * was chosen and why; `stale` is a note that lost to a later publish.
    */
-  async #downloadResumePoint(previous: string, file: string): Promise<{ publishedEtag: string | null; checkpoint?: CheckpointNote; stale?: CheckpointNote; missing?: CheckpointNote }> {
+  async #downloadResumePoint(
+    previous: string,
+    file: string,
+  ): Promise<{
+    publishedEtag: string | null;
+    checkpoint?: CheckpointNote;
+    stale?: CheckpointNote;
+    missing?: CheckpointNote;
+  }> {
     const publishedEtag = (await this.#download(previous)) ?? null;
     const note = await this.#checkpoints.readNote();
     if (!note) return { publishedEtag };
     if (note.publishedEtag !== publishedEtag) return { publishedEtag, stale: note };
-    return (await this.#download(file, note.key)) === undefined ? { publishedEtag, missing: note } : { publishedEtag, checkpoint: note };
+    return (await this.#download(file, note.key)) === undefined
+      ? { publishedEtag, missing: note }
+      : { publishedEtag, checkpoint: note };
   }
 
   async requireDatabase(): Promise<void> {
     try {
       await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#key }));
     } catch (err) {
-      if (statusOf(err) === 404) throw new NoDatabaseError(`no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first — nothing was changed`);
+      if (statusOf(err) === 404)
+        throw new NoDatabaseError(
+          `no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first — nothing was changed`,
+        );
       throw describeS3Error(err, `read ${this.description}`);
     }
   }
@@ -147,19 +161,30 @@ export class S3SnapshotStore implements SnapshotStore {
       this.#previous = previous;
     }
     if (point.checkpoint) {
-      notes.push({ code: 'checkpoint_resumed', message: `resumed from the checkpoint of ${this.description} taken ${point.checkpoint.takenAt} by a run that did not publish (pid ${point.checkpoint.pid} on ${point.checkpoint.host}); it is newer than the published database` });
+      notes.push({
+        code: 'checkpoint_resumed',
+        message: `resumed from the checkpoint of ${this.description} taken ${point.checkpoint.takenAt} by a run that did not publish (pid ${point.checkpoint.pid} on ${point.checkpoint.host}); it is newer than the published database`,
+      });
     } else {
       const lost = point.stale ?? point.missing;
       if (lost) {
         await this.#checkpoints.discard();
-        const why = point.stale ? 'older than the published database (a run published after it)' : `its object ${lost.key} is gone`;
-        notes.push({ code: 'checkpoint_discarded', message: `removed the checkpoint of ${this.description} taken ${lost.takenAt}: ${why}; this run starts from the published database` });
+        const why = point.stale
+          ? 'older than the published database (a run published after it)'
+          : `its object ${lost.key} is gone`;
+        notes.push({
+          code: 'checkpoint_discarded',
+          message: `removed the checkpoint of ${this.description} taken ${lost.takenAt}: ${why}; this run starts from the published database`,
+        });
       }
       if (this.#previous) await copyFile(previous, working, constants.COPYFILE_FICLONE);
     }
     this.#publishedEtag = point.publishedEtag;
     const warehouse = await Warehouse.open(working, WAREHOUSE_TABLES);
-    this.#checkpointer = new Checkpointer({ everyMs: this.#checkpointEveryMs, write: () => this.#writeCheckpoint(warehouse) });
+    this.#checkpointer = new Checkpointer({
+      everyMs: this.#checkpointEveryMs,
+      write: () => this.#writeCheckpoint(warehouse),
+    });
     return { warehouse, notes };
   }
 
@@ -178,7 +203,14 @@ export class S3SnapshotStore implements SnapshotStore {
       const key = this.#checkpoints.objectKey(takenAt, token);
       const bytes = await uploadFile(this.#client, this.#bucket, key, copy);
       crashPoint('checkpoint-uploaded');
-      await this.#checkpoints.commit({ key, takenAt: takenAt.toISOString(), publishedEtag: this.#publishedEtag, bytes, host: hostname(), pid: process.pid });
+      await this.#checkpoints.commit({
+        key,
+        takenAt: takenAt.toISOString(),
+        publishedEtag: this.#publishedEtag,
+        bytes,
+        host: hostname(),
+        pid: process.pid,
+      });
     } finally {
       await rm(copy, { force: true });
       this.#made.delete(copy);
@@ -213,7 +245,10 @@ export class S3SnapshotStore implements SnapshotStore {
     await checkpointer?.settle();
     if (checkpointer?.lastError !== undefined) {
       const error = checkpointer.lastError;
-      notes.push({ code: 'checkpoint_failed', message: `a checkpoint of this run's progress could not be uploaded (${error instanceof Error ? error.message : String(error)}); the run published all the same, but had it been stopped, it would have lost more` });
+      notes.push({
+        code: 'checkpoint_failed',
+        message: `a checkpoint of this run's progress could not be uploaded (${error instanceof Error ? error.message : String(error)}); the run published all the same, but had it been stopped, it would have lost more`,
+      });
     }
     await working.checkpoint();
     crashPoint('snapshot-copied');
@@ -232,18 +267,36 @@ export class S3SnapshotStore implements SnapshotStore {
     if (!(await this.#download(file))) {
       // A first run still going holds the lock, one that stopped left a checkpoint: that is "not yet", anything else a
       // --db naming no object.
-      if (await this.lockHolder()) throw new NoSnapshotError(`no published database at ${this.description} yet: the first run has not finished; wait for it to succeed, then try again`);
-      if (await this.#checkpoints.readNote()) throw new NoSnapshotError(`no published database at ${this.description} yet: the first run stopped before it published (its progress is in a checkpoint); run it again to resume, then try again`);
-      throw new NoDatabaseError(`no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first`);
+      if (await this.lockHolder())
+        throw new NoSnapshotError(
+          `no published database at ${this.description} yet: the first run has not finished; wait for it to succeed, then try again`,
+        );
+      if (await this.#checkpoints.readNote())
+        throw new NoSnapshotError(
+          `no published database at ${this.description} yet: the first run stopped before it published (its progress is in a checkpoint); run it again to resume, then try again`,
+        );
+      throw new NoDatabaseError(
+        `no database at ${this.description}: there is no such object; check --db (a typo?) or let a run publish it first`,
+      );
     }
     await this.#checkDownloaded(file);
-    return Warehouse.open(file, WAREHOUSE_TABLES, { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) });
+    return Warehouse.open(file, WAREHOUSE_TABLES, {
+      readOnly: true,
+      ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
+    });
   }
 
   async writeLastRunNote(note: LastRunNote): Promise<void> {
     const Key = `${this.#key}.last-run.json`;
     try {
-      await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key, Body: `${JSON.stringify(note)}\n`, ContentType: 'application/json' }));
+      await this.#client.send(
+        new PutObjectCommand({
+          Bucket: this.#bucket,
+          Key,
+          Body: `${JSON.stringify(note)}\n`,
+          ContentType: 'application/json',
+        }),
+      );
     } catch (err) {
       throw describeS3Error(err, `write s3://${this.#bucket}/${Key}`);
     }
@@ -251,7 +304,9 @@ export class S3SnapshotStore implements SnapshotStore {
 
   async readLastRunNote(): Promise<LastRunNote | undefined> {
     try {
-      const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: `${this.#key}.last-run.json` }));
+      const answer = await this.#client.send(
+        new GetObjectCommand({ Bucket: this.#bucket, Key: `${this.#key}.last-run.json` }),
+      );
       const value = JSON.parse(await answer.Body!.transformToString()) as Partial<LastRunNote>;
       return typeof value.runId === 'string' && typeof value.status === 'string' ? (value as LastRunNote) : undefined;
     } catch {
@@ -261,10 +316,20 @@ export class S3SnapshotStore implements SnapshotStore {
 
   async lockHolder(): Promise<LockHolderView | undefined> {
     const holder = await ObjectLock.peek(this.#client, this.#bucket, `${this.#key}.lock`);
-    return holder && { pid: holder.pid, host: holder.host, startedAt: holder.startedAt, command: holder.command, live: isLiveObjectHolder(holder) };
+    return (
+      holder && {
+        pid: holder.pid,
+        host: holder.host,
+        startedAt: holder.startedAt,
+        command: holder.command,
+        live: isLiveObjectHolder(holder),
+      }
+    );
   }
 
-  async openResumePoint(opts: { memoryLimit?: string } = {}): Promise<{ warehouse: Warehouse; from: 'published' | 'checkpoint' }> {
+  async openResumePoint(
+    opts: { memoryLimit?: string } = {},
+  ): Promise<{ warehouse: Warehouse; from: 'published' | 'checkpoint' }> {
     const dir = await this.#dir();
     const name = basename(this.#key);
     const previous = join(dir, `published-${process.pid}-${name}`);
@@ -272,9 +337,12 @@ export class S3SnapshotStore implements SnapshotStore {
     this.#made.add(previous).add(checkpoint);
     const point = await this.#downloadResumePoint(previous, checkpoint);
     const readOnly = { readOnly: true, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) };
-    if (point.checkpoint) return { warehouse: await Warehouse.open(checkpoint, WAREHOUSE_TABLES, readOnly), from: 'checkpoint' };
+    if (point.checkpoint)
+      return { warehouse: await Warehouse.open(checkpoint, WAREHOUSE_TABLES, readOnly), from: 'checkpoint' };
     if (point.publishedEtag === null) {
-      throw new NoSnapshotError(`no published database at ${this.description} yet, and no checkpoint of a run to resume`);
+      throw new NoSnapshotError(
+        `no published database at ${this.description} yet, and no checkpoint of a run to resume`,
+      );
     }
     return { warehouse: await Warehouse.open(previous, WAREHOUSE_TABLES, readOnly), from: 'published' };
   }

@@ -11,7 +11,8 @@ export async function makeTempFolder(parent: string, label: string): Promise<str
   const pattern = new RegExp(`^engage-etl-${label}-(\\d+)-`);
   for (const name of await readdir(parent)) {
     const pid = Number(pattern.exec(name)?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) await rm(join(parent, name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid))
+      await rm(join(parent, name), { recursive: true, force: true });
   }
   return mkdtemp(join(parent, `engage-etl-${label}-${process.pid}-`));
 }

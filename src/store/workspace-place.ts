@@ -36,7 +36,10 @@ export class WorkspacePlace implements Place {
   #in(key: string): string {
     if (this.#part === undefined) {
       // The share without workspace never writes into a workspace's folder: a key that would is a bug, stopped here.
-      if (this.#out(key) === undefined) throw new FatalError(`${key} lies in a workspace's folder; the layout without workspace never writes or deletes there`);
+      if (this.#out(key) === undefined)
+        throw new FatalError(
+          `${key} lies in a workspace's folder; the layout without workspace never writes or deletes there`,
+        );
       return key;
     }
     const slash = key.indexOf('/');
@@ -46,7 +49,8 @@ export class WorkspacePlace implements Place {
   /** The reverse of #in; undefined for an object outside this share. */
   #out(key: string): string | undefined {
     const parts = key.split('/');
-    if (this.#part === undefined) return parts.slice(0, 2).some((p, i) => WORKSPACE_FOLDER.test(p) && i < parts.length - 1) ? undefined : key;
+    if (this.#part === undefined)
+      return parts.slice(0, 2).some((p, i) => WORKSPACE_FOLDER.test(p) && i < parts.length - 1) ? undefined : key;
     if (parts.length >= 3 && parts[1] === this.#part) return [parts[0], ...parts.slice(2)].join('/');
     if (parts.length === 2 && parts[0] === this.#part) return parts[1];
     return undefined;
@@ -57,9 +61,10 @@ export class WorkspacePlace implements Place {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<PlaceObject[]> {
-    const inner = this.#part === undefined
-      ? await this.#inner.list(prefix, { skipFolders: WORKSPACE_FOLDER })
-      : await this.#inner.list(prefix.includes('/') ? this.#in(prefix) : prefix, opts);
+    const inner =
+      this.#part === undefined
+        ? await this.#inner.list(prefix, { skipFolders: WORKSPACE_FOLDER })
+        : await this.#inner.list(prefix.includes('/') ? this.#in(prefix) : prefix, opts);
     return inner.flatMap((o) => {
       const key = this.#out(o.key);
       return key?.startsWith(prefix) ? [{ ...o, key }] : [];

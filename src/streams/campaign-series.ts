@@ -2,7 +2,12 @@
 // channel and message variation in another, one typed column per field the platform documents for any channel (NULL
 // where the channel does not report it) and `extra_stats` for the rest. A re-fetched day replaces that day's variation
 // rows. Fields this version does not know are kept and warned about once a run, never a failed stream.
-import { OPTIONAL_DAY_COUNTS, fetchCampaignSeries, type CampaignDay, type CampaignVariationEntry } from '../api/campaign-series.js';
+import {
+  OPTIONAL_DAY_COUNTS,
+  fetchCampaignSeries,
+  type CampaignDay,
+  type CampaignVariationEntry,
+} from '../api/campaign-series.js';
 import { CHANNEL_COUNT_FIELDS, CHANNEL_COUNTS, VARIATION_COUNT_FIELDS } from '../api/channel-stats.js';
 import { ENDPOINTS, MAX_CAMPAIGN_SERIES_LENGTH } from '../api/endpoints.js';
 import type { ApiClient } from '../api/api-client.js';
@@ -10,7 +15,13 @@ import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import type { Window } from '../extract/windows.js';
 import { MONEY, col, defineTable, ident, rowsOf, sqlString } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
-import { CHANNEL_COUNT_COLUMNS, EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
+import {
+  CHANNEL_COUNT_COLUMNS,
+  EXTRA_STATS_COLUMN,
+  extraStats,
+  statNotices,
+  withNumbers,
+} from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { campaignsStream, type CampaignsOptions } from './campaigns.js';
 import { seriesStream, type PerIdStream, type SeriesInstance } from './stream-declaration.js';
@@ -24,29 +35,64 @@ export interface CampaignSeriesOptions {
 
 const totalsTable = defineTable({
   name: 'campaign_series',
-  description: 'A campaign\'s totals per UTC day; the optional ones NULL when the server leaves them out.',
+  description: "A campaign's totals per UTC day; the optional ones NULL when the server leaves them out.",
   columns: [
-    col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('unique_recipients', 'BIGINT'), col('conversions', 'BIGINT'),
-    col('conversions1', 'BIGINT'), col('conversions2', 'BIGINT'), col('conversions3', 'BIGINT'), col('revenue', MONEY),
+    col('campaign_id', 'VARCHAR'),
+    col('time', 'TIMESTAMP'),
+    col('unique_recipients', 'BIGINT'),
+    col('conversions', 'BIGINT'),
+    col('conversions1', 'BIGINT'),
+    col('conversions2', 'BIGINT'),
+    col('conversions3', 'BIGINT'),
+    col('revenue', MONEY),
     ...OPTIONAL_DAY_COUNTS.filter((f) => f.endsWith('_by_send_time')).map((f) => col(f, 'BIGINT')),
   ],
   key: ['campaign_id', 'time'],
   partitionSource: 'time',
-  upgrades: [{ from: ['campaign_id', 'time', 'unique_recipients', 'conversions', 'conversions1', 'conversions2', 'conversions3', 'revenue'] }],
+  upgrades: [
+    {
+      from: [
+        'campaign_id',
+        'time',
+        'unique_recipients',
+        'conversions',
+        'conversions1',
+        'conversions2',
+        'conversions3',
+        'revenue',
+      ],
+    },
+  ],
 });
 
 /** The columns the previous version gave every channel, and its JSON of the rest. */
-const V1_TYPED = ['sent', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'bounces', 'unsubscribes', 'delivered'] as const;
+const V1_TYPED = [
+  'sent',
+  'opens',
+  'unique_opens',
+  'clicks',
+  'unique_clicks',
+  'bounces',
+  'unsubscribes',
+  'delivered',
+] as const;
 const V1_COLUMNS = ['campaign_id', 'time', 'channel', 'variation_api_id', ...V1_TYPED, 'channel_stats'];
 
 const messagesTable = defineTable({
   name: 'campaign_message_series',
   description:
-    'A campaign message variation\'s statistics per UTC day and channel: one column per field the platform documents for any channel, NULL where this channel does not report it; `extra_stats` holds the fields without a column. `variation_key` is the variation_api_id, or when the server leaves it out `name:<variation_name>`, else `position:<index in the channel\'s list>`.',
+    "A campaign message variation's statistics per UTC day and channel: one column per field the platform documents for any channel, NULL where this channel does not report it; `extra_stats` holds the fields without a column. `variation_key` is the variation_api_id, or when the server leaves it out `name:<variation_name>`, else `position:<index in the channel's list>`.",
   columns: [
-    col('campaign_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('channel', 'VARCHAR'), col('variation_key', 'VARCHAR'),
-    col('variation_api_id', 'VARCHAR'), col('variation_name', 'VARCHAR'),
-    ...CHANNEL_COUNT_COLUMNS, ...VARIATION_COUNT_FIELDS.map((f) => col(f, 'BIGINT')), col('revenue', MONEY), EXTRA_STATS_COLUMN,
+    col('campaign_id', 'VARCHAR'),
+    col('time', 'TIMESTAMP'),
+    col('channel', 'VARCHAR'),
+    col('variation_key', 'VARCHAR'),
+    col('variation_api_id', 'VARCHAR'),
+    col('variation_name', 'VARCHAR'),
+    ...CHANNEL_COUNT_COLUMNS,
+    ...VARIATION_COUNT_FIELDS.map((f) => col(f, 'BIGINT')),
+    col('revenue', MONEY),
+    EXTRA_STATS_COLUMN,
   ],
   key: ['campaign_id', 'time', 'channel', 'variation_key'],
   partitionSource: 'time',
@@ -86,7 +132,10 @@ function v1Upgrade(): Record<string, string> {
   moveFromJson('revenue', 'TRUE', MONEY);
   const nameIsText = `json_type(${json}, '$.variation_name') = 'VARCHAR'`;
   compute.variation_name = `CASE WHEN ${nameIsText} THEN ${json} ->> '$.variation_name' END`;
-  patch.push(`'variation_name'`, `CASE WHEN ${nameIsText} THEN 'null'::JSON ELSE json_extract(${json}, '$.variation_name') END`);
+  patch.push(
+    `'variation_name'`,
+    `CASE WHEN ${nameIsText} THEN 'null'::JSON ELSE json_extract(${json}, '$.variation_name') END`,
+  );
   compute.extra_stats = `NULLIF(json_merge_patch(COALESCE(${json}, '{}'::JSON), json_object(${patch.join(', ')})), '{}'::JSON)`;
   return compute;
 }
@@ -115,7 +164,8 @@ const REVENUE = ['revenue'] as const;
 
 /** An entry's identity and numbers, in a canonical order: two entries alike in everything are the same entry twice. */
 function entryText(m: CampaignVariationEntry): string {
-  const sorted = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+  const sorted = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
   return JSON.stringify([m.variationApiId ?? null, m.variationName ?? null, sorted(m.numbers), sorted(m.extra)]);
 }
 
@@ -124,7 +174,12 @@ function entryText(m: CampaignVariationEntry): string {
  * numbers is one variation (storing it twice would double its sends in every sum). Entries that share an id but not
  * their numbers are all kept (under `position:` keys) and named, since neither can be chosen over the other.
  */
-function withoutRepeats(where: string, channel: string, day: string, list: readonly CampaignVariationEntry[]): { list: CampaignVariationEntry[]; notices: RowNotice[] } {
+function withoutRepeats(
+  where: string,
+  channel: string,
+  day: string,
+  list: readonly CampaignVariationEntry[],
+): { list: CampaignVariationEntry[]; notices: RowNotice[] } {
   const seen = new Set<string>();
   const kept: CampaignVariationEntry[] = [];
   const notices: RowNotice[] = [];
@@ -132,7 +187,11 @@ function withoutRepeats(where: string, channel: string, day: string, list: reado
     const text = entryText(m);
     const name = m.variationApiId ?? m.variationName ?? '(no id)';
     if (seen.has(text)) {
-      notices.push({ code: 'repeated_variation', key: `${channel}.${name}`, message: `${where}: variation ${JSON.stringify(name)} is listed twice with the same numbers on ${day}; stored once` });
+      notices.push({
+        code: 'repeated_variation',
+        key: `${channel}.${name}`,
+        message: `${where}: variation ${JSON.stringify(name)} is listed twice with the same numbers on ${day}; stored once`,
+      });
       continue;
     }
     seen.add(text);
@@ -140,7 +199,11 @@ function withoutRepeats(where: string, channel: string, day: string, list: reado
   }
   const ids = kept.map((m) => m.variationApiId).filter((id): id is string => id !== undefined);
   for (const id of new Set(ids.filter((id, i) => ids.indexOf(id) !== i))) {
-    notices.push({ code: 'conflicting_variation', key: `${channel}.${id}`, message: `${where}: variation ${JSON.stringify(id)} is listed more than once with different numbers on ${day}; each entry is stored under its position (variation_key position:<index>)` });
+    notices.push({
+      code: 'conflicting_variation',
+      key: `${channel}.${id}`,
+      message: `${where}: variation ${JSON.stringify(id)} is listed more than once with different numbers on ${day}; each entry is stored under its position (variation_key position:<index>)`,
+    });
   }
   return { list: kept, notices };
 }
@@ -155,21 +218,38 @@ function dayRows(campaignId: string, time: Date, day: CampaignDay): ExtractedRow
     const keys = variationKeys(list);
     list.forEach((m, j) => {
       const row = {
-        campaign_id: campaignId, time, channel, variation_key: keys[j]!,
-        variation_api_id: m.variationApiId ?? null, variation_name: m.variationName ?? null, extra_stats: extraStats(m),
+        campaign_id: campaignId,
+        time,
+        channel,
+        variation_key: keys[j]!,
+        variation_api_id: m.variationApiId ?? null,
+        variation_name: m.variationName ?? null,
+        extra_stats: extraStats(m),
       };
-      messages.push(withNumbers(withNumbers(withNumbers(row, m, CHANNEL_COUNT_FIELDS), m, VARIATION_COUNT_FIELDS), m, REVENUE));
+      messages.push(
+        withNumbers(withNumbers(withNumbers(row, m, CHANNEL_COUNT_FIELDS), m, VARIATION_COUNT_FIELDS), m, REVENUE),
+      );
     });
     notices.push(...statNotices(messagesTable.name, where, channel, list));
   }
   return {
     upserts: [
-      rowsOf(totalsTable, [{
-        campaign_id: campaignId, time, unique_recipients: day.unique_recipients, conversions: day.conversions,
-        conversions1: day.conversions1, conversions2: day.conversions2, conversions3: day.conversions3, revenue: day.revenue,
-        conversions_by_send_time: day.conversions_by_send_time, conversions1_by_send_time: day.conversions1_by_send_time,
-        conversions2_by_send_time: day.conversions2_by_send_time, conversions3_by_send_time: day.conversions3_by_send_time,
-      }]),
+      rowsOf(totalsTable, [
+        {
+          campaign_id: campaignId,
+          time,
+          unique_recipients: day.unique_recipients,
+          conversions: day.conversions,
+          conversions1: day.conversions1,
+          conversions2: day.conversions2,
+          conversions3: day.conversions3,
+          revenue: day.revenue,
+          conversions_by_send_time: day.conversions_by_send_time,
+          conversions1_by_send_time: day.conversions1_by_send_time,
+          conversions2_by_send_time: day.conversions2_by_send_time,
+          conversions3_by_send_time: day.conversions3_by_send_time,
+        },
+      ]),
       rowsOf(messagesTable, messages),
     ],
     replaces: [{ table: messagesTable.name, columns: ['campaign_id', 'time'], values: [[campaignId, time]] }],
@@ -211,12 +291,20 @@ export const campaignSeriesStream = seriesStream({
     example: '{ campaigns: all }',
     read: (r): CampaignSeriesOptions => ({ campaigns: r.idSelection('campaigns', 'campaigns: [cmp_1]') }),
   },
-  discovery: idListDiscovery<CampaignSeriesOptions>(CAMPAIGN_LIST, (o) => o.campaigns, (o, campaigns) => ({ ...o, campaigns })),
+  discovery: idListDiscovery<CampaignSeriesOptions>(
+    CAMPAIGN_LIST,
+    (o) => o.campaigns,
+    (o, campaigns) => ({ ...o, campaigns }),
+  ),
   references: (o) => idReference('campaigns', CAMPAIGN_LIST, o.campaigns.ids),
   // The campaigns stream's details: a day left out before the first send or after the last one is a quiet day.
   activity: {
-    details: campaignsStream as PerIdStream, detailsOptions: { campaigns: { all: true, ids: [] }, includeArchived: false } satisfies CampaignsOptions,
-    idColumn: 'campaign_id', dim: 'campaign_id', first: 'first_sent', last: 'last_sent',
+    details: campaignsStream as PerIdStream,
+    detailsOptions: { campaigns: { all: true, ids: [] }, includeArchived: false } satisfies CampaignsOptions,
+    idColumn: 'campaign_id',
+    dim: 'campaign_id',
+    first: 'first_sent',
+    last: 'last_sent',
   },
   series: (o) => o.campaigns.ids.map((campaignId) => new CampaignDays(campaignId) as SeriesInstance),
 });

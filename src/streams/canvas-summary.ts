@@ -8,7 +8,12 @@ import type { ApiClient } from '../api/api-client.js';
 import { fetchCanvasDataSeries } from '../api/canvas-data-series.js';
 import { fetchCanvasSummary, type CanvasSummaryData } from '../api/canvas-summary.js';
 import { CHANNEL_COUNT_FIELDS, STEP_MESSAGE_COUNT_FIELDS } from '../api/channel-stats.js';
-import { ENDPOINTS, MAX_CANVAS_DATA_SERIES_DAYS, MAX_CANVAS_SUMMARY_DAYS, type EndpointSpec } from '../api/endpoints.js';
+import {
+  ENDPOINTS,
+  MAX_CANVAS_DATA_SERIES_DAYS,
+  MAX_CANVAS_SUMMARY_DAYS,
+  type EndpointSpec,
+} from '../api/endpoints.js';
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
 import type { Window } from '../extract/windows.js';
 import { isoSeconds } from '../extract/windows.js';
@@ -48,10 +53,15 @@ export interface CanvasSummaryOptions {
 
 const summaryTable = defineTable({
   name: 'canvas_summary',
-  description: 'A Canvas\'s totals per UTC day.',
+  description: "A Canvas's totals per UTC day.",
   columns: [
-    col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('name', 'VARCHAR'), col('entries', 'BIGINT'), col('conversions', 'BIGINT'),
-    col('conversions_by_entry_time', 'BIGINT'), col('revenue', MONEY),
+    col('canvas_id', 'VARCHAR'),
+    col('day', 'DATE'),
+    col('name', 'VARCHAR'),
+    col('entries', 'BIGINT'),
+    col('conversions', 'BIGINT'),
+    col('conversions_by_entry_time', 'BIGINT'),
+    col('revenue', MONEY),
   ],
   key: ['canvas_id', 'day'],
   partitionSource: 'day',
@@ -61,10 +71,18 @@ const VARIANT_V1 = ['canvas_id', 'day', 'variant_id', 'name', 'entries', 'conver
 
 const variantTable = defineTable({
   name: 'canvas_variant_summary',
-  description: 'A Canvas variant\'s totals per UTC day; a field the server leaves out is NULL, fields without a column are in `extra_stats`.',
+  description:
+    "A Canvas variant's totals per UTC day; a field the server leaves out is NULL, fields without a column are in `extra_stats`.",
   columns: [
-    col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('variant_id', 'VARCHAR'), col('name', 'VARCHAR'), col('entries', 'BIGINT'),
-    col('conversions', 'BIGINT'), col('revenue', MONEY), col('conversions_by_entry_time', 'BIGINT'), EXTRA_STATS_COLUMN,
+    col('canvas_id', 'VARCHAR'),
+    col('day', 'DATE'),
+    col('variant_id', 'VARCHAR'),
+    col('name', 'VARCHAR'),
+    col('entries', 'BIGINT'),
+    col('conversions', 'BIGINT'),
+    col('revenue', MONEY),
+    col('conversions_by_entry_time', 'BIGINT'),
+    EXTRA_STATS_COLUMN,
   ],
   key: ['canvas_id', 'day', 'variant_id'],
   partitionSource: 'day',
@@ -73,26 +91,49 @@ const variantTable = defineTable({
 
 const stepTable = defineTable({
   name: 'canvas_step_summary',
-  description: 'A Canvas step\'s totals per UTC day.',
+  description: "A Canvas step's totals per UTC day.",
   columns: [
-    col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('step_id', 'VARCHAR'), col('name', 'VARCHAR'), col('conversions', 'BIGINT'),
-    col('conversions_by_entry_time', 'BIGINT'), col('revenue', MONEY),
+    col('canvas_id', 'VARCHAR'),
+    col('day', 'DATE'),
+    col('step_id', 'VARCHAR'),
+    col('name', 'VARCHAR'),
+    col('conversions', 'BIGINT'),
+    col('conversions_by_entry_time', 'BIGINT'),
+    col('revenue', MONEY),
   ],
   key: ['canvas_id', 'day', 'step_id'],
   partitionSource: 'day',
 });
 
 /** The step message counts with a column: the four of spec 2.7, then every other count documented for a channel. */
-const STEP_MESSAGE_COLUMNS = [...STEP_MESSAGE_COUNT_FIELDS, ...CHANNEL_COUNT_FIELDS.filter((f) => !(STEP_MESSAGE_COUNT_FIELDS as readonly string[]).includes(f))];
-const STEP_MESSAGES_V1 = ['canvas_id', 'day', 'step_id', 'channel', 'message_index', 'sent', 'opens', 'influenced_opens', 'bounces'];
+const STEP_MESSAGE_COLUMNS = [
+  ...STEP_MESSAGE_COUNT_FIELDS,
+  ...CHANNEL_COUNT_FIELDS.filter((f) => !(STEP_MESSAGE_COUNT_FIELDS as readonly string[]).includes(f)),
+];
+const STEP_MESSAGES_V1 = [
+  'canvas_id',
+  'day',
+  'step_id',
+  'channel',
+  'message_index',
+  'sent',
+  'opens',
+  'influenced_opens',
+  'bounces',
+];
 
 const stepMessagesTable = defineTable({
   name: 'canvas_step_messages',
   description:
-    'Message statistics of a Canvas step per UTC day, channel and message (its position in the channel\'s list): the four fields of the spec and every count documented for some channel, NULL where the message does not report it; fields without a column are in `extra_stats`.',
+    "Message statistics of a Canvas step per UTC day, channel and message (its position in the channel's list): the four fields of the spec and every count documented for some channel, NULL where the message does not report it; fields without a column are in `extra_stats`.",
   columns: [
-    col('canvas_id', 'VARCHAR'), col('day', 'DATE'), col('step_id', 'VARCHAR'), col('channel', 'VARCHAR'), col('message_index', 'INTEGER'),
-    ...STEP_MESSAGE_COLUMNS.map((f) => col(f, 'BIGINT')), EXTRA_STATS_COLUMN,
+    col('canvas_id', 'VARCHAR'),
+    col('day', 'DATE'),
+    col('step_id', 'VARCHAR'),
+    col('channel', 'VARCHAR'),
+    col('message_index', 'INTEGER'),
+    ...STEP_MESSAGE_COLUMNS.map((f) => col(f, 'BIGINT')),
+    EXTRA_STATS_COLUMN,
   ],
   key: ['canvas_id', 'day', 'step_id', 'channel', 'message_index'],
   partitionSource: 'day',
@@ -102,39 +143,76 @@ const stepMessagesTable = defineTable({
 const VARIANT_NUMBERS = ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'] as const;
 
 /** The rows of one Canvas day, whichever source (data_series or data_summary) read it. */
-function canvasDayRows(canvasId: string, day: Date, summary: CanvasSummaryData, o: CanvasSummaryOptions): ExtractedRows {
+function canvasDayRows(
+  canvasId: string,
+  day: Date,
+  summary: CanvasSummaryData,
+  o: CanvasSummaryOptions,
+): ExtractedRows {
   const scope = { columns: ['canvas_id', 'day'], values: [[canvasId, day]] };
   const t = summary.total_stats;
   const result: ExtractedRows = {
-    upserts: [rowsOf(summaryTable, [{
-      canvas_id: canvasId, day, name: summary.name, entries: t.entries, conversions: t.conversions,
-      conversions_by_entry_time: t.conversions_by_entry_time, revenue: t.revenue,
-    }])],
+    upserts: [
+      rowsOf(summaryTable, [
+        {
+          canvas_id: canvasId,
+          day,
+          name: summary.name,
+          entries: t.entries,
+          conversions: t.conversions,
+          conversions_by_entry_time: t.conversions_by_entry_time,
+          revenue: t.revenue,
+        },
+      ]),
+    ],
     replaces: [],
   };
   const notices: RowNotice[] = [];
   if (o.variantBreakdown) {
     const variants = Object.entries(summary.variant_stats ?? {});
     const rows: RowOf<typeof variantTable>[] = variants.map(([variantId, v]) =>
-      withNumbers({ canvas_id: canvasId, day, variant_id: variantId, name: v.name, extra_stats: extraStats(v) }, v, VARIANT_NUMBERS));
+      withNumbers(
+        { canvas_id: canvasId, day, variant_id: variantId, name: v.name, extra_stats: extraStats(v) },
+        v,
+        VARIANT_NUMBERS,
+      ),
+    );
     result.upserts.push(rowsOf(variantTable, rows));
     result.replaces.push({ table: variantTable.name, ...scope });
-    notices.push(...statNotices(variantTable.name, 'canvas_summary (variant_stats)', undefined, variants.map(([, v]) => v)));
+    notices.push(
+      ...statNotices(
+        variantTable.name,
+        'canvas_summary (variant_stats)',
+        undefined,
+        variants.map(([, v]) => v),
+      ),
+    );
   }
   if (o.stepBreakdown) {
     const steps: RowOf<typeof stepTable>[] = [];
     const messages: RowOf<typeof stepMessagesTable>[] = [];
     for (const [stepId, s] of Object.entries(summary.step_stats ?? {})) {
       steps.push({
-        canvas_id: canvasId, day, step_id: stepId, name: s.name, conversions: s.conversions,
-        conversions_by_entry_time: s.conversions_by_entry_time, revenue: s.revenue,
+        canvas_id: canvasId,
+        day,
+        step_id: stepId,
+        name: s.name,
+        conversions: s.conversions,
+        conversions_by_entry_time: s.conversions_by_entry_time,
+        revenue: s.revenue,
       });
       for (const [channel, list] of Object.entries(s.messages ?? {})) {
         list.forEach((m, index) => {
-          const row = withNumbers({ canvas_id: canvasId, day, step_id: stepId, channel, message_index: index, extra_stats: extraStats(m) }, m, STEP_MESSAGE_COLUMNS);
+          const row = withNumbers(
+            { canvas_id: canvasId, day, step_id: stepId, channel, message_index: index, extra_stats: extraStats(m) },
+            m,
+            STEP_MESSAGE_COLUMNS,
+          );
           messages.push(row);
         });
-        notices.push(...statNotices(stepMessagesTable.name, `canvas_summary (step_stats messages.${channel})`, channel, list));
+        notices.push(
+          ...statNotices(stepMessagesTable.name, `canvas_summary (step_stats messages.${channel})`, channel, list),
+        );
       }
     }
     result.upserts.push(rowsOf(stepTable, steps), rowsOf(stepMessagesTable, messages));
@@ -157,17 +235,27 @@ function withSourceHint(err: unknown): unknown {
 }
 
 function fetchDays(client: ApiClient, canvasId: string, w: Window, o: CanvasSummaryOptions) {
-  const flags = { includeVariantBreakdown: o.variantBreakdown, includeStepBreakdown: o.stepBreakdown, includeDeletedStepData: o.deletedStepData };
+  const flags = {
+    includeVariantBreakdown: o.variantBreakdown,
+    includeStepBreakdown: o.stepBreakdown,
+    includeDeletedStepData: o.deletedStepData,
+  };
   if (o.source === 'data_series') {
     // `length` days ending with the day that holds `ending_at` (the documented reading); the series extractor follows up
     // on servers that read the pair otherwise.
-    return fetchCanvasDataSeries(client, { canvasId, length: w.length, endingAt: w.endingAt, ...flags }).catch((err: unknown) => {
-      throw withSourceHint(err);
-    });
+    return fetchCanvasDataSeries(client, { canvasId, length: w.length, endingAt: w.endingAt, ...flags }).catch(
+      (err: unknown) => {
+        throw withSourceHint(err);
+      },
+    );
   }
   // One day per window: `starting_at` / `ending_at` of that day leave no doubt about which day is meant.
-  return fetchCanvasSummary(client, { canvasId, startingAt: isoSeconds(w.start), endingAt: isoSeconds(w.end.minus(1000)), ...flags })
-    .then((summary) => [{ time: isoSeconds(w.start), value: summary }]);
+  return fetchCanvasSummary(client, {
+    canvasId,
+    startingAt: isoSeconds(w.start),
+    endingAt: isoSeconds(w.end.minus(1000)),
+    ...flags,
+  }).then((summary) => [{ time: isoSeconds(w.start), value: summary }]);
 }
 
 /**
@@ -200,7 +288,12 @@ class CanvasDays implements SeriesInstance<CanvasSummaryData> {
   }
 }
 
-const RECONCILED_METRICS = { entries: 'entries', conversions: 'conversions', conversions_by_entry_time: 'conversions_by_entry_time', revenue: 'revenue' } as const;
+const RECONCILED_METRICS = {
+  entries: 'entries',
+  conversions: 'conversions',
+  conversions_by_entry_time: 'conversions_by_entry_time',
+  revenue: 'revenue',
+} as const;
 
 /**
  * One Canvas's reconciliation: its stored daily totals against data_summary's over the window. A class for the reason
@@ -235,7 +328,11 @@ class CanvasTotalsCheck implements Reconciliation {
 
   async fetch(client: ApiClient, start: DateTime, end: DateTime): Promise<Record<string, number>> {
     const s = await fetchCanvasSummary(client, {
-      canvasId: this.dims.canvas_id, startingAt: isoSeconds(start), endingAt: isoSeconds(end.minus(1000)), includeVariantBreakdown: false, includeStepBreakdown: false,
+      canvasId: this.dims.canvas_id,
+      startingAt: isoSeconds(start),
+      endingAt: isoSeconds(end.minus(1000)),
+      includeVariantBreakdown: false,
+      includeStepBreakdown: false,
     });
     return { ...s.total_stats };
   }
@@ -244,13 +341,15 @@ class CanvasTotalsCheck implements Reconciliation {
 export const canvasSummaryStream = seriesStream({
   kind: 'series',
   name: 'canvas_summary',
-  description: 'Daily statistics of each listed Canvas (from data_series, or data_summary one day a request), with optional variant and step breakdowns.',
+  description:
+    'Daily statistics of each listed Canvas (from data_series, or data_summary one day a request), with optional variant and step breakdowns.',
   endpoint: ENDPOINTS.canvasDataSeries,
   tables: [summaryTable, variantTable, stepTable, stepMessagesTable],
   maxUnits: MAX_CANVAS_DATA_SERIES_DAYS,
   options: {
     keys: ['canvases', 'source', 'reconcile', 'variant_breakdown', 'step_breakdown', 'deleted_step_data'],
-    example: '{ canvases: [cv_1], source: data_series, reconcile: true, variant_breakdown: true, step_breakdown: true }',
+    example:
+      '{ canvases: [cv_1], source: data_series, reconcile: true, variant_breakdown: true, step_breakdown: true }',
     read: (r): CanvasSummaryOptions => ({
       canvases: r.idSelection('canvases', 'canvases: [cv_1]'),
       source: r.choice('source', CANVAS_SOURCES),
@@ -260,12 +359,20 @@ export const canvasSummaryStream = seriesStream({
       deletedStepData: r.boolean('deleted_step_data'),
     }),
   },
-  discovery: idListDiscovery<CanvasSummaryOptions>(CANVAS_LIST, (o) => o.canvases, (o, canvases) => ({ ...o, canvases })),
+  discovery: idListDiscovery<CanvasSummaryOptions>(
+    CANVAS_LIST,
+    (o) => o.canvases,
+    (o, canvases) => ({ ...o, canvases }),
+  ),
   references: (o) => idReference('canvases', CANVAS_LIST, o.canvases.ids),
   // canvas_details' rows: a day left out before the first entry or after the last one is a quiet day.
   activity: {
-    details: canvasDetailsStream as PerIdStream, detailsOptions: { canvases: { all: true, ids: [] }, includeArchived: false } satisfies CanvasDetailsOptions,
-    idColumn: 'canvas_id', dim: 'canvas_id', first: 'first_entry', last: 'last_entry',
+    details: canvasDetailsStream as PerIdStream,
+    detailsOptions: { canvases: { all: true, ids: [] }, includeArchived: false } satisfies CanvasDetailsOptions,
+    idColumn: 'canvas_id',
+    dim: 'canvas_id',
+    first: 'first_entry',
+    last: 'last_entry',
   },
   series: (o) => o.canvases.ids.map((canvasId) => new CanvasDays(canvasId, o) as SeriesInstance),
   reconcile: (o) => (o.reconcile ? o.canvases.ids.map((canvasId) => new CanvasTotalsCheck(canvasId)) : []),

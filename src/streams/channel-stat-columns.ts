@@ -18,7 +18,11 @@ export const EXTRA_STATS_COLUMN = col('extra_stats', 'JSON');
  * object per field list and spreading it into the row, for every entry of every day, was about a tenth of the demo's
  * first run once its garbage was collected.
  */
-export function withNumbers<R extends object, F extends string>(row: R, split: SplitStats, fields: readonly F[]): R & Record<F, number | null> {
+export function withNumbers<R extends object, F extends string>(
+  row: R,
+  split: SplitStats,
+  fields: readonly F[],
+): R & Record<F, number | null> {
   const out = row as R & Record<F, number | null>;
   const numbers = split.numbers;
   for (let i = 0; i < fields.length; i++) {
@@ -38,21 +42,34 @@ export function extraStats(split: SplitStats): Record<string, unknown> | null {
  * variants): a channel the documentation does not list, once, with the fields it carried and where each went; else
  * each unknown field.
  */
-export function statNotices(table: string, where: string, channel: string | undefined, entries: readonly SplitStats[]): RowNotice[] {
+export function statNotices(
+  table: string,
+  where: string,
+  channel: string | undefined,
+  entries: readonly SplitStats[],
+): RowNotice[] {
   const unknown = [...new Set(entries.flatMap((e) => e.unknown))].sort();
   const kept = `kept as sent in ${table}.extra_stats`;
   if (channel !== undefined && !isDocumentedChannel(channel)) {
     if (entries.length === 0) return [];
-    const counted = [...new Set(entries.flatMap((e) => Object.keys(e.numbers).filter((f) => COUNT_FIELDS.has(f))))].sort();
+    const counted = [
+      ...new Set(entries.flatMap((e) => Object.keys(e.numbers).filter((f) => COUNT_FIELDS.has(f)))),
+    ].sort();
     const parts = [
-      ...(counted.length > 0 ? [`its fields ${counted.join(', ')} are read into the columns of those names, as another channel documents them, and counted by the campaign views`] : []),
+      ...(counted.length > 0
+        ? [
+            `its fields ${counted.join(', ')} are read into the columns of those names, as another channel documents them, and counted by the campaign views`,
+          ]
+        : []),
       ...(unknown.length > 0 ? [`its fields ${unknown.join(', ')} are ${kept}`] : []),
     ];
-    return [{
-      code: 'undocumented_channel',
-      key: channel,
-      message: `${where}: channel "${channel}" is not one this version knows; ${[...parts, 'its documented common fields are in their columns'].join('; ')}. Upgrade engage-etl for its own measures`,
-    }];
+    return [
+      {
+        code: 'undocumented_channel',
+        key: channel,
+        message: `${where}: channel "${channel}" is not one this version knows; ${[...parts, 'its documented common fields are in their columns'].join('; ')}. Upgrade engage-etl for its own measures`,
+      },
+    ];
   }
   if (unknown.length === 0) return [];
   return unknown.map((field) => ({

@@ -23,9 +23,17 @@ const table = defineTable({
   name: 'content_blocks',
   description: 'Content blocks: content, type, tags, edit times and where they are included.',
   columns: [
-    col('content_block_id', 'VARCHAR'), col('name', 'VARCHAR'), col('content', 'VARCHAR'), col('description', 'VARCHAR'),
-    col('content_type', 'VARCHAR'), col('tags', 'VARCHAR[]'), col('created_at', 'TIMESTAMP'), col('last_edited', 'TIMESTAMP'),
-    col('inclusion_count', 'BIGINT'), col('inclusion_data', 'JSON'), ...DISCOVERED_COLUMNS,
+    col('content_block_id', 'VARCHAR'),
+    col('name', 'VARCHAR'),
+    col('content', 'VARCHAR'),
+    col('description', 'VARCHAR'),
+    col('content_type', 'VARCHAR'),
+    col('tags', 'VARCHAR[]'),
+    col('created_at', 'TIMESTAMP'),
+    col('last_edited', 'TIMESTAMP'),
+    col('inclusion_count', 'BIGINT'),
+    col('inclusion_data', 'JSON'),
+    ...DISCOVERED_COLUMNS,
   ],
   key: ['content_block_id'],
 });
@@ -33,15 +41,22 @@ const table = defineTable({
 export const contentBlocksStream = perIdStream({
   kind: 'per_id',
   name: 'content_blocks',
-  description: 'Each listed content block\'s info, optionally with its inclusion data.',
+  description: "Each listed content block's info, optionally with its inclusion data.",
   endpoint: ENDPOINTS.contentBlockInfo,
   tables: [table],
   options: {
     keys: ['ids', 'inclusion_data'],
     example: '{ ids: [cb_1], inclusion_data: true }',
-    read: (r): ContentBlocksOptions => ({ ids: r.idSelection('ids', 'ids: [cb_1]'), inclusionData: r.boolean('inclusion_data') }),
+    read: (r): ContentBlocksOptions => ({
+      ids: r.idSelection('ids', 'ids: [cb_1]'),
+      inclusionData: r.boolean('inclusion_data'),
+    }),
   },
-  discovery: idListDiscovery<ContentBlocksOptions>(CONTENT_BLOCK_LIST, (o) => o.ids, (o, ids) => ({ ...o, ids })),
+  discovery: idListDiscovery<ContentBlocksOptions>(
+    CONTENT_BLOCK_LIST,
+    (o) => o.ids,
+    (o, ids) => ({ ...o, ids }),
+  ),
   references: (o) => idReference('ids', CONTENT_BLOCK_LIST, o.ids.ids),
   ids: (o) => o.ids.ids,
   // A block stored without its inclusion data is not current once the option asks for it (nor the other way round).
@@ -49,13 +64,23 @@ export const contentBlocksStream = perIdStream({
   fetch: async (client, id, o, listed) => {
     const b = await fetchContentBlock(client, id, o.inclusionData);
     return {
-      upserts: [rowsOf(table, [{
-        content_block_id: id, name: stringOrNull(b.name), content: stringOrNull(b.content), description: stringOrNull(b.description),
-        content_type: stringOrNull(b.content_type), tags: stringList(b.tags), created_at: timestampOrNull(b.created_at),
-        last_edited: timestampOrNull(b.last_edited), inclusion_count: toNumber(b.inclusion_count) ?? null,
-        inclusion_data: b.inclusion_data ?? null,
-        ...discoveredValues(listed),
-      }])],
+      upserts: [
+        rowsOf(table, [
+          {
+            content_block_id: id,
+            name: stringOrNull(b.name),
+            content: stringOrNull(b.content),
+            description: stringOrNull(b.description),
+            content_type: stringOrNull(b.content_type),
+            tags: stringList(b.tags),
+            created_at: timestampOrNull(b.created_at),
+            last_edited: timestampOrNull(b.last_edited),
+            inclusion_count: toNumber(b.inclusion_count) ?? null,
+            inclusion_data: b.inclusion_data ?? null,
+            ...discoveredValues(listed),
+          },
+        ]),
+      ],
       replaces: [],
     };
   },

@@ -11,7 +11,11 @@ const table = defineTable({
   name: 'custom_events',
   description: 'Custom event names, with the --until of the first and last run that saw each listed.',
   // Partitioned by the month of first_seen_at: it never changes once stored, so a row never moves between files.
-  columns: [col('name', 'VARCHAR'), col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }), col('last_seen_at', 'TIMESTAMP')],
+  columns: [
+    col('name', 'VARCHAR'),
+    col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }),
+    col('last_seen_at', 'TIMESTAMP'),
+  ],
   key: ['name'],
   partitionSource: 'first_seen_at',
 });
@@ -25,7 +29,12 @@ export const customEventsStream = listingStream({
   list: EVENT_LIST,
   options: { keys: [], example: '{}', read: () => ({}) },
   rows: (listed, until) => ({
-    upserts: [rowsOf(table, listed.map((e) => ({ name: e.id, first_seen_at: until, last_seen_at: until })))],
+    upserts: [
+      rowsOf(
+        table,
+        listed.map((e) => ({ name: e.id, first_seen_at: until, last_seen_at: until })),
+      ),
+    ],
     replaces: [],
   }),
 });

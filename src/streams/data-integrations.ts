@@ -10,9 +10,16 @@ const table = defineTable({
   name: 'data_integrations',
   description: 'Data (cloud data ingestion) integrations of the workspace and their last sync.',
   columns: [
-    col('integration_id', 'VARCHAR'), col('app_group_id', 'VARCHAR'), col('integration_name', 'VARCHAR'), col('integration_type', 'VARCHAR'),
-    col('integration_status', 'VARCHAR'), col('contact_emails', 'VARCHAR'), col('last_updated_at', 'TIMESTAMP'),
-    col('warehouse_type', 'VARCHAR'), col('last_job_start_time', 'TIMESTAMP'), col('last_job_status', 'VARCHAR'),
+    col('integration_id', 'VARCHAR'),
+    col('app_group_id', 'VARCHAR'),
+    col('integration_name', 'VARCHAR'),
+    col('integration_type', 'VARCHAR'),
+    col('integration_status', 'VARCHAR'),
+    col('contact_emails', 'VARCHAR'),
+    col('last_updated_at', 'TIMESTAMP'),
+    col('warehouse_type', 'VARCHAR'),
+    col('last_job_start_time', 'TIMESTAMP'),
+    col('last_job_status', 'VARCHAR'),
     col('next_scheduled_run', 'TIMESTAMP'),
   ],
   key: ['integration_id'],
@@ -34,11 +41,17 @@ export const dataIntegrationsStream = pagedListStream({
       pages++;
       for (const i of page) {
         rows.push({
-          integration_id: i.integration_id, app_group_id: stringOrNull(i.app_group_id), integration_name: stringOrNull(i.integration_name),
-          integration_type: stringOrNull(i.integration_type), integration_status: stringOrNull(i.integration_status),
-          contact_emails: stringOrNull(i.contact_emails), last_updated_at: timestampOrNull(i.last_updated_at),
-          warehouse_type: stringOrNull(i.warehouse_type), last_job_start_time: timestampOrNull(i.last_job_start_time),
-          last_job_status: stringOrNull(i.last_job_status), next_scheduled_run: timestampOrNull(i.next_scheduled_run),
+          integration_id: i.integration_id,
+          app_group_id: stringOrNull(i.app_group_id),
+          integration_name: stringOrNull(i.integration_name),
+          integration_type: stringOrNull(i.integration_type),
+          integration_status: stringOrNull(i.integration_status),
+          contact_emails: stringOrNull(i.contact_emails),
+          last_updated_at: timestampOrNull(i.last_updated_at),
+          warehouse_type: stringOrNull(i.warehouse_type),
+          last_job_start_time: timestampOrNull(i.last_job_start_time),
+          last_job_status: stringOrNull(i.last_job_status),
+          next_scheduled_run: timestampOrNull(i.next_scheduled_run),
         });
       }
     }

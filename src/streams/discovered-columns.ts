@@ -11,6 +11,9 @@ import type { ListedObject } from './workspace-lists.js';
 export const DISCOVERED_COLUMNS = [col('_list_version', 'VARCHAR'), col('_removed_at', 'TIMESTAMP')] as const;
 
 /** The values of DISCOVERED_COLUMNS for a row written now from `listed` (undefined for an id named in the file). */
-export function discoveredValues(listed: ListedObject | undefined): { _list_version: string | null; _removed_at: null } {
+export function discoveredValues(listed: ListedObject | undefined): {
+  _list_version: string | null;
+  _removed_at: null;
+} {
   return { _list_version: listed?.version ?? null, _removed_at: null };
 }

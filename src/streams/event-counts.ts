@@ -27,7 +27,14 @@ export interface EventCountsOptions {
 const table = defineTable({
   name: 'event_counts',
   description: 'Occurrences of a custom event per app, segment and unit ("*" = all apps / no segment filter).',
-  columns: [col('event', 'VARCHAR'), col('app_id', 'VARCHAR'), col('segment_id', 'VARCHAR'), UNIT_COLUMN, col('time', 'TIMESTAMP'), col('count', 'BIGINT')],
+  columns: [
+    col('event', 'VARCHAR'),
+    col('app_id', 'VARCHAR'),
+    col('segment_id', 'VARCHAR'),
+    UNIT_COLUMN,
+    col('time', 'TIMESTAMP'),
+    col('count', 'BIGINT'),
+  ],
   key: ['event', 'app_id', 'segment_id', 'unit', 'time'],
   partitionSource: 'time',
 });
@@ -35,7 +42,8 @@ const table = defineTable({
 export const eventCountsStream = seriesStream({
   kind: 'series',
   name: 'event_counts',
-  description: 'Occurrences of each custom event (named, or all the workspace lists) per app × segment, daily or hourly.',
+  description:
+    'Occurrences of each custom event (named, or all the workspace lists) per app × segment, daily or hourly.',
   endpoint: ENDPOINTS.eventsDataSeries,
   tables: [table],
   maxUnits: MAX_SERIES_LENGTH,
@@ -43,7 +51,11 @@ export const eventCountsStream = seriesStream({
     keys: ['events', 'unit', 'apps', 'segments'],
     example: '{ events: [cart_add, level_complete], unit: day, apps: ["*"], segments: ["*", seg_1] }',
     read: (r): EventCountsOptions => ({
-      events: r.idsOr('events', ALL_EVENTS, 'event names, e.g. events: [first_purchase] (all: every name the workspace lists)'),
+      events: r.idsOr(
+        'events',
+        ALL_EVENTS,
+        'event names, e.g. events: [first_purchase] (all: every name the workspace lists)',
+      ),
       unit: r.unit(['day', 'hour']),
       apps: r.selectors('apps', 'apps: ["*", app_1]'),
       segments: r.selectors('segments', 'segments: ["*", seg_1]'),
@@ -66,9 +78,19 @@ export const eventCountsStream = seriesStream({
         o.segments.map((segment) => ({
           dims: { event, app_id: app, segment_id: segment },
           unit: o.unit,
-          fetch: (client, w) => fetchEventCounts(client, { event, length: w.length, endingAt: w.endingAt, unit: o.unit, appId: param(app), segmentId: param(segment) }),
+          fetch: (client, w) =>
+            fetchEventCounts(client, {
+              event,
+              length: w.length,
+              endingAt: w.endingAt,
+              unit: o.unit,
+              appId: param(app),
+              segmentId: param(segment),
+            }),
           rows: (time: Date, value: unknown) => ({
-            upserts: [rowsOf(table, [{ event, app_id: app, segment_id: segment, unit: o.unit, time, count: value as number }])],
+            upserts: [
+              rowsOf(table, [{ event, app_id: app, segment_id: segment, unit: o.unit, time, count: value as number }]),
+            ],
             replaces: [],
           }),
         })),

@@ -16,8 +16,14 @@ export interface KpisOptions {
 
 const table = defineTable({
   name: 'kpi_series',
-  description: 'Daily active users, monthly active users (30 days ending the day), new users and uninstalls per app and UTC day ("*" = all apps).',
-  columns: [col('metric', 'VARCHAR', { allowed: KPI_METRICS }), col('app_id', 'VARCHAR'), col('time', 'TIMESTAMP'), col('value', 'BIGINT')],
+  description:
+    'Daily active users, monthly active users (30 days ending the day), new users and uninstalls per app and UTC day ("*" = all apps).',
+  columns: [
+    col('metric', 'VARCHAR', { allowed: KPI_METRICS }),
+    col('app_id', 'VARCHAR'),
+    col('time', 'TIMESTAMP'),
+    col('value', 'BIGINT'),
+  ],
   key: ['metric', 'app_id', 'time'],
   partitionSource: 'time',
 });
@@ -40,7 +46,10 @@ export const kpisStream = seriesStream({
   options: {
     keys: ['metrics', 'apps'],
     example: '{ metrics: [dau, mau, new_users, uninstalls], apps: ["*", app_1] }',
-    read: (r): KpisOptions => ({ metrics: r.subset('metrics', KPI_METRICS), apps: r.selectors('apps', 'apps: ["*", app_1]') }),
+    read: (r): KpisOptions => ({
+      metrics: r.subset('metrics', KPI_METRICS),
+      apps: r.selectors('apps', 'apps: ["*", app_1]'),
+    }),
   },
   references: (o) => idReference('apps', null, o.apps),
   series: (o) =>
@@ -50,7 +59,10 @@ export const kpisStream = seriesStream({
         unit: 'day' as const,
         endpoint: KPI_ENDPOINT[metric],
         fetch: (client, w) => fetchKpi(client, { metric, length: w.length, endingAt: w.endingAt, appId: param(app) }),
-        rows: (time: Date, value: unknown) => ({ upserts: [rowsOf(table, [{ metric, app_id: app, time, value: value as number }])], replaces: [] }),
+        rows: (time: Date, value: unknown) => ({
+          upserts: [rowsOf(table, [{ metric, app_id: app, time, value: value as number }])],
+          replaces: [],
+        }),
       })),
     ),
 });

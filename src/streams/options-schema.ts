@@ -17,7 +17,12 @@ export function optionsSchemaOf(stream: Pick<StreamDeclaration, 'options' | 'des
   const required: string[] = [];
   const recorder: OptionReader = {
     unit(allowed: readonly SeriesUnit[]) {
-      properties['unit'] = { enum: [...allowed], default: allowed[0], description: allowed.length === 1 ? `a ${allowed[0] === 'day' ? 'daily' : 'hourly'} series only` : 'series unit' };
+      properties['unit'] = {
+        enum: [...allowed],
+        default: allowed[0],
+        description:
+          allowed.length === 1 ? `a ${allowed[0] === 'day' ? 'daily' : 'hourly'} series only` : 'series unit',
+      };
       return allowed[0] ?? 'day';
     },
     boolean(key) {
@@ -25,16 +30,34 @@ export function optionsSchemaOf(stream: Pick<StreamDeclaration, 'options' | 'des
       return false;
     },
     selectors(key, example) {
-      properties[key] = { type: 'array', minItems: 1, uniqueItems: true, items: text, default: [ALL], description: `"*" = all (the parameter is omitted), one series per entry; e.g. ${example}` };
+      properties[key] = {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: text,
+        default: [ALL],
+        description: `"*" = all (the parameter is omitted), one series per entry; e.g. ${example}`,
+      };
       return [ALL];
     },
     ids(key, example) {
-      properties[key] = { type: 'array', minItems: 1, uniqueItems: true, items: { ...text, not: { const: ALL } }, description: `explicit ids ("*" is not accepted): ${example}` };
+      properties[key] = {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { ...text, not: { const: ALL } },
+        description: `explicit ids ("*" is not accepted): ${example}`,
+      };
       required.push(key);
       return [];
     },
     idSelection(key, example, opts) {
-      const list = { type: 'array', minItems: 1, uniqueItems: true, items: opts?.aggregate ? text : { ...text, not: { const: ALL } } };
+      const list = {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: opts?.aggregate ? text : { ...text, not: { const: ALL } },
+      };
       properties[key] = {
         oneOf: [{ const: ALL_OBJECTS }, list],
         ...(opts?.aggregate ? { default: [ALL] } : {}),
@@ -48,12 +71,24 @@ export function optionsSchemaOf(stream: Pick<StreamDeclaration, 'options' | 'des
       return allowed[0]!;
     },
     idsOr(key, word, example) {
-      properties[key] = { oneOf: [{ const: word }, { type: 'array', minItems: 1, uniqueItems: true, items: { ...text, not: { const: ALL } } }], description: `explicit ids, or ${word}: ${example}` };
+      properties[key] = {
+        oneOf: [
+          { const: word },
+          { type: 'array', minItems: 1, uniqueItems: true, items: { ...text, not: { const: ALL } } },
+        ],
+        description: `explicit ids, or ${word}: ${example}`,
+      };
       required.push(key);
       return [];
     },
     subset(key, allowed) {
-      properties[key] = { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...allowed] }, default: [...allowed] };
+      properties[key] = {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { enum: [...allowed] },
+        default: [...allowed],
+      };
       return allowed;
     },
     fail(): never {

@@ -9,7 +9,11 @@ import { PRODUCT_LIST } from './workspace-lists.js';
 const table = defineTable({
   name: 'products',
   description: 'Products the workspace lists, with the --until of the run that first saw each.',
-  columns: [col('product_id', 'VARCHAR'), col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }), ...DISCOVERED_COLUMNS],
+  columns: [
+    col('product_id', 'VARCHAR'),
+    col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }),
+    ...DISCOVERED_COLUMNS,
+  ],
   key: ['product_id'],
 });
 
@@ -22,7 +26,12 @@ export const productsStream = listingStream({
   list: PRODUCT_LIST,
   options: { keys: [], example: '{}', read: () => ({}) },
   rows: (listed, until) => ({
-    upserts: [rowsOf(table, listed.map((p) => ({ product_id: p.id, first_seen_at: until, ...discoveredValues(p) })))],
+    upserts: [
+      rowsOf(
+        table,
+        listed.map((p) => ({ product_id: p.id, first_seen_at: until, ...discoveredValues(p) })),
+      ),
+    ],
     replaces: [],
   }),
 });

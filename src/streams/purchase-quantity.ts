@@ -8,7 +8,13 @@ import { UNIT_COLUMN } from './series-columns.js';
 const table = defineTable({
   name: 'purchase_quantity',
   description: 'In-app purchases per app, product and unit ("*" = all apps / all products).',
-  columns: [col('app_id', 'VARCHAR'), col('product', 'VARCHAR'), UNIT_COLUMN, col('time', 'TIMESTAMP'), col('purchase_quantity', 'BIGINT')],
+  columns: [
+    col('app_id', 'VARCHAR'),
+    col('product', 'VARCHAR'),
+    UNIT_COLUMN,
+    col('time', 'TIMESTAMP'),
+    col('purchase_quantity', 'BIGINT'),
+  ],
   key: ['app_id', 'product', 'unit', 'time'],
   partitionSource: 'time',
 });

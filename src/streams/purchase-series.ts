@@ -51,17 +51,35 @@ export function purchaseSeriesStream<const N extends string, const T extends Pur
     options: {
       keys: ['unit', 'apps', 'products'],
       example: '{ unit: day, apps: ["*", app_1], products: ["*", all] }',
-      read: (r) => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), products: r.idSelection('products', 'products: ["*", gems_small]', { aggregate: true }) }),
+      read: (r) => ({
+        unit: r.unit(['day', 'hour']),
+        apps: r.selectors('apps', 'apps: ["*", app_1]'),
+        products: r.idSelection('products', 'products: ["*", gems_small]', { aggregate: true }),
+      }),
     },
-    discovery: idListDiscovery<PurchaseSeriesOptions>(PRODUCT_LIST, (o) => o.products, (o, products) => ({ ...o, products })),
+    discovery: idListDiscovery<PurchaseSeriesOptions>(
+      PRODUCT_LIST,
+      (o) => o.products,
+      (o, products) => ({ ...o, products }),
+    ),
     references: (o) => [...idReference('apps', null, o.apps), ...idReference('products', PRODUCT_LIST, o.products.ids)],
     series: (o) =>
       o.apps.flatMap((app) =>
         o.products.ids.map((product) => ({
           dims: { app_id: app, product },
           unit: o.unit,
-          fetch: (client, w) => spec.fetch(client, { length: w.length, endingAt: w.endingAt, unit: o.unit, appId: param(app), product: param(product) }),
-          rows: (time: Date, value: unknown) => ({ upserts: [rowsOf(spec.table, [spec.row({ app_id: app, product, unit: o.unit, time }, value as number)])], replaces: [] }),
+          fetch: (client, w) =>
+            spec.fetch(client, {
+              length: w.length,
+              endingAt: w.endingAt,
+              unit: o.unit,
+              appId: param(app),
+              product: param(product),
+            }),
+          rows: (time: Date, value: unknown) => ({
+            upserts: [rowsOf(spec.table, [spec.row({ app_id: app, product, unit: o.unit, time }, value as number)])],
+            replaces: [],
+          }),
         })),
       ),
   });

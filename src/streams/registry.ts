@@ -65,4 +65,7 @@ export function streamDeclaration(name: StreamName): StreamDeclaration {
 }
 
 /** Every table of every stream, in registry order, then discovery's list store. */
-export const STREAM_TABLE_SPECS: readonly TableSpec[] = [...STREAMS.flatMap((s) => [...s.tables] as TableSpec[]), listedObjectsTable];
+export const STREAM_TABLE_SPECS: readonly TableSpec[] = [
+  ...STREAMS.flatMap((s) => [...s.tables] as TableSpec[]),
+  listedObjectsTable,
+];

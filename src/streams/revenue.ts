@@ -8,7 +8,13 @@ import { UNIT_COLUMN } from './series-columns.js';
 const table = defineTable({
   name: 'revenue',
   description: 'Revenue (USD, to the cent) per app, product and unit ("*" = all apps / all products).',
-  columns: [col('app_id', 'VARCHAR'), col('product', 'VARCHAR'), UNIT_COLUMN, col('time', 'TIMESTAMP'), col('revenue', MONEY)],
+  columns: [
+    col('app_id', 'VARCHAR'),
+    col('product', 'VARCHAR'),
+    UNIT_COLUMN,
+    col('time', 'TIMESTAMP'),
+    col('revenue', MONEY),
+  ],
   key: ['app_id', 'product', 'unit', 'time'],
   partitionSource: 'time',
 });

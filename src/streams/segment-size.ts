@@ -32,7 +32,10 @@ export const segmentSizeStream = seriesStream({
   options: {
     keys: ['unit', 'segments'],
     example: '{ segments: [seg_1, seg_2] }',
-    read: (r): SegmentSizeOptions => ({ unit: r.unit(['day']) as 'day', segments: r.idSelection('segments', 'segments: [seg_1]') }),
+    read: (r): SegmentSizeOptions => ({
+      unit: r.unit(['day']) as 'day',
+      segments: r.idSelection('segments', 'segments: [seg_1]'),
+    }),
   },
   discovery: {
     needs: (o) => (o.segments.all ? [{ list: SEGMENT_LIST, includeArchived: false }] : []),
@@ -41,10 +44,27 @@ export const segmentSizeStream = seriesStream({
       const all = listed({ list: SEGMENT_LIST, includeArchived: false });
       const untracked = all.filter((s) => s.attributes['analytics_tracking_enabled'] === false);
       const skipped = new Set(untracked.map((s) => s.id));
-      const notes = untracked.length === 0 ? [] : [
-        `segment_size: skipped ${untracked.length} segment(s) whose analytics tracking is off (${untracked.slice(0, 10).map((s) => s.id).join(', ')}${untracked.length > 10 ? ', …' : ''}); the platform keeps no size series for them — turn tracking on in the dashboard to export them`,
-      ];
-      return { options: { ...o, segments: withListed(o.segments, all.filter((s) => !skipped.has(s.id))) }, notes };
+      const notes =
+        untracked.length === 0
+          ? []
+          : [
+              `segment_size: skipped ${untracked.length} segment(s) whose analytics tracking is off (${untracked
+                .slice(0, 10)
+                .map((s) => s.id)
+                .join(
+                  ', ',
+                )}${untracked.length > 10 ? ', …' : ''}); the platform keeps no size series for them — turn tracking on in the dashboard to export them`,
+            ];
+      return {
+        options: {
+          ...o,
+          segments: withListed(
+            o.segments,
+            all.filter((s) => !skipped.has(s.id)),
+          ),
+        },
+        notes,
+      };
     },
   },
   references: (o) => idReference('segments', SEGMENT_LIST, o.segments.ids),
@@ -53,6 +73,9 @@ export const segmentSizeStream = seriesStream({
       dims: { segment_id: segment },
       unit: 'day' as const,
       fetch: (client, w) => fetchSegmentSize(client, { segmentId: segment, length: w.length, endingAt: w.endingAt }),
-      rows: (time: Date, value: unknown) => ({ upserts: [rowsOf(table, [{ segment_id: segment, time, size: value as number }])], replaces: [] }),
+      rows: (time: Date, value: unknown) => ({
+        upserts: [rowsOf(table, [{ segment_id: segment, time, size: value as number }])],
+        replaces: [],
+      }),
     })),
 });

@@ -18,9 +18,16 @@ const table = defineTable({
   name: 'segments',
   description: 'Segments: name, descriptions, whether analytics tracking is on, tags, teams and edit times.',
   columns: [
-    col('segment_id', 'VARCHAR'), col('name', 'VARCHAR'), col('description', 'VARCHAR'), col('text_description', 'VARCHAR'),
-    col('analytics_tracking_enabled', 'BOOLEAN'), col('created_at', 'TIMESTAMP'), col('updated_at', 'TIMESTAMP'), col('tags', 'VARCHAR[]'),
-    col('teams', 'VARCHAR[]'), ...DISCOVERED_COLUMNS,
+    col('segment_id', 'VARCHAR'),
+    col('name', 'VARCHAR'),
+    col('description', 'VARCHAR'),
+    col('text_description', 'VARCHAR'),
+    col('analytics_tracking_enabled', 'BOOLEAN'),
+    col('created_at', 'TIMESTAMP'),
+    col('updated_at', 'TIMESTAMP'),
+    col('tags', 'VARCHAR[]'),
+    col('teams', 'VARCHAR[]'),
+    ...DISCOVERED_COLUMNS,
   ],
   key: ['segment_id'],
   history: { validFrom: 'updated_at' },
@@ -33,17 +40,32 @@ export const segmentsStream = perIdStream({
   endpoint: ENDPOINTS.segmentsDetails,
   tables: [table],
   options: { keys: [], example: '{}', read: (): SegmentsOptions => ({ segments: { all: true, ids: [] } }) },
-  discovery: idListDiscovery<SegmentsOptions>(SEGMENT_LIST, (o) => o.segments, (o, segments) => ({ ...o, segments })),
+  discovery: idListDiscovery<SegmentsOptions>(
+    SEGMENT_LIST,
+    (o) => o.segments,
+    (o, segments) => ({ ...o, segments }),
+  ),
   ids: (o) => o.segments.ids,
   fetch: async (client, segmentId, _o, listed) => {
     const d = await fetchSegmentDetails(client, segmentId);
     const tracking = listed?.attributes['analytics_tracking_enabled'];
     return {
-      upserts: [rowsOf(table, [{
-        segment_id: segmentId, name: stringOrNull(d.name), description: stringOrNull(d.description), text_description: stringOrNull(d.text_description),
-        analytics_tracking_enabled: typeof tracking === 'boolean' ? tracking : null, created_at: timestampOrNull(d.created_at),
-        updated_at: timestampOrNull(d.updated_at), tags: stringList(d.tags), teams: stringList(d.teams), ...discoveredValues(listed),
-      }])],
+      upserts: [
+        rowsOf(table, [
+          {
+            segment_id: segmentId,
+            name: stringOrNull(d.name),
+            description: stringOrNull(d.description),
+            text_description: stringOrNull(d.text_description),
+            analytics_tracking_enabled: typeof tracking === 'boolean' ? tracking : null,
+            created_at: timestampOrNull(d.created_at),
+            updated_at: timestampOrNull(d.updated_at),
+            tags: stringList(d.tags),
+            teams: stringList(d.teams),
+            ...discoveredValues(listed),
+          },
+        ]),
+      ],
       replaces: [],
     };
   },

@@ -21,7 +21,13 @@ export interface SessionsOptions {
 const table = defineTable({
   name: 'sessions',
   description: 'Sessions per app, segment and unit ("*" = all apps / no segment filter).',
-  columns: [col('app_id', 'VARCHAR'), col('segment_id', 'VARCHAR'), UNIT_COLUMN, col('time', 'TIMESTAMP'), col('sessions', 'BIGINT')],
+  columns: [
+    col('app_id', 'VARCHAR'),
+    col('segment_id', 'VARCHAR'),
+    UNIT_COLUMN,
+    col('time', 'TIMESTAMP'),
+    col('sessions', 'BIGINT'),
+  ],
   key: ['app_id', 'segment_id', 'unit', 'time'],
   partitionSource: 'time',
 });
@@ -36,7 +42,11 @@ export const sessionsStream = seriesStream({
   options: {
     keys: ['unit', 'apps', 'segments'],
     example: '{ unit: hour, apps: ["*"], segments: ["*", seg_1] }',
-    read: (r): SessionsOptions => ({ unit: r.unit(['day', 'hour']), apps: r.selectors('apps', 'apps: ["*", app_1]'), segments: r.selectors('segments', 'segments: ["*", seg_1]') }),
+    read: (r): SessionsOptions => ({
+      unit: r.unit(['day', 'hour']),
+      apps: r.selectors('apps', 'apps: ["*", app_1]'),
+      segments: r.selectors('segments', 'segments: ["*", seg_1]'),
+    }),
   },
   references: (o) => [...idReference('apps', null, o.apps), ...idReference('segments', SEGMENT_LIST, o.segments)],
   series: (o) =>
@@ -44,8 +54,20 @@ export const sessionsStream = seriesStream({
       o.segments.map((segment) => ({
         dims: { app_id: app, segment_id: segment },
         unit: o.unit,
-        fetch: (client, w) => fetchSessions(client, { length: w.length, endingAt: w.endingAt, unit: o.unit, appId: param(app), segmentId: param(segment) }),
-        rows: (time: Date, value: unknown) => ({ upserts: [rowsOf(table, [{ app_id: app, segment_id: segment, unit: o.unit, time, sessions: value as number }])], replaces: [] }),
+        fetch: (client, w) =>
+          fetchSessions(client, {
+            length: w.length,
+            endingAt: w.endingAt,
+            unit: o.unit,
+            appId: param(app),
+            segmentId: param(segment),
+          }),
+        rows: (time: Date, value: unknown) => ({
+          upserts: [
+            rowsOf(table, [{ app_id: app, segment_id: segment, unit: o.unit, time, sessions: value as number }]),
+          ],
+          replaces: [],
+        }),
       })),
     ),
 });

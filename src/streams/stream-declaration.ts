@@ -116,7 +116,11 @@ export function activityTable(a: SeriesActivity): string {
 }
 
 /** A time series with a unit: planned as exact incremental windows of at most `maxUnits` units. */
-export interface SeriesStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
+export interface SeriesStream<
+  N extends string = string,
+  O = unknown,
+  T extends readonly TableSpec[] = readonly TableSpec[],
+> extends StreamBase<N, O, T> {
   readonly kind: 'series';
   /** The largest window one request may ask for, in units (e.g. `length` 1–100; 1 for one-day roll-ups). */
   readonly maxUnits: number;
@@ -129,7 +133,11 @@ export interface SeriesStream<N extends string = string, O = unknown, T extends 
 }
 
 /** A list read whole every run, page by page; its page count is estimated from the rows stored last time. */
-export interface PagedListStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
+export interface PagedListStream<
+  N extends string = string,
+  O = unknown,
+  T extends readonly TableSpec[] = readonly TableSpec[],
+> extends StreamBase<N, O, T> {
   readonly kind: 'paged_list';
   /** Pages to expect when the main table holds `storedRows` rows. */
   estimatePages(storedRows: number): number;
@@ -138,7 +146,11 @@ export interface PagedListStream<N extends string = string, O = unknown, T exten
 }
 
 /** Objects fetched one request per id, every run. */
-export interface PerIdStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
+export interface PerIdStream<
+  N extends string = string,
+  O = unknown,
+  T extends readonly TableSpec[] = readonly TableSpec[],
+> extends StreamBase<N, O, T> {
   readonly kind: 'per_id';
   ids(options: O): readonly string[];
   /**
@@ -162,33 +174,45 @@ export interface PerIdStream<N extends string = string, O = unknown, T extends r
  * A workspace list stored as it is (products, custom event names): discovery reads it at the start of the run and its rows cost no
  * request beyond the list's pages, which the plan counts under discovery.
  */
-export interface ListingStream<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> extends StreamBase<N, O, T> {
+export interface ListingStream<
+  N extends string = string,
+  O = unknown,
+  T extends readonly TableSpec[] = readonly TableSpec[],
+> extends StreamBase<N, O, T> {
   readonly kind: 'listing';
   readonly list: WorkspaceList;
   /** The rows of the listed objects; `until` is the run's frozen upper bound (for first-seen stamps). */
   rows(listed: readonly ListedObject[], until: Date): ExtractedRows;
 }
 
-export type StreamDeclaration<N extends string = string, O = unknown, T extends readonly TableSpec[] = readonly TableSpec[]> =
-  | SeriesStream<N, O, T>
-  | PagedListStream<N, O, T>
-  | PerIdStream<N, O, T>
-  | ListingStream<N, O, T>;
+export type StreamDeclaration<
+  N extends string = string,
+  O = unknown,
+  T extends readonly TableSpec[] = readonly TableSpec[],
+> = SeriesStream<N, O, T> | PagedListStream<N, O, T> | PerIdStream<N, O, T> | ListingStream<N, O, T>;
 
 // Declaring helpers keep a stream's literal name, options type and tables, from which the registry derives its types.
 
-export function seriesStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: SeriesStream<N, O, T>): SeriesStream<N, O, T> {
+export function seriesStream<const N extends string, O, const T extends readonly TableSpec[]>(
+  stream: SeriesStream<N, O, T>,
+): SeriesStream<N, O, T> {
   return stream;
 }
 
-export function pagedListStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: PagedListStream<N, O, T>): PagedListStream<N, O, T> {
+export function pagedListStream<const N extends string, O, const T extends readonly TableSpec[]>(
+  stream: PagedListStream<N, O, T>,
+): PagedListStream<N, O, T> {
   return stream;
 }
 
-export function perIdStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: PerIdStream<N, O, T>): PerIdStream<N, O, T> {
+export function perIdStream<const N extends string, O, const T extends readonly TableSpec[]>(
+  stream: PerIdStream<N, O, T>,
+): PerIdStream<N, O, T> {
   return stream;
 }
 
-export function listingStream<const N extends string, O, const T extends readonly TableSpec[]>(stream: ListingStream<N, O, T>): ListingStream<N, O, T> {
+export function listingStream<const N extends string, O, const T extends readonly TableSpec[]>(
+  stream: ListingStream<N, O, T>,
+): ListingStream<N, O, T> {
   return stream;
 }

@@ -9,16 +9,26 @@ import { WarehouseTables } from '../load/warehouse-tables.js';
 /** A table rows are fetched into, or the history table of one (`<table>_history`, see table-history.ts). */
 export type TableName = FetchedTableName | `${FetchedTableName}_history`;
 export type { ColumnSpec, ColumnType, TableSpec } from '../load/table-definition.js';
-export { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident, sqlString, storedColumns } from '../load/table-definition.js';
+export {
+  PARTITION_COLUMN,
+  WHOLE_TABLE_PARTITION,
+  allColumnNames,
+  ident,
+  sqlString,
+  storedColumns,
+} from '../load/table-definition.js';
 
 /** The registry's tables, as the warehouse is opened with them. */
 export const WAREHOUSE_TABLES = new WarehouseTables(
   STREAM_TABLE_SPECS,
-  new Map(STREAMS.flatMap((s) => (s.kind === 'series' ? s.tables.map((t) => [t.name, s.name] as [string, string]) : []))),
+  new Map(
+    STREAMS.flatMap((s) => (s.kind === 'series' ? s.tables.map((t) => [t.name, s.name] as [string, string]) : [])),
+  ),
 );
 
 /** The tables fetched rows are merged into, in registry order. */
-export const FETCHED_TABLE_SPECS: readonly TableSpec<FetchedTableName>[] = WAREHOUSE_TABLES.fetched as readonly TableSpec<FetchedTableName>[];
+export const FETCHED_TABLE_SPECS: readonly TableSpec<FetchedTableName>[] =
+  WAREHOUSE_TABLES.fetched as readonly TableSpec<FetchedTableName>[];
 
 /** Every table spec, in registry order, a history table right after its table. */
 export const TABLE_SPECS: readonly TableSpec<TableName>[] = WAREHOUSE_TABLES.all as readonly TableSpec<TableName>[];

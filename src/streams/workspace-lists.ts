@@ -3,10 +3,23 @@
 // edited) and how many pages to expect; discovery reads each list a run needs once and stores its entries.
 import type { ApiClient } from '../api/api-client.js';
 import type { EndpointSpec } from '../api/endpoints.js';
-import { CANVAS_LIST_PAGE_SIZE, ENDPOINTS, EVENTS_PAGE_SIZE, METADATA_LIST_MAX_LIMIT, PRODUCT_LIST_PAGE_SIZE } from '../api/endpoints.js';
+import {
+  CANVAS_LIST_PAGE_SIZE,
+  ENDPOINTS,
+  EVENTS_PAGE_SIZE,
+  METADATA_LIST_MAX_LIMIT,
+  PRODUCT_LIST_PAGE_SIZE,
+} from '../api/endpoints.js';
 import { toNumber } from '../api/response-shape.js';
 import { listEventNames } from '../api/analytics-endpoints.js';
-import { listCampaigns, listCanvases, listContentBlocks, listEmailTemplates, listProducts, listSegments } from '../api/list-endpoints.js';
+import {
+  listCampaigns,
+  listCanvases,
+  listContentBlocks,
+  listEmailTemplates,
+  listProducts,
+  listSegments,
+} from '../api/list-endpoints.js';
 import { stringList, timestampOrNull } from '../extract/extracted-rows.js';
 import { col, defineTable } from '../load/table-definition.js';
 import type { IdSelection } from './option-reader.js';
@@ -28,7 +41,14 @@ export interface ListedObject {
   readonly attributes: Readonly<Record<string, unknown>>;
 }
 
-export type WorkspaceListName = 'canvases' | 'campaigns' | 'segments' | 'products' | 'custom_events' | 'email_templates' | 'content_blocks';
+export type WorkspaceListName =
+  | 'canvases'
+  | 'campaigns'
+  | 'segments'
+  | 'products'
+  | 'custom_events'
+  | 'email_templates'
+  | 'content_blocks';
 
 /** One list of the workspace. */
 export interface WorkspaceList {
@@ -65,7 +85,10 @@ function nameOf(raw: unknown): string | null {
 // server's page size might be that short), and a full last page costs one more.
 const pageIndexEstimate = (size: number) => (n: number) => (n > 0 && n < size ? 2 : Math.floor(n / size) + 1);
 
-async function* mapPages<E>(pages: AsyncGenerator<E[]>, toListed: (entry: E) => ListedObject): AsyncGenerator<ListedObject[]> {
+async function* mapPages<E>(
+  pages: AsyncGenerator<E[]>,
+  toListed: (entry: E) => ListedObject,
+): AsyncGenerator<ListedObject[]> {
   for await (const page of pages) yield page.map(toListed);
 }
 
@@ -73,13 +96,29 @@ async function* mapPages<E>(pages: AsyncGenerator<E[]>, toListed: (entry: E) => 
  * A Canvas or campaign entry. Archiving may not move `last_edited`: an entry that carries an `archived` flag has it in its
  * version (and attributes), so the object is re-read when it is archived or restored.
  */
-function editable(entry: { id: string; name?: unknown; last_edited?: unknown; tags?: unknown; is_api_campaign?: unknown; archived?: unknown }): ListedObject {
-  const attributes: Record<string, unknown> = { last_edited: timestampOrNull(entry.last_edited)?.toISOString() ?? null };
-  if (entry.is_api_campaign !== undefined) attributes['is_api_campaign'] = typeof entry.is_api_campaign === 'boolean' ? entry.is_api_campaign : null;
+function editable(entry: {
+  id: string;
+  name?: unknown;
+  last_edited?: unknown;
+  tags?: unknown;
+  is_api_campaign?: unknown;
+  archived?: unknown;
+}): ListedObject {
+  const attributes: Record<string, unknown> = {
+    last_edited: timestampOrNull(entry.last_edited)?.toISOString() ?? null,
+  };
+  if (entry.is_api_campaign !== undefined)
+    attributes['is_api_campaign'] = typeof entry.is_api_campaign === 'boolean' ? entry.is_api_campaign : null;
   const archived = typeof entry.archived === 'boolean' ? entry.archived : undefined;
   if (archived !== undefined) attributes['archived'] = archived;
   const version = instantVersion(entry.last_edited);
-  return { id: entry.id, name: nameOf(entry.name), version: archived ? `${version} archived` : version, tags: stringList(entry.tags), attributes };
+  return {
+    id: entry.id,
+    name: nameOf(entry.name),
+    version: archived ? `${version} archived` : version,
+    tags: stringList(entry.tags),
+    attributes,
+  };
 }
 
 export const CANVAS_LIST: WorkspaceList = {
@@ -105,8 +144,13 @@ export const SEGMENT_LIST: WorkspaceList = {
   estimatePages: pageIndexEstimate(CANVAS_LIST_PAGE_SIZE),
   pages: (client) =>
     mapPages(listSegments(client), (e) => ({
-      id: e.id, name: nameOf(e.name), tags: stringList(e.tags),
-      attributes: { analytics_tracking_enabled: typeof e.analytics_tracking_enabled === 'boolean' ? e.analytics_tracking_enabled : null },
+      id: e.id,
+      name: nameOf(e.name),
+      tags: stringList(e.tags),
+      attributes: {
+        analytics_tracking_enabled:
+          typeof e.analytics_tracking_enabled === 'boolean' ? e.analytics_tracking_enabled : null,
+      },
       version: JSON.stringify([e.name ?? null, stringList(e.tags), e.analytics_tracking_enabled ?? null]),
     })),
 };
@@ -129,7 +173,8 @@ export const EVENT_LIST: WorkspaceList = {
   endpoint: ENDPOINTS.eventsList,
   archivable: false,
   estimatePages: (n) => Math.floor(n / EVENTS_PAGE_SIZE) + 1,
-  pages: (client) => mapPages(listEventNames(client), (name) => ({ id: name, name, version: name, tags: [], attributes: {} })),
+  pages: (client) =>
+    mapPages(listEventNames(client), (name) => ({ id: name, name, version: name, tags: [], attributes: {} })),
 };
 
 // One request of the largest `limit` covers up to 1,000 objects when the server sends `count`.
@@ -142,7 +187,11 @@ export const EMAIL_TEMPLATE_LIST: WorkspaceList = {
   estimatePages: offsetEstimate,
   pages: (client) =>
     mapPages(listEmailTemplates(client), (e) => ({
-      id: e.email_template_id, name: nameOf(e.template_name), version: instantVersion(e.updated_at), tags: stringList(e.tags), attributes: {},
+      id: e.email_template_id,
+      name: nameOf(e.template_name),
+      version: instantVersion(e.updated_at),
+      tags: stringList(e.tags),
+      attributes: {},
     })),
 };
 
@@ -154,7 +203,10 @@ export const CONTENT_BLOCK_LIST: WorkspaceList = {
   pages: (client) =>
     mapPages(listContentBlocks(client), (e) => ({
       // A block's inclusions change when a Canvas starts or stops using it, not when it is edited: both make it re-read.
-      id: e.content_block_id, name: nameOf(e.name), tags: stringList(e.tags), attributes: { inclusion_count: toNumber(e.inclusion_count) ?? null },
+      id: e.content_block_id,
+      name: nameOf(e.name),
+      tags: stringList(e.tags),
+      attributes: { inclusion_count: toNumber(e.inclusion_count) ?? null },
       version: `${instantVersion(e.last_edited)} included:${String(toNumber(e.inclusion_count) ?? '?')}`,
     })),
 };
@@ -176,10 +228,17 @@ export function listingKey(r: ListRequest): string {
  */
 export const listedObjectsTable = defineTable({
   name: 'listed_objects',
-  description: 'Every object the workspace\'s lists showed (listing: canvases, canvases+archived, campaigns, segments, products, custom_events, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at.',
+  description:
+    "Every object the workspace's lists showed (listing: canvases, canvases+archived, campaigns, segments, products, custom_events, email_templates, content_blocks), with when it was first seen and, once a list stopped showing it, _removed_at.",
   columns: [
-    col('listing', 'VARCHAR'), col('id', 'VARCHAR'), col('name', 'VARCHAR'), col('version', 'VARCHAR'), col('tags', 'VARCHAR[]'), col('attributes', 'JSON'),
-    col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }), col('_removed_at', 'TIMESTAMP'),
+    col('listing', 'VARCHAR'),
+    col('id', 'VARCHAR'),
+    col('name', 'VARCHAR'),
+    col('version', 'VARCHAR'),
+    col('tags', 'VARCHAR[]'),
+    col('attributes', 'JSON'),
+    col('first_seen_at', 'TIMESTAMP', { keepOnUpdate: true }),
+    col('_removed_at', 'TIMESTAMP'),
   ],
   key: ['listing', 'id'],
 });
@@ -191,7 +250,12 @@ export function withListed(selection: IdSelection, listed: readonly ListedObject
 }
 
 /** The discovery of a stream whose one id list (`key` of its options) may say `all`, read from `list`. */
-export function idListDiscovery<O>(list: WorkspaceList, get: (o: O) => IdSelection, set: (o: O, ids: IdSelection) => O, includeArchived: (o: O) => boolean = () => false) {
+export function idListDiscovery<O>(
+  list: WorkspaceList,
+  get: (o: O) => IdSelection,
+  set: (o: O, ids: IdSelection) => O,
+  includeArchived: (o: O) => boolean = () => false,
+) {
   return {
     needs: (o: O): ListRequest[] => (get(o).all ? [{ list, includeArchived: includeArchived(o) }] : []),
     resolve: (o: O, listed: (r: ListRequest) => readonly ListedObject[]) => ({

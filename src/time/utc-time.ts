@@ -45,7 +45,9 @@ export function isAligned(t: DateTime, unit: Unit): boolean {
  */
 export function unitsBetween(start: DateTime, end: DateTime, unit: Unit): number {
   if (!isAligned(start, unit) || !isAligned(end, unit)) {
-    throw new RangeError(`unitsBetween: ${isoSeconds(start)} and ${isoSeconds(end)} must both start a UTC ${unit}; floor them with floorUnit first`);
+    throw new RangeError(
+      `unitsBetween: ${isoSeconds(start)} and ${isoSeconds(end)} must both start a UTC ${unit}; floor them with floorUnit first`,
+    );
   }
   return (end.toMillis() - start.toMillis()) / unitMs(unit);
 }
@@ -90,7 +92,11 @@ export function parseUtcMs(raw: string): number | undefined {
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   const offsetMinutes = zone === undefined ? 0 : zoneOffsetMinutes(zone);
   if (offsetMinutes === undefined) return undefined;
-  return daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millisecond;
+  return (
+    daysFromCivil(year, month, day) * 86_400_000 +
+    ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 +
+    millisecond
+  );
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -9,10 +9,12 @@ import { ANALYTICS_SCHEMA } from './analytics-views.js';
  */
 export async function viewsReadingAbsentHistory(wh: Warehouse): Promise<string[]> {
   if (wh.absentHistory.length === 0) return [];
-  const views = await wh.query(`SELECT "view_name", "sql" FROM duckdb_views() WHERE "schema_name" = $1`, [ANALYTICS_SCHEMA]);
+  const views = await wh.query(`SELECT "view_name", "sql" FROM duckdb_views() WHERE "schema_name" = $1`, [
+    ANALYTICS_SCHEMA,
+  ]);
   const missing = new Set<string>(wh.absentHistory);
   const reading = new Set<string>();
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false;
     for (const v of views) {
       const name = String(v['view_name']);
@@ -34,7 +36,12 @@ function namesIn(sql: string): Set<string> {
 
 /** What a read-only command says about such a database: what is absent, why, and that the next run creates it. */
 export function absentHistoryNote(absent: readonly string[], views: readonly string[]): string {
-  const unreadable = views.length === 0 ? '' : `; the views that read them (${views.map((v) => `${ANALYTICS_SCHEMA}.${v}`).join(', ')}) cannot be read either`;
-  return `this database was written before engage-etl kept the history of definitions: it has no ${absent.join(', ')}${unreadable}. ` +
-    'Everything else reads as usual; the next `engage-etl run` on it creates them, one version per stored row';
+  const unreadable =
+    views.length === 0
+      ? ''
+      : `; the views that read them (${views.map((v) => `${ANALYTICS_SCHEMA}.${v}`).join(', ')}) cannot be read either`;
+  return (
+    `this database was written before engage-etl kept the history of definitions: it has no ${absent.join(', ')}${unreadable}. ` +
+    'Everything else reads as usual; the next `engage-etl run` on it creates them, one version per stored row'
+  );
 }

@@ -52,13 +52,16 @@ function withWorkspaceColumn(sql: string, workspace: string): string {
     const bodyStart = head.index + head[0].length;
     const end = statementEnd(sql, bodyStart);
     const name = head[1]!;
-    out.push(sql.slice(at, head.index), [
-      `CREATE OR REPLACE VIEW ${name} AS`,
-      `SELECT ${sqlString(workspace)} AS "workspace", COLUMNS(c -> c <> 'workspace') FROM (`,
-      sql.slice(bodyStart, end).trimEnd(),
-      ');',
-      `COMMENT ON COLUMN ${name}."workspace" IS 'The workspace these rows come from (the pipeline''s workspace:), as in the workspace=NAME/ part of the Parquet paths.'`,
-    ].join('\n'));
+    out.push(
+      sql.slice(at, head.index),
+      [
+        `CREATE OR REPLACE VIEW ${name} AS`,
+        `SELECT ${sqlString(workspace)} AS "workspace", COLUMNS(c -> c <> 'workspace') FROM (`,
+        sql.slice(bodyStart, end).trimEnd(),
+        ');',
+        `COMMENT ON COLUMN ${name}."workspace" IS 'The workspace these rows come from (the pipeline''s workspace:), as in the workspace=NAME/ part of the Parquet paths.'`,
+      ].join('\n'),
+    );
     at = end;
   }
   return out.join('') + sql.slice(at);
@@ -69,7 +72,10 @@ function withWorkspaceColumn(sql: string, workspace: string): string {
  * view starts with a `workspace` column.
  */
 export function analyticsViewsSql(files: readonly ViewFile[] = viewFiles(), workspace?: string): string {
-  const sql = [`CREATE SCHEMA IF NOT EXISTS "${ANALYTICS_SCHEMA}";`, ...files.map((f) => `-- ${f.name}\n${f.sql.trim()}`)].join('\n\n') + '\n';
+  const sql =
+    [`CREATE SCHEMA IF NOT EXISTS "${ANALYTICS_SCHEMA}";`, ...files.map((f) => `-- ${f.name}\n${f.sql.trim()}`)].join(
+      '\n\n',
+    ) + '\n';
   return workspace === undefined ? sql : withWorkspaceColumn(sql, workspace);
 }
 
@@ -78,8 +84,10 @@ export function analyticsViewsSql(files: readonly ViewFile[] = viewFiles(), work
  * view that no longer binds fails the call naming its file. The workspace is the one the database records.
  */
 export async function createAnalyticsViews(wh: Warehouse): Promise<void> {
-  await wh.query(`BEGIN TRANSACTION; ${analyticsViewsSql(undefined, await new SettingsStore(wh).workspace())} COMMIT;`).catch(async (err: unknown) => {
-    await wh.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  });
+  await wh
+    .query(`BEGIN TRANSACTION; ${analyticsViewsSql(undefined, await new SettingsStore(wh).workspace())} COMMIT;`)
+    .catch(async (err: unknown) => {
+      await wh.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    });
 }

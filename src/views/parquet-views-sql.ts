@@ -8,7 +8,6 @@ import { ident, sqlString } from '../load/table-definition.js';
 import { TABLE_SPECS, storedColumns } from '../streams/table-specs.js';
 import { analyticsViewsSql } from './analytics-views.js';
 
-
 /**
  * The script for the tree at `parquetDir` (written into the file as given: pass an absolute path for a file used from
  * anywhere, a relative one for a file that travels with the tree). A data table with no folder yet (never exported,
@@ -23,12 +22,17 @@ export function parquetViewsSql(parquetDir: string, workspace?: string): string 
     '',
   ];
   for (const t of EXPORTED_TABLES) {
-    const folder = workspace === undefined ? join(parquetDir, t.folder) : join(parquetDir, t.folder, `${WORKSPACE_PARTITION_COLUMN}=${workspace}`);
+    const folder =
+      workspace === undefined
+        ? join(parquetDir, t.folder)
+        : join(parquetDir, t.folder, `${WORKSPACE_PARTITION_COLUMN}=${workspace}`);
     const source = `read_parquet(${sqlString(`${folder}/**/*.parquet`)}, hive_partitioning = true)`;
     const spec = TABLE_SPECS.find((s) => s.name === t.table);
     const absent = spec !== undefined && !existsSync(resolve(folder));
     const body = absent
-      ? `SELECT ${storedColumns(spec).map((c) => `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`).join(', ')} WHERE false`
+      ? `SELECT ${storedColumns(spec)
+          .map((c) => `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`)
+          .join(', ')} WHERE false`
       : `SELECT COLUMNS(c -> c NOT IN (${sqlString(PARQUET_PARTITION_COLUMN)}, ${sqlString(WORKSPACE_PARTITION_COLUMN)})) FROM ${source}`;
     lines.push(`CREATE OR REPLACE VIEW "main".${ident(t.table)} AS ${body};`);
   }

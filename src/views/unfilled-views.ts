@@ -49,9 +49,11 @@ export async function unfilledViews(wh: Warehouse): Promise<UnfilledView[]> {
     const name = `${ident(ANALYTICS_SCHEMA)}.${ident(view)}`;
     // Whether a view has a row is read from its first row (the campaign views of a workspace hold millions); only a
     // view with hinted columns is counted whole.
-    const [row] = await wh.query(cols.length === 0
-      ? `SELECT count(*) AS "_rows" FROM (SELECT 1 FROM ${name} LIMIT 1)`
-      : `SELECT count(*) AS "_rows"${cols.map((c, i) => `, count(${ident(c.name)}) AS "c${i}"`).join('')} FROM ${name}`);
+    const [row] = await wh.query(
+      cols.length === 0
+        ? `SELECT count(*) AS "_rows" FROM (SELECT 1 FROM ${name} LIMIT 1)`
+        : `SELECT count(*) AS "_rows"${cols.map((c, i) => `, count(${ident(c.name)}) AS "c${i}"`).join('')} FROM ${name}`,
+    );
     if (Number(row?.['_rows'] ?? 0) === 0) {
       if (comment !== undefined) views.push({ view, fill: fillOf(comment) });
       continue;

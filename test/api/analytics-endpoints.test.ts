@@ -1,7 +1,13 @@
 // The endpoint functions on a real server: series normalized to { time, value }, bad points refused with the endpoint
 // named, the events list paged by index, the Canvas summary normalized, and content-block booleans sent literally.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fetchPurchaseQuantity, fetchRevenue, fetchSegmentSize, fetchSessions, listEventNames } from '../../src/api/analytics-endpoints.js';
+import {
+  fetchPurchaseQuantity,
+  fetchRevenue,
+  fetchSegmentSize,
+  fetchSessions,
+  listEventNames,
+} from '../../src/api/analytics-endpoints.js';
 import { ApiClient } from '../../src/api/api-client.js';
 import { fetchCanvasSummary } from '../../src/api/canvas-summary.js';
 import { EVENTS_PAGE_SIZE } from '../../src/api/endpoints.js';
@@ -32,53 +38,81 @@ describe('series', () => {
       message: 'success',
       data: [
         { time: '2026-01-01', purchase_quantity: 3, extra: 'x' },
-        { time: '2026-01-02', purchase_quantity: 2e0 },
+        { time: '2026-01-02', purchase_quantity: 2 },
         { time: '2026-01-03T00:00:00Z', purchase_quantity: ' 7 ' },
       ],
     });
-    const points = await fetchPurchaseQuantity(client, { length: 3, endingAt: '2026-01-03T23:59:59Z', unit: 'day', appId: 'app 1' });
+    const points = await fetchPurchaseQuantity(client, {
+      length: 3,
+      endingAt: '2026-01-03T23:59:59Z',
+      unit: 'day',
+      appId: 'app 1',
+    });
     expect(points).toEqual([
       { time: '2026-01-01', value: 3 },
       { time: '2026-01-02', value: 2 },
       { time: '2026-01-03T00:00:00Z', value: 7 },
     ]);
-    expect(server.requests[0]?.url).toBe('/purchases/quantity_series?length=3&ending_at=2026-01-03T23%3A59%3A59Z&unit=day&app_id=app+1');
+    expect(server.requests[0]?.url).toBe(
+      '/purchases/quantity_series?length=3&ending_at=2026-01-03T23%3A59%3A59Z&unit=day&app_id=app+1',
+    );
   });
 
   it('reads each endpoint from its own value field', async () => {
     server.handle((req, res) => {
-      const field = { '/purchases/revenue_series': 'revenue', '/sessions/data_series': 'sessions', '/segments/data_series': 'size' }[req.path] ?? 'none';
+      const field =
+        {
+          '/purchases/revenue_series': 'revenue',
+          '/sessions/data_series': 'sessions',
+          '/segments/data_series': 'size',
+        }[req.path] ?? 'none';
       json(res, 200, { message: 'success', data: [{ time: '2026-01-01', [field]: 11 }] });
     });
     const q = { length: 1, endingAt: '2026-01-02T00:00:00Z', unit: 'hour' as const };
     expect(await fetchRevenue(client, q)).toEqual([{ time: '2026-01-01', value: 11 }]);
     expect(await fetchSessions(client, { ...q, segmentId: 's1' })).toEqual([{ time: '2026-01-01', value: 11 }]);
-    expect(await fetchSegmentSize(client, { segmentId: 's1', length: 1, endingAt: q.endingAt })).toEqual([{ time: '2026-01-01', value: 11 }]);
+    expect(await fetchSegmentSize(client, { segmentId: 's1', length: 1, endingAt: q.endingAt })).toEqual([
+      { time: '2026-01-01', value: 11 },
+    ]);
     expect(server.requests[1]?.query.get('segment_id')).toBe('s1');
     expect(server.requests[2]?.query.has('unit')).toBe(false);
   });
 
   it.each([
     [{ purchase_quantity: 1 }, /data\[1\] has no `time` string/],
-    [{ time: '2026-01-02', purchase_quantity: 'many' }, /data\[1\] \(time 2026-01-02\) field `purchase_quantity`: "many" is not a number/],
+    [
+      { time: '2026-01-02', purchase_quantity: 'many' },
+      /data\[1\] \(time 2026-01-02\) field `purchase_quantity`: "many" is not a number/,
+    ],
     [{ time: '2026-01-02', purchase_quantity: null }, /field `purchase_quantity`: null is not a number/],
     [{ time: '2026-01-02' }, /field `purchase_quantity`: missing/],
-    [{ time: '2026-01-02', purchase_quantity: 2.5 }, /field `purchase_quantity`: 2\.5 is not a whole number, as a count must be/],
+    [
+      { time: '2026-01-02', purchase_quantity: 2.5 },
+      /field `purchase_quantity`: 2\.5 is not a whole number, as a count must be/,
+    ],
   ])('refuses a bad point %j, naming the endpoint and the point', async (bad, reason) => {
     answer({ message: 'success', data: [{ time: '2026-01-01', purchase_quantity: 1 }, bad] });
-    const error = await fetchPurchaseQuantity(client, { length: 2, endingAt: '2026-01-03', unit: 'day' }).catch((e: unknown) => e);
+    const error = await fetchPurchaseQuantity(client, { length: 2, endingAt: '2026-01-03', unit: 'day' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(FatalApiError);
-    expect((error as Error).message).toMatch(/^GET \/purchases\/quantity_series \{"length":2,"ending_at":"2026-01-03","unit":"day"\}/);
+    expect((error as Error).message).toMatch(
+      /^GET \/purchases\/quantity_series \{"length":2,"ending_at":"2026-01-03","unit":"day"\}/,
+    );
     expect((error as Error).message).toMatch(reason);
   });
 
   it('refuses a body whose data is missing or not an array', async () => {
     answer({ message: 'success', data: { time: 'x' } });
-    await expect(fetchSessions(client, { length: 1, endingAt: '2026-01-01', unit: 'day' })).rejects.toThrow(/`data` is missing or not an array/);
+    await expect(fetchSessions(client, { length: 1, endingAt: '2026-01-01', unit: 'day' })).rejects.toThrow(
+      /`data` is missing or not an array/,
+    );
   });
 
   it('refuses a length outside 1..100 before sending', async () => {
-    await expect(fetchRevenue(client, { length: 101, endingAt: '2026-01-01', unit: 'day' })).rejects.toThrow(FatalError);
+    await expect(fetchRevenue(client, { length: 101, endingAt: '2026-01-01', unit: 'day' })).rejects.toThrow(
+      FatalError,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -88,7 +122,10 @@ describe('events list', () => {
     const names = Array.from({ length: EVENTS_PAGE_SIZE * 2 + 3 }, (_, i) => `event_${String(i).padStart(4, '0')}`);
     server.handle((req, res) => {
       const page = Number(req.query.get('page'));
-      json(res, 200, { message: 'success', events: names.slice(page * EVENTS_PAGE_SIZE, (page + 1) * EVENTS_PAGE_SIZE) });
+      json(res, 200, {
+        message: 'success',
+        events: names.slice(page * EVENTS_PAGE_SIZE, (page + 1) * EVENTS_PAGE_SIZE),
+      });
     });
     const pages: string[][] = [];
     for await (const page of listEventNames(client)) pages.push(page);
@@ -99,7 +136,9 @@ describe('events list', () => {
 
   it('stops at an empty page after exactly full pages', async () => {
     const full = Array.from({ length: EVENTS_PAGE_SIZE }, (_, i) => `e${i}`);
-    server.handle((req, res) => json(res, 200, { message: 'success', events: req.query.get('page') === '0' ? full : [] }));
+    server.handle((req, res) =>
+      json(res, 200, { message: 'success', events: req.query.get('page') === '0' ? full : [] }),
+    );
     const pages: string[][] = [];
     for await (const page of listEventNames(client)) pages.push(page);
     // One page per request, the empty one included, so callers count requests exactly.
@@ -120,7 +159,13 @@ describe('events list', () => {
 
 describe('Canvas summary and metadata', () => {
   it('normalizes numbers, keeps optional breakdowns undefined when absent, and sends booleans literally', async () => {
-    answer({ message: 'success', data: { name: 'Welcome', total_stats: { revenue: '12.5', conversions: 3, conversions_by_entry_time: 2, entries: 40 } } });
+    answer({
+      message: 'success',
+      data: {
+        name: 'Welcome',
+        total_stats: { revenue: '12.5', conversions: 3, conversions_by_entry_time: 2, entries: 40 },
+      },
+    });
     const summary = await fetchCanvasSummary(client, {
       canvasId: 'cv1',
       startingAt: '2026-01-01T00:00:00Z',
@@ -128,7 +173,10 @@ describe('Canvas summary and metadata', () => {
       includeVariantBreakdown: true,
       includeStepBreakdown: false,
     });
-    expect(summary).toEqual({ name: 'Welcome', total_stats: { revenue: 12.5, conversions: 3, conversions_by_entry_time: 2, entries: 40 } });
+    expect(summary).toEqual({
+      name: 'Welcome',
+      total_stats: { revenue: 12.5, conversions: 3, conversions_by_entry_time: 2, entries: 40 },
+    });
     expect(summary.variant_stats).toBeUndefined();
     const q = server.requests[0]?.query;
     expect(q?.get('include_variant_breakdown')).toBe('true');
@@ -136,7 +184,7 @@ describe('Canvas summary and metadata', () => {
     expect(q?.has('include_deleted_step_data')).toBe(false);
   });
 
-  it('normalizes variant and step breakdowns: the channel\'s own fields read as numbers, unknown ones kept and named', async () => {
+  it("normalizes variant and step breakdowns: the channel's own fields read as numbers, unknown ones kept and named", async () => {
     answer({
       message: 'success',
       data: {
@@ -164,21 +212,38 @@ describe('Canvas summary and metadata', () => {
       includeVariantBreakdown: true,
       includeStepBreakdown: true,
     });
-    expect(summary.variant_stats).toEqual({ v1: { name: 'A', numbers: { revenue: 1.5, conversions: 2, entries: 3 }, extra: {}, unknown: [] } });
-    expect(summary.step_stats?.s1?.messages.email).toEqual([{ numbers: { sent: 10, opens: 4, influenced_opens: 1, bounces: 0, clicks: 2 }, extra: { fancy: 'x' }, unknown: ['fancy'] }]);
+    expect(summary.variant_stats).toEqual({
+      v1: { name: 'A', numbers: { revenue: 1.5, conversions: 2, entries: 3 }, extra: {}, unknown: [] },
+    });
+    expect(summary.step_stats?.s1?.messages.email).toEqual([
+      {
+        numbers: { sent: 10, opens: 4, influenced_opens: 1, bounces: 0, clicks: 2 },
+        extra: { fancy: 'x' },
+        unknown: ['fancy'],
+      },
+    ]);
     // A push step message without influenced_opens: absent, not a failure; its button clicks kept, not unknown.
-    expect(summary.step_stats?.s1?.messages.ios_push).toEqual([{ numbers: { sent: 5, opens: 1, bounces: 0, direct_opens: 1 }, extra: { notif_button_1_Go_click: 1 }, unknown: [] }]);
+    expect(summary.step_stats?.s1?.messages.ios_push).toEqual([
+      {
+        numbers: { sent: 5, opens: 1, bounces: 0, direct_opens: 1 },
+        extra: { notif_button_1_Go_click: 1 },
+        unknown: [],
+      },
+    ]);
   });
 
   it('refuses a summary whose totals are not numbers, and a range over 14 days before sending', async () => {
-    answer({ message: 'success', data: { name: 'C', total_stats: { revenue: 'lots', conversions: 1, conversions_by_entry_time: 1, entries: 1 } } });
+    answer({
+      message: 'success',
+      data: { name: 'C', total_stats: { revenue: 'lots', conversions: 1, conversions_by_entry_time: 1, entries: 1 } },
+    });
     const base = { canvasId: 'cv1', includeVariantBreakdown: false, includeStepBreakdown: false };
-    await expect(fetchCanvasSummary(client, { ...base, startingAt: '2026-01-01T00:00:00Z', endingAt: '2026-01-02T00:00:00Z' })).rejects.toThrow(
-      /data\.total_stats\.revenue: "lots" is not a number/,
-    );
-    await expect(fetchCanvasSummary(client, { ...base, startingAt: '2026-01-01T00:00:00Z', endingAt: '2026-01-16T00:00:00Z' })).rejects.toThrow(
-      /at most 14 days/,
-    );
+    await expect(
+      fetchCanvasSummary(client, { ...base, startingAt: '2026-01-01T00:00:00Z', endingAt: '2026-01-02T00:00:00Z' }),
+    ).rejects.toThrow(/data\.total_stats\.revenue: "lots" is not a number/);
+    await expect(
+      fetchCanvasSummary(client, { ...base, startingAt: '2026-01-01T00:00:00Z', endingAt: '2026-01-16T00:00:00Z' }),
+    ).rejects.toThrow(/at most 14 days/);
     expect(server.requests).toHaveLength(1);
   });
 

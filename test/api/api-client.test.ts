@@ -60,7 +60,11 @@ afterEach(async () => {
 describe('what the client sends', () => {
   it('sends the bearer key, Accept, and a JSON body with its content type, to the base URL with its path prefix kept', async () => {
     const client = makeClient({ baseUrl: `${server.url}/prefix/` });
-    await client.request({ endpoint: ENDPOINTS.catalogItemEdit, pathParams: { catalog_name: 'rest aurants', item_id: 'a/b' }, body: { items: [{ x: 1 }] } });
+    await client.request({
+      endpoint: ENDPOINTS.catalogItemEdit,
+      pathParams: { catalog_name: 'rest aurants', item_id: 'a/b' },
+      body: { items: [{ x: 1 }] },
+    });
     const [req] = server.requests;
     expect(req?.method).toBe('PATCH');
     expect(req?.url).toBe('/prefix/catalogs/rest%20aurants/items/a%2Fb');
@@ -72,7 +76,10 @@ describe('what the client sends', () => {
 
   it('sends no Content-Type without a body, drops undefined query values and writes booleans literally', async () => {
     const client = makeClient();
-    await client.request({ endpoint: ENDPOINTS.contentBlockInfo, query: { content_block_id: 'cb 1', include_inclusion_data: false, other: undefined } });
+    await client.request({
+      endpoint: ENDPOINTS.contentBlockInfo,
+      query: { content_block_id: 'cb 1', include_inclusion_data: false, other: undefined },
+    });
     const [req] = server.requests;
     expect(req?.headers['content-type']).toBeUndefined();
     expect(req?.url).toBe('/content_blocks/info?content_block_id=cb+1&include_inclusion_data=false');
@@ -93,15 +100,21 @@ describe('what the client sends', () => {
 
   it('refuses a SCIM call without a SCIM token, and a missing path parameter, before sending anything', async () => {
     const client = makeClient({ scimToken: undefined });
-    await expect(client.request({ endpoint: ENDPOINTS.scimUserDelete, pathParams: { id: 'u-1' } })).rejects.toThrow(ConfigError);
-    await expect(client.request({ endpoint: ENDPOINTS.catalogItemEdit, pathParams: { catalog_name: 'c' } })).rejects.toThrow(/:item_id/);
+    await expect(client.request({ endpoint: ENDPOINTS.scimUserDelete, pathParams: { id: 'u-1' } })).rejects.toThrow(
+      ConfigError,
+    );
+    await expect(
+      client.request({ endpoint: ENDPOINTS.catalogItemEdit, pathParams: { catalog_name: 'c' } }),
+    ).rejects.toThrow(/:item_id/);
     expect(server.requests).toHaveLength(0);
   });
 
   it('rejects bad options with a ConfigError naming the option', () => {
     expect(() => ApiClient.create({ baseUrl: 'not a url', apiKey: KEY })).toThrow(/baseUrl/);
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: '' })).toThrow(/apiKey/);
-    expect(() => ApiClient.create({ baseUrl: server.url, apiKey: 'abc\n' })).toThrow(/apiKey: the REST API key contains a space or control character/);
+    expect(() => ApiClient.create({ baseUrl: server.url, apiKey: 'abc\n' })).toThrow(
+      /apiKey: the REST API key contains a space or control character/,
+    );
     expect(() => ApiClient.create({ baseUrl: server.url, apiKey: KEY, maxAttempts: 0 })).toThrow(/maxAttempts/);
     expect(() => RequestScheduler.create({ pools: { cdi: { limit: 0, windowMs: 10 } } })).toThrow(/pools\.cdi\.limit/);
   });
@@ -124,7 +137,10 @@ describe('retries', () => {
     });
     clock.t = Math.floor(clock.t / 1000) * 1000;
     const client = makeClient();
-    const response = await client.request<{ n: number }>({ endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: 'c1' } });
+    const response = await client.request<{ n: number }>({
+      endpoint: ENDPOINTS.canvasDetails,
+      query: { canvas_id: 'c1' },
+    });
     expect(response.body.n).toBe(1);
     expect(response.attempts).toBe(2);
     expect(clock.sleeps).toEqual([expectedMs]);
@@ -134,21 +150,27 @@ describe('retries', () => {
   it('honours a Retry-After given as an HTTP date', async () => {
     clock.t = Date.parse('2026-03-01T10:00:00Z');
     server.handle((_req, res, i) =>
-      i === 0 ? json(res, 429, {}, { 'Retry-After': 'Sun, 01 Mar 2026 10:00:30 GMT' }) : json(res, 200, { message: 'success' }),
+      i === 0
+        ? json(res, 429, {}, { 'Retry-After': 'Sun, 01 Mar 2026 10:00:30 GMT' })
+        : json(res, 200, { message: 'success' }),
     );
     await makeClient().request({ endpoint: ENDPOINTS.eventsList });
     expect(clock.sleeps).toEqual([30_000]);
   });
 
   it('never retries faster than backoff after the first retry, even when the server says to wait 0', async () => {
-    server.handle((_req, res, i) => (i < 2 ? json(res, 429, {}, { 'Retry-After': '0' }) : json(res, 200, { message: 'success' })));
+    server.handle((_req, res, i) =>
+      i < 2 ? json(res, 429, {}, { 'Retry-After': '0' }) : json(res, 200, { message: 'success' }),
+    );
     await makeClient({ backoffBaseMs: 1000 }).request({ endpoint: ENDPOINTS.eventsList });
     expect(clock.sleeps[0]).toBe(0);
     expect(clock.sleeps[1]).toBeGreaterThanOrEqual(1000);
   });
 
   it('retries 500 and 503 with growing backoff, then returns the success', async () => {
-    server.handle((_req, res, i) => (i < 2 ? json(res, i === 0 ? 500 : 503, { message: 'oops' }) : json(res, 200, { message: 'success' })));
+    server.handle((_req, res, i) =>
+      i < 2 ? json(res, i === 0 ? 500 : 503, { message: 'oops' }) : json(res, 200, { message: 'success' }),
+    );
     const response = await makeClient({ backoffBaseMs: 1000 }).request({ endpoint: ENDPOINTS.eventsList });
     expect(response.attempts).toBe(3);
     expect(clock.sleeps).toHaveLength(2);
@@ -165,7 +187,11 @@ describe('retries', () => {
     });
     const response = await makeClient().request({ endpoint: ENDPOINTS.eventsList });
     expect(response.attempts).toBe(2);
-    expect(events.some((e) => e.type === 'request-finished' && e.status === undefined && /connection failed/.test(e.error ?? ''))).toBe(true);
+    expect(
+      events.some(
+        (e) => e.type === 'request-finished' && e.status === undefined && /connection failed/.test(e.error ?? ''),
+      ),
+    ).toBe(true);
   });
 
   it('does not count a refused connection against its pool: a server gone away ends the run after its attempts, not after the window', async () => {
@@ -173,7 +199,11 @@ describe('retries', () => {
     const url = gone.url;
     await gone.close();
     const pools = { purchases_events: { limit: 2, windowMs: 3_600_000 } };
-    const error = await failure(makeClient({ baseUrl: url, maxAttempts: 5, backoffBaseMs: 100, backoffMaxMs: 1000 }, { pools }).request({ endpoint: ENDPOINTS.eventsList }));
+    const error = await failure(
+      makeClient({ baseUrl: url, maxAttempts: 5, backoffBaseMs: 100, backoffMaxMs: 1000 }, { pools }).request({
+        endpoint: ENDPOINTS.eventsList,
+      }),
+    );
     expect(error).toBeInstanceOf(RetriableApiError);
     expect(error.message).toMatch(/all 5 attempts failed[\s\S]*connection failed: ECONNREFUSED/);
     // Four backoffs of at most a second: counted, the two refused attempts would have filled the pool, and the third
@@ -184,7 +214,10 @@ describe('retries', () => {
 
   it('counts an attempt the server answered, even with a reset: the pool waits out its window', async () => {
     server.handle((_req, res, i) => (i < 2 ? void res.socket?.destroy() : json(res, 200, { message: 'success' })));
-    const client = makeClient({ backoffBaseMs: 100, backoffMaxMs: 1000 }, { pools: { purchases_events: { limit: 2, windowMs: 60_000 } } });
+    const client = makeClient(
+      { backoffBaseMs: 100, backoffMaxMs: 1000 },
+      { pools: { purchases_events: { limit: 2, windowMs: 60_000 } } },
+    );
     const response = await client.request({ endpoint: ENDPOINTS.eventsList });
     expect(response.attempts).toBe(3);
     expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(59_000);
@@ -197,7 +230,9 @@ describe('retries', () => {
     });
     const response = await makeClient({ timeoutMs: 150 }).request({ endpoint: ENDPOINTS.eventsList });
     expect(response.attempts).toBe(2);
-    expect(events.find((e) => e.type === 'retry-scheduled')).toMatchObject({ reason: expect.stringMatching(/timeoutMs=150/) });
+    expect(events.find((e) => e.type === 'retry-scheduled')).toMatchObject({
+      reason: expect.stringMatching(/timeoutMs=150/),
+    });
   });
 
   it('retries a 200 whose body is cut short, and one whose body is not complete JSON', async () => {
@@ -217,14 +252,18 @@ describe('retries', () => {
     });
     const response = await makeClient().request({ endpoint: ENDPOINTS.eventsList });
     expect(response.attempts).toBe(3);
-    const reasons = events.filter((e) => e.type === 'retry-scheduled').map((e) => (e.type === 'retry-scheduled' ? e.reason : ''));
+    const reasons = events
+      .filter((e) => e.type === 'retry-scheduled')
+      .map((e) => (e.type === 'retry-scheduled' ? e.reason : ''));
     expect(reasons[0]).toMatch(/cut short/);
     expect(reasons[1]).toMatch(/not complete JSON/);
   });
 
   it('stops after maxAttempts and says how many attempts were made', async () => {
     server.handle((_req, res) => json(res, 503, { message: 'down for maintenance' }));
-    const error = await failure(makeClient({ maxAttempts: 3 }).request({ endpoint: ENDPOINTS.sessionsDataSeries, query: { length: 3 } }));
+    const error = await failure(
+      makeClient({ maxAttempts: 3 }).request({ endpoint: ENDPOINTS.sessionsDataSeries, query: { length: 3 } }),
+    );
     expect(error).toBeInstanceOf(RetriableApiError);
     expect(error.message).toMatch(/all 3 attempts failed/);
     expect(error.message).toMatch(/GET \/sessions\/data_series \{"length":3\}/);
@@ -236,7 +275,9 @@ describe('retries', () => {
   it('stops when the next wait would exceed maxRetryWaitMs, without waiting it', async () => {
     server.handle((_req, res) => json(res, 429, { message: 'slow down' }, { 'Retry-After': '50' }));
     // A 429's advice may use up to the pool's --max-wait; cap both at two minutes to test the budget.
-    const error = await failure(makeClient({ maxRetryWaitMs: 120_000 }, { maxWaitMs: 120_000 }).request({ endpoint: ENDPOINTS.eventsList }));
+    const error = await failure(
+      makeClient({ maxRetryWaitMs: 120_000 }, { maxWaitMs: 120_000 }).request({ endpoint: ENDPOINTS.eventsList }),
+    );
     expect(error).toBeInstanceOf(RetriableApiError);
     expect(error.message).toMatch(/3 attempts made; the server asked to wait 50000 ms/);
     expect(error.message).toMatch(/retry wait budget of 120000 ms \(100000 ms already waited[;)]/);
@@ -252,21 +293,26 @@ describe('fatal answers', () => {
     [403, { message: 'forbidden' }, /check the API key and its permissions \(canvas\.details\)/],
     [404, { message: 'no such canvas' }, /check the identifiers/],
     [405, 'Method Not Allowed', /server said "Method Not Allowed"/],
-  ])('a %i is fatal at once: one request, endpoint and parameters in the message, never the key', async (status, body, advice) => {
-    server.handle((_req, res) => {
-      if (typeof body !== 'string') return json(res, status, body);
-      res.writeHead(status);
-      res.end(body);
-    });
-    const error = await failure(makeClient().request({ endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: 'cv-42' } }));
-    expect(error).toBeInstanceOf(FatalApiError);
-    expect((error as FatalApiError).status).toBe(status);
-    expect(error.message).toMatch(/^GET \/canvas\/details \{"canvas_id":"cv-42"\} failed with \d+: /);
-    expect(error.message).toMatch(advice);
-    expect(server.requests).toHaveLength(1);
-    const everything = JSON.stringify([error.message, (error as FatalApiError).body, String(error.cause), events]);
-    expect(everything).not.toContain(KEY);
-  });
+  ])(
+    'a %i is fatal at once: one request, endpoint and parameters in the message, never the key',
+    async (status, body, advice) => {
+      server.handle((_req, res) => {
+        if (typeof body !== 'string') return json(res, status, body);
+        res.writeHead(status);
+        res.end(body);
+      });
+      const error = await failure(
+        makeClient().request({ endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: 'cv-42' } }),
+      );
+      expect(error).toBeInstanceOf(FatalApiError);
+      expect((error as FatalApiError).status).toBe(status);
+      expect(error.message).toMatch(/^GET \/canvas\/details \{"canvas_id":"cv-42"\} failed with \d+: /);
+      expect(error.message).toMatch(advice);
+      expect(server.requests).toHaveLength(1);
+      const everything = JSON.stringify([error.message, (error as FatalApiError).body, String(error.cause), events]);
+      expect(everything).not.toContain(KEY);
+    },
+  );
 
   it('scrubs an echoed key from the attached body and says so', async () => {
     server.handle((_req, res) => json(res, 401, { message: `Invalid API key: ${KEY}` }));
@@ -277,30 +323,51 @@ describe('fatal answers', () => {
 
   it('quotes the SCIM detail of a 404', async () => {
     server.handle((_req, res) =>
-      json(res, 404, { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], detail: 'User not found', status: 404 }),
+      json(res, 404, {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        detail: 'User not found',
+        status: 404,
+      }),
     );
-    const error = await failure(makeClient().request({ endpoint: ENDPOINTS.scimUserDelete, pathParams: { id: 'u-9' } }));
-    expect(error.message).toMatch(/DELETE \/scim\/v2\/Users\/u-9 \{"id":"u-9"\} failed with 404: server said "User not found"/);
+    const error = await failure(
+      makeClient().request({ endpoint: ENDPOINTS.scimUserDelete, pathParams: { id: 'u-9' } }),
+    );
+    expect(error.message).toMatch(
+      /DELETE \/scim\/v2\/Users\/u-9 \{"id":"u-9"\} failed with 404: server said "User not found"/,
+    );
     expect(error.message).not.toContain(SCIM);
   });
 
   it('treats a 2xx whose message is not success as a fatal error naming the endpoint', async () => {
-    server.handle((_req, res) => json(res, 201, { message: 'Invalid API key: x', external_ids: [], rename_errors: [] }));
-    const error = await failure(makeClient().request({ endpoint: ENDPOINTS.externalIdsRename, body: { external_id_renames: [] } }));
+    server.handle((_req, res) =>
+      json(res, 201, { message: 'Invalid API key: x', external_ids: [], rename_errors: [] }),
+    );
+    const error = await failure(
+      makeClient().request({ endpoint: ENDPOINTS.externalIdsRename, body: { external_id_renames: [] } }),
+    );
     expect(error).toBeInstanceOf(FatalApiError);
-    expect(error.message).toMatch(/POST \/users\/external_ids\/rename .*message is "Invalid API key: x" instead of "success"/);
+    expect(error.message).toMatch(
+      /POST \/users\/external_ids\/rename .*message is "Invalid API key: x" instead of "success"/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
   it('retries a 2xx whose message reports a rate limit (spec 7.2)', async () => {
     server.handle((_req, res, i) => json(res, 201, { message: i === 0 ? 'rate limit exceeded' : 'success' }));
-    const response = await makeClient().request({ endpoint: ENDPOINTS.externalIdsRemove, body: { external_ids: ['a'] } });
+    const response = await makeClient().request({
+      endpoint: ENDPOINTS.externalIdsRemove,
+      body: { external_ids: ['a'] },
+    });
     expect(response.attempts).toBe(2);
   });
 
   it('lets a caller read a non-success message when it asks to', async () => {
     server.handle((_req, res) => json(res, 201, { message: 'queued' }));
-    const response = await makeClient().request<{ message: string }>({ endpoint: ENDPOINTS.usersTrack, body: {}, checkMessage: false });
+    const response = await makeClient().request<{ message: string }>({
+      endpoint: ENDPOINTS.usersTrack,
+      body: {},
+      checkMessage: false,
+    });
     expect(response.body.message).toBe('queued');
   });
 
@@ -316,7 +383,7 @@ describe('fatal answers', () => {
 });
 
 describe('concurrency', () => {
-  it('keeps at most the scheduler\'s `maxInFlight` requests in flight across pools', async () => {
+  it("keeps at most the scheduler's `maxInFlight` requests in flight across pools", async () => {
     let active = 0;
     let peak = 0;
     server.handle((_req, res) => {
@@ -340,18 +407,42 @@ describe('concurrency', () => {
 describe('events, stats and close', () => {
   it('reports only the reason in retry events, even when a parameter contains ": "', async () => {
     server.handle((_req, res) => json(res, 502, { message: 'bad gateway' }));
-    const error = await failure(makeClient({ maxAttempts: 1 }).request({ endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: 'a: b' } }));
-    expect(error.message).toMatch(/failed with 502: gave up: the only attempt allowed failed; last failure: server error: server said "bad gateway"/);
-    expect(events.find((e) => e.type === 'request-finished')).toMatchObject({ error: 'server error: server said "bad gateway"' });
+    const error = await failure(
+      makeClient({ maxAttempts: 1 }).request({ endpoint: ENDPOINTS.canvasDetails, query: { canvas_id: 'a: b' } }),
+    );
+    expect(error.message).toMatch(
+      /failed with 502: gave up: the only attempt allowed failed; last failure: server error: server said "bad gateway"/,
+    );
+    expect(events.find((e) => e.type === 'request-finished')).toMatchObject({
+      error: 'server error: server said "bad gateway"',
+    });
   });
 
   it('reports started / finished events with status, ms and attempt, and counts responses', async () => {
     server.handle((_req, res, i) => json(res, i === 0 ? 500 : 200, { message: i === 0 ? 'x' : 'success' }));
     const client = makeClient();
     await client.request({ endpoint: ENDPOINTS.eventsList });
-    expect(events.map((e) => e.type)).toEqual(['request-started', 'request-finished', 'retry-scheduled', 'request-started', 'request-finished']);
-    expect(events[4]).toMatchObject({ endpoint: 'eventsList', path: '/events/list', pool: 'purchases_events', status: 200, attempt: 2 });
-    expect(client.stats).toMatchObject({ requestsSent: 2, retries: 1, byStatus: { 200: 1, 500: 1 }, succeeded: 1, failed: 0 });
+    expect(events.map((e) => e.type)).toEqual([
+      'request-started',
+      'request-finished',
+      'retry-scheduled',
+      'request-started',
+      'request-finished',
+    ]);
+    expect(events[4]).toMatchObject({
+      endpoint: 'eventsList',
+      path: '/events/list',
+      pool: 'purchases_events',
+      status: 200,
+      attempt: 2,
+    });
+    expect(client.stats).toMatchObject({
+      requestsSent: 2,
+      retries: 1,
+      byStatus: { 200: 1, 500: 1 },
+      succeeded: 1,
+      failed: 0,
+    });
     expect(JSON.stringify(events)).not.toContain(KEY);
   });
 

@@ -14,10 +14,21 @@ describe('channel statistics', () => {
     expect(new Set(CHANNEL_COUNT_FIELDS).size).toBe(CHANNEL_COUNT_FIELDS.length);
   });
 
-  it('reads a push entry: its own fields and the common ones as numbers, button clicks aside, another channel\'s field unknown', () => {
+  it("reads a push entry: its own fields and the common ones as numbers, button clicks aside, another channel's field unknown", () => {
     const split = splitStats(
-      { sent: '12', direct_opens: 3, total_opens: 5, revenue: '1.5', notif_button_2_Buy_now_click: 1, carousel_slide_1_A_click: '2', opens: 4, bounces: null },
-      'm', fail, channelFieldKind('web_push', COMMON),
+      {
+        sent: '12',
+        direct_opens: 3,
+        total_opens: 5,
+        revenue: '1.5',
+        notif_button_2_Buy_now_click: 1,
+        carousel_slide_1_A_click: '2',
+        opens: 4,
+        bounces: null,
+      },
+      'm',
+      fail,
+      channelFieldKind('web_push', COMMON),
     );
     expect(split).toEqual({
       numbers: { sent: 12, direct_opens: 3, total_opens: 5, revenue: 1.5 },
@@ -27,9 +38,20 @@ describe('channel statistics', () => {
   });
 
   it('knows no button fields outside push; on a channel it does not know, reads the counts another channel documents', () => {
-    expect(splitStats({ notif_button_1_A_click: 1, sent: 2 }, 'm', fail, channelFieldKind('email', COMMON)).unknown).toEqual(['notif_button_1_A_click']);
-    expect(splitStats({ sent: 2, delivered: '2', conversions: 1, read: 1, clicks: 'n/a', opens: null }, 'm', fail, channelFieldKind('whats_app', COMMON))).toEqual({
-      numbers: { sent: 2, delivered: 2, conversions: 1 }, extra: { read: 1, clicks: 'n/a' }, unknown: ['read', 'clicks'],
+    expect(
+      splitStats({ notif_button_1_A_click: 1, sent: 2 }, 'm', fail, channelFieldKind('email', COMMON)).unknown,
+    ).toEqual(['notif_button_1_A_click']);
+    expect(
+      splitStats(
+        { sent: 2, delivered: '2', conversions: 1, read: 1, clicks: 'n/a', opens: null },
+        'm',
+        fail,
+        channelFieldKind('whats_app', COMMON),
+      ),
+    ).toEqual({
+      numbers: { sent: 2, delivered: 2, conversions: 1 },
+      extra: { read: 1, clicks: 'n/a' },
+      unknown: ['read', 'clicks'],
     });
     // On a documented channel, another channel's field is still unknown, not borrowed.
     expect(splitStats({ delivered: 3 }, 'm', fail, channelFieldKind('webhook', COMMON)).unknown).toEqual(['delivered']);
@@ -37,9 +59,13 @@ describe('channel statistics', () => {
 
   it('fails on a documented field that is not a number of its kind, naming where', () => {
     const kind = channelFieldKind('sms', COMMON);
-    expect(() => splitStats({ sent: 'ten' }, 'data[0].messages.sms[1]', fail, kind)).toThrow('data[0].messages.sms[1].sent: "ten" is not a number');
+    expect(() => splitStats({ sent: 'ten' }, 'data[0].messages.sms[1]', fail, kind)).toThrow(
+      'data[0].messages.sms[1].sent: "ten" is not a number',
+    );
     expect(() => splitStats({ opt_out: 1.5 }, 'x', fail, kind)).toThrow('x.opt_out: 1.5 is not a whole number');
-    expect(() => splitStats({ notif_button_1_A_click: 'x' }, 'x', fail, channelFieldKind('ios_push', COMMON))).toThrow('x.notif_button_1_A_click');
+    expect(() => splitStats({ notif_button_1_A_click: 'x' }, 'x', fail, channelFieldKind('ios_push', COMMON))).toThrow(
+      'x.notif_button_1_A_click',
+    );
     expect(splitStats({ revenue: 2.25 }, 'x', fail, kind).numbers).toEqual({ revenue: 2.25 });
   });
 });

@@ -10,7 +10,13 @@ import { fixedLatency, queueingServer, simulatePool } from './helpers/pool-simul
 const DEFAULT_RATE = 250_000 / 3_600_000;
 
 /** Feeds `n` answers of `ms` each, `inFlight` still in flight at each, one every ms / inFlight (a steady pipeline). */
-function answer(window: InFlightWindow, n: number, ms: number, t0: number, outcome: 'ok' | 'overloaded' = 'ok'): number {
+function answer(
+  window: InFlightWindow,
+  n: number,
+  ms: number,
+  t0: number,
+  outcome: 'ok' | 'overloaded' = 'ok',
+): number {
   let t = t0;
   for (let i = 0; i < n; i++) {
     const inFlight = window.limit();
@@ -69,8 +75,16 @@ describe('the in-flight window of a pool', () => {
     const TARGET_AT_2S = 209;
 
     it('follows a round trip that jumps from 20 ms to 2 s for good within three round trips, sending 90 % of a constant 2 s pool', () => {
-      const jump = simulatePool(new InFlightWindow(() => DEFAULT_RATE), { ratePerMs: DEFAULT_RATE, untilMs: 40_000, server: fixedLatency((t) => (t < 10_000 ? 20 : 2_000)) });
-      const steady = simulatePool(new InFlightWindow(() => DEFAULT_RATE), { ratePerMs: DEFAULT_RATE, untilMs: 30_000, server: fixedLatency(() => 2_000) });
+      const jump = simulatePool(new InFlightWindow(() => DEFAULT_RATE), {
+        ratePerMs: DEFAULT_RATE,
+        untilMs: 40_000,
+        server: fixedLatency((t) => (t < 10_000 ? 20 : 2_000)),
+      });
+      const steady = simulatePool(new InFlightWindow(() => DEFAULT_RATE), {
+        ratePerMs: DEFAULT_RATE,
+        untilMs: 30_000,
+        server: fixedLatency(() => 2_000),
+      });
       expect(jump.limitAt(9_999)).toBe(MIN_IN_FLIGHT);
       // The first slow answers come back at 12 s (the cut), the probe's at 14 s (the new level).
       expect(jump.limitAt(16_000)).toBe(TARGET_AT_2S);
@@ -79,7 +93,12 @@ describe('the in-flight window of a pool', () => {
     });
 
     it('does not take a client stall for a new level: two seconds of answers read late leave the window where it was', () => {
-      const stall = simulatePool(new InFlightWindow(() => DEFAULT_RATE), { ratePerMs: DEFAULT_RATE, untilMs: 40_000, server: fixedLatency(() => 20), stall: { from: 10_000, to: 12_000 } });
+      const stall = simulatePool(new InFlightWindow(() => DEFAULT_RATE), {
+        ratePerMs: DEFAULT_RATE,
+        untilMs: 40_000,
+        server: fixedLatency(() => 20),
+        stall: { from: 10_000, to: 12_000 },
+      });
       expect(stall.answers.some((a) => a.roundTripMs >= 1_900)).toBe(true);
       expect(Math.max(...stall.limits.filter((l) => l.t > 10_000).map((l) => l.limit))).toBe(MIN_IN_FLIGHT);
       expect(stall.limitAt(40_000)).toBe(MIN_IN_FLIGHT);
@@ -88,7 +107,11 @@ describe('the in-flight window of a pool', () => {
     it('does not take the queueing our own load causes for a new level: the window never leaps, it grows one place at a time', () => {
       // One request at a time, 50 ms each: 20 a second, below the pool's 69.4. Every request more in flight only
       // waits longer; a rule that read that wait as the server's new latency would raise the target with it.
-      const sim = simulatePool(new InFlightWindow(() => DEFAULT_RATE), { ratePerMs: DEFAULT_RATE, untilMs: 120_000, server: queueingServer(50, 20) });
+      const sim = simulatePool(new InFlightWindow(() => DEFAULT_RATE), {
+        ratePerMs: DEFAULT_RATE,
+        untilMs: 120_000,
+        server: queueingServer(50, 20),
+      });
       // The first answer sets the usual round trip (the window goes from 8 to the target at once). From there on the
       // window grows one place at a time, or goes back from a probe's level to its cut's — never above where it stood
       // before that cut (a new level adopted would put it at least twice as high).

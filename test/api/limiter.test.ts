@@ -15,8 +15,15 @@ const clients: ApiClient[] = [];
 const schedulers: RequestScheduler[] = [];
 
 /** A client handed a scheduler of its own, on the client's clock. */
-function makeClient(opts: Partial<ApiClientOptions>, scheduling: RequestSchedulerOptions = {}): { client: ApiClient; scheduler: RequestScheduler } {
-  const scheduler = RequestScheduler.create({ ...(opts.now ? { now: opts.now } : {}), ...(opts.sleep ? { sleep: opts.sleep } : {}), ...scheduling });
+function makeClient(
+  opts: Partial<ApiClientOptions>,
+  scheduling: RequestSchedulerOptions = {},
+): { client: ApiClient; scheduler: RequestScheduler } {
+  const scheduler = RequestScheduler.create({
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.sleep ? { sleep: opts.sleep } : {}),
+    ...scheduling,
+  });
   schedulers.push(scheduler);
   const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', ...opts, scheduler });
   clients.push(client);
@@ -85,7 +92,10 @@ describe('limit pools against a real server', () => {
     await client.request({ endpoint: ENDPOINTS.cdiIntegrations });
     let blockedSettled = false;
     const blocked = client.request({ endpoint: ENDPOINTS.cdiIntegrations });
-    blocked.then(() => (blockedSettled = true), () => (blockedSettled = true));
+    blocked.then(
+      () => (blockedSettled = true),
+      () => (blockedSettled = true),
+    );
     await client.request({ endpoint: ENDPOINTS.sessionsDataSeries, query: { length: 1 } });
     await client.request({ endpoint: ENDPOINTS.segmentsDataSeries, query: { length: 1 } });
     // The default pool's requests were answered while the cdi request still waits for its window.
@@ -102,12 +112,17 @@ describe('limit pools against a real server', () => {
   it('is one budget for every client handed the same scheduler; a closing client takes back only its own waiting requests', async () => {
     const scheduler = RequestScheduler.create({ pools: { cdi: { limit: 1, windowMs: 60_000 } } });
     schedulers.push(scheduler);
-    const [a, b] = [0, 1].map(() => ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', scheduler })) as [ApiClient, ApiClient];
+    const [a, b] = [0, 1].map(() =>
+      ApiClient.create({ baseUrl: server.url, apiKey: 'k-limiter-5e1d9c3b7a20', scheduler }),
+    ) as [ApiClient, ApiClient];
     clients.push(a, b);
     await a.request({ endpoint: ENDPOINTS.cdiIntegrations });
     const fromA = a.request({ endpoint: ENDPOINTS.cdiIntegrations });
     const fromB = b.request({ endpoint: ENDPOINTS.cdiIntegrations });
-    const settledB = fromB.then(() => 'sent', (error: Error) => error.message);
+    const settledB = fromB.then(
+      () => 'sent',
+      (error: Error) => error.message,
+    );
     await new Promise((r) => setTimeout(r, 20));
     expect(scheduler.snapshot().cdi).toMatchObject({ used: 1, remaining: 0, waiting: 2 });
     await a.close();
@@ -124,7 +139,12 @@ describe('adapting to the server', () => {
   it('waits for the server reset when the server says fewer remain than the local count', async () => {
     const clock = new FakeClock();
     server.handle((_req, res, i) =>
-      json(res, 200, { message: 'success' }, i === 0 ? { 'x-RateLimit-remaining': '0', 'X-RATELIMIT-RESET': String(clock.now() + 5000) } : {}),
+      json(
+        res,
+        200,
+        { message: 'success' },
+        i === 0 ? { 'x-RateLimit-remaining': '0', 'X-RATELIMIT-RESET': String(clock.now() + 5000) } : {},
+      ),
     );
     const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
     await client.request({ endpoint: ENDPOINTS.canvasDetails });
@@ -137,7 +157,10 @@ describe('adapting to the server', () => {
   it('adopts a lower X-RateLimit-Limit as the pool limit', async () => {
     const clock = new FakeClock();
     server.handle((_req, res) => json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '2' }));
-    const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now }, { pools: { default: { limit: 100, windowMs: 10_000 } } });
+    const { client, scheduler } = makeClient(
+      { sleep: clock.sleep, now: clock.now },
+      { pools: { default: { limit: 100, windowMs: 10_000 } } },
+    );
     for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
     expect(scheduler.snapshot().default.limit).toBe(2);
     expect(clock.sleeps).toHaveLength(1);
@@ -147,7 +170,12 @@ describe('adapting to the server', () => {
   it('ignores the empty X-Ratelimit-* values the live service sends on a 401', async () => {
     const clock = new FakeClock();
     server.handle((_req, res) =>
-      json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '', 'X-Ratelimit-Remaining': '', 'X-Ratelimit-Reset': '' }),
+      json(
+        res,
+        200,
+        { message: 'success' },
+        { 'X-Ratelimit-Limit': '', 'X-Ratelimit-Remaining': '', 'X-Ratelimit-Reset': '' },
+      ),
     );
     const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
     for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
@@ -157,7 +185,9 @@ describe('adapting to the server', () => {
 
   it('holds the whole pool after a 429 that says how long', async () => {
     const clock = new FakeClock();
-    server.handle((_req, res, i) => (i === 0 ? json(res, 429, {}, { 'Retry-After': '20' }) : json(res, 200, { message: 'success' })));
+    server.handle((_req, res, i) =>
+      i === 0 ? json(res, 429, {}, { 'Retry-After': '20' }) : json(res, 200, { message: 'success' }),
+    );
     const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
     const first = client.request({ endpoint: ENDPOINTS.eventsList });
     await first;
@@ -179,14 +209,25 @@ describe('reading rate-limit headers', () => {
   });
 
   it('prefers Retry-After over X-RateLimit-Reset and never returns a negative wait', () => {
-    expect(readRetryAfterMs(headers({ 'Retry-After': '3', 'X-RateLimit-Reset': String(now / 1000 + 60) }), now)).toBe(3000);
+    expect(readRetryAfterMs(headers({ 'Retry-After': '3', 'X-RateLimit-Reset': String(now / 1000 + 60) }), now)).toBe(
+      3000,
+    );
     expect(readRetryAfterMs(headers({ 'X-RateLimit-Reset': String(now / 1000 - 60) }), now)).toBe(0);
     expect(readRetryAfterMs(headers({}), now)).toBeUndefined();
   });
 
   it('ignores empty and non-numeric X-RateLimit values', () => {
     expect(readRateLimitAdvice(headers({ 'X-Ratelimit-Limit': '', 'X-Ratelimit-Remaining': 'lots' }), now)).toEqual({});
-    expect(readRateLimitAdvice(headers({ 'x-ratelimit-limit': '250000', 'x-ratelimit-remaining': '249996', 'x-ratelimit-reset': '1592427600' }), now)).toEqual({
+    expect(
+      readRateLimitAdvice(
+        headers({
+          'x-ratelimit-limit': '250000',
+          'x-ratelimit-remaining': '249996',
+          'x-ratelimit-reset': '1592427600',
+        }),
+        now,
+      ),
+    ).toEqual({
       limit: 250_000,
       remaining: 249_996,
       resetAt: 1_592_427_600_000,

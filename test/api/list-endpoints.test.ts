@@ -21,7 +21,13 @@ async function collect<T>(pages: AsyncGenerator<T[]>): Promise<T[][]> {
   return out;
 }
 
-const templates = (n: number) => Array.from({ length: n }, (_, i) => ({ email_template_id: `tpl_${i}`, template_name: `T${i}`, updated_at: '2024-01-01T00:00:00+02:00', tags: [] }));
+const templates = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    email_template_id: `tpl_${i}`,
+    template_name: `T${i}`,
+    updated_at: '2024-01-01T00:00:00+02:00',
+    tags: [],
+  }));
 
 /** An offset list of `all`, capping `limit` at `cap` and sending `count` only when asked to. */
 function offsetServer(all: unknown[], cap: number, count: (n: number) => number | undefined): void {
@@ -29,7 +35,11 @@ function offsetServer(all: unknown[], cap: number, count: (n: number) => number 
     const limit = Math.min(Number(req.query.get('limit')), cap);
     const offset = Number(req.query.get('offset'));
     const c = count(all.length);
-    json(res, 200, { ...(c === undefined ? {} : { count: c }), templates: all.slice(offset, offset + limit), message: 'success' });
+    json(res, 200, {
+      ...(c === undefined ? {} : { count: c }),
+      templates: all.slice(offset, offset + limit),
+      message: 'success',
+    });
   });
 }
 
@@ -64,20 +74,29 @@ describe('limit/offset lists', () => {
   });
 
   it('refuse a server that ignores the offset instead of looping', async () => {
-    server.handle((_req, res) => json(res, 200, { content_blocks: [{ content_block_id: 'cb_1' }, { content_block_id: 'cb_2' }] }));
+    server.handle((_req, res) =>
+      json(res, 200, { content_blocks: [{ content_block_id: 'cb_1' }, { content_block_id: 'cb_2' }] }),
+    );
     await expect(collect(listContentBlocks(makeClient()))).rejects.toThrow(FatalError);
     await expect(collect(listContentBlocks(makeClient()))).rejects.toThrow(/repeats 2 items/);
   });
 
   it('name the endpoint and the entry when an entry has no id', async () => {
     server.handle((_req, res) => json(res, 200, { count: 1, content_blocks: [{ name: 'no id' }] }));
-    await expect(collect(listContentBlocks(makeClient()))).rejects.toThrow(/\/content_blocks\/list.*content_blocks\[0\] has no content_block_id/s);
+    await expect(collect(listContentBlocks(makeClient()))).rejects.toThrow(
+      /\/content_blocks\/list.*content_blocks\[0\] has no content_block_id/s,
+    );
   });
 });
 
 describe('page-index lists', () => {
   it('read pages of 40 where 100 are documented, until one is shorter than the first', async () => {
-    const all = Array.from({ length: 95 }, (_, i) => ({ id: `cv_${i}`, name: `C${i}`, last_edited: '2024-01-01T00:00:00Z', tags: [] }));
+    const all = Array.from({ length: 95 }, (_, i) => ({
+      id: `cv_${i}`,
+      name: `C${i}`,
+      last_edited: '2024-01-01T00:00:00Z',
+      tags: [],
+    }));
     server.handle((req, res) => {
       const page = Number(req.query.get('page'));
       json(res, 200, { canvases: all.slice(page * 40, page * 40 + 40), message: 'success' });
@@ -88,7 +107,9 @@ describe('page-index lists', () => {
   });
 
   it('end at a page shorter than the documented 100 only after confirming it with an empty page, then count it', async () => {
-    server.handle((req, res) => json(res, 200, { products: req.query.get('page') === '0' ? ['gems', 'coins'] : [], message: 'success' }));
+    server.handle((req, res) =>
+      json(res, 200, { products: req.query.get('page') === '0' ? ['gems', 'coins'] : [], message: 'success' }),
+    );
     const pages = await collect(listProducts(makeClient()));
     expect(pages).toEqual([['gems', 'coins'], []]);
   });

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 const SRC = join(import.meta.dirname, '../../src');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
 }
 
 describe('no ambient hooks between layers', () => {
@@ -16,14 +18,21 @@ describe('no ambient hooks between layers', () => {
     for (const file of sources(join(SRC, 'api'))) {
       for (const m of readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'(\.\.\/[^']+)'/gm)) {
         const target = m[1]!;
-        if (/^\.\.\/(cli|config|pipeline|extract|load|export|push|streams|store|emulator|report|dbt|views|process)\//.test(target)) above.push(`${relative(SRC, file)} → ${target}`);
+        if (
+          /^\.\.\/(cli|config|pipeline|extract|load|export|push|streams|store|emulator|report|dbt|views|process)\//.test(
+            target,
+          )
+        )
+          above.push(`${relative(SRC, file)} → ${target}`);
       }
     }
     expect(above).toEqual([]);
   });
 
   it('no module of src/ uses AsyncLocalStorage or async_hooks', () => {
-    const users = sources(SRC).filter((f) => /AsyncLocalStorage|node:async_hooks/.test(readFileSync(f, 'utf8'))).map((f) => relative(SRC, f));
+    const users = sources(SRC)
+      .filter((f) => /AsyncLocalStorage|node:async_hooks/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SRC, f));
     expect(users).toEqual([]);
   });
 });

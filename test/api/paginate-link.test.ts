@@ -67,9 +67,15 @@ afterEach(async () => {
 
 describe('following next links', () => {
   it('follows relative next links as the spec writes them, next to a prev link', async () => {
-    threePages((c) => ({ Link: `</cdi/integrations?cursor=p>; rel="prev", </cdi/integrations?cursor=${c}>; rel="next"` }));
+    threePages((c) => ({
+      Link: `</cdi/integrations?cursor=p>; rel="prev", </cdi/integrations?cursor=${c}>; rel="next"`,
+    }));
     expect(await collectIds(makeClient())).toEqual([['1', '2'], ['3', '4'], ['5']]);
-    expect(server.requests.map((r) => r.url)).toEqual(['/cdi/integrations', '/cdi/integrations?cursor=c2', '/cdi/integrations?cursor=c3']);
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/cdi/integrations',
+      '/cdi/integrations?cursor=c2',
+      '/cdi/integrations?cursor=c3',
+    ]);
   });
 
   it('keeps the base URL path prefix when resolving relative links', async () => {
@@ -83,15 +89,26 @@ describe('following next links', () => {
   });
 
   it('uses absolute links on the same origin as they are, in an odd header case and a rel list', async () => {
-    threePages((c) => ({ LiNk: `<${server.url}/p/cdi/integrations?cursor=${c}>; REL="last NEXT"; title="page, next"` }));
+    threePages((c) => ({
+      LiNk: `<${server.url}/p/cdi/integrations?cursor=${c}>; REL="last NEXT"; title="page, next"`,
+    }));
     expect(await collectIds(makeClient(`${server.url}/p`))).toEqual([['1', '2'], ['3', '4'], ['5']]);
-    expect(server.requests.map((r) => r.url)).toEqual(['/p/cdi/integrations', '/p/cdi/integrations?cursor=c2', '/p/cdi/integrations?cursor=c3']);
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/p/cdi/integrations',
+      '/p/cdi/integrations?cursor=c2',
+      '/p/cdi/integrations?cursor=c3',
+    ]);
   });
 
   it('stops with a FatalError when a page links back to a page already fetched', async () => {
     server.handle((req, res, index) => {
       const next = req.query.get('cursor') === 'a' ? 'b' : 'a';
-      json(res, 200, { results: [integration(`i${index}`)], message: 'success' }, { Link: `</cdi/integrations?cursor=${next}>; rel="next"` });
+      json(
+        res,
+        200,
+        { results: [integration(`i${index}`)], message: 'success' },
+        { Link: `</cdi/integrations?cursor=${next}>; rel="next"` },
+      );
     });
     const error = await collectIds(makeClient()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FatalError);
@@ -101,7 +118,12 @@ describe('following next links', () => {
 
   it('refuses to follow a next link to another origin, which would send the key there', async () => {
     server.handle((_req, res) =>
-      json(res, 200, { results: [], message: 'success' }, { Link: '<http://evil.example/cdi/integrations?cursor=x>; rel="next"' }),
+      json(
+        res,
+        200,
+        { results: [], message: 'success' },
+        { Link: '<http://evil.example/cdi/integrations?cursor=x>; rel="next"' },
+      ),
     );
     const pages = paginateLink(makeClient(), { endpoint: ENDPOINTS.cdiIntegrations });
     await pages.next();
@@ -113,15 +135,23 @@ describe('following next links', () => {
 describe('resolving and parsing links', () => {
   it('resolves relative, prefixed, path-relative and absolute targets', () => {
     const current = 'http://h:1/p/cdi/integrations?cursor=a';
-    expect(resolveNextLink('/cdi/integrations?cursor=x', 'http://h:1/p', current)).toBe('http://h:1/p/cdi/integrations?cursor=x');
-    expect(resolveNextLink('/p/cdi/integrations?cursor=x', 'http://h:1/p', current)).toBe('http://h:1/p/cdi/integrations?cursor=x');
+    expect(resolveNextLink('/cdi/integrations?cursor=x', 'http://h:1/p', current)).toBe(
+      'http://h:1/p/cdi/integrations?cursor=x',
+    );
+    expect(resolveNextLink('/p/cdi/integrations?cursor=x', 'http://h:1/p', current)).toBe(
+      'http://h:1/p/cdi/integrations?cursor=x',
+    );
     expect(resolveNextLink('?cursor=y', 'http://h:1/p', current)).toBe('http://h:1/p/cdi/integrations?cursor=y');
     expect(resolveNextLink('http://h:1/other?cursor=z', 'http://h:1/p', current)).toBe('http://h:1/other?cursor=z');
-    expect(resolveNextLink('/cdi/integrations?cursor=x', 'http://h:1', 'http://h:1/cdi/integrations')).toBe('http://h:1/cdi/integrations?cursor=x');
+    expect(resolveNextLink('/cdi/integrations?cursor=x', 'http://h:1', 'http://h:1/cdi/integrations')).toBe(
+      'http://h:1/cdi/integrations?cursor=x',
+    );
   });
 
   it('parses several links, quoted and bare parameters, and rel lists', () => {
-    const links = parseLinkHeader('<a?x=1>; rel="prev"; title="a, b", <b>;rel=next, <c>; rel="next last"; rel="ignored"');
+    const links = parseLinkHeader(
+      '<a?x=1>; rel="prev"; title="a, b", <b>;rel=next, <c>; rel="next last"; rel="ignored"',
+    );
     expect(links).toEqual([
       { target: 'a?x=1', rels: ['prev'], params: { title: 'a, b' } },
       { target: 'b', rels: ['next'], params: {} },

@@ -3,13 +3,32 @@
 import { describe, expect, it } from 'vitest';
 import { parsePipelineText } from '../../src/config/load-pipeline-file.js';
 import type { Yardstick } from '../../bench/scale-figures.js';
-import { scaledCost, scalePipeline, scaleSpan, uploadShare, yardstickPerMillionRows, yardstickPerThousandRequests } from '../../bench/scale-figures.js';
+import {
+  scaledCost,
+  scalePipeline,
+  scaleSpan,
+  uploadShare,
+  yardstickPerMillionRows,
+  yardstickPerThousandRequests,
+} from '../../bench/scale-figures.js';
 
-const yardstick: Yardstick = { requests: 2_000, responseBytes: 10_000_000, rows: 500_000, parseCpuSeconds: 0.6, readJsonCpuSeconds: 0.4 };
+const yardstick: Yardstick = {
+  requests: 2_000,
+  responseBytes: 10_000_000,
+  rows: 500_000,
+  parseCpuSeconds: 0.6,
+  readJsonCpuSeconds: 0.4,
+};
 
 describe('the scale bench span', () => {
   it('covers issue 27s 17 months, 2024-06-01 to 2025-11-01, with the next night one day later', () => {
-    expect(scaleSpan(17)).toEqual({ start: '2024-06-01', until: '2025-11-01T00:00:00Z', next: '2025-11-02T00:00:00Z', now: '2025-11-02T06:00:00Z', months: 17 });
+    expect(scaleSpan(17)).toEqual({
+      start: '2024-06-01',
+      until: '2025-11-01T00:00:00Z',
+      next: '2025-11-02T00:00:00Z',
+      now: '2025-11-02T06:00:00Z',
+      months: 17,
+    });
   });
 
   it('shortens the history from the same end, across a year boundary too', () => {
@@ -19,7 +38,8 @@ describe('the scale bench span', () => {
   });
 
   it('refuses a span that is not a whole number of months from 1 to 120', () => {
-    for (const bad of [0, 1.5, -3, 121, Number.NaN]) expect(() => scaleSpan(bad)).toThrow(/--months must be a whole number/);
+    for (const bad of [0, 1.5, -3, 121, Number.NaN])
+      expect(() => scaleSpan(bad)).toThrow(/--months must be a whole number/);
   });
 });
 
@@ -28,7 +48,13 @@ describe('the scale pipeline', () => {
     const p = parsePipelineText(scalePipeline('2024-06-01'), 'scale.yaml');
     expect(p.startDate.toISODate()).toBe('2024-06-01');
     expect(Object.keys(p.streams).sort()).toEqual(['campaign_series', 'campaigns', 'canvas_details', 'canvas_summary']);
-    expect(p.streams.canvas_summary).toMatchObject({ canvases: { all: true }, source: 'data_series', reconcile: true, variantBreakdown: true, stepBreakdown: true });
+    expect(p.streams.canvas_summary).toMatchObject({
+      canvases: { all: true },
+      source: 'data_series',
+      reconcile: true,
+      variantBreakdown: true,
+      stepBreakdown: true,
+    });
     expect(p.streams.canvas_details).toMatchObject({ canvases: { all: true } });
     expect(p.streams.campaign_series).toMatchObject({ campaigns: { all: true } });
   });

@@ -24,15 +24,23 @@ interface Fixture {
   runs: Record<string, FixtureRun>;
 }
 
-const fixture = JSON.parse(await readFile(join(REPO, 'test/fixtures/tables-before-load-packages.json'), 'utf8')) as Fixture;
+const fixture = JSON.parse(
+  await readFile(join(REPO, 'test/fixtures/tables-before-load-packages.json'), 'utf8'),
+) as Fixture;
 
 describe('the tables a run stores', () => {
   for (const [name, run] of Object.entries(fixture.runs)) {
     it(`equal those of ${fixture.commit} on the ${name} workspace (${run.from} to ${run.until})`, async () => {
       const columns = Object.fromEntries(Object.entries(run.tables).map(([table, t]) => [table, t.columns]));
-      const now = await fingerprintRun({ repo: REPO, size: run.size, from: run.from, until: run.until, pipeline: run.pipeline }, columns);
+      const now = await fingerprintRun(
+        { repo: REPO, size: run.size, from: run.from, until: run.until, pipeline: run.pipeline },
+        columns,
+      );
       const added = Object.keys(now).filter((t) => !(t in run.tables));
-      expect(added.every((t) => t.endsWith('_history')), `tables the fixture lacks: ${added.join(', ')}`).toBe(true);
+      expect(
+        added.every((t) => t.endsWith('_history')),
+        `tables the fixture lacks: ${added.join(', ')}`,
+      ).toBe(true);
       const theirs = Object.fromEntries(Object.keys(run.tables).map((t) => [t, now[t]]));
       expect(theirs).toEqual(run.tables);
       expect(Object.values(run.tables).reduce((sum, t) => sum + t.rows, 0)).toBeGreaterThan(10_000);

@@ -10,7 +10,16 @@ import { permissionsTable } from '../../src/cli/check-command.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { CheckReport } from '../../src/pipeline/check-streams.js';
 import type { Target } from '../reliability/reliability-helpers.js';
-import { closedPort, REPO, makeTarget, permissionsExcept, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import {
+  closedPort,
+  REPO,
+  makeTarget,
+  permissionsExcept,
+  removeDir,
+  runCli,
+  startEmulator,
+  tempDir,
+} from '../reliability/reliability-helpers.js';
 
 const NO_SESSIONS_KEY = 'check-no-sessions-5c1e0a9b7d3f';
 const NO_OPTIONAL_KEY = 'check-no-optional-2b7e4d9a1f6c';
@@ -46,7 +55,8 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
-const check = (key: string, baseUrl = em.url, ...extra: string[]) => runCli(['check', '--pipeline', t.pipeline, '--base-url', baseUrl, ...extra], { ENGAGE_API_KEY: key });
+const check = (key: string, baseUrl = em.url, ...extra: string[]) =>
+  runCli(['check', '--pipeline', t.pipeline, '--base-url', baseUrl, ...extra], { ENGAGE_API_KEY: key });
 
 describe('engage-etl check', () => {
   it('passes every stream of the pipeline with a full key, within seconds, and reports the headroom per pool', async () => {
@@ -68,7 +78,9 @@ describe('engage-etl check', () => {
     expect(r.stdout).toMatch(/9 of 10 streams readable/);
     expect(r.stdout).toMatch(/^ {2}sessions +MISSING PERMISSION +sessions\.data_series +GET \/sessions\/data_series$/m);
     expect(r.stdout).toMatch(/^ {2}revenue +ok /m);
-    expect(r.stderr).toMatch(/^engage-etl: 1 of 10 streams: sessions needs permission sessions\.data_series; grant the permission to the key, or remove the stream from /);
+    expect(r.stderr).toMatch(
+      /^engage-etl: 1 of 10 streams: sessions needs permission sessions\.data_series; grant the permission to the key, or remove the stream from /,
+    );
     expect(r.stdout + r.stderr).not.toContain(NO_SESSIONS_KEY);
   });
 
@@ -96,40 +108,82 @@ describe('engage-etl check', () => {
     expect(r.stdout.trim()).toBe(permissionsTable());
     const readme = await readFile(join(REPO, 'README.md'), 'utf8');
     const block = /<!-- permissions:start[^\n]*\n([\s\S]*?)\n<!-- permissions:end -->/.exec(readme)?.[1];
-    expect(block, 'README: regenerate the table between the permissions markers with `engage-etl check --permissions`').toBe(permissionsTable());
+    expect(
+      block,
+      'README: regenerate the table between the permissions markers with `engage-etl check --permissions`',
+    ).toBe(permissionsTable());
   });
 
-  it('probes `events: all` like every other `all`: one page of the events list, then one event\'s series', async () => {
-    const events = await makeTarget(dir, 'events', 'name: events\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n');
+  it("probes `events: all` like every other `all`: one page of the events list, then one event's series", async () => {
+    const events = await makeTarget(
+      dir,
+      'events',
+      'name: events\nstart_date: 2025-03-01\nstreams:\n  event_counts: { events: all }\n',
+    );
     const before = { ...em.stats.byPool };
-    const r = await runCli(['check', '--pipeline', events.pipeline, '--base-url', em.url, '--json'], { ENGAGE_API_KEY: em.demoApiKey });
+    const r = await runCli(['check', '--pipeline', events.pipeline, '--base-url', em.url, '--json'], {
+      ENGAGE_API_KEY: em.demoApiKey,
+    });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as CheckReport;
-    expect(report.streams.map((s) => [s.stream, s.outcome, s.permissions])).toEqual([['event_counts', 'ok', ['events.data_series', 'events.list']]]);
+    expect(report.streams.map((s) => [s.stream, s.outcome, s.permissions])).toEqual([
+      ['event_counts', 'ok', ['events.data_series', 'events.list']],
+    ]);
     // /events/list is in the purchases pool, /events/data_series in the default one: one request each.
-    expect([em.stats.byPool.purchases_events - before.purchases_events, em.stats.byPool.default - before.default]).toEqual([1, 1]);
+    expect([
+      em.stats.byPool.purchases_events - before.purchases_events,
+      em.stats.byPool.default - before.default,
+    ]).toEqual([1, 1]);
   });
 
   it('names the permission of the request that failed: the list `all` reads, a reconciliation, one KPI of four', async () => {
     const options = await makeTarget(dir, 'options', OPTIONS_YAML);
-    const r = await runCli(['check', '--pipeline', options.pipeline, '--base-url', em.url, '--json'], { ENGAGE_API_KEY: NO_OPTIONAL_KEY });
+    const r = await runCli(['check', '--pipeline', options.pipeline, '--base-url', em.url, '--json'], {
+      ENGAGE_API_KEY: NO_OPTIONAL_KEY,
+    });
     expect(r.code, r.stderr).toBe(2);
     const report = JSON.parse(r.stdout) as CheckReport;
     const by = new Map(report.streams.map((s) => [s.stream, s]));
-    expect(by.get('canvas_details')).toMatchObject({ outcome: 'missing_permission', permission: 'canvas.list', endpoint: 'GET /canvas/list' });
-    expect(by.get('canvas_summary')).toMatchObject({ outcome: 'missing_permission', permission: 'canvas.data_summary', endpoint: 'GET /canvas/data_summary' });
-    expect(by.get('kpis')).toMatchObject({ outcome: 'missing_permission', permission: 'kpi.mau.data_series', endpoint: 'GET /kpi/mau/data_series' });
+    expect(by.get('canvas_details')).toMatchObject({
+      outcome: 'missing_permission',
+      permission: 'canvas.list',
+      endpoint: 'GET /canvas/list',
+    });
+    expect(by.get('canvas_summary')).toMatchObject({
+      outcome: 'missing_permission',
+      permission: 'canvas.data_summary',
+      endpoint: 'GET /canvas/data_summary',
+    });
+    expect(by.get('kpis')).toMatchObject({
+      outcome: 'missing_permission',
+      permission: 'kpi.mau.data_series',
+      endpoint: 'GET /kpi/mau/data_series',
+    });
     expect(by.get('sessions')?.outcome).toBe('ok');
-    expect(by.get('kpis')?.permissions).toEqual(['kpi.dau.data_series', 'kpi.mau.data_series', 'kpi.new_users.data_series', 'kpi.uninstalls.data_series']);
+    expect(by.get('kpis')?.permissions).toEqual([
+      'kpi.dau.data_series',
+      'kpi.mau.data_series',
+      'kpi.new_users.data_series',
+      'kpi.uninstalls.data_series',
+    ]);
     expect(by.get('canvas_summary')?.permissions).toEqual(['canvas.data_series', 'canvas.data_summary']);
     expect(by.get('canvas_details')?.permissions).toEqual(['canvas.details', 'canvas.list']);
     // With --json the error is the line's `error` (stderr stays empty for a machine reading both).
-    expect((report as CheckReport & { error: string }).error).toMatch(/3 of 4 streams: .*canvas_details needs permission canvas\.list/);
+    expect((report as CheckReport & { error: string }).error).toMatch(
+      /3 of 4 streams: .*canvas_details needs permission canvas\.list/,
+    );
   });
 
   it('shows in the permissions table what some option values add, as the declarations say', () => {
-    const rows = new Map(permissionsTable().split('\n').slice(2).map((row) => [row.split(' | ')[0]!.replace(/^\| /, ''), row]));
-    expect(rows.get('kpis')).toContain('`kpi.dau.data_series`, `kpi.mau.data_series`, `kpi.new_users.data_series`, `kpi.uninstalls.data_series` |');
+    const rows = new Map(
+      permissionsTable()
+        .split('\n')
+        .slice(2)
+        .map((row) => [row.split(' | ')[0]!.replace(/^\| /, ''), row]),
+    );
+    expect(rows.get('kpis')).toContain(
+      '`kpi.dau.data_series`, `kpi.mau.data_series`, `kpi.new_users.data_series`, `kpi.uninstalls.data_series` |',
+    );
     expect(rows.get('canvas_summary')).toContain('`canvas.data_summary` with source: data_summary or reconcile: true');
     const lists: [string, string][] = [
       ['canvas_details', '`canvas.list` with canvases: all'],
@@ -145,7 +199,9 @@ describe('engage-etl check', () => {
     for (const p of permissionsTable().matchAll(/`([a-z_]+(?:\.[a-z_]+)+)`/g)) expect(known.has(p[1]), p[1]).toBe(true);
   });
   it('passes the shipped nightly pipeline, whose `all` lists start with a segment the stream skips (tracking off)', async () => {
-    const r = await runCli(['check', '--base-url', em.url, '--pipeline', join(REPO, 'pipelines', 'nightly.yaml')], { ENGAGE_API_KEY: em.demoApiKey });
+    const r = await runCli(['check', '--base-url', em.url, '--pipeline', join(REPO, 'pipelines', 'nightly.yaml')], {
+      ENGAGE_API_KEY: em.demoApiKey,
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/(\d+) of \1 streams readable/);
   });

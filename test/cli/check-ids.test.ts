@@ -50,10 +50,18 @@ describe('engage-etl check, the ids a pipeline names', () => {
     expect(r.code).toBe(2);
     const lines = r.stdout.split('\n').filter((l) => l.includes('UNKNOWN'));
     expect(lines).toHaveLength(4);
-    expect(r.stdout).toContain('UNKNOWN streams.sessions.apps: app "app_bogus" was refused by GET /sessions/data_series');
-    expect(r.stdout).toMatch(/UNKNOWN streams\.sessions\.segments: "seg_bogus" is not in the workspace's segments list \(nearest: "seg_\d+"/);
-    expect(r.stdout).toContain('UNKNOWN streams.revenue.products: "gems_smal" is not in the workspace\'s products list (nearest: "gems_small"');
-    expect(r.stdout).toMatch(/UNKNOWN streams\.canvas_details\.canvases: "cv_9999" is not in the workspace's canvases list \(nearest: "cv_\d+"/);
+    expect(r.stdout).toContain(
+      'UNKNOWN streams.sessions.apps: app "app_bogus" was refused by GET /sessions/data_series',
+    );
+    expect(r.stdout).toMatch(
+      /UNKNOWN streams\.sessions\.segments: "seg_bogus" is not in the workspace's segments list \(nearest: "seg_\d+"/,
+    );
+    expect(r.stdout).toContain(
+      'UNKNOWN streams.revenue.products: "gems_smal" is not in the workspace\'s products list (nearest: "gems_small"',
+    );
+    expect(r.stdout).toMatch(
+      /UNKNOWN streams\.canvas_details\.canvases: "cv_9999" is not in the workspace's canvases list \(nearest: "cv_\d+"/,
+    );
     expect(r.stderr).toContain('4 id(s) the workspace does not have');
   });
 
@@ -62,12 +70,20 @@ describe('engage-etl check, the ids a pipeline names', () => {
     expect(r.code).toBe(2);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    const line = JSON.parse(lines[0]!) as { exit_code: number; ok: boolean; unknown_ids: UnknownId[]; ids_checked: number };
+    const line = JSON.parse(lines[0]!) as {
+      exit_code: number;
+      ok: boolean;
+      unknown_ids: UnknownId[];
+      ids_checked: number;
+    };
     expect(line.exit_code).toBe(2);
     expect(line.ok).toBe(false);
     expect(line.ids_checked).toBe(7);
     expect(line.unknown_ids.map((u) => `${u.stream}.${u.option}=${u.id}`).sort()).toEqual([
-      'canvas_details.canvases=cv_9999', 'revenue.products=gems_smal', 'sessions.apps=app_bogus', 'sessions.segments=seg_bogus',
+      'canvas_details.canvases=cv_9999',
+      'revenue.products=gems_smal',
+      'sessions.apps=app_bogus',
+      'sessions.segments=seg_bogus',
     ]);
     expect(line.unknown_ids.find((u) => u.id === 'gems_smal')?.nearest).toBe('gems_small');
     expect(line.unknown_ids.find((u) => u.id === 'app_bogus')).toMatchObject({ list: 'apps', nearest: null });

@@ -19,7 +19,8 @@ afterAll(async () => {
   await em?.close();
 });
 
-const list = (key: string, ...extra: string[]) => runCli(['check', '--list', '--base-url', em.url, ...extra], { ENGAGE_API_KEY: key });
+const list = (key: string, ...extra: string[]) =>
+  runCli(['check', '--list', '--base-url', em.url, ...extra], { ENGAGE_API_KEY: key });
 
 interface Described {
   canvases: { id: string; name: string }[];
@@ -34,7 +35,15 @@ describe('engage-etl check --list', () => {
     expect(r.code, r.stderr).toBe(0);
     const { lists, ok } = JSON.parse(r.stdout) as { lists: InventoryList[]; ok: boolean };
     expect(ok).toBe(true);
-    expect(lists.map((l) => l.list).sort()).toEqual(['campaigns', 'canvases', 'content_blocks', 'custom_events', 'email_templates', 'products', 'segments']);
+    expect(lists.map((l) => l.list).sort()).toEqual([
+      'campaigns',
+      'canvases',
+      'content_blocks',
+      'custom_events',
+      'email_templates',
+      'products',
+      'segments',
+    ]);
     const byName = new Map(lists.map((l) => [l.list, l]));
     const described = describeWorkspace(em.state) as unknown as Described;
     const named = (name: string, id: string) => byName.get(name)!.objects.find((o) => o.id === id);
@@ -44,8 +53,15 @@ describe('engage-etl check --list', () => {
     expect(named('products', 'gems_small')).toBeDefined();
     expect(byName.get('custom_events')!.objects.length).toBeGreaterThan(0);
     for (const kind of ['canvases', 'campaigns'] as const) {
-      const flagged = byName.get(kind)!.objects.filter((o) => o.archived).map((o) => o.id).sort();
-      const archivedByNow = described.archived[kind].filter((a) => a.archived_at <= FROZEN_NOW).map((a) => a.id).sort();
+      const flagged = byName
+        .get(kind)!
+        .objects.filter((o) => o.archived)
+        .map((o) => o.id)
+        .sort();
+      const archivedByNow = described.archived[kind]
+        .filter((a) => a.archived_at <= FROZEN_NOW)
+        .map((a) => a.id)
+        .sort();
       expect(flagged.length, kind).toBeGreaterThan(0);
       expect(flagged, kind).toEqual(archivedByNow);
     }
@@ -64,14 +80,29 @@ describe('engage-etl check --list', () => {
   it('names the list a key may not read, still lists the others, and exits 2', async () => {
     const r = await list(NO_TEMPLATE_LIST_KEY, '--json');
     expect(r.code).toBe(2);
-    const { lists, ok, error, exit_code } = JSON.parse(r.stdout) as { lists: InventoryList[]; ok: boolean; error: string; exit_code: number };
+    const { lists, ok, error, exit_code } = JSON.parse(r.stdout) as {
+      lists: InventoryList[];
+      ok: boolean;
+      error: string;
+      exit_code: number;
+    };
     expect(ok).toBe(false);
     const templates = lists.find((l) => l.list === 'email_templates')!;
-    expect(templates).toMatchObject({ outcome: 'missing_permission', status: 403, permission: 'templates.email.list', objects: [] });
+    expect(templates).toMatchObject({
+      outcome: 'missing_permission',
+      status: 403,
+      permission: 'templates.email.list',
+      objects: [],
+    });
     expect(lists.filter((l) => l.outcome === 'ok').map((l) => l.list)).toHaveLength(6);
     expect(lists.find((l) => l.list === 'canvases')!.objects.length).toBeGreaterThan(0);
     // With --json the error is the line's `error`, pointing at `lists` in the same line.
-    expect([exit_code, error]).toEqual([2, expect.stringMatching(/^1 of 7 lists: email_templates needs permission templates\.email\.list; grant the permission to the key; the lists it may read are shown in lists/)]);
+    expect([exit_code, error]).toEqual([
+      2,
+      expect.stringMatching(
+        /^1 of 7 lists: email_templates needs permission templates\.email\.list; grant the permission to the key; the lists it may read are shown in lists/,
+      ),
+    ]);
     expect(r.stdout + r.stderr).not.toContain(NO_TEMPLATE_LIST_KEY);
   });
 

@@ -10,11 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const BIN = resolve('bin/engage-etl.js');
 const run = promisify(execFile);
 
-interface Result { code: number; stdout: string; stderr: string }
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 async function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, timeout: 30_000 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -53,7 +60,10 @@ describe('engage-etl run refuses bad input before touching anything', () => {
   it('names the pipeline file and field of a bad definition', async () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'name: x\nstart_date: 2024-01-01\nstreams:\n  revenue: { unit: week }\n');
-    expectOneLineError(await cli(['run', '--emulator', '--pipeline', file, '--db', db]), /bad\.yaml.*streams\.revenue\.unit/);
+    expectOneLineError(
+      await cli(['run', '--emulator', '--pipeline', file, '--db', db]),
+      /bad\.yaml.*streams\.revenue\.unit/,
+    );
   });
 
   it('names every mistake of a pipeline file on its one line, numbered, and exits 2', async () => {
@@ -61,16 +71,25 @@ describe('engage-etl run refuses bad input before touching anything', () => {
     await writeFile(file, 'name: x\nlookback_days: soon\nstreams:\n  revenue: { unit: week }\n');
     const r = await cli(['run', '--emulator', '--pipeline', file, '--db', db]);
     expect(r.code).toBe(2);
-    expectOneLineError(r, /3 problems in the pipeline file; fix each of them: \(1\) \S*three-bad\.yaml at start_date: .* \(2\) \S*three-bad\.yaml:2:16 at lookback_days: .* \(3\) \S*three-bad\.yaml:4:\d+ at streams\.revenue\.unit: /);
+    expectOneLineError(
+      r,
+      /3 problems in the pipeline file; fix each of them: \(1\) \S*three-bad\.yaml at start_date: .* \(2\) \S*three-bad\.yaml:2:16 at lookback_days: .* \(3\) \S*three-bad\.yaml:4:\d+ at streams\.revenue\.unit: /,
+    );
     expect(existsSync(db)).toBe(false);
   });
 
   it('names a missing pipeline file', async () => {
-    expectOneLineError(await cli(['run', '--emulator', '--pipeline', join(dir, 'nope.yaml'), '--db', db]), /nope\.yaml/);
+    expectOneLineError(
+      await cli(['run', '--emulator', '--pipeline', join(dir, 'nope.yaml'), '--db', db]),
+      /nope\.yaml/,
+    );
   });
 
   it('refuses --from after --until, unparsable dates and unknown streams', async () => {
-    expectOneLineError(await cli(['run', '--emulator', '--from', '2025-02-01', '--until', '2025-01-01', '--db', db]), /--from/);
+    expectOneLineError(
+      await cli(['run', '--emulator', '--from', '2025-02-01', '--until', '2025-01-01', '--db', db]),
+      /--from/,
+    );
     expectOneLineError(await cli(['run', '--emulator', '--until', 'yesterday', '--db', db]), /--until.*yesterday/);
     expectOneLineError(await cli(['run', '--emulator', '--streams', 'revenue,purchases', '--db', db]), /purchases/);
     expect(existsSync(db)).toBe(false);
@@ -101,7 +120,14 @@ describe('status, query and export', () => {
     const table = await cli(['query', 'SELECT email_template_id FROM email_templates ORDER BY 1', '--db', db]);
     expect(table.stdout).toMatch(/email_template_id\n-+\ntpl_1\n/);
     // The demo says `ids: all`: every template the list showed is loaded.
-    const listed = await cli(['query', "SELECT count(*) AS n FROM listed_objects WHERE listing = 'email_templates'", '--db', db, '--format', 'csv']);
+    const listed = await cli([
+      'query',
+      "SELECT count(*) AS n FROM listed_objects WHERE listing = 'email_templates'",
+      '--db',
+      db,
+      '--format',
+      'csv',
+    ]);
     const n = Number(/^n\n(\d+)\n$/.exec(listed.stdout)?.[1]);
     expect(n).toBeGreaterThan(8);
     const csv = await cli(['query', 'SELECT count(*) AS n FROM email_templates', '--db', db, '--format', 'csv']);
@@ -111,18 +137,26 @@ describe('status, query and export', () => {
   });
 
   it('report on a missing database says so; views prints the views over the Parquet tree it is given', async () => {
-    expectOneLineError(await cli(['report', '--db', join(dir, 'missing.duckdb'), '--output', join(dir, 'r.html')]), /missing\.duckdb/);
+    expectOneLineError(
+      await cli(['report', '--db', join(dir, 'missing.duckdb'), '--output', join(dir, 'r.html')]),
+      /missing\.duckdb/,
+    );
     expect(existsSync(join(dir, 'r.html'))).toBe(false);
     // The tree the email_templates run above exported: its tables read Parquet, the tables it lacks are empty views.
     const views = await cli(['views', '--parquet', join(dir, 'out')]);
     expect(views.code).toBe(0);
-    expect(views.stdout).toContain(`read_parquet('${join(dir, 'out')}/email_templates/**/*.parquet', hive_partitioning = true)`);
+    expect(views.stdout).toContain(
+      `read_parquet('${join(dir, 'out')}/email_templates/**/*.parquet', hive_partitioning = true)`,
+    );
     expect(views.stdout).toMatch(/VIEW "main"."revenue" AS SELECT CAST\(NULL AS VARCHAR\) AS "app_id".* WHERE false;/);
     expect(views.stdout).toContain('CREATE OR REPLACE VIEW "analytics"."purchases_daily"');
   }, 30_000);
 
   it('query and report refuse a --memory-limit that is not a size, naming it (exit 2); report takes a valid one', async () => {
-    for (const cmd of [['query', 'SELECT 1'], ['report', '--output', join(dir, 'r-limit.html')]]) {
+    for (const cmd of [
+      ['query', 'SELECT 1'],
+      ['report', '--output', join(dir, 'r-limit.html')],
+    ]) {
       const r = await cli([...cmd, '--db', db, '--memory-limit', 'lots']);
       expect(r.code, cmd[0]).toBe(2);
       expect(r.stderr, cmd[0]).toMatch(/--memory-limit.*"lots" is not a memory size/);

@@ -7,7 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, EXIT_CODE_HELP } from '../../src/cli/exit-codes.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { Target } from '../reliability/reliability-helpers.js';
-import { PIPELINE_YAML, REPO, UNTIL, makeTarget, removeDir, runCli, spawnCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import {
+  PIPELINE_YAML,
+  REPO,
+  UNTIL,
+  makeTarget,
+  removeDir,
+  runCli,
+  spawnCli,
+  startEmulator,
+  tempDir,
+} from '../reliability/reliability-helpers.js';
 import { readLastRunNote, snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
@@ -72,21 +82,72 @@ describe('usage errors exit 2 for every command', () => {
 
 describe('configuration errors exit 2 with one line naming the flag, file or variable', () => {
   it.each([
-    ['run: a bad pipeline file', () => ['run', '--emulator', '--pipeline', t.pipeline.replace('.yaml', '-bad.yaml')], /-bad\.yaml/],
-    ['run: a bad --until', () => ['run', '--emulator', '--pipeline', t.pipeline, '--until', 'yesterday'], /--until: "yesterday"/],
-    ['run: --quiet with --verbose', () => ['run', '--emulator', '--pipeline', t.pipeline, '--quiet', '--verbose'], /--quiet and --verbose/],
+    [
+      'run: a bad pipeline file',
+      () => ['run', '--emulator', '--pipeline', t.pipeline.replace('.yaml', '-bad.yaml')],
+      /-bad\.yaml/,
+    ],
+    [
+      'run: a bad --until',
+      () => ['run', '--emulator', '--pipeline', t.pipeline, '--until', 'yesterday'],
+      /--until: "yesterday"/,
+    ],
+    [
+      'run: --quiet with --verbose',
+      () => ['run', '--emulator', '--pipeline', t.pipeline, '--quiet', '--verbose'],
+      /--quiet and --verbose/,
+    ],
     ['run: a base URL but no key', () => ['run', '--pipeline', t.pipeline, '--base-url', em.url], /--api-key/],
-    ['status: a bad --fail-if-stale', () => ['status', '--db', t.db, '--fail-if-stale', '3x'], /--fail-if-stale: "3x" is not a duration/],
-    ['status: an unknown --stream', () => ['status', '--db', t.db, '--stream', 'revenu'], /--stream: unknown stream "revenu"/],
+    [
+      'status: a bad --fail-if-stale',
+      () => ['status', '--db', t.db, '--fail-if-stale', '3x'],
+      /--fail-if-stale: "3x" is not a duration/,
+    ],
+    [
+      'status: an unknown --stream',
+      () => ['status', '--db', t.db, '--stream', 'revenu'],
+      /--stream: unknown stream "revenu"/,
+    ],
     ['emulator: a bad --port', () => ['emulator', '--port', 'eighty'], /--port/],
-    ['status: a --db that does not exist', () => ['status', '--db', join(dir, 'missing.duckdb')], /no database at .*missing\.duckdb; check --db/],
-    ['query: a --db that does not exist', () => ['query', 'SELECT 1', '--db', join(dir, 'missing.duckdb')], /no database at .*missing\.duckdb; check --db/],
-    ['push: an irreversible target without --confirm', () => ['push', 'email-suppressions', '--sql', "SELECT 'a@example.com' AS email", '--db', t.db, '--base-url', em.url, '--api-key', em.demoApiKey], /--confirm/],
+    [
+      'status: a --db that does not exist',
+      () => ['status', '--db', join(dir, 'missing.duckdb')],
+      /no database at .*missing\.duckdb; check --db/,
+    ],
+    [
+      'query: a --db that does not exist',
+      () => ['query', 'SELECT 1', '--db', join(dir, 'missing.duckdb')],
+      /no database at .*missing\.duckdb; check --db/,
+    ],
+    [
+      'push: an irreversible target without --confirm',
+      () => [
+        'push',
+        'email-suppressions',
+        '--sql',
+        "SELECT 'a@example.com' AS email",
+        '--db',
+        t.db,
+        '--base-url',
+        em.url,
+        '--api-key',
+        em.demoApiKey,
+      ],
+      /--confirm/,
+    ],
   ])('%s', async (_label, args, what) => {
-    await writeFile(t.pipeline.replace('.yaml', '-bad.yaml'), PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: -1'));
+    await writeFile(
+      t.pipeline.replace('.yaml', '-bad.yaml'),
+      PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: -1'),
+    );
     const r = await runCli(args());
     expect(r.code, r.stderr).toBe(EXIT.usage);
-    expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('engage-etl: '))).toHaveLength(1);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('engage-etl: ')),
+    ).toHaveLength(1);
     expect(r.stderr).toMatch(what);
   });
 
@@ -105,8 +166,30 @@ describe('failures exit 1', () => {
   beforeAll(async () => (await Warehouse.open(t.db, WAREHOUSE_TABLES)).close());
   it.each([
     ['query with SQL the database refuses', () => ['query', 'SELEC 1', '--db', t.db], /SELEC/],
-    ['export to an --out a file is in the way of', () => ['export', '--db', t.db, '--out', join(t.pipeline, 'sub')], /cannot write Parquet output/],
-    ['run with a key the service refuses', () => ['run', '--pipeline', t.pipeline, '--base-url', em.url, '--api-key', 'wrong-key-0000-0000-0000', '--db', t.db, '--out', t.out, '--until', UNTIL], /401/],
+    [
+      'export to an --out a file is in the way of',
+      () => ['export', '--db', t.db, '--out', join(t.pipeline, 'sub')],
+      /cannot write Parquet output/,
+    ],
+    [
+      'run with a key the service refuses',
+      () => [
+        'run',
+        '--pipeline',
+        t.pipeline,
+        '--base-url',
+        em.url,
+        '--api-key',
+        'wrong-key-0000-0000-0000',
+        '--db',
+        t.db,
+        '--out',
+        t.out,
+        '--until',
+        UNTIL,
+      ],
+      /401/,
+    ],
   ])('%s', async (_label, args, what) => {
     const r = await runCli(args());
     expect(r.code, r.stderr).toBe(EXIT.failed);
@@ -120,7 +203,25 @@ describe('Ctrl-C', () => {
     const slow = await startEmulator({ latencyMs: 200 });
     try {
       const target = await makeTarget(dir, 'interrupted');
-      const { child, done } = spawnCli(['run', '--pipeline', target.pipeline, '--base-url', slow.url, '--db', target.db, '--out', target.out, '--until', UNTIL, '--full-refresh', '--max-in-flight', '4'], { ENGAGE_API_KEY: slow.demoApiKey });
+      const { child, done } = spawnCli(
+        [
+          'run',
+          '--pipeline',
+          target.pipeline,
+          '--base-url',
+          slow.url,
+          '--db',
+          target.db,
+          '--out',
+          target.out,
+          '--until',
+          UNTIL,
+          '--full-refresh',
+          '--max-in-flight',
+          '4',
+        ],
+        { ENGAGE_API_KEY: slow.demoApiKey },
+      );
       let stderr = '';
       await new Promise<void>((resolve) => {
         child.stderr!.on('data', (d: Buffer) => {

@@ -38,7 +38,9 @@ describe('status --fail-if-stale', () => {
     const stale = await runCli(['status', '--db', fx.db, '--fail-if-stale', '26h']);
     expect(stale.code, stale.stderr).toBe(1);
     // The template snapshot is as old as the run's --until: metadata goes stale like a series does.
-    expect(stale.stderr).toMatch(/^engage-etl: 3 series older than 26h: email_templates snapshot \(48 h\), revenue .* \(\d+(\.\d)? h\), segment_size/);
+    expect(stale.stderr).toMatch(
+      /^engage-etl: 3 series older than 26h: email_templates snapshot \(48 h\), revenue .* \(\d+(\.\d)? h\), segment_size/,
+    );
     const fresh = await runCli(['status', '--db', fx.db, '--fail-if-stale', '4d']);
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stderr).toBe('');
@@ -47,8 +49,16 @@ describe('status --fail-if-stale', () => {
   it('checks only the named stream, and reports the verdict in --json', async () => {
     const r = await runCli(['status', '--db', fx.db, '--fail-if-stale', '1d', '--stream', 'segment_size', '--json']);
     expect(r.code).toBe(1);
-    const report = JSON.parse(r.stdout) as { series: { stream: string }[]; freshness: { ok: boolean; stale: { stream: string }[] }; error: string; exit_code: number };
-    expect([report.exit_code, report.error]).toEqual([1, expect.stringMatching(/^1 series older than 1d: segment_size /)]);
+    const report = JSON.parse(r.stdout) as {
+      series: { stream: string }[];
+      freshness: { ok: boolean; stale: { stream: string }[] };
+      error: string;
+      exit_code: number;
+    };
+    expect([report.exit_code, report.error]).toEqual([
+      1,
+      expect.stringMatching(/^1 series older than 1d: segment_size /),
+    ]);
     expect(report!.series.map((s) => s.stream)).toEqual(['segment_size']);
     expect(report!.freshness.ok).toBe(false);
     expect(report!.freshness.stale.map((s) => s.stream)).toEqual(['segment_size']);
@@ -65,7 +75,13 @@ describe('status and a run that never recorded its end', () => {
   it('shows it as abandoned when its lock is free, as running while a live process holds the lock', async () => {
     const wh = await Warehouse.open(fx.db, WAREHOUSE_TABLES);
     try {
-      await new RunLog(wh).begin({ runId: 'killed-run', pipeline: 'fresh', startedAt: new Date(), until: new Date(), pid: 2 ** 22 + 17 });
+      await new RunLog(wh).begin({
+        runId: 'killed-run',
+        pipeline: 'fresh',
+        startedAt: new Date(),
+        until: new Date(),
+        pid: 2 ** 22 + 17,
+      });
     } finally {
       await wh.close();
     }
@@ -75,7 +91,9 @@ describe('status and a run that never recorded its end', () => {
     try {
       const shown = (await runCli(['status', '--db', fx.db])).stdout;
       expect(shown).toMatch(/^test in progress \(pid \d+, started /);
-      expect(shown).toMatch(/^last run killed-run: running, started \d{4}-\d\d-\d\d \d\d:\d\d UTC; backfill complete$/m);
+      expect(shown).toMatch(
+        /^last run killed-run: running, started \d{4}-\d\d-\d\d \d\d:\d\d UTC; backfill complete$/m,
+      );
     } finally {
       await lock.release();
     }
@@ -87,9 +105,28 @@ describe('run --metrics-file', () => {
   const sample = (samples: ParsedSample[], name: string, stream?: string) =>
     samples.find((s) => s.name === name && (stream === undefined || s.labels['stream'] === stream))?.value;
   const run = (args: string[], key = fx.emulator.demoApiKey) =>
-    runCli(['run', '--pipeline', fx.pipelinePath, '--base-url', fx.emulator.url, '--db', fx.db, '--out', fx.out, '--until', NOW.toISO()!, '--json', '--metrics-file', metrics(), ...args], { ENGAGE_API_KEY: key });
+    runCli(
+      [
+        'run',
+        '--pipeline',
+        fx.pipelinePath,
+        '--base-url',
+        fx.emulator.url,
+        '--db',
+        fx.db,
+        '--out',
+        fx.out,
+        '--until',
+        NOW.toISO()!,
+        '--json',
+        '--metrics-file',
+        metrics(),
+        ...args,
+      ],
+      { ENGAGE_API_KEY: key },
+    );
 
-  it('writes the run\'s figures in the Prometheus text format, carrying last successes over a failed night', async () => {
+  it("writes the run's figures in the Prometheus text format, carrying last successes over a failed night", async () => {
     const first = await run([]);
     expect(first.code, first.stderr).toBe(0);
     const result = JSON.parse(first.stdout) as { requests: { sent: number }; seconds: number };
@@ -127,21 +164,47 @@ describe('run --metrics-file', () => {
 });
 
 describe('run --metrics-file on a failed night, written to a new file', () => {
-  it('keeps each stream\'s last success from the database, and says what exit 3 means', async () => {
+  it("keeps each stream's last success from the database, and says what exit 3 means", async () => {
     const wh = await Warehouse.open(fx.db, WAREHOUSE_TABLES, { readOnly: true });
     let recorded: number;
     try {
-      const [row] = await wh.query(`SELECT epoch(max("last_success_at")) AS at FROM "_etl_stream_outcomes" WHERE "stream" = 'revenue'`);
+      const [row] = await wh.query(
+        `SELECT epoch(max("last_success_at")) AS at FROM "_etl_stream_outcomes" WHERE "stream" = 'revenue'`,
+      );
       recorded = Math.round(Number(row!['at']));
     } finally {
       await wh.close();
     }
     const fresh = join(fx.dir, 'metrics', 'new-file.prom');
-    const refused = await runCli(['run', '--pipeline', fx.pipelinePath, '--base-url', fx.emulator.url, '--db', fx.db, '--out', fx.out, '--until', NOW.toISO()!, '--json', '--metrics-file', fresh, '--streams', 'revenue'], { ENGAGE_API_KEY: 'not-the-key-5678' });
+    const refused = await runCli(
+      [
+        'run',
+        '--pipeline',
+        fx.pipelinePath,
+        '--base-url',
+        fx.emulator.url,
+        '--db',
+        fx.db,
+        '--out',
+        fx.out,
+        '--until',
+        NOW.toISO()!,
+        '--json',
+        '--metrics-file',
+        fresh,
+        '--streams',
+        'revenue',
+      ],
+      { ENGAGE_API_KEY: 'not-the-key-5678' },
+    );
     expect(refused.code).toBe(1);
     const text = await readFile(fresh, 'utf8');
     const samples = parsePrometheusText(text);
-    expect(samples.find((s) => s.name === 'engage_etl_stream_last_success_timestamp_seconds' && s.labels['stream'] === 'revenue')?.value).toBe(recorded);
+    expect(
+      samples.find(
+        (s) => s.name === 'engage_etl_stream_last_success_timestamp_seconds' && s.labels['stream'] === 'revenue',
+      )?.value,
+    ).toBe(recorded);
     expect(text).toMatch(/# HELP engage_etl_run_exit_code .*3 completed with some units missing/);
   }, 60_000);
 });

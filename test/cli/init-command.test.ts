@@ -18,7 +18,11 @@ const START = DateTime.utc().minus({ days: 6 }).toISODate()!;
 
 beforeAll(async () => {
   dir = await tempDir('engage-init-');
-  em = await createEmulator({ seed: 7, size: { apps: 3, products: 12, segments: 15, events: 20, canvases: 30, campaigns: 25 }, idStyle: 'uuid' });
+  em = await createEmulator({
+    seed: 7,
+    size: { apps: 3, products: 12, segments: 15, events: 20, canvases: 30, campaigns: 25 },
+    idStyle: 'uuid',
+  });
   apps = em.state.analytics.apps.map((a) => a.id);
 });
 afterAll(async () => {
@@ -39,12 +43,23 @@ interface InitLine {
   by_pool: { pool: string; requests: number; per_night: number; nights: number }[];
 }
 
-describe('engage-etl init on a workspace whose ids are not the demo\'s', () => {
+describe("engage-etl init on a workspace whose ids are not the demo's", () => {
   const file = () => join(dir, 'acme.yaml');
 
   it('reads only list requests, writes a file of `all` and the given apps, and prints the first backfill per pool', async () => {
     const before = em.stats.requests;
-    const r = await cli(['init', '--base-url', em.url, '--output', file(), '--start-date', START, '--apps', apps.slice(0, 2).join(','), '--json']);
+    const r = await cli([
+      'init',
+      '--base-url',
+      em.url,
+      '--output',
+      file(),
+      '--start-date',
+      START,
+      '--apps',
+      apps.slice(0, 2).join(','),
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const line = JSON.parse(r.stdout) as InitLine;
     expect(line.sent).toBe(em.stats.requests - before);
@@ -74,7 +89,18 @@ describe('engage-etl init on a workspace whose ids are not the demo\'s', () => {
     expect(r.stderr).toContain('exists and was left unchanged; pass --force to replace it');
     expect(em.stats.requests).toBe(sentBefore);
     expect(await readFile(file(), 'utf8')).toBe(before);
-    const forced = await cli(['init', '--base-url', em.url, '--output', file(), '--start-date', START, '--apps', apps.slice(0, 2).join(','), '--force']);
+    const forced = await cli([
+      'init',
+      '--base-url',
+      em.url,
+      '--output',
+      file(),
+      '--start-date',
+      START,
+      '--apps',
+      apps.slice(0, 2).join(','),
+      '--force',
+    ]);
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toMatch(/first backfill from \d{4}-\d{2}-\d{2}: [\d,]+ requests/);
   });
@@ -84,11 +110,36 @@ describe('engage-etl init on a workspace whose ids are not the demo\'s', () => {
     const checked = await cli(['check', '--pipeline', file(), '--base-url', em.url]);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     const until = DateTime.utc().startOf('hour').toISO()!;
-    const planned = await cli(['plan', '--pipeline', file(), '--base-url', em.url, '--db', db, '--until', until, '--json']);
+    const planned = await cli([
+      'plan',
+      '--pipeline',
+      file(),
+      '--base-url',
+      em.url,
+      '--db',
+      db,
+      '--until',
+      until,
+      '--json',
+    ]);
     expect(planned.code, planned.stderr).toBe(0);
     const plan = JSON.parse(planned.stdout) as { requests: number; countsAll: boolean };
     expect(plan.countsAll).toBe(true);
-    const ran = await cli(['run', '--pipeline', file(), '--base-url', em.url, '--db', db, '--out', join(dir, 'parquet'), '--until', until, '--json', '--quiet']);
+    const ran = await cli([
+      'run',
+      '--pipeline',
+      file(),
+      '--base-url',
+      em.url,
+      '--db',
+      db,
+      '--out',
+      join(dir, 'parquet'),
+      '--until',
+      until,
+      '--json',
+      '--quiet',
+    ]);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     const summary = JSON.parse(ran.stdout) as { requests: { sent: number } };
     expect(Math.abs(plan.requests - summary.requests.sent) / summary.requests.sent).toBeLessThanOrEqual(0.01);
@@ -97,7 +148,10 @@ describe('engage-etl init on a workspace whose ids are not the demo\'s', () => {
   }, 300_000);
 
   it('with a bogus app and a bogus segment added, check exits 2 naming both', async () => {
-    const text = (await readFile(file(), 'utf8')).replace(/sessions: \{ unit: hour, apps: \[ "\*", ([^\]]*) \], segments: \[ "\*" \] \}/, 'sessions: { unit: hour, apps: [ "*", $1, app_bogus ], segments: [ "*", seg_bogus ] }');
+    const text = (await readFile(file(), 'utf8')).replace(
+      /sessions: \{ unit: hour, apps: \[ "\*", ([^\]]*) \], segments: \[ "\*" \] \}/,
+      'sessions: { unit: hour, apps: [ "*", $1, app_bogus ], segments: [ "*", seg_bogus ] }',
+    );
     expect(text).toContain('app_bogus');
     const bogus = join(dir, 'bogus.yaml');
     await writeFile(bogus, text);
@@ -114,7 +168,9 @@ describe('engage-etl init on a workspace whose first backfill needs more than a 
     try {
       const out = join(dir, 'big.yaml');
       const start = DateTime.utc().minus({ years: 4 }).toISODate()!;
-      const r = await runCli(['init', '--base-url', big.url, '--output', out, '--start-date', start, '--json'], { ENGAGE_API_KEY: big.demoApiKey });
+      const r = await runCli(['init', '--base-url', big.url, '--output', out, '--start-date', start, '--json'], {
+        ENGAGE_API_KEY: big.demoApiKey,
+      });
       expect(r.code, r.stderr).toBe(0);
       const line = JSON.parse(r.stdout) as InitLine;
       const purchases = line.by_pool.find((p) => p.pool === 'purchases_events')!;
@@ -124,7 +180,11 @@ describe('engage-etl init on a workspace whose first backfill needs more than a 
       expect(purchases.nights).toBeGreaterThan(1);
       expect(line.nights).toBe(purchases.nights);
       const text = await readFile(out, 'utf8');
-      const noted = [...text.matchAll(/# FIRST BACKFILL: [\d,]+ requests of the purchases_events pool[^\n]*\n[^\n]*\n[^\n]*\n\s+(\w+):/g)].map((m) => m[1]);
+      const noted = [
+        ...text.matchAll(
+          /# FIRST BACKFILL: [\d,]+ requests of the purchases_events pool[^\n]*\n[^\n]*\n[^\n]*\n\s+(\w+):/g,
+        ),
+      ].map((m) => m[1]);
       expect(noted.sort()).toEqual(['purchase_quantity', 'revenue']);
       expect(text.replace(/\n# /g, ' ')).toContain(`${purchases.nights} nights under a time budget of 3h a night`);
     } finally {

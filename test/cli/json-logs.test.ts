@@ -11,7 +11,16 @@ import { LOG_LEVELS } from '../../src/cli/log-level.js';
 import { createEmulator } from '../../src/emulator/server.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { CliResult, Target } from '../reliability/reliability-helpers.js';
-import { closedPort, REPO, UNTIL, makeTarget, removeDir, runCli, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import {
+  closedPort,
+  REPO,
+  UNTIL,
+  makeTarget,
+  removeDir,
+  runCli,
+  startEmulator,
+  tempDir,
+} from '../reliability/reliability-helpers.js';
 
 const SMALL_PIPELINE = (start: string, extra = '') => `name: logs
 start_date: ${start}
@@ -38,13 +47,16 @@ afterAll(async () => {
 
 /** Every line of `text` parsed as a JSON object; fails naming the first line that does not parse. */
 function jsonLines(text: string): Record<string, unknown>[] {
-  return text.split('\n').filter((l) => l !== '').map((line, i) => {
-    try {
-      return JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      throw new Error(`line ${i + 1} is not JSON: ${line}`);
-    }
-  });
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((line, i) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`line ${i + 1} is not JSON: ${line}`);
+      }
+    });
 }
 
 /** The envelope every event carries. */
@@ -58,7 +70,20 @@ function expectEnvelopes(events: Record<string, unknown>[], runId: unknown): voi
 }
 
 function runFlags(...extra: string[]): string[] {
-  return ['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...extra];
+  return [
+    'run',
+    '--pipeline',
+    t.pipeline,
+    '--base-url',
+    em.url,
+    '--db',
+    t.db,
+    '--out',
+    t.out,
+    '--until',
+    UNTIL,
+    ...extra,
+  ];
 }
 
 describe('run --json', () => {
@@ -88,7 +113,13 @@ describe('run --json', () => {
     expect(types.filter((x) => x === 'phase')).toHaveLength(4);
     const finished = events.filter((e) => e['type'] === 'stream_finished');
     // custom_events is a listing: its pages are the discovery row's, read before planning; its own row costs none.
-    expect(finished.map((e) => e['stream']).sort()).toEqual(['custom_events', 'discovery: custom_events', 'email_templates', 'revenue', 'sessions']);
+    expect(finished.map((e) => e['stream']).sort()).toEqual([
+      'custom_events',
+      'discovery: custom_events',
+      'email_templates',
+      'revenue',
+      'sessions',
+    ]);
     for (const f of finished) {
       expect(f['seconds']).toBeGreaterThanOrEqual(0);
       if (f['stream'] === 'custom_events') expect(f['requests']).toBe(0);
@@ -102,7 +133,23 @@ describe('run --json', () => {
   it('prints the result line and JSON events when the run fails too, naming the retry limits of the pipeline file', async () => {
     const port = await closedPort();
     const failing = await makeTarget(dir, 'failing', SMALL_PIPELINE('2025-06-01', 'retries: { max_attempts: 1 }\n'));
-    const r = await runCli(['run', '--pipeline', failing.pipeline, '--base-url', `http://127.0.0.1:${port}`, '--db', failing.db, '--out', failing.out, '--until', UNTIL, '--json'], { ENGAGE_API_KEY: em.demoApiKey });
+    const r = await runCli(
+      [
+        'run',
+        '--pipeline',
+        failing.pipeline,
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+        '--db',
+        failing.db,
+        '--out',
+        failing.out,
+        '--until',
+        UNTIL,
+        '--json',
+      ],
+      { ENGAGE_API_KEY: em.demoApiKey },
+    );
     expect(r.code, r.stderr).toBe(1);
     const [result, ...more] = jsonLines(r.stdout);
     expect(more).toEqual([]);
@@ -116,7 +163,14 @@ describe('run --json', () => {
   it('prints a result line with a null run id for a configuration error, and nothing on stderr', async () => {
     const r = await runCli([...runFlags('--json'), '--streams', 'revenu'], { ENGAGE_API_KEY: em.demoApiKey });
     expect(r.code).toBe(2);
-    expect(jsonLines(r.stdout)).toEqual([expect.objectContaining({ run_id: null, status: 'failed', exit_code: 2, error: expect.stringMatching(/--streams: unknown stream "revenu"/) })]);
+    expect(jsonLines(r.stdout)).toEqual([
+      expect.objectContaining({
+        run_id: null,
+        status: 'failed',
+        exit_code: 2,
+        error: expect.stringMatching(/--streams: unknown stream "revenu"/),
+      }),
+    ]);
     expect(r.stderr).toBe('');
   });
 });
@@ -131,7 +185,9 @@ describe('--log-level', () => {
       expect(q).toMatchObject({ level: 'debug', method: 'GET', path: '/purchases/revenue_series', status: 200 });
       expect(q['query']).toMatch(/length=\d+/);
       expect(q['ms']).toBeGreaterThanOrEqual(0);
-      expect(Object.keys(q['rateLimit'] as object).sort()).toEqual(expect.arrayContaining(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']));
+      expect(Object.keys(q['rateLimit'] as object).sort()).toEqual(
+        expect.arrayContaining(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']),
+      );
     }
     expect(r.stderr).not.toContain(em.demoApiKey);
   });
@@ -161,7 +217,10 @@ describe("the README's cron line", () => {
     try {
       const start = DateTime.utc().minus({ days: 2 }).toISODate();
       await writeFile(join(home, 'pipelines', 'nightly.yaml'), SMALL_PIPELINE(start!));
-      await writeFile(join(home, '.env'), `# written by the test\nENGAGE_BASE_URL=${live.url}\nENGAGE_API_KEY="${live.demoApiKey}"\n`);
+      await writeFile(
+        join(home, '.env'),
+        `# written by the test\nENGAGE_BASE_URL=${live.url}\nENGAGE_API_KEY="${live.demoApiKey}"\n`,
+      );
       const command = line!
         .replaceAll('/srv/engage-etl', home)
         .replaceAll('/usr/bin/node', process.execPath)

@@ -15,7 +15,10 @@ const SEMI_SPACE_MB = '8';
 
 /** Starts the emulator through the CLI, waits until it listens, and returns the environment and arguments its process runs with. */
 async function environmentOf(env: Record<string, string>): Promise<Map<string, string> & { argv: string[] }> {
-  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0'], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0'], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     await new Promise<void>((done, fail) => {
       let out = '';
@@ -32,7 +35,12 @@ async function environmentOf(env: Record<string, string>): Promise<Map<string, s
       child.on('exit', (code) => fail(new Error(`the emulator exited with ${code}: ${out}`)));
     });
     const raw = readFileSync(`/proc/${child.pid}/environ`, 'utf8');
-    const vars = new Map(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    const vars = new Map(
+      raw
+        .split('\0')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
     return Object.assign(vars, { argv: readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0') });
   } finally {
     child.kill('SIGTERM');
@@ -40,23 +48,33 @@ async function environmentOf(env: Record<string, string>): Promise<Map<string, s
 }
 
 describe('the entry point starts itself with its memory settings', () => {
-  it.skipIf(!canExec)('sets MALLOC_ARENA_MAX=1, UV_THREADPOOL_SIZE=2 and the semi-spaces in the same process (needs Linux and Node 22.15+)', async () => {
-    const env = await environmentOf({});
-    expect(env.get('MALLOC_ARENA_MAX')).toBe('1');
-    expect(env.get('UV_THREADPOOL_SIZE')).toBe('2');
-    expect(env.get('DUCKDB_JE_MALLOC_CONF')).toBe('dirty_decay_ms:250,muzzy_decay_ms:0');
-    expect(env.argv.filter((a) => a.startsWith('--max-semi-space-size='))).toEqual([`--max-semi-space-size=${SEMI_SPACE_MB}`]);
-  });
+  it.skipIf(!canExec)(
+    'sets MALLOC_ARENA_MAX=1, UV_THREADPOOL_SIZE=2 and the semi-spaces in the same process (needs Linux and Node 22.15+)',
+    async () => {
+      const env = await environmentOf({});
+      expect(env.get('MALLOC_ARENA_MAX')).toBe('1');
+      expect(env.get('UV_THREADPOOL_SIZE')).toBe('2');
+      expect(env.get('DUCKDB_JE_MALLOC_CONF')).toBe('dirty_decay_ms:250,muzzy_decay_ms:0');
+      expect(env.argv.filter((a) => a.startsWith('--max-semi-space-size='))).toEqual([
+        `--max-semi-space-size=${SEMI_SPACE_MB}`,
+      ]);
+    },
+  );
 
   it.skipIf(!canExec)('keeps the values the user set', async () => {
-    const env = await environmentOf({ MALLOC_ARENA_MAX: '4', UV_THREADPOOL_SIZE: '3', NODE_OPTIONS: '--max-semi-space-size=4', DUCKDB_JE_MALLOC_CONF: 'dirty_decay_ms:1000' });
+    const env = await environmentOf({
+      MALLOC_ARENA_MAX: '4',
+      UV_THREADPOOL_SIZE: '3',
+      NODE_OPTIONS: '--max-semi-space-size=4',
+      DUCKDB_JE_MALLOC_CONF: 'dirty_decay_ms:1000',
+    });
     expect(env.get('MALLOC_ARENA_MAX')).toBe('4');
     expect(env.get('DUCKDB_JE_MALLOC_CONF')).toBe('dirty_decay_ms:1000');
     expect(env.get('UV_THREADPOOL_SIZE')).toBe('3');
     expect(env.argv.some((a) => a.startsWith('--max-semi-space-size'))).toBe(false);
   });
 
-  it.skipIf(canExec)('without process.execve (Node 20) runs as started, with glibc\'s default arenas', async () => {
+  it.skipIf(canExec)("without process.execve (Node 20) runs as started, with glibc's default arenas", async () => {
     const env = await environmentOf({});
     expect(env.has('MALLOC_ARENA_MAX')).toBe(false);
   });

@@ -10,7 +10,9 @@ import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 import { runCli } from '../reliability/reliability-helpers.js';
 
-const HISTORIES = ['canvases', 'canvas_variants', 'canvas_steps', 'campaigns', 'campaign_messages', 'segments'].map((t) => `${t}_history`);
+const HISTORIES = ['canvases', 'canvas_variants', 'canvas_steps', 'campaigns', 'campaign_messages', 'segments'].map(
+  (t) => `${t}_history`,
+);
 
 const PIPELINE = `
 name: older
@@ -26,7 +28,11 @@ streams:
 let f: PipelineFixture;
 
 beforeAll(async () => {
-  f = await PipelineFixture.create({ now: '2024-06-15T12:00:00Z', pipeline: PIPELINE, emulator: { seed: 23, size: { canvases: 3, campaigns: 2, segments: 2 } } });
+  f = await PipelineFixture.create({
+    now: '2024-06-15T12:00:00Z',
+    pipeline: PIPELINE,
+    emulator: { seed: 23, size: { canvases: 3, campaigns: 2, segments: 2 } },
+  });
   await f.run();
   const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES);
   try {
@@ -51,7 +57,9 @@ describe('a database from before the history tables, read-only', () => {
     const text = await runCli(['status', '--db', f.db]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('canvas_summary');
-    expect(text.stdout).toMatch(/note: this database was written before engage-etl kept the history of definitions: it has no .*canvases_history.*; the views that read them \(analytics\.[^)]*analytics\.canvas_names_by_day[^)]*analytics\.segment_names_by_day\) cannot be read either\. .*the next `engage-etl run` on it creates them/);
+    expect(text.stdout).toMatch(
+      /note: this database was written before engage-etl kept the history of definitions: it has no .*canvases_history.*; the views that read them \(analytics\.[^)]*analytics\.canvas_names_by_day[^)]*analytics\.segment_names_by_day\) cannot be read either\. .*the next `engage-etl run` on it creates them/,
+    );
     const json = await runCli(['status', '--db', f.db, '--json']);
     expect(json.code, json.stderr).toBe(0);
   });
@@ -60,7 +68,14 @@ describe('a database from before the history tables, read-only', () => {
     const ok = await runCli(['query', 'SELECT count(*) AS n FROM canvas_summary', '--db', f.db, '--format', 'csv']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(Number(ok.stdout.trim().split('\n')[1])).toBeGreaterThan(0);
-    const view = await runCli(['query', 'SELECT count(*) AS n FROM analytics.canvas_daily', '--db', f.db, '--format', 'csv']);
+    const view = await runCli([
+      'query',
+      'SELECT count(*) AS n FROM analytics.canvas_daily',
+      '--db',
+      f.db,
+      '--format',
+      'csv',
+    ]);
     expect(view.code, view.stderr).toBe(0);
 
     for (const sql of ['SELECT * FROM canvases_history', 'SELECT * FROM analytics.canvas_names_by_day']) {
@@ -76,17 +91,35 @@ describe('a database from before the history tables, read-only', () => {
     const res = await runCli(['report', '--db', f.db, '--output', output]);
     expect(res.code, res.stderr).toBe(0);
     const html = await readFile(output, 'utf8');
-    expect(html).toMatch(/data-note="absent-history">this database was written before engage-etl kept the history of definitions/);
+    expect(html).toMatch(
+      /data-note="absent-history">this database was written before engage-etl kept the history of definitions/,
+    );
     expect(html).not.toMatch(/<tr><td><code>analytics\.canvas_names_by_day<\/code><\/td><td>canvas_summary/);
   });
 
   it('gains the history tables at the next run, one current version per stored row, counted in its summary, and the note goes', async () => {
-    const run = await runCli(['run', '--pipeline', f.pipelinePath, '--base-url', f.emulator.url, '--api-key', f.emulator.demoApiKey, '--db', f.db, '--out', f.out, '--until', '2024-06-15T12:00:00Z']);
+    const run = await runCli([
+      'run',
+      '--pipeline',
+      f.pipelinePath,
+      '--base-url',
+      f.emulator.url,
+      '--api-key',
+      f.emulator.demoApiKey,
+      '--db',
+      f.db,
+      '--out',
+      f.out,
+      '--until',
+      '2024-06-15T12:00:00Z',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
       expect(wh.absentHistory).toEqual([]);
-      const [current] = await wh.query(`SELECT count(*)::INTEGER AS n FROM "canvases_history" WHERE "_valid_to" IS NULL`);
+      const [current] = await wh.query(
+        `SELECT count(*)::INTEGER AS n FROM "canvases_history" WHERE "_valid_to" IS NULL`,
+      );
       const [stored] = await wh.query(`SELECT count(*)::INTEGER AS n FROM "canvases" WHERE "_removed_at" IS NULL`);
       expect(current!['n']).toBe(stored!['n']);
       expect(Number(stored!['n'])).toBeGreaterThan(0);

@@ -5,8 +5,19 @@ import { parseDuration } from '../../src/config/duration.js';
 
 describe('resumeCommand', () => {
   it('keeps the flags, drops the key in both spellings and --full-refresh, and quotes what the shell would split', () => {
-    expect(resumeCommand(['run', '--api-key', 'sk-1', '--full-refresh', '--db', 'my data/x.duckdb', '--api-key=sk-2', '--until', '2025-06-01']))
-      .toBe("engage-etl run --db 'my data/x.duckdb' --until 2025-06-01");
+    expect(
+      resumeCommand([
+        'run',
+        '--api-key',
+        'sk-1',
+        '--full-refresh',
+        '--db',
+        'my data/x.duckdb',
+        '--api-key=sk-2',
+        '--until',
+        '2025-06-01',
+      ]),
+    ).toBe("engage-etl run --db 'my data/x.duckdb' --until 2025-06-01");
   });
 });
 

@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { parsePrometheusText } from '../../src/export/prometheus-text.js';
-import { leftovers, makeTarget, removeDir, spawnRun, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import {
+  leftovers,
+  makeTarget,
+  removeDir,
+  spawnRun,
+  startEmulator,
+  tempDir,
+} from '../reliability/reliability-helpers.js';
 
 let dir: string;
 let slow: Emulator;
@@ -29,7 +36,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function interruptedRun(name: string, signals: NodeJS.Signals[], gapMs: number, extra: string[]) {
   const t = await makeTarget(dir, name);
   const metrics = join(dir, `${name}.prom`);
-  const { child, done } = spawnRun(t, slow, slow.demoApiKey, ['--full-refresh', '--max-in-flight', '4', '--metrics-file', metrics, '--log-level', 'info', ...extra]);
+  const { child, done } = spawnRun(t, slow, slow.demoApiKey, [
+    '--full-refresh',
+    '--max-in-flight',
+    '4',
+    '--metrics-file',
+    metrics,
+    '--log-level',
+    'info',
+    ...extra,
+  ]);
   let stderr = '';
   await new Promise<void>((resolve) => {
     child.stderr!.on('data', (d: Buffer) => {
@@ -49,7 +65,15 @@ async function interruptedRun(name: string, signals: NodeJS.Signals[], gapMs: nu
 async function runUnderSignalStream(name: string) {
   const t = await makeTarget(dir, name);
   const metrics = join(dir, `${name}.prom`);
-  const { child, done } = spawnRun(t, slow, slow.demoApiKey, ['--full-refresh', '--max-in-flight', '4', '--metrics-file', metrics, '--log-level', 'info']);
+  const { child, done } = spawnRun(t, slow, slow.demoApiKey, [
+    '--full-refresh',
+    '--max-in-flight',
+    '4',
+    '--metrics-file',
+    metrics,
+    '--log-level',
+    'info',
+  ]);
   let stderr = '';
   await new Promise<void>((resolve) => {
     child.stderr!.on('data', (d: Buffer) => {
@@ -86,7 +110,12 @@ describe('the --json line', () => {
       const ok = await spawnRun(t, fast, fast.demoApiKey, ['--json', '--quiet', '--streams', 'email_templates']).done;
       expect(ok.code, ok.stderr).toBe(EXIT.done);
       expect(Object.keys((JSON.parse(ok.stdout) as { requests: object }).requests).sort()).toEqual(REQUEST_KEYS);
-      const refused = await spawnRun(t, fast, 'not-the-key-0000-0000', ['--json', '--quiet', '--streams', 'email_templates']).done;
+      const refused = await spawnRun(t, fast, 'not-the-key-0000-0000', [
+        '--json',
+        '--quiet',
+        '--streams',
+        'email_templates',
+      ]).done;
       expect(refused.code, refused.stderr).toBe(EXIT.failed);
       const line = JSON.parse(refused.stdout) as { status: string; requests: Record<string, number> };
       expect(line.status).toBe('failed');
@@ -114,7 +143,12 @@ describe('signals during a run', () => {
   }, 60_000);
 
   it('SIGINT then SIGTERM, then a burst of five, the last ones arriving as the process ends: the human line, exit 130, the metrics file, nothing left behind', async () => {
-    const { r, t, metrics } = await interruptedRun('burst', ['SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM', 'SIGTERM'], 50, []);
+    const { r, t, metrics } = await interruptedRun(
+      'burst',
+      ['SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM', 'SIGTERM'],
+      50,
+      [],
+    );
     expect(r.code, r.stderr).toBe(EXIT.interrupted);
     expect(r.stdout).toBe('');
     expect(r.stderr.match(/^interrupted: committed /gm) ?? [], r.stderr).toHaveLength(1);

@@ -30,8 +30,34 @@ describe.runIf(hasTmux)('the terminal display', () => {
 
   async function finalScreen(width: number, t: Target): Promise<string[]> {
     const session = `w${width}`;
-    const command = [process.execPath, CLI, 'run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL].map(quote).join(' ');
-    tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', '60', `ENGAGE_API_KEY=${quote(em.demoApiKey)} ${command}; echo EXIT=$?; sleep 600`);
+    const command = [
+      process.execPath,
+      CLI,
+      'run',
+      '--pipeline',
+      t.pipeline,
+      '--base-url',
+      em.url,
+      '--db',
+      t.db,
+      '--out',
+      t.out,
+      '--until',
+      UNTIL,
+    ]
+      .map(quote)
+      .join(' ');
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      String(width),
+      '-y',
+      '60',
+      `ENGAGE_API_KEY=${quote(em.demoApiKey)} ${command}; echo EXIT=$?; sleep 600`,
+    );
     const deadline = Date.now() + 90_000;
     let screen = '';
     while (Date.now() < deadline) {
@@ -44,25 +70,32 @@ describe.runIf(hasTmux)('the terminal display', () => {
     return screen.split('\n').map((l) => l.trimEnd());
   }
 
-  it.each([40, 120])('at %i columns leaves one block with the elapsed time and the total, no stale lines', async (width) => {
-    const t = await makeTarget(dir, `w${width}`);
-    const lines = await finalScreen(width, t);
-    const headers = lines.filter((l) => / · elapsed /.test(l));
-    expect(headers, lines.join('\n')).toHaveLength(1);
-    expect(headers[0]).toMatch(/^done · elapsed \d+:\d{2}/);
-    const totals = lines.filter((l) => /^ {2}total +\d+%/.test(l));
-    expect(totals, lines.join('\n')).toHaveLength(1);
-    expect(totals[0]).toMatch(/^ {2}total +100%/);
-    for (const stream of ['purchase_quantity', 'sessions', 'custom_events', 'content_blocks']) {
-      expect(lines.filter((l) => new RegExp(`^ {2}${stream} +\\d+%`).test(l)), stream).toHaveLength(1);
-    }
-    // The block is drawn at the terminal's width minus one column: no line of it wrapped onto the next.
-    const block = lines.slice(lines.indexOf(headers[0]!), lines.indexOf(totals[0]!) + 1);
-    // Header, one row per stream and per list discovery reads (custom_events' page), the total.
-    expect(block.length).toBe(13);
-    for (const l of block) expect(l.length).toBeLessThan(width);
-    if (width >= 120) expect(totals[0]).toMatch(/\d+\/\d+ req [\d,]+ rows/);
-  }, 120_000);
+  it.each([40, 120])(
+    'at %i columns leaves one block with the elapsed time and the total, no stale lines',
+    async (width) => {
+      const t = await makeTarget(dir, `w${width}`);
+      const lines = await finalScreen(width, t);
+      const headers = lines.filter((l) => / · elapsed /.test(l));
+      expect(headers, lines.join('\n')).toHaveLength(1);
+      expect(headers[0]).toMatch(/^done · elapsed \d+:\d{2}/);
+      const totals = lines.filter((l) => /^ {2}total +\d+%/.test(l));
+      expect(totals, lines.join('\n')).toHaveLength(1);
+      expect(totals[0]).toMatch(/^ {2}total +100%/);
+      for (const stream of ['purchase_quantity', 'sessions', 'custom_events', 'content_blocks']) {
+        expect(
+          lines.filter((l) => new RegExp(`^ {2}${stream} +\\d+%`).test(l)),
+          stream,
+        ).toHaveLength(1);
+      }
+      // The block is drawn at the terminal's width minus one column: no line of it wrapped onto the next.
+      const block = lines.slice(lines.indexOf(headers[0]!), lines.indexOf(totals[0]!) + 1);
+      // Header, one row per stream and per list discovery reads (custom_events' page), the total.
+      expect(block.length).toBe(13);
+      for (const l of block) expect(l.length).toBeLessThan(width);
+      if (width >= 120) expect(totals[0]).toMatch(/\d+\/\d+ req [\d,]+ rows/);
+    },
+    120_000,
+  );
 });
 
 whenToolMissing(tmuxTool, 'the terminal display under a pseudo-terminal');

@@ -8,7 +8,10 @@ import { TtyProgressReporter } from '../../src/cli/tty-progress-reporter.js';
 
 class FakeTerminal extends Writable {
   text = '';
-  constructor(readonly columns: number, readonly rows = 50) {
+  constructor(
+    readonly columns: number,
+    readonly rows = 50,
+  ) {
     super();
   }
   override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
@@ -22,15 +25,30 @@ function display(columns: number, clock: { now: number }, rows?: number) {
   const tty = new TtyProgressReporter(term, { now: () => clock.now, refreshMs: 0 });
   const emit = (...events: ReportedEvent[]) => events.forEach((e) => tty.emit(e));
   emit(
-    { type: 'run_started', runId: '20250101T000000-abcdef', pipeline: 'nightly', until: '', streams: ['revenue', 'sessions'], source: 'x' },
+    {
+      type: 'run_started',
+      runId: '20250101T000000-abcdef',
+      pipeline: 'nightly',
+      until: '',
+      streams: ['revenue', 'sessions'],
+      source: 'x',
+    },
     { type: 'phase', phase: 'plan' },
-    { type: 'planned', streams: [{ stream: 'revenue', series: 1, requests: 40, minimum: 40 }, { stream: 'sessions', series: 1, requests: 60, minimum: 60 }], requests: 100, estimateMs: 90_000 },
+    {
+      type: 'planned',
+      streams: [
+        { stream: 'revenue', series: 1, requests: 40, minimum: 40 },
+        { stream: 'sessions', series: 1, requests: 60, minimum: 60 },
+      ],
+      requests: 100,
+      estimateMs: 90_000,
+    },
   );
   return { term, tty, emit };
 }
 
 describe('TtyProgressReporter', () => {
-  it('shows the phase, elapsed time, the plan\'s ETA, one line per stream and the total', () => {
+  it("shows the phase, elapsed time, the plan's ETA, one line per stream and the total", () => {
     const clock = { now: 0 };
     const { tty, emit } = display(120, clock);
     clock.now = 5_000;
@@ -47,7 +65,7 @@ describe('TtyProgressReporter', () => {
     expect(lines[3]).toBe('  total     40%  40/100 req 1,234 rows');
   });
 
-  it('shows a pool\'s wait with the time it resumes, and never an ETA before it', () => {
+  it("shows a pool's wait with the time it resumes, and never an ETA before it", () => {
     const clock = { now: 0 };
     const { tty, emit } = display(120, clock);
     emit({ type: 'phase', phase: 'fetch' });
@@ -55,7 +73,9 @@ describe('TtyProgressReporter', () => {
     emit({ type: 'waiting', pool: 'purchases_events', remaining: 60, resumesAt, reason: 'hourly budget spent' });
     const lines = tty.lines();
     expect(lines[0]).toMatch(/ETA ~10:00/);
-    expect(lines.at(-1)).toBe(`  waiting: purchases_events resumes at ${new Date(resumesAt).toTimeString().slice(0, 8)}, 60 requests left (hourly budget spent)`);
+    expect(lines.at(-1)).toBe(
+      `  waiting: purchases_events resumes at ${new Date(resumesAt).toTimeString().slice(0, 8)}, 60 requests left (hourly budget spent)`,
+    );
     emit({ type: 'waiting', pool: 'purchases_events', remaining: 0, resumesAt, reason: 'done' });
     expect(tty.lines().some((l) => l.includes('waiting'))).toBe(false);
   });
@@ -82,7 +102,12 @@ describe('TtyProgressReporter', () => {
   it('draws nothing below info, and still prints a warning at warn', () => {
     const term = new FakeTerminal(80);
     const tty = new TtyProgressReporter(term, { level: 'warn', refreshMs: 0 });
-    tty.emit({ type: 'planned', streams: [{ stream: 'revenue', series: 1, requests: 4, minimum: 4 }], requests: 4, estimateMs: 1 });
+    tty.emit({
+      type: 'planned',
+      streams: [{ stream: 'revenue', series: 1, requests: 4, minimum: 4 }],
+      requests: 4,
+      estimateMs: 1,
+    });
     tty.emit({ type: 'warning', code: 'units_absent', message: 'two units absent', stream: 'revenue' });
     tty.close();
     expect(term.text).toBe('\x1b[2Kwarning: two units absent\n\x1b[0J');

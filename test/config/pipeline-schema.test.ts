@@ -36,14 +36,20 @@ describe('the pipeline JSON Schema', () => {
     ['wrong type', PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: three')],
     ['wrong type in a list', PIPELINE_YAML.replace('segments: [seg_1] }', 'segments: [1, 2] }')],
     ['unknown key', PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: 3\nlook_back: 2')],
-    ['unknown stream option', PIPELINE_YAML.replace('canvases: [cv_1, cv_2]', 'canvases: [cv_1, cv_2], canvas: [cv_3]')],
+    [
+      'unknown stream option',
+      PIPELINE_YAML.replace('canvases: [cv_1, cv_2]', 'canvases: [cv_1, cv_2], canvas: [cv_3]'),
+    ],
     ['empty list', PIPELINE_YAML.replace('apps: ["*", app_1]', 'apps: []')],
     ['empty streams', `${PIPELINE_YAML.slice(0, PIPELINE_YAML.indexOf('streams:'))}streams: {}\n`],
     ['not a mapping', '- just\n- a list\n'],
     ['an API key in the file', PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: 3\napi_key: abc')],
     ['"*" where ids are needed', PIPELINE_YAML.replace('canvases: [cv_1, cv_2]', 'canvases: ["*"]')],
     ['a unit that does not exist', PIPELINE_YAML.replace('unit: hour', 'unit: week')],
-    ['a bad retries value', PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: 3\nretries: { max_attempts: 0 }')],
+    [
+      'a bad retries value',
+      PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: 3\nretries: { max_attempts: 0 }'),
+    ],
     ['a missing start_date', PIPELINE_YAML.replace(/start_date: .*\n/, '')],
   ])('refuses a file with %s, as the loader does', (_label, text) => {
     expect(validate(parse(text))).toBe(false);

@@ -15,9 +15,15 @@ const KEY = 'sk-secret-9f8e7d';
 const NOW = DateTime.fromISO('2024-03-10T15:30:00Z', { zone: 'utc' });
 
 const plain = join(dir, 'plain.yaml');
-writeFileSync(plain, 'name: plain\nstart_date: 2024-01-01\nstreams:\n  revenue: {}\n  sessions: { unit: hour }\n  custom_events: {}\n');
+writeFileSync(
+  plain,
+  'name: plain\nstart_date: 2024-01-01\nstreams:\n  revenue: {}\n  sessions: { unit: hour }\n  custom_events: {}\n',
+);
 const withSource = join(dir, 'with-source.yaml');
-writeFileSync(withSource, 'name: src\nstart_date: 2024-01-01\nsource: { base_url: "https://file.example.com/" }\nstreams:\n  revenue: {}\n');
+writeFileSync(
+  withSource,
+  'name: src\nstart_date: 2024-01-01\nsource: { base_url: "https://file.example.com/" }\nstreams:\n  revenue: {}\n',
+);
 
 function resolve(flags: RawRunFlags, env: NodeJS.ProcessEnv = {}) {
   return resolveRunOptions({ pipeline: plain, ...flags }, env, NOW);
@@ -36,7 +42,14 @@ function refusal(flags: RawRunFlags, env: NodeJS.ProcessEnv = {}): ConfigError {
 describe('defaults', () => {
   it('runs the emulator with the default paths, every declared stream and until frozen at now', () => {
     const o = resolve({ emulator: true });
-    expect(o).toMatchObject({ emulator: true, db: 'data/engage.duckdb', out: 'data/parquet', fullRefresh: false, json: false, pipelinePath: plain });
+    expect(o).toMatchObject({
+      emulator: true,
+      db: 'data/engage.duckdb',
+      out: 'data/parquet',
+      fullRefresh: false,
+      json: false,
+      pipelinePath: plain,
+    });
     expect(o.streams).toEqual(['revenue', 'sessions', 'custom_events']);
     expect(o.until.toISO()).toBe('2024-03-10T15:30:00.000Z');
     expect(o.from).toBeUndefined();
@@ -57,18 +70,34 @@ describe('defaults', () => {
 describe('precedence', () => {
   it('takes the flag over the environment over the file', () => {
     const env = { ENGAGE_BASE_URL: 'https://env.example.com', ENGAGE_API_KEY: 'env-key-4d8a1f0c6e2b97' };
-    expect(resolveRunOptions({ pipeline: withSource, baseUrl: 'https://flag.example.com', apiKey: 'flag-key-9b3e7c1a5d0f24' }, env, NOW))
-      .toMatchObject({ baseUrl: 'https://flag.example.com', apiKey: 'flag-key-9b3e7c1a5d0f24' });
-    expect(resolveRunOptions({ pipeline: withSource }, env, NOW)).toMatchObject({ baseUrl: 'https://env.example.com', apiKey: 'env-key-4d8a1f0c6e2b97' });
-    expect(resolveRunOptions({ pipeline: withSource }, { ENGAGE_API_KEY: 'env-key-4d8a1f0c6e2b97' }, NOW)).toMatchObject({ baseUrl: 'https://file.example.com' });
+    expect(
+      resolveRunOptions(
+        { pipeline: withSource, baseUrl: 'https://flag.example.com', apiKey: 'flag-key-9b3e7c1a5d0f24' },
+        env,
+        NOW,
+      ),
+    ).toMatchObject({ baseUrl: 'https://flag.example.com', apiKey: 'flag-key-9b3e7c1a5d0f24' });
+    expect(resolveRunOptions({ pipeline: withSource }, env, NOW)).toMatchObject({
+      baseUrl: 'https://env.example.com',
+      apiKey: 'env-key-4d8a1f0c6e2b97',
+    });
+    expect(
+      resolveRunOptions({ pipeline: withSource }, { ENGAGE_API_KEY: 'env-key-4d8a1f0c6e2b97' }, NOW),
+    ).toMatchObject({ baseUrl: 'https://file.example.com' });
   });
 
   it('treats an empty environment variable as unset', () => {
-    expect(resolveRunOptions({ pipeline: withSource, apiKey: KEY }, { ENGAGE_BASE_URL: '' }, NOW).baseUrl).toBe('https://file.example.com');
+    expect(resolveRunOptions({ pipeline: withSource, apiKey: KEY }, { ENGAGE_BASE_URL: '' }, NOW).baseUrl).toBe(
+      'https://file.example.com',
+    );
   });
 
   it('lets --emulator override a base URL standing in the environment or the file', () => {
-    const o = resolveRunOptions({ pipeline: withSource, emulator: true }, { ENGAGE_BASE_URL: 'https://env.example.com' }, NOW);
+    const o = resolveRunOptions(
+      { pipeline: withSource, emulator: true },
+      { ENGAGE_BASE_URL: 'https://env.example.com' },
+      NOW,
+    );
     expect(o.emulator).toBe(true);
     expect(o.baseUrl).toBeUndefined();
   });
@@ -76,11 +105,15 @@ describe('precedence', () => {
 
 describe('source refusals', () => {
   it('refuses to guess a source', () => {
-    expect(refusal({}).message).toContain('no source: pass --base-url or set ENGAGE_BASE_URL, or --emulator for the built-in emulator');
+    expect(refusal({}).message).toContain(
+      'no source: pass --base-url or set ENGAGE_BASE_URL, or --emulator for the built-in emulator',
+    );
   });
 
   it('refuses --emulator together with --base-url', () => {
-    expect(refusal({ emulator: true, baseUrl: 'https://x.example.com' }).message).toMatch(/^--emulator: cannot be combined with --base-url/);
+    expect(refusal({ emulator: true, baseUrl: 'https://x.example.com' }).message).toMatch(
+      /^--emulator: cannot be combined with --base-url/,
+    );
   });
 
   it.each([
@@ -92,7 +125,9 @@ describe('source refusals', () => {
   });
 
   it('asks for an API key when a real service is named', () => {
-    expect(refusal({ baseUrl: 'https://rest.example.com' }).message).toMatch(/^--api-key: .*https:\/\/rest\.example\.com.*--api-key KEY.*ENGAGE_API_KEY/);
+    expect(refusal({ baseUrl: 'https://rest.example.com' }).message).toMatch(
+      /^--api-key: .*https:\/\/rest\.example\.com.*--api-key KEY.*ENGAGE_API_KEY/,
+    );
   });
 
   it('never shows the API key, even when it was pasted in the wrong flag', () => {
@@ -123,8 +158,11 @@ describe('--from and --until', () => {
     Settings.defaultZone = 'America/New_York';
     try {
       const o = resolve({ emulator: true, from: '2024-03-10', until: '2024-03-10 12:00:00' });
-      expect([o.from?.toISO(), o.until.toISO(), o.pipeline.startDate.toISO()])
-        .toEqual(['2024-03-10T00:00:00.000Z', '2024-03-10T12:00:00.000Z', '2024-01-01T00:00:00.000Z']);
+      expect([o.from?.toISO(), o.until.toISO(), o.pipeline.startDate.toISO()]).toEqual([
+        '2024-03-10T00:00:00.000Z',
+        '2024-03-10T12:00:00.000Z',
+        '2024-01-01T00:00:00.000Z',
+      ]);
     } finally {
       if (saved.tz === undefined) delete process.env.TZ;
       else process.env.TZ = saved.tz;
@@ -133,24 +171,34 @@ describe('--from and --until', () => {
   });
 
   it('converts an offset to UTC', () => {
-    expect(resolve({ emulator: true, until: '2024-03-10T08:00:00-05:00' }).until.toISO()).toBe('2024-03-10T13:00:00.000Z');
+    expect(resolve({ emulator: true, until: '2024-03-10T08:00:00-05:00' }).until.toISO()).toBe(
+      '2024-03-10T13:00:00.000Z',
+    );
   });
 
   it('shows the bad value and an example', () => {
-    expect(refusal({ emulator: true, from: 'last week' }).message)
-      .toBe('--from: "last week" is not an ISO 8601 date or date-time; e.g. 2024-03-10 or 2024-03-10T14:00:00Z (without a zone it is UTC)');
-    expect(refusal({ emulator: true, until: '2024-02-30' }).message).toMatch(/^--until: "2024-02-30" is not an ISO 8601/);
+    expect(refusal({ emulator: true, from: 'last week' }).message).toBe(
+      '--from: "last week" is not an ISO 8601 date or date-time; e.g. 2024-03-10 or 2024-03-10T14:00:00Z (without a zone it is UTC)',
+    );
+    expect(refusal({ emulator: true, until: '2024-02-30' }).message).toMatch(
+      /^--until: "2024-02-30" is not an ISO 8601/,
+    );
   });
 
   it('refuses --from after --until', () => {
-    expect(refusal({ emulator: true, from: '2024-03-05', until: '2024-03-01' }).message).toMatch(/^--from: 2024-03-05T00:00:00.000Z is after --until 2024-03-01T00:00:00.000Z/);
+    expect(refusal({ emulator: true, from: '2024-03-05', until: '2024-03-01' }).message).toMatch(
+      /^--from: 2024-03-05T00:00:00.000Z is after --until 2024-03-01T00:00:00.000Z/,
+    );
   });
 
   it('refuses an --until at or before the start (start_date, or --from), saying nothing is in range', () => {
-    expect(refusal({ emulator: true, until: '2023-12-31' }).message)
-      .toMatch(/^--until: 2023-12-31T00:00:00.000Z is not after start_date 2024-01-01 of .*plain\.yaml: nothing is in range; pass a later --until, or an earlier start_date$/);
+    expect(refusal({ emulator: true, until: '2023-12-31' }).message).toMatch(
+      /^--until: 2023-12-31T00:00:00.000Z is not after start_date 2024-01-01 of .*plain\.yaml: nothing is in range; pass a later --until, or an earlier start_date$/,
+    );
     expect(refusal({ emulator: true, until: '2024-01-01' }).message).toMatch(/nothing is in range/);
-    expect(refusal({ emulator: true, from: '2024-02-01', until: '2024-02-01' }).message).toMatch(/^--until: .* is not after --from 2024-02-01T00:00:00.000Z: nothing is in range/);
+    expect(refusal({ emulator: true, from: '2024-02-01', until: '2024-02-01' }).message).toMatch(
+      /^--until: .* is not after --from 2024-02-01T00:00:00.000Z: nothing is in range/,
+    );
     expect(resolve({ emulator: true, until: '2024-01-01T01:00Z' }).until.toISO()).toBe('2024-01-01T01:00:00.000Z');
   });
 
@@ -162,7 +210,10 @@ describe('--from and --until', () => {
 
 describe('--streams', () => {
   it('selects streams in the canonical order, ignoring spaces and repeats', () => {
-    expect(resolve({ emulator: true, streams: 'custom_events, revenue,revenue' }).streams).toEqual(['revenue', 'custom_events']);
+    expect(resolve({ emulator: true, streams: 'custom_events, revenue,revenue' }).streams).toEqual([
+      'revenue',
+      'custom_events',
+    ]);
   });
 
   it('refuses an unknown stream, suggesting the nearest and listing the valid ones', () => {
@@ -172,8 +223,9 @@ describe('--streams', () => {
   });
 
   it('refuses a stream the pipeline file does not declare', () => {
-    expect(refusal({ emulator: true, streams: 'segment_size' }).message)
-      .toBe(`--streams: stream "segment_size" is not configured in ${plain}; add it under streams: there, or choose among revenue, sessions, custom_events`);
+    expect(refusal({ emulator: true, streams: 'segment_size' }).message).toBe(
+      `--streams: stream "segment_size" is not configured in ${plain}; add it under streams: there, or choose among revenue, sessions, custom_events`,
+    );
   });
 
   it('refuses an empty list', () => {
@@ -182,5 +234,7 @@ describe('--streams', () => {
 });
 
 it('reports a broken pipeline file through the same ConfigError', () => {
-  expect(refusal({ emulator: true, pipeline: join(dir, 'missing.yaml') }).message).toMatch(/missing\.yaml: cannot read the pipeline file \(no such file\)/);
+  expect(refusal({ emulator: true, pipeline: join(dir, 'missing.yaml') }).message).toMatch(
+    /missing\.yaml: cannot read the pipeline file \(no such file\)/,
+  );
 });

@@ -27,7 +27,12 @@ const SOURCES = 'models/engage_etl_sources.yml';
 const MACRO = 'macros/engage_etl_unique_key.sql';
 
 type Row = Record<string, unknown>;
-interface YamlColumn { name: string; description: string; data_type: string; data_tests?: unknown[] }
+interface YamlColumn {
+  name: string;
+  description: string;
+  data_type: string;
+  data_tests?: unknown[];
+}
 interface YamlTable {
   name: string;
   description: string;
@@ -37,11 +42,22 @@ interface YamlTable {
   data_tests?: { engage_etl_unique_key: { columns: string[] } }[];
   columns: YamlColumn[];
 }
-interface YamlSource { name: string; description: string; schema?: string; database?: string; tables: YamlTable[] }
+interface YamlSource {
+  name: string;
+  description: string;
+  schema?: string;
+  database?: string;
+  tables: YamlTable[];
+}
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -59,7 +75,9 @@ async function withDuckDB<T>(use: (q: (sql: string) => Promise<Row[]>) => Promis
   const conn = await instance.connect();
   try {
     if (attach) await conn.run(`ATTACH '${attach}' AS engage (READ_ONLY); USE engage`);
-    return await use(async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS().map((r) => fromDuckDBValue(r) as Row));
+    return await use(async (sql) =>
+      (await conn.runAndReadAll(sql)).getRowObjectsJS().map((r) => fromDuckDBValue(r) as Row),
+    );
   } finally {
     conn.closeSync();
     instance.closeSync();
@@ -77,8 +95,12 @@ describe('engage-etl dbt over a demo warehouse', () => {
   beforeAll(async () => {
     f = await analystWarehouse();
     dir = await mkdtemp(join(tmpdir(), 'engage-dbt-'));
-    catalogTables = await f.query(`SELECT table_name, comment FROM duckdb_tables() WHERE schema_name = 'main' AND NOT starts_with(table_name, '_') ORDER BY table_name`);
-    catalogColumns = await f.query(`SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() WHERE schema_name IN ('main', 'analytics') ORDER BY schema_name, table_name, column_index`);
+    catalogTables = await f.query(
+      `SELECT table_name, comment FROM duckdb_tables() WHERE schema_name = 'main' AND NOT starts_with(table_name, '_') ORDER BY table_name`,
+    );
+    catalogColumns = await f.query(
+      `SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() WHERE schema_name IN ('main', 'analytics') ORDER BY schema_name, table_name, column_index`,
+    );
   });
   afterAll(async () => {
     await f?.close();
@@ -90,15 +112,22 @@ describe('engage-etl dbt over a demo warehouse', () => {
     const res = await cli(['dbt', '--db', f.db, '--output', out]);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
-    expect(res.stdout.split('\n').filter(Boolean).sort()).toEqual([`wrote ${out}/dbt_project.yml`, `wrote ${out}/${MACRO}`, `wrote ${out}/${SOURCES}`].sort());
+    expect(res.stdout.split('\n').filter(Boolean).sort()).toEqual(
+      [`wrote ${out}/dbt_project.yml`, `wrote ${out}/${MACRO}`, `wrote ${out}/${SOURCES}`].sort(),
+    );
     const macro = await readFile(join(out, MACRO), 'utf8');
     expect(macro).toContain('{% test engage_etl_unique_key(model, columns) %}');
     expect(macro).toContain('having count(*) > 1');
     const project = parse(await readFile(join(out, 'dbt_project.yml'), 'utf8')) as Record<string, unknown>;
-    expect(project).toMatchObject({ name: 'engage_etl', profile: 'engage_etl', 'config-version': 2, 'macro-paths': ['macros'] });
+    expect(project).toMatchObject({
+      name: 'engage_etl',
+      profile: 'engage_etl',
+      'config-version': 2,
+      'macro-paths': ['macros'],
+    });
   });
 
-  it('names every data table of the catalog, with its comment and every column in the catalog\'s order and type, each described', async () => {
+  it("names every data table of the catalog, with its comment and every column in the catalog's order and type, each described", async () => {
     const [tables] = await sourcesOf(join(dir, 'pkg'));
     expect(tables!.name).toBe('engage_etl');
     expect(tables!.schema).toBe('main');
@@ -107,18 +136,22 @@ describe('engage-etl dbt over a demo warehouse', () => {
     for (const t of tables!.tables) {
       expect(t.description).toBe(catalogTables.find((c) => c['table_name'] === t.name)!['comment']);
       const columns = catalogColumns.filter((c) => c['schema_name'] === 'main' && c['table_name'] === t.name);
-      expect(t.columns.map((c) => [c.name, c.data_type]), t.name).toEqual(columns.map((c) => [c['column_name'], c['data_type']]));
+      expect(
+        t.columns.map((c) => [c.name, c.data_type]),
+        t.name,
+      ).toEqual(columns.map((c) => [c['column_name'], c['data_type']]));
       for (const c of t.columns) expect(c.description.length, `${t.name}.${c.name}`).toBeGreaterThan(8);
     }
   });
 
-  it('tests each table\'s key as its catalog comment states it (unique, not null), and the loaded data passes those tests', async () => {
+  it("tests each table's key as its catalog comment states it (unique, not null), and the loaded data passes those tests", async () => {
     const [tables] = await sourcesOf(join(dir, 'pkg'));
     for (const t of tables!.tables) {
       const comment = String(catalogTables.find((c) => c['table_name'] === t.name)!['comment']);
       const key = /Key: (.+)\.$/.exec(comment)![1]!.split(', ');
       expect(key, t.name).toEqual(tableSpec(t.name).key);
-      for (const k of key) expect(dataTests(t.columns.find((c) => c.name === k)), `${t.name}.${k}`).toContain('not_null');
+      for (const k of key)
+        expect(dataTests(t.columns.find((c) => c.name === k)), `${t.name}.${k}`).toContain('not_null');
       if (key.length === 1) {
         expect(dataTests(t.columns.find((c) => c.name === key[0]))).toContain('unique');
         expect(t.data_tests).toBeUndefined();
@@ -127,19 +160,36 @@ describe('engage-etl dbt over a demo warehouse', () => {
       }
       // What dbt runs for those tests (its not_null, and the macro's SQL with the names quoted): no failing row.
       const cols = key.map((k) => `"${k}"`).join(', ');
-      const [dup] = await f.query(`SELECT count(*) AS n FROM (SELECT ${cols} FROM "${t.name}" GROUP BY ${cols} HAVING count(*) > 1)`);
-      const [nulls] = await f.query(`SELECT count(*) AS n FROM "${t.name}" WHERE ${key.map((k) => `"${k}" IS NULL`).join(' OR ')}`);
+      const [dup] = await f.query(
+        `SELECT count(*) AS n FROM (SELECT ${cols} FROM "${t.name}" GROUP BY ${cols} HAVING count(*) > 1)`,
+      );
+      const [nulls] = await f.query(
+        `SELECT count(*) AS n FROM "${t.name}" WHERE ${key.map((k) => `"${k}" IS NULL`).join(' OR ')}`,
+      );
       expect([Number(dup!['n']), Number(nulls!['n'])], t.name).toEqual([0, 0]);
     }
     const sessions = tables!.tables.find((t) => t.name === 'sessions')!;
-    expect(dataTests(sessions.columns.find((c) => c.name === 'unit'))).toContainEqual({ accepted_values: { values: ['day', 'hour'] } });
+    expect(dataTests(sessions.columns.find((c) => c.name === 'unit'))).toContainEqual({
+      accepted_values: { values: ['day', 'hour'] },
+    });
   });
 
-  it('gives every loaded series table the freshness `status` applies: its newest unit start is the stream\'s watermark, allowed one schedule plus one unit', async () => {
+  it("gives every loaded series table the freshness `status` applies: its newest unit start is the stream's watermark, allowed one schedule plus one unit", async () => {
     const [tables] = await sourcesOf(join(dir, 'pkg'));
-    const watermarks = await f.query(`SELECT stream, max(watermark) AS watermark, list(DISTINCT unit) AS units FROM _etl_series_state GROUP BY stream`);
+    const watermarks = await f.query(
+      `SELECT stream, max(watermark) AS watermark, list(DISTINCT unit) AS units FROM _etl_series_state GROUP BY stream`,
+    );
     const fresh = tables!.tables.filter((t) => t.freshness !== undefined);
-    expect(fresh.map((t) => t.name)).toEqual(expect.arrayContaining(['revenue', 'sessions', 'kpi_series', 'campaign_series', 'canvas_summary', 'event_counts']));
+    expect(fresh.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        'revenue',
+        'sessions',
+        'kpi_series',
+        'campaign_series',
+        'canvas_summary',
+        'event_counts',
+      ]),
+    );
     for (const t of tables!.tables) {
       const stream = seriesStreamOfTable(t.name);
       const state = watermarks.find((w) => w['stream'] === stream);
@@ -150,9 +200,11 @@ describe('engage-etl dbt over a demo warehouse', () => {
       const [max] = await f.query(`SELECT max(${t.loaded_at_field}) AS loaded FROM "${t.name}"`);
       expect(max!['loaded'], t.name).toEqual(state['watermark']);
       const hourly = (state['units'] as string[]).every((u) => u === 'hour');
-      expect(t.freshness, t.name).toEqual(hourly
-        ? { warn_after: { count: 25, period: 'hour' }, error_after: { count: 49, period: 'hour' } }
-        : { warn_after: { count: 48, period: 'hour' }, error_after: { count: 72, period: 'hour' } });
+      expect(t.freshness, t.name).toEqual(
+        hourly
+          ? { warn_after: { count: 25, period: 'hour' }, error_after: { count: 49, period: 'hour' } }
+          : { warn_after: { count: 48, period: 'hour' }, error_after: { count: 72, period: 'hour' } },
+      );
     }
     expect(tables!.tables.find((t) => t.name === 'sessions')!.freshness!.warn_after.count).toBe(25);
   });
@@ -160,15 +212,22 @@ describe('engage-etl dbt over a demo warehouse', () => {
   it('lists every analyst view as a second source, every column with the comment and type of the catalog', async () => {
     const [, views] = await sourcesOf(join(dir, 'pkg'));
     expect(views).toMatchObject({ name: 'engage_etl_analytics', schema: 'analytics' });
-    const catalogViews = await f.query(`SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY view_name`);
-    expect(views!.tables.map((v) => [v.name, v.description])).toEqual(catalogViews.map((v) => [v['view_name'], v['comment']]));
+    const catalogViews = await f.query(
+      `SELECT view_name, comment FROM duckdb_views() WHERE schema_name = 'analytics' ORDER BY view_name`,
+    );
+    expect(views!.tables.map((v) => [v.name, v.description])).toEqual(
+      catalogViews.map((v) => [v['view_name'], v['comment']]),
+    );
     for (const v of views!.tables) {
       const columns = catalogColumns.filter((c) => c['schema_name'] === 'analytics' && c['table_name'] === v.name);
-      expect(v.columns.map((c) => [c.name, c.data_type, c.description]), v.name).toEqual(columns.map((c) => [c['column_name'], c['data_type'], c['comment']]));
+      expect(
+        v.columns.map((c) => [c.name, c.data_type, c.description]),
+        v.name,
+      ).toEqual(columns.map((c) => [c['column_name'], c['data_type'], c['comment']]));
     }
   });
 
-  it('reruns byte for byte without touching a file, keeps the user\'s dbt_project.yml and own models, and refuses to overwrite a file it did not write', async () => {
+  it("reruns byte for byte without touching a file, keeps the user's dbt_project.yml and own models, and refuses to overwrite a file it did not write", async () => {
     const out = join(dir, 'pkg');
     const before = await readFile(join(out, SOURCES));
     const mtime = (await stat(join(out, SOURCES))).mtimeMs;
@@ -179,8 +238,12 @@ describe('engage-etl dbt over a demo warehouse', () => {
     expect(res.stdout).toBe(`unchanged ${out}/${SOURCES}\nunchanged ${out}/${MACRO}\n`);
     expect((await readFile(join(out, SOURCES))).equals(before)).toBe(true);
     expect((await stat(join(out, SOURCES))).mtimeMs).toBe(mtime);
-    expect(await readFile(join(out, 'dbt_project.yml'), 'utf8')).toBe('name: my_project\nprofile: mine\nconfig-version: 2\n');
-    expect(await readFile(join(out, 'models', 'revenue_daily.sql'), 'utf8')).toContain("source('engage_etl', 'revenue')");
+    expect(await readFile(join(out, 'dbt_project.yml'), 'utf8')).toBe(
+      'name: my_project\nprofile: mine\nconfig-version: 2\n',
+    );
+    expect(await readFile(join(out, 'models', 'revenue_daily.sql'), 'utf8')).toContain(
+      "source('engage_etl', 'revenue')",
+    );
 
     const foreign = join(dir, 'foreign');
     await mkdir(join(foreign, 'macros'), { recursive: true });
@@ -204,7 +267,7 @@ describe('engage-etl dbt over a demo warehouse', () => {
     expect(sources[0]!.tables.length).toBeGreaterThan(TABLE_SPECS.length - 4);
   });
 
-  it('over a workspace\'s share of a lake in object storage: the locations name s3://…/<table>/workspace=NAME/ and read every row, workspace included', async () => {
+  it("over a workspace's share of a lake in object storage: the locations name s3://…/<table>/workspace=NAME/ and read every row, workspace included", async () => {
     const store: S3TestServer = await startS3TestServer();
     const saved = { ...process.env };
     try {
@@ -246,7 +309,12 @@ streams:
   canvas_summary: { canvases: all, source: data_series, variant_breakdown: true, step_breakdown: true }
   canvas_details: { canvases: all }
 `;
-const PARTIAL_EMULATOR = { seed: 23, size: { apps: 2, products: 4, segments: 6, events: 10, canvases: 6, campaigns: 5 }, idStyle: 'uuid' as const, rateLimits: false };
+const PARTIAL_EMULATOR = {
+  seed: 23,
+  size: { apps: 2, products: 4, segments: 6, events: 10, canvases: 6, campaigns: 5 },
+  idStyle: 'uuid' as const,
+  rateLimits: false,
+};
 
 /** The tables of a local tree with at least one file `<table>/**\/*.parquet` matches, in name order. */
 async function tablesWithFiles(tree: string): Promise<string[]> {
@@ -293,27 +361,47 @@ describe('engage-etl dbt over the lake of a pipeline that leaves most tables emp
     await expectLocationsRead(source, f, (location) => location, undefined);
   });
 
-  it('names each table it leaves out with its reason, in the file\'s opening comment, in the source\'s description and on stderr', async () => {
+  it("names each table it leaves out with its reason, in the file's opening comment, in the source's description and on stderr", async () => {
     const held = await tablesWithFiles(f.out);
-    const absent = TABLE_SPECS.map((s) => s.name).filter((t) => !held.includes(t)).sort();
-    expect(absent).toEqual(expect.arrayContaining(['campaigns', 'campaign_series', 'campaign_message_series', 'event_counts', 'email_templates']));
+    const absent = TABLE_SPECS.map((s) => s.name)
+      .filter((t) => !held.includes(t))
+      .sort();
+    expect(absent).toEqual(
+      expect.arrayContaining([
+        'campaigns',
+        'campaign_series',
+        'campaign_message_series',
+        'event_counts',
+        'email_templates',
+      ]),
+    );
     const leftOut = await leftOutOf(join(dir, 'pkg'));
     expect([...leftOut.keys()]).toEqual(absent);
     for (const reason of leftOut.values()) expect(reason).toBe('no rows loaded yet, so never exported');
-    expect(await readFile(join(dir, 'pkg', SOURCES), 'utf8')).toContain('# Source engage_etl lists the tables the lake holds Parquet files of: dbt-duckdb fails reading a location that');
-    expect(source.description).toContain(`Left out, having no Parquet file in the lake yet (the comment atop this file says why): ${absent.join(', ')}.`);
-    expect(res.stderr).toContain(`engage-etl: ${absent.length} table(s) have no Parquet file in ${f.out}, so the sources leave them out`);
+    expect(await readFile(join(dir, 'pkg', SOURCES), 'utf8')).toContain(
+      '# Source engage_etl lists the tables the lake holds Parquet files of: dbt-duckdb fails reading a location that',
+    );
+    expect(source.description).toContain(
+      `Left out, having no Parquet file in the lake yet (the comment atop this file says why): ${absent.join(', ')}.`,
+    );
+    expect(res.stderr).toContain(
+      `engage-etl: ${absent.length} table(s) have no Parquet file in ${f.out}, so the sources leave them out`,
+    );
     for (const table of absent) expect(res.stderr).toContain(`\n  ${table}: no rows loaded yet, so never exported\n`);
   });
 
-  it('runs what `dbt test` and `dbt source freshness` run on every source without an error: the key tests pass over the files, the newest loaded_at_field is the database\'s', async () => {
+  it("runs what `dbt test` and `dbt source freshness` run on every source without an error: the key tests pass over the files, the newest loaded_at_field is the database's", async () => {
     const fresh: string[] = [];
     await withDuckDB(async (q) => {
       for (const t of source.tables) {
         const location = t.meta!.external_location;
         const key = tableSpec(t.name).key.map((k) => `"${k}"`);
-        const [dup] = await q(`SELECT count(*) AS n FROM (SELECT ${key.join(', ')} FROM ${location} GROUP BY ALL HAVING count(*) > 1)`);
-        const [nulls] = await q(`SELECT count(*) AS n FROM ${location} WHERE ${key.map((k) => `${k} IS NULL`).join(' OR ')}`);
+        const [dup] = await q(
+          `SELECT count(*) AS n FROM (SELECT ${key.join(', ')} FROM ${location} GROUP BY ALL HAVING count(*) > 1)`,
+        );
+        const [nulls] = await q(
+          `SELECT count(*) AS n FROM ${location} WHERE ${key.map((k) => `${k} IS NULL`).join(' OR ')}`,
+        );
         expect([Number(dup!['n']), Number(nulls!['n'])], t.name).toEqual([0, 0]);
         if (t.loaded_at_field === undefined) continue;
         const [lake] = await q(`SELECT max(${t.loaded_at_field}) AS loaded FROM ${location}`);
@@ -336,7 +424,9 @@ describe('engage-etl dbt over the lake of a pipeline that leaves most tables emp
     await wh.close();
     const exported = await cli(['export', '--db', db, '--out', tree]);
     expect(exported.code, exported.stderr).toBe(0);
-    expect((JSON.parse(await readFile(join(tree, 'manifests', 'canvas_steps.json'), 'utf8')) as { files: unknown[] }).files).toEqual([]);
+    expect(
+      (JSON.parse(await readFile(join(tree, 'manifests', 'canvas_steps.json'), 'utf8')) as { files: unknown[] }).files,
+    ).toEqual([]);
     await writeFile(join(tree, 'manifests', 'kpi_series.json'), '{"table": "kpi_series", "files": ');
     const out = join(dir, 'emptied-pkg');
     const again = await cli(['dbt', '--db', db, '--output', out, '--parquet', tree]);
@@ -345,9 +435,15 @@ describe('engage-etl dbt over the lake of a pipeline that leaves most tables emp
     expect(leftOut.get('canvas_steps')).toBe('its last export found no rows');
     expect(leftOut.get('kpi_series')).toBe('manifests/kpi_series.json is not JSON; `engage-etl export` rewrites it');
     const [emptied] = await sourcesOf(out);
-    expect(emptied!.tables.map((t) => t.name)).toEqual(source.tables.map((t) => t.name).filter((t) => t !== 'canvas_steps' && t !== 'kpi_series'));
+    expect(emptied!.tables.map((t) => t.name)).toEqual(
+      source.tables.map((t) => t.name).filter((t) => t !== 'canvas_steps' && t !== 'kpi_series'),
+    );
     await withDuckDB(async (q) => {
-      for (const t of emptied!.tables) expect(Number((await q(`SELECT count(*) AS n FROM ${t.meta!.external_location}`))[0]!['n']), t.name).toBeGreaterThan(0);
+      for (const t of emptied!.tables)
+        expect(
+          Number((await q(`SELECT count(*) AS n FROM ${t.meta!.external_location}`))[0]!['n']),
+          t.name,
+        ).toBeGreaterThan(0);
     });
 
     const bare = join(dir, 'bare');
@@ -363,16 +459,30 @@ describe('engage-etl dbt over the lake of a pipeline that leaves most tables emp
  * Every table's location: it names the table's folder (and workspace), and reads all its rows with the listed columns;
  * the tables left out are exactly those without rows (a run exports every table that holds any).
  */
-async function expectLocationsRead(source: YamlSource, f: PipelineFixture, local: (location: string) => string, workspace: string | undefined): Promise<void> {
+async function expectLocationsRead(
+  source: YamlSource,
+  f: PipelineFixture,
+  local: (location: string) => string,
+  workspace: string | undefined,
+): Promise<void> {
   expect(source.tables.map((t) => t.name)).toEqual(await tablesWithRows(f));
   await withDuckDB(async (q) => {
     for (const t of source.tables) {
       const location = t.meta!.external_location;
-      expect(location).toMatch(new RegExp(`/${t.name}/${workspace === undefined ? '' : `workspace=${workspace}/`}\\*\\*/\\*\\.parquet', hive_partitioning = true\\)$`));
+      expect(location).toMatch(
+        new RegExp(
+          `/${t.name}/${workspace === undefined ? '' : `workspace=${workspace}/`}\\*\\*/\\*\\.parquet', hive_partitioning = true\\)$`,
+        ),
+      );
       const [rows] = await f.query(`SELECT count(*) AS n FROM "${t.name}"`);
       const described = await q(`DESCRIBE SELECT * FROM ${local(location)}`);
-      expect(described.map((c) => [c['column_name'], c['column_type']]), t.name).toEqual(t.columns.map((c) => [c.name, c.data_type]));
-      const [got] = await q(`SELECT count(*) AS n, ${workspace === undefined ? 'NULL' : 'list(DISTINCT "workspace")'} AS workspaces FROM ${local(location)}`);
+      expect(
+        described.map((c) => [c['column_name'], c['column_type']]),
+        t.name,
+      ).toEqual(t.columns.map((c) => [c.name, c.data_type]));
+      const [got] = await q(
+        `SELECT count(*) AS n, ${workspace === undefined ? 'NULL' : 'list(DISTINCT "workspace")'} AS workspaces FROM ${local(location)}`,
+      );
       expect(Number(got!['n']), t.name).toBe(Number(rows!['n']));
       expect(got!['workspaces'], t.name).toEqual(workspace === undefined ? null : [workspace]);
     }
@@ -382,7 +492,9 @@ async function expectLocationsRead(source: YamlSource, f: PipelineFixture, local
 /** The data tables holding rows, in name order (the order of the sources). */
 async function tablesWithRows(f: PipelineFixture): Promise<string[]> {
   const withRows: string[] = [];
-  for (const t of await f.query(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT starts_with(table_name, '_') ORDER BY table_name`)) {
+  for (const t of await f.query(
+    `SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT starts_with(table_name, '_') ORDER BY table_name`,
+  )) {
     const [rows] = await f.query(`SELECT count(*) AS n FROM "${String(t['table_name'])}"`);
     if (Number(rows!['n']) > 0) withRows.push(String(t['table_name']));
   }

@@ -19,7 +19,13 @@ afterAll(() => em.close());
 function sendingCampaign(): Campaign {
   const nowMs = Date.parse(NOW);
   // Every series is zero before the workspace's data start (2023-01-01), so the campaign starts sending after it.
-  return em.state.analytics.campaigns.find((c) => c.firstSendDayMs !== undefined && c.firstSendDayMs > Date.parse('2023-02-01') && c.firstSendDayMs < nowMs - 60 * DAY && c.lastSendDayMs === undefined)!;
+  return em.state.analytics.campaigns.find(
+    (c) =>
+      c.firstSendDayMs !== undefined &&
+      c.firstSendDayMs > Date.parse('2023-02-01') &&
+      c.firstSendDayMs < nowMs - 60 * DAY &&
+      c.lastSendDayMs === undefined,
+  )!;
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -33,8 +39,18 @@ describe('/campaigns/data_series', () => {
     expect(r.body.data.map((p: { time: string }) => p.time)).toEqual(['2024-05-08', '2024-05-09', '2024-05-10']);
     for (const p of r.body.data) {
       expect(Object.keys(p).sort()).toEqual([
-        'conversions', 'conversions1', 'conversions1_by_send_time', 'conversions2', 'conversions2_by_send_time', 'conversions3',
-        'conversions3_by_send_time', 'conversions_by_send_time', 'messages', 'revenue', 'time', 'unique_recipients',
+        'conversions',
+        'conversions1',
+        'conversions1_by_send_time',
+        'conversions2',
+        'conversions2_by_send_time',
+        'conversions3',
+        'conversions3_by_send_time',
+        'conversions_by_send_time',
+        'messages',
+        'revenue',
+        'time',
+        'unique_recipients',
       ]);
     }
   });
@@ -44,7 +60,12 @@ describe('/campaigns/data_series', () => {
     const r = await call(em, `/campaigns/data_series?campaign_id=${c.id}&length=10&ending_at=2024-06-20T00:00:00Z`);
     expect(r.body.data.at(-1).time).toBe('2024-06-15');
     expect(r.body.data).toHaveLength(5);
-    const expected = campaignSeries(em.state.analytics, c, unitStartsEndingAt(Date.parse('2024-06-20T00:00:00Z'), 10, 'day'), em.clock.nowMs());
+    const expected = campaignSeries(
+      em.state.analytics,
+      c,
+      unitStartsEndingAt(Date.parse('2024-06-20T00:00:00Z'), 10, 'day'),
+      em.clock.nowMs(),
+    );
     expect(r.body.data).toEqual(expected);
   });
 
@@ -74,15 +95,39 @@ describe('/campaigns/data_series', () => {
   });
 
   // The platform's documentation of /campaigns/data_series, per channel (written out here, not read from src/).
-  const COMMON = ['variation_api_id', 'variation_name', 'unique_recipients', 'conversions', 'conversions_by_send_time', 'revenue'];
+  const COMMON = [
+    'variation_api_id',
+    'variation_name',
+    'unique_recipients',
+    'conversions',
+    'conversions_by_send_time',
+    'revenue',
+  ];
   const PUSH = ['sent', 'direct_opens', 'total_opens', 'bounces', 'body_clicks'];
   const DOCUMENTED: Record<string, string[]> = {
-    email: ['sent', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'unsubscribes', 'bounces', 'delivered', 'reported_spam'],
+    email: [
+      'sent',
+      'opens',
+      'unique_opens',
+      'clicks',
+      'unique_clicks',
+      'unsubscribes',
+      'bounces',
+      'delivered',
+      'reported_spam',
+    ],
     ios_push: PUSH,
     android_push: PUSH,
     sms: ['sent', 'delivered', 'undelivered', 'delivery_failed', 'opt_out', 'help'],
     webhook: ['sent', 'errors'],
-    content_cards: ['total_impressions', 'unique_impressions', 'total_clicks', 'unique_clicks', 'total_dismissals', 'unique_dismissals'],
+    content_cards: [
+      'total_impressions',
+      'unique_impressions',
+      'total_clicks',
+      'unique_clicks',
+      'total_dismissals',
+      'unique_dismissals',
+    ],
     in_app_message: ['impressions', 'clicks', 'first_button_clicks', 'second_button_clicks'],
   };
   const BUTTON = /^(carousel_slide|notif_button)_\d+_.+_click$/;
@@ -91,7 +136,12 @@ describe('/campaigns/data_series', () => {
     const nowMs = Date.parse(NOW);
     const omni = em.state.analytics.campaigns.filter((c) => new Set(c.variations.map((v) => v.channel)).size === 7);
     expect(omni.length).toBeGreaterThanOrEqual(5);
-    const c = omni.find((x) => x.firstSendDayMs !== undefined && x.firstSendDayMs < nowMs - 40 * DAY && (x.lastSendDayMs ?? Infinity) > nowMs - 10 * DAY)!;
+    const c = omni.find(
+      (x) =>
+        x.firstSendDayMs !== undefined &&
+        x.firstSendDayMs < nowMs - 40 * DAY &&
+        (x.lastSendDayMs ?? Infinity) > nowMs - 10 * DAY,
+    )!;
     expect(c).toBeDefined();
     const r = await call(em, `/campaigns/data_series?campaign_id=${c.id}&length=30&ending_at=${day(nowMs - 10 * DAY)}`);
     const seen = new Set<string>();
@@ -133,15 +183,27 @@ describe('/campaigns/data_series', () => {
     expect([...seen].sort()).toEqual(Object.keys(DOCUMENTED).sort());
     // Per-button clicks exactly where a push variation has buttons; some of the workspace's have.
     expect(buttons > 0).toBe(c.variations.some((v) => v.hasButtons));
-    expect(em.state.analytics.campaigns.filter((x) => x.variations.some((v) => v.hasButtons)).length).toBeGreaterThan(10);
+    expect(em.state.analytics.campaigns.filter((x) => x.variations.some((v) => v.hasButtons)).length).toBeGreaterThan(
+      10,
+    );
   });
 
   it('is zero before the first send and positive from it on', async () => {
     const c = sendingCampaign();
     const first = c.firstSendDayMs!;
     const r = await call(em, `/campaigns/data_series?campaign_id=${c.id}&length=4&ending_at=${day(first + DAY)}`);
-    expect(r.body.data.map((p: { time: string }) => p.time)).toEqual([day(first - 2 * DAY), day(first - DAY), day(first), day(first + DAY)]);
-    expect(r.body.data.map((p: { unique_recipients: number }) => p.unique_recipients > 0)).toEqual([false, false, true, true]);
+    expect(r.body.data.map((p: { time: string }) => p.time)).toEqual([
+      day(first - 2 * DAY),
+      day(first - DAY),
+      day(first),
+      day(first + DAY),
+    ]);
+    expect(r.body.data.map((p: { unique_recipients: number }) => p.unique_recipients > 0)).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
     const details = (await call(em, `/campaigns/details?campaign_id=${c.id}`)).body;
     expect(details.first_sent.slice(0, 10)).toBe(day(first));
   });
@@ -156,7 +218,13 @@ describe('/campaigns/data_series', () => {
   });
 
   it('stops on the archive day of an archived campaign', async () => {
-    const archived = em.state.analytics.campaigns.find((c) => c.lifecycle.archivedMs !== undefined && c.lastSendDayMs !== undefined && c.firstSendDayMs! < c.lastSendDayMs - 5 * DAY && c.lastSendDayMs < Date.parse(NOW) - 5 * DAY)!;
+    const archived = em.state.analytics.campaigns.find(
+      (c) =>
+        c.lifecycle.archivedMs !== undefined &&
+        c.lastSendDayMs !== undefined &&
+        c.firstSendDayMs! < c.lastSendDayMs - 5 * DAY &&
+        c.lastSendDayMs < Date.parse(NOW) - 5 * DAY,
+    )!;
     const last = archived.lastSendDayMs!;
     const r = await call(em, `/campaigns/data_series?campaign_id=${archived.id}&length=3&ending_at=${day(last + DAY)}`);
     expect(r.body.data.map((p: { unique_recipients: number }) => p.unique_recipients > 0)).toEqual([true, true, false]);
@@ -188,7 +256,9 @@ describe('/campaigns/data_series', () => {
     expect(after[0]).toEqual(before[0]);
     expect(after[2]).toEqual(before[2]);
     expect(after[1].unique_recipients).toBeGreaterThan(before[1].unique_recipients);
-    expect(() => em.state.analytics.restate({ series: 'campaign', day: '2024-06-04', campaignId: 'cmp_nope', factor: 2 })).toThrow(/campaignId "cmp_nope"/);
+    expect(() =>
+      em.state.analytics.restate({ series: 'campaign', day: '2024-06-04', campaignId: 'cmp_nope', factor: 2 }),
+    ).toThrow(/campaignId "cmp_nope"/);
   });
 
   it('refuses bad parameters with a 400 naming them', async () => {

@@ -29,7 +29,10 @@ describe('/events/data_series', () => {
   });
 
   it('answers hours as hour instants, for one app and one segment', async () => {
-    const r = await call(em, `/events/data_series?event=${event}&length=2&unit=hour&ending_at=2024-06-10T05:59:59Z&app_id=app_2&segment_id=seg_3`);
+    const r = await call(
+      em,
+      `/events/data_series?event=${event}&length=2&unit=hour&ending_at=2024-06-10T05:59:59Z&app_id=app_2&segment_id=seg_3`,
+    );
     expect(r.status).toBe(200);
     expect(times(r.body)).toEqual(['2024-06-10T04:00:00Z', '2024-06-10T05:00:00Z']);
   });
@@ -42,13 +45,19 @@ describe('/events/data_series', () => {
   it.each([
     ['', /event is required: the name of a custom event; GET \/events\/list gives the names/],
     ['event=', /event is required/],
-    ['event=no_such_event&length=3', /event "no_such_event" is not a custom event of this workspace \(names are case-sensitive\); GET \/events\/list gives the names/],
+    [
+      'event=no_such_event&length=3',
+      /event "no_such_event" is not a custom event of this workspace \(names are case-sensitive\); GET \/events\/list gives the names/,
+    ],
     ['event=EVENT&length=0', /length must be an integer from 1 to 100, got "0"/],
     ['event=EVENT', /length is required/],
     ['event=EVENT&length=101', /length must be an integer from 1 to 100/],
     ['event=EVENT&length=3&unit=week', /unit must be "day" or "hour", got "week"/],
     ['event=EVENT&length=3&ending_at=soon', /ending_at must be an ISO 8601 date-time/],
-    ['event=EVENT&length=3&app_id=app_9', /app_id "app_9" is not known to this workspace; use one of app_1, app_2, app_3/],
+    [
+      'event=EVENT&length=3&app_id=app_9',
+      /app_id "app_9" is not known to this workspace; use one of app_1, app_2, app_3/,
+    ],
     ['event=EVENT&length=3&segment_id=seg_99', /segment_id "seg_99" is not known/],
   ])('refuses ?%s with a 400 saying what to send', async (query, message) => {
     const r = await call(em, `/events/data_series?${query.replace('EVENT', event)}`);
@@ -58,19 +67,25 @@ describe('/events/data_series', () => {
 });
 
 describe('/kpi/*/data_series', () => {
-  it.each(['dau', 'mau', 'new_users', 'uninstalls'])('%s answers length days of { time, <metric> } ending with today', async (metric) => {
-    const r = await call(em, `/kpi/${metric}/data_series?length=3`);
-    expect(r.status).toBe(200);
-    expect(r.body.message).toBe('success');
-    expect(times(r.body)).toEqual(['2024-06-13', '2024-06-14', '2024-06-15']);
-    for (const p of r.body.data) {
-      expect(Object.keys(p).sort()).toEqual([metric, 'time'].sort());
-      expect(Number.isInteger(p[metric])).toBe(true);
-      expect(p[metric]).toBeGreaterThanOrEqual(0);
-    }
-    const app = await call(em, `/kpi/${metric}/data_series?length=2&ending_at=2024-05-02T10:00:00%2B02:00&app_id=app_3`);
-    expect(times(app.body)).toEqual(['2024-05-01', '2024-05-02']);
-  });
+  it.each(['dau', 'mau', 'new_users', 'uninstalls'])(
+    '%s answers length days of { time, <metric> } ending with today',
+    async (metric) => {
+      const r = await call(em, `/kpi/${metric}/data_series?length=3`);
+      expect(r.status).toBe(200);
+      expect(r.body.message).toBe('success');
+      expect(times(r.body)).toEqual(['2024-06-13', '2024-06-14', '2024-06-15']);
+      for (const p of r.body.data) {
+        expect(Object.keys(p).sort()).toEqual([metric, 'time'].sort());
+        expect(Number.isInteger(p[metric])).toBe(true);
+        expect(p[metric]).toBeGreaterThanOrEqual(0);
+      }
+      const app = await call(
+        em,
+        `/kpi/${metric}/data_series?length=2&ending_at=2024-05-02T10:00:00%2B02:00&app_id=app_3`,
+      );
+      expect(times(app.body)).toEqual(['2024-05-01', '2024-05-02']);
+    },
+  );
 
   it.each([
     ['dau', '', /length is required: an integer from 1 to 100/],
@@ -91,21 +106,32 @@ describe('/kpi/*/data_series', () => {
 
 describe('/canvas/data_series', () => {
   it('answers { data: { name, stats: [one element per day] } } with the breakdowns asked for', async () => {
-    const r = await call(em, '/canvas/data_series?canvas_id=cv_2&ending_at=2024-06-10T00:00:00Z&length=3&include_variant_breakdown=true&include_step_breakdown=true');
+    const r = await call(
+      em,
+      '/canvas/data_series?canvas_id=cv_2&ending_at=2024-06-10T00:00:00Z&length=3&include_variant_breakdown=true&include_step_breakdown=true',
+    );
     expect(r.status).toBe(200);
     expect(r.body.message).toBe('success');
     expect(r.body.data.name).toBe('Win-back lapsed players');
     expect(r.body.data.stats.map((s: { time: string }) => s.time)).toEqual(['2024-06-08', '2024-06-09', '2024-06-10']);
     for (const s of r.body.data.stats) {
       expect(Object.keys(s).sort()).toEqual(['step_stats', 'time', 'total_stats', 'variant_stats']);
-      expect(Object.keys(s.total_stats).sort()).toEqual(['conversions', 'conversions_by_entry_time', 'entries', 'revenue']);
+      expect(Object.keys(s.total_stats).sort()).toEqual([
+        'conversions',
+        'conversions_by_entry_time',
+        'entries',
+        'revenue',
+      ]);
     }
     const plain = await call(em, '/canvas/data_series?canvas_id=cv_2&ending_at=2024-06-10T00:00:00Z&length=1');
     expect(Object.keys(plain.body.data.stats[0]).sort()).toEqual(['time', 'total_stats']);
   });
 
   it('reads starting_at to ending_at as every day from the one to the other, both included', async () => {
-    const r = await call(em, '/canvas/data_series?canvas_id=cv_1&starting_at=2024-05-01T23:00:00Z&ending_at=2024-05-14T01:00:00Z');
+    const r = await call(
+      em,
+      '/canvas/data_series?canvas_id=cv_1&starting_at=2024-05-01T23:00:00Z&ending_at=2024-05-14T01:00:00Z',
+    );
     expect(r.body.data.stats).toHaveLength(14);
     expect(r.body.data.stats[0].time).toBe('2024-05-01');
     expect(r.body.data.stats[13].time).toBe('2024-05-14');
@@ -123,8 +149,14 @@ describe('/canvas/data_series', () => {
     ['canvas_id=cv_99&length=3', /canvas_id must be a string of the Canvas api identifier/],
     ['canvas_id=cv_1', /one of starting_at or length is required: length is an integer from 1 to 14/],
     ['canvas_id=cv_1&length=15', /length must be an integer from 1 to 14, got "15"/],
-    ['canvas_id=cv_1&starting_at=2024-05-01&ending_at=2024-05-15', /spans 15 days \(2024-05-01 to 2024-05-15\); at most 14 are allowed: split the window/],
-    ['canvas_id=cv_1&starting_at=2024-05-03&ending_at=2024-05-01', /starting_at \(2024-05-03\) must not be after ending_at \(2024-05-01\)/],
+    [
+      'canvas_id=cv_1&starting_at=2024-05-01&ending_at=2024-05-15',
+      /spans 15 days \(2024-05-01 to 2024-05-15\); at most 14 are allowed: split the window/,
+    ],
+    [
+      'canvas_id=cv_1&starting_at=2024-05-03&ending_at=2024-05-01',
+      /starting_at \(2024-05-03\) must not be after ending_at \(2024-05-01\)/,
+    ],
     ['canvas_id=cv_1&length=2&include_step_breakdown=yes', /include_step_breakdown must be true or false, got "yes"/],
     ['canvas_id=cv_1&starting_at=2024-05-01&length=99', /length must be an integer from 1 to 14/],
   ])('refuses ?%s with a 400', async (query, message) => {
@@ -145,8 +177,17 @@ describe('what every route gets', () => {
   ];
 
   it('refuses a key without the permission with a 403 naming it, and answers a key that has only it', async () => {
-    const keys = PERMISSIONS.map(([, permission], i) => ({ key: `only-${i}-5d0c8e2a7b41f396`, name: `only ${permission}`, permissions: [permission] }));
-    const limited = await startEmulator({ keys: [...keys, { key: 'sessions-only-9e3f1a7c2b05', name: 'sessions only', permissions: ['sessions.data_series'] }] });
+    const keys = PERMISSIONS.map(([, permission], i) => ({
+      key: `only-${i}-5d0c8e2a7b41f396`,
+      name: `only ${permission}`,
+      permissions: [permission],
+    }));
+    const limited = await startEmulator({
+      keys: [
+        ...keys,
+        { key: 'sessions-only-9e3f1a7c2b05', name: 'sessions only', permissions: ['sessions.data_series'] },
+      ],
+    });
     try {
       for (const [i, [path, permission]] of PERMISSIONS.entries()) {
         const url = path.replace('EVENT', event);
@@ -184,8 +225,16 @@ describe('what every route gets', () => {
     const faulty = await startEmulator({ faultRate: 1 });
     try {
       for (const [path] of PERMISSIONS) {
-        const res = await fetch(`${faulty.url}${path.replace('EVENT', event)}`, { headers: { Authorization: `Bearer ${faulty.demoApiKey}` } }).then(
-          async (r) => ({ status: r.status, ok: await r.text().then(() => true, () => false) }),
+        const res = await fetch(`${faulty.url}${path.replace('EVENT', event)}`, {
+          headers: { Authorization: `Bearer ${faulty.demoApiKey}` },
+        }).then(
+          async (r) => ({
+            status: r.status,
+            ok: await r.text().then(
+              () => true,
+              () => false,
+            ),
+          }),
           () => ({ status: 0, ok: false }),
         );
         expect(res.status === 200 && res.ok, path).toBe(false);

@@ -27,7 +27,11 @@ const nowMs = () => em.clock.nowMs();
 const ws = () => em.state.analytics;
 
 /** Every page of a paged list, requested until a short page, with the page bodies. */
-async function allPages(path: string, key: string, pageSize: number): Promise<{ items: any[]; pages: number; lastLength: number }> {
+async function allPages(
+  path: string,
+  key: string,
+  pageSize: number,
+): Promise<{ items: any[]; pages: number; lastLength: number }> {
   const items: any[] = [];
   for (let page = 0; page < 50; page++) {
     const sep = path.includes('?') ? '&' : '?';
@@ -81,13 +85,20 @@ describe('/canvas/list', () => {
     expect(r.body.canvases.length).toBeGreaterThan(0);
     expect(r.body.canvases.length).toBeLessThan(listedCanvases(ws(), nowMs()).length);
     for (const c of r.body.canvases) expect(Date.parse(c.last_edited)).toBeGreaterThan(Date.parse(`${since}Z`));
-    expect(r.body.canvases).toEqual(listedCanvases(ws(), nowMs(), { lastEditAfterMs: Date.parse(`${since}Z`) }).slice(0, 100));
+    expect(r.body.canvases).toEqual(
+      listedCanvases(ws(), nowMs(), { lastEditAfterMs: Date.parse(`${since}Z`) }).slice(0, 100),
+    );
   });
 
-  it('reads the documentation\'s own offset form with a one-digit hour (-5:00)', async () => {
-    const r = await call(em, `/canvas/list?${new URLSearchParams({ 'last_edit.time[gt]': '2024-01-01T00:00:00-5:00' })}`);
+  it("reads the documentation's own offset form with a one-digit hour (-5:00)", async () => {
+    const r = await call(
+      em,
+      `/canvas/list?${new URLSearchParams({ 'last_edit.time[gt]': '2024-01-01T00:00:00-5:00' })}`,
+    );
     expect(r.status).toBe(200);
-    expect(r.body.canvases).toEqual(listedCanvases(ws(), nowMs(), { lastEditAfterMs: Date.parse('2024-01-01T05:00:00Z') }).slice(0, 100));
+    expect(r.body.canvases).toEqual(
+      listedCanvases(ws(), nowMs(), { lastEditAfterMs: Date.parse('2024-01-01T05:00:00Z') }).slice(0, 100),
+    );
     expect((await call(em, '/canvas/list?last_edit.time%5Bgt%5D=2024-06-1')).status).toBe(400);
   });
 
@@ -124,11 +135,19 @@ describe('/canvas/list', () => {
     em.clock.set(new Date(edit));
     const page = (await allPages('/canvas/list', 'canvases', 100)).items.find((c) => c.id === edited.id);
     expect(page.last_edited).toBe(new Date(edit).toISOString());
-    expect((await call(em, `/canvas/details?canvas_id=${edited.id}`)).body.updated_at).toBe(new Date(edit).toISOString());
+    expect((await call(em, `/canvas/details?canvas_id=${edited.id}`)).body.updated_at).toBe(
+      new Date(edit).toISOString(),
+    );
   });
 
   it('refuses bad parameters with a 400 naming them', async () => {
-    for (const [q, name] of [['page=-1', 'page'], ['page=x', 'page'], ['include_archived=yes', 'include_archived'], ['sort_direction=up', 'sort_direction'], ['last_edit.time%5Bgt%5D=yesterday', 'last_edit.time[gt]']] as const) {
+    for (const [q, name] of [
+      ['page=-1', 'page'],
+      ['page=x', 'page'],
+      ['include_archived=yes', 'include_archived'],
+      ['sort_direction=up', 'sort_direction'],
+      ['last_edit.time%5Bgt%5D=yesterday', 'last_edit.time[gt]'],
+    ] as const) {
       const r = await call(em, `/canvas/list?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.message).toContain(name);
@@ -151,11 +170,20 @@ describe('/campaigns/list and /campaigns/details', () => {
   });
 
   it('answers details consistent with the list: name, tags, last edit, archive state, messages keyed by variation', async () => {
-    const archived = listedCampaigns(ws(), nowMs(), { includeArchived: true }).filter((c) => !listedCampaigns(ws(), nowMs()).some((p) => p.id === c.id));
+    const archived = listedCampaigns(ws(), nowMs(), { includeArchived: true }).filter(
+      (c) => !listedCampaigns(ws(), nowMs()).some((p) => p.id === c.id),
+    );
     const entry = archived[0]!;
     const r = await call(em, `/campaigns/details?campaign_id=${entry.id}`);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ name: entry.name, tags: entry.tags, updated_at: entry.last_edited, archived: true, enabled: false, message: 'success' });
+    expect(r.body).toMatchObject({
+      name: entry.name,
+      tags: entry.tags,
+      updated_at: entry.last_edited,
+      archived: true,
+      enabled: false,
+      message: 'success',
+    });
     const campaign = ws().campaign(entry.id)!;
     expect(Object.keys(r.body.messages)).toEqual(campaign.variations.map((v) => v.id));
     for (const [id, m] of Object.entries(r.body.messages) as [string, { channel: string; name: string }][]) {
@@ -163,7 +191,8 @@ describe('/campaigns/list and /campaigns/details', () => {
       expect(m.name).toBe(campaign.variations.find((v) => v.id === id)!.name);
     }
     expect(r.body.conversion_behaviors.length).toBeGreaterThan(0);
-    for (const key of ['description', 'created_at', 'draft', 'schedule_type', 'first_sent', 'last_sent', 'teams']) expect(r.body).toHaveProperty(key);
+    for (const key of ['description', 'created_at', 'draft', 'schedule_type', 'first_sent', 'last_sent', 'teams'])
+      expect(r.body).toHaveProperty(key);
   });
 
   it('gives first_sent and last_sent only once sends happened, last_sent ≤ now', async () => {
@@ -197,11 +226,19 @@ describe('/segments/list and /segments/details', () => {
     expect(items).toEqual(listedSegments(ws(), nowMs()));
     expect(Object.keys(items[0]).sort()).toEqual(['analytics_tracking_enabled', 'id', 'name', 'tags']);
     const untracked = items.filter((s) => !s.analytics_tracking_enabled).map((s) => s.id);
-    expect(untracked).toEqual(ws().segments.filter((s) => !s.analyticsTrackingEnabled).map((s) => s.id));
-    const archived = ws().segments.filter((s) => archivedAt(s.lifecycle, nowMs())).map((s) => s.id);
+    expect(untracked).toEqual(
+      ws()
+        .segments.filter((s) => !s.analyticsTrackingEnabled)
+        .map((s) => s.id),
+    );
+    const archived = ws()
+      .segments.filter((s) => archivedAt(s.lifecycle, nowMs()))
+      .map((s) => s.id);
     expect(archived.length).toBeGreaterThan(0);
     for (const id of archived) expect(items.map((s) => s.id)).not.toContain(id);
-    expect(items.map((s) => s.id)).toEqual(expect.arrayContaining(['seg_1', 'seg_2', 'seg_3', 'seg_4', 'seg_5', 'seg_6']));
+    expect(items.map((s) => s.id)).toEqual(
+      expect.arrayContaining(['seg_1', 'seg_2', 'seg_3', 'seg_4', 'seg_5', 'seg_6']),
+    );
     const created = items.map((s) => ws().segment(s.id)!.lifecycle.createdMs);
     expect(created).toEqual([...created].sort((x, y) => x - y));
     const desc = await allPages('/segments/list?sort_direction=desc', 'segments', 100);
@@ -211,7 +248,16 @@ describe('/segments/list and /segments/details', () => {
   it('answers details of a segment, archived ones too; a segment not yet created is a 400', async () => {
     const r = await call(em, '/segments/details?segment_id=seg_1');
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['created_at', 'description', 'message', 'name', 'tags', 'teams', 'text_description', 'updated_at']);
+    expect(Object.keys(r.body).sort()).toEqual([
+      'created_at',
+      'description',
+      'message',
+      'name',
+      'tags',
+      'teams',
+      'text_description',
+      'updated_at',
+    ]);
     expect(r.body.name).toBe('Whales');
     const archived = ws().segments.find((s) => archivedAt(s.lifecycle, nowMs()))!;
     expect((await call(em, `/segments/details?segment_id=${archived.id}`)).status).toBe(200);
@@ -223,7 +269,10 @@ describe('/segments/list and /segments/details', () => {
 
   it('refuses the series of the untracked segment with a 400 that says tracking is off', async () => {
     const untracked = ws().segments.find((s) => !s.analyticsTrackingEnabled)!;
-    for (const path of [`/segments/data_series?segment_id=${untracked.id}&length=3`, `/sessions/data_series?segment_id=${untracked.id}&length=3`]) {
+    for (const path of [
+      `/segments/data_series?segment_id=${untracked.id}&length=3`,
+      `/sessions/data_series?segment_id=${untracked.id}&length=3`,
+    ]) {
       const r = await call(em, path);
       expect(r.status, path).toBe(400);
       expect(r.body.message).toContain('analytics tracking off');
@@ -232,7 +281,10 @@ describe('/segments/list and /segments/details', () => {
 
   it('treats a segment not yet created as unknown to its series too', async () => {
     const later = ws().segments.find((s) => !existsAt(s.lifecycle, nowMs()))!;
-    for (const path of [`/segments/data_series?segment_id=${later.id}&length=3`, `/sessions/data_series?segment_id=${later.id}&length=3`]) {
+    for (const path of [
+      `/segments/data_series?segment_id=${later.id}&length=3`,
+      `/sessions/data_series?segment_id=${later.id}&length=3`,
+    ]) {
       const r = await call(em, path);
       expect(r.status, path).toBe(400);
       expect(r.body.message).toContain(later.id);
@@ -240,7 +292,12 @@ describe('/segments/list and /segments/details', () => {
   });
 
   it('gives an added segment a zero size before its creation day and a positive one after', async () => {
-    const seg = ws().segments.find((s) => s.lifecycle.createdMs > Date.parse('2023-06-01') && existsAt(s.lifecycle, nowMs()) && s.analyticsTrackingEnabled)!;
+    const seg = ws().segments.find(
+      (s) =>
+        s.lifecycle.createdMs > Date.parse('2023-06-01') &&
+        existsAt(s.lifecycle, nowMs()) &&
+        s.analyticsTrackingEnabled,
+    )!;
     const created = new Date(seg.lifecycle.createdMs).toISOString().slice(0, 10);
     const r = await call(em, `/segments/data_series?segment_id=${seg.id}&length=3&ending_at=${created}T12:00:00Z`);
     expect(r.body.data.map((p: { size: number }) => p.size > 0)).toEqual([false, false, true]);
@@ -250,7 +307,15 @@ describe('/segments/list and /segments/details', () => {
 describe('/purchases/product_list', () => {
   it('names the original products from the start and added ones once their first sale began, page by page', async () => {
     const at2024 = await allPages('/purchases/product_list', 'products', PRODUCT_LIST_PAGE_SIZE);
-    expect(at2024.items).toEqual(['gems_small', 'gems_medium', 'gems_large', 'coins_pack', 'starter_bundle', 'season_pass', 'no_ads']);
+    expect(at2024.items).toEqual([
+      'gems_small',
+      'gems_medium',
+      'gems_large',
+      'coins_pack',
+      'starter_bundle',
+      'season_pass',
+      'no_ads',
+    ]);
     em.clock.set('2026-11-23T00:00:00Z');
     const later = await allPages('/purchases/product_list', 'products', PRODUCT_LIST_PAGE_SIZE);
     expect(later.pages).toBeGreaterThan(1);
@@ -286,18 +351,28 @@ describe('/templates/email/list and /content_blocks/list', () => {
     expect(rest.body.templates).toHaveLength(first.body.count - 100);
     const all = [...first.body.templates, ...rest.body.templates];
     expect(all).toEqual(listedTemplates(ws(), nowMs()));
-    expect(Object.keys(all[0]).sort()).toEqual(['created_at', 'email_template_id', 'tags', 'template_name', 'updated_at']);
+    expect(Object.keys(all[0]).sort()).toEqual([
+      'created_at',
+      'email_template_id',
+      'tags',
+      'template_name',
+      'updated_at',
+    ]);
     const dnd = ws().templates.find((t) => t.dragAndDrop)!;
     expect(existsAt(dnd.lifecycle, nowMs())).toBe(true);
     expect(all.map((t) => t.email_template_id)).not.toContain(dnd.template.email_template_id);
-    expect((await call(em, `/templates/email/info?email_template_id=${dnd.template.email_template_id}`)).status).toBe(200);
+    expect((await call(em, `/templates/email/info?email_template_id=${dnd.template.email_template_id}`)).status).toBe(
+      200,
+    );
   });
 
   it('filters on updated_at with modified_after and modified_before, both inclusive', async () => {
     const all = listedTemplates(ws(), nowMs());
     const pivot = all[40]!.updated_at;
     const after = await call(em, `/templates/email/list?modified_after=${pivot}&limit=1000`);
-    expect(after.body.templates.map((t: { email_template_id: string }) => t.email_template_id)).toContain(all[40]!.email_template_id);
+    expect(after.body.templates.map((t: { email_template_id: string }) => t.email_template_id)).toContain(
+      all[40]!.email_template_id,
+    );
     for (const t of after.body.templates) expect(Date.parse(t.updated_at)).toBeGreaterThanOrEqual(Date.parse(pivot));
     const before = await call(em, `/templates/email/list?modified_before=${pivot}&limit=1000`);
     for (const t of before.body.templates) expect(Date.parse(t.updated_at)).toBeLessThanOrEqual(Date.parse(pivot));
@@ -323,7 +398,10 @@ describe('/templates/email/list and /content_blocks/list', () => {
     const block = ws().contentBlocks.find((b) => b.lifecycle.editsMs.some((e) => e > nowMs()))!;
     const edit = block.lifecycle.editsMs.find((e) => e > nowMs())!;
     const since = new Date(edit).toISOString();
-    const ids = async () => (await call(em, `/content_blocks/list?modified_after=${since}&limit=1000`)).body.content_blocks.map((b: { content_block_id: string }) => b.content_block_id);
+    const ids = async () =>
+      (await call(em, `/content_blocks/list?modified_after=${since}&limit=1000`)).body.content_blocks.map(
+        (b: { content_block_id: string }) => b.content_block_id,
+      );
     expect(await ids()).not.toContain(block.id);
     em.clock.set(new Date(edit));
     expect(await ids()).toContain(block.id);
@@ -331,7 +409,13 @@ describe('/templates/email/list and /content_blocks/list', () => {
   });
 
   it('refuses bad limit, offset and windows with a 400', async () => {
-    for (const [q, name] of [['limit=0', 'limit'], ['limit=1001', 'limit'], ['offset=-3', 'offset'], ['modified_after=soon', 'modified_after'], ['modified_after=2024-02-01&modified_before=2024-01-01', 'modified_after']] as const) {
+    for (const [q, name] of [
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['offset=-3', 'offset'],
+      ['modified_after=soon', 'modified_after'],
+      ['modified_after=2024-02-01&modified_before=2024-01-01', 'modified_after'],
+    ] as const) {
       for (const path of ['/templates/email/list', '/content_blocks/list']) {
         const r = await call(em, `${path}?${q}`);
         expect(r.status, `${path}?${q}`).toBe(400);
@@ -353,7 +437,9 @@ describe('permissions and pools', () => {
     ['/templates/email/list', 'templates.email.list'],
     ['/content_blocks/list', 'content_blocks.list'],
   ])('answers %s without its permission with a 403 naming %s', async (path, permission) => {
-    const limited = await startEmulator({ keys: [{ key: 'k-events-only-777', name: 'events reader', permissions: ['events.list'] }] });
+    const limited = await startEmulator({
+      keys: [{ key: 'k-events-only-777', name: 'events reader', permissions: ['events.list'] }],
+    });
     try {
       const r = await call(limited, path, { key: 'k-events-only-777' });
       expect(r.status).toBe(403);
@@ -381,15 +467,26 @@ describe('a later run', () => {
     const ids = async (path: string, key: string, idKey = 'id') => {
       const out: string[] = [];
       for (let page = 0; ; page++) {
-        const items = (await call(em, `${path}${path.includes('?') ? '&' : '?'}page=${page}`)).body[key] as Record<string, string>[];
+        const items = (await call(em, `${path}${path.includes('?') ? '&' : '?'}page=${page}`)).body[key] as Record<
+          string,
+          string
+        >[];
         out.push(...items.map((i) => i[idKey]!));
         if (items.length < 100) return out;
       }
     };
-    const before = { canvases: await ids('/canvas/list', 'canvases'), campaigns: await ids('/campaigns/list', 'campaigns'), segments: await ids('/segments/list', 'segments') };
+    const before = {
+      canvases: await ids('/canvas/list', 'canvases'),
+      campaigns: await ids('/campaigns/list', 'campaigns'),
+      segments: await ids('/segments/list', 'segments'),
+    };
     const templatesBefore = (await call(em, '/templates/email/list?limit=1000')).body.count;
     em.clock.advance(365 * 86_400_000);
-    const after = { canvases: await ids('/canvas/list', 'canvases'), campaigns: await ids('/campaigns/list', 'campaigns'), segments: await ids('/segments/list', 'segments') };
+    const after = {
+      canvases: await ids('/canvas/list', 'canvases'),
+      campaigns: await ids('/campaigns/list', 'campaigns'),
+      segments: await ids('/segments/list', 'segments'),
+    };
     expect((await call(em, '/templates/email/list?limit=1000')).body.count).toBeGreaterThan(templatesBefore);
     const details: Record<keyof typeof before, (id: string) => string> = {
       canvases: (id) => `/canvas/details?canvas_id=${id}`,
@@ -408,17 +505,31 @@ describe('--describe', () => {
   it('names the campaigns, the archived objects, the untracked segment, the drag-and-drop template and every instant', () => {
     const d = describeWorkspace(em.state) as any;
     expect(d.campaigns).toHaveLength(ws().campaigns.length);
-    expect(d.campaigns[0]).toMatchObject({ id: 'cmp_1', created_at: expect.any(String), edits: expect.any(Array), variations: expect.any(Array) });
+    expect(d.campaigns[0]).toMatchObject({
+      id: 'cmp_1',
+      created_at: expect.any(String),
+      edits: expect.any(Array),
+      variations: expect.any(Array),
+    });
     expect(d.untracked_segments).toEqual(['seg_101']);
     expect(d.drag_and_drop_templates).toEqual(['tpl_101']);
     expect(d.archived.canvases.map((c: { id: string }) => c.id)).toContain('cv_4');
     expect(d.archived.campaigns.length).toBeGreaterThan(0);
     expect(d.archived.segments.length).toBeGreaterThan(0);
-    expect(d.added_over_time.canvases[0]).toMatchObject({ id: 'cv_101', created_at: expect.any(String), edits: expect.any(Array) });
+    expect(d.added_over_time.canvases[0]).toMatchObject({
+      id: 'cv_101',
+      created_at: expect.any(String),
+      edits: expect.any(Array),
+    });
     expect(d.added_over_time.products.map((p: { id: string }) => p.id)).toContain('extra_lives');
-    expect(d.added_over_time.email_templates.find((t: { drag_and_drop: boolean }) => t.drag_and_drop).id).toBe('tpl_101');
-    const later = d.added_over_time.canvases.filter((c: { created_at: string }) => Date.parse(c.created_at) > nowMs()).map((c: { id: string }) => c.id);
+    expect(d.added_over_time.email_templates.find((t: { drag_and_drop: boolean }) => t.drag_and_drop).id).toBe(
+      'tpl_101',
+    );
+    const later = d.added_over_time.canvases
+      .filter((c: { created_at: string }) => Date.parse(c.created_at) > nowMs())
+      .map((c: { id: string }) => c.id);
     expect(later.length).toBeGreaterThan(0);
-    for (const id of later) expect(listedCanvases(ws(), nowMs(), { includeArchived: true }).map((c) => c.id)).not.toContain(id);
+    for (const id of later)
+      expect(listedCanvases(ws(), nowMs(), { includeArchived: true }).map((c) => c.id)).not.toContain(id);
   });
 });

@@ -16,12 +16,20 @@ export interface Answer {
 }
 
 /** GET (or another method) with the demo key unless `key` is given (null sends no Authorization). */
-export async function call(em: Emulator, path: string, init: { method?: string; key?: string | null; body?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function call(
+  em: Emulator,
+  path: string,
+  init: { method?: string; key?: string | null; body?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...init.headers };
   const key = init.key === undefined ? em.demoApiKey : init.key;
   if (key !== null) headers.Authorization = `Bearer ${key}`;
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${em.url}${path}`, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+  const res = await fetch(`${em.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    ...(init.body !== undefined ? { body: init.body } : {}),
+  });
   const text = await res.text();
   let body: unknown = text;
   try {

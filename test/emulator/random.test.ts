@@ -29,21 +29,41 @@ const part = fc.oneof(
 
 describe('hashUnit', () => {
   it('hashes whole numbers as their decimal text, like any other part', () => {
-    fc.assert(fc.property(fc.integer(), fc.array(part, { maxLength: 5 }), (seed, parts) => {
-      expect(hashUnit(seed, ...parts)).toBe(reference(seed, ...parts));
-    }), { numRuns: 5_000 });
-    for (const n of [0, -0, 9, 10, 1e8, 1e8 - 1, 1e8 + 1, Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, NaN, Infinity]) expect(hashUnit(1, n)).toBe(reference(1, n));
+    fc.assert(
+      fc.property(fc.integer(), fc.array(part, { maxLength: 5 }), (seed, parts) => {
+        expect(hashUnit(seed, ...parts)).toBe(reference(seed, ...parts));
+      }),
+      { numRuns: 5_000 },
+    );
+    for (const n of [0, -0, 9, 10, 1e8, 1e8 - 1, 1e8 + 1, Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, NaN, Infinity])
+      expect(hashUnit(1, n)).toBe(reference(1, n));
   });
 
   it('continues from a prefix exactly as if the prefix were hashed again', () => {
-    fc.assert(fc.property(fc.integer(), fc.array(part, { maxLength: 3 }), fc.array(part, { maxLength: 3 }), (seed, head, tail) => {
-      expect(hashUnitAfter(hashPrefix(seed, ...head), ...tail)).toBe(hashUnit(seed, ...head, ...tail));
-    }), { numRuns: 2_000 });
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.array(part, { maxLength: 3 }),
+        fc.array(part, { maxLength: 3 }),
+        (seed, head, tail) => {
+          expect(hashUnitAfter(hashPrefix(seed, ...head), ...tail)).toBe(hashUnit(seed, ...head, ...tail));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 
   it('continues from a prefix with one whole number as hashUnit does with it as the last part', () => {
-    fc.assert(fc.property(fc.integer(), fc.array(part, { maxLength: 3 }), fc.oneof(fc.maxSafeNat(), fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 })), (seed, head, n) => {
-      expect(hashNumberAfter(hashPrefix(seed, ...head), n)).toBe(reference(seed, ...head, n));
-    }), { numRuns: 2_000 });
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.array(part, { maxLength: 3 }),
+        fc.oneof(fc.maxSafeNat(), fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 })),
+        (seed, head, n) => {
+          expect(hashNumberAfter(hashPrefix(seed, ...head), n)).toBe(reference(seed, ...head, n));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -11,15 +11,21 @@ beforeAll(async () => {
 afterAll(() => em.close());
 
 describe('series routes', () => {
-  it.each(['/purchases/quantity_series', '/purchases/revenue_series', '/sessions/data_series'])('%s answers length days ending with today, oldest first', async (path) => {
-    const r = await call(em, `${path}?length=3`);
-    expect(r.status).toBe(200);
-    expect(r.body.message).toBe('success');
-    expect(r.body.data.map((p: { time: string }) => p.time)).toEqual(['2024-06-13', '2024-06-14', '2024-06-15']);
-  });
+  it.each(['/purchases/quantity_series', '/purchases/revenue_series', '/sessions/data_series'])(
+    '%s answers length days ending with today, oldest first',
+    async (path) => {
+      const r = await call(em, `${path}?length=3`);
+      expect(r.status).toBe(200);
+      expect(r.body.message).toBe('success');
+      expect(r.body.data.map((p: { time: string }) => p.time)).toEqual(['2024-06-13', '2024-06-14', '2024-06-15']);
+    },
+  );
 
   it('gives purchase quantity as integers under purchase_quantity', async () => {
-    const r = await call(em, '/purchases/quantity_series?length=2&app_id=app_1&product=gems_small&ending_at=2024-06-01T00:00:00Z');
+    const r = await call(
+      em,
+      '/purchases/quantity_series?length=2&app_id=app_1&product=gems_small&ending_at=2024-06-01T00:00:00Z',
+    );
     expect(r.body.data).toHaveLength(2);
     for (const p of r.body.data) expect(Number.isInteger(p.purchase_quantity)).toBe(true);
   });
@@ -34,7 +40,13 @@ describe('series routes', () => {
   it('gives segment size per day for a known segment', async () => {
     const r = await call(em, '/segments/data_series?segment_id=seg_3&length=5&ending_at=2024-05-05');
     expect(r.status).toBe(200);
-    expect(r.body.data.map((p: { time: string }) => p.time)).toEqual(['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-04', '2024-05-05']);
+    expect(r.body.data.map((p: { time: string }) => p.time)).toEqual([
+      '2024-05-01',
+      '2024-05-02',
+      '2024-05-03',
+      '2024-05-04',
+      '2024-05-05',
+    ]);
     for (const p of r.body.data) expect(p.size).toBeGreaterThan(0);
   });
 
@@ -56,7 +68,10 @@ describe('series routes', () => {
     ['/purchases/quantity_series?length=abc', /length must be an integer/],
     ['/purchases/quantity_series?length=3&unit=week', /unit must be "day" or "hour", got "week"/],
     ['/purchases/quantity_series?length=3&ending_at=yesterday', /ending_at must be an ISO 8601 date-time/],
-    ['/purchases/quantity_series?length=3&app_id=app_99', /app_id "app_99" is not known to this workspace; use one of app_1, app_2, app_3/],
+    [
+      '/purchases/quantity_series?length=3&app_id=app_99',
+      /app_id "app_99" is not known to this workspace; use one of app_1, app_2, app_3/,
+    ],
     ['/purchases/quantity_series?length=3&product=gold_bars', /product "gold_bars" is not known/],
     ['/purchases/revenue_series?length=-1', /length must be an integer from 1 to 100/],
     ['/purchases/revenue_series?length=3&unit=minute', /unit must be/],
@@ -115,7 +130,9 @@ describe('data integrations', () => {
     expect(seen).toHaveLength(23);
     expect(new Set(seen).size).toBe(23);
     expect(linkHeaders[0]).not.toMatch(/rel="prev"/);
-    expect(linkHeaders[1]).toMatch(/^<\/cdi\/integrations\?cursor=[\w-]+>; rel="prev", <\/cdi\/integrations\?cursor=[\w-]+>; rel="next"$/);
+    expect(linkHeaders[1]).toMatch(
+      /^<\/cdi\/integrations\?cursor=[\w-]+>; rel="prev", <\/cdi\/integrations\?cursor=[\w-]+>; rel="next"$/,
+    );
     expect(linkHeaders[2]).toMatch(/rel="prev"/);
     expect(linkHeaders[2]).not.toMatch(/rel="next"/);
   });
@@ -123,16 +140,28 @@ describe('data integrations', () => {
   it('gives every field of 2.3', async () => {
     const r = await call(em, '/cdi/integrations');
     expect(Object.keys(r.body.results[0]).sort()).toEqual([
-      'app_group_id', 'contact_emails', 'integration_id', 'integration_name', 'integration_status', 'integration_type',
-      'last_job_start_time', 'last_job_status', 'last_updated_at', 'next_scheduled_run', 'warehouse_type',
+      'app_group_id',
+      'contact_emails',
+      'integration_id',
+      'integration_name',
+      'integration_status',
+      'integration_type',
+      'last_job_start_time',
+      'last_job_status',
+      'last_updated_at',
+      'next_scheduled_run',
+      'warehouse_type',
     ]);
   });
 
-  it.each(['garbage!', '', 'b2Zmc2V0OjM', 'b2Zmc2V0OjUwMA'])('refuses cursor "%s" with 400 Invalid cursor', async (cursor) => {
-    const r = await call(em, `/cdi/integrations?cursor=${cursor}`);
-    expect(r.status).toBe(400);
-    expect(r.body).toEqual({ message: 'Invalid cursor' });
-  });
+  it.each(['garbage!', '', 'b2Zmc2V0OjM', 'b2Zmc2V0OjUwMA'])(
+    'refuses cursor "%s" with 400 Invalid cursor',
+    async (cursor) => {
+      const r = await call(em, `/cdi/integrations?cursor=${cursor}`);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ message: 'Invalid cursor' });
+    },
+  );
 });
 
 describe('Canvas details', () => {
@@ -145,7 +174,20 @@ describe('Canvas details', () => {
     expect(r.body.variants[1]).not.toHaveProperty('first_step_id');
     expect(r.body.steps[0].id).toBe('cv_1_step_1');
     expect(Object.keys(r.body.steps[0].messages).length).toBeGreaterThan(0);
-    for (const key of ['created_at', 'updated_at', 'name', 'description', 'archived', 'draft', 'schedule_type', 'first_entry', 'last_entry', 'channels', 'tags', 'teams']) {
+    for (const key of [
+      'created_at',
+      'updated_at',
+      'name',
+      'description',
+      'archived',
+      'draft',
+      'schedule_type',
+      'first_entry',
+      'last_entry',
+      'channels',
+      'tags',
+      'teams',
+    ]) {
       expect(r.body).toHaveProperty(key);
     }
   });
@@ -159,38 +201,54 @@ describe('Canvas details', () => {
 
 describe('Canvas data summary', () => {
   it('answers totals and, on request, variant and step breakdowns', async () => {
-    const r = await call(em, '/canvas/data_summary?canvas_id=cv_1&length=7&include_variant_breakdown=true&include_step_breakdown=true');
+    const r = await call(
+      em,
+      '/canvas/data_summary?canvas_id=cv_1&length=7&include_variant_breakdown=true&include_step_breakdown=true',
+    );
     expect(r.status).toBe(200);
     expect(r.body.data.name).toBe('Onboarding journey');
     expect(Object.keys(r.body.data.variant_stats)).toEqual(['cv_1_variant_1', 'cv_1_variant_2']);
     // Each step message: the spec's four fields, then its channel's own (the platform's documentation of the channel).
     const own: Record<string, string[]> = {
       email: ['clicks', 'delivered', 'reported_spam', 'unique_clicks', 'unique_opens', 'unsubscribes'],
-      ios_push: ['body_clicks', 'direct_opens', 'total_opens'], android_push: ['body_clicks', 'direct_opens', 'total_opens'],
-      sms: ['delivered', 'delivery_failed', 'help', 'opt_out', 'undelivered'], webhook: ['errors'],
+      ios_push: ['body_clicks', 'direct_opens', 'total_opens'],
+      android_push: ['body_clicks', 'direct_opens', 'total_opens'],
+      sms: ['delivered', 'delivery_failed', 'help', 'opt_out', 'undelivered'],
+      webhook: ['errors'],
       in_app_message: ['clicks', 'first_button_clicks', 'impressions', 'second_button_clicks'],
     };
     const seen = new Set<string>();
-    for (const step of Object.values(r.body.data.step_stats) as { messages: Record<string, Record<string, number>[]> }[]) {
+    for (const step of Object.values(r.body.data.step_stats) as {
+      messages: Record<string, Record<string, number>[]>;
+    }[]) {
       for (const [channel, list] of Object.entries(step.messages)) {
         seen.add(channel);
         for (const m of list) {
           expect(Object.keys(m).slice(0, 4), channel).toEqual(['sent', 'opens', 'influenced_opens', 'bounces']);
-          expect(Object.keys(m).slice(4).sort(), channel).toEqual(own[channel]!.filter((f) => !['sent', 'opens', 'bounces'].includes(f)));
+          expect(Object.keys(m).slice(4).sort(), channel).toEqual(
+            own[channel]!.filter((f) => !['sent', 'opens', 'bounces'].includes(f)),
+          );
           if (channel === 'sms' || channel === 'webhook') expect(m.opens).toBe(0);
           if (channel.endsWith('_push')) expect(m.direct_opens).toBeLessThanOrEqual(m.total_opens!);
         }
       }
     }
     expect(seen.size).toBeGreaterThan(1);
-    expect(Object.keys(r.body.data.variant_stats.cv_1_variant_1).sort()).toEqual(['conversions', 'conversions_by_entry_time', 'entries', 'name', 'revenue']);
+    expect(Object.keys(r.body.data.variant_stats.cv_1_variant_1).sort()).toEqual([
+      'conversions',
+      'conversions_by_entry_time',
+      'entries',
+      'name',
+      'revenue',
+    ]);
     const plain = await call(em, '/canvas/data_summary?canvas_id=cv_1&length=7');
     expect(plain.body.data).not.toHaveProperty('variant_stats');
     expect(plain.body.data).not.toHaveProperty('step_stats');
   });
 
   it('includes deleted steps only with include_deleted_step_data=true', async () => {
-    const base = '/canvas/data_summary?canvas_id=cv_2&length=14&ending_at=2024-06-01T00:00:00Z&include_step_breakdown=true';
+    const base =
+      '/canvas/data_summary?canvas_id=cv_2&length=14&ending_at=2024-06-01T00:00:00Z&include_step_breakdown=true';
     const without = await call(em, base);
     const withDeleted = await call(em, `${base}&include_deleted_step_data=true`);
     const extra = Object.keys(withDeleted.body.data.step_stats).filter((k) => !(k in without.body.data.step_stats));
@@ -209,8 +267,14 @@ describe('Canvas data summary', () => {
     ['?canvas_id=cv_1&starting_at=nope', /starting_at must be an ISO 8601/],
     ['?canvas_id=cv_1&starting_at=2024-05-01T00:00:00Z&ending_at=2024-05-15T00:00:00Z', /spans 15 days .* at most 14/],
     ['?canvas_id=cv_1&starting_at=2024-05-10T00:00:00Z&ending_at=2024-05-01T00:00:00Z', /must not be after ending_at/],
-    ['?canvas_id=cv_1&starting_at=2024-05-01T00:00:00Z&ending_at=2024-05-05T00:00:00Z&length=99', /length must be an integer from 1 to 14/],
-    ['?canvas_id=cv_1&length=3&include_variant_breakdown=yes', /include_variant_breakdown must be true or false, got "yes"/],
+    [
+      '?canvas_id=cv_1&starting_at=2024-05-01T00:00:00Z&ending_at=2024-05-05T00:00:00Z&length=99',
+      /length must be an integer from 1 to 14/,
+    ],
+    [
+      '?canvas_id=cv_1&length=3&include_variant_breakdown=yes',
+      /include_variant_breakdown must be true or false, got "yes"/,
+    ],
     ['?canvas_id=cv_1&length=3&include_step_breakdown=1', /include_step_breakdown must be true or false/],
     ['?canvas_id=cv_1&length=3&include_deleted_step_data=TRUE', /include_deleted_step_data must be true or false/],
   ];
@@ -228,11 +292,15 @@ describe('email templates', () => {
       expect(r.status).toBe(200);
       expect(r.body.email_template_id).toBe(`tpl_${i}`);
       expect(typeof r.body.tags).toBe('string');
-      for (const key of ['template_name', 'description', 'subject', 'created_at', 'updated_at']) expect(r.body).toHaveProperty(key);
+      for (const key of ['template_name', 'description', 'subject', 'created_at', 'updated_at'])
+        expect(r.body).toHaveProperty(key);
     }
   });
 
-  it.each([['', /email_template_id is required/], ['?email_template_id=tpl_99', /"tpl_99" is not an email template/]])('refuses %s', async (q, message) => {
+  it.each([
+    ['', /email_template_id is required/],
+    ['?email_template_id=tpl_99', /"tpl_99" is not an email template/],
+  ])('refuses %s', async (q, message) => {
     const r = await call(em, `/templates/email/info${q}`);
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(message);

@@ -60,14 +60,29 @@ describe('series faults', () => {
     await call(e, SESSIONS);
     await call(e, SESSIONS);
     expect(e.seriesFaultLog()).toEqual([
-      { sequence: 1, endpoint: 'sessionsDataSeries', query: 'length=5&ending_at=2024-06-05', mode: 'drop_all', times: DAYS },
-      { sequence: 3, endpoint: 'sessionsDataSeries', query: 'length=5&ending_at=2024-06-05', mode: 'outside_window', times: ['2024-05-31'] },
+      {
+        sequence: 1,
+        endpoint: 'sessionsDataSeries',
+        query: 'length=5&ending_at=2024-06-05',
+        mode: 'drop_all',
+        times: DAYS,
+      },
+      {
+        sequence: 3,
+        endpoint: 'sessionsDataSeries',
+        query: 'length=5&ending_at=2024-06-05',
+        mode: 'outside_window',
+        times: ['2024-05-31'],
+      },
     ]);
   });
 
   it('rate: hits matching answers at random, replayed exactly from the seed; spared answers keep their points', async () => {
     const run = async (seed: number) => {
-      const e = await startEmulator({ seed, seriesFaults: [{ endpoint: 'sessionsDataSeries', mode: 'drop_point', rate: 0.5 }] });
+      const e = await startEmulator({
+        seed,
+        seriesFaults: [{ endpoint: 'sessionsDataSeries', mode: 'drop_point', rate: 0.5 }],
+      });
       try {
         const lengths: number[] = [];
         for (let i = 0; i < 30; i++) lengths.push((await call(e, SESSIONS)).body.data.length);
@@ -92,13 +107,21 @@ describe('series faults', () => {
   });
 
   it('conflicting_duplicate: one time appears twice with two different values, right after itself', async () => {
-    const e = await start({ seriesFaults: [{ endpoint: 'kpiDauDataSeries', mode: 'conflicting_duplicate', atTime: '2024-06-02T00:00:00Z', times: 1 }] });
+    const e = await start({
+      seriesFaults: [
+        { endpoint: 'kpiDauDataSeries', mode: 'conflicting_duplicate', atTime: '2024-06-02T00:00:00Z', times: 1 },
+      ],
+    });
     const healthy = await call(e, '/kpi/dau/data_series?length=1&ending_at=2024-06-05');
     const r = await call(e, '/kpi/dau/data_series?length=3&ending_at=2024-06-03');
     expect(times(r.body)).toEqual(['2024-06-01', '2024-06-02', '2024-06-02', '2024-06-03']);
     expect(r.body.data[2].dau).toBe(r.body.data[1].dau + 1);
     expect(healthy.body.data).toHaveLength(1);
-    expect(times((await call(e, '/kpi/dau/data_series?length=3&ending_at=2024-06-03')).body)).toEqual(['2024-06-01', '2024-06-02', '2024-06-03']);
+    expect(times((await call(e, '/kpi/dau/data_series?length=3&ending_at=2024-06-03')).body)).toEqual([
+      '2024-06-01',
+      '2024-06-02',
+      '2024-06-03',
+    ]);
   });
 
   it('conflicting_duplicate and drop_point reach the daily stats of a Canvas data series', async () => {
@@ -137,8 +160,12 @@ describe('series faults', () => {
     expect((await call(e, `${SESSIONS}&app_id=app_2`)).body.data).toEqual([]);
     expect(times((await call(e, `${SESSIONS}&app_id=app_1`)).body)).toEqual(DAYS);
     expect(times((await call(e, SESSIONS)).body)).toEqual(DAYS);
-    expect((await call(e, '/sessions/data_series?length=3&unit=hour&ending_at=2024-06-01T02:00:00Z')).body.data).toHaveLength(2);
-    expect((await call(e, '/sessions/data_series?length=3&unit=hour&ending_at=2024-06-01T02:00:00Z&app_id=app_1')).body.data).toHaveLength(3);
+    expect(
+      (await call(e, '/sessions/data_series?length=3&unit=hour&ending_at=2024-06-01T02:00:00Z')).body.data,
+    ).toHaveLength(2);
+    expect(
+      (await call(e, '/sessions/data_series?length=3&unit=hour&ending_at=2024-06-01T02:00:00Z&app_id=app_1')).body.data,
+    ).toHaveLength(3);
   });
 
   it('leaves errors and other endpoints alone, and clearSeriesFaults heals everything', async () => {
@@ -153,13 +180,31 @@ describe('series faults', () => {
   });
 
   it.each([
-    [{ endpoint: 'canvasDataSummary', mode: 'drop_all' }, /seriesFaults\[0\]\.endpoint: "canvasDataSummary" is not a series endpoint; use one of .*sessionsDataSeries/],
+    [
+      { endpoint: 'canvasDataSummary', mode: 'drop_all' },
+      /seriesFaults\[0\]\.endpoint: "canvasDataSummary" is not a series endpoint; use one of .*sessionsDataSeries/,
+    ],
     [{ endpoint: '/nope', mode: 'drop_all' }, /seriesFaults\[0\]\.endpoint: "\/nope" is not a series endpoint/],
-    [{ endpoint: 'sessionsDataSeries', mode: 'explode' }, /seriesFaults\[0\]\.mode: "explode" is not a series fault mode; use one of drop_all, drop_point, conflicting_duplicate, outside_window/],
-    [{ endpoint: 'sessionsDataSeries', mode: 'drop_all', times: 0 }, /seriesFaults\[0\]\.times: must be an integer ≥ 1/],
-    [{ endpoint: 'sessionsDataSeries', mode: 'drop_all', atTime: 'tuesday' }, /seriesFaults\[0\]\.atTime: "tuesday" is not a date or ISO 8601 instant/],
-    [{ endpoint: 'sessionsDataSeries', mode: 'drop_all', query: { app_id: 3 } }, /seriesFaults\[0\]\.query\.app_id: must be a string, or null/],
-    [{ endpoint: 'sessionsDataSeries', mode: 'drop_all', rate: 0 }, /seriesFaults\[0\]\.rate: must be a probability in \(0, 1\], got 0/],
+    [
+      { endpoint: 'sessionsDataSeries', mode: 'explode' },
+      /seriesFaults\[0\]\.mode: "explode" is not a series fault mode; use one of drop_all, drop_point, conflicting_duplicate, outside_window/,
+    ],
+    [
+      { endpoint: 'sessionsDataSeries', mode: 'drop_all', times: 0 },
+      /seriesFaults\[0\]\.times: must be an integer ≥ 1/,
+    ],
+    [
+      { endpoint: 'sessionsDataSeries', mode: 'drop_all', atTime: 'tuesday' },
+      /seriesFaults\[0\]\.atTime: "tuesday" is not a date or ISO 8601 instant/,
+    ],
+    [
+      { endpoint: 'sessionsDataSeries', mode: 'drop_all', query: { app_id: 3 } },
+      /seriesFaults\[0\]\.query\.app_id: must be a string, or null/,
+    ],
+    [
+      { endpoint: 'sessionsDataSeries', mode: 'drop_all', rate: 0 },
+      /seriesFaults\[0\]\.rate: must be a probability in \(0, 1\], got 0/,
+    ],
   ])('refuses the bad fault %o with a ConfigError naming the field', async (fault, message) => {
     await expect(startEmulator({ seriesFaults: [fault as never] })).rejects.toThrow(message);
     await expect(startEmulator({ seriesFaults: [fault as never] })).rejects.toBeInstanceOf(ConfigError);
@@ -167,14 +212,38 @@ describe('series faults', () => {
 });
 
 describe('--series-fault', () => {
-  const defaults: RawEmulatorFlags = { port: '4010', host: '127.0.0.1', seed: '1', latencyMs: '0', faultRate: '0', limitScale: '1', limitWindowScale: '1', rateLimits: true };
+  const defaults: RawEmulatorFlags = {
+    port: '4010',
+    host: '127.0.0.1',
+    seed: '1',
+    latencyMs: '0',
+    faultRate: '0',
+    limitScale: '1',
+    limitWindowScale: '1',
+    rateLimits: true,
+  };
 
   it('reads endpoint, mode, at, times and query values, and may be repeated', () => {
-    expect(parseSeriesFaultFlag('endpoint=sessionsDataSeries,mode=drop_point,at=2024-06-01T05:00:00Z,times=2,rate=0.25,app_id=app_1,unit=hour')).toEqual({
-      endpoint: 'sessionsDataSeries', mode: 'drop_point', atTime: '2024-06-01T05:00:00Z', times: 2, rate: 0.25, query: { app_id: 'app_1', unit: 'hour' },
+    expect(
+      parseSeriesFaultFlag(
+        'endpoint=sessionsDataSeries,mode=drop_point,at=2024-06-01T05:00:00Z,times=2,rate=0.25,app_id=app_1,unit=hour',
+      ),
+    ).toEqual({
+      endpoint: 'sessionsDataSeries',
+      mode: 'drop_point',
+      atTime: '2024-06-01T05:00:00Z',
+      times: 2,
+      rate: 0.25,
+      query: { app_id: 'app_1', unit: 'hour' },
     });
-    const opts = resolveEmulatorFlags({ ...defaults, seriesFault: ['endpoint=kpiDauDataSeries,mode=drop_all', 'endpoint=/canvas/data_series,mode=outside_window'] });
-    expect(opts.seriesFaults).toEqual([{ endpoint: 'kpiDauDataSeries', mode: 'drop_all' }, { endpoint: '/canvas/data_series', mode: 'outside_window' }]);
+    const opts = resolveEmulatorFlags({
+      ...defaults,
+      seriesFault: ['endpoint=kpiDauDataSeries,mode=drop_all', 'endpoint=/canvas/data_series,mode=outside_window'],
+    });
+    expect(opts.seriesFaults).toEqual([
+      { endpoint: 'kpiDauDataSeries', mode: 'drop_all' },
+      { endpoint: '/canvas/data_series', mode: 'outside_window' },
+    ]);
   });
 
   it.each([
@@ -182,7 +251,10 @@ describe('--series-fault', () => {
     ['endpoint=sessionsDataSeries,drop_all', /each part must be key=value/],
     ['endpoint=sessionsDataSeries,mode=drop_all,times=once', /times must be an integer ≥ 1, got "once"/],
     ['endpoint=sessionsDataSeries,mode=melt', /--series-fault\.mode: "melt" is not a series fault mode/],
-    ['endpoint=sessionsDataSeries,mode=drop_all,rate=often', /--series-fault\.rate: must be a probability in \(0, 1\], got NaN/],
+    [
+      'endpoint=sessionsDataSeries,mode=drop_all,rate=often',
+      /--series-fault\.rate: must be a probability in \(0, 1\], got NaN/,
+    ],
   ])('refuses %s', (spec, message) => {
     expect(() => parseSeriesFaultFlag(spec)).toThrow(message);
   });

@@ -70,10 +70,21 @@ describe('routing and bodies', () => {
   it('ignores a body on GET, even a malformed one', async () => {
     // fetch refuses GET bodies, so this one goes through node:http.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${em.url}/events/list`, { method: 'GET', headers: { Authorization: `Bearer ${em.demoApiKey}`, 'Content-Type': 'application/json', 'Content-Length': '10' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${em.url}/events/list`,
+        {
+          method: 'GET',
+          headers: {
+            Authorization: `Bearer ${em.demoApiKey}`,
+            'Content-Type': 'application/json',
+            'Content-Length': '10',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('{"not json');
     });
@@ -103,7 +114,10 @@ describe('bodies of write requests', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/Request body is not valid JSON .*send a JSON document/);
     expectRateHeaders(bad, 'default');
-    const big = await call(em, '/email/blacklist', { method: 'POST', body: JSON.stringify({ email: 'x'.repeat(5000) }) });
+    const big = await call(em, '/email/blacklist', {
+      method: 'POST',
+      body: JSON.stringify({ email: 'x'.repeat(5000) }),
+    });
     expect(big.status).toBe(413);
     expect(big.body.message).toMatch(/exceeds 1000 bytes/);
     expectRateHeaders(big, 'default');
@@ -113,7 +127,12 @@ describe('bodies of write requests', () => {
   });
 
   it('turns a handler exception into a 500 naming the endpoint (a bug the fuzz test guards against)', async () => {
-    const route: Route = { endpoint: ENDPOINTS.emailBlacklist, handle: () => { throw new TypeError('boom'); } };
+    const route: Route = {
+      endpoint: ENDPOINTS.emailBlacklist,
+      handle: () => {
+        throw new TypeError('boom');
+      },
+    };
     const em = await createEmulatorWithRoutes([route], { now: NOW });
     opened.push(em);
     const r = await call(em, '/email/blacklist', { method: 'POST', body: '{}' });
@@ -137,7 +156,9 @@ describe('authentication', () => {
   });
 
   it('answers a key without the permission with 403 naming the permission, and lets it use what it has', async () => {
-    const em = await open({ keys: [{ key: 'k-events-only-777', name: 'events reader', permissions: ['events.list'] }] });
+    const em = await open({
+      keys: [{ key: 'k-events-only-777', name: 'events reader', permissions: ['events.list'] }],
+    });
     const denied = await call(em, '/purchases/quantity_series?length=1', { key: 'k-events-only-777' });
     expect(denied.status).toBe(403);
     expect(denied.body.message).toMatch(/requires the purchases\.quantity_series permission/);
@@ -157,9 +178,15 @@ describe('authentication', () => {
   });
 
   it('refuses bad extra keys at start with a ConfigError naming the field', async () => {
-    await expect(startEmulator({ keys: [{ key: 'key-one-3a9d7f1b5c20', name: 'x', permissions: ['purchases.everything'] }] })).rejects.toThrow(ConfigError);
-    await expect(startEmulator({ keys: [{ key: 'key-one-3a9d7f1b5c20', name: 'x', permissions: ['purchases.everything'] }] })).rejects.toThrow(/keys\[0\]\.permissions\[0\]: "purchases\.everything" is not a permission/);
-    await expect(startEmulator({ keys: [{ key: '', name: 'x', permissions: [] }] })).rejects.toThrow(/keys\[0\]\.key: must be a non-empty string/);
+    await expect(
+      startEmulator({ keys: [{ key: 'key-one-3a9d7f1b5c20', name: 'x', permissions: ['purchases.everything'] }] }),
+    ).rejects.toThrow(ConfigError);
+    await expect(
+      startEmulator({ keys: [{ key: 'key-one-3a9d7f1b5c20', name: 'x', permissions: ['purchases.everything'] }] }),
+    ).rejects.toThrow(/keys\[0\]\.permissions\[0\]: "purchases\.everything" is not a permission/);
+    await expect(startEmulator({ keys: [{ key: '', name: 'x', permissions: [] }] })).rejects.toThrow(
+      /keys\[0\]\.key: must be a non-empty string/,
+    );
   });
 
   it('refuses bad options with a ConfigError naming the option', async () => {
@@ -180,16 +207,28 @@ describe('SCIM authentication', () => {
   afterAll(() => em.close());
 
   it('accepts the SCIM token with X-Request-Origin', async () => {
-    const r = await call(em, '/scim/v2/Users/u-1', { method: 'DELETE', key: em.scimToken, headers: { 'X-Request-Origin': 'tests.example.com' } });
+    const r = await call(em, '/scim/v2/Users/u-1', {
+      method: 'DELETE',
+      key: em.scimToken,
+      headers: { 'X-Request-Origin': 'tests.example.com' },
+    });
     expect(r.status).toBe(200);
     expect(route.calls).toBe(1);
     expectRateHeaders(r, 'scim');
   });
 
   it('answers a bad SCIM token (even the API key) with a SCIM-shaped 401', async () => {
-    const r = await call(em, '/scim/v2/Users/u-1', { method: 'DELETE', key: em.demoApiKey, headers: { 'X-Request-Origin': 'tests.example.com' } });
+    const r = await call(em, '/scim/v2/Users/u-1', {
+      method: 'DELETE',
+      key: em.demoApiKey,
+      headers: { 'X-Request-Origin': 'tests.example.com' },
+    });
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ schemas: [SCIM_ERROR_SCHEMA], detail: expect.stringMatching(/Invalid SCIM token/), status: 401 });
+    expect(r.body).toEqual({
+      schemas: [SCIM_ERROR_SCHEMA],
+      detail: expect.stringMatching(/Invalid SCIM token/),
+      status: 401,
+    });
     expect(JSON.stringify(r.body)).not.toContain(em.demoApiKey);
   });
 
@@ -202,7 +241,11 @@ describe('SCIM authentication', () => {
   });
 
   it('answers a wrong method on a SCIM path with a SCIM-shaped 405', async () => {
-    const r = await call(em, '/scim/v2/Users/u-1', { method: 'PATCH', key: em.scimToken, headers: { 'X-Request-Origin': 'o' } });
+    const r = await call(em, '/scim/v2/Users/u-1', {
+      method: 'PATCH',
+      key: em.scimToken,
+      headers: { 'X-Request-Origin': 'o' },
+    });
     expect(r.status).toBe(405);
     expect(r.body.status).toBe(405);
     expect(r.headers.get('allow')).toBe('DELETE');
@@ -215,7 +258,11 @@ describe('rate-limit pools', () => {
     for (const e of Object.values(ENDPOINTS) as EndpointSpec[]) if (!byPool.has(e.pool)) byPool.set(e.pool, e);
     expect([...byPool.keys()].sort()).toEqual(Object.keys(LIMIT_POOLS).sort());
     // Long windows so no test straddles a window boundary.
-    const em = await createEmulatorWithRoutes([...byPool.values()].map(countingRoute), { now: NOW, limitScale: 1e-9, limitWindowScale: 60 });
+    const em = await createEmulatorWithRoutes([...byPool.values()].map(countingRoute), {
+      now: NOW,
+      limitScale: 1e-9,
+      limitWindowScale: 60,
+    });
     opened.push(em);
     for (const [pool, endpoint] of byPool) {
       const path = endpoint.path.replace(/:(\w+)/g, 'x');
@@ -266,7 +313,9 @@ describe('rate-limit pools', () => {
 describe('faults', () => {
   async function outcome(em: Emulator, i: number): Promise<string> {
     try {
-      const res = await fetch(`${em.url}/events/list?page=${i % 3}`, { headers: { Authorization: `Bearer ${em.demoApiKey}` } });
+      const res = await fetch(`${em.url}/events/list?page=${i % 3}`, {
+        headers: { Authorization: `Bearer ${em.demoApiKey}` },
+      });
       try {
         JSON.parse(await res.text());
       } catch {
@@ -283,7 +332,13 @@ describe('faults', () => {
     const em = await createEmulatorWithRoutes([route], { now: NOW, faultRate: 1, seed: 3 });
     opened.push(em);
     for (let i = 0; i < 10; i++) {
-      const r = await fetch(`${em.url}/email/blacklist`, { method: 'POST', headers: { Authorization: `Bearer ${em.demoApiKey}` }, body: '{"email":"a@b.c"}' }).then((x) => x.text()).catch(() => 'failed');
+      const r = await fetch(`${em.url}/email/blacklist`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${em.demoApiKey}` },
+        body: '{"email":"a@b.c"}',
+      })
+        .then((x) => x.text())
+        .catch(() => 'failed');
       expect(r).not.toBe('{"message":"success"}');
     }
     expect(route.calls).toBe(0);

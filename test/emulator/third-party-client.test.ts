@@ -9,7 +9,14 @@ import { isEmailSuppressed, viewUser } from '../../src/emulator/people/people-wo
 import type { UserProfile } from '../../src/emulator/people/users.js';
 import { findUserByExternalId } from '../../src/emulator/people/users.js';
 import { call } from './emulator-test-helpers.js';
-import { IN_SPEC, NOT_OFFERED_BY_CLIENT, OUTSIDE_SPEC, clientFailure, listClientMethods, recordCalls } from './third-party/braze-client.js';
+import {
+  IN_SPEC,
+  NOT_OFFERED_BY_CLIENT,
+  OUTSIDE_SPEC,
+  clientFailure,
+  listClientMethods,
+  recordCalls,
+} from './third-party/braze-client.js';
 
 const NOW = '2025-06-15T12:00:00Z';
 /** Client methods the tests below called, to prove every in-spec method was exercised. */
@@ -44,7 +51,12 @@ describe('subscription status set (4.1) through braze.subscription.status.set', 
     user('user_2').subscriptionGroups.set('sg_email_1', 'subscribed');
     user('user_3').subscriptionGroups.set('sg_email_1', 'subscribed');
 
-    const answer = await braze.subscription.status.set({ subscription_group_id: 'sg_email_1', subscription_state: 'unsubscribed', external_id: [], email: [email] });
+    const answer = await braze.subscription.status.set({
+      subscription_group_id: 'sg_email_1',
+      subscription_state: 'unsubscribed',
+      external_id: [],
+      email: [email],
+    });
 
     expect(answer).toEqual({ message: 'success' });
     expect(user('user_2').subscriptionGroups.get('sg_email_1')).toBe('unsubscribed');
@@ -56,7 +68,12 @@ describe('subscription status set (4.1) through braze.subscription.status.set', 
     user('user_1').subscriptionGroups.set('sg_sms_1', 'unsubscribed');
     user('user_5').subscriptionGroups.set('sg_sms_1', 'unsubscribed');
 
-    const answer = await braze.subscription.status.set({ subscription_group_id: 'sg_sms_1', subscription_state: 'subscribed', external_id: ['user_1'], phone: [phone] });
+    const answer = await braze.subscription.status.set({
+      subscription_group_id: 'sg_sms_1',
+      subscription_state: 'subscribed',
+      external_id: ['user_1'],
+      phone: [phone],
+    });
 
     expect(answer).toEqual({ message: 'success' });
     expect(user('user_1').subscriptionGroups.get('sg_sms_1')).toBe('subscribed');
@@ -66,21 +83,39 @@ describe('subscription status set (4.1) through braze.subscription.status.set', 
   test('an unknown subscription group surfaces as a 400 "Invalid subscription group ID" and changes nobody', async () => {
     const before = new Map(user('user_1').subscriptionGroups);
 
-    const failure = await clientFailure(braze.subscription.status.set({ subscription_group_id: 'sg_nope', subscription_state: 'unsubscribed', external_id: ['user_1'], email: ['someone@example.com'] }));
+    const failure = await clientFailure(
+      braze.subscription.status.set({
+        subscription_group_id: 'sg_nope',
+        subscription_state: 'unsubscribed',
+        external_id: ['user_1'],
+        email: ['someone@example.com'],
+      }),
+    );
 
     expect(failure).toEqual({ status: 400, message: 'Invalid subscription group ID' });
     expect(user('user_1').subscriptionGroups).toEqual(before);
   });
 
   test('the empty email list the typed client demands beside external_id is refused, as 4.1 wants at least one address', async () => {
-    const failure = await clientFailure(braze.subscription.status.set({ subscription_group_id: 'sg_email_1', subscription_state: 'subscribed', external_id: ['user_1'], email: [] }));
+    const failure = await clientFailure(
+      braze.subscription.status.set({
+        subscription_group_id: 'sg_email_1',
+        subscription_state: 'subscribed',
+        external_id: ['user_1'],
+        email: [],
+      }),
+    );
 
     expect(failure.status).toBe(400);
     expect(failure.message).toContain('email is empty');
   });
 
   test('an empty external_id list alone addresses nobody and is refused', async () => {
-    const body = { subscription_group_id: 'sg_email_1', subscription_state: 'subscribed', external_id: [] } as unknown as Parameters<Braze['subscription']['status']['set']>[0];
+    const body = {
+      subscription_group_id: 'sg_email_1',
+      subscription_state: 'subscribed',
+      external_id: [],
+    } as unknown as Parameters<Braze['subscription']['status']['set']>[0];
 
     const failure = await clientFailure(braze.subscription.status.set(body));
 
@@ -130,7 +165,13 @@ describe('users track (4.2) through braze.users.track', () => {
 
     const answer = await braze.users.track({
       attributes: [
-        { external_id: 'user_1', first_name: 'Zed', loyalty_points: { inc: 5 }, favorite_cuisines: { add: ['peruvian'] }, email_subscribe: 'opted_in' },
+        {
+          external_id: 'user_1',
+          first_name: 'Zed',
+          loyalty_points: { inc: 5 },
+          favorite_cuisines: { add: ['peruvian'] },
+          email_subscribe: 'opted_in',
+        },
         { external_id: 'third_party_new', email: 'new.person@example.com', home_city: 'Lisbon' },
       ],
     });
@@ -152,7 +193,9 @@ describe('users track (4.2) through braze.users.track', () => {
   });
 
   test('an object without any identifier is reported in errors and not counted', async () => {
-    const answer = await braze.users.track({ attributes: [{ first_name: 'Nobody' }, { external_id: 'user_6', first_name: 'Six' }] });
+    const answer = await braze.users.track({
+      attributes: [{ first_name: 'Nobody' }, { external_id: 'user_6', first_name: 'Six' }],
+    });
 
     expect(answer).toMatchObject({ message: 'success', attributes_processed: 1 });
     expect((answer as { errors?: { index: number }[] }).errors?.map((e) => e.index)).toEqual([0]);
@@ -164,10 +207,16 @@ describe('external id rename and remove (4.6, 4.7) through braze.users.external_
   test('a rename makes the new id primary and keeps the old one as a deprecated id of the same profile', async () => {
     const profile = user('user_5');
 
-    const answer = await braze.users.external_ids.rename({ external_id_renames: [{ current_external_id: 'user_5', new_external_id: 'user_5_renamed' }] });
+    const answer = await braze.users.external_ids.rename({
+      external_id_renames: [{ current_external_id: 'user_5', new_external_id: 'user_5_renamed' }],
+    });
 
     // Renames come back as objects, as the live service answers (the client's type says strings; it passes JSON through).
-    expect(answer).toEqual({ message: 'success', external_ids: [{ current_external_id: 'user_5', new_external_id: 'user_5_renamed' }], rename_errors: [] });
+    expect(answer).toEqual({
+      message: 'success',
+      external_ids: [{ current_external_id: 'user_5', new_external_id: 'user_5_renamed' }],
+      rename_errors: [],
+    });
     expect(findUserByExternalId(em.state.people.users, 'user_5_renamed')).toBe(profile);
     expect(profile.externalId).toBe('user_5_renamed');
     expect(profile.deprecatedExternalIds).toContain('user_5');
@@ -258,7 +307,12 @@ describe('email template info (4.15) through braze.templates.email_templates.get
 
     const raw = await call(em, '/templates/email/info?email_template_id=tpl_1');
     expect(answer).toEqual(raw.body);
-    expect(answer).toMatchObject({ email_template_id: 'tpl_1', template_name: expect.any(String), subject: expect.any(String), tags: expect.any(String) });
+    expect(answer).toMatchObject({
+      email_template_id: 'tpl_1',
+      template_name: expect.any(String),
+      subject: expect.any(String),
+      tags: expect.any(String),
+    });
     expect(Date.parse((answer as { created_at: string }).created_at)).not.toBeNaN();
   });
 
@@ -307,7 +361,11 @@ describe('segment size series (4.20) through braze.segments.analytics', () => {
   });
 
   test('ending_at moves the window', async () => {
-    const answer = await braze.segments.analytics({ segment_id: 'seg_1', length: 2, ending_at: '2025-06-10T00:00:00Z' });
+    const answer = await braze.segments.analytics({
+      segment_id: 'seg_1',
+      length: 2,
+      ending_at: '2025-06-10T00:00:00Z',
+    });
 
     expect(answer.data.map((p) => p.time)).toEqual(['2025-06-09', '2025-06-10']);
   });
@@ -332,7 +390,12 @@ describe('errors the server itself gives, as the client surfaces them', () => {
 
   test('a key without the permission is a 403 naming the permission, not the key', async () => {
     await em.close();
-    em = await createEmulator({ seed: 1, now: NOW, port: 0, keys: [{ key: 'segments-only-key', name: 'segments only', permissions: ['segments.data_series'] }] });
+    em = await createEmulator({
+      seed: 1,
+      now: NOW,
+      port: 0,
+      keys: [{ key: 'segments-only-key', name: 'segments only', permissions: ['segments.data_series'] }],
+    });
     const limited = new Braze(em.url, 'segments-only-key');
 
     const failure = await clientFailure(limited.messages.schedule.delete({ schedule_id: 'sched_1' }));
@@ -356,20 +419,24 @@ describe('errors the server itself gives, as the client surfaces them', () => {
   });
 
   test('a method whose endpoint the spec does not describe gets a 404 naming the path', async () => {
-    const failure = await clientFailure(new Braze(em.url, em.demoApiKey).messages.send({ external_user_ids: ['user_1'], messages: {} }));
+    const failure = await clientFailure(
+      new Braze(em.url, em.demoApiKey).messages.send({ external_user_ids: ['user_1'], messages: {} }),
+    );
 
     expect(failure.status).toBe(404);
     expect(failure.message).toContain('/messages/send');
   });
 });
 
-describe('discovery lists and details (issue 13) through the client\'s list and details methods', () => {
+describe("discovery lists and details (issue 13) through the client's list and details methods", () => {
   test('canvas.list and campaigns.list page by 100 and honour include_archived and sort_direction', async () => {
     const first = (await braze.canvas.list({ page: 0 })) as { canvases: { id: string }[] };
     const raw = await call(em, '/canvas/list?page=0');
     expect(first).toEqual(raw.body);
     expect(first.canvases).toHaveLength(100);
-    const newest = (await braze.campaigns.list({ page: 0, include_archived: true, sort_direction: 'desc' })) as { campaigns: { id: string; is_api_campaign: boolean }[] };
+    const newest = (await braze.campaigns.list({ page: 0, include_archived: true, sort_direction: 'desc' })) as {
+      campaigns: { id: string; is_api_campaign: boolean }[];
+    };
     expect(newest).toEqual((await call(em, '/campaigns/list?page=0&include_archived=true&sort_direction=desc')).body);
     expect(typeof newest.campaigns[0]!.is_api_campaign).toBe('boolean');
   });
@@ -377,14 +444,20 @@ describe('discovery lists and details (issue 13) through the client\'s list and 
   test('campaigns.details answers the campaign; an unknown one is a 400 naming it', async () => {
     const answer = await braze.campaigns.details({ campaign_id: 'cmp_1' });
     expect(answer).toEqual((await call(em, '/campaigns/details?campaign_id=cmp_1')).body);
-    expect(answer).toMatchObject({ name: expect.any(String), channels: expect.any(Array), messages: expect.any(Object) });
+    expect(answer).toMatchObject({
+      name: expect.any(String),
+      channels: expect.any(Array),
+      messages: expect.any(Object),
+    });
     const failure = await clientFailure(braze.campaigns.details({ campaign_id: 'cmp_nope' }));
     expect(failure.status).toBe(400);
     expect(failure.message).toContain('cmp_nope');
   });
 
   test('segments.list and segments.details answer what the wire holds', async () => {
-    const list = (await braze.segments.list({ page: 0 })) as { segments: { id: string; analytics_tracking_enabled: boolean }[] };
+    const list = (await braze.segments.list({ page: 0 })) as {
+      segments: { id: string; analytics_tracking_enabled: boolean }[];
+    };
     expect(list).toEqual((await call(em, '/segments/list?page=0')).body);
     expect(list.segments.some((s) => !s.analytics_tracking_enabled)).toBe(true);
     const details = await braze.segments.details({ segment_id: 'seg_1' });
@@ -392,10 +465,16 @@ describe('discovery lists and details (issue 13) through the client\'s list and 
   });
 
   test('templates.email_templates.list and templates.content_blocks.list send limit and offset', async () => {
-    const templates = (await braze.templates.email_templates.list({ limit: 5, offset: 10 })) as { count: number; templates: unknown[] };
+    const templates = (await braze.templates.email_templates.list({ limit: 5, offset: 10 })) as {
+      count: number;
+      templates: unknown[];
+    };
     expect(templates).toEqual((await call(em, '/templates/email/list?limit=5&offset=10')).body);
     expect(templates.templates).toHaveLength(5);
-    const blocks = (await braze.templates.content_blocks.list({ limit: 3 })) as { count: number; content_blocks: unknown[] };
+    const blocks = (await braze.templates.content_blocks.list({ limit: 3 })) as {
+      count: number;
+      content_blocks: unknown[];
+    };
     expect(blocks).toEqual((await call(em, '/content_blocks/list?limit=3')).body);
     expect(blocks.count).toBeGreaterThan(100);
   });

@@ -37,7 +37,14 @@ async function allPages(path: string, key: string): Promise<unknown[]> {
 describe('a workspace of a given size with UUID ids', () => {
   it('holds exactly the counts asked for, every id a version-4 UUID and unique', () => {
     const a = em.state.analytics;
-    expect({ apps: a.apps.length, products: a.products.length, segments: a.segments.length, events: a.eventNames.length, canvases: a.canvases.length, campaigns: a.campaigns.length }).toEqual(SIZE);
+    expect({
+      apps: a.apps.length,
+      products: a.products.length,
+      segments: a.segments.length,
+      events: a.eventNames.length,
+      canvases: a.canvases.length,
+      campaigns: a.campaigns.length,
+    }).toEqual(SIZE);
     for (const ids of [a.apps, a.segments, a.canvases, a.campaigns].map((list) => list.map((o) => o.id))) {
       for (const id of ids) expect(id).toMatch(UUID);
       expect(new Set(ids).size).toBe(ids.length);
@@ -59,7 +66,7 @@ describe('a workspace of a given size with UUID ids', () => {
     expect(events.body.events.length).toBeGreaterThan(0);
   });
 
-  it('answers series for its own ids and refuses the demo\'s, naming valid ones', async () => {
+  it("answers series for its own ids and refuses the demo's, naming valid ones", async () => {
     const app = em.state.analytics.apps[1]!.id;
     const ok = await call(em, `/sessions/data_series?length=3&unit=day&app_id=${app}`);
     expect(ok.status).toBe(200);
@@ -93,7 +100,10 @@ describe('sizes and ids', () => {
   });
 
   it('builds a smaller workspace than the demo and a larger one', () => {
-    const small = generateAnalytics(1, { size: { canvases: 2, segments: 3, products: 2, campaigns: 0 }, idStyle: 'demo' });
+    const small = generateAnalytics(1, {
+      size: { canvases: 2, segments: 3, products: 2, campaigns: 0 },
+      idStyle: 'demo',
+    });
     expect(small.canvases.map((c) => c.id)).toEqual(['cv_1', 'cv_2']);
     expect(small.segments.map((s) => s.id)).toEqual(['seg_1', 'seg_2', 'seg_3']);
     expect(small.products).toHaveLength(2);
@@ -105,7 +115,9 @@ describe('sizes and ids', () => {
 
   it('refuses counts it cannot serve, naming the option', async () => {
     await expect(createEmulator({ size: { apps: 0 } })).rejects.toThrow(ConfigError);
-    await expect(createEmulator({ size: { canvases: -1 } })).rejects.toThrow(/size\.canvases: must be an integer from 0/);
+    await expect(createEmulator({ size: { canvases: -1 } })).rejects.toThrow(
+      /size\.canvases: must be an integer from 0/,
+    );
     await expect(createEmulator({ idStyle: 'guid' as never })).rejects.toThrow(/idStyle: must be one of demo, uuid/);
   });
 });
@@ -114,7 +126,10 @@ describe('engage-etl emulator --size', () => {
   const bin = join(import.meta.dirname, '../../bin/engage-etl.js');
 
   it('describes a preset workspace with its own ids', () => {
-    const r = spawnSync(process.execPath, [bin, 'emulator', '--size', '2k', '--id-style', 'uuid', '--describe'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    const r = spawnSync(process.execPath, [bin, 'emulator', '--size', '2k', '--id-style', 'uuid', '--describe'], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
     expect(r.status, r.stderr).toBe(0);
     const described = JSON.parse(r.stdout);
     expect(described.apps).toHaveLength(SIZE_PRESETS['2k']!.apps!);
@@ -122,7 +137,10 @@ describe('engage-etl emulator --size', () => {
   });
 
   it('refuses an unknown size with the sizes it knows, exit 2', () => {
-    const r = spawnSync(process.execPath, [bin, 'emulator', '--size', 'huge', '--describe'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    const r = spawnSync(process.execPath, [bin, 'emulator', '--size', 'huge', '--describe'], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--size');
     expect(r.stderr).toContain('demo, small, 2k, 5k, 20k');

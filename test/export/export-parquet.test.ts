@@ -22,14 +22,20 @@ let cleanup: () => Promise<void>;
 let wh: Warehouse;
 
 const batch = (runId: string, upserts: LoadBatch['upserts'], replaces?: LoadBatch['replaces']): LoadBatch => ({
-  runId, loadedAt: utc('2024-04-10T06:00:00'), upserts, state: [], ...(replaces ? { replaces } : {}),
+  runId,
+  loadedAt: utc('2024-04-10T06:00:00'),
+  upserts,
+  state: [],
+  ...(replaces ? { replaces } : {}),
 });
 
 const FIXTURE: LoadBatch['upserts'] = [
   {
     table: 'revenue',
     rows: [
-      revenueRow('2024-03-30', 10.25), revenueRow('2024-03-31', 11), revenueRow('2024-04-01', 12.5),
+      revenueRow('2024-03-30', 10.25),
+      revenueRow('2024-03-31', 11),
+      revenueRow('2024-04-01', 12.5),
       revenueRow('2024-04-01T05:00:00', 1.5, 'app_1', 'gems', 'hour'),
     ],
   },
@@ -40,28 +46,59 @@ const FIXTURE: LoadBatch['upserts'] = [
       { app_id: 'app_1', segment_id: 'seg', unit: 'hour', time: utc('2024-04-02T23:00:00'), sessions: 4 },
     ],
   },
-  { table: 'custom_events', rows: [{ name: 'login', first_seen_at: utc('2024-03-05T10:00:00'), last_seen_at: utc('2024-04-09') }] },
+  {
+    table: 'custom_events',
+    rows: [{ name: 'login', first_seen_at: utc('2024-03-05T10:00:00'), last_seen_at: utc('2024-04-09') }],
+  },
   {
     table: 'canvas_variant_summary',
     rows: [
-      { canvas_id: 'cv_1', day: utc('2023-12-31'), variant_id: 'a', name: 'A', entries: 5, conversions: 1, revenue: 2.5 },
+      {
+        canvas_id: 'cv_1',
+        day: utc('2023-12-31'),
+        variant_id: 'a',
+        name: 'A',
+        entries: 5,
+        conversions: 1,
+        revenue: 2.5,
+      },
       { canvas_id: 'cv_1', day: utc('2024-01-01'), variant_id: 'a', name: 'A', entries: 6, conversions: 2, revenue: 3 },
     ],
   },
   {
     table: 'canvases',
-    rows: [{
-      canvas_id: 'cv_1', name: 'Welcome', description: 'd', created_at: utc('2024-01-01T00:00:00'), updated_at: utc('2024-03-01T12:30:00'),
-      archived: false, draft: true, schedule_type: 'action_based', first_entry: utc('2024-01-02'), last_entry: null,
-      channels: ['email', 'push'], tags: [], teams: ['growth'],
-    }],
+    rows: [
+      {
+        canvas_id: 'cv_1',
+        name: 'Welcome',
+        description: 'd',
+        created_at: utc('2024-01-01T00:00:00'),
+        updated_at: utc('2024-03-01T12:30:00'),
+        archived: false,
+        draft: true,
+        schedule_type: 'action_based',
+        first_entry: utc('2024-01-02'),
+        last_entry: null,
+        channels: ['email', 'push'],
+        tags: [],
+        teams: ['growth'],
+      },
+    ],
   },
   {
     table: 'canvas_steps',
-    rows: [{
-      canvas_id: 'cv_1', step_id: 's1', name: 'Email', type: 'message', next_step_ids: ['s2'],
-      next_paths: [{ name: null, next_step_id: 's2' }], channels: ['email'], messages: { m1: { channel: 'email', subject: 'Hi' } },
-    }],
+    rows: [
+      {
+        canvas_id: 'cv_1',
+        step_id: 's1',
+        name: 'Email',
+        type: 'message',
+        next_step_ids: ['s2'],
+        next_paths: [{ name: null, next_step_id: 's2' }],
+        channels: ['email'],
+        messages: { m1: { channel: 'email', subject: 'Hi' } },
+      },
+    ],
   },
 ];
 
@@ -87,10 +124,14 @@ async function tableRows(table: TableName, year?: string): Promise<Record<string
   const cols = [...spec.columns.map((c) => c.name), '_loaded_at', '_run_id'];
   const where = year ? `WHERE strftime("${spec.partitionSource}", '%Y') = '${year}'` : '';
   // Cast BIGINT to VARCHAR so query() cannot turn them into numbers: the comparison below is on the exact integer.
-  const select = spec.columns.map((c) => (c.type === 'BIGINT' ? `CAST("${c.name}" AS VARCHAR) AS "${c.name}"` : `"${c.name}"`));
-  return wh.query(`SELECT ${[...select, '"_loaded_at"', '"_run_id"'].join(', ')} FROM "${table}" ${where} ORDER BY ${spec.key.map((k) => `"${k}"`).join(', ')}`).then((rows) =>
-    rows.map((row) => Object.fromEntries(cols.map((c) => [c, row[c]]))),
+  const select = spec.columns.map((c) =>
+    c.type === 'BIGINT' ? `CAST("${c.name}" AS VARCHAR) AS "${c.name}"` : `"${c.name}"`,
   );
+  return wh
+    .query(
+      `SELECT ${[...select, '"_loaded_at"', '"_run_id"'].join(', ')} FROM "${table}" ${where} ORDER BY ${spec.key.map((k) => `"${k}"`).join(', ')}`,
+    )
+    .then((rows) => rows.map((row) => Object.fromEntries(cols.map((c) => [c, row[c]]))));
 }
 
 /** Normalize what hyparquet returns to tableRows' shape, checking BIGINT comes back as bigint on the way. */
@@ -132,7 +173,12 @@ describe('exportParquet', () => {
     expect(existsSync(join(out, 'canvases', 'data.parquet'))).toBe(true);
     expect(existsSync(join(out, 'email_templates'))).toBe(false);
 
-    for (const [table, year] of [['revenue', '2024'], ['sessions', '2024'], ['canvas_variant_summary', '2023'], ['canvas_variant_summary', '2024']] as const) {
+    for (const [table, year] of [
+      ['revenue', '2024'],
+      ['sessions', '2024'],
+      ['canvas_variant_summary', '2023'],
+      ['canvas_variant_summary', '2024'],
+    ] as const) {
       const fromFile = normalize(table, await readParquet(join(out, table, `year=${year}`, 'data.parquet')));
       expect(fromFile).toEqual(await tableRows(table, year));
     }
@@ -171,7 +217,14 @@ describe('exportParquet', () => {
     expect(manifest.files.map((f) => [f.path, f.partition, f.rows])).toEqual([['year=2024/data.parquet', '2024', 4]]);
     for (const f of manifest.files) expect(f.bytes).toBe((await stat(join(out, 'revenue', f.path))).size);
     const canvases = JSON.parse(await readFile(join(out, 'manifests', 'canvases.json'), 'utf8')) as TableManifest;
-    expect(canvases.files).toEqual([{ path: 'data.parquet', partition: null, rows: 1, bytes: (await stat(join(out, 'canvases', 'data.parquet'))).size }]);
+    expect(canvases.files).toEqual([
+      {
+        path: 'data.parquet',
+        partition: null,
+        rows: 1,
+        bytes: (await stat(join(out, 'canvases', 'data.parquet'))).size,
+      },
+    ]);
     expect((await readdir(out)).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 
@@ -199,11 +252,21 @@ describe('exportParquet', () => {
 
   it('removes the file and folder of a partition that became empty, and drops it from the manifest', async () => {
     await exportParquet(wh, out, { scope: 'all' });
-    await wh.commit(batch('r2', [], [{ table: 'canvas_variant_summary', columns: ['canvas_id', 'day'], values: [['cv_1', utc('2023-12-31')]] }]));
+    await wh.commit(
+      batch(
+        'r2',
+        [],
+        [{ table: 'canvas_variant_summary', columns: ['canvas_id', 'day'], values: [['cv_1', utc('2023-12-31')]] }],
+      ),
+    );
     const summary = await exportParquet(wh, out, { scope: 'dirty' });
-    expect(summary.tables).toEqual([{ table: 'canvas_variant_summary', filesWritten: 0, filesRemoved: 1, rowsWritten: 0 }]);
+    expect(summary.tables).toEqual([
+      { table: 'canvas_variant_summary', filesWritten: 0, filesRemoved: 1, rowsWritten: 0 },
+    ]);
     expect(existsSync(join(out, 'canvas_variant_summary', 'year=2023'))).toBe(false);
-    const manifest = JSON.parse(await readFile(join(out, 'manifests', 'canvas_variant_summary.json'), 'utf8')) as TableManifest;
+    const manifest = JSON.parse(
+      await readFile(join(out, 'manifests', 'canvas_variant_summary.json'), 'utf8'),
+    ) as TableManifest;
     expect(manifest.files.map((f) => f.path)).toEqual(['year=2024/data.parquet']);
   });
 
@@ -220,8 +283,11 @@ describe('exportParquet', () => {
     // A folder where the file should go makes the rename over it fail, as a crash between files would leave things.
     await mkdir(join(out, 'revenue', 'year=2024', 'data.parquet'), { recursive: true });
     await expect(exportParquet(wh, out, { scope: 'dirty', tables: ['revenue'] })).rejects.toThrow();
-    expect((await wh.query(`SELECT "partition" FROM "_etl_dirty_partitions" WHERE "table_name" = 'revenue' ORDER BY 1`)).map((r) => r.partition))
-      .toEqual(['2024-03', '2024-04']);
+    expect(
+      (await wh.query(`SELECT "partition" FROM "_etl_dirty_partitions" WHERE "table_name" = 'revenue' ORDER BY 1`)).map(
+        (r) => r.partition,
+      ),
+    ).toEqual(['2024-03', '2024-04']);
     expect((await readdir(out)).filter((n) => n.startsWith('.staging-'))).toEqual([]);
     expect(existsSync(join(out, 'manifests', 'revenue.json'))).toBe(false);
 
@@ -232,7 +298,11 @@ describe('exportParquet', () => {
 
   it('writes a large year in sorted row groups of at most 32,768 rows, under the export limits (one DuckDB thread)', async () => {
     const products = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'];
-    const rows = products.flatMap((product) => Array.from({ length: 8_760 }, (_, h) => revenueRow(new Date(Date.UTC(2023, 0, 1, h)).toISOString(), h % 97, 'app_1', product, 'hour')));
+    const rows = products.flatMap((product) =>
+      Array.from({ length: 8_760 }, (_, h) =>
+        revenueRow(new Date(Date.UTC(2023, 0, 1, h)).toISOString(), h % 97, 'app_1', product, 'hour'),
+      ),
+    );
     // Inserted newest first, so only the export's ORDER BY puts them in key order.
     await wh.commit(batch('r2', [{ table: 'revenue', rows: rows.reverse() }]));
     await wh.liftCommitLimits();
@@ -254,7 +324,11 @@ describe('exportParquet', () => {
     // 336,000 rows of 9 columns: past what the export's memory limit sorts without spilling. Ids are uuids, so no
     // range of ids maps to a range of the stored table.
     const apps = Array.from({ length: 2_000 }, () => randomUUID());
-    const rows = apps.flatMap((app) => Array.from({ length: 168 }, (_, h) => revenueRow(new Date(Date.UTC(2023, 5, 1, h)).toISOString(), (h * 7) % 97, app, 'p0', 'hour')));
+    const rows = apps.flatMap((app) =>
+      Array.from({ length: 168 }, (_, h) =>
+        revenueRow(new Date(Date.UTC(2023, 5, 1, h)).toISOString(), (h * 7) % 97, app, 'p0', 'hour'),
+      ),
+    );
     await wh.commit(batch('r2', [{ table: 'revenue', rows: rows.reverse() }]));
     await wh.liftCommitLimits();
     await wh.query(`CALL enable_logging('QueryLog')`);
@@ -266,7 +340,10 @@ describe('exportParquet', () => {
     const years = reads.filter((sql) => !sql.startsWith('SELECT DISTINCT strftime("time"'));
     expect(years.filter((sql) => sql.includes("= '2023'"))).toHaveLength(1);
     expect(years).toHaveLength(2);
-    for (const sql of years) expect(sql).toMatch(/^COPY \(SELECT .* FROM "revenue" WHERE strftime\("time", '%Y'\) = '\d{4}' ORDER BY "app_id", "product", "unit", "time"\) TO /);
+    for (const sql of years)
+      expect(sql).toMatch(
+        /^COPY \(SELECT .* FROM "revenue" WHERE strftime\("time", '%Y'\) = '\d{4}' ORDER BY "app_id", "product", "unit", "time"\) TO /,
+      );
     const back = await readParquet(join(out, 'revenue', 'year=2023', 'data.parquet'));
     expect(back.length).toBe(336_000);
     const keys = back.map((r) => `${r.app_id as string}|${(r.time as Date).toISOString()}`);
@@ -295,6 +372,8 @@ describe('assertWritableDir', () => {
     await writeFile(join(dir, 'file'), 'x');
     const check = assertWritableDir(join(dir, 'file', 'out'));
     await expect(check).rejects.toBeInstanceOf(FatalError);
-    await expect(check).rejects.toThrow(`cannot write Parquet output to ${join(dir, 'file', 'out')}: a file is in the way of the folder (ENOTDIR); pass a writable --out`);
+    await expect(check).rejects.toThrow(
+      `cannot write Parquet output to ${join(dir, 'file', 'out')}: a file is in the way of the folder (ENOTDIR); pass a writable --out`,
+    );
   });
 });

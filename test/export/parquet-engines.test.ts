@@ -19,7 +19,9 @@ import type { PipelineFixture } from '../pipeline/helpers/pipeline-fixture.js';
 async function visibleFiles(root: string): Promise<{ visible: string[]; hidden: string[] }> {
   const visible: string[] = [];
   const hidden: string[] = [];
-  for (const rel of (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name)))) {
+  for (const rel of (await readdir(root, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)))) {
     (rel.split(sep).some((part) => part.startsWith('_') || part.startsWith('.')) ? hidden : visible).push(rel);
   }
   return { visible: visible.sort(), hidden };
@@ -27,7 +29,9 @@ async function visibleFiles(root: string): Promise<{ visible: string[]; hidden: 
 
 /** The table's rows as a canonical, order-free text per row, through DuckDB. */
 async function duckRows(wh: Warehouse, source: string, columns: string[]): Promise<string[]> {
-  const rows = await wh.query(`SELECT ${columns.map((c) => `CAST("${c}" AS VARCHAR) AS "${c}"`).join(', ')} FROM ${source}`);
+  const rows = await wh.query(
+    `SELECT ${columns.map((c) => `CAST("${c}" AS VARCHAR) AS "${c}"`).join(', ')} FROM ${source}`,
+  );
   return rows.map((r) => JSON.stringify(columns.map((c) => r[c]))).sort();
 }
 
@@ -47,7 +51,8 @@ describe('the Parquet tree of a demo warehouse, read by the rules of other engin
   it('has no hidden path part, every data file in a table folder, manifests beside the tables and no tiny-file splitting', async () => {
     const { visible, hidden } = await visibleFiles(f.out);
     expect(hidden).toEqual([]);
-    for (const file of visible) expect(file).toMatch(/^(manifests\/[a-z_]+\.json|[a-z_]+\/(year=\d{4}\/)?data\.parquet)$/);
+    for (const file of visible)
+      expect(file).toMatch(/^(manifests\/[a-z_]+\.json|[a-z_]+\/(year=\d{4}\/)?data\.parquet)$/);
     const tables = (await readdir(f.out)).filter((n) => n !== MANIFEST_DIR);
     for (const t of tables) expect((await readdir(join(f.out, t))).some((n) => n.endsWith('.json'))).toBe(false);
     // Two months of series cross one new year: two files per series table, not one per month.
@@ -68,7 +73,9 @@ describe('the Parquet tree of a demo warehouse, read by the rules of other engin
       const fromParquet = await duckRows(wh, `read_parquet('${dir}/**/*.parquet', hive_partitioning = true)`, columns);
       expect(fromParquet, spec.name).toEqual(await duckRows(wh, `"${spec.name}"`, columns));
 
-      const manifest = JSON.parse(await readFile(join(f.out, MANIFEST_DIR, `${spec.name}.json`), 'utf8')) as TableManifest;
+      const manifest = JSON.parse(
+        await readFile(join(f.out, MANIFEST_DIR, `${spec.name}.json`), 'utf8'),
+      ) as TableManifest;
       let hyRows = 0;
       for (const file of manifest.files) {
         const rows = await parquetReadObjects({ file: await asyncBufferFromFile(join(dir, file.path)), compressors });
@@ -80,7 +87,10 @@ describe('the Parquet tree of a demo warehouse, read by the rules of other engin
     }
     for (const { table, folder } of BOOKKEEPING_EXPORTS) {
       const [n] = await wh.query(`SELECT count(*) AS n FROM "${table}"`);
-      const rows = await parquetReadObjects({ file: await asyncBufferFromFile(join(f.out, folder, 'data.parquet')), compressors });
+      const rows = await parquetReadObjects({
+        file: await asyncBufferFromFile(join(f.out, folder, 'data.parquet')),
+        compressors,
+      });
       expect(rows.length, folder).toBe(Number(n?.n));
     }
   });
@@ -92,7 +102,9 @@ describe('the Parquet tree of a demo warehouse, read by the rules of other engin
       const [n] = await wh.query(`SELECT count(*) AS n FROM "${spec.name}"`);
       if (Number(n?.n) === 0) continue;
       await mkdir(join(old, spec.name), { recursive: true });
-      await wh.query(`COPY (SELECT * FROM "${spec.name}") TO '${join(old, spec.name)}' (FORMAT parquet, PARTITION_BY ("_month"), FILENAME_PATTERN 'data')`);
+      await wh.query(
+        `COPY (SELECT * FROM "${spec.name}") TO '${join(old, spec.name)}' (FORMAT parquet, PARTITION_BY ("_month"), FILENAME_PATTERN 'data')`,
+      );
       await rename(join(f.out, MANIFEST_DIR, `${spec.name}.json`), join(old, spec.name, '_manifest.json'));
     }
     // A killed export of that layout also left a manifest temp file.
@@ -106,8 +118,10 @@ describe('the Parquet tree of a demo warehouse, read by the rules of other engin
     expect(hidden).toEqual([]);
     for (const spec of TABLE_SPECS.filter((s) => s.partitionSource && existsSync(join(old, s.name)))) {
       const columns = [...spec.columns.map((c) => c.name), '_loaded_at', '_run_id'];
-      expect(await duckRows(wh, `read_parquet('${join(old, spec.name)}/**/*.parquet', hive_partitioning = true)`, columns), spec.name)
-        .toEqual(await duckRows(wh, `"${spec.name}"`, columns));
+      expect(
+        await duckRows(wh, `read_parquet('${join(old, spec.name)}/**/*.parquet', hive_partitioning = true)`, columns),
+        spec.name,
+      ).toEqual(await duckRows(wh, `"${spec.name}"`, columns));
       expect(existsSync(join(old, MANIFEST_DIR, `${spec.name}.json`))).toBe(true);
     }
   });

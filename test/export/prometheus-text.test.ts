@@ -6,7 +6,15 @@ import { formatPrometheusText, parsePrometheusText } from '../../src/export/prom
 describe('the Prometheus text format', () => {
   it('reads back what it writes, label values with quotes, backslashes and newlines included', () => {
     const text = formatPrometheusText([
-      { name: 'a_seconds', help: 'A help with a \\ backslash.', type: 'gauge', samples: [{ labels: { stream: 'x"y\\z\nw' }, value: 1.5 }, { labels: { stream: 'b' }, value: Infinity }] },
+      {
+        name: 'a_seconds',
+        help: 'A help with a \\ backslash.',
+        type: 'gauge',
+        samples: [
+          { labels: { stream: 'x"y\\z\nw' }, value: 1.5 },
+          { labels: { stream: 'b' }, value: Infinity },
+        ],
+      },
       { name: 'b_total', help: 'B.', type: 'counter', samples: [{ labels: {}, value: 3 }] },
     ]);
     expect(parsePrometheusText(text)).toEqual([

@@ -16,8 +16,17 @@ function majorOf(binary: string): number | undefined {
 
 /** The Node binary of `major`, with the tool's name and how to get it for a visible skip. */
 export function nodeOfMajor(major: number): OptionalTool & { path: string } {
-  const candidates = [process.execPath, '/usr/bin/node', '/usr/local/bin/node', join(CI_NODE_CACHE, `node${major}`, 'node_modules', `node-linux-${process.arch}`, 'bin', 'node')];
+  const candidates = [
+    process.execPath,
+    '/usr/bin/node',
+    '/usr/local/bin/node',
+    join(CI_NODE_CACHE, `node${major}`, 'node_modules', `node-linux-${process.arch}`, 'bin', 'node'),
+  ];
   const path = candidates.find((c) => majorOf(c) === major) ?? candidates.at(-1)!;
   const install = `npm install --prefix ${join(CI_NODE_CACHE, `node${major}`)} node-linux-${process.arch}@${major} (as .ci/run does)`;
-  return { ...optionalTool(`node ${major}`, install, { command: path, args: ['--version'] }), available: majorOf(path) === major, path };
+  return {
+    ...optionalTool(`node ${major}`, install, { command: path, args: ['--version'] }),
+    available: majorOf(path) === major,
+    path,
+  };
 }

@@ -14,7 +14,11 @@ export interface OptionalTool {
 }
 
 /** A tool found by running it (`tmux -V`) or, with `path`, by the file existing. */
-export function optionalTool(name: string, install: string, probe: { path: string } | { command: string; args: string[] }): OptionalTool {
+export function optionalTool(
+  name: string,
+  install: string,
+  probe: { path: string } | { command: string; args: string[] },
+): OptionalTool {
   const available = 'path' in probe ? existsSync(probe.path) : spawnSync(probe.command, probe.args).status === 0;
   return { name, available, install };
 }

@@ -19,7 +19,13 @@ export interface S3TestServer {
 
 export async function startS3TestServer(bucket = 'lake'): Promise<S3TestServer> {
   const directory = await mkdtemp(join(tmpdir(), 'engage-etl-s3rver-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   return {
@@ -41,7 +47,9 @@ export async function startS3TestServer(bucket = 'lake'): Promise<S3TestServer> 
 }
 
 /** A proxy to `upstream` that enforces `If-None-Match: *` on PUT; `refused` counts its 412 answers. */
-export async function startConditionalProxy(upstream: string): Promise<{ endpoint: string; refused: () => number; close(): Promise<void> }> {
+export async function startConditionalProxy(
+  upstream: string,
+): Promise<{ endpoint: string; refused: () => number; close(): Promise<void> }> {
   const target = new URL(upstream);
   let refused = 0;
   const forward = (method: string, path: string, headers: Record<string, string | string[] | undefined>) =>
@@ -57,11 +65,14 @@ export async function startConditionalProxy(upstream: string): Promise<{ endpoin
   const queues = new Map<string, Promise<void>>();
   const pass = (req: IncomingMessage, res: ServerResponse) =>
     new Promise<void>((resolve) => {
-      const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-        upRes.on('end', resolve);
-      });
+      const up = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+          upRes.on('end', resolve);
+        },
+      );
       up.on('error', () => {
         res.destroy();
         resolve();
@@ -81,9 +92,14 @@ export async function startConditionalProxy(upstream: string): Promise<{ endpoin
       refused += 1;
       req.resume();
       res.writeHead(412, { 'content-type': 'application/xml' });
-      res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>');
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>',
+      );
     });
-    queues.set(path, turn.catch(() => undefined));
+    queues.set(
+      path,
+      turn.catch(() => undefined),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -23,35 +23,42 @@ const isList = (req: IncomingMessage): boolean => req.method === 'GET' && /[?&]l
 
 export async function startS3TwistingProxy(upstream: string): Promise<S3TwistingProxy> {
   const target = new URL(upstream);
-  const recorded = new Map<string, { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>();
+  const recorded = new Map<
+    string,
+    { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
+  >();
   const sockets = new Set<import('node:net').Socket>();
   const proxy: S3TwistingProxy = {
     endpoint: '',
     lists: 'pass',
     putsBeforeHangUp: Infinity,
     counts: { replayed: 0, puts: 0, dropped: 0 },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 
   const forward = (req: IncomingMessage, res: ServerResponse, keep?: string) => {
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
-      if (keep === undefined) {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      upRes.on('data', (c: Buffer) => chunks.push(c));
-      upRes.on('end', () => {
-        const body = Buffer.concat(chunks);
-        recorded.set(keep, { status: upRes.statusCode ?? 502, headers: upRes.headers, body });
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        res.end(body);
-      });
-    });
+    const up = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (upRes) => {
+        if (keep === undefined) {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        upRes.on('data', (c: Buffer) => chunks.push(c));
+        upRes.on('end', () => {
+          const body = Buffer.concat(chunks);
+          recorded.set(keep, { status: upRes.statusCode ?? 502, headers: upRes.headers, body });
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          res.end(body);
+        });
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   };

@@ -26,7 +26,11 @@ export class VirtualClock {
   readonly sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
     this.sleeps.push(ms);
     return new Promise<void>((resolve, reject) => {
-      const aborted = (): Error => Object.assign(new Error('The operation was aborted', { cause: signal?.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+      const aborted = (): Error =>
+        Object.assign(new Error('The operation was aborted', { cause: signal?.reason }), {
+          name: 'AbortError',
+          code: 'ABORT_ERR',
+        });
       if (signal?.aborted) return reject(aborted());
       const entry: PendingSleep = {
         until: this.#t + ms,

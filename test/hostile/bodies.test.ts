@@ -9,7 +9,10 @@ import { FatalApiError, RetriableApiError } from '../../src/errors.js';
 import { json, TestServer } from '../api/helpers/test-server.js';
 import { expectOneLineError, hostileClient, within } from './hostile-kit.js';
 
-const call = { endpoint: ENDPOINTS.purchasesQuantitySeries, query: { length: 1, ending_at: '2025-06-14T00:00:00Z', unit: 'day' } };
+const call = {
+  endpoint: ENDPOINTS.purchasesQuantitySeries,
+  query: { length: 1, ending_at: '2025-06-14T00:00:00Z', unit: 'day' },
+};
 const OK_BODY = JSON.stringify({ message: 'success', data: [{ time: '2025-06-13T00:00:00Z', purchase_quantity: 4 }] });
 
 let server: TestServer;
@@ -43,7 +46,12 @@ describe('an oversized body', () => {
       written = stream(res, 200 * 1024 * 1024);
     });
     const error = await within(20_000, client.request(call));
-    expect(expectOneLineError(error, /response body passed \d+ bytes while streaming, over maxBodyBytes=67108864; refused without reading the rest and not retried/)).toBeInstanceOf(FatalApiError);
+    expect(
+      expectOneLineError(
+        error,
+        /response body passed \d+ bytes while streaming, over maxBodyBytes=67108864; refused without reading the rest and not retried/,
+      ),
+    ).toBeInstanceOf(FatalApiError);
     expect(server.requests).toHaveLength(1);
     expect(await written).toBeLessThan(100 * 1024 * 1024);
   });
@@ -80,7 +88,9 @@ describe('a body that is cut or garbled', () => {
       res.end(OK_BODY.slice(0, 30));
     });
     const error = await within(3_000, client.request(call));
-    expect(expectOneLineError(error, /gave up: all 3 attempts failed.*not complete JSON \(truncated\?\)/)).toBeInstanceOf(RetriableApiError);
+    expect(
+      expectOneLineError(error, /gave up: all 3 attempts failed.*not complete JSON \(truncated\?\)/),
+    ).toBeInstanceOf(RetriableApiError);
     expect(server.requests).toHaveLength(3);
   });
 
@@ -125,7 +135,12 @@ describe('a 2xx that is not JSON', () => {
       res.end('<!DOCTYPE html><html><head><title>Sign in</title></head><body>Welcome</body></html>');
     });
     const error = await within(2_000, client.request(call));
-    expect(expectOneLineError(error, /the server answered HTML \(text\/html\) to GET \/purchases\/quantity_series — is the base URL right\?/)).toBeInstanceOf(FatalApiError);
+    expect(
+      expectOneLineError(
+        error,
+        /the server answered HTML \(text\/html\) to GET \/purchases\/quantity_series — is the base URL right\?/,
+      ),
+    ).toBeInstanceOf(FatalApiError);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -179,7 +194,10 @@ describe('an error page that is HTML', () => {
       res.writeHead(502, { 'Content-Type': 'text/html' });
       res.end(`<html>\n<head><title>502 Bad Gateway</title></head>\n<body>${'x'.repeat(5000)}</body>\n</html>`);
     });
-    const error = expectOneLineError(await within(3_000, client.request(call)), /gave up: all 3 attempts failed.*502 Bad Gateway/);
+    const error = expectOneLineError(
+      await within(3_000, client.request(call)),
+      /gave up: all 3 attempts failed.*502 Bad Gateway/,
+    );
     expect(error.message.length).toBeLessThan(1_000);
     expect(server.requests).toHaveLength(3);
   });
@@ -188,7 +206,11 @@ describe('an error page that is HTML', () => {
 describe('numbers no count can hold', () => {
   const q = { length: 2, endingAt: '2025-06-14T00:00:00Z', unit: 'day' as const };
   it.each([
-    ['1e20 (past BIGINT\'s exact range)', '1e20', /field `purchase_quantity`: 100000000000000000000 is past the largest count stored exactly/],
+    [
+      "1e20 (past BIGINT's exact range)",
+      '1e20',
+      /field `purchase_quantity`: 100000000000000000000 is past the largest count stored exactly/,
+    ],
     ['1e400 (past a float)', '1e400', /field `purchase_quantity`: a number beyond a 64-bit float .* overflows/],
     ['"NaN"', '"NaN"', /field `purchase_quantity`: "NaN" is not a number/],
     ['"1e400" as a string', '"1e400"', /field `purchase_quantity`: "1e400" overflows a 64-bit float/],
@@ -197,10 +219,15 @@ describe('numbers no count can hold', () => {
     const { client } = hostileClient(server.url);
     server.handle((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(`{"message":"success","data":[{"time":"2025-06-12T00:00:00Z","purchase_quantity":1},{"time":"2025-06-13T00:00:00Z","purchase_quantity":${raw}}]}`);
+      res.end(
+        `{"message":"success","data":[{"time":"2025-06-12T00:00:00Z","purchase_quantity":1},{"time":"2025-06-13T00:00:00Z","purchase_quantity":${raw}}]}`,
+      );
     });
     const error = await within(2_000, fetchPurchaseQuantity(client, { ...q, appId: 'app_1' }));
-    expectOneLineError(error, /^GET \/purchases\/quantity_series \{"length":2,"ending_at":"2025-06-14T00:00:00Z","unit":"day","app_id":"app_1"\} failed with 200: .*data\[1\] \(time 2025-06-13T00:00:00Z\)/);
+    expectOneLineError(
+      error,
+      /^GET \/purchases\/quantity_series \{"length":2,"ending_at":"2025-06-14T00:00:00Z","unit":"day","app_id":"app_1"\} failed with 200: .*data\[1\] \(time 2025-06-13T00:00:00Z\)/,
+    );
     expect(error?.message).toMatch(pattern);
     expect(server.requests).toHaveLength(1);
   });
@@ -209,9 +236,14 @@ describe('numbers no count can hold', () => {
     const { client } = hostileClient(server.url);
     server.handle((_req, res, i) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(`{"message":"success","data":[{"time":"2025-06-13T00:00:00Z","revenue":${i === 0 ? '12.75' : '"-1e999"'}}]}`);
+      res.end(
+        `{"message":"success","data":[{"time":"2025-06-13T00:00:00Z","revenue":${i === 0 ? '12.75' : '"-1e999"'}}]}`,
+      );
     });
     expect(await fetchRevenue(client, q)).toEqual([{ time: '2025-06-13T00:00:00Z', value: 12.75 }]);
-    expectOneLineError(await within(2_000, fetchRevenue(client, q)), /field `revenue`: "-1e999" overflows a 64-bit float/);
+    expectOneLineError(
+      await within(2_000, fetchRevenue(client, q)),
+      /field `revenue`: "-1e999" overflows a 64-bit float/,
+    );
   });
 });

@@ -14,7 +14,11 @@ import { TestServer } from '../api/helpers/test-server.js';
 /** Runs the CLI with its stdout closed by the reader as soon as the first bytes arrive (`… | head -c 1`). */
 function withReaderGone(args: string[]): Promise<{ code: number | null; stderr: string; ms: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', TZ: 'UTC' } });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env['PATH'] ?? '', TZ: 'UTC' },
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   child.stdout.once('data', () => child.stdout.destroy());
@@ -37,7 +41,14 @@ describe('a reader that goes away (EPIPE on stdout)', () => {
   });
 
   it('ends `query … --format csv | head -1` quietly with exit 0', async () => {
-    const r = await withReaderGone(['query', 'SELECT range AS n, repeat(\'x\', 200) AS pad FROM range(300000)', '--db', db, '--format', 'csv']);
+    const r = await withReaderGone([
+      'query',
+      "SELECT range AS n, repeat('x', 200) AS pad FROM range(300000)",
+      '--db',
+      db,
+      '--format',
+      'csv',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.ms).toBeLessThan(30_000);
@@ -65,7 +76,9 @@ describe('--max-wait', () => {
   });
 
   it('refuses what is not a duration, and more than a day, naming the flag', () => {
-    expect(() => parseMaxWait('soon')).toThrow(/^--max-wait: "soon" is not a duration; write e\.g\. 90s, 10m, 2h or 1h30m/);
+    expect(() => parseMaxWait('soon')).toThrow(
+      /^--max-wait: "soon" is not a duration; write e\.g\. 90s, 10m, 2h or 1h30m/,
+    );
     expect(() => parseMaxWait('5 parsecs')).toThrow(/is not a duration/);
     expect(() => parseMaxWait('-5m')).toThrow(/is not a duration/);
     expect(() => parseMaxWait('25h')).toThrow(/^--max-wait: "25h" is longer than 24h/);
@@ -89,11 +102,17 @@ describe('a key that cannot be real, on the command line', () => {
 
   it.each([
     ['one character', 'k', /ENGAGE_API_KEY: the REST API key is 1 characters long/],
-    ['a character above U+00FF', `sk-live-${'0'.repeat(12)}\u20ac`, /ENGAGE_API_KEY: the REST API key contains a character outside visible ASCII \(U\+20AC/],
+    [
+      'a character above U+00FF',
+      `sk-live-${'0'.repeat(12)}\u20ac`,
+      /ENGAGE_API_KEY: the REST API key contains a character outside visible ASCII \(U\+20AC/,
+    ],
   ])('(%s) exits before any request with one line', async (_name, key, pattern) => {
     const dir = await tempDir('engage-etl-key-');
     try {
-      const r = await runCli(['run', '--base-url', server.url, '--db', `${dir}/w.duckdb`, '--out', `${dir}/p`], { ENGAGE_API_KEY: key });
+      const r = await runCli(['run', '--base-url', server.url, '--db', `${dir}/w.duckdb`, '--out', `${dir}/p`], {
+        ENGAGE_API_KEY: key,
+      });
       expect(r.code).not.toBe(0);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(pattern);
@@ -106,7 +125,13 @@ describe('a key that cannot be real, on the command line', () => {
 });
 
 describe('the waiting event', () => {
-  const event = { type: 'waiting' as const, pool: 'purchases_events', remaining: 0, resumesAt: '2025-06-15T13:00:00.000Z', reason: 'the server said X-RateLimit-Remaining: 0' };
+  const event = {
+    type: 'waiting' as const,
+    pool: 'purchases_events',
+    remaining: 0,
+    resumesAt: '2025-06-15T13:00:00.000Z',
+    reason: 'the server said X-RateLimit-Remaining: 0',
+  };
 
   it('is one JSON line with pool, requests left, resume time and reason', () => {
     const out = new PassThrough();
@@ -119,7 +144,11 @@ describe('the waiting event', () => {
   it('is a line of the terminal display, naming the pool, requests left and the reason', () => {
     const out = new PassThrough();
     // The display shows a wait still ahead with requests left to send (a past or empty one is dropped).
-    new TtyProgressReporter(out).emit({ ...event, remaining: 5, resumesAt: new Date(Date.now() + 3_600_000).toISOString() });
+    new TtyProgressReporter(out).emit({
+      ...event,
+      remaining: 5,
+      resumesAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     const shown = String(out.read());
     expect(shown).toContain('waiting: purchases_events resumes at');
     expect(shown).toContain('5 requests left (the server s'); // the line is cut to the terminal's width (80)

@@ -16,8 +16,12 @@ export function spellings(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
   const php = json.replace(/\//g, '\\/');
   const go = json.replace(/&/g, '\\u0026').replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
-  const unicodeAll = [...secret].map((c) => (/[A-Za-z0-9]/.test(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)).join('');
-  const unicodeUpper = [...secret].map((c) => (/[A-Za-z0-9]/.test(c) ? c : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)).join('');
+  const unicodeAll = [...secret]
+    .map((c) => (/[A-Za-z0-9]/.test(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
+    .join('');
+  const unicodeUpper = [...secret]
+    .map((c) => (/[A-Za-z0-9]/.test(c) ? c : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`))
+    .join('');
   const url = encodeURIComponent(secret);
   const form = new URLSearchParams({ k: secret }).toString().slice(2);
   const lowerHex = url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
@@ -33,7 +37,9 @@ export type HostileEvent = ClientEvent | ({ type: 'waiting' } & PoolWait);
  * its events and the scheduler's announced waits; retries are fast and few so every case ends quickly.
  */
 export function hostileClient(
-  baseUrl: string, opts: Partial<ApiClientOptions> = {}, scheduling: RequestSchedulerOptions = {},
+  baseUrl: string,
+  opts: Partial<ApiClientOptions> = {},
+  scheduling: RequestSchedulerOptions = {},
 ): { client: ApiClient; clock: FakeClock; events: HostileEvent[] } {
   const clock = new FakeClock(Date.parse('2025-06-15T12:00:00Z'));
   const events: HostileEvent[] = [];
@@ -43,7 +49,12 @@ export function hostileClient(
     while (Object.values(scheduler.snapshot()).some((p) => p.inFlight > 0)) await new Promise((r) => setTimeout(r, 1));
     await clock.sleep(ms);
   };
-  const scheduler = RequestScheduler.create({ now: clock.now, sleep, onWait: (wait) => events.push({ type: 'waiting', ...wait }), ...scheduling });
+  const scheduler = RequestScheduler.create({
+    now: clock.now,
+    sleep,
+    onWait: (wait) => events.push({ type: 'waiting', ...wait }),
+    ...scheduling,
+  });
   const client: ApiClient = ApiClient.create({
     baseUrl,
     apiKey: HOSTILE_KEY,
@@ -63,7 +74,10 @@ export function hostileClient(
 /** Awaits `work`, asserts it ended within `boundMs` of real time, and returns its error (or undefined on success). */
 export async function within(boundMs: number, work: Promise<unknown>): Promise<Error | undefined> {
   const started = performance.now();
-  const error = await work.then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+  );
   expect(performance.now() - started).toBeLessThan(boundMs);
   return error;
 }

@@ -52,13 +52,16 @@ export class HostileProxy {
       forward(req, res, gate);
     });
     const forward = (req: IncomingMessage, res: ServerResponse, gate: ReturnType<Gateway> | undefined): void => {
-      const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        // The gateway's X-RateLimit-* replace the emulator's (node lower-cases the names it received).
-        const headers = { ...answer.headers };
-        for (const [name, value] of Object.entries(gate?.headers ?? {})) headers[name.toLowerCase()] = value;
-        res.writeHead(answer.statusCode ?? 502, headers);
-        answer.pipe(res);
-      });
+      const up = httpRequest(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          // The gateway's X-RateLimit-* replace the emulator's (node lower-cases the names it received).
+          const headers = { ...answer.headers };
+          for (const [name, value] of Object.entries(gate?.headers ?? {})) headers[name.toLowerCase()] = value;
+          res.writeHead(answer.statusCode ?? 502, headers);
+          answer.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       req.pipe(up);
     };

@@ -22,17 +22,37 @@ async function drain<T>(pages: AsyncGenerator<T[]>): Promise<number> {
   return items;
 }
 
-const integration = (id: string) => ({ integration_id: id, app_group_id: 'ws', integration_name: `int ${id}`, integration_type: 'warehouse', integration_status: 'active', contact_emails: '', last_updated_at: '2025-06-01T00:00:00Z', warehouse_type: 'duckdb', last_job_start_time: null, last_job_status: null, next_scheduled_run: null });
+const integration = (id: string) => ({
+  integration_id: id,
+  app_group_id: 'ws',
+  integration_name: `int ${id}`,
+  integration_type: 'warehouse',
+  integration_status: 'active',
+  contact_emails: '',
+  last_updated_at: '2025-06-01T00:00:00Z',
+  warehouse_type: 'duckdb',
+  last_job_start_time: null,
+  last_job_status: null,
+  next_scheduled_run: null,
+});
 
 describe('/events/list', () => {
   it('with full pages of new names for ever stops at maxPages, naming the endpoint and the page', async () => {
     const { client } = hostileClient(server.url, { maxPages: 40 });
     server.handle((req, res) => {
       const page = Number(req.query.get('page'));
-      json(res, 200, { message: 'success', events: Array.from({ length: EVENTS_PAGE_SIZE }, (_, i) => `event ${page}-${i}`) });
+      json(res, 200, {
+        message: 'success',
+        events: Array.from({ length: EVENTS_PAGE_SIZE }, (_, i) => `event ${page}-${i}`),
+      });
     });
     const error = await within(5_000, drain(listEventNames(client)));
-    expect(expectOneLineError(error, /^GET \/events\/list: the list is still going at page 41 \(page=40\), past maxPages=40; stopping/)).toBeInstanceOf(FatalError);
+    expect(
+      expectOneLineError(
+        error,
+        /^GET \/events\/list: the list is still going at page 41 \(page=40\), past maxPages=40; stopping/,
+      ),
+    ).toBeInstanceOf(FatalError);
     expect(server.requests).toHaveLength(40);
   });
 
@@ -40,7 +60,10 @@ describe('/events/list', () => {
     const { client } = hostileClient(server.url);
     server.handle((req, res) => {
       const page = Number(req.query.get('page')) % 3;
-      json(res, 200, { message: 'success', events: Array.from({ length: EVENTS_PAGE_SIZE }, (_, i) => `event ${page}-${i}`) });
+      json(res, 200, {
+        message: 'success',
+        events: Array.from({ length: EVENTS_PAGE_SIZE }, (_, i) => `event ${page}-${i}`),
+      });
     });
     const error = await within(3_000, drain(listEventNames(client)));
     expectOneLineError(error, /^GET \/events\/list: page 4 \(page=3\) repeats 250 items already seen on earlier pages/);
@@ -51,7 +74,10 @@ describe('/events/list', () => {
     const { client } = hostileClient(server.url);
     server.handle((req, res) => {
       const page = Number(req.query.get('page'));
-      json(res, 200, { message: 'success', events: page === 0 ? Array.from({ length: EVENTS_PAGE_SIZE }, (_, i) => `e${i}`) : ['e1', 'e2'] });
+      json(res, 200, {
+        message: 'success',
+        events: page === 0 ? Array.from({ length: EVENTS_PAGE_SIZE }, (_, i) => `e${i}`) : ['e1', 'e2'],
+      });
     });
     expect(await drain(listEventNames(client))).toBe(EVENTS_PAGE_SIZE + 2);
   });
@@ -71,17 +97,37 @@ describe('/events/list', () => {
 describe('/cdi/integrations', () => {
   it('handing out a new cursor over the same items each time is a loop, stopped at the second page', async () => {
     const { client } = hostileClient(server.url);
-    server.handle((_req, res, i) => json(res, 200, { message: 'success', results: [integration('a'), integration('b')] }, { Link: `</cdi/integrations?cursor=fresh-${i}>; rel="next"` }));
+    server.handle((_req, res, i) =>
+      json(
+        res,
+        200,
+        { message: 'success', results: [integration('a'), integration('b')] },
+        { Link: `</cdi/integrations?cursor=fresh-${i}>; rel="next"` },
+      ),
+    );
     const error = await within(3_000, drain(listDataIntegrations(client)));
-    expectOneLineError(error, /^GET \/cdi\/integrations: page 2 \("\?cursor=fresh-0"\) repeats 2 items already seen on earlier pages/);
+    expectOneLineError(
+      error,
+      /^GET \/cdi\/integrations: page 2 \("\?cursor=fresh-0"\) repeats 2 items already seen on earlier pages/,
+    );
     expect(server.requests).toHaveLength(2);
   });
 
   it('with new items and new cursors for ever stops at maxPages', async () => {
     const { client } = hostileClient(server.url, { maxPages: 25 });
-    server.handle((_req, res, i) => json(res, 200, { message: 'success', results: [integration(`id-${i}`)] }, { Link: `</cdi/integrations?cursor=c${i}>; rel="next"` }));
+    server.handle((_req, res, i) =>
+      json(
+        res,
+        200,
+        { message: 'success', results: [integration(`id-${i}`)] },
+        { Link: `</cdi/integrations?cursor=c${i}>; rel="next"` },
+      ),
+    );
     const error = await within(5_000, drain(listDataIntegrations(client)));
-    expectOneLineError(error, /^GET \/cdi\/integrations: the list is still going at page 26 \("\?cursor=c24"\), past maxPages=25/);
+    expectOneLineError(
+      error,
+      /^GET \/cdi\/integrations: the list is still going at page 26 \("\?cursor=c24"\), past maxPages=25/,
+    );
     expect(server.requests).toHaveLength(25);
   });
 });
@@ -90,6 +136,8 @@ describe('maxPages', () => {
   it('is validated when the client is built', () => {
     expect(() => hostileClient(server.url, { maxPages: 0 })).toThrow(/maxPages: must be a whole number > 0, got 0/);
     expect(() => hostileClient(server.url, { maxBodyBytes: 1.5 })).toThrow(/maxBodyBytes: must be a whole number > 0/);
-    expect(() => hostileClient(server.url, {}, { maxWaitMs: 3e9 })).toThrow(/maxWaitMs: must be a number of milliseconds from 0 to 86400000/);
+    expect(() => hostileClient(server.url, {}, { maxWaitMs: 3e9 })).toThrow(
+      /maxWaitMs: must be a number of milliseconds from 0 to 86400000/,
+    );
   });
 });

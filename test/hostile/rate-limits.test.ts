@@ -7,8 +7,12 @@ import { sleep } from '../../src/api/sleep.js';
 import { json, TestServer } from '../api/helpers/test-server.js';
 import { expectOneLineError, hostileClient, within } from './hostile-kit.js';
 
-const call = { endpoint: ENDPOINTS.purchasesQuantitySeries, query: { length: 1, ending_at: '2025-06-14T00:00:00Z', unit: 'day' } };
-const ok = (res: ServerResponse, headers: Record<string, string> = {}) => json(res, 200, { message: 'success', data: [] }, headers);
+const call = {
+  endpoint: ENDPOINTS.purchasesQuantitySeries,
+  query: { length: 1, ending_at: '2025-06-14T00:00:00Z', unit: 'day' },
+};
+const ok = (res: ServerResponse, headers: Record<string, string> = {}) =>
+  json(res, 200, { message: 'success', data: [] }, headers);
 
 let server: TestServer;
 beforeEach(async () => {
@@ -25,10 +29,15 @@ describe('a hostile X-RateLimit-Reset', () => {
     ['2^53 milliseconds', () => String(2 ** 53)],
   ])('with Remaining 0 and a reset %s fails the next request at once, quoting the server', async (_name, reset) => {
     const { client, clock, events } = hostileClient(server.url);
-    server.handle((_req, res) => ok(res, { 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset(clock.now()) }));
+    server.handle((_req, res) =>
+      ok(res, { 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset(clock.now()) }),
+    );
     await client.request(call);
     const error = await within(2_000, client.request(call));
-    expectOneLineError(error, /limit pool "purchases_events": the server said X-RateLimit-Limit: 1000, X-RateLimit-Remaining: 0, X-RateLimit-Reset: \d+; .*over the longest wait allowed \(--max-wait, maxWaitMs: 65 min\); no request was sent/);
+    expectOneLineError(
+      error,
+      /limit pool "purchases_events": the server said X-RateLimit-Limit: 1000, X-RateLimit-Remaining: 0, X-RateLimit-Reset: \d+; .*over the longest wait allowed \(--max-wait, maxWaitMs: 65 min\); no request was sent/,
+    );
     expect(server.requests).toHaveLength(1);
     expect(clock.sleeps).toEqual([]);
     expect(events.some((e) => e.type === 'waiting')).toBe(false);
@@ -36,7 +45,9 @@ describe('a hostile X-RateLimit-Reset', () => {
 
   it('in the past does not hold requests back: the stale advice expires at once', async () => {
     const { client, clock } = hostileClient(server.url);
-    server.handle((_req, res) => ok(res, { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(clock.now() / 1000) - 3_600) }));
+    server.handle((_req, res) =>
+      ok(res, { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(clock.now() / 1000) - 3_600) }),
+    );
     const error = await within(2_000, Promise.all(Array.from({ length: 5 }, () => client.request(call))));
     expect(error).toBeUndefined();
     expect(server.requests).toHaveLength(5);
@@ -45,28 +56,48 @@ describe('a hostile X-RateLimit-Reset', () => {
 
   it('that is garbage makes an exhausted pool wait its own window, announced, then go on', async () => {
     const { client, clock, events } = hostileClient(server.url);
-    server.handle((_req, res, i) => ok(res, i === 0 ? { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': 'soon-ish' } : {}));
+    server.handle((_req, res, i) =>
+      ok(res, i === 0 ? { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': 'soon-ish' } : {}),
+    );
     const start = clock.now();
     await client.request(call);
     expect(await within(2_000, client.request(call))).toBeUndefined();
     expect(server.requests).toHaveLength(2);
     expect(clock.now() - start).toBe(3_600_000);
     const waiting = events.find((e) => e.type === 'waiting');
-    expect(waiting).toMatchObject({ type: 'waiting', pool: 'purchases_events', remaining: 0, resumesAt: start + 3_600_000, reason: 'the server said X-RateLimit-Remaining: 0, X-RateLimit-Reset: soon-ish' });
+    expect(waiting).toMatchObject({
+      type: 'waiting',
+      pool: 'purchases_events',
+      remaining: 0,
+      resumesAt: start + 3_600_000,
+      reason: 'the server said X-RateLimit-Remaining: 0, X-RateLimit-Reset: soon-ish',
+    });
   });
 
   it('beyond a --max-wait the user chose fails at once, naming the wait and the cap', async () => {
     const { client, clock } = hostileClient(server.url, {}, { maxWaitMs: 60_000 });
-    server.handle((_req, res) => ok(res, { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(clock.now() / 1000) + 600) }));
+    server.handle((_req, res) =>
+      ok(res, { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.floor(clock.now() / 1000) + 600) }),
+    );
     await client.request(call);
     const error = await within(2_000, client.request(call));
-    expectOneLineError(error, /the next request could go at 2025-06-15T12:10:00\.000Z, a wait of 10 min, over the longest wait allowed \(--max-wait, maxWaitMs: 60 s\)/);
+    expectOneLineError(
+      error,
+      /the next request could go at 2025-06-15T12:10:00\.000Z, a wait of 10 min, over the longest wait allowed \(--max-wait, maxWaitMs: 60 s\)/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
   it('in odd header case is still read, and the wait is announced', async () => {
     const { client, clock, events } = hostileClient(server.url);
-    server.handle((_req, res, i) => ok(res, i === 0 ? { 'x-RATELIMIT-remaining': '0', 'X-RateLimit-RESET': String(Math.floor(clock.now() / 1000) + 30) } : {}));
+    server.handle((_req, res, i) =>
+      ok(
+        res,
+        i === 0
+          ? { 'x-RATELIMIT-remaining': '0', 'X-RateLimit-RESET': String(Math.floor(clock.now() / 1000) + 30) }
+          : {},
+      ),
+    );
     const start = clock.now();
     await client.request(call);
     expect(await within(2_000, client.request(call))).toBeUndefined();
@@ -127,13 +158,18 @@ describe('Retry-After', () => {
     const { client } = hostileClient(server.url);
     server.handle((_req, res) => json(res, 429, { message: 'slow down' }, { 'Retry-After': '999999999' }));
     const error = await within(2_000, client.request(call));
-    expectOneLineError(error, /the server asked to wait 999999999000 ms, which would exceed the retry wait budget.*Retry-After: 999999999/);
+    expectOneLineError(
+      error,
+      /the server asked to wait 999999999000 ms, which would exceed the retry wait budget.*Retry-After: 999999999/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
   it('of ten minutes, within --max-wait, is obeyed (not given up on) and the request then succeeds', async () => {
     const { client, clock } = hostileClient(server.url);
-    server.handle((_req, res, i) => (i === 0 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': '600' }) : ok(res)));
+    server.handle((_req, res, i) =>
+      i === 0 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': '600' }) : ok(res),
+    );
     expect(await within(2_000, client.request(call))).toBeUndefined();
     expect(clock.sleeps).toContain(600_000);
     expect(server.requests).toHaveLength(2);
@@ -142,13 +178,18 @@ describe('Retry-After', () => {
   it('longer than --max-wait gives up at once, naming the cap', async () => {
     const { client } = hostileClient(server.url, {}, { maxWaitMs: 300_000 });
     server.handle((_req, res) => json(res, 429, { message: 'slow down' }, { 'Retry-After': '600' }));
-    expectOneLineError(await within(2_000, client.request(call)), /the server asked to wait 600000 ms.*a 429's advice may use up to --max-wait, 5 min.*Retry-After: 600/);
+    expectOneLineError(
+      await within(2_000, client.request(call)),
+      /the server asked to wait 600000 ms.*a 429's advice may use up to --max-wait, 5 min.*Retry-After: 600/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
   it('negative is taken as "now": the retry goes at once and succeeds', async () => {
     const { client, clock } = hostileClient(server.url);
-    server.handle((_req, res, i) => (i === 0 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': '-30' }) : ok(res)));
+    server.handle((_req, res, i) =>
+      i === 0 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': '-30' }) : ok(res),
+    );
     expect(await within(2_000, client.request(call))).toBeUndefined();
     expect(server.requests).toHaveLength(2);
     expect(clock.sleeps).toEqual([0]);
@@ -156,7 +197,11 @@ describe('Retry-After', () => {
 
   it('as an HTTP date is waited for exactly, then the request succeeds', async () => {
     const { client, clock, events } = hostileClient(server.url);
-    server.handle((_req, res, i) => (i === 0 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': new Date(clock.now() + 90_000).toUTCString() }) : ok(res)));
+    server.handle((_req, res, i) =>
+      i === 0
+        ? json(res, 429, { message: 'slow down' }, { 'Retry-After': new Date(clock.now() + 90_000).toUTCString() })
+        : ok(res),
+    );
     expect(await within(2_000, client.request(call))).toBeUndefined();
     expect(clock.sleeps).toContain(90_000);
     expect(events).toContainEqual(expect.objectContaining({ type: 'retry-scheduled', waitMs: 90_000 }));
@@ -180,7 +225,12 @@ describe('the default sleep', () => {
       const stop = new AbortController();
       const waiting = sleep(3e9, stop.signal);
       setTimeout(() => stop.abort(), 20);
-      await expect(within(2_000, waiting.then(() => 'resolved'))).resolves.toBeInstanceOf(Error);
+      await expect(
+        within(
+          2_000,
+          waiting.then(() => 'resolved'),
+        ),
+      ).resolves.toBeInstanceOf(Error);
       await new Promise((r) => setTimeout(r, 10));
       expect(warnings).not.toContain('TimeoutOverflowWarning');
     } finally {

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 const SRC = join(import.meta.dirname, '../../src');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
 }
 
 /** Every relative import and re-export of `file` (type-only ones too), as files of src/. */
@@ -25,15 +27,27 @@ function imports(file: string): string[] {
  * own catalog; plan-for-run and run-metrics read series state, holes and details, whose store is series-state-store.ts.
  */
 const OWN_SQL = new Set([
-  'views/analytics-views.ts', 'views/unfilled-views.ts', 'views/absent-history.ts', 'report/write-report.ts', 'report/report-charts.ts',
-  'cli/query-output.ts', 'push/push-ledger.ts', 'export/export-parquet.ts', 'dbt/warehouse-catalog.ts', 'pipeline/plan-for-run.ts',
+  'views/analytics-views.ts',
+  'views/unfilled-views.ts',
+  'views/absent-history.ts',
+  'report/write-report.ts',
+  'report/report-charts.ts',
+  'cli/query-output.ts',
+  'push/push-ledger.ts',
+  'export/export-parquet.ts',
+  'dbt/warehouse-catalog.ts',
+  'pipeline/plan-for-run.ts',
   'export/run-metrics.ts',
 ]);
 
 describe('where the SQL lives', () => {
   it('src/load/ imports nothing of src/streams/', () => {
     const load = join(SRC, 'load');
-    const found = sources(load).flatMap((f) => imports(f).filter((t) => t.startsWith(join(SRC, 'streams'))).map((t) => `${relative(SRC, f)} → ${relative(SRC, t)}`));
+    const found = sources(load).flatMap((f) =>
+      imports(f)
+        .filter((t) => t.startsWith(join(SRC, 'streams')))
+        .map((t) => `${relative(SRC, f)} → ${relative(SRC, t)}`),
+    );
     expect(found).toEqual([]);
   });
 
@@ -57,7 +71,11 @@ describe('where the SQL lives', () => {
 
   it('outside src/load/, only the modules that own their SQL run any', () => {
     const running = sources(SRC)
-      .filter((f) => !relative(SRC, f).startsWith('load/') && /\.query\(|\bconn\.run\(|\.runAndReadAll\(/.test(readFileSync(f, 'utf8')))
+      .filter(
+        (f) =>
+          !relative(SRC, f).startsWith('load/') &&
+          /\.query\(|\bconn\.run\(|\.runAndReadAll\(/.test(readFileSync(f, 'utf8')),
+      )
       .map((f) => relative(SRC, f))
       .filter((f) => !OWN_SQL.has(f));
     expect(running).toEqual([]);

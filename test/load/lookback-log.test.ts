@@ -40,11 +40,20 @@ describe('the look-back log', () => {
       for (let n = 0; n < NIGHTS; n++) {
         await recordLookbacks(trimmed, `run-${n}`, until(n), rows(n));
         for (const r of rows(n)) {
-          await full.query(`INSERT INTO "_etl_lookback" VALUES ($1, $2, $3, $4, $5, $6, $7)`, [`run-${n}`, r.stream, until(n), r.mode, r.days, r.probe, r.reason]);
+          await full.query(`INSERT INTO "_etl_lookback" VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+            `run-${n}`,
+            r.stream,
+            until(n),
+            r.mode,
+            r.days,
+            r.probe,
+            r.reason,
+          ]);
         }
       }
       const kept = await trimmed.query(`SELECT "stream", "run_id" FROM "_etl_lookback" ORDER BY "stream", "until"`);
-      const nightsOf = (stream: string) => kept.filter((r) => r['stream'] === stream).map((r) => Number(String(r['run_id']).slice(4)));
+      const nightsOf = (stream: string) =>
+        kept.filter((r) => r['stream'] === stream).map((r) => Number(String(r['run_id']).slice(4)));
       const window = Array.from({ length: LOOKBACK_LOG_DAYS + 1 }, (_, i) => NIGHTS - 1 - LOOKBACK_LOG_DAYS + i);
       // kpis: its last probe (17), the night before its current look-back (19) and the night that began it (20).
       expect(nightsOf('kpis')).toEqual([17, 19, 20, ...window]);
@@ -53,7 +62,11 @@ describe('the look-back log', () => {
       expect(Number((await full.query(`SELECT count(*) AS n FROM "_etl_lookback"`))[0]!['n'])).toBe(2 * NIGHTS);
 
       expect(await latestLookbacks(trimmed)).toEqual(await latestLookbacks(full));
-      expect((await latestLookbacks(trimmed)).find((l) => l.stream === 'kpis')).toMatchObject({ days: 5, since: until(20), previousDays: 2 });
+      expect((await latestLookbacks(trimmed)).find((l) => l.stream === 'kpis')).toMatchObject({
+        days: 5,
+        since: until(20),
+        previousDays: 2,
+      });
       const since = until(NIGHTS - 57);
       const evidence = await lookbackEvidence(trimmed, since);
       expect(evidence.get('kpis')?.lastProbe).toEqual(until(17));

@@ -26,18 +26,33 @@ afterEach(async () => {
 
 type Row = { campaign_id: string; time: Date; unique_recipients: number };
 const day = (n: number): Date => new Date(Date.UTC(2024, 0, 1 + n));
-const row = (campaign: string, n: number, value: number): Row => ({ campaign_id: campaign, time: day(n), unique_recipients: value });
+const row = (campaign: string, n: number, value: number): Row => ({
+  campaign_id: campaign,
+  time: day(n),
+  unique_recipients: value,
+});
 let runs = 0;
-const commit = (rows: Row[]) => wh.commit({ runId: `r${++runs}`, loadedAt: utc('2024-06-01'), upserts: [{ table: 'campaign_series', rows }], state: [] });
+const commit = (rows: Row[]) =>
+  wh.commit({
+    runId: `r${++runs}`,
+    loadedAt: utc('2024-06-01'),
+    upserts: [{ table: 'campaign_series', rows }],
+    state: [],
+  });
 const stored = async (): Promise<string[]> =>
-  (await wh.query(`SELECT "campaign_id", strftime("time", '%Y-%m-%d') AS d, "unique_recipients" AS v FROM "campaign_series" ORDER BY 1, 2`)).map(
-    (r) => `${r.campaign_id} ${r.d} ${r.v}`,
-  );
+  (
+    await wh.query(
+      `SELECT "campaign_id", strftime("time", '%Y-%m-%d') AS d, "unique_recipients" AS v FROM "campaign_series" ORDER BY 1, 2`,
+    )
+  ).map((r) => `${r.campaign_id} ${r.d} ${r.v}`);
 /** Each object's ranges, merged per month (a merge appends one per object and month it inserted into). */
 const extents = async (): Promise<string[]> =>
-  (await wh.query(`SELECT "object_key", strftime(min("first_time"), '%Y-%m-%d') AS a, strftime(max("last_time"), '%Y-%m-%d') AS b
-    FROM "_etl_extents"."campaign_series" GROUP BY "object_key", "month" ORDER BY 1, 2`)).map((r) => `${r.object_key} ${r.a}..${r.b}`);
-const extentRows = async (): Promise<number> => Number((await wh.query(`SELECT count(*) AS n FROM "_etl_extents"."campaign_series"`))[0]?.n);
+  (
+    await wh.query(`SELECT "object_key", strftime(min("first_time"), '%Y-%m-%d') AS a, strftime(max("last_time"), '%Y-%m-%d') AS b
+    FROM "_etl_extents"."campaign_series" GROUP BY "object_key", "month" ORDER BY 1, 2`)
+  ).map((r) => `${r.object_key} ${r.a}..${r.b}`);
+const extentRows = async (): Promise<number> =>
+  Number((await wh.query(`SELECT count(*) AS n FROM "_etl_extents"."campaign_series"`))[0]?.n);
 
 describe('merge extents', () => {
   it('inserts rows past their object extent without comparing, compares those inside it, and widens the extent', async () => {
@@ -49,15 +64,23 @@ describe('merge extents', () => {
     const outside = await commit([row('a', 12, 2), row('a', 9, 2), row('c', 11, 2)]);
     expect(outside.rowsCompared).toBe(0);
     expect(outside.tables.campaign_series).toEqual({ inserted: 3, updated: 0, unchanged: 0, deleted: 0 });
-    expect(await extents()).toEqual(['a 2024-01-10..2024-01-13', 'b 2024-01-01..2024-01-01', 'c 2024-01-12..2024-01-12']);
+    expect(await extents()).toEqual([
+      'a 2024-01-10..2024-01-13',
+      'b 2024-01-01..2024-01-01',
+      'c 2024-01-12..2024-01-12',
+    ]);
 
     // A re-read of a's stored days, one changed, and a day b never had inside no extent of b (b's is one day).
     const reread = await commit([row('a', 10, 1), row('a', 11, 5), row('b', 0, 1), row('b', 1, 7)]);
     expect(reread.rowsCompared).toBe(3);
     expect(reread.tables.campaign_series).toEqual({ inserted: 1, updated: 1, unchanged: 2, deleted: 0 });
     expect(await stored()).toEqual([
-      'a 2024-01-10 2', 'a 2024-01-11 1', 'a 2024-01-12 5', 'a 2024-01-13 2',
-      'b 2024-01-01 1', 'b 2024-01-02 7',
+      'a 2024-01-10 2',
+      'a 2024-01-11 1',
+      'a 2024-01-12 5',
+      'a 2024-01-13 2',
+      'b 2024-01-01 1',
+      'b 2024-01-02 7',
       'c 2024-01-12 2',
     ]);
   });
@@ -68,7 +91,11 @@ describe('merge extents', () => {
     await commit([row('a', 60, 1), row('a', 80, 1)]); // Mar 1 .. Mar 21
     const middle = await commit([row('a', 25, 2), row('a', 40, 2), row('a', 55, 2)]); // Jan 26, Feb 10, Feb 25
     expect(middle.rowsCompared).toBe(0);
-    expect(await extents()).toEqual(['a 2024-01-01..2024-01-26', 'a 2024-02-10..2024-02-25', 'a 2024-03-01..2024-03-21']);
+    expect(await extents()).toEqual([
+      'a 2024-01-01..2024-01-26',
+      'a 2024-02-10..2024-02-25',
+      'a 2024-03-01..2024-03-21',
+    ]);
     const gap = await commit([row('a', 10, 3), row('a', 50, 3)]); // Jan 11 and Feb 20: inside their months' extents
     expect(gap.rowsCompared).toBe(2);
     expect(gap.tables.campaign_series?.inserted).toBe(2);
@@ -89,7 +116,9 @@ describe('merge extents', () => {
     // Another program (or an older engage-etl) adds rows and leaves the extents as they were, then empties them.
     const other = await DuckDBInstance.create(path);
     const conn = await other.connect();
-    await conn.run(`INSERT INTO "campaign_series" ("campaign_id", "time", "unique_recipients") VALUES ('a', '2024-01-05', 9), ('z', '2024-01-05', 9)`);
+    await conn.run(
+      `INSERT INTO "campaign_series" ("campaign_id", "time", "unique_recipients") VALUES ('a', '2024-01-05', 9), ('z', '2024-01-05', 9)`,
+    );
     await conn.run(`DELETE FROM "_etl_extents"."campaign_series"`);
     conn.closeSync();
     other.closeSync();
@@ -107,7 +136,11 @@ describe('merge extents', () => {
     const after = await commit([row('a', 1, 1)]);
     expect(after.rowsCompared).toBe(0);
     await wh.resetStreams(['campaign_series'], ['campaign_series']);
-    expect(await wh.query(`SELECT count(*) AS n FROM duckdb_tables() WHERE "schema_name" = '_etl_extents' AND "table_name" = 'campaign_series'`)).toEqual([{ n: 0 }]);
+    expect(
+      await wh.query(
+        `SELECT count(*) AS n FROM duckdb_tables() WHERE "schema_name" = '_etl_extents' AND "table_name" = 'campaign_series'`,
+      ),
+    ).toEqual([{ n: 0 }]);
     const refill = await commit([row('a', 0, 2)]);
     expect(refill.tables.campaign_series?.inserted).toBe(1);
     expect(await stored()).toEqual(['a 2024-01-01 2']);

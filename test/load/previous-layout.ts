@@ -37,7 +37,8 @@ export async function writePreviousLayout(path: string): Promise<void> {
   await (await Warehouse.open(path, WAREHOUSE_TABLES)).close();
   const instance = await DuckDBInstance.create(path);
   const conn = await instance.connect();
-  for (const table of ['campaign_series', 'campaign_message_series', 'canvas_variant_summary', 'canvas_step_messages']) await conn.run(`DROP TABLE "${table}"`);
+  for (const table of ['campaign_series', 'campaign_message_series', 'canvas_variant_summary', 'canvas_step_messages'])
+    await conn.run(`DROP TABLE "${table}"`);
   await conn.run(PREVIOUS_DDL);
   conn.closeSync();
   instance.closeSync();

@@ -7,7 +7,7 @@ const utc = (iso: string) => new Date(`${iso}Z`);
 const HOUR = 3_600_000;
 
 describe('behindMs', () => {
-  it('calls a daily series whose watermark is today\'s 00:00 UTC current, at any time of the day', () => {
+  it("calls a daily series whose watermark is today's 00:00 UTC current, at any time of the day", () => {
     for (const at of ['2026-11-26T00:00:00', '2026-11-26T10:51:00', '2026-11-26T23:59:59']) {
       expect(behindMs('day', utc('2026-11-26T00:00:00'), utc(at)), at).toBe(0);
     }

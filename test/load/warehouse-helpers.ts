@@ -36,8 +36,15 @@ export function tempDirPerTest(): { readonly dir: string; child: ChildProcess | 
   return state;
 }
 
-export const utc = (iso: string): Date => new Date(`${iso}${iso.length === 10 ? 'T00:00:00Z' : iso.endsWith('Z') ? '' : 'Z'}`);
+export const utc = (iso: string): Date =>
+  new Date(`${iso}${iso.length === 10 ? 'T00:00:00Z' : iso.endsWith('Z') ? '' : 'Z'}`);
 
-export function revenueRow(time: string, revenue: number, app = '*', product = '*', unit = 'day'): Record<string, unknown> {
+export function revenueRow(
+  time: string,
+  revenue: number,
+  app = '*',
+  product = '*',
+  unit = 'day',
+): Record<string, unknown> {
   return { app_id: app, product, unit, time: utc(time), revenue };
 }

@@ -24,10 +24,15 @@ describe('Warehouse.open refuses what it cannot use', () => {
     await first.close();
     const script = `import { DuckDBInstance } from '@duckdb/node-api';
       const db = await DuckDBInstance.create(${JSON.stringify(path)}); await db.connect(); console.log('ready'); setInterval(() => {}, 1000);`;
-    t.child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    t.child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((ok) => t.child!.stdout!.once('data', () => ok()));
     await expect(Warehouse.open(path, WAREHOUSE_TABLES)).rejects.toThrow(
-      new RegExp(`another process holds the database ${path.replaceAll('.', '\\.')} \\(Conflicting lock is held in .*PID ${t.child.pid}\\)\\); wait for it`),
+      new RegExp(
+        `another process holds the database ${path.replaceAll('.', '\\.')} \\(Conflicting lock is held in .*PID ${t.child.pid}\\)\\); wait for it`,
+      ),
     );
   });
 
@@ -44,7 +49,9 @@ describe('Warehouse.open refuses what it cannot use', () => {
   });
 
   it('says there is no database when opening a missing file read-only', async () => {
-    await expect(Warehouse.open(join(t.dir, 'missing.duckdb'), WAREHOUSE_TABLES, { readOnly: true })).rejects.toThrow(/no database at .*missing\.duckdb; run `engage-etl run` first/);
+    await expect(Warehouse.open(join(t.dir, 'missing.duckdb'), WAREHOUSE_TABLES, { readOnly: true })).rejects.toThrow(
+      /no database at .*missing\.duckdb; run `engage-etl run` first/,
+    );
   });
 
   it('refuses a DuckDB file whose tables differ from this version, naming the table', async () => {
@@ -52,7 +59,9 @@ describe('Warehouse.open refuses what it cannot use', () => {
     const wh = await Warehouse.open(path, WAREHOUSE_TABLES);
     await wh.query(`ALTER TABLE "revenue" ADD COLUMN "extra" INTEGER`);
     await wh.close();
-    await expect(Warehouse.open(path, WAREHOUSE_TABLES)).rejects.toThrow(/table "revenue" of .* has columns \(.*extra\) but this version expects/);
+    await expect(Warehouse.open(path, WAREHOUSE_TABLES)).rejects.toThrow(
+      /table "revenue" of .* has columns \(.*extra\) but this version expects/,
+    );
   });
 
   it('fails calls after close with a clear message', async () => {

@@ -22,8 +22,14 @@ describe('the packed package', () => {
     await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT });
     const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'))!;
     await run('mkdir', ['-p', project]);
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0', type: 'module', private: true }));
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)], { cwd: project, timeout: 240_000 });
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'user-project', version: '1.0.0', type: 'module', private: true }),
+    );
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)], {
+      cwd: project,
+      timeout: 240_000,
+    });
   }, 300_000);
 
   afterAll(async () => {
@@ -31,15 +37,20 @@ describe('the packed package', () => {
   });
 
   it('imports by name and runs a pipeline against the emulator, as the README shows', async () => {
-    await writeFile(join(project, 'pipeline.yaml'), [
-      'name: lib',
-      'start_date: 2025-01-01',
-      'streams:',
-      '  revenue: { apps: ["*"], products: ["*"] }',
-      '  canvas_summary: { canvases: [cv_1] }',
-      '',
-    ].join('\n'));
-    await writeFile(join(project, 'main.mjs'), `
+    await writeFile(
+      join(project, 'pipeline.yaml'),
+      [
+        'name: lib',
+        'start_date: 2025-01-01',
+        'streams:',
+        '  revenue: { apps: ["*"], products: ["*"] }',
+        '  canvas_summary: { canvases: [cv_1] }',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      join(project, 'main.mjs'),
+      `
 import { createEmulator, loadPipelineFile, resolveRunOptions, runPipeline, runPush, Warehouse } from 'engage-etl';
 import { DateTime } from 'luxon';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
@@ -55,21 +66,35 @@ try {
 } finally {
   await emulator.close();
 }
-`);
+`,
+    );
     // luxon comes with engage-etl as its dependency; the user's script borrows it for the --until instant.
     const { stdout } = await run('node', ['main.mjs'], { cwd: project, timeout: 120_000 });
     const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
-    expect(result).toEqual({ streams: ['revenue', 'canvas_summary'], status: 'succeeded', revenueRows: 60, runPush: 'function' });
+    expect(result).toEqual({
+      streams: ['revenue', 'canvas_summary'],
+      status: 'succeeded',
+      revenueRows: 60,
+      runPush: 'function',
+    });
   }, 180_000);
 
   it('does not expose internals by deep import, nor the helpers taken out of the public surface', async () => {
-    await writeFile(join(project, 'deep.mjs'), `
+    await writeFile(
+      join(project, 'deep.mjs'),
+      `
 const lib = await import('engage-etl');
 let deep = 'refused';
 try { await import('engage-etl/dist/src/api/paginate-link.js'); deep = 'allowed'; } catch {}
 console.log(JSON.stringify({ paginateLink: typeof lib.paginateLink, parseLinkHeader: typeof lib.parseLinkHeader, expectSuccess: typeof lib.expectSuccess, deep }));
-`);
+`,
+    );
     const { stdout } = await run('node', ['deep.mjs'], { cwd: project, timeout: 60_000 });
-    expect(JSON.parse(stdout.trim())).toEqual({ paginateLink: 'undefined', parseLinkHeader: 'undefined', expectSuccess: 'undefined', deep: 'refused' });
+    expect(JSON.parse(stdout.trim())).toEqual({
+      paginateLink: 'undefined',
+      parseLinkHeader: 'undefined',
+      expectSuccess: 'undefined',
+      deep: 'refused',
+    });
   }, 60_000);
 });

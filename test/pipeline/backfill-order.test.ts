@@ -44,7 +44,13 @@ function nights(order: BackfillOrder, moving: boolean): Nights {
   const out: Nights = { requests: 0, perNight: [], started: [], behind: [], firstPlan: 0 };
   for (let night = 0; night < 40; night++) {
     const until = moving ? FIRST_UNTIL.plus({ days: night }) : FIRST_UNTIL;
-    const plan = buildPlan({ pipeline, streams: pipeline.streamNames, states: [...states.values()], from: pipeline.startDate, until });
+    const plan = buildPlan({
+      pipeline,
+      streams: pipeline.streamNames,
+      states: [...states.values()],
+      from: pipeline.startDate,
+      until,
+    });
     if (night === 0) out.firstPlan = plan.requests;
     const left = new Map<string, number>();
     let sent = 0;
@@ -59,7 +65,10 @@ function nights(order: BackfillOrder, moving: boolean): Nights {
       const moved = progress.advance() ?? progress.settle();
       if (moved) {
         states.set(`${sp.stream.name}|${sp.seriesKey}`, {
-          stream: sp.stream.name, seriesKey: sp.seriesKey, watermark: new Date(moved.watermarkMs), fetchedUntil: until.toJSDate(),
+          stream: sp.stream.name,
+          seriesKey: sp.seriesKey,
+          watermark: new Date(moved.watermarkMs),
+          fetchedUntil: until.toJSDate(),
           ...(moved.lowMs === undefined ? {} : { lowWatermark: new Date(moved.lowMs) }),
         });
       }
@@ -80,7 +89,7 @@ describe('a backfill of 209 Canvases, 105 segments and 240 days in nights of 497
       const newest = nights('newest_first', moving);
       const oldest = nights('oldest_first', moving);
 
-      it('is the issue\'s shape: about 4,130 requests, several nights', () => {
+      it("is the issue's shape: about 4,130 requests, several nights", () => {
         expect(newest.firstPlan).toBeGreaterThan(4_000);
         expect(newest.firstPlan).toBeLessThan(4_300);
         expect(newest.perNight.length).toBeGreaterThan(5);
@@ -88,7 +97,10 @@ describe('a backfill of 209 Canvases, 105 segments and 240 days in nights of 497
 
       it('sends as many requests newest first as oldest first, within 1 %', () => {
         const share = Math.abs(newest.requests - oldest.requests) / oldest.requests;
-        expect(share, `newest first ${newest.requests} in ${newest.perNight.length} nights, oldest first ${oldest.requests} in ${oldest.perNight.length}`).toBeLessThanOrEqual(0.01);
+        expect(
+          share,
+          `newest first ${newest.requests} in ${newest.perNight.length} nights, oldest first ${oldest.requests} in ${oldest.perNight.length}`,
+        ).toBeLessThanOrEqual(0.01);
       });
 
       it('ends every night with each started series at its newest complete day, newest first; oldest first leaves them behind', () => {

@@ -23,10 +23,14 @@ type Json = Record<string, any>;
 function rewriting(proxy: HostileProxy, upstream: string, rewrite: (path: string, body: Json) => Json): void {
   proxy.tamper = (req: IncomingMessage, url: URL, res: ServerResponse) => {
     void (async () => {
-      const answer = await fetch(`${upstream}${url.pathname}${url.search}`, { headers: { authorization: String(req.headers.authorization) } });
+      const answer = await fetch(`${upstream}${url.pathname}${url.search}`, {
+        headers: { authorization: String(req.headers.authorization) },
+      });
       const text = await answer.text();
       const body = answer.ok ? JSON.stringify(rewrite(url.pathname, JSON.parse(text) as Json)) : text;
-      const headers = Object.fromEntries([...answer.headers].filter(([k]) => k === 'content-type' || k.startsWith('x-ratelimit') || k === 'link'));
+      const headers = Object.fromEntries(
+        [...answer.headers].filter(([k]) => k === 'content-type' || k.startsWith('x-ratelimit') || k === 'link'),
+      );
       res.writeHead(answer.status, headers);
       res.end(body);
     })();
@@ -50,10 +54,17 @@ describe('campaign_series against a server with channels and fields the client d
     f = await PipelineFixture.create({ now: NOW, emulator: { rateLimits: false } });
     proxy = await HostileProxy.create(f.emulator.url);
     const omni = f.emulator.state.analytics.campaigns.find(
-      (c) => new Set(c.channels).size === 7 && c.firstSendDayMs !== undefined && c.firstSendDayMs < Date.parse(`${START}T00:00:00Z`) && (c.lastSendDayMs ?? Infinity) > Date.parse(NOW),
+      (c) =>
+        new Set(c.channels).size === 7 &&
+        c.firstSendDayMs !== undefined &&
+        c.firstSendDayMs < Date.parse(`${START}T00:00:00Z`) &&
+        (c.lastSendDayMs ?? Infinity) > Date.parse(NOW),
     )!;
     id = omni.id;
-    await writeFile(f.pipelinePath, `name: channels\nstart_date: ${START}\nlookback_days: 3\nstreams:\n  campaign_series: { campaigns: [${id}] }\n`);
+    await writeFile(
+      f.pipelinePath,
+      `name: channels\nstart_date: ${START}\nlookback_days: 3\nstreams:\n  campaign_series: { campaigns: [${id}] }\n`,
+    );
   });
   afterAll(async () => {
     await proxy.close();
@@ -64,7 +75,9 @@ describe('campaign_series against a server with channels and fields the client d
     rewriting(proxy, f.emulator.url, (path, body) => {
       if (path !== '/campaigns/data_series') return body;
       for (const [i, d] of (body.data as Json[]).entries()) {
-        d.messages.whats_app = [{ variation_api_id: `${id}_wa`, sent: 10 + i, delivered: 9 + i, read: 4, unique_recipients: 10 + i }];
+        d.messages.whats_app = [
+          { variation_api_id: `${id}_wa`, sent: 10 + i, delivered: 9 + i, read: 4, unique_recipients: 10 + i },
+        ];
         for (const m of d.messages.ios_push) m.new_metric = 3;
         for (const m of d.messages.sms) delete m.variation_api_id;
         for (const m of d.messages.email) {
@@ -78,30 +91,51 @@ describe('campaign_series against a server with channels and fields the client d
     expect(summary.status).toBe('succeeded');
     const warned = summary.warnings.filter((w) => w.code.startsWith('undocumented_'));
     expect(warned).toHaveLength(2);
-    expect(warned.map((w) => [w.code, w.stream])).toEqual(expect.arrayContaining([['undocumented_channel', 'campaign_series'], ['undocumented_field', 'campaign_series']]));
+    expect(warned.map((w) => [w.code, w.stream])).toEqual(
+      expect.arrayContaining([
+        ['undocumented_channel', 'campaign_series'],
+        ['undocumented_field', 'campaign_series'],
+      ]),
+    );
     expect(warned.find((w) => w.code === 'undocumented_channel')!.message).toMatch(
       /channel "whats_app" is not one this version knows; its fields delivered, sent are read into the columns of those names.*counted by the campaign views; its fields read are kept as sent in campaign_message_series\.extra_stats/,
     );
-    expect(warned.find((w) => w.code === 'undocumented_field')!.message).toMatch(/field "new_metric" of channel "ios_push"/);
+    expect(warned.find((w) => w.code === 'undocumented_field')!.message).toMatch(
+      /field "new_metric" of channel "ios_push"/,
+    );
     expect(summary.warnings).toHaveLength(2);
 
     const days = dayStarts().length;
     const whatsapp = await f.query(`SELECT * FROM campaign_message_series WHERE channel = 'whats_app' ORDER BY time`);
     expect(whatsapp).toHaveLength(days);
     whatsapp.forEach((r, i) => {
-      expect([r['variation_key'], r['variation_api_id'], num(r['sent']), num(r['delivered']), num(r['unique_recipients'])]).toEqual([`${id}_wa`, `${id}_wa`, 10 + i, 9 + i, 10 + i]);
+      expect([
+        r['variation_key'],
+        r['variation_api_id'],
+        num(r['sent']),
+        num(r['delivered']),
+        num(r['unique_recipients']),
+      ]).toEqual([`${id}_wa`, `${id}_wa`, 10 + i, 9 + i, 10 + i]);
       expect(JSON.parse(String(r['extra_stats']))).toEqual({ read: 4 });
     });
 
     // The campaign views count the channel: its sends and deliveries are in the day's totals, read from the fields named.
-    const perChannel = await f.query(`SELECT day, sent, reached, reached_field FROM analytics.campaign_message_daily WHERE channel = 'whats_app' ORDER BY day`);
-    expect(perChannel.map((r) => [num(r['sent']), num(r['reached']), r['reached_field']])).toEqual(whatsapp.map((_, i) => [10 + i, 9 + i, 'delivered']));
-    const totals = await f.query(`SELECT d.day, d.sent, d.reached, d.measures, m.sent AS others_sent, m.reached AS others_reached
+    const perChannel = await f.query(
+      `SELECT day, sent, reached, reached_field FROM analytics.campaign_message_daily WHERE channel = 'whats_app' ORDER BY day`,
+    );
+    expect(perChannel.map((r) => [num(r['sent']), num(r['reached']), r['reached_field']])).toEqual(
+      whatsapp.map((_, i) => [10 + i, 9 + i, 'delivered']),
+    );
+    const totals =
+      await f.query(`SELECT d.day, d.sent, d.reached, d.measures, m.sent AS others_sent, m.reached AS others_reached
       FROM analytics.campaign_daily d JOIN (SELECT day, campaign_id, sum(sent) AS sent, sum(reached) AS reached FROM analytics.campaign_message_daily
         WHERE channel <> 'whats_app' GROUP BY ALL) m USING (day, campaign_id) ORDER BY d.day`);
     expect(totals).toHaveLength(days);
     totals.forEach((r, i) => {
-      expect([num(r['sent']) - num(r['others_sent']), num(r['reached']) - num(r['others_reached'])]).toEqual([10 + i, 9 + i]);
+      expect([num(r['sent']) - num(r['others_sent']), num(r['reached']) - num(r['others_reached'])]).toEqual([
+        10 + i,
+        9 + i,
+      ]);
       expect(String(r['measures'])).toContain('whats_app: reached = delivered, opens = -, clicks = -');
     });
 
@@ -114,12 +148,24 @@ describe('campaign_series against a server with channels and fields the client d
     for (const d of model) {
       for (const [channel, list] of Object.entries(d.messages)) {
         list.forEach((m, j) => {
-          const key = channel === 'sms' ? `name:${m.variation_name}` : channel === 'email' ? `position:${j}` : m.variation_api_id;
-          const r = rows.find((x) => isoDay(x['time']) === d.time && x['channel'] === channel && x['variation_key'] === key)!;
+          const key =
+            channel === 'sms' ? `name:${m.variation_name}` : channel === 'email' ? `position:${j}` : m.variation_api_id;
+          const r = rows.find(
+            (x) => isoDay(x['time']) === d.time && x['channel'] === channel && x['variation_key'] === key,
+          )!;
           expect(r, `${d.time} ${channel} ${key}`).toBeDefined();
           expect(r['variation_api_id']).toBe(channel === 'sms' || channel === 'email' ? null : m.variation_api_id);
           expect(r['variation_name']).toBe(channel === 'email' ? null : m.variation_name);
-          for (const field of ['sent', 'delivered', 'direct_opens', 'total_opens', 'impressions', 'unique_impressions', 'errors', 'opt_out']) {
+          for (const field of [
+            'sent',
+            'delivered',
+            'direct_opens',
+            'total_opens',
+            'impressions',
+            'unique_impressions',
+            'errors',
+            'opt_out',
+          ]) {
             expect(r[field] === null ? null : num(r[field]), `${channel}.${field}`).toBe(m[field] ?? null);
           }
           if (channel === 'ios_push') {
@@ -133,15 +179,20 @@ describe('campaign_series against a server with channels and fields the client d
 
   it('fails the stream when a documented field is not a number of its kind, naming it', async () => {
     rewriting(proxy, f.emulator.url, (path, body) => {
-      if (path === '/campaigns/data_series') for (const d of body.data as Json[]) d.messages.ios_push[0].direct_opens = 'lots';
+      if (path === '/campaigns/data_series')
+        for (const d of body.data as Json[]) d.messages.ios_push[0].direct_opens = 'lots';
       return body;
     });
-    await expect(f.run({ baseUrl: proxy.url, fullRefresh: true })).rejects.toThrow(/messages\.ios_push\[0\]\.direct_opens: "lots" is not a number/);
+    await expect(f.run({ baseUrl: proxy.url, fullRefresh: true })).rejects.toThrow(
+      /messages\.ios_push\[0\]\.direct_opens: "lots" is not a number/,
+    );
     rewriting(proxy, f.emulator.url, (path, body) => {
       if (path === '/campaigns/data_series') for (const d of body.data as Json[]) d.messages.webhook[0].errors = 1.5;
       return body;
     });
-    await expect(f.run({ baseUrl: proxy.url, fullRefresh: true })).rejects.toThrow(/messages\.webhook\[0\]\.errors: 1\.5 is not a whole number/);
+    await expect(f.run({ baseUrl: proxy.url, fullRefresh: true })).rejects.toThrow(
+      /messages\.webhook\[0\]\.errors: 1\.5 is not a whole number/,
+    );
   });
 });
 
@@ -152,14 +203,17 @@ describe('canvas_summary against a server that leaves out documented fields and 
   beforeAll(async () => {
     f = await PipelineFixture.create({ now: NOW, emulator: { rateLimits: false } });
     proxy = await HostileProxy.create(f.emulator.url);
-    await writeFile(f.pipelinePath, `name: canvas\nstart_date: ${START}\nlookback_days: 3\nstreams:\n  canvas_summary: { canvases: [cv_1], variant_breakdown: true, step_breakdown: true }\n`);
+    await writeFile(
+      f.pipelinePath,
+      `name: canvas\nstart_date: ${START}\nlookback_days: 3\nstreams:\n  canvas_summary: { canvases: [cv_1], variant_breakdown: true, step_breakdown: true }\n`,
+    );
   });
   afterAll(async () => {
     await proxy.close();
     await f.close();
   });
 
-  it('loads a step message without influenced_opens as NULL and a variant\'s unknown field into extra_stats, with one warning', async () => {
+  it("loads a step message without influenced_opens as NULL and a variant's unknown field into extra_stats, with one warning", async () => {
     rewriting(proxy, f.emulator.url, (path, body) => {
       if (path !== '/canvas/data_series') return body;
       for (const day of body.data.stats as Json[]) {
@@ -179,16 +233,31 @@ describe('canvas_summary against a server that leaves out documented fields and 
     expect(summary.warnings[0]!.message).toMatch(/field "holdout_share".*canvas_variant_summary\.extra_stats/);
 
     const ws = f.emulator.state.analytics;
-    const model = canvasDailyStats(ws, ws.canvases.find((c) => c.id === 'cv_1')!, dayStarts(), f.emulator.clock.nowMs(), {
-      includeVariantBreakdown: true, includeStepBreakdown: true, includeDeletedStepData: false,
-    });
+    const model = canvasDailyStats(
+      ws,
+      ws.canvases.find((c) => c.id === 'cv_1')!,
+      dayStarts(),
+      f.emulator.clock.nowMs(),
+      {
+        includeVariantBreakdown: true,
+        includeStepBreakdown: true,
+        includeDeletedStepData: false,
+      },
+    );
     const messages = await f.query('SELECT * FROM canvas_step_messages');
-    const expected = model.stats.flatMap((d) => Object.entries(d.step_stats ?? {}).flatMap(([step, s]) =>
-      Object.entries(s.messages).flatMap(([channel, list]) => list.map((m, i) => ({ key: `${d.time}|${step}|${channel}|${i}`, m })))));
+    const expected = model.stats.flatMap((d) =>
+      Object.entries(d.step_stats ?? {}).flatMap(([step, s]) =>
+        Object.entries(s.messages).flatMap(([channel, list]) =>
+          list.map((m, i) => ({ key: `${d.time}|${step}|${channel}|${i}`, m })),
+        ),
+      ),
+    );
     expect(messages).toHaveLength(expected.length);
     expect(expected.length).toBeGreaterThan(0);
     for (const { key, m } of expected) {
-      const r = messages.find((x) => `${isoDay(x['day'])}|${x['step_id']}|${x['channel']}|${x['message_index']}` === key)!;
+      const r = messages.find(
+        (x) => `${isoDay(x['day'])}|${x['step_id']}|${x['channel']}|${x['message_index']}` === key,
+      )!;
       expect(r['influenced_opens']).toBeNull();
       expect([num(r['sent']), num(r['opens']), num(r['bounces'])]).toEqual([m.sent, m.opens, m.bounces]);
     }
@@ -207,15 +276,24 @@ describe('a warehouse the previous version wrote', () => {
     const f = await PipelineFixture.create({ now: NOW, emulator: { rateLimits: false } });
     try {
       await writePreviousLayout(f.db);
-      await writeFile(f.pipelinePath, `name: upgrade\nstart_date: ${START}\nstreams:\n  campaign_series: { campaigns: [cmp_1] }\n`);
+      await writeFile(
+        f.pipelinePath,
+        `name: upgrade\nstart_date: ${START}\nstreams:\n  campaign_series: { campaigns: [cmp_1] }\n`,
+      );
       const summary = await f.run();
       expect(summary.status).toBe('succeeded');
-      const byMonth = await f.query(`SELECT strftime(time, '%Y-%m') AS month, count(*) AS n, count(direct_opens) AS direct_opens FROM campaign_message_series WHERE channel = 'ios_push' GROUP BY ALL ORDER BY ALL`);
+      const byMonth = await f.query(
+        `SELECT strftime(time, '%Y-%m') AS month, count(*) AS n, count(direct_opens) AS direct_opens FROM campaign_message_series WHERE channel = 'ios_push' GROUP BY ALL ORDER BY ALL`,
+      );
       // The old push row (2024-05, its direct_opens moved out of the JSON) and this run's days of cmp_1, if it has a push variation.
       expect(byMonth[0]).toEqual({ month: '2024-05', n: 1, direct_opens: 1 });
-      const [old] = await f.query(`SELECT sent, extra_stats FROM campaign_message_series WHERE variation_key = 'v_push'`);
+      const [old] = await f.query(
+        `SELECT sent, extra_stats FROM campaign_message_series WHERE variation_key = 'v_push'`,
+      );
       expect([num(old!['sent']), JSON.parse(String(old!['extra_stats'])).opens]).toEqual([30, 9]);
-      const [loaded] = await f.query(`SELECT count(*) AS n FROM campaign_series WHERE campaign_id = 'cmp_1' AND time >= TIMESTAMP '${START}'`);
+      const [loaded] = await f.query(
+        `SELECT count(*) AS n FROM campaign_series WHERE campaign_id = 'cmp_1' AND time >= TIMESTAMP '${START}'`,
+      );
       expect(num(loaded!['n'])).toBe(dayStarts().length);
     } finally {
       await f.close();

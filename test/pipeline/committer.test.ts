@@ -50,14 +50,28 @@ function slowWarehouse(): { wh: Warehouse; batches: number[]; lines: number[]; f
 
 let hour = 0;
 function part(rows: number): CommitPart {
-  const row = () => ({ app_id: '*', segment_id: '*', unit: 'hour', time: new Date(Date.UTC(2020, 0, 1) + (hour++) * 3_600_000), sessions: 1 });
-  return { upserts: [{ table: 'sessions', rows: Array.from({ length: rows }, row) }], replaces: [], state: [], holes: [] };
+  const row = () => ({
+    app_id: '*',
+    segment_id: '*',
+    unit: 'hour',
+    time: new Date(Date.UTC(2020, 0, 1) + hour++ * 3_600_000),
+    sessions: 1,
+  });
+  return {
+    upserts: [{ table: 'sessions', rows: Array.from({ length: rows }, row) }],
+    replaces: [],
+    state: [],
+    holes: [],
+  };
 }
 
 /** Whether a promise has settled after the pending callbacks ran. */
 async function settled(p: Promise<unknown>): Promise<boolean> {
   let done = false;
-  void p.then(() => (done = true), () => (done = true));
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
   for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
   return done;
 }
@@ -96,11 +110,13 @@ describe('Committer', () => {
     expect(batches).toEqual([MIN_COMMIT_ROWS, MAX_STAGED_ROWS + 1, 10]);
   });
 
-  it('keeps nothing of a part in the heap: its rows are in the package\'s files once `add` returns', async () => {
+  it("keeps nothing of a part in the heap: its rows are in the package's files once `add` returns", async () => {
     const committer = new Committer(real, 'run-1', () => undefined);
     await committer.add(part(1_234));
     const stage = (await readdir(tmpdir())).filter((name) => name.startsWith(`engage-etl-stage-${process.pid}-`));
-    const files = (await Promise.all(stage.map((s) => readdir(join(tmpdir(), s), { recursive: true })))).flat().filter((f) => String(f).endsWith('.csv'));
+    const files = (await Promise.all(stage.map((s) => readdir(join(tmpdir(), s), { recursive: true }))))
+      .flat()
+      .filter((f) => String(f).endsWith('.csv'));
     expect(files).toEqual([join('package-1', 'sessions.csv')]);
     const text = await readFile(join(tmpdir(), stage[0]!, files[0]!), 'utf8');
     expect(text.split('\n').length - 1).toBe(1_234);
@@ -110,7 +126,7 @@ describe('Committer', () => {
     expect(await readdir(join(tmpdir(), stage[0]!))).toEqual([]);
   });
 
-  it('removes the stage folders a killed run left, and no live process\'s', async () => {
+  it("removes the stage folders a killed run left, and no live process's", async () => {
     const child = spawn(process.execPath, ['-e', '']);
     const deadPid = await new Promise<number>((ok) => child.once('exit', () => ok(child.pid!)));
     const dead = join(tmpdir(), `engage-etl-stage-${deadPid}-left`);
@@ -174,13 +190,37 @@ describe('Committer', () => {
   it('commits rows with the watermarks they allow, in the order the parts came (a real DuckDB file)', async () => {
     const committed: CommitResult[] = [];
     const committer = new Committer(real, 'run-1', (r) => committed.push(r));
-    const day = (d: number, sessions: number) => ({ app_id: '*', segment_id: '*', unit: 'day', time: new Date(Date.UTC(2024, 0, d)), sessions });
-    const state = (d: number) => [{ stream: 'sessions', seriesKey: 'app=*', unit: 'day', watermark: new Date(Date.UTC(2024, 0, d + 1)), rowsLoaded: 1 }];
-    for (let d = 1; d <= 3; d++) await committer.add({ upserts: [{ table: 'sessions', rows: [day(d, d)] }], replaces: [], state: state(d), holes: [] });
+    const day = (d: number, sessions: number) => ({
+      app_id: '*',
+      segment_id: '*',
+      unit: 'day',
+      time: new Date(Date.UTC(2024, 0, d)),
+      sessions,
+    });
+    const state = (d: number) => [
+      {
+        stream: 'sessions',
+        seriesKey: 'app=*',
+        unit: 'day',
+        watermark: new Date(Date.UTC(2024, 0, d + 1)),
+        rowsLoaded: 1,
+      },
+    ];
+    for (let d = 1; d <= 3; d++)
+      await committer.add({
+        upserts: [{ table: 'sessions', rows: [day(d, d)] }],
+        replaces: [],
+        state: state(d),
+        holes: [],
+      });
     // The same key again, later: the last part wins.
     await committer.add({ upserts: [{ table: 'sessions', rows: [day(2, 20)] }], replaces: [], state: [], holes: [] });
     await committer.drain();
-    expect(await real.query(`SELECT day(time)::INT AS d, sessions::INT AS s FROM "sessions" ORDER BY 1`)).toEqual([{ d: 1, s: 1 }, { d: 2, s: 20 }, { d: 3, s: 3 }]);
+    expect(await real.query(`SELECT day(time)::INT AS d, sessions::INT AS s FROM "sessions" ORDER BY 1`)).toEqual([
+      { d: 1, s: 1 },
+      { d: 2, s: 20 },
+      { d: 3, s: 3 },
+    ]);
     const [watermark] = await real.query(`SELECT watermark FROM "_etl_series_state" WHERE stream = 'sessions'`);
     expect(watermark?.watermark).toEqual(new Date(Date.UTC(2024, 0, 4)));
     expect(committed.reduce((n, r) => n + r.rowsChanged, 0)).toBe(3);

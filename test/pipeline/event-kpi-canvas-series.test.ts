@@ -62,31 +62,40 @@ function model(em: Emulator, nowMs: number): Map<string, number> {
   for (const metric of KPI_METRICS) {
     for (const a of ['*', 'app_1']) {
       const filter = app(a) ? { app: app(a)! } : {};
-      for (const p of kpiSeries(ws, metric, filter, starts, nowMs)) out.set(`kpi_series|${metric}|${a}|${p.time}|value`, p.value);
+      for (const p of kpiSeries(ws, metric, filter, starts, nowMs))
+        out.set(`kpi_series|${metric}|${a}|${p.time}|value`, p.value);
     }
   }
   for (const event of EVENTS) {
     for (const a of ['*', 'app_1']) {
       for (const s of ['*', 'seg_1']) {
         const filter = { ...(app(a) ? { app: app(a)! } : {}), ...(seg(s) ? { segment: seg(s)! } : {}) };
-        for (const p of eventCounts(ws, event, filter, 'day', starts, nowMs)) out.set(`event_counts|${event}|${a}|${s}|day|${p.time}|count`, p.value);
+        for (const p of eventCounts(ws, event, filter, 'day', starts, nowMs))
+          out.set(`event_counts|${event}|${a}|${s}|day|${p.time}|count`, p.value);
       }
     }
   }
   for (const id of CANVASES) {
     const canvas = ws.canvases.find((c) => c.id === id)!;
-    const series = canvasDailyStats(ws, canvas, starts, nowMs, { includeVariantBreakdown: true, includeStepBreakdown: true, includeDeletedStepData: false });
+    const series = canvasDailyStats(ws, canvas, starts, nowMs, {
+      includeVariantBreakdown: true,
+      includeStepBreakdown: true,
+      includeDeletedStepData: false,
+    });
     for (const d of series.stats) {
       for (const [k, v] of Object.entries(d.total_stats)) out.set(`canvas_summary|${id}|${d.time}|${k}`, v);
       for (const [variant, v] of Object.entries(d.variant_stats ?? {})) {
-        for (const k of ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'] as const) out.set(`canvas_variant_summary|${id}|${d.time}|${variant}|${k}`, v[k]!);
+        for (const k of ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'] as const)
+          out.set(`canvas_variant_summary|${id}|${d.time}|${variant}|${k}`, v[k]!);
       }
       for (const [step, s] of Object.entries(d.step_stats ?? {})) {
-        for (const k of ['conversions', 'conversions_by_entry_time', 'revenue'] as const) out.set(`canvas_step_summary|${id}|${d.time}|${step}|${k}`, s[k]);
+        for (const k of ['conversions', 'conversions_by_entry_time', 'revenue'] as const)
+          out.set(`canvas_step_summary|${id}|${d.time}|${step}|${k}`, s[k]);
         for (const [channel, list] of Object.entries(s.messages ?? {})) {
           // The spec's four fields and the channel's own: every one of them has a column.
           list.forEach((m, i) => {
-            for (const [k, v] of Object.entries(m)) out.set(`canvas_step_messages|${id}|${d.time}|${step}|${channel}|${i}|${k}`, v as number);
+            for (const [k, v] of Object.entries(m))
+              out.set(`canvas_step_messages|${id}|${d.time}|${step}|${channel}|${i}|${k}`, v as number);
           });
         }
       }
@@ -99,22 +108,44 @@ function model(em: Emulator, nowMs: number): Map<string, number> {
 async function stored(f: PipelineFixture): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   const d = (v: unknown) => (v as Date).toISOString().slice(0, 10);
-  for (const r of await f.query('SELECT metric, app_id, time, value FROM kpi_series')) out.set(`kpi_series|${r['metric']}|${r['app_id']}|${d(r['time'])}|value`, num(r['value']));
-  for (const r of await f.query('SELECT * FROM event_counts')) out.set(`event_counts|${r['event']}|${r['app_id']}|${r['segment_id']}|${r['unit']}|${d(r['time'])}|count`, num(r['count']));
+  for (const r of await f.query('SELECT metric, app_id, time, value FROM kpi_series'))
+    out.set(`kpi_series|${r['metric']}|${r['app_id']}|${d(r['time'])}|value`, num(r['value']));
+  for (const r of await f.query('SELECT * FROM event_counts'))
+    out.set(
+      `event_counts|${r['event']}|${r['app_id']}|${r['segment_id']}|${r['unit']}|${d(r['time'])}|count`,
+      num(r['count']),
+    );
   for (const r of await f.query('SELECT * FROM canvas_summary')) {
-    for (const k of ['entries', 'conversions', 'conversions_by_entry_time', 'revenue']) out.set(`canvas_summary|${r['canvas_id']}|${d(r['day'])}|${k}`, num(r[k]));
+    for (const k of ['entries', 'conversions', 'conversions_by_entry_time', 'revenue'])
+      out.set(`canvas_summary|${r['canvas_id']}|${d(r['day'])}|${k}`, num(r[k]));
   }
   for (const r of await f.query('SELECT * FROM canvas_variant_summary')) {
-    for (const k of ['entries', 'conversions', 'revenue', 'conversions_by_entry_time']) out.set(`canvas_variant_summary|${r['canvas_id']}|${d(r['day'])}|${r['variant_id']}|${k}`, num(r[k]));
+    for (const k of ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'])
+      out.set(`canvas_variant_summary|${r['canvas_id']}|${d(r['day'])}|${r['variant_id']}|${k}`, num(r[k]));
   }
   for (const r of await f.query('SELECT * FROM canvas_step_summary')) {
-    for (const k of ['conversions', 'conversions_by_entry_time', 'revenue']) out.set(`canvas_step_summary|${r['canvas_id']}|${d(r['day'])}|${r['step_id']}|${k}`, num(r[k]));
+    for (const k of ['conversions', 'conversions_by_entry_time', 'revenue'])
+      out.set(`canvas_step_summary|${r['canvas_id']}|${d(r['day'])}|${r['step_id']}|${k}`, num(r[k]));
   }
-  const notStats = new Set(['canvas_id', 'day', 'step_id', 'channel', 'message_index', 'extra_stats', '_loaded_at', '_run_id', '_month']);
+  const notStats = new Set([
+    'canvas_id',
+    'day',
+    'step_id',
+    'channel',
+    'message_index',
+    'extra_stats',
+    '_loaded_at',
+    '_run_id',
+    '_month',
+  ]);
   for (const r of await f.query('SELECT * FROM canvas_step_messages')) {
     expect(r['extra_stats']).toBeNull();
     for (const [k, v] of Object.entries(r)) {
-      if (!notStats.has(k) && v !== null) out.set(`canvas_step_messages|${r['canvas_id']}|${d(r['day'])}|${r['step_id']}|${r['channel']}|${r['message_index']}|${k}`, num(v));
+      if (!notStats.has(k) && v !== null)
+        out.set(
+          `canvas_step_messages|${r['canvas_id']}|${d(r['day'])}|${r['step_id']}|${r['channel']}|${r['message_index']}|${k}`,
+          num(v),
+        );
     }
   }
   return out;
@@ -193,10 +224,17 @@ describe('a first run of the event, KPI and Canvas series (data_series)', () => 
       const day = key.split('|').find((p) => /^\d{4}-\d{2}-\d{2}$/.test(p))!;
       const now = after.get(key)!;
       if (!audited.has(day) || now === value) continue;
-      expected.push(`${key.split('|')[0]}|${key.split('|').at(-1)}|${day}|${value}|${now}|${Math.floor((until - Date.parse(`${day}T00:00:00Z`)) / DAY)}`);
+      expected.push(
+        `${key.split('|')[0]}|${key.split('|').at(-1)}|${day}|${value}|${now}|${Math.floor((until - Date.parse(`${day}T00:00:00Z`)) / DAY)}`,
+      );
     }
-    const rows = await f.query(`SELECT table_name, column_name, unit_start, old_value, new_value, age_days, run_id FROM _etl_restatements`);
-    const got = rows.map((r) => `${r['table_name']}|${r['column_name']}|${(r['unit_start'] as Date).toISOString().slice(0, 10)}|${r['old_value']}|${r['new_value']}|${r['age_days']}`);
+    const rows = await f.query(
+      `SELECT table_name, column_name, unit_start, old_value, new_value, age_days, run_id FROM _etl_restatements`,
+    );
+    const got = rows.map(
+      (r) =>
+        `${r['table_name']}|${r['column_name']}|${(r['unit_start'] as Date).toISOString().slice(0, 10)}|${r['old_value']}|${r['new_value']}|${r['age_days']}`,
+    );
     expect(got.sort()).toEqual(expected.sort());
     // The three restatements are among them, and only this run recorded anything.
     expect(expected.some((e) => e.startsWith('canvas_summary|entries|2025-03-08'))).toBe(true);
@@ -207,9 +245,13 @@ describe('a first run of the event, KPI and Canvas series (data_series)', () => 
   }, 120_000);
 
   it('keeps the series key of each audited value, and `status --restatements` recommends the look-back that covers them', async () => {
-    const [kpi] = await f.query(`SELECT key_values FROM _etl_restatements WHERE table_name = 'kpi_series' AND unit_start = TIMESTAMP '2025-03-09 00:00:00' AND json_extract_string(key_values, '$.app_id') = 'app_1' AND json_extract_string(key_values, '$.metric') = 'dau'`);
+    const [kpi] = await f.query(
+      `SELECT key_values FROM _etl_restatements WHERE table_name = 'kpi_series' AND unit_start = TIMESTAMP '2025-03-09 00:00:00' AND json_extract_string(key_values, '$.app_id') = 'app_1' AND json_extract_string(key_values, '$.metric') = 'dau'`,
+    );
     expect(JSON.parse(String(kpi!['key_values']))).toEqual({ metric: 'dau', app_id: 'app_1' });
-    const byAge = (await f.query('SELECT stream, age_days, count(*) AS n FROM _etl_restatements GROUP BY ALL')).map((r) => ({ stream: String(r['stream']), ageDays: num(r['age_days']), changes: num(r['n']) }));
+    const byAge = (await f.query('SELECT stream, age_days, count(*) AS n FROM _etl_restatements GROUP BY ALL')).map(
+      (r) => ({ stream: String(r['stream']), ageDays: num(r['age_days']), changes: num(r['n']) }),
+    );
     const report = await restatementReport(f, 0.999);
     for (const stream of ['kpis', 'event_counts', 'canvas_summary']) {
       const mine = byAge.filter((a) => a.stream === stream);
@@ -227,7 +269,11 @@ describe('a first run of the event, KPI and Canvas series (data_series)', () => 
 
 describe('recommendLookback', () => {
   it('is the smallest age whose changes at or below it reach the share', () => {
-    const ages = [{ ageDays: 1, changes: 900 }, { ageDays: 2, changes: 99 }, { ageDays: 9, changes: 1 }];
+    const ages = [
+      { ageDays: 1, changes: 900 },
+      { ageDays: 2, changes: 99 },
+      { ageDays: 9, changes: 1 },
+    ];
     expect(recommendLookback(ages, 0.9)).toBe(1);
     expect(recommendLookback(ages, 0.999)).toBe(2);
     expect(recommendLookback(ages, 1)).toBe(9);
@@ -254,7 +300,12 @@ describe('daily Canvas statistics from either source', () => {
   });
 
   it('are the same rows in all four Canvas tables', async () => {
-    for (const table of ['canvas_summary', 'canvas_variant_summary', 'canvas_step_summary', 'canvas_step_messages'] as const) {
+    for (const table of [
+      'canvas_summary',
+      'canvas_variant_summary',
+      'canvas_step_summary',
+      'canvas_step_messages',
+    ] as const) {
       const a = await bySeries.tableData(table);
       expect(a.length, table).toBeGreaterThan(0);
       expect(await bySummary.tableData(table), table).toEqual(a);
@@ -281,17 +332,28 @@ describe('reconciliation of data_summary with the stored days', () => {
   afterAll(async () => f.close());
 
   it('records every comparison of the look-back window, and catches the seeded mismatch as a warning', async () => {
-    const rows = await f.query('SELECT series_key, metric, window_start, window_end, expected, actual, status FROM _etl_reconciliation ORDER BY series_key, metric');
+    const rows = await f.query(
+      'SELECT series_key, metric, window_start, window_end, expected, actual, status FROM _etl_reconciliation ORDER BY series_key, metric',
+    );
     expect(rows).toHaveLength(CANVASES.length * 4);
     for (const r of rows) {
-      expect([r['window_start'], r['window_end']]).toEqual([new Date('2025-03-07T00:00:00Z'), new Date('2025-03-10T00:00:00Z')]);
+      expect([r['window_start'], r['window_end']]).toEqual([
+        new Date('2025-03-07T00:00:00Z'),
+        new Date('2025-03-10T00:00:00Z'),
+      ]);
       const bad = r['series_key'] === 'unit=day|canvas_id=cv_1' && r['metric'] === 'conversions';
       expect(r['status'], `${r['series_key']} ${r['metric']}`).toBe(bad ? 'mismatch' : 'match');
       if (bad) expect(num(r['expected'])).toBe(num(r['actual']) + 5);
     }
     // The actual side is the model's, summed independently of the pipeline.
     const ws = f.emulator.state.analytics;
-    const model = canvasDailyStats(ws, ws.canvases.find((c) => c.id === 'cv_1')!, days('2025-03-07', '2025-03-09'), f.emulator.clock.nowMs(), { includeVariantBreakdown: false, includeStepBreakdown: false, includeDeletedStepData: false });
+    const model = canvasDailyStats(
+      ws,
+      ws.canvases.find((c) => c.id === 'cv_1')!,
+      days('2025-03-07', '2025-03-09'),
+      f.emulator.clock.nowMs(),
+      { includeVariantBreakdown: false, includeStepBreakdown: false, includeDeletedStepData: false },
+    );
     const conv = rows.find((r) => r['series_key'] === 'unit=day|canvas_id=cv_1' && r['metric'] === 'conversions')!;
     expect(num(conv['actual'])).toBe(model.stats.reduce((n, d) => n + d.total_stats.conversions, 0));
     expect(run.warnings.map((w) => [w.code, w.stream])).toEqual([['reconciliation_mismatch', 'canvas_summary']]);
@@ -321,8 +383,13 @@ describe('a key without canvas.data_series', () => {
       emulator: { keys: [{ key, name: 'summary only', permissions: ['canvas.data_summary'] }] },
     });
     try {
-      await expect(f.run({ apiKey: key })).rejects.toThrow(/403.*set `source: data_summary` on the canvas_summary stream/s);
-      await writeFile(f.pipelinePath, `name: t\nstart_date: 2025-03-01\nstreams:\n  canvas_summary: { canvases: [cv_1], source: data_summary }\n`);
+      await expect(f.run({ apiKey: key })).rejects.toThrow(
+        /403.*set `source: data_summary` on the canvas_summary stream/s,
+      );
+      await writeFile(
+        f.pipelinePath,
+        `name: t\nstart_date: 2025-03-01\nstreams:\n  canvas_summary: { canvases: [cv_1], source: data_summary }\n`,
+      );
       const ok = await f.run({ apiKey: key });
       expect(ok.tables.find((t) => t.table === 'canvas_summary')!.rows).toBe(10);
     } finally {
@@ -334,7 +401,9 @@ describe('a key without canvas.data_series', () => {
 describe('the KPI option', () => {
   it('is checked against the four KPIs', async () => {
     const { parsePipelineText } = await import('../../src/config/load-pipeline-file.js');
-    expect(() => parsePipelineText('name: t\nstart_date: 2025-01-01\nstreams:\n  kpis: { metrics: [dau, wau] }\n', 'x.yaml')).toThrow(/"wau" is not accepted; list some of dau, mau, new_users, uninstalls/);
+    expect(() =>
+      parsePipelineText('name: t\nstart_date: 2025-01-01\nstreams:\n  kpis: { metrics: [dau, wau] }\n', 'x.yaml'),
+    ).toThrow(/"wau" is not accepted; list some of dau, mau, new_users, uninstalls/);
     const p = parsePipelineText('name: t\nstart_date: 2025-01-01\nstreams:\n  kpis: {}\n', 'x.yaml');
     expect(p.streams.kpis?.metrics).toEqual(KPI_METRICS as readonly KpiMetric[]);
   });
@@ -358,7 +427,10 @@ describe('events: all', () => {
       }
       // 10 days of 3 names, then the look-back and the new day; `all` costs one page of the events list per run.
       expect(runs.map((r) => [r.status, r.warnings, r.requests.sent])).toEqual([
-        ['succeeded', [], 3 + 1], ['succeeded', [], 3 + 1], ['succeeded', [], 3], ['succeeded', [], 3],
+        ['succeeded', [], 3 + 1],
+        ['succeeded', [], 3 + 1],
+        ['succeeded', [], 3],
+        ['succeeded', [], 3],
       ]);
       expect(runs[1]!.tables.find((t) => t.table === 'event_counts')!.rows).toBe(EVENTS.length * 11);
       const wh = await Warehouse.open(byAll.db, WAREHOUSE_TABLES, { readOnly: true });
@@ -379,22 +451,29 @@ describe('events: all', () => {
     }
   });
 
-  it('with custom_events beside it, requests the list\'s pages once per run (612 names: 3 pages) and feeds both from them', async () => {
-    const f = await PipelineFixture.create({ now: NOW, emulator: { rateLimits: false }, pipeline: 'name: t\nstart_date: 2025-03-09\nstreams:\n  custom_events: {}\n  event_counts: { events: all }\n' });
+  it("with custom_events beside it, requests the list's pages once per run (612 names: 3 pages) and feeds both from them", async () => {
+    const f = await PipelineFixture.create({
+      now: NOW,
+      emulator: { rateLimits: false },
+      pipeline: 'name: t\nstart_date: 2025-03-09\nstreams:\n  custom_events: {}\n  event_counts: { events: all }\n',
+    });
     try {
       const names = f.emulator.state.analytics.eventNames;
       expect(names).toHaveLength(612);
       for (const night of [NOW, NEXT]) {
         f.emulator.clock.set(night);
         const pages: string[] = [];
-        const summary = await f.run({}, {
-          reporter: {
-            emit: (e) => {
-              if (e.type === 'request' && e.path === '/events/list') pages.push(e.query);
+        const summary = await f.run(
+          {},
+          {
+            reporter: {
+              emit: (e) => {
+                if (e.type === 'request' && e.path === '/events/list') pages.push(e.query);
+              },
+              close: () => undefined,
             },
-            close: () => undefined,
           },
-        });
+        );
         expect(pages.sort()).toEqual(['page=0', 'page=1', 'page=2']);
         expect(summary.requests.planned).toBe(summary.requests.sent);
       }

@@ -42,19 +42,38 @@ interface Case {
 const outageDays = Array.from({ length: 68 }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString());
 
 const CASES: Case[] = [
-  { name: 'an answer with no points (an outage)', fault: { endpoint: 'segmentsDataSeries', mode: 'drop_all', times: 100 }, holes: outageDays, reason: /did not return .* \(follow-up asked\)/, warning: 'in_progress_units_absent' },
-  { name: 'a unit missing in the middle of a window', fault: { endpoint: 'segmentsDataSeries', mode: 'drop_point', atTime: '2025-02-10', times: 100 }, holes: ['2025-02-10T00:00:00.000Z'], reason: /did not return 2025-02-10T00:00:00.000Z of unit=day\|segment_id=seg_1/ },
   {
-    name: 'a point sent under a time far outside the window', fault: { endpoint: 'segmentsDataSeries', mode: 'misplaced_point', atTime: '2025-02-10', times: 100 },
-    holes: ['2025-02-10T00:00:00.000Z'], reason: /did not return/, warning: 'points_outside_window',
+    name: 'an answer with no points (an outage)',
+    fault: { endpoint: 'segmentsDataSeries', mode: 'drop_all', times: 100 },
+    holes: outageDays,
+    reason: /did not return .* \(follow-up asked\)/,
+    warning: 'in_progress_units_absent',
   },
   {
-    name: 'one time with two different values, in every answer', fault: { endpoint: 'segmentsDataSeries', mode: 'conflicting_duplicate', atTime: '2025-02-10', times: 100 },
-    holes: ['2025-02-10T00:00:00.000Z'], reason: /\/segments\/data_series answered 2025-02-10T00:00:00.000Z of unit=day\|segment_id=seg_1 with 2 different values/,
+    name: 'a unit missing in the middle of a window',
+    fault: { endpoint: 'segmentsDataSeries', mode: 'drop_point', atTime: '2025-02-10', times: 100 },
+    holes: ['2025-02-10T00:00:00.000Z'],
+    reason: /did not return 2025-02-10T00:00:00.000Z of unit=day\|segment_id=seg_1/,
   },
   {
-    name: 'an hour missing from an hourly series', fault: { endpoint: 'sessionsDataSeries', mode: 'drop_point', atTime: '2025-02-10T05:00:00Z', times: 100 },
-    holes: ['2025-02-10T05:00:00.000Z'], reason: /did not return 2025-02-10T05:00:00.000Z of unit=hour/,
+    name: 'a point sent under a time far outside the window',
+    fault: { endpoint: 'segmentsDataSeries', mode: 'misplaced_point', atTime: '2025-02-10', times: 100 },
+    holes: ['2025-02-10T00:00:00.000Z'],
+    reason: /did not return/,
+    warning: 'points_outside_window',
+  },
+  {
+    name: 'one time with two different values, in every answer',
+    fault: { endpoint: 'segmentsDataSeries', mode: 'conflicting_duplicate', atTime: '2025-02-10', times: 100 },
+    holes: ['2025-02-10T00:00:00.000Z'],
+    reason:
+      /\/segments\/data_series answered 2025-02-10T00:00:00.000Z of unit=day\|segment_id=seg_1 with 2 different values/,
+  },
+  {
+    name: 'an hour missing from an hourly series',
+    fault: { endpoint: 'sessionsDataSeries', mode: 'drop_point', atTime: '2025-02-10T05:00:00Z', times: 100 },
+    holes: ['2025-02-10T05:00:00.000Z'],
+    reason: /did not return 2025-02-10T05:00:00.000Z of unit=hour/,
   },
 ];
 
@@ -63,7 +82,11 @@ describe.each(CASES)('a server that sends $name', (c) => {
   let first: RunSummary;
 
   beforeAll(async () => {
-    fx = await PipelineFixture.create({ now: NOW, pipeline: PIPELINE, emulator: { rateLimits: false, seriesFaults: [c.fault] } });
+    fx = await PipelineFixture.create({
+      now: NOW,
+      pipeline: PIPELINE,
+      emulator: { rateLimits: false, seriesFaults: [c.fault] },
+    });
     first = await fx.run();
   }, 120_000);
 
@@ -79,7 +102,9 @@ describe.each(CASES)('a server that sends $name', (c) => {
       expect(String(h['reason'])).toMatch(c.reason);
     }
     const table = c.fault.endpoint === 'sessionsDataSeries' ? 'sessions' : 'segment_size';
-    const loaded = await fx.query(`SELECT time FROM ${table} WHERE time IN (${c.holes.map((t) => `TIMESTAMP '${t.slice(0, 19).replace('T', ' ')}'`).join(', ')})`);
+    const loaded = await fx.query(
+      `SELECT time FROM ${table} WHERE time IN (${c.holes.map((t) => `TIMESTAMP '${t.slice(0, 19).replace('T', ' ')}'`).join(', ')})`,
+    );
     expect(loaded).toEqual([]);
     expect(first.warnings.map((w) => w.code)).toEqual([...(c.warning ? [c.warning] : []), 'units_missing']);
   });
@@ -89,8 +114,22 @@ describe.each(CASES)('a server that sends $name', (c) => {
     expect(status.code).toBe(0);
     const listed = (JSON.parse(status.stdout) as { holes: { unitStart: string; status: string }[] }).holes;
     expect(listed.map((h) => h.unitStart)).toEqual(c.holes);
-    const again = await runCli(['run', '--pipeline', fx.pipelinePath, '--db', fx.db, '--out', fx.out, '--base-url', fx.emulator.url, '--until', NOW],
-      { ENGAGE_API_KEY: fx.emulator.demoApiKey });
+    const again = await runCli(
+      [
+        'run',
+        '--pipeline',
+        fx.pipelinePath,
+        '--db',
+        fx.db,
+        '--out',
+        fx.out,
+        '--base-url',
+        fx.emulator.url,
+        '--until',
+        NOW,
+      ],
+      { ENGAGE_API_KEY: fx.emulator.demoApiKey },
+    );
     expect(again.code, again.stderr.slice(-500)).toBe(3);
     expect(again.stdout).toMatch(/missing units: \d+ still open/);
   }, 60_000);
@@ -102,6 +141,8 @@ describe.each(CASES)('a server that sends $name', (c) => {
     expect(healed.holes).toMatchObject({ open: 0, filled: c.holes.length });
     expect(healed.requests.sent).toBe(healed.requests.minimum);
     expect(await fx.query('SELECT * FROM _etl_holes')).toEqual([]);
-    expect({ segment_size: await fx.tableData('segment_size'), sessions: await fx.tableData('sessions') }).toEqual(cleanData);
+    expect({ segment_size: await fx.tableData('segment_size'), sessions: await fx.tableData('sessions') }).toEqual(
+      cleanData,
+    );
   }, 60_000);
 });

@@ -12,8 +12,13 @@ function localImports(dir: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = readFileSync(join(dir, file), 'utf8');
-    const targets = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'\.\/([\w-]+)\.js'/gm)].map((m) => `${m[1]}.ts`);
-    graph.set(file, [...new Set(targets)].filter((t) => files.includes(t)));
+    const targets = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'\.\/([\w-]+)\.js'/gm)].map(
+      (m) => `${m[1]}.ts`,
+    );
+    graph.set(
+      file,
+      [...new Set(targets)].filter((t) => files.includes(t)),
+    );
   }
   return graph;
 }
@@ -50,7 +55,23 @@ describe('src/pipeline imports', () => {
   });
 
   it('are read by a check that does find a circle when there is one', () => {
-    expect(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']]]))).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts']);
-    expect(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', []], ['c.ts', ['a.ts', 'b.ts']]]))).toBeUndefined();
+    expect(
+      findCycle(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts']);
+    expect(
+      findCycle(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', []],
+          ['c.ts', ['a.ts', 'b.ts']],
+        ]),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -12,7 +12,13 @@ import type { RunRequest } from './alt-server/pipeline-runs.js';
 import type { VariantOptions } from './alt-server/variant-server.js';
 import { VariantServer } from './alt-server/variant-server.js';
 import { parseUtcInstant } from '../../src/extract/windows.js';
-import { listedCampaigns, listedCanvases, listedContentBlocks, listedSegments, listedTemplates } from '../../src/emulator/analytics/workspace-listing.js';
+import {
+  listedCampaigns,
+  listedCanvases,
+  listedContentBlocks,
+  listedSegments,
+  listedTemplates,
+} from '../../src/emulator/analytics/workspace-listing.js';
 
 // --until on a day boundary: every planned unit is complete, so even a server that only returns whole units can return
 // all of them, and the two runs must agree row for row.
@@ -45,7 +51,11 @@ let runs: PipelineRuns;
 let direct: RunSummary;
 let windows: number;
 
-function runThrough(name: string, options: VariantOptions, client: RunRequest['client'] = {}): Promise<{ summary: RunSummary; variant: VariantServer }> {
+function runThrough(
+  name: string,
+  options: VariantOptions,
+  client: RunRequest['client'] = {},
+): Promise<{ summary: RunSummary; variant: VariantServer }> {
   return runs.runThrough(emulator, { name, from: FROM, until: NOW, client }, options);
 }
 
@@ -55,7 +65,13 @@ beforeAll(async () => {
   const names = Array.from({ length: 500 }, (_, i) => `event_${String(i).padStart(3, '0')}`);
   (emulator.state.analytics as { eventNames: readonly string[] }).eventNames = names;
   runs = await PipelineRuns.create(PIPELINE);
-  direct = await runs.run({ name: 'direct', baseUrl: emulator.url, apiKey: emulator.demoApiKey, from: FROM, until: NOW });
+  direct = await runs.run({
+    name: 'direct',
+    baseUrl: emulator.url,
+    apiKey: emulator.demoApiKey,
+    from: FROM,
+    until: NOW,
+  });
   windows = runs.seriesWindows(FROM, NOW);
 }, 120_000);
 
@@ -86,7 +102,14 @@ describe('the variant server itself', () => {
       expect(s2.data.map((p: { time: string }) => p.time)).toEqual(['2025-03-02', '2025-03-03', '2025-03-04']);
       expect(s1.data.map((p: { time: string }) => p.time)).toEqual(['2025-03-03', '2025-03-04', '2025-03-05']);
       // At NOW (2025-03-10T00:00Z) the day 2025-03-10 has just begun: asked for explicitly, it is still left out.
-      const late = JSON.parse((await rawGet(`${variant.url}/purchases/quantity_series?length=2&ending_at=2025-03-11T00:00:00Z`, emulator.demoApiKey)).text);
+      const late = JSON.parse(
+        (
+          await rawGet(
+            `${variant.url}/purchases/quantity_series?length=2&ending_at=2025-03-11T00:00:00Z`,
+            emulator.demoApiKey,
+          )
+        ).text,
+      );
       expect(late.data.map((p: { time: string }) => p.time)).toEqual(['2025-03-09']);
       expect((await rawGet(`${variant.url.replace('/rest/v1', '')}/${q}`, emulator.demoApiKey)).status).toBe(404);
     } finally {
@@ -110,11 +133,18 @@ describe('the variant server itself', () => {
       expect(res.text).toMatch(/"sessions":\d+\.0[,}]/);
       const body = JSON.parse(res.text);
       expect(body.data.map((p: { time: string }) => p.time)).toEqual([
-        '2025-03-05T00:00:00.000Z', '2025-03-05T01:00:00+00:00', '2025-03-05 02:00:00', '2025-03-05T05:00:00+02:00', '2025-03-04T23:00:00-05:00',
+        '2025-03-05T00:00:00.000Z',
+        '2025-03-05T01:00:00+00:00',
+        '2025-03-05 02:00:00',
+        '2025-03-05T05:00:00+02:00',
+        '2025-03-04T23:00:00-05:00',
       ]);
-      expect(body.data.map((p: { time: string }) => parseUtcInstant(p.time)?.toMillis()))
-        .toEqual(plain.data.map((p: { time: string }) => Date.parse(p.time)));
-      expect(body.data.map((p: { sessions: unknown }) => Number(p.sessions))).toEqual(plain.data.map((p: { sessions: number }) => p.sessions));
+      expect(body.data.map((p: { time: string }) => parseUtcInstant(p.time)?.toMillis())).toEqual(
+        plain.data.map((p: { time: string }) => Date.parse(p.time)),
+      );
+      expect(body.data.map((p: { sessions: unknown }) => Number(p.sessions))).toEqual(
+        plain.data.map((p: { sessions: number }) => p.sessions),
+      );
       expect(typeof body.data[1].sessions).toBe('string');
       expect(body.generated_by).toBe('variant');
       expect(res.rawHeaders).toContain('X-RATELIMIT-REMAINING');
@@ -122,25 +152,37 @@ describe('the variant server itself', () => {
       const page = await rawGet(`${variant.url}/cdi/integrations`, emulator.demoApiKey);
       const at = page.rawHeaders.indexOf('link');
       expect(at).toBeGreaterThanOrEqual(0);
-      expect(page.rawHeaders[at + 1]).toMatch(new RegExp(`^<${variant.url}/cdi/integrations\\?cursor=[A-Za-z0-9_-]+>; rel=next$`));
+      expect(page.rawHeaders[at + 1]).toMatch(
+        new RegExp(`^<${variant.url}/cdi/integrations\\?cursor=[A-Za-z0-9_-]+>; rel=next$`),
+      );
     } finally {
       await variant.close();
     }
   });
 
   it('answers 429 with nothing but an HTTP-date Retry-After, and 502 with an HTML page', async () => {
-    const variant = await VariantServer.create(emulator, { faults: { every: 1, kinds: ['429-http-date', '502-html'], max: 2 } });
+    const variant = await VariantServer.create(emulator, {
+      faults: { every: 1, kinds: ['429-http-date', '502-html'], max: 2 },
+    });
     try {
-      const limited = await fetch(`${variant.url}/events/list`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } });
+      const limited = await fetch(`${variant.url}/events/list`, {
+        headers: { Authorization: `Bearer ${emulator.demoApiKey}` },
+      });
       await limited.text();
       expect(limited.status).toBe(429);
-      expect(limited.headers.get('retry-after')).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+      expect(limited.headers.get('retry-after')).toMatch(
+        /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+      );
       expect([...limited.headers.keys()].filter((k) => k.startsWith('x-ratelimit'))).toEqual([]);
-      const bad = await fetch(`${variant.url}/events/list`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } });
+      const bad = await fetch(`${variant.url}/events/list`, {
+        headers: { Authorization: `Bearer ${emulator.demoApiKey}` },
+      });
       expect(bad.status).toBe(502);
       expect(bad.headers.get('content-type')).toBe('text/html');
       expect(await bad.text()).toContain('<h1>502 Bad Gateway</h1>');
-      const ok = await fetch(`${variant.url}/events/list`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } });
+      const ok = await fetch(`${variant.url}/events/list`, {
+        headers: { Authorization: `Bearer ${emulator.demoApiKey}` },
+      });
       expect(ok.status).toBe(200);
       expect(variant.stats.faults).toMatchObject({ '429-http-date': 1, '502-html': 1 });
     } finally {
@@ -162,13 +204,17 @@ describe('the reference run straight against the emulator', () => {
 describe('a server that returns only whole units before ending_at, under a path prefix, with absolute links', () => {
   it('loads the same rows, with exactly one follow-up per window (the last unit, which an S2 server leaves out)', async () => {
     const { summary, variant } = await runThrough('whole-units', {
-      prefix: '/rest/v1', windows: 'whole', link: { target: 'absolute', headerName: 'LINK', quoteRel: true },
+      prefix: '/rest/v1',
+      windows: 'whole',
+      link: { target: 'absolute', headerName: 'LINK', quoteRel: true },
     });
     expect(differences(await runs.diff('direct', 'whole-units'))).toEqual([]);
     expect(summary.requests.followUps).toBe(windows);
     expect(summary.warnings).toEqual([]);
     // Every integration page was reached through the absolute next links, each one once.
-    expect(variant.stats.byPath['/cdi/integrations']).toBe(Math.ceil(emulator.state.analytics.integrations.length / 10));
+    expect(variant.stats.byPath['/cdi/integrations']).toBe(
+      Math.ceil(emulator.state.analytics.integrations.length / 10),
+    );
   }, 120_000);
 });
 
@@ -203,7 +249,9 @@ describe('a server that spells everything the spec leaves open its own way', () 
     expect(differences(await runs.diff('direct', 'spellings'))).toEqual([]);
     expect(summary.requests.followUps).toBe(0);
     // Offsets rotating point by point are offset changes: one warning per daily stream, and the days keep their dates.
-    expect(summary.warnings.map((w) => [w.code, w.stream]).sort()).toEqual(['purchase_quantity', 'revenue', 'segment_size'].map((s) => ['series_offset_changed', s]));
+    expect(summary.warnings.map((w) => [w.code, w.stream]).sort()).toEqual(
+      ['purchase_quantity', 'revenue', 'segment_size'].map((s) => ['series_offset_changed', s]),
+    );
     expect(variant.stats.byPath['/events/list']).toBe(3);
   }, 120_000);
 });
@@ -222,7 +270,9 @@ describe('a server that reads the list endpoints its own way', () => {
     // pages are confirmed by an empty or short one.
     const pages = (n: number) => Math.floor(n / 40) + 1;
     expect(variant.stats.byPath['/canvas/list']).toBe(pages(listedCanvases(ws, now).length));
-    expect(variant.stats.byPath['/campaigns/list']).toBe(pages(listedCampaigns(ws, now, { includeArchived: true }).length));
+    expect(variant.stats.byPath['/campaigns/list']).toBe(
+      pages(listedCampaigns(ws, now, { includeArchived: true }).length),
+    );
     expect(variant.stats.byPath['/segments/list']).toBe(pages(listedSegments(ws, now).length));
     expect(variant.stats.byPath['/templates/email/list']).toBe(pages(listedTemplates(ws, now).length));
     expect(variant.stats.byPath['/content_blocks/list']).toBe(pages(listedContentBlocks(ws, now).length));
@@ -232,10 +282,20 @@ describe('a server that reads the list endpoints its own way', () => {
 describe('a server with faults the emulator never makes', () => {
   it('loads the same rows after retrying 429 with an HTTP-date Retry-After, HTML 502 pages and an answer that outlives the timeout', async () => {
     const reasons: string[] = [];
-    const { summary, variant } = await runThrough('faults', {
-      prefix: '/v1',
-      faults: { every: 7, kinds: ['429-http-date', '502-html', 'slow-first-byte', 'stall'], max: 8, slowMs: 200, stallMs: 4000 },
-    }, { timeoutMs: 2000, onEvent: (e) => (e.type === 'retry-scheduled' ? reasons.push(e.reason) : undefined) });
+    const { summary, variant } = await runThrough(
+      'faults',
+      {
+        prefix: '/v1',
+        faults: {
+          every: 7,
+          kinds: ['429-http-date', '502-html', 'slow-first-byte', 'stall'],
+          max: 8,
+          slowMs: 200,
+          stallMs: 4000,
+        },
+      },
+      { timeoutMs: 2000, onEvent: (e) => (e.type === 'retry-scheduled' ? reasons.push(e.reason) : undefined) },
+    );
     expect(differences(await runs.diff('direct', 'faults'))).toEqual([]);
     expect(variant.stats.faults).toEqual({ '429-http-date': 2, '502-html': 2, 'slow-first-byte': 2, stall: 2 });
     // A slow first byte within the timeout is an answer; the other six faults each cost exactly one retry.
@@ -259,7 +319,13 @@ describe('a server that leaves zero-valued points out', () => {
       zeroEmulator.state.analytics.restate({ series: 'purchases', day, factor: 0 });
       zeroEmulator.state.analytics.restate({ series: 'sessions', day, factor: 0 });
     }
-    await runs.run({ name: 'zeros-direct', baseUrl: zeroEmulator.url, apiKey: zeroEmulator.demoApiKey, from: FROM, until: NOW });
+    await runs.run({
+      name: 'zeros-direct',
+      baseUrl: zeroEmulator.url,
+      apiKey: zeroEmulator.demoApiKey,
+      from: FROM,
+      until: NOW,
+    });
   }, 120_000);
   afterAll(async () => zeroEmulator?.close());
 
@@ -267,13 +333,22 @@ describe('a server that leaves zero-valued points out', () => {
     const variant = await VariantServer.create(zeroEmulator, { omitZeros: true, windows: 'whole' });
     let summary: RunSummary;
     try {
-      summary = await runs.run({ name: 'zeros-variant', baseUrl: variant.url, apiKey: zeroEmulator.demoApiKey, from: FROM, until: NOW });
+      summary = await runs.run({
+        name: 'zeros-variant',
+        baseUrl: variant.url,
+        apiKey: zeroEmulator.demoApiKey,
+        from: FROM,
+        until: NOW,
+      });
     } finally {
       await variant.close();
     }
-    const [zeros] = await runs.query('zeros-direct', `
+    const [zeros] = await runs.query(
+      'zeros-direct',
+      `
       SELECT (SELECT count(*) FROM purchase_quantity WHERE purchase_quantity = 0) + (SELECT count(*) FROM revenue WHERE revenue = 0)
-           + (SELECT count(*) FROM sessions WHERE sessions = 0) + (SELECT count(*) FROM segment_size WHERE size = 0) AS n`);
+           + (SELECT count(*) FROM sessions WHERE sessions = 0) + (SELECT count(*) FROM segment_size WHERE size = 0) AS n`,
+    );
     // 4 purchase series + 2 revenue series, one row per zero day; 4 session series, 24 rows per zero day.
     expect(Number(zeros!['n'])).toBe(ZERO_DAYS.length * (4 + 2 + 4 * 24));
     // The comparison sees the left-out points (so it can fail)…
@@ -281,16 +356,26 @@ describe('a server that leaves zero-valued points out', () => {
     expect(strict.reduce((n, d) => n + d.onlyLeft, 0)).toBe(Number(zeros!['n']));
     expect(strict.reduce((n, d) => n + d.onlyRight, 0)).toBe(0);
     // …and they are the only difference.
-    expect(differences(await runs.diff('zeros-direct', 'zeros-variant', {
-      purchase_quantity: 'purchase_quantity <> 0', revenue: 'revenue <> 0', sessions: 'sessions <> 0', segment_size: 'size <> 0',
-    }))).toEqual([]);
+    expect(
+      differences(
+        await runs.diff('zeros-direct', 'zeros-variant', {
+          purchase_quantity: 'purchase_quantity <> 0',
+          revenue: 'revenue <> 0',
+          sessions: 'sessions <> 0',
+          segment_size: 'size <> 0',
+        }),
+      ),
+    ).toEqual([]);
     // Only the S2 follow-up of each window's last unit: the zero runs, bracketed by returned points, cost nothing now…
     expect(summary.requests.followUps).toBe(windows);
     // …but a unit left out cannot be told from an outage: each is a hole, the run completes with exit 3.
     expect(summary.status).toBe('completed_with_holes');
     expect(summary.holes.open).toBe(Number(zeros!['n']));
     expect(summary.warnings.map((w) => w.code)).toEqual(['units_missing']);
-    const [stored] = await runs.query('zeros-variant', `SELECT count(*) AS n, count(DISTINCT CAST(unit_start AS DATE)) AS days FROM _etl_holes WHERE status = 'open'`);
+    const [stored] = await runs.query(
+      'zeros-variant',
+      `SELECT count(*) AS n, count(DISTINCT CAST(unit_start AS DATE)) AS days FROM _etl_holes WHERE status = 'open'`,
+    );
     expect([Number(stored!['n']), Number(stored!['days'])]).toEqual([Number(zeros!['n']), ZERO_DAYS.length]);
   }, 120_000);
 
@@ -300,7 +385,13 @@ describe('a server that leaves zero-valued points out', () => {
     let last: RunSummary | undefined;
     try {
       for (let run = 0; run < 3; run++) {
-        last = await runs.run({ name: 'zeros-variant', baseUrl: variant.url, apiKey: zeroEmulator.demoApiKey, from: FROM, until: NOW });
+        last = await runs.run({
+          name: 'zeros-variant',
+          baseUrl: variant.url,
+          apiKey: zeroEmulator.demoApiKey,
+          from: FROM,
+          until: NOW,
+        });
         statuses.push(last.status);
       }
     } finally {
@@ -309,8 +400,15 @@ describe('a server that leaves zero-valued points out', () => {
     // hole_retries is 3: the first run and two more leave them open, the third retry (fourth miss) confirms them.
     expect(statuses).toEqual(['completed_with_holes', 'completed_with_holes', 'succeeded']);
     expect(last!.holes).toMatchObject({ open: 0, confirmedAbsent: ZERO_DAYS.length * (4 + 2 + 4 * 24) });
-    const [stored] = await runs.query('zeros-variant', `SELECT count(*) FILTER (WHERE status = 'confirmed_absent') AS absent, count(*) FILTER (WHERE status = 'open') AS open, min(attempts) AS attempts FROM _etl_holes`);
-    expect([Number(stored!['absent']), Number(stored!['open']), Number(stored!['attempts'])]).toEqual([ZERO_DAYS.length * (4 + 2 + 4 * 24), 0, 4]);
+    const [stored] = await runs.query(
+      'zeros-variant',
+      `SELECT count(*) FILTER (WHERE status = 'confirmed_absent') AS absent, count(*) FILTER (WHERE status = 'open') AS open, min(attempts) AS attempts FROM _etl_holes`,
+    );
+    expect([Number(stored!['absent']), Number(stored!['open']), Number(stored!['attempts'])]).toEqual([
+      ZERO_DAYS.length * (4 + 2 + 4 * 24),
+      0,
+      4,
+    ]);
   }, 120_000);
 });
 
@@ -328,11 +426,26 @@ describe('a run whose --until falls inside a unit, against a server that only kn
 
   beforeAll(async () => {
     midEmulator = await createEmulator({ seed: 1, now: MID, rateLimits: false });
-    await runs.run({ name: 'mid-direct', baseUrl: midEmulator.url, apiKey: midEmulator.demoApiKey, from: FROM, until: MID });
-    for (const [name, reading] of [['mid-open', 'whole-open'], ['mid-whole', 'whole']] as const) {
+    await runs.run({
+      name: 'mid-direct',
+      baseUrl: midEmulator.url,
+      apiKey: midEmulator.demoApiKey,
+      from: FROM,
+      until: MID,
+    });
+    for (const [name, reading] of [
+      ['mid-open', 'whole-open'],
+      ['mid-whole', 'whole'],
+    ] as const) {
       const variant = await VariantServer.create(midEmulator, { windows: reading, prefix: '/rest' });
       try {
-        const summary = await runs.run({ name, baseUrl: variant.url, apiKey: midEmulator.demoApiKey, from: FROM, until: MID });
+        const summary = await runs.run({
+          name,
+          baseUrl: variant.url,
+          apiKey: midEmulator.demoApiKey,
+          from: FROM,
+          until: MID,
+        });
         if (reading === 'whole') whole = summary;
         else open = summary;
       } finally {
@@ -353,31 +466,53 @@ describe('a run whose --until falls inside a unit, against a server that only kn
     expect(strict.reduce((n, d) => n + d.onlyLeft, 0)).toBe(SERIES);
     expect(strict.reduce((n, d) => n + d.onlyRight, 0)).toBe(0);
     const complete = "time < TIMESTAMP '2025-03-10 00:00:00'";
-    expect(differences(await runs.diff('mid-direct', 'mid-whole', {
-      purchase_quantity: complete, revenue: complete, segment_size: complete, sessions: "time < TIMESTAMP '2025-03-10 15:00:00'",
-    }))).toEqual([]);
+    expect(
+      differences(
+        await runs.diff('mid-direct', 'mid-whole', {
+          purchase_quantity: complete,
+          revenue: complete,
+          segment_size: complete,
+          sessions: "time < TIMESTAMP '2025-03-10 15:00:00'",
+        }),
+      ),
+    ).toEqual([]);
     expect(whole.warnings).toHaveLength(SERIES);
     for (const w of whole.warnings) expect(w.message).toMatch(/1 unit\(s\) between .* were not returned/);
     expect(whole.requests.followUps).toBe(runs.seriesWindows(FROM, MID));
   });
 
   it('keeps the same watermarks as the direct run: before the unit in progress, never past it', async () => {
-    const sql = "SELECT stream, series_key, watermark FROM _etl_series_state WHERE unit IN ('day', 'hour') ORDER BY stream, series_key";
+    const sql =
+      "SELECT stream, series_key, watermark FROM _etl_series_state WHERE unit IN ('day', 'hour') ORDER BY stream, series_key";
     const direct = await runs.query('mid-direct', sql);
     expect(await runs.query('mid-whole', sql)).toEqual(direct);
     for (const row of direct.filter((r) => r['stream'] !== 'canvas_summary')) {
-      const expected = String(row['series_key']).startsWith('unit=hour') ? '2025-03-10T15:00:00.000Z' : '2025-03-10T00:00:00.000Z';
+      const expected = String(row['series_key']).startsWith('unit=hour')
+        ? '2025-03-10T15:00:00.000Z'
+        : '2025-03-10T00:00:00.000Z';
       expect((row['watermark'] as Date).toISOString(), String(row['series_key'])).toBe(expected);
     }
   });
 
   it('loads those units on the next run, once they are complete, and then agrees with the direct run row for row', async () => {
     midEmulator.clock.set(NEXT);
-    await runs.run({ name: 'mid-direct', baseUrl: midEmulator.url, apiKey: midEmulator.demoApiKey, from: FROM, until: NEXT });
+    await runs.run({
+      name: 'mid-direct',
+      baseUrl: midEmulator.url,
+      apiKey: midEmulator.demoApiKey,
+      from: FROM,
+      until: NEXT,
+    });
     const variant = await VariantServer.create(midEmulator, { windows: 'whole', prefix: '/rest' });
     let next: RunSummary;
     try {
-      next = await runs.run({ name: 'mid-whole', baseUrl: variant.url, apiKey: midEmulator.demoApiKey, from: FROM, until: NEXT });
+      next = await runs.run({
+        name: 'mid-whole',
+        baseUrl: variant.url,
+        apiKey: midEmulator.demoApiKey,
+        from: FROM,
+        until: NEXT,
+      });
     } finally {
       await variant.close();
     }

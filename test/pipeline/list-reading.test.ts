@@ -26,7 +26,9 @@ let runs: PipelineRuns;
 let products: string[];
 
 async function productIds(name: string): Promise<string[]> {
-  return (await runs.query(name, 'SELECT product_id FROM products ORDER BY product_id')).map((r) => String(r['product_id']));
+  return (await runs.query(name, 'SELECT product_id FROM products ORDER BY product_id')).map((r) =>
+    String(r['product_id']),
+  );
 }
 
 /** A run through a variant; a run whose streams failed alone resolves to its summary too. */
@@ -55,14 +57,20 @@ describe('a product list whose pages count from 1', () => {
   it('reads every product once when page 0 answers the first page again', async () => {
     // Pages of 3: the 7 products of the demo workspace take three pages, the last one short.
     expect(products.length).toBe(7);
-    const summary = await runVariant('from-one-repeat', { lists: { pageSize: 3 }, pagesFromOne: { paths: ['/purchases/product_list'], pageZero: 'first-page' } });
+    const summary = await runVariant('from-one-repeat', {
+      lists: { pageSize: 3 },
+      pagesFromOne: { paths: ['/purchases/product_list'], pageZero: 'first-page' },
+    });
     expect(summary.status).toBe('succeeded');
     expect(await productIds('from-one-repeat')).toEqual(products);
     expect(summary.warnings).toEqual([]);
   }, 60_000);
 
   it('reads every product when page 0 answers an empty list', async () => {
-    const summary = await runVariant('from-one-empty', { lists: { pageSize: 3 }, pagesFromOne: { paths: ['/purchases/product_list'], pageZero: 'empty' } });
+    const summary = await runVariant('from-one-empty', {
+      lists: { pageSize: 3 },
+      pagesFromOne: { paths: ['/purchases/product_list'], pageZero: 'empty' },
+    });
     expect(summary.status).toBe('succeeded');
     expect(await productIds('from-one-empty')).toEqual(products);
     expect(summary.warnings).toEqual([]);
@@ -74,18 +82,28 @@ describe('a list that cannot be read', () => {
     const summary = await runVariant('looping', { loopingList: '/canvas/list' });
     expect(summary.status).toBe('failed');
     expect(summary.failedStreams.map((f) => f.stream)).toEqual(['canvas_details']);
-    expect(summary.failedStreams[0]!.error).toMatch(/GET \/canvas\/list: page 2 \(page=1\) repeats \d+ items already seen on earlier pages/);
+    expect(summary.failedStreams[0]!.error).toMatch(
+      /GET \/canvas\/list: page 2 \(page=1\) repeats \d+ items already seen on earlier pages/,
+    );
     expect(await productIds('looping')).toEqual(products);
     expect(Number((await runs.query('looping', 'SELECT count(*) AS n FROM segment_size'))[0]!['n'])).toBe(9);
   }, 60_000);
 
   it('that passes max_list_pages fails only the streams that need it, naming the option', async () => {
-    await writeFile(runs.pipelinePath, PIPELINE.replace('start_date: 2025-03-01', 'start_date: 2025-03-01\nmax_list_pages: 2').replace('  canvas_details: { canvases: all }\n', ''));
+    await writeFile(
+      runs.pipelinePath,
+      PIPELINE.replace('start_date: 2025-03-01', 'start_date: 2025-03-01\nmax_list_pages: 2').replace(
+        '  canvas_details: { canvases: all }\n',
+        '',
+      ),
+    );
     try {
       // Pages of 3: the product list has a third page, one more than the cap.
       const summary = await runVariant('capped', { lists: { pageSize: 3 } });
       expect(summary.failedStreams.map((f) => f.stream)).toEqual(['products']);
-      expect(summary.failedStreams[0]!.error).toMatch(/GET \/purchases\/product_list: the list is still going at page 3 \(page=2\), past maxPages=2; .*raise max_list_pages/);
+      expect(summary.failedStreams[0]!.error).toMatch(
+        /GET \/purchases\/product_list: the list is still going at page 3 \(page=2\), past maxPages=2; .*raise max_list_pages/,
+      );
       expect(Number((await runs.query('capped', 'SELECT count(*) AS n FROM segment_size'))[0]!['n'])).toBe(9);
     } finally {
       await writeFile(runs.pipelinePath, PIPELINE);
@@ -107,7 +125,11 @@ streams:
     Number((await only.query(name, `SELECT count(*) AS n FROM ${table} WHERE _removed_at IS NOT NULL`))[0]!['n']);
 
   /** A run of the Canvas-only pipeline through a variant; returns its summary and the /canvas/details requests it sent. */
-  async function run(name: string, options: VariantOptions, until = NOW): Promise<{ summary: RunSummary; details: number }> {
+  async function run(
+    name: string,
+    options: VariantOptions,
+    until = NOW,
+  ): Promise<{ summary: RunSummary; details: number }> {
     const { summary, variant } = await only.runThrough(emulator, { name, from: FROM, until }, options);
     return { summary, details: variant.stats.byPath['/canvas/details'] ?? 0 };
   }
@@ -115,7 +137,9 @@ streams:
   beforeAll(async () => {
     only = await PipelineRuns.create(CANVASES_ONLY);
     await only.run({ name: 'direct', baseUrl: emulator.url, apiKey: emulator.demoApiKey, from: FROM, until: NOW });
-    canvases = (await only.query('direct', 'SELECT canvas_id FROM canvases ORDER BY canvas_id')).map((r) => String(r['canvas_id']));
+    canvases = (await only.query('direct', 'SELECT canvas_id FROM canvases ORDER BY canvas_id')).map((r) =>
+      String(r['canvas_id']),
+    );
   }, 60_000);
 
   afterAll(async () => only?.close());
@@ -133,20 +157,32 @@ streams:
       },
     });
     expect(summary.warnings.map((w) => w.code)).toEqual(['list_shrank']);
-    expect(summary.warnings[0]!.message).toMatch(new RegExp(`GET /canvas/list listed 1 canvases where ${canvases.length} are stored; read again, it listed ${canvases.length}\\. The reads disagree`));
+    expect(summary.warnings[0]!.message).toMatch(
+      new RegExp(
+        `GET /canvas/list listed 1 canvases where ${canvases.length} are stored; read again, it listed ${canvases.length}\\. The reads disagree`,
+      ),
+    );
     expect([await removed('shrink', 'listed_objects'), await removed('shrink', 'canvases')]).toEqual([0, 0]);
   }, 60_000);
 
   it('a list that shrinks in both reads marks the missing objects removed, and says so', async () => {
-    const { summary } = await run('shrink', { listEntries: (path, entries, page) => (path !== '/canvas/list' ? entries : page === 0 ? entries.slice(0, 1) : []) });
+    const { summary } = await run('shrink', {
+      listEntries: (path, entries, page) => (path !== '/canvas/list' ? entries : page === 0 ? entries.slice(0, 1) : []),
+    });
     expect(summary.warnings.map((w) => w.code)).toEqual(['list_shrank']);
-    expect(summary.warnings[0]!.message).toMatch(new RegExp(`Both reads agree: the ${canvases.length - 1} missing are marked removed`));
-    expect([await removed('shrink', 'listed_objects'), await removed('shrink', 'canvases')]).toEqual([canvases.length - 1, canvases.length - 1]);
+    expect(summary.warnings[0]!.message).toMatch(
+      new RegExp(`Both reads agree: the ${canvases.length - 1} missing are marked removed`),
+    );
+    expect([await removed('shrink', 'listed_objects'), await removed('shrink', 'canvases')]).toEqual([
+      canvases.length - 1,
+      canvases.length - 1,
+    ]);
   }, 60_000);
 
   it('an entry that turns archived without a new last_edited has its details read again', async () => {
     await run('archived', {});
-    const archive = (path: string, entries: Record<string, unknown>[]) => (path === '/canvas/list' ? entries.map((e) => (e['id'] === canvases[0] ? { ...e, archived: true } : e)) : entries);
+    const archive = (path: string, entries: Record<string, unknown>[]) =>
+      path === '/canvas/list' ? entries.map((e) => (e['id'] === canvases[0] ? { ...e, archived: true } : e)) : entries;
     expect((await run('archived', { listEntries: archive })).details).toBe(1);
     expect((await run('archived', { listEntries: archive })).details).toBe(0);
     const [row] = await only.query('archived', `SELECT attributes FROM listed_objects WHERE id = '${canvases[0]}'`);
@@ -154,7 +190,8 @@ streams:
   }, 60_000);
 
   it('entries without a usable last_edited are re-read once a week, with a note', async () => {
-    const undated = (path: string, entries: Record<string, unknown>[]) => (path === '/canvas/list' ? entries.map(({ last_edited: _gone, ...e }) => e) : entries);
+    const undated = (path: string, entries: Record<string, unknown>[]) =>
+      path === '/canvas/list' ? entries.map(({ last_edited: _gone, ...e }) => e) : entries;
     await run('undated', {});
     const first = await run('undated', { listEntries: undated });
     expect(first.summary.status).toBe('succeeded');
@@ -164,7 +201,13 @@ streams:
     expect(sameWeek.summary.warnings).toEqual([]);
     const weekLater = await run('undated', { listEntries: undated }, '2025-03-17T00:00:00Z');
     expect(weekLater.details).toBe(canvases.length);
-    expect(weekLater.summary.warnings.map((w) => [w.code, w.stream])).toEqual([['objects_reread_without_edit_time', 'canvas_details']]);
-    expect(weekLater.summary.warnings[0]!.message).toMatch(new RegExp(`^${canvases.length} listed object\\(s\\) of canvas_details have no usable last_edited .* re-read every 7 days`));
+    expect(weekLater.summary.warnings.map((w) => [w.code, w.stream])).toEqual([
+      ['objects_reread_without_edit_time', 'canvas_details'],
+    ]);
+    expect(weekLater.summary.warnings[0]!.message).toMatch(
+      new RegExp(
+        `^${canvases.length} listed object\\(s\\) of canvas_details have no usable last_edited .* re-read every 7 days`,
+      ),
+    );
   }, 90_000);
 });

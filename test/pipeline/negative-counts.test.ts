@@ -19,7 +19,9 @@ beforeAll(async () => {
   proxy = await HostileProxy.create(fx.emulator.url);
   proxy.tamper = (req, url, res) => {
     if (url.pathname !== '/segments/data_series') return false;
-    void fetch(`${fx.emulator.url}${url.pathname}${url.search}`, { headers: { Authorization: String(req.headers['authorization']) } }).then(async (answer) => {
+    void fetch(`${fx.emulator.url}${url.pathname}${url.search}`, {
+      headers: { Authorization: String(req.headers['authorization']) },
+    }).then(async (answer) => {
       const body = (await answer.json()) as { data: { time: string; size: number }[] };
       for (const point of body.data.slice(0, 2)) point.size = -5;
       res.writeHead(answer.status, { 'Content-Type': 'application/json' });
@@ -39,7 +41,9 @@ describe('a count below zero', () => {
     expect(summary.status).toBe('succeeded');
     const negative = summary.warnings.filter((w) => w.code === 'negative_count');
     expect(negative).toHaveLength(1);
-    expect(negative[0]!.message).toMatch(/^segment_size\.size: the platform sent -5 \(segment_id "seg_1", time 2025-03-01T00:00:00\.000Z\); a count below zero is stored as sent/);
+    expect(negative[0]!.message).toMatch(
+      /^segment_size\.size: the platform sent -5 \(segment_id "seg_1", time 2025-03-01T00:00:00\.000Z\); a count below zero is stored as sent/,
+    );
     const rows = await fx.query(`SELECT count(*) AS n FROM "segment_size" WHERE "size" = -5`);
     expect(Number(rows[0]!['n'])).toBe(2);
   }, 60_000);

@@ -35,7 +35,13 @@ function runThrough(name: string, options: VariantOptions): Promise<{ summary: R
 beforeAll(async () => {
   emulator = await createEmulator({ seed: 1, now: NOW, rateLimits: false });
   runs = await PipelineRuns.create(PIPELINE);
-  direct = await runs.run({ name: 'direct', baseUrl: emulator.url, apiKey: emulator.demoApiKey, from: FROM, until: NOW });
+  direct = await runs.run({
+    name: 'direct',
+    baseUrl: emulator.url,
+    apiKey: emulator.demoApiKey,
+    from: FROM,
+    until: NOW,
+  });
   windows = runs.seriesWindows(FROM, NOW);
 }, 120_000);
 
@@ -48,7 +54,9 @@ describe('the reference run of the new series', () => {
   it('fills the new tables and needs no follow-up', async () => {
     const counts = await runs.counts('direct');
     // 99 days, 2,376 hours: 8 KPI series, 4 hourly event series, 2 Canvases, 2 campaigns.
-    expect([counts['kpi_series'], counts['event_counts'], counts['canvas_summary'], counts['campaign_series']]).toEqual([8 * 99, 4 * 2376, 2 * 99, 2 * 99]);
+    expect([counts['kpi_series'], counts['event_counts'], counts['canvas_summary'], counts['campaign_series']]).toEqual(
+      [8 * 99, 4 * 2376, 2 * 99, 2 * 99],
+    );
     expect(counts['campaign_message_series']).toBeGreaterThan(0);
     expect(direct.requests.followUps).toBe(0);
     // Windows: 8 × 1 (99 days), 4 × 24 (2,376 hours), 2 × ceil(99 / 14) = 8 (every Canvas window asks with length), 2 × 1.
@@ -91,22 +99,34 @@ describe('a server that spells times and numbers its own way', () => {
     expect(differences(await runs.diff('direct', 'spellings'))).toEqual([]);
     expect(summary.requests.followUps).toBe(0);
     // Offsets rotating point by point are offset changes: one warning per daily stream, and the days keep their dates.
-    expect(summary.warnings.map((w) => [w.code, w.stream]).sort()).toEqual(['campaign_series', 'canvas_summary', 'kpis'].map((s) => ['series_offset_changed', s]));
+    expect(summary.warnings.map((w) => [w.code, w.stream]).sort()).toEqual(
+      ['campaign_series', 'canvas_summary', 'kpis'].map((s) => ['series_offset_changed', s]),
+    );
     expect(variant.stats.byPath['/canvas/data_series']).toBe(2 * 8);
   }, 120_000);
 });
 
 describe('the variant server on the Canvas data series', () => {
-  it('rewrites each day\'s time and figures and reads the window as asked', async () => {
-    const variant = await VariantServer.create(emulator, { windows: 'whole', timeForm: 'offset-west', numberForm: 'string' });
+  it("rewrites each day's time and figures and reads the window as asked", async () => {
+    const variant = await VariantServer.create(emulator, {
+      windows: 'whole',
+      timeForm: 'offset-west',
+      numberForm: 'string',
+    });
     try {
       const q = 'canvas/data_series?canvas_id=cv_1&length=3&ending_at=2025-03-05T23:59:59Z';
       const res = await fetch(`${variant.url}/${q}`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } });
-      const plain = await (await fetch(`${emulator.url}/${q}`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } })).json() as { data: { stats: { time: string; total_stats: { entries: number } }[] } };
-      const body = await res.json() as { data: { stats: { time: string; total_stats: { entries: string } }[] } };
+      const plain = (await (
+        await fetch(`${emulator.url}/${q}`, { headers: { Authorization: `Bearer ${emulator.demoApiKey}` } })
+      ).json()) as { data: { stats: { time: string; total_stats: { entries: number } }[] } };
+      const body = (await res.json()) as { data: { stats: { time: string; total_stats: { entries: string } }[] } };
       // Whole units before ending_at: 03-02 … 03-04, where the emulator answers 03-03 … 03-05.
       // Each day as the local midnight that starts it, at -05:00: the date stays the day's.
-      expect(body.data.stats.map((d) => d.time)).toEqual(['2025-03-02T00:00:00-05:00', '2025-03-03T00:00:00-05:00', '2025-03-04T00:00:00-05:00']);
+      expect(body.data.stats.map((d) => d.time)).toEqual([
+        '2025-03-02T00:00:00-05:00',
+        '2025-03-03T00:00:00-05:00',
+        '2025-03-04T00:00:00-05:00',
+      ]);
       expect(plain.data.stats.map((d) => d.time)).toEqual(['2025-03-03', '2025-03-04', '2025-03-05']);
       expect(typeof body.data.stats[1]!.total_stats.entries).toBe('string');
       expect(Number(body.data.stats[1]!.total_stats.entries)).toBe(plain.data.stats[0]!.total_stats.entries);

@@ -58,19 +58,28 @@ async function checkAgainstWhole(runs: PipelineRuns, db: string, whole: string):
   const wh = await Warehouse.open(runs.dbOf(db), WAREHOUSE_TABLES, { readOnly: true });
   try {
     await wh.query(`ATTACH '${runs.dbOf(whole)}' AS whole (READ_ONLY)`);
-    const [state] = await wh.query(`SELECT count(*) AS started, count(*) FILTER (WHERE "watermark" = TIMESTAMP '${NEWEST_COMPLETE.slice(0, 19)}') AS at_newest
+    const [state] =
+      await wh.query(`SELECT count(*) AS started, count(*) FILTER (WHERE "watermark" = TIMESTAMP '${NEWEST_COMPLETE.slice(0, 19)}') AS at_newest
       FROM "_etl_series_state" WHERE "unit" = 'day'`);
     let mismatched = 0;
     let outside = 0;
-    for (const [table, stream, idColumn, key] of [['canvas_summary', 'canvas_summary', 'canvas_id', 'unit=day|canvas_id='], ['segment_size', 'segment_size', 'segment_id', 'unit=day|segment_id=']] as const) {
+    for (const [table, stream, idColumn, key] of [
+      ['canvas_summary', 'canvas_summary', 'canvas_id', 'unit=day|canvas_id='],
+      ['segment_size', 'segment_size', 'segment_id', 'unit=day|segment_id='],
+    ] as const) {
       const spec = TABLE_SPECS.find((t) => t.name === table)!;
       const cols = spec.columns.map((c) => `t."${c.name}"`).join(', ');
       const time = spec.columns.some((c) => c.name === 'day') ? 't."day"' : 't."time"';
       const ranges = `(SELECT substr("series_key", ${key.length + 1}) AS id, "low_watermark" AS lo, "watermark" AS hi FROM main."_etl_series_state" WHERE "stream" = '${stream}')`;
-      const inside = (schema: string) => `SELECT ${cols} FROM ${schema}."${table}" t JOIN ${ranges} r ON r.id = t."${idColumn}" WHERE CAST(${time} AS TIMESTAMP) >= r.lo AND CAST(${time} AS TIMESTAMP) < r.hi`;
-      const [diff] = await wh.query(`SELECT (SELECT count(*) FROM (${inside('main')} EXCEPT ALL ${inside('whole')})) + (SELECT count(*) FROM (${inside('whole')} EXCEPT ALL ${inside('main')})) AS n`);
+      const inside = (schema: string) =>
+        `SELECT ${cols} FROM ${schema}."${table}" t JOIN ${ranges} r ON r.id = t."${idColumn}" WHERE CAST(${time} AS TIMESTAMP) >= r.lo AND CAST(${time} AS TIMESTAMP) < r.hi`;
+      const [diff] = await wh.query(
+        `SELECT (SELECT count(*) FROM (${inside('main')} EXCEPT ALL ${inside('whole')})) + (SELECT count(*) FROM (${inside('whole')} EXCEPT ALL ${inside('main')})) AS n`,
+      );
       mismatched += Number(diff!['n']);
-      const [out] = await wh.query(`SELECT count(*) AS n FROM main."${table}" t LEFT JOIN ${ranges} r ON r.id = t."${idColumn}" WHERE r.id IS NULL OR CAST(${time} AS TIMESTAMP) < r.lo`);
+      const [out] = await wh.query(
+        `SELECT count(*) AS n FROM main."${table}" t LEFT JOIN ${ranges} r ON r.id = t."${idColumn}" WHERE r.id IS NULL OR CAST(${time} AS TIMESTAMP) < r.lo`,
+      );
       outside += Number(out!['n']);
     }
     await wh.query('DETACH whole');
@@ -93,24 +102,55 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
   let budgetMs = 0;
 
   beforeAll(async () => {
-    em = await createEmulator({ seed: 42, port: 0, now: UNTIL, size: { canvases: 200, segments: 100 }, idStyle: 'uuid' });
+    em = await createEmulator({
+      seed: 42,
+      port: 0,
+      now: UNTIL,
+      size: { canvases: 200, segments: 100 },
+      idStyle: 'uuid',
+    });
     runs = await PipelineRuns.create(pipeline('newest_first'));
     const sent: { path: string; endedAt: number }[] = [];
     const started = Date.now();
-    await runs.run({ name: 'whole', baseUrl: em.url, apiKey: em.demoApiKey, from: FROM, until: UNTIL, client: { onEvent: recorder(sent) }, flags: { maxInFlight: '2' } });
+    await runs.run({
+      name: 'whole',
+      baseUrl: em.url,
+      apiKey: em.demoApiKey,
+      from: FROM,
+      until: UNTIL,
+      client: { onEvent: recorder(sent) },
+      flags: { maxInFlight: '2' },
+    });
     wholeSeries = sent.filter((s) => isSeries(s.path)).length;
     // About a quarter of the fetching an uninterrupted run needs: four or five nights.
     budgetMs = Math.max(400, Math.round((Math.max(...sent.map((s) => s.endedAt)) - started) / 4));
-    const [row] = await runs.query('whole', `SELECT count(*) FILTER (WHERE "stream" = 'canvas_summary') AS canvases, count(*) AS series FROM "_etl_series_state" WHERE "unit" = 'day'`);
+    const [row] = await runs.query(
+      'whole',
+      `SELECT count(*) FILTER (WHERE "stream" = 'canvas_summary') AS canvases, count(*) AS series FROM "_etl_series_state" WHERE "unit" = 'day'`,
+    );
     canvases = Number(row!['canvases']);
     seriesCount = Number(row!['series']);
     for (let night = 0; night < 15; night++) {
       const log: { path: string; endedAt: number }[] = [];
       const summary = await runs.run({
-        name: 'cut', baseUrl: em.url, apiKey: em.demoApiKey, from: FROM, until: UNTIL, client: { onEvent: recorder(log) }, flags: { timeBudget: `${budgetMs / 1000}s`, maxInFlight: '2' },
+        name: 'cut',
+        baseUrl: em.url,
+        apiKey: em.demoApiKey,
+        from: FROM,
+        until: UNTIL,
+        client: { onEvent: recorder(log) },
+        flags: { timeBudget: `${budgetMs / 1000}s`, maxInFlight: '2' },
       });
-      const [c] = await runs.query('cut', `SELECT count(*) AS n FROM "_etl_series_state" WHERE "stream" = 'canvas_summary'`);
-      nights.push({ summary, seriesRequests: log.filter((s) => isSeries(s.path)).length, check: await checkAgainstWhole(runs, 'cut', 'whole'), canvasesStarted: Number(c!['n']) });
+      const [c] = await runs.query(
+        'cut',
+        `SELECT count(*) AS n FROM "_etl_series_state" WHERE "stream" = 'canvas_summary'`,
+      );
+      nights.push({
+        summary,
+        seriesRequests: log.filter((s) => isSeries(s.path)).length,
+        check: await checkAgainstWhole(runs, 'cut', 'whole'),
+        canvasesStarted: Number(c!['n']),
+      });
       if (night === 0) {
         statusAfterFirst = (await runCli(['status', '--db', runs.dbOf('cut')])).stdout;
         statusVerboseAfterFirst = (await runCli(['status', '--verbose', '--db', runs.dbOf('cut')])).stdout;
@@ -118,7 +158,24 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
         // so that what is left takes more than one night.
         const budgeted = join(runs.dir, 'budgeted.yaml');
         await writeFile(budgeted, `${pipeline('newest_first')}time_budget: ${Math.ceil(budgetMs / 1000)}s\n`);
-        planAfterFirst = (await runCli(['plan', '--pipeline', budgeted, '--db', runs.dbOf('cut'), '--from', FROM, '--until', UNTIL, '--offline', '--base-url', em.url, '--latency-ms', '10000'])).stdout;
+        planAfterFirst = (
+          await runCli([
+            'plan',
+            '--pipeline',
+            budgeted,
+            '--db',
+            runs.dbOf('cut'),
+            '--from',
+            FROM,
+            '--until',
+            UNTIL,
+            '--offline',
+            '--base-url',
+            em.url,
+            '--latency-ms',
+            '10000',
+          ])
+        ).stdout;
       }
       if (summary.complete) break;
     }
@@ -137,23 +194,32 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
     expect(nights[0]!.canvasesStarted).toBeLessThan(canvases);
   });
 
-  it('ends every night with each started series at its newest complete day, holding the uninterrupted run\'s rows back to its low watermark and none before', () => {
+  it("ends every night with each started series at its newest complete day, holding the uninterrupted run's rows back to its low watermark and none before", () => {
     for (const [i, n] of nights.entries()) {
       expect(n.check.started, `night ${i + 1}`).toBeGreaterThan(0);
-      expect(n.check.atNewest, `night ${i + 1}: ${n.check.started - n.check.atNewest} started series end before ${NEWEST_COMPLETE}`).toBe(n.check.started);
+      expect(
+        n.check.atNewest,
+        `night ${i + 1}: ${n.check.started - n.check.atNewest} started series end before ${NEWEST_COMPLETE}`,
+      ).toBe(n.check.started);
       expect(n.check.mismatched, `night ${i + 1}`).toBe(0);
       expect(n.check.outside, `night ${i + 1}`).toBe(0);
     }
     // Night after night more series start and none goes back.
-    for (let i = 1; i < nights.length; i++) expect(nights[i]!.check.started).toBeGreaterThanOrEqual(nights[i - 1]!.check.started);
+    for (let i = 1; i < nights.length; i++)
+      expect(nights[i]!.check.started).toBeGreaterThanOrEqual(nights[i - 1]!.check.started);
   });
 
-  it('ends complete with tables equal to the uninterrupted run\'s, every low watermark at the start asked', async () => {
+  it("ends complete with tables equal to the uninterrupted run's, every low watermark at the start asked", async () => {
     expect(nights.at(-1)!.summary.complete).toBe(true);
-    expect(nights.at(-1)!.summary.backfill.every((b) => b.seriesComplete === b.series && b.daysCovered === b.daysAsked)).toBe(true);
+    expect(
+      nights.at(-1)!.summary.backfill.every((b) => b.seriesComplete === b.series && b.daysCovered === b.daysAsked),
+    ).toBe(true);
     const diffs = await runs.diff('cut', 'whole');
     expect(diffs.filter((d) => d.onlyLeft + d.onlyRight > 0)).toEqual([]);
-    const lows = await runs.query('cut', `SELECT DISTINCT CAST("low_watermark" AS VARCHAR) AS low FROM "_etl_series_state" WHERE "unit" = 'day'`);
+    const lows = await runs.query(
+      'cut',
+      `SELECT DISTINCT CAST("low_watermark" AS VARCHAR) AS low FROM "_etl_series_state" WHERE "unit" = 'day'`,
+    );
     expect(lows.map((r) => r['low'])).toEqual([`${FROM} 00:00:00`]);
   });
 
@@ -162,24 +228,41 @@ describe('a first backfill newest first, cut by --time-budget, on a workspace of
     expect(total).toBeGreaterThanOrEqual(wholeSeries);
     // Each later night re-reads the look-back of the series loaded before it (one window each) and may fetch again
     // the windows in flight when the budget was spent (two).
-    expect(total, `${total} against ${wholeSeries} in ${nights.length} nights of ${seriesCount} series`).toBeLessThanOrEqual(wholeSeries + (nights.length - 1) * (seriesCount + 2));
+    expect(
+      total,
+      `${total} against ${wholeSeries} in ${nights.length} nights of ${seriesCount} series`,
+    ).toBeLessThanOrEqual(wholeSeries + (nights.length - 1) * (seriesCount + 2));
   });
 
   it('says in `status` how far back each stream is loaded, and in `plan` how many nights remain at the budget', () => {
-    expect(statusAfterFirst).toMatch(/^canvas_summary\s+[\d,]+\s+\d+\s+(loaded back to \d{4}-\d{2}-\d{2}|not started), \d+ % \(\d+\/\d+ series\)/m);
+    expect(statusAfterFirst).toMatch(
+      /^canvas_summary\s+[\d,]+\s+\d+\s+(loaded back to \d{4}-\d{2}-\d{2}|not started), \d+ % \(\d+\/\d+ series\)/m,
+    );
     expect(statusAfterFirst).toMatch(/loaded back to \d{4}-\d{2}-\d{2}, \d+ % \(\d+\/\d+ series\)/);
     expect(statusVerboseAfterFirst).toMatch(/loaded back to \d{4}-\d{2}-\d{2}, \d+ % of the history asked/);
-    expect(planAfterFirst).toMatch(/time budget [\d.]+ s: \d+ nights remain at least \(each later night also re-reads the look-back of the series already loaded\)/);
+    expect(planAfterFirst).toMatch(
+      /time budget [\d.]+ s: \d+ nights remain at least \(each later night also re-reads the look-back of the series already loaded\)/,
+    );
   });
 
   it('loads a widened start_date backwards from the low watermarks, ending equal to one run over the wider range', async () => {
     const sent: { path: string; endedAt: number }[] = [];
-    const summary = await runs.run({ name: 'cut', baseUrl: em.url, apiKey: em.demoApiKey, from: WIDER, until: UNTIL, client: { onEvent: recorder(sent) } });
+    const summary = await runs.run({
+      name: 'cut',
+      baseUrl: em.url,
+      apiKey: em.demoApiKey,
+      from: WIDER,
+      until: UNTIL,
+      client: { onEvent: recorder(sent) },
+    });
     expect(summary.complete).toBe(true);
     await runs.run({ name: 'wide-whole', baseUrl: em.url, apiKey: em.demoApiKey, from: WIDER, until: UNTIL });
     const diffs = await runs.diff('cut', 'wide-whole');
     expect(diffs.filter((d) => d.onlyLeft + d.onlyRight > 0)).toEqual([]);
-    const lows = await runs.query('cut', `SELECT DISTINCT CAST("low_watermark" AS VARCHAR) AS low FROM "_etl_series_state" WHERE "unit" = 'day'`);
+    const lows = await runs.query(
+      'cut',
+      `SELECT DISTINCT CAST("low_watermark" AS VARCHAR) AS low FROM "_etl_series_state" WHERE "unit" = 'day'`,
+    );
     expect(lows.map((r) => r['low'])).toEqual([`${WIDER} 00:00:00`]);
     // 52 days more per series: one Canvas window of 14 days asks 4, a 100-day window 1, plus each series' look-back.
     const canvasRequests = sent.filter((s) => s.path.includes('/canvas/data_series')).length;

@@ -38,7 +38,7 @@ describe('pace within the limit pools', () => {
     for (const fx of fixtures.splice(0)) await fx.close();
   });
 
-  it('finishes 1,584 default-pool requests at 250 ms within 1.15× the pool\'s rate bound, with no 429 and the same tables as without latency', async () => {
+  it("finishes 1,584 default-pool requests at 250 ms within 1.15× the pool's rate bound, with no 429 and the same tables as without latency", async () => {
     const slow = await PipelineFixture.create({ now: NOW, pipeline: PIPELINE, emulator: { latencyMs: 250 } });
     const fast = await PipelineFixture.create({ now: NOW, pipeline: PIPELINE });
     fixtures.push(slow, fast);
@@ -73,7 +73,10 @@ describe('pace within the limit pools', () => {
     const clock = new VirtualClock();
     const fx = await PipelineFixture.create({
       now: NOW,
-      pipeline: PIPELINE.replace('apps: ["*", app_1, app_2], segments: ["*", seg_1, seg_2]', 'apps: ["*", app_1], segments: ["*"]'),
+      pipeline: PIPELINE.replace(
+        'apps: ["*", app_1, app_2], segments: ["*", seg_1, seg_2]',
+        'apps: ["*", app_1], segments: ["*"]',
+      ),
       emulator: { limitScale, limitWindowScale: windowScale, rateLimitNow: clock.now },
     });
     fixtures.push(fx);
@@ -84,7 +87,13 @@ describe('pace within the limit pools', () => {
       clock.observe(e);
       if (e.type === 'request-started') starts.push(clock.now());
     };
-    const summary = await fx.run({}, { client: { onEvent, now: clock.now, sleep: clock.sleep }, scheduler: { pools, now: clock.now, sleep: clock.sleep } });
+    const summary = await fx.run(
+      {},
+      {
+        client: { onEvent, now: clock.now, sleep: clock.sleep },
+        scheduler: { pools, now: clock.now, sleep: clock.sleep },
+      },
+    );
 
     expect(summary.status).toBe('succeeded');
     expect(summary.requests.byPool).toEqual({ default: 352 });
@@ -98,22 +107,31 @@ describe('pace within the limit pools', () => {
     expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(0.95 * boundMs);
   });
 
-  it('recovers the rule\'s pace within a few round trips after the round trip jumps from 20 ms to 2 s: within 1.2× of a constant 2 s run', async () => {
+  it("recovers the rule's pace within a few round trips after the round trip jumps from 20 ms to 2 s: within 1.2× of a constant 2 s run", async () => {
     // The default pool scaled to 80,000 an hour (22.2 a second), so that 352 requests take about 16 s of the pool's
     // rate: the runs last long enough for the round trips the rule spends on the jump to be measured against them.
     // At 20 ms the rule keeps its least, 8 in flight; at 2 s, 22.2/s × 2 s × 1.5 = 67.
     const limitScale = 80_000 / 250_000;
     const pools = scaledPools(limitScale, 1);
-    const pipeline = PIPELINE.replace('apps: ["*", app_1, app_2], segments: ["*", seg_1, seg_2]', 'apps: ["*", app_1], segments: ["*"]');
+    const pipeline = PIPELINE.replace(
+      'apps: ["*", app_1, app_2], segments: ["*", seg_1, seg_2]',
+      'apps: ["*", app_1], segments: ["*"]',
+    );
     const constant = await PipelineFixture.create({ now: NOW, pipeline });
     const jumping = await PipelineFixture.create({ now: NOW, pipeline });
     fixtures.push(constant, jumping);
-    const [steady, jump] = [await HostileProxy.create(constant.emulator.url), await HostileProxy.create(jumping.emulator.url)];
+    const [steady, jump] = [
+      await HostileProxy.create(constant.emulator.url),
+      await HostileProxy.create(jumping.emulator.url),
+    ];
     try {
       steady.latencyMs = 2_000;
       const steadyCounter = inFlightCounter();
       let started = performance.now();
-      const steadySummary = await constant.run({ baseUrl: steady.url }, { client: { onEvent: steadyCounter.onEvent }, scheduler: { pools } });
+      const steadySummary = await constant.run(
+        { baseUrl: steady.url },
+        { client: { onEvent: steadyCounter.onEvent }, scheduler: { pools } },
+      );
       const steadyMs = performance.now() - started;
 
       // 20 ms for the first 16 requests, 2 s for every later one.
@@ -133,8 +151,14 @@ describe('pace within the limit pools', () => {
       expect(jumpSummary.requests.retries).toBe(0);
       // Grown back one place per round trip from 8, the 336 requests after the jump would have peaked near 30 in flight
       // and taken about 40 s.
-      expect(counter.peak(), `peak in flight ${counter.peak()} (constant 2 s: ${steadyCounter.peak()})`).toBeGreaterThanOrEqual(50);
-      expect(jumpMs, `constant 2 s: ${Math.round(steadyMs)} ms, 20 ms → 2 s: ${Math.round(jumpMs)} ms`).toBeLessThanOrEqual(1.2 * steadyMs);
+      expect(
+        counter.peak(),
+        `peak in flight ${counter.peak()} (constant 2 s: ${steadyCounter.peak()})`,
+      ).toBeGreaterThanOrEqual(50);
+      expect(
+        jumpMs,
+        `constant 2 s: ${Math.round(steadyMs)} ms, 20 ms → 2 s: ${Math.round(jumpMs)} ms`,
+      ).toBeLessThanOrEqual(1.2 * steadyMs);
       expect(await jumping.allTablesData()).toEqual(await constant.allTablesData());
     } finally {
       await steady.close();

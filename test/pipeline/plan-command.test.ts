@@ -68,15 +68,33 @@ describe('engage-etl plan', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('prints the demo pipeline\'s 2-year backfill per stream and per pool, at the minimum, without creating the database (--offline: sending nothing)', async () => {
+  it("prints the demo pipeline's 2-year backfill per stream and per pool, at the minimum, without creating the database (--offline: sending nothing)", async () => {
     const db = join(dir, 'none.duckdb');
-    const { out, code } = await cli(['plan', '--emulator', '--offline', '--pipeline', join(dir, 'explicit.yaml'), '--db', db, '--until', '2026-01-01', '--latency-ms', '100']);
+    const { out, code } = await cli([
+      'plan',
+      '--emulator',
+      '--offline',
+      '--pipeline',
+      join(dir, 'explicit.yaml'),
+      '--db',
+      db,
+      '--until',
+      '2026-01-01',
+      '--latency-ms',
+      '100',
+    ]);
     expect(code).toBe(0);
     // 731 days = 17,544 hours: 8 quantity and 4 revenue series × 8 windows, 4 hourly sessions × 176, 12 KPI series × 8, 3 campaigns × 8,
     // 6 segments × 8, 5 Canvases × ceil(731 / 14) = 53 data_series windows + 1 reconciliation each, 5 + 8 + 7 ids, and
     // one page each of the events and integrations lists; event_counts (events: all) has no listed name before a first run
     // (the events list is discovery's, estimated: one page).
-    const row = (stream: string) => out.split('\n').find((l) => l.trimStart().startsWith(`${stream} `))?.trim().split(/\s+/).slice(0, 5);
+    const row = (stream: string) =>
+      out
+        .split('\n')
+        .find((l) => l.trimStart().startsWith(`${stream} `))
+        ?.trim()
+        .split(/\s+/)
+        .slice(0, 5);
     expect(row('purchase_quantity')).toEqual(['purchase_quantity', '8', '64', '64', 'purchases_events']);
     expect(row('revenue')).toEqual(['revenue', '4', '32', '32', 'purchases_events']);
     expect(row('sessions')).toEqual(['sessions', '4', '704', '704', 'default']);
@@ -100,27 +118,88 @@ describe('engage-etl plan', () => {
   });
 
   it('prints the same plan as JSON with --json, and with --offline says that it does not count `all`', async () => {
-    const { out, code } = await cli(['plan', '--emulator', '--offline', '--pipeline', join(dir, 'explicit.yaml'), '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
+    const { out, code } = await cli([
+      'plan',
+      '--emulator',
+      '--offline',
+      '--pipeline',
+      join(dir, 'explicit.yaml'),
+      '--db',
+      join(dir, 'none.duckdb'),
+      '--until',
+      '2026-01-01',
+      '--json',
+    ]);
     expect(code).toBe(0);
     const report = JSON.parse(out) as PlanReport;
-    expect([report.requests, report.minimum, report.estimated, report.storedState, report.sent, report.countsAll]).toEqual([1260, 1260, true, 'none', 0, false]);
-    expect(report.byPool.map((p) => [p.pool, p.requests, p.waves])).toEqual([['default', 1162, 1], ['purchases_events', 97, 1], ['cdi', 1, 1]]);
+    expect([
+      report.requests,
+      report.minimum,
+      report.estimated,
+      report.storedState,
+      report.sent,
+      report.countsAll,
+    ]).toEqual([1260, 1260, true, 'none', 0, false]);
+    expect(report.byPool.map((p) => [p.pool, p.requests, p.waves])).toEqual([
+      ['default', 1162, 1],
+      ['purchases_events', 97, 1],
+      ['cdi', 1, 1],
+    ]);
     expect(report.estimate).toMatchObject({ latencyMs: 200, maxInFlight: null, boundBy: 'rate', pool: 'default' });
-    const capped = JSON.parse((await cli(['plan', '--emulator', '--pipeline', join(dir, 'explicit.yaml'), '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json', '--max-in-flight', '4'])).out) as PlanReport;
+    const capped = JSON.parse(
+      (
+        await cli([
+          'plan',
+          '--emulator',
+          '--pipeline',
+          join(dir, 'explicit.yaml'),
+          '--db',
+          join(dir, 'none.duckdb'),
+          '--until',
+          '2026-01-01',
+          '--json',
+          '--max-in-flight',
+          '4',
+        ])
+      ).out,
+    ) as PlanReport;
     expect(capped.estimate).toMatchObject({ maxInFlight: 4, boundBy: 'cap' });
   });
 
   it('needs no API key to plan against a real service, and refuses a bad --latency-ms naming the flag', async () => {
-    const ok = await cli(['plan', '--base-url', 'https://rest.example.com', '--pipeline', DEMO, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01']);
+    const ok = await cli([
+      'plan',
+      '--base-url',
+      'https://rest.example.com',
+      '--pipeline',
+      DEMO,
+      '--db',
+      join(dir, 'none.duckdb'),
+      '--until',
+      '2026-01-01',
+    ]);
     expect(ok.code).toBe(0);
     let err = '';
-    const cmd = makePlanCommand().exitOverride().configureOutput({ writeErr: (s) => (err += s), writeOut: () => undefined });
-    await expect(cmd.parseAsync(['--emulator', '--pipeline', DEMO, '--latency-ms', 'fast'], { from: 'user' })).rejects.toThrow(/--latency-ms/);
+    const cmd = makePlanCommand()
+      .exitOverride()
+      .configureOutput({ writeErr: (s) => (err += s), writeOut: () => undefined });
+    await expect(
+      cmd.parseAsync(['--emulator', '--pipeline', DEMO, '--latency-ms', 'fast'], { from: 'user' }),
+    ).rejects.toThrow(/--latency-ms/);
     expect(err).toContain('"fast" is not a number of milliseconds ≥ 0; e.g. --latency-ms 200');
   });
 
-  it('plans the scaled pipeline before a first run from the lists it reads (counted), spread at the purchases pool\'s rate', async () => {
-    const { out, code } = await cli(['plan', '--emulator', '--pipeline', SCALED, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01']);
+  it("plans the scaled pipeline before a first run from the lists it reads (counted), spread at the purchases pool's rate", async () => {
+    const { out, code } = await cli([
+      'plan',
+      '--emulator',
+      '--pipeline',
+      SCALED,
+      '--db',
+      join(dir, 'none.duckdb'),
+      '--until',
+      '2026-01-01',
+    ]);
     expect(code).toBe(0);
     expect(out).toContain('14 list request(s) sent (to read the lists the run reads), nothing else');
     // 16 products + "*": 17 hourly quantity series × 176 windows + 17 daily revenue series × 8 + 2 product and 3 event
@@ -136,12 +215,29 @@ describe('engage-etl plan', () => {
     const products = Array.from({ length: 25 }, (_, i) => `product_${i + 1}`);
     const segments = Array.from({ length: 10 }, (_, i) => `segment_${i + 1}`);
     const file = join(dir, 'wide.yaml');
-    await writeFile(file, [
-      'name: wide', 'start_date: 2024-01-01', 'lookback_days: 3', 'streams:',
-      `  purchase_quantity: { unit: day, apps: [${apps.join(', ')}], products: [${products.join(', ')}] }`,
-      `  sessions: { unit: hour, apps: [${apps.join(', ')}], segments: [${segments.join(', ')}] }`,
-    ].join('\n'));
-    const { out, code } = await cli(['plan', '--base-url', 'https://rest.example.com', '--pipeline', file, '--db', join(dir, 'none.duckdb'), '--until', '2026-01-01', '--json']);
+    await writeFile(
+      file,
+      [
+        'name: wide',
+        'start_date: 2024-01-01',
+        'lookback_days: 3',
+        'streams:',
+        `  purchase_quantity: { unit: day, apps: [${apps.join(', ')}], products: [${products.join(', ')}] }`,
+        `  sessions: { unit: hour, apps: [${apps.join(', ')}], segments: [${segments.join(', ')}] }`,
+      ].join('\n'),
+    );
+    const { out, code } = await cli([
+      'plan',
+      '--base-url',
+      'https://rest.example.com',
+      '--pipeline',
+      file,
+      '--db',
+      join(dir, 'none.duckdb'),
+      '--until',
+      '2026-01-01',
+      '--json',
+    ]);
     expect(code).toBe(0);
     const report = JSON.parse(out) as PlanReport;
     // 2024-01-01 … 2025-12-31: 731 days → 8 requests per daily series; 17,544 hours → 176 per hourly series.
@@ -165,7 +261,14 @@ describe('engage-etl plan over a stored database', () => {
     await fx.run({ until: '2025-03-08T05:30:00Z' });
     const sentBefore = fx.emulator.stats.requests;
     const opts = resolveRunOptions(
-      { pipeline: fx.pipelinePath, baseUrl: fx.emulator.url, apiKey: fx.emulator.demoApiKey, db: fx.db, out: fx.out, until: '2025-03-10T05:30:00Z' },
+      {
+        pipeline: fx.pipelinePath,
+        baseUrl: fx.emulator.url,
+        apiKey: fx.emulator.demoApiKey,
+        db: fx.db,
+        out: fx.out,
+        until: '2025-03-10T05:30:00Z',
+      },
       {},
       DateTime.fromISO('2025-03-10T05:31:00Z', { zone: 'utc' }),
     );
@@ -191,12 +294,29 @@ describe('engage-etl plan --discover before a first run', () => {
   });
 
   /** `plan --json` before a first run against the fixture's emulator, as a user types it (it reads the lists itself); then the run it planned. */
-  async function planThenRun(pipeline: string, from: string): Promise<{ report: PlanReport; sentByPlan: number; summary: Awaited<ReturnType<PipelineFixture['run']>> }> {
+  async function planThenRun(
+    pipeline: string,
+    from: string,
+  ): Promise<{ report: PlanReport; sentByPlan: number; summary: Awaited<ReturnType<PipelineFixture['run']>> }> {
     await writeFile(fx.pipelinePath, pipeline);
     const until = '2025-03-10T05:30:00Z';
     const before = fx.emulator.stats.requests;
-    const { out, code, err } = await cli(['plan', '--base-url', fx.emulator.url, '--api-key', fx.emulator.demoApiKey, '--pipeline', fx.pipelinePath,
-      '--db', fx.db, '--from', from, '--until', until, '--json']);
+    const { out, code, err } = await cli([
+      'plan',
+      '--base-url',
+      fx.emulator.url,
+      '--api-key',
+      fx.emulator.demoApiKey,
+      '--pipeline',
+      fx.pipelinePath,
+      '--db',
+      fx.db,
+      '--from',
+      from,
+      '--until',
+      until,
+      '--json',
+    ]);
     expect(code, err).toBe(0);
     expect(out.trimEnd().split('\n')).toHaveLength(1);
     const sentByPlan = fx.emulator.stats.requests - before;
@@ -205,12 +325,23 @@ describe('engage-etl plan --discover before a first run', () => {
     return { report: JSON.parse(out) as PlanReport, sentByPlan, summary };
   }
 
-  it('counts the shipped nightly pipeline\'s run exactly: its requests equal the run\'s requests.sent, and it sent only list pages', async () => {
+  it("counts the shipped nightly pipeline's run exactly: its requests equal the run's requests.sent, and it sent only list pages", async () => {
     // The shipped file, its report written into the fixture's folder rather than the working directory.
-    const nightly = (await readFile(DEMO, 'utf8')).replace(/^report: .*$/m, `report: { path: ${JSON.stringify(join(fx.dir, 'report.html'))} }`);
+    const nightly = (await readFile(DEMO, 'utf8')).replace(
+      /^report: .*$/m,
+      `report: { path: ${JSON.stringify(join(fx.dir, 'report.html'))} }`,
+    );
     const { report, sentByPlan, summary } = await planThenRun(nightly, '2025-03-05');
     const discovery = report.streams.filter((s) => s.stream.startsWith('discovery: '));
-    expect(discovery.map((s) => s.stream).sort()).toEqual(['discovery: campaigns', 'discovery: canvases', 'discovery: content_blocks', 'discovery: custom_events', 'discovery: email_templates', 'discovery: products', 'discovery: segments']);
+    expect(discovery.map((s) => s.stream).sort()).toEqual([
+      'discovery: campaigns',
+      'discovery: canvases',
+      'discovery: content_blocks',
+      'discovery: custom_events',
+      'discovery: email_templates',
+      'discovery: products',
+      'discovery: segments',
+    ]);
     expect(discovery.every((s) => !s.estimated && s.series > 0)).toBe(true);
     // The integrations list (23 in the demo workspace, 10 a page) is read too: its size is not known otherwise.
     const integrations = report.streams.find((s) => s.stream === 'data_integrations')!;
@@ -225,7 +356,10 @@ describe('engage-etl plan --discover before a first run', () => {
   }, 180_000);
 
   it('counts `event_counts: { events: all }` alone: one series per listed name, the same requests as the run', async () => {
-    const { report, sentByPlan, summary } = await planThenRun('name: t\nstart_date: 2025-01-01\nstreams:\n  event_counts: { events: all }\n', '2025-03-01');
+    const { report, sentByPlan, summary } = await planThenRun(
+      'name: t\nstart_date: 2025-01-01\nstreams:\n  event_counts: { events: all }\n',
+      '2025-03-01',
+    );
     const names = fx.emulator.state.analytics.eventNames.length;
     expect(report.streams.map((s) => [s.stream, s.series, s.requests, s.estimated])).toEqual([
       ['discovery: custom_events', names, 3, false],
@@ -238,7 +372,17 @@ describe('engage-etl plan --discover before a first run', () => {
 
   it('needs a source: without a key it refuses before sending anything, as run does', async () => {
     const before = fx.emulator.stats.requests;
-    const { out, code } = await cli(['plan', '--discover', '--base-url', fx.emulator.url, '--pipeline', DEMO, '--db', fx.db, '--json']);
+    const { out, code } = await cli([
+      'plan',
+      '--discover',
+      '--base-url',
+      fx.emulator.url,
+      '--pipeline',
+      DEMO,
+      '--db',
+      fx.db,
+      '--json',
+    ]);
     expect(code).toBe(2);
     expect(JSON.parse(out)).toMatchObject({ exit_code: 2, error: expect.stringMatching(/API key|ENGAGE_API_KEY/) });
     expect(fx.emulator.stats.requests).toBe(before);

@@ -63,7 +63,17 @@ async function planHeld(canvases: number): Promise<{ series: number; requests: n
   try {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--expose-gc', '--input-type=module', '-e', CHILD, '--', join(dir, 'pipeline.yaml'), join(dir, 'none.duckdb'), emulator.url, emulator.demoApiKey],
+      [
+        '--expose-gc',
+        '--input-type=module',
+        '-e',
+        CHILD,
+        '--',
+        join(dir, 'pipeline.yaml'),
+        join(dir, 'none.duckdb'),
+        emulator.url,
+        emulator.demoApiKey,
+      ],
       { maxBuffer: 1 << 20 },
     );
     return JSON.parse(stdout) as { series: number; requests: number; retained: number };
@@ -80,6 +90,9 @@ describe('plan memory per Canvas', () => {
     expect(large.series).toBeGreaterThan(3 * small.series);
     expect(large.requests).toBeGreaterThan(30 * large.series);
     const perCanvas = (large.retained - small.retained) / (large.series - small.series);
-    expect(perCanvas, `${Math.round(perCanvas)} bytes per Canvas (${small.retained} bytes at ${small.series}, ${large.retained} at ${large.series})`).toBeLessThanOrEqual(BYTES_PER_CANVAS);
+    expect(
+      perCanvas,
+      `${Math.round(perCanvas)} bytes per Canvas (${small.retained} bytes at ${small.series}, ${large.retained} at ${large.series})`,
+    ).toBeLessThanOrEqual(BYTES_PER_CANVAS);
   }, 60_000);
 });

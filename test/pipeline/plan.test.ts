@@ -61,7 +61,13 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
       segment_size: 7 * Math.ceil(days / 100),
       canvas_summary: 12 * Math.ceil(days / 14),
     };
-    expect(expected).toEqual({ purchase_quantity: 21_120, revenue: 960, sessions: 14_080, segment_size: 56, canvas_summary: 636 });
+    expect(expected).toEqual({
+      purchase_quantity: 21_120,
+      revenue: 960,
+      sessions: 14_080,
+      segment_size: 56,
+      canvas_summary: 636,
+    });
     for (const [stream, requests] of Object.entries(expected)) {
       const s = plan.streams.find((x) => x.stream === stream)!;
       expect({ stream, requests: s.requests, minimum: s.minimum }).toEqual({ stream, requests, minimum: requests });
@@ -75,8 +81,13 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
   });
 
   it('plans the same 2-year Canvas backfill from data_summary one request per day: 13 times and more the data_series figure', () => {
-    const summaryPipeline = parsePipelineText(SCALED_TEXT.replace('canvas_summary:    { canvases:', 'canvas_summary:    { source: data_summary, canvases:'), 'scaled.yaml');
-    const bySummary = buildPlan(input({ pipeline: summaryPipeline })).streams.find((s) => s.stream === 'canvas_summary')!;
+    const summaryPipeline = parsePipelineText(
+      SCALED_TEXT.replace('canvas_summary:    { canvases:', 'canvas_summary:    { source: data_summary, canvases:'),
+      'scaled.yaml',
+    );
+    const bySummary = buildPlan(input({ pipeline: summaryPipeline })).streams.find(
+      (s) => s.stream === 'canvas_summary',
+    )!;
     const bySeries = buildPlan(input({})).streams.find((s) => s.stream === 'canvas_summary')!;
     expect(bySummary.requests).toBe(12 * 731);
     expect(bySeries.requests * 13).toBeLessThanOrEqual(bySummary.requests);
@@ -90,10 +101,13 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
       const max = sp.maxUnits;
       expect(max).toBe(sp.stream.name === 'canvas_summary' ? 14 : 100);
       const ws = cursorWindows(sp.cursor);
-      if (ws[0]!.start.toMillis() !== Date.UTC(2024, 0, 1) || ws.at(-1)!.end.toMillis() !== Date.UTC(2026, 0, 1)) problems.push(`${sp.seriesKey}: range`);
+      if (ws[0]!.start.toMillis() !== Date.UTC(2024, 0, 1) || ws.at(-1)!.end.toMillis() !== Date.UTC(2026, 0, 1))
+        problems.push(`${sp.seriesKey}: range`);
       ws.forEach((w, i) => {
-        if (w.length !== (w.end.toMillis() - w.start.toMillis()) / unitMs || w.length > max) problems.push(`${sp.seriesKey} window ${i}: length ${w.length}`);
-        if (i > 0 && w.start.toMillis() !== ws[i - 1]!.end.toMillis()) problems.push(`${sp.seriesKey} window ${i}: gap`);
+        if (w.length !== (w.end.toMillis() - w.start.toMillis()) / unitMs || w.length > max)
+          problems.push(`${sp.seriesKey} window ${i}: length ${w.length}`);
+        if (i > 0 && w.start.toMillis() !== ws[i - 1]!.end.toMillis())
+          problems.push(`${sp.seriesKey} window ${i}: gap`);
         // Only the oldest window may be short: the recent units travel in full requests.
         if (i > 0 && w.length !== max) problems.push(`${sp.seriesKey} window ${i}: short`);
       });
@@ -103,8 +117,14 @@ describe('buildPlan on a scaled pipeline of 339 series', () => {
 
   it('plans a nightly increment as the look-back plus the new units: one request per series, two when an hourly range passes 100 hours', () => {
     const watermark = new Date(Date.UTC(2026, 0, 1));
-    const states: PlannedState[] = buildPlan(input({})).series.map((sp) => ({ stream: sp.stream.name, seriesKey: sp.seriesKey, watermark }));
-    expect(states.filter((s) => s.stream === 'canvas_summary').map((s) => s.seriesKey)).toEqual(canvases.map((id) => `unit=day|canvas_id=${id}`));
+    const states: PlannedState[] = buildPlan(input({})).series.map((sp) => ({
+      stream: sp.stream.name,
+      seriesKey: sp.seriesKey,
+      watermark,
+    }));
+    expect(states.filter((s) => s.stream === 'canvas_summary').map((s) => s.seriesKey)).toEqual(
+      canvases.map((id) => `unit=day|canvas_id=${id}`),
+    );
     // until 03:00 on Jan 2: daily ranges are Dec 29 → Jan 3 (5 days); hourly Dec 29 00:00 → Jan 2 03:00 (99 hours).
     const night = buildPlan(input({ states, until: utc('2026-01-02T03:00:00Z') }));
     const of = (stream: string) => night.streams.find((s) => s.stream === stream)!;
@@ -148,7 +168,11 @@ describe('estimateDuration', () => {
   it('keeps rate × latency × 1.5 in flight per pool, and at least 8: latency binds only when the rate needs fewer', () => {
     const fast = estimateDuration({ default: 800, cdi: 10 }, { latencyMs: 50 });
     // 69.4/s × 50 ms × 1.5 = 5.2, under the least a pool keeps in flight.
-    expect(fast.pools.find((p) => p.pool === 'default')).toMatchObject({ inFlight: 8, ms: 100 * 50, boundBy: 'latency' });
+    expect(fast.pools.find((p) => p.pool === 'default')).toMatchObject({
+      inFlight: 8,
+      ms: 100 * 50,
+      boundBy: 'latency',
+    });
     expect([fast.boundBy, fast.pool]).toEqual(['latency', 'default']);
     // At 250 ms the same pool keeps ceil(26.04) = 27 in flight: faster than its sustained rate, within its budget.
     const slow = estimateDuration({ default: 1_690 }, { latencyMs: 250 });

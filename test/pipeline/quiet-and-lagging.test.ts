@@ -34,10 +34,19 @@ function twists(emulator: Emulator): VariantOptions {
   return {
     rewriteBody: (path, _query, body) => {
       if (path === '/campaigns/details') return { ...body, last_sent: LAST_SENT };
-      if (path === '/campaigns/data_series') return { ...body, data: (body['data'] as Point[]).filter((p) => Date.parse(`${p.time.slice(0, 10)}T00:00:00Z`) < QUIET_FROM) };
+      if (path === '/campaigns/data_series')
+        return {
+          ...body,
+          data: (body['data'] as Point[]).filter((p) => Date.parse(`${p.time.slice(0, 10)}T00:00:00Z`) < QUIET_FROM),
+        };
       if (path === '/segments/data_series') {
         const today = Math.floor(emulator.clock.nowMs() / DAY) * DAY;
-        return { ...body, data: (body['data'] as Point[]).filter((p) => Date.parse(`${p.time.slice(0, 10)}T00:00:00Z`) < today - 2 * DAY) };
+        return {
+          ...body,
+          data: (body['data'] as Point[]).filter(
+            (p) => Date.parse(`${p.time.slice(0, 10)}T00:00:00Z`) < today - 2 * DAY,
+          ),
+        };
       }
       return body;
     },
@@ -54,10 +63,22 @@ beforeAll(async () => {
   for (let night = 0; night < NIGHTS; night++) {
     const until = new Date(FIRST_NIGHT + night * DAY).toISOString();
     emulator.clock.set(until);
-    const { summary, variant } = await runs.runThrough(emulator, { name: 'nightly', from: '2025-02-01', until }, twists(emulator));
+    const { summary, variant } = await runs.runThrough(
+      emulator,
+      { name: 'nightly', from: '2025-02-01', until },
+      twists(emulator),
+    );
     const [count] = await runs.query('nightly', 'SELECT count(*) AS n FROM _etl_holes');
-    const [state] = await runs.query('nightly', `SELECT watermark FROM _etl_series_state WHERE stream = 'segment_size'`);
-    nights.push({ summary, holes: Number(count!['n']), watermark: state!['watermark'] as Date, details: variant.stats.byPath['/campaigns/details'] ?? 0 });
+    const [state] = await runs.query(
+      'nightly',
+      `SELECT watermark FROM _etl_series_state WHERE stream = 'segment_size'`,
+    );
+    nights.push({
+      summary,
+      holes: Number(count!['n']),
+      watermark: state!['watermark'] as Date,
+      details: variant.stats.byPath['/campaigns/details'] ?? 0,
+    });
   }
 }, 300_000);
 
@@ -74,21 +95,26 @@ describe('a dormant campaign and a lagging source, six nights in a row', () => {
     }
   });
 
-  it('asks no details beyond the campaigns stream\'s, and follows up the quiet days only before the details are known', () => {
+  it("asks no details beyond the campaigns stream's, and follows up the quiet days only before the details are known", () => {
     expect(nights[0]!.details).toBeGreaterThan(0);
     // Every request beyond the plan is an edge follow-up: the lagging segment's tail, each night; the quiet campaign's
     // tail, the first night only (from the second its stored details say the days are quiet, worth no follow-up).
     expect(nights.map((n) => n.summary.requests.followUps)).toEqual([2, 1, 1, 1, 1, 1]);
-    for (const n of nights) expect(n.summary.requests.sent).toBe(n.summary.requests.planned + n.summary.requests.followUps);
+    for (const n of nights)
+      expect(n.summary.requests.sent).toBe(n.summary.requests.planned + n.summary.requests.followUps);
   });
 
   it('waits for the lagging days with one warning a night, keeping the watermark before them', () => {
     nights.forEach((n, i) => {
-      expect(n.summary.warnings.filter((w) => w.code === 'source_lagging').map((w) => w.stream)).toEqual(['segment_size']);
+      expect(n.summary.warnings.filter((w) => w.code === 'source_lagging').map((w) => w.stream)).toEqual([
+        'segment_size',
+      ]);
       // The two complete days before --until are not there yet: the watermark stays at the first of them.
       expect(n.watermark.toISOString()).toBe(new Date(FIRST_NIGHT + (i - 2) * DAY).toISOString());
     });
-    expect(nights[0]!.summary.warnings.find((w) => w.code === 'source_lagging')!.message).toMatch(/has no data yet for unit=day\|segment_id=seg_1 from 2025-03-08T00:00:00.000Z on .* asked again by the next runs/);
+    expect(nights[0]!.summary.warnings.find((w) => w.code === 'source_lagging')!.message).toMatch(
+      /has no data yet for unit=day\|segment_id=seg_1 from 2025-03-08T00:00:00.000Z on .* asked again by the next runs/,
+    );
   });
 
   it('loads the lagging days once they come: the segment series has every day up to three before the last night', async () => {

@@ -31,7 +31,10 @@ function quietAfterLastSend(emulator: Emulator): VariantOptions {
       if (path !== '/campaigns/data_series') return body;
       const last = lastSendDay.get(query.get('campaign_id') ?? '');
       if (last === undefined) return body;
-      return { ...body, data: (body['data'] as Point[]).filter((p) => Date.parse(`${p.time.slice(0, 10)}T00:00:00Z`) <= last) };
+      return {
+        ...body,
+        data: (body['data'] as Point[]).filter((p) => Date.parse(`${p.time.slice(0, 10)}T00:00:00Z`) <= last),
+      };
     },
   };
 }
@@ -51,22 +54,40 @@ let quiet: string[] = [];
 let series: number;
 
 beforeAll(async () => {
-  emulator = await createEmulator({ seed: 11, idStyle: 'uuid', size: { campaigns: 24 }, now: new Date(FIRST_NIGHT).toISOString(), rateLimits: false });
+  emulator = await createEmulator({
+    seed: 11,
+    idStyle: 'uuid',
+    size: { campaigns: 24 },
+    now: new Date(FIRST_NIGHT).toISOString(),
+    rateLimits: false,
+  });
   runs = await PipelineRuns.create(PIPELINE);
   for (let night = 0; night < NIGHTS; night++) {
     const until = new Date(FIRST_NIGHT + night * DAY).toISOString();
     emulator.clock.set(until);
-    const { summary, variant } = await runs.runThrough(emulator, { name: 'nightly', from: '2025-01-15', until }, quietAfterLastSend(emulator));
+    const { summary, variant } = await runs.runThrough(
+      emulator,
+      { name: 'nightly', from: '2025-01-15', until },
+      quietAfterLastSend(emulator),
+    );
     const [count] = await runs.query('nightly', 'SELECT count(*) AS n FROM _etl_holes');
     nights.push({
-      summary, holes: Number(count!['n']),
-      detailsRequests: variant.stats.byPath['/campaigns/details'] ?? 0, seriesRequests: variant.stats.byPath['/campaigns/data_series'] ?? 0,
+      summary,
+      holes: Number(count!['n']),
+      detailsRequests: variant.stats.byPath['/campaigns/details'] ?? 0,
+      seriesRequests: variant.stats.byPath['/campaigns/data_series'] ?? 0,
     });
     if (night === 0) {
       // A series with no day stored at all is quiet too: its campaign last sent before start_date.
-      const rows = await runs.query('nightly', `SELECT s.series_key, max(c.time) AS last FROM _etl_series_state s LEFT JOIN campaign_series c ON s.series_key = 'unit=day|campaign_id=' || c.campaign_id WHERE s.stream = 'campaign_series' GROUP BY s.series_key`);
+      const rows = await runs.query(
+        'nightly',
+        `SELECT s.series_key, max(c.time) AS last FROM _etl_series_state s LEFT JOIN campaign_series c ON s.series_key = 'unit=day|campaign_id=' || c.campaign_id WHERE s.stream = 'campaign_series' GROUP BY s.series_key`,
+      );
       series = rows.length;
-      quiet = rows.filter((r) => r['last'] === null || (r['last'] as Date).getTime() < FIRST_NIGHT - DAY).map((r) => String(r['series_key']).split('=').at(-1)!).sort();
+      quiet = rows
+        .filter((r) => r['last'] === null || (r['last'] as Date).getTime() < FIRST_NIGHT - DAY)
+        .map((r) => String(r['series_key']).split('=').at(-1)!)
+        .sort();
     }
   }
 }, 300_000);
@@ -89,7 +110,10 @@ describe('campaign_series alone over campaigns that went quiet, four nights in a
 
   it('reads the details of the quiet campaigns only, once each, the first night', async () => {
     expect(nights[0]!.detailsRequests).toBe(quiet.length);
-    const stored = await runs.query('nightly', `SELECT campaign_id, last_sent, _list_version FROM campaigns ORDER BY campaign_id`);
+    const stored = await runs.query(
+      'nightly',
+      `SELECT campaign_id, last_sent, _list_version FROM campaigns ORDER BY campaign_id`,
+    );
     expect(stored.map((r) => String(r['campaign_id']))).toEqual(quiet);
     expect(stored.every((r) => r['last_sent'] instanceof Date && r['_list_version'] !== null)).toBe(true);
   });

@@ -41,17 +41,27 @@ describe('runs within the rate-limit pools', () => {
     fx = undefined;
   });
 
-  it('finishes a backfill larger than the purchases pool\'s budget in waves, with zero 429s, while the default pool keeps going', async () => {
+  it("finishes a backfill larger than the purchases pool's budget in waves, with zero 429s, while the default pool keeps going", async () => {
     // The emulator's windows and the client's limiter read one virtual clock: the waits are real waits of the run, only
     // the test does not spend them.
     const clock = new VirtualClock();
-    fx = await PipelineFixture.create({ now: '2025-03-10T05:30:00Z', pipeline: PIPELINE, emulator: { limitScale: SCALE, limitWindowScale: WINDOW_SCALE, rateLimitNow: clock.now } });
+    fx = await PipelineFixture.create({
+      now: '2025-03-10T05:30:00Z',
+      pipeline: PIPELINE,
+      emulator: { limitScale: SCALE, limitWindowScale: WINDOW_SCALE, rateLimitNow: clock.now },
+    });
     const starts: Started[] = [];
     const onEvent = (e: ClientEvent): void => {
       clock.observe(e);
       if (e.type === 'request-started') starts.push({ pool: e.pool, at: clock.now() });
     };
-    const summary = await fx.run({}, { client: { onEvent, now: clock.now, sleep: clock.sleep }, scheduler: { pools: CLIENT_POOLS, now: clock.now, sleep: clock.sleep } });
+    const summary = await fx.run(
+      {},
+      {
+        client: { onEvent, now: clock.now, sleep: clock.sleep },
+        scheduler: { pools: CLIENT_POOLS, now: clock.now, sleep: clock.sleep },
+      },
+    );
 
     // 2024-06-01 → 2025-03-11 is 283 days: 3 windows × 6 purchase series + 3 events pages (612 names, read by discovery
     // and counted as read) = 21 requests, 5 waves of 5.
@@ -71,7 +81,8 @@ describe('runs within the rate-limit pools', () => {
     // starts, so its 21 requests (3 of them the events list's pages) span more than 3 windows.
     const { limit, windowMs } = CLIENT_POOLS.purchases_events!;
     const purchaseAt = starts.filter((e) => e.pool === 'purchases_events').map((e) => e.at);
-    for (let i = limit; i < purchaseAt.length; i++) expect(purchaseAt[i]! - purchaseAt[i - limit]!).toBeGreaterThanOrEqual(windowMs);
+    for (let i = limit; i < purchaseAt.length; i++)
+      expect(purchaseAt[i]! - purchaseAt[i - limit]!).toBeGreaterThanOrEqual(windowMs);
     expect(purchaseAt.at(-1)! - purchaseAt[0]!).toBeGreaterThanOrEqual(3 * windowMs);
     // The default pool never waits for the purchases pool: its requests are all out while that one is still spreading.
     const defaultAt = starts.filter((e) => e.pool === 'default').map((e) => e.at);
@@ -98,13 +109,19 @@ streams:
     // was committed; a failure of one stream alone would undo that stream's progress instead).
     const failingFetch: typeof fetch = async (input, init) => {
       calls += 1;
-      if (calls > STOP_AFTER) return new Response(JSON.stringify({ message: 'stopped by the test' }), { status: 401, headers: { 'content-type': 'application/json' } });
+      if (calls > STOP_AFTER)
+        return new Response(JSON.stringify({ message: 'stopped by the test' }), {
+          status: 401,
+          headers: { 'content-type': 'application/json' },
+        });
       const url = String(input);
       const res = await fetch(input, init);
       if (res.ok) firstQueries.push(new URL(url).search);
       return res;
     };
-    await expect(fx.run({}, { client: { fetch: failingFetch }, scheduler: { maxInFlight: CONCURRENCY } })).rejects.toThrow(/stopped by the test/);
+    await expect(
+      fx.run({}, { client: { fetch: failingFetch }, scheduler: { maxInFlight: CONCURRENCY } }),
+    ).rejects.toThrow(/stopped by the test/);
 
     const secondQueries: string[] = [];
     const recordingFetch: typeof fetch = async (input, init) => {
@@ -119,14 +136,18 @@ streams:
     const total = 12 * Math.ceil(800 / 100);
     expect(firstQueries.length).toBeGreaterThan(STOP_AFTER - CONCURRENCY);
     expect(firstQueries.length).toBeLessThanOrEqual(STOP_AFTER);
-    const startedSeries = new Set(firstQueries.map((q) => {
-      const p = new URLSearchParams(q);
-      return `${p.get('app_id')}|${p.get('product')}`;
-    })).size;
+    const startedSeries = new Set(
+      firstQueries.map((q) => {
+        const p = new URLSearchParams(q);
+        return `${p.get('app_id')}|${p.get('product')}`;
+      }),
+    ).size;
     const budget = total - firstQueries.length + CONCURRENCY + startedSeries;
     expect(secondQueries.length).toBeLessThanOrEqual(budget);
 
-    const rows = await fx.query(`SELECT count(*) AS n, count(DISTINCT app_id || product || CAST(time AS VARCHAR)) AS k FROM purchase_quantity`);
+    const rows = await fx.query(
+      `SELECT count(*) AS n, count(DISTINCT app_id || product || CAST(time AS VARCHAR)) AS k FROM purchase_quantity`,
+    );
     expect(rows[0]).toEqual({ n: 12 * 800, k: 12 * 800 });
   });
 });

@@ -15,7 +15,9 @@ const DAYS = 161;
 const HOURS = 160 * 24 + 13;
 
 async function api(f: PipelineFixture, path: string): Promise<any> {
-  const res = await fetch(`${f.emulator.url}${path}`, { headers: { Authorization: `Bearer ${f.emulator.demoApiKey}` } });
+  const res = await fetch(`${f.emulator.url}${path}`, {
+    headers: { Authorization: `Bearer ${f.emulator.demoApiKey}` },
+  });
   expect(res.status, path).toBe(200);
   return res.json();
 }
@@ -51,28 +53,43 @@ describe('a first run against the emulator', () => {
   it('stores exactly what the API answers for a day, asked for independently one day at a time', async () => {
     for (const day of ['2024-10-01', '2024-12-31', '2025-01-09', '2025-03-09', '2025-03-10']) {
       const body = await api(f, `/purchases/quantity_series?length=1&unit=day&ending_at=${day}T12:00:00Z&app_id=app_1`);
-      const [row] = await f.query(`SELECT purchase_quantity FROM purchase_quantity WHERE app_id = 'app_1' AND product = '*' AND time = TIMESTAMP '${day} 00:00:00'`);
+      const [row] = await f.query(
+        `SELECT purchase_quantity FROM purchase_quantity WHERE app_id = 'app_1' AND product = '*' AND time = TIMESTAMP '${day} 00:00:00'`,
+      );
       expect(num(row!['purchase_quantity']), day).toBe(body.data[0].purchase_quantity);
     }
-    const hours = await api(f, '/sessions/data_series?length=3&unit=hour&ending_at=2025-01-09T05:30:00Z&segment_id=seg_1');
-    const stored = await f.query(`SELECT sessions FROM sessions WHERE app_id = '*' AND segment_id = 'seg_1' AND time BETWEEN TIMESTAMP '2025-01-09 03:00:00' AND TIMESTAMP '2025-01-09 05:00:00' ORDER BY time`);
+    const hours = await api(
+      f,
+      '/sessions/data_series?length=3&unit=hour&ending_at=2025-01-09T05:30:00Z&segment_id=seg_1',
+    );
+    const stored = await f.query(
+      `SELECT sessions FROM sessions WHERE app_id = '*' AND segment_id = 'seg_1' AND time BETWEEN TIMESTAMP '2025-01-09 03:00:00' AND TIMESTAMP '2025-01-09 05:00:00' ORDER BY time`,
+    );
     expect(stored.map((r) => num(r['sessions']))).toEqual(hours.data.map((p: { sessions: number }) => p.sessions));
   });
 
-  it('keeps Canvas summaries daily: fourteen stored days sum to the API\'s fourteen-day roll-up', async () => {
-    const body = await api(f, '/canvas/data_summary?canvas_id=cv_1&starting_at=2025-01-01T00:00:00Z&ending_at=2025-01-14T23:59:59Z');
-    const [sum] = await f.query(`SELECT sum(entries) AS entries, sum(conversions) AS conversions, round(sum(revenue), 2) AS revenue FROM canvas_summary WHERE canvas_id = 'cv_1' AND day BETWEEN DATE '2025-01-01' AND DATE '2025-01-14'`);
+  it("keeps Canvas summaries daily: fourteen stored days sum to the API's fourteen-day roll-up", async () => {
+    const body = await api(
+      f,
+      '/canvas/data_summary?canvas_id=cv_1&starting_at=2025-01-01T00:00:00Z&ending_at=2025-01-14T23:59:59Z',
+    );
+    const [sum] = await f.query(
+      `SELECT sum(entries) AS entries, sum(conversions) AS conversions, round(sum(revenue), 2) AS revenue FROM canvas_summary WHERE canvas_id = 'cv_1' AND day BETWEEN DATE '2025-01-01' AND DATE '2025-01-14'`,
+    );
     expect(num(sum!['entries'])).toBe(body.data.total_stats.entries);
     expect(num(sum!['conversions'])).toBe(body.data.total_stats.conversions);
     expect(num(sum!['revenue'])).toBeCloseTo(body.data.total_stats.revenue, 2);
-    const [variants] = await f.query(`SELECT count(DISTINCT variant_id) AS n FROM canvas_variant_summary WHERE canvas_id = 'cv_1'`);
+    const [variants] = await f.query(
+      `SELECT count(DISTINCT variant_id) AS n FROM canvas_variant_summary WHERE canvas_id = 'cv_1'`,
+    );
     expect(num(variants!['n'])).toBeGreaterThan(1);
     const [messages] = await f.query('SELECT count(*) AS n FROM canvas_step_messages');
     expect(num(messages!['n'])).toBeGreaterThan(0);
   });
 
   it('loads the metadata and the paged lists whole', async () => {
-    const [m] = await f.query(`SELECT (SELECT count(*) FROM canvases) AS canvases, (SELECT count(*) FROM canvas_steps) AS steps,
+    const [m] =
+      await f.query(`SELECT (SELECT count(*) FROM canvases) AS canvases, (SELECT count(*) FROM canvas_steps) AS steps,
       (SELECT count(*) FROM email_templates) AS templates, (SELECT count(*) FROM content_blocks) AS blocks,
       (SELECT count(*) FROM data_integrations) AS integrations, (SELECT count(*) FROM custom_events) AS events`);
     expect(m).toMatchObject({ canvases: 2, templates: 2, blocks: 2, integrations: 23, events: 612 });
@@ -91,9 +108,13 @@ describe('a first run against the emulator', () => {
   });
 
   it('never lets a watermark enter the in-progress day or hour', async () => {
-    const rows = await f.query("SELECT stream, unit, max(watermark) AS wm FROM _etl_series_state WHERE unit IN ('day', 'hour') GROUP BY ALL");
+    const rows = await f.query(
+      "SELECT stream, unit, max(watermark) AS wm FROM _etl_series_state WHERE unit IN ('day', 'hour') GROUP BY ALL",
+    );
     for (const r of rows) {
-      expect(r['wm'], String(r['stream'])).toEqual(r['unit'] === 'hour' ? new Date('2025-03-10T12:00:00Z') : utcDay('2025-03-10'));
+      expect(r['wm'], String(r['stream'])).toEqual(
+        r['unit'] === 'hour' ? new Date('2025-03-10T12:00:00Z') : utcDay('2025-03-10'),
+      );
     }
   });
 
@@ -101,11 +122,17 @@ describe('a first run against the emulator', () => {
     for (const spec of TABLE_SPECS) {
       const dir = join(f.out, spec.name);
       // A table of a stream this pipeline does not have holds no row and gets no folder.
-      const files = (await readdir(dir, { recursive: true }).catch(() => [] as string[])).filter((p) => p.endsWith('.parquet'));
+      const files = (await readdir(dir, { recursive: true }).catch(() => [] as string[])).filter((p) =>
+        p.endsWith('.parquet'),
+      );
       const cols = spec.columns.map((c) => c.name);
       const fromParquet: Record<string, unknown>[] = [];
       for (const file of files) {
-        const rows = await parquetReadObjects({ file: await asyncBufferFromFile(join(dir, file)), compressors, columns: cols });
+        const rows = await parquetReadObjects({
+          file: await asyncBufferFromFile(join(dir, file)),
+          compressors,
+          columns: cols,
+        });
         fromParquet.push(...rows);
       }
       const fromDuck = await f.tableData(spec.name);
@@ -148,11 +175,15 @@ describe('the next runs', () => {
   });
 
   it('completes the day that was in progress once the clock has moved past it', async () => {
-    const partial = await f.query(`SELECT purchase_quantity AS q FROM purchase_quantity WHERE app_id = '*' AND product = '*' AND time = TIMESTAMP '2025-03-10 00:00:00'`);
+    const partial = await f.query(
+      `SELECT purchase_quantity AS q FROM purchase_quantity WHERE app_id = '*' AND product = '*' AND time = TIMESTAMP '2025-03-10 00:00:00'`,
+    );
     f.emulator.clock.set('2025-03-11T06:00:00Z');
     await f.run();
     const body = await api(f, '/purchases/quantity_series?length=1&unit=day&ending_at=2025-03-10T23:59:59Z');
-    const [complete] = await f.query(`SELECT purchase_quantity AS q FROM purchase_quantity WHERE app_id = '*' AND product = '*' AND time = TIMESTAMP '2025-03-10 00:00:00'`);
+    const [complete] = await f.query(
+      `SELECT purchase_quantity AS q FROM purchase_quantity WHERE app_id = '*' AND product = '*' AND time = TIMESTAMP '2025-03-10 00:00:00'`,
+    );
     expect(num(complete!['q'])).toBe(body.data[0].purchase_quantity);
     expect(num(complete!['q'])).toBeGreaterThan(num(partial[0]!['q']));
     const [wm] = await f.query(`SELECT min(watermark) AS wm FROM _etl_series_state WHERE unit = 'day'`);
@@ -162,8 +193,15 @@ describe('the next runs', () => {
   it('corrects a restated day inside the look-back, and a full refresh corrects one older than it', async () => {
     f.emulator.state.analytics.restate({ series: 'purchases', day: '2025-03-09', factor: 2 });
     f.emulator.state.analytics.restate({ series: 'purchases', day: '2025-01-15', factor: 2 });
-    const q = (day: string) => f.query(`SELECT purchase_quantity AS q FROM purchase_quantity WHERE app_id = '*' AND product = '*' AND time = TIMESTAMP '${day} 00:00:00'`).then((r) => num(r[0]!['q']));
-    const upstream = async (day: string) => (await api(f, `/purchases/quantity_series?length=1&unit=day&ending_at=${day}T23:59:59Z`)).data[0].purchase_quantity as number;
+    const q = (day: string) =>
+      f
+        .query(
+          `SELECT purchase_quantity AS q FROM purchase_quantity WHERE app_id = '*' AND product = '*' AND time = TIMESTAMP '${day} 00:00:00'`,
+        )
+        .then((r) => num(r[0]!['q']));
+    const upstream = async (day: string) =>
+      (await api(f, `/purchases/quantity_series?length=1&unit=day&ending_at=${day}T23:59:59Z`)).data[0]
+        .purchase_quantity as number;
     const [recentBefore, oldBefore] = [await q('2025-03-09'), await q('2025-01-15')];
     const summary = await f.run();
     expect(summary.tables.find((t) => t.table === 'purchase_quantity')!.updated).toBeGreaterThan(0);

@@ -28,7 +28,13 @@ let runs: PipelineRuns;
 beforeAll(async () => {
   emulator = await createEmulator({ seed: 3, now: NOW, rateLimits: false });
   runs = await PipelineRuns.create(PIPELINE);
-  await runs.run({ name: 'direct-earlier', baseUrl: emulator.url, apiKey: emulator.demoApiKey, from: FROM, until: EARLIER });
+  await runs.run({
+    name: 'direct-earlier',
+    baseUrl: emulator.url,
+    apiKey: emulator.demoApiKey,
+    from: FROM,
+    until: EARLIER,
+  });
   await runs.run({ name: 'direct-now', baseUrl: emulator.url, apiKey: emulator.demoApiKey, from: FROM, until: NOW });
 }, 120_000);
 
@@ -54,12 +60,19 @@ describe.each(CASES)('a platform that writes its days as local midnights ($form)
     expect(recorded.map((r) => r['utc_offset'])).toEqual([offsets.at(-1)]);
     const changed = summary.warnings.filter((w) => w.code === 'series_offset_changed');
     expect(changed.map((w) => w.stream).sort()).toEqual(warned ? ['campaign_series', 'kpis', 'segment_size'] : []);
-    if (warned) expect(changed[0]!.message).toMatch(/with offset \+02:00, where earlier days came with \+01:00 .*kept under the date the platform wrote/);
+    if (warned)
+      expect(changed[0]!.message).toMatch(
+        /with offset \+02:00, where earlier days came with \+01:00 .*kept under the date the platform wrote/,
+      );
     expect(summary.warnings.filter((w) => w.code !== 'series_offset_changed')).toEqual([]);
   }, 120_000);
 
-  it('asks the next run\'s windows in the platform\'s days, and loads the same rows as a direct run', async () => {
-    const { summary, variant } = await runs.runThrough(emulator, { name: form, from: FROM, until: NOW }, { timeForm: form });
+  it("asks the next run's windows in the platform's days, and loads the same rows as a direct run", async () => {
+    const { summary, variant } = await runs.runThrough(
+      emulator,
+      { name: form, from: FROM, until: NOW },
+      { timeForm: form },
+    );
     expect(differences(await runs.diff('direct-now', form))).toEqual([]);
     const local = offsets.at(-1) === '+00:00' ? 'Z' : offsets.at(-1);
     expect(variant.stats.dayEndingAts.length).toBeGreaterThan(0);

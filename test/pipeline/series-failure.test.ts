@@ -28,7 +28,10 @@ function breakDau(proxy: HostileProxy): void {
 }
 
 async function failedRun(f: PipelineFixture, proxy: HostileProxy): Promise<StreamsFailedError> {
-  const err = await f.run({ baseUrl: proxy.url }).then(() => undefined, (e: unknown) => e);
+  const err = await f.run({ baseUrl: proxy.url }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof StreamsFailedError)) throw err;
   return err as StreamsFailedError;
 }
@@ -41,12 +44,18 @@ async function allTables(f: PipelineFixture): Promise<Record<string, unknown>> {
 }
 
 const kpiRows = (f: PipelineFixture, dau: boolean) =>
-  f.query(`SELECT * EXCLUDE ("_loaded_at", "_run_id") FROM "kpi_series" WHERE ("metric" = 'dau') = ${dau} ORDER BY ALL`);
+  f.query(
+    `SELECT * EXCLUDE ("_loaded_at", "_run_id") FROM "kpi_series" WHERE ("metric" = 'dau') = ${dau} ORDER BY ALL`,
+  );
 const kpiState = (f: PipelineFixture, dau: boolean) =>
-  f.query(`SELECT "series_key", "watermark", "rows_loaded" FROM "_etl_series_state" WHERE "stream" = 'kpis' AND ("series_key" LIKE '%metric=dau|%') = ${dau} ORDER BY 1`);
+  f.query(
+    `SELECT "series_key", "watermark", "rows_loaded" FROM "_etl_series_state" WHERE "stream" = 'kpis' AND ("series_key" LIKE '%metric=dau|%') = ${dau} ORDER BY 1`,
+  );
 
 async function manifestRows(f: PipelineFixture, table: string): Promise<unknown> {
-  const manifest = JSON.parse(await readFile(join(f.out, 'manifests', `${table}.json`), 'utf8')) as { files: { path: string; rows: number }[] };
+  const manifest = JSON.parse(await readFile(join(f.out, 'manifests', `${table}.json`), 'utf8')) as {
+    files: { path: string; rows: number }[];
+  };
   return manifest.files.map((file) => [file.path, file.rows]);
 }
 
@@ -80,16 +89,18 @@ describe('a series whose endpoint answers a body that cannot be read, on a secon
 
   it('fails the run naming each failed series, its id, and that retrying cannot help', () => {
     expect(failure.summary.status).toBe('failed');
-    expect(failure.summary.failedSeries.map((s) => [s.stream, s.series, s.id ?? null, s.retriable]).sort()).toEqual([
-      ['kpis', 'unit=day|metric=dau|app_id=*', null, false],
-      ['kpis', 'unit=day|metric=dau|app_id=app_1', 'app_1', false],
-    ].sort());
+    expect(failure.summary.failedSeries.map((s) => [s.stream, s.series, s.id ?? null, s.retriable]).sort()).toEqual(
+      [
+        ['kpis', 'unit=day|metric=dau|app_id=*', null, false],
+        ['kpis', 'unit=day|metric=dau|app_id=app_1', 'app_1', false],
+      ].sort(),
+    );
     expect(failure.summary.failedSeries[0]!.error).toMatch(/\/kpi\/dau\/data_series.*dau/);
     expect(failure.summary.failedStreams.map((s) => s.stream)).toEqual(['kpis']);
     expect(failure.message).toMatch(/2 series of 1 stream\(s\) could not complete.*kpis/);
   });
 
-  it('publishes every other series — the failed stream\'s other metrics included — exactly as a clean run does', async () => {
+  it("publishes every other series — the failed stream's other metrics included — exactly as a clean run does", async () => {
     const mine = await allTables(f);
     const theirs = await allTables(clean);
     delete mine['kpi_series'];
@@ -99,21 +110,29 @@ describe('a series whose endpoint answers a body that cannot be read, on a secon
     expect(await kpiState(f, false)).toEqual(await kpiState(clean, false));
   });
 
-  it('keeps the failed series\' rows and watermarks as the previous run left them, and publishes the rest of its table', async () => {
+  it("keeps the failed series' rows and watermarks as the previous run left them, and publishes the rest of its table", async () => {
     expect(await kpiRows(f, true)).toEqual(dauBefore);
     expect(await kpiState(f, true)).toEqual(dauStateBefore);
     const manifested = (await manifestRows(f, 'kpi_series')) as [string, number][];
-    expect(manifested.reduce((n, [, rows]) => n + rows, 0)).toBe((await kpiRows(f, true)).length + (await kpiRows(f, false)).length);
-    const published = await f.query(`SELECT count(*) AS n FROM read_parquet('${f.out}/kpi_series/**/*.parquet') WHERE "metric" = 'mau'`);
+    expect(manifested.reduce((n, [, rows]) => n + rows, 0)).toBe(
+      (await kpiRows(f, true)).length + (await kpiRows(f, false)).length,
+    );
+    const published = await f.query(
+      `SELECT count(*) AS n FROM read_parquet('${f.out}/kpi_series/**/*.parquet') WHERE "metric" = 'mau'`,
+    );
     expect(Number(published[0]!['n'])).toBe((await kpiRows(clean, false)).filter((r) => r['metric'] === 'mau').length);
   });
 
-  it('records the failed series for status, and each stream\'s outcome', async () => {
-    const stored = await f.query(`SELECT "stream", "series_key", "object_id", "retriable" FROM "_etl_series_failures" ORDER BY 2`);
-    expect(stored).toEqual([
-      { stream: 'kpis', series_key: 'unit=day|metric=dau|app_id=*', object_id: null, retriable: false },
-      { stream: 'kpis', series_key: 'unit=day|metric=dau|app_id=app_1', object_id: 'app_1', retriable: false },
-    ].sort((a, b) => a.series_key.localeCompare(b.series_key)));
+  it("records the failed series for status, and each stream's outcome", async () => {
+    const stored = await f.query(
+      `SELECT "stream", "series_key", "object_id", "retriable" FROM "_etl_series_failures" ORDER BY 2`,
+    );
+    expect(stored).toEqual(
+      [
+        { stream: 'kpis', series_key: 'unit=day|metric=dau|app_id=*', object_id: null, retriable: false },
+        { stream: 'kpis', series_key: 'unit=day|metric=dau|app_id=app_1', object_id: 'app_1', retriable: false },
+      ].sort((a, b) => a.series_key.localeCompare(b.series_key)),
+    );
     const outcomes = await f.query(`SELECT "stream", "status" FROM "_etl_stream_outcomes" ORDER BY 1`);
     expect(outcomes.find((o) => o['stream'] === 'kpis')).toMatchObject({ status: 'failed' });
     expect(outcomes.filter((o) => o['stream'] !== 'kpis').every((o) => o['status'] === 'succeeded')).toBe(true);
@@ -171,11 +190,21 @@ describe('a stream whose requests are answered 503 three times in ten, beyond it
     const failed = new Set(first.failedSeries.map((s) => s.series));
     const [{ n }] = (await f.query(`SELECT count(*)::INT AS n FROM "event_counts"`)) as [{ n: number }];
     expect(n).toBeGreaterThan(0);
-    const states = await f.query(`SELECT "series_key", "watermark" FROM "_etl_series_state" WHERE "stream" = 'event_counts'`);
-    const cleanStates = new Map((await clean.query(`SELECT "series_key", "watermark" FROM "_etl_series_state" WHERE "stream" = 'event_counts'`)).map((r) => [r['series_key'], String(r['watermark'])]));
-    for (const s of states) if (!failed.has(String(s['series_key']))) expect(String(s['watermark'])).toBe(cleanStates.get(s['series_key']));
-    for (const table of ['revenue', 'sessions', 'kpi_series', 'canvas_summary'] as const) expect(await f.tableData(table), table).toEqual(await clean.tableData(table));
-    const published = await f.query(`SELECT count(*)::INT AS n FROM read_parquet('${f.out}/event_counts/**/*.parquet')`);
+    const states = await f.query(
+      `SELECT "series_key", "watermark" FROM "_etl_series_state" WHERE "stream" = 'event_counts'`,
+    );
+    const cleanStates = new Map(
+      (
+        await clean.query(`SELECT "series_key", "watermark" FROM "_etl_series_state" WHERE "stream" = 'event_counts'`)
+      ).map((r) => [r['series_key'], String(r['watermark'])]),
+    );
+    for (const s of states)
+      if (!failed.has(String(s['series_key']))) expect(String(s['watermark'])).toBe(cleanStates.get(s['series_key']));
+    for (const table of ['revenue', 'sessions', 'kpi_series', 'canvas_summary'] as const)
+      expect(await f.tableData(table), table).toEqual(await clean.tableData(table));
+    const published = await f.query(
+      `SELECT count(*)::INT AS n FROM read_parquet('${f.out}/event_counts/**/*.parquet')`,
+    );
     expect(published).toEqual([{ n }]);
   });
 
@@ -194,7 +223,7 @@ describe('a stream whose requests are answered 503 three times in ten, beyond it
   }, 120_000);
 });
 
-describe('engage-etl run as a process when the key lacks one stream\'s permission', () => {
+describe("engage-etl run as a process when the key lacks one stream's permission", () => {
   let em: Emulator;
   let proxy: HostileProxy;
   let dir: string;
@@ -217,14 +246,19 @@ describe('engage-etl run as a process when the key lacks one stream\'s permissio
     await removeDir(dir);
   });
 
-  it('stops sending the stream\'s requests, exits 1 naming it, and --json prints failed_streams and failed_series', async () => {
+  it("stops sending the stream's requests, exits 1 naming it, and --json prints failed_streams and failed_series", async () => {
     const t = await makeTarget(dir);
     const human = await spawnRun(t, proxy, em.demoApiKey, ['--quiet']).done;
     expect(human.code).toBe(1);
     // stderr: JSON log lines (here only the error-level run_finished) and the one line for a person.
-    const lines = human.stderr.trim().split('\n').filter((l) => !l.startsWith('{'));
+    const lines = human.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith('{'));
     expect(lines, human.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^engage-etl: run \S+ failed: \d+ series of 1 stream\(s\) could not complete: segment_size \(\d+ series; GET \/segments\/data_series .*403/);
+    expect(lines[0]).toMatch(
+      /^engage-etl: run \S+ failed: \d+ series of 1 stream\(s\) could not complete: segment_size \(\d+ series; GET \/segments\/data_series .*403/,
+    );
     expect(human.stdout).toMatch(/FAILED segment_size unit=day\|segment_id=\S+ \(\S+\): .*retrying will not help/);
 
     const metrics = join(dir, 'engage.prom');
@@ -241,9 +275,15 @@ describe('engage-etl run as a process when the key lacks one stream\'s permissio
     expect(series.length).toBeGreaterThan(0);
     // Every series of the stream failed with the one 403, and only the requests already in flight met it.
     expect(segmentAsks() - asksBefore).toBeLessThanOrEqual(2 * series.length);
-    expect(series.every((s) => s.stream === 'segment_size' && s.retriable === false && s.series === `unit=day|segment_id=${s.id}`)).toBe(true);
+    expect(
+      series.every(
+        (s) => s.stream === 'segment_size' && s.retriable === false && s.series === `unit=day|segment_id=${s.id}`,
+      ),
+    ).toBe(true);
     expect(String(result['error'])).toMatch(/segment_size/);
-    expect((result['tables'] as { table: string; rows: number }[]).find((t) => t.table === 'revenue')!.rows).toBeGreaterThan(0);
+    expect(
+      (result['tables'] as { table: string; rows: number }[]).find((t) => t.table === 'revenue')!.rows,
+    ).toBeGreaterThan(0);
 
     // The streams that were published count as successes for monitoring; the failed one does not.
     const prom = await readFile(metrics, 'utf8');
@@ -292,11 +332,16 @@ streams:
     const before = proxy.received.length;
     const failure = await failedRun(f, proxy);
     expect(failure.summary.failedStreams.map((s) => s.stream).sort()).toEqual(['canvas_details', 'canvas_summary']);
-    expect(failure.summary.failedSeries.map((s) => [s.stream, s.series, s.retriable]).sort()).toEqual([['canvas_details', 'lists', false], ['canvas_summary', 'lists', false]]);
+    expect(failure.summary.failedSeries.map((s) => [s.stream, s.series, s.retriable]).sort()).toEqual([
+      ['canvas_details', 'lists', false],
+      ['canvas_summary', 'lists', false],
+    ]);
     expect(failure.summary.failedStreams[0]!.error).toMatch(/\/canvas\/list/);
     const sent = proxy.received.slice(before);
     expect(sent.filter((p) => p.startsWith('/canvas/') && !p.startsWith('/canvas/list'))).toEqual([]);
-    const rows = await f.query(`SELECT (SELECT count(*) FROM "revenue") AS revenue, (SELECT count(*) FROM "segment_size") AS segments, (SELECT count(*) FROM "canvases") AS canvases`);
+    const rows = await f.query(
+      `SELECT (SELECT count(*) FROM "revenue") AS revenue, (SELECT count(*) FROM "segment_size") AS segments, (SELECT count(*) FROM "canvases") AS canvases`,
+    );
     expect(Number(rows[0]!['revenue'])).toBeGreaterThan(0);
     expect(Number(rows[0]!['segments'])).toBeGreaterThan(0);
     expect(Number(rows[0]!['canvases'])).toBe(0);
@@ -340,10 +385,12 @@ streams:
     await f?.close();
   });
 
-  it('is a warning and unavailable rows, the run succeeds, and the data is kept equal to a clean run\'s', async () => {
+  it("is a warning and unavailable rows, the run succeeds, and the data is kept equal to a clean run's", async () => {
     expect(run.status).toBe('succeeded');
     expect(run.failedSeries).toEqual([]);
-    expect(run.warnings.filter((w) => w.code === 'reconciliation_unavailable').map((w) => w.stream)).toEqual(['canvas_summary']);
+    expect(run.warnings.filter((w) => w.code === 'reconciliation_unavailable').map((w) => w.stream)).toEqual([
+      'canvas_summary',
+    ]);
     expect(run.reconciliation).toMatchObject({ match: 0, mismatch: 0, unavailable: 8 });
     const rows = await f.query(`SELECT DISTINCT "status", "expected" FROM "_etl_reconciliation"`);
     expect(rows).toEqual([{ status: 'unavailable', expected: null }]);
@@ -381,8 +428,13 @@ streams:
 
   it('fails both series alone, naming their ids, and exits as a failure retrying cannot fix', () => {
     expect(failure.summary.status).toBe('failed');
-    expect(failure.summary.failedSeries.map((s) => [s.stream, s.id, s.retriable]).sort()).toEqual([['event_counts', 'app_bogus', false], ['sessions', 'seg_bogus', false]]);
-    expect(failure.summary.failedSeries.find((s) => s.id === 'seg_bogus')!.error).toMatch(/segment_id "seg_bogus" is not in the workspace's \/segments\/list/);
+    expect(failure.summary.failedSeries.map((s) => [s.stream, s.id, s.retriable]).sort()).toEqual([
+      ['event_counts', 'app_bogus', false],
+      ['sessions', 'seg_bogus', false],
+    ]);
+    expect(failure.summary.failedSeries.find((s) => s.id === 'seg_bogus')!.error).toMatch(
+      /segment_id "seg_bogus" is not in the workspace's \/segments\/list/,
+    );
     expect(failure.summary.failedSeries.find((s) => s.id === 'app_bogus')!.error).toMatch(/400/);
   });
 
@@ -392,7 +444,8 @@ streams:
   });
 
   it('publishes every other series equal to a clean run without the bogus ids', async () => {
-    for (const spec of TABLE_SPECS) expect(await f.tableData(spec.name), spec.name).toEqual(await clean.tableData(spec.name));
+    for (const spec of TABLE_SPECS)
+      expect(await f.tableData(spec.name), spec.name).toEqual(await clean.tableData(spec.name));
   });
 });
 
@@ -430,9 +483,13 @@ streams:
 
   it('fails that object alone (exit 3: retrying can help) and publishes every other object', async () => {
     expect(first.status).toBe('incomplete');
-    expect(first.failedSeries.map((s) => [s.stream, s.series, s.id, s.retriable])).toEqual([['canvas_details', 'id=cv_1', 'cv_1', true]]);
+    expect(first.failedSeries.map((s) => [s.stream, s.series, s.id, s.retriable])).toEqual([
+      ['canvas_details', 'id=cv_1', 'cv_1', true],
+    ]);
     const ids = (rows: Record<string, unknown>[]) => rows.map((r) => r['canvas_id']);
-    expect(ids(await f.tableData('canvases'))).toEqual(ids(await clean.tableData('canvases')).filter((id) => id !== 'cv_1'));
+    expect(ids(await f.tableData('canvases'))).toEqual(
+      ids(await clean.tableData('canvases')).filter((id) => id !== 'cv_1'),
+    );
   });
 
   it('re-reads only that object next run (the others are unchanged since stored), ending equal to a clean run', async () => {
@@ -440,7 +497,10 @@ streams:
     const before = proxy.received.length;
     const next = await f.run({ baseUrl: proxy.url });
     expect(next.status).toBe('succeeded');
-    expect(proxy.received.slice(before).filter((p) => p.startsWith('/canvas/details'))).toEqual(['/canvas/details?canvas_id=cv_1']);
-    for (const table of ['canvases', 'canvas_variants', 'canvas_steps'] as const) expect(await f.tableData(table), table).toEqual(await clean.tableData(table));
+    expect(proxy.received.slice(before).filter((p) => p.startsWith('/canvas/details'))).toEqual([
+      '/canvas/details?canvas_id=cv_1',
+    ]);
+    for (const table of ['canvases', 'canvas_variants', 'canvas_steps'] as const)
+      expect(await f.tableData(table), table).toEqual(await clean.tableData(table));
   });
 });

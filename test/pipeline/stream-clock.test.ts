@@ -6,7 +6,13 @@ import { StreamClock } from '../../src/pipeline/stream-clock.js';
 describe('StreamClock', () => {
   it('finishes a stream with its last planned request, and each stream once', () => {
     let now = 1_000;
-    const clock = new StreamClock([{ stream: 'revenue', requests: 2, estimated: false }, { stream: 'custom_events', requests: 1, estimated: true }], () => now);
+    const clock = new StreamClock(
+      [
+        { stream: 'revenue', requests: 2, estimated: false },
+        { stream: 'custom_events', requests: 1, estimated: true },
+      ],
+      () => now,
+    );
     now = 1_500;
     expect(clock.tick('revenue', 1, 10)).toBeUndefined();
     now = 2_250;

@@ -20,10 +20,18 @@ describe('TaskQueues at a deadline', () => {
     const made = { count: 0 };
     let done = 0;
     const queues = new TaskQueues();
-    queues.addAll('default', source(100_000, made, async () => {
-      done += 1;
-    }), 100_000);
-    const outcome = await queues.run(2, () => 'series', () => done >= 10);
+    queues.addAll(
+      'default',
+      source(100_000, made, async () => {
+        done += 1;
+      }),
+      100_000,
+    );
+    const outcome = await queues.run(
+      2,
+      () => 'series',
+      () => done >= 10,
+    );
     expect(done).toBeGreaterThanOrEqual(10);
     expect(made.count).toBeLessThanOrEqual(done + 2);
     expect(outcome.unstarted).toBe(100_000 - made.count);
@@ -34,13 +42,21 @@ describe('TaskQueues at a deadline', () => {
     let passed = false;
     const queues = new TaskQueues();
     // The third task waits for its pool when the deadline passes: the scheduler lets it go with DeadlinePassed.
-    queues.addAll('default', source(50, made, async (i) => {
-      if (i === 2) {
-        passed = true;
-        throw new DeadlinePassed();
-      }
-    }), 50);
-    const outcome = await queues.run(1, () => 'series', () => passed);
+    queues.addAll(
+      'default',
+      source(50, made, async (i) => {
+        if (i === 2) {
+          passed = true;
+          throw new DeadlinePassed();
+        }
+      }),
+      50,
+    );
+    const outcome = await queues.run(
+      1,
+      () => 'series',
+      () => passed,
+    );
     expect(made.count).toBe(3);
     expect(outcome.unstarted).toBe(1 + 47);
   });
@@ -48,10 +64,22 @@ describe('TaskQueues at a deadline', () => {
   it('counts every source of every pool when the deadline passed before the first task', async () => {
     const made = { count: 0 };
     const queues = new TaskQueues();
-    queues.addAll('default', source(5, made, async () => undefined), 5);
+    queues.addAll(
+      'default',
+      source(5, made, async () => undefined),
+      5,
+    );
     queues.add('scim', { stream: 't', series: 't\u0000list', key: 'list', ids: {} }, async () => undefined);
-    queues.addAll('scim', source(7, made, async () => undefined), 7);
-    const outcome = await queues.run(3, () => 'series', () => true);
+    queues.addAll(
+      'scim',
+      source(7, made, async () => undefined),
+      7,
+    );
+    const outcome = await queues.run(
+      3,
+      () => 'series',
+      () => true,
+    );
     expect(made.count).toBe(0);
     expect(outcome.unstarted).toBe(13);
   });
@@ -60,9 +88,13 @@ describe('TaskQueues at a deadline', () => {
     const made = { count: 0 };
     let done = 0;
     const queues = new TaskQueues();
-    queues.addAll('default', source(25, made, async () => {
-      done += 1;
-    }), 25);
+    queues.addAll(
+      'default',
+      source(25, made, async () => {
+        done += 1;
+      }),
+      25,
+    );
     const outcome = await queues.run(4, () => 'series');
     expect(done).toBe(25);
     expect(outcome.unstarted).toBe(0);
@@ -75,10 +107,20 @@ describe('TaskQueues and the room of the rows', () => {
     let open: () => void = () => undefined;
     let closed = true;
     const queues = new TaskQueues();
-    queues.addAll('default', source(3, made, async () => undefined), 3);
+    queues.addAll(
+      'default',
+      source(3, made, async () => undefined),
+      3,
+    );
     // Room is closed before the second task: it is not made until the room opens.
-    const room = (): Promise<void> => (made.count === 1 && closed ? new Promise((resolve) => (open = resolve)) : Promise.resolve());
-    const running = queues.run(1, () => 'series', () => false, room);
+    const room = (): Promise<void> =>
+      made.count === 1 && closed ? new Promise((resolve) => (open = resolve)) : Promise.resolve();
+    const running = queues.run(
+      1,
+      () => 'series',
+      () => false,
+      room,
+    );
     await new Promise((r) => setImmediate(r));
     expect(made.count).toBe(1);
     closed = false;
@@ -88,12 +130,23 @@ describe('TaskQueues and the room of the rows', () => {
     expect(outcome.unstarted).toBe(0);
   });
 
-  it('stops the run with the room\'s refusal (the commits failed), starting no task after it', async () => {
+  it("stops the run with the room's refusal (the commits failed), starting no task after it", async () => {
     const made = { count: 0 };
     const queues = new TaskQueues();
-    queues.addAll('default', source(10, made, async () => undefined), 10);
+    queues.addAll(
+      'default',
+      source(10, made, async () => undefined),
+      10,
+    );
     const room = (): Promise<void> => (made.count >= 2 ? Promise.reject(new Error('disk full')) : Promise.resolve());
-    await expect(queues.run(1, () => 'series', () => false, room)).rejects.toThrow('disk full');
+    await expect(
+      queues.run(
+        1,
+        () => 'series',
+        () => false,
+        room,
+      ),
+    ).rejects.toThrow('disk full');
     expect(made.count).toBe(2);
   });
 });

@@ -57,7 +57,15 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
     const started = Date.now();
     // Two requests in flight: a cut can leave at most that many windows finished past a series' first unfinished one
     // (fetched again next night), so the refetch bound below does not depend on how many a busy machine allows.
-    await runs.run({ name: 'whole', baseUrl: em.url, apiKey: em.demoApiKey, from: FROM, until: UNTIL, client: { onEvent: recorder(wholeSent) }, flags: { maxInFlight: '2' } });
+    await runs.run({
+      name: 'whole',
+      baseUrl: em.url,
+      apiKey: em.demoApiKey,
+      from: FROM,
+      until: UNTIL,
+      client: { onEvent: recorder(wholeSent) },
+      flags: { maxInFlight: '2' },
+    });
     // A budget of about half the fetching an uninterrupted run needs: two or three nights' worth.
     const fetchMs = Math.max(...wholeSent.map((s) => s.endedAt)) - started;
     budgetMs = Math.max(300, Math.round(fetchMs / 2));
@@ -65,7 +73,13 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
       const sent: Sent[] = [];
       const startedAt = Date.now();
       const summary = await runs.run({
-        name: 'cut', baseUrl: em.url, apiKey: em.demoApiKey, from: FROM, until: UNTIL, client: { onEvent: recorder(sent) }, flags: { timeBudget: `${budgetMs / 1000}s`, maxInFlight: '2' },
+        name: 'cut',
+        baseUrl: em.url,
+        apiKey: em.demoApiKey,
+        from: FROM,
+        until: UNTIL,
+        client: { onEvent: recorder(sent) },
+        flags: { timeBudget: `${budgetMs / 1000}s`, maxInFlight: '2' },
       });
       cuts.push({ summary, sent, startedAt });
       if (night === 0) {
@@ -93,14 +107,18 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
     // Timers and the event loop of a loaded machine: a request may begin a little after its deadline fired.
     const slack = 500;
     expect(Math.max(...first!.sent.map((s) => s.startedAt)) - first!.startedAt).toBeLessThanOrEqual(budgetMs + slack);
-    expect(Math.max(...first!.sent.map((s) => s.endedAt)) - first!.startedAt).toBeLessThanOrEqual(budgetMs + longest + slack);
+    expect(Math.max(...first!.sent.map((s) => s.endedAt)) - first!.startedAt).toBeLessThanOrEqual(
+      budgetMs + longest + slack,
+    );
   });
 
   it('published what the cut run committed: Parquet equal to its database, and the progress of the backfill', async () => {
     const first = cuts[0]!.summary;
     expect(first.backfill.some((b) => b.daysCovered < b.daysAsked)).toBe(true);
     for (const b of first.backfill) expect(b.daysCovered).toBeLessThanOrEqual(b.daysAsked);
-    const manifest = JSON.parse(await readFile(join(runs.dir, 'cut-parquet', 'manifests', 'revenue.json'), 'utf8')) as { files: { rows: number }[] };
+    const manifest = JSON.parse(await readFile(join(runs.dir, 'cut-parquet', 'manifests', 'revenue.json'), 'utf8')) as {
+      files: { rows: number }[];
+    };
     expect(manifest.files.length).toBeGreaterThan(0);
   });
 
@@ -109,15 +127,19 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
     expect(cuts.every((c) => c.summary.status === 'succeeded')).toBe(true);
     expect(cuts.at(-1)!.summary.complete).toBe(true);
     expect(cuts.at(-1)!.summary.remainingRequests).toBe(0);
-    expect(cuts.at(-1)!.summary.backfill.every((b) => b.seriesComplete === b.series && b.daysCovered === b.daysAsked)).toBe(true);
+    expect(
+      cuts.at(-1)!.summary.backfill.every((b) => b.seriesComplete === b.series && b.daysCovered === b.daysAsked),
+    ).toBe(true);
   });
 
-  it('ends with tables equal to the uninterrupted run\'s (EXCEPT ALL both ways)', async () => {
+  it("ends with tables equal to the uninterrupted run's (EXCEPT ALL both ways)", async () => {
     const diffs = await runs.diff('cut', 'whole');
     expect(diffs.filter((d) => d.onlyLeft + d.onlyRight > 0)).toEqual([]);
     const wh = await Warehouse.open(runs.dbOf('cut'), WAREHOUSE_TABLES, { readOnly: true });
     try {
-      const [row] = await wh.query(`SELECT (SELECT count(*) FROM "sessions") AS db, (SELECT count(*) FROM read_parquet('${join(runs.dir, 'cut-parquet')}/sessions/**/*.parquet')) AS parquet`);
+      const [row] = await wh.query(
+        `SELECT (SELECT count(*) FROM "sessions") AS db, (SELECT count(*) FROM read_parquet('${join(runs.dir, 'cut-parquet')}/sessions/**/*.parquet')) AS parquet`,
+      );
       expect(Number(row!['parquet'])).toBe(Number(row!['db']));
     } finally {
       await wh.close();
@@ -134,13 +156,21 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
     const [row] = await runs.query('whole', `SELECT count(*) AS n FROM "_etl_series_state" WHERE "unit" <> 'snapshot'`);
     const series = Number(row!['n']);
     const bound = wholeSeries + (cuts.length - 1) * (series + 2);
-    expect(cutSeries, `${cutSeries} against ${wholeSeries} in ${cuts.length} runs of ${series} series`).toBeLessThanOrEqual(bound);
+    expect(
+      cutSeries,
+      `${cutSeries} against ${wholeSeries} in ${cuts.length} runs of ${series} series`,
+    ).toBeLessThanOrEqual(bound);
     // Lists and snapshots (read whole by every run) cost each run at most what they cost the uninterrupted one.
-    for (const c of cuts) expect(c.sent.filter((s) => !isSeries(s)).length).toBeLessThanOrEqual(wholeSent.filter((s) => !isSeries(s)).length);
+    for (const c of cuts)
+      expect(c.sent.filter((s) => !isSeries(s)).length).toBeLessThanOrEqual(
+        wholeSent.filter((s) => !isSeries(s)).length,
+      );
   });
 
   it('shows the backfill in progress in the report while it is incomplete, and not once it is complete', async () => {
-    expect(reportAfterFirst).toMatch(/<section data-table="backfill"><h2>Backfill in progress<\/h2>[\s\S]*<td>sessions<\/td><td>[^<]+<\/td><td class="num">[\d,]+ of [\d,]+ \(\d+ %\)/);
+    expect(reportAfterFirst).toMatch(
+      /<section data-table="backfill"><h2>Backfill in progress<\/h2>[\s\S]*<td>sessions<\/td><td>[^<]+<\/td><td class="num">[\d,]+ of [\d,]+ \(\d+ %\)/,
+    );
     const report = join(runs.dir, 'report-last.html');
     expect((await runCli(['report', '--db', runs.dbOf('cut'), '--output', report])).code).toBe(0);
     expect(await readFile(report, 'utf8')).not.toContain('data-table="backfill"');
@@ -148,7 +178,9 @@ describe('a first backfill cut by --time-budget and continued by the next runs',
 
   it('shows the backfill in progress in `engage-etl status` while it is incomplete', async () => {
     expect(statusAfterFirst).toMatch(/^last run \S+: succeeded, .*; backfill in progress in \d+ stream\(s\)/m);
-    expect(statusAfterFirst).toMatch(/^sessions\s+\d+\s+\d+\s+(loaded back to \d{4}-\d{2}-\d{2}|not started), \d+ % \(\d+\/\d+ series\)/m);
+    expect(statusAfterFirst).toMatch(
+      /^sessions\s+\d+\s+\d+\s+(loaded back to \d{4}-\d{2}-\d{2}|not started), \d+ % \(\d+\/\d+ series\)/m,
+    );
     const status = await runCli(['status', '--db', runs.dbOf('cut')]);
     expect(status.code).toBe(0);
     // The last run completed it: status no longer lists a backfill in progress.

@@ -32,7 +32,11 @@ describe('ApiCall.resendAfterCutShortSuccess', () => {
     const server = await cutShortServer();
     const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-cut-short-6a0f2e8d4b17', backoffBaseMs: 1 });
     try {
-      const response = await client.request({ endpoint: ENDPOINTS.usersTrack, body: { attributes: [{ external_id: 'u', points: { inc: 5 } }] }, resendAfterCutShortSuccess: false });
+      const response = await client.request({
+        endpoint: ENDPOINTS.usersTrack,
+        body: { attributes: [{ external_id: 'u', points: { inc: 5 } }] },
+        resendAfterCutShortSuccess: false,
+      });
       expect(response.status).toBe(201);
       expect(response.body).toBeUndefined();
       expect(server.requests()).toBe(1);
@@ -43,9 +47,16 @@ describe('ApiCall.resendAfterCutShortSuccess', () => {
 
   it('by default the same answer is retried', async () => {
     const server = await cutShortServer();
-    const client = ApiClient.create({ baseUrl: server.url, apiKey: 'k-cut-short-6a0f2e8d4b17', backoffBaseMs: 1, maxAttempts: 2 });
+    const client = ApiClient.create({
+      baseUrl: server.url,
+      apiKey: 'k-cut-short-6a0f2e8d4b17',
+      backoffBaseMs: 1,
+      maxAttempts: 2,
+    });
     try {
-      await expect(client.request({ endpoint: ENDPOINTS.usersTrack, body: { attributes: [] } })).rejects.toThrow(/cut short/);
+      await expect(client.request({ endpoint: ENDPOINTS.usersTrack, body: { attributes: [] } })).rejects.toThrow(
+        /cut short/,
+      );
       expect(server.requests()).toBe(2);
     } finally {
       await client.close();

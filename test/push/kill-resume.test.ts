@@ -39,7 +39,11 @@ async function relay(target: string, delayMs: number): Promise<Relay> {
         }
         const body = Buffer.concat(chunks).toString();
         r.forwarded.push((JSON.parse(body) as { external_id: string[] }).external_id);
-        fetch(`${target}${req.url}`, { method: req.method, headers: { authorization: req.headers.authorization ?? '', 'content-type': 'application/json' }, body })
+        fetch(`${target}${req.url}`, {
+          method: req.method,
+          headers: { authorization: req.headers.authorization ?? '', 'content-type': 'application/json' },
+          body,
+        })
           .then(async (answer) => {
             res.writeHead(answer.status, { 'Content-Type': 'application/json' });
             res.end(await answer.text());
@@ -54,7 +58,11 @@ async function relay(target: string, delayMs: number): Promise<Relay> {
   return r;
 }
 
-function runCli(args: string[], env: Record<string, string>, onStderr?: (line: string, kill: () => void) => void): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+  onStderr?: (line: string, kill: () => void) => void,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
@@ -83,7 +91,10 @@ afterEach(async () => {
 describe('a push killed mid-way', () => {
   it('resumes on rerun and sends each row exactly once', async () => {
     expect(existsSync(BUILT), 'the CLI is not built: run `npm run build` first').toBe(true);
-    await sql(fx, `CREATE TABLE members AS SELECT 'sg_email_2' AS subscription_group_id, 'subscribed' AS subscription_state, 'user_' || i AS external_id FROM range(1, 201) t(i) ORDER BY i`);
+    await sql(
+      fx,
+      `CREATE TABLE members AS SELECT 'sg_email_2' AS subscription_group_id, 'subscribed' AS subscription_state, 'user_' || i AS external_id FROM range(1, 201) t(i) ORDER BY i`,
+    );
     const args = ['push', 'subscriptions', '--table', 'members', '--db', fx.db, '--base-url', r.url];
     const env = { ENGAGE_API_KEY: fx.em.demoApiKey };
 
@@ -106,9 +117,18 @@ describe('a push killed mid-way', () => {
     const sent = r.forwarded.flat();
     expect(sent).toHaveLength(200);
     expect(new Set(sent).size).toBe(200);
-    expect(r.forwarded.slice(1).flat().some((id) => firstBatch.includes(id))).toBe(false);
-    for (const id of ['user_1', 'user_100', 'user_200']) expect(user(fx, id).subscriptionGroups.get('sg_email_2')).toBe('subscribed');
+    expect(
+      r.forwarded
+        .slice(1)
+        .flat()
+        .some((id) => firstBatch.includes(id)),
+    ).toBe(false);
+    for (const id of ['user_1', 'user_100', 'user_200'])
+      expect(user(fx, id).subscriptionGroups.get('sg_email_2')).toBe('subscribed');
     const runs = await query(fx, `SELECT "status", "rows_accepted" FROM "_push_runs" ORDER BY "started_at"`);
-    expect(runs).toEqual([{ status: 'abandoned', rows_accepted: null }, { status: 'succeeded', rows_accepted: 150 }]);
+    expect(runs).toEqual([
+      { status: 'abandoned', rows_accepted: null },
+      { status: 'succeeded', rows_accepted: 150 },
+    ]);
   }, 30_000);
 });

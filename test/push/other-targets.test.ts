@@ -18,7 +18,10 @@ describe('push external-id-renames', () => {
             t(current_external_id, new_external_id)`,
     });
     expect(summary).toMatchObject({ status: 'partial', rowsAccepted: 2, rowsRejected: 2 });
-    expect(summary.failures.map((f) => [f.index, f.key])).toEqual([[1, 'user_12'], [3, 'nobody']]);
+    expect(summary.failures.map((f) => [f.index, f.key])).toEqual([
+      [1, 'user_12'],
+      [3, 'nobody'],
+    ]);
     expect(summary.failures[0]?.error).toMatch(/already used/);
     expect(user(fx, 'crm_11').deprecatedExternalIds).toContain('user_11');
     expect(user(fx, 'crm_14').externalId).toBe('crm_14');
@@ -27,17 +30,28 @@ describe('push external-id-renames', () => {
 
 describe('push external-id-removals', () => {
   it('is refused without --confirm, and above --max-rows', async () => {
-    await expect(push(fx, 'external-id-removals', { sql: `SELECT 'legacy_user_20' AS external_id` })).rejects.toThrow(/--confirm: .*cannot be undone/);
+    await expect(push(fx, 'external-id-removals', { sql: `SELECT 'legacy_user_20' AS external_id` })).rejects.toThrow(
+      /--confirm: .*cannot be undone/,
+    );
     await expect(
-      push(fx, 'external-id-removals', { sql: `SELECT 'legacy_user_' || i AS external_id FROM range(20, 101, 20) t(i)`, confirm: true, maxRows: '3' }),
+      push(fx, 'external-id-removals', {
+        sql: `SELECT 'legacy_user_' || i AS external_id FROM range(20, 101, 20) t(i)`,
+        confirm: true,
+        maxRows: '3',
+      }),
     ).rejects.toThrow(/--max-rows: 5 rows would be sent, more than --max-rows 3/);
     expect(user(fx, 'user_20').deprecatedExternalIds).toEqual(['legacy_user_20']);
   });
 
   it('removes deprecated ids with --confirm and reports a primary id on its row', async () => {
-    const summary = await pushed(fx, 'external-id-removals', { sql: `SELECT * FROM (VALUES ('legacy_user_20'), ('user_3'), ('legacy_user_40')) t(external_id)`, confirm: true });
+    const summary = await pushed(fx, 'external-id-removals', {
+      sql: `SELECT * FROM (VALUES ('legacy_user_20'), ('user_3'), ('legacy_user_40')) t(external_id)`,
+      confirm: true,
+    });
     expect(summary).toMatchObject({ rowsAccepted: 2, rowsRejected: 1 });
-    expect(summary.failures).toEqual([expect.objectContaining({ index: 1, key: 'user_3', error: expect.stringMatching(/primary external id/) })]);
+    expect(summary.failures).toEqual([
+      expect.objectContaining({ index: 1, key: 'user_3', error: expect.stringMatching(/primary external id/) }),
+    ]);
     expect(user(fx, 'user_20').deprecatedExternalIds).toEqual([]);
     expect(user(fx, 'user_40').deprecatedExternalIds).toEqual([]);
   });
@@ -45,19 +59,32 @@ describe('push external-id-removals', () => {
 
 describe('push preference-center', () => {
   it('updates a preference center and sends it again only when a column changed', async () => {
-    await sql(fx, `CREATE TABLE pcs AS SELECT 'pc_2' AS preference_center_id, '<p>New page</p>' AS preference_center_page_html, '<p>Thanks</p>' AS confirmation_page_html,
-                    'active' AS state, 'width=400' AS meta_viewport_content`);
+    await sql(
+      fx,
+      `CREATE TABLE pcs AS SELECT 'pc_2' AS preference_center_id, '<p>New page</p>' AS preference_center_page_html, '<p>Thanks</p>' AS confirmation_page_html,
+                    'active' AS state, 'width=400' AS meta_viewport_content`,
+    );
     await pushed(fx, 'preference-center', { table: 'pcs' });
-    expect(fx.em.state.people.preferenceCenters.get('pc_2')).toMatchObject({ preference_center_page_html: '<p>New page</p>', state: 'active', options: { 'meta-viewport-content': 'width=400' } });
+    expect(fx.em.state.people.preferenceCenters.get('pc_2')).toMatchObject({
+      preference_center_page_html: '<p>New page</p>',
+      state: 'active',
+      options: { 'meta-viewport-content': 'width=400' },
+    });
     expect((await countRequests(fx, () => pushed(fx, 'preference-center', { table: 'pcs' }))).requests).toBe(0);
   });
 });
 
 describe('push schedule-cancellations', () => {
   it('cancels scheduled messages; an already sent one and an unknown one are rejected with the reason', async () => {
-    const summary = await pushed(fx, 'schedule-cancellations', { sql: `SELECT * FROM (VALUES ('sched_1'), ('sched_3'), ('sched_9')) t(schedule_id)`, confirm: true });
+    const summary = await pushed(fx, 'schedule-cancellations', {
+      sql: `SELECT * FROM (VALUES ('sched_1'), ('sched_3'), ('sched_9')) t(schedule_id)`,
+      confirm: true,
+    });
     expect(summary).toMatchObject({ rowsAccepted: 1, rowsRejected: 2, status: 'partial' });
-    expect(summary.failures.map((f) => [f.key, f.error.slice(0, 4)])).toEqual([['sched_3', '400:'], ['sched_9', '404:']]);
+    expect(summary.failures.map((f) => [f.key, f.error.slice(0, 4)])).toEqual([
+      ['sched_3', '400:'],
+      ['sched_9', '404:'],
+    ]);
     expect(fx.em.state.people.scheduledMessages.get('sched_1')?.status).toBe('cancelled');
     expect(fx.em.state.people.scheduledMessages.get('sched_3')?.status).toBe('sent');
   });
@@ -65,13 +92,20 @@ describe('push schedule-cancellations', () => {
 
 describe('push email-suppressions', () => {
   it('suppresses addresses 50 per request, and sends nothing for them again', async () => {
-    await sql(fx, `CREATE TABLE bounced AS SELECT 'bounce' || i || '@example.net' AS email FROM range(70) t(i) UNION ALL SELECT 'Ada.Smith@Example.com'`);
-    const { result, requests } = await countRequests(fx, () => pushed(fx, 'email-suppressions', { table: 'bounced', confirm: true }));
+    await sql(
+      fx,
+      `CREATE TABLE bounced AS SELECT 'bounce' || i || '@example.net' AS email FROM range(70) t(i) UNION ALL SELECT 'Ada.Smith@Example.com'`,
+    );
+    const { result, requests } = await countRequests(fx, () =>
+      pushed(fx, 'email-suppressions', { table: 'bounced', confirm: true }),
+    );
     expect(result.rowsAccepted).toBe(71);
     expect(requests).toBe(2);
     expect(isEmailSuppressed(fx.em.state.people, 'bounce69@example.net')).toBe(true);
     expect(isEmailSuppressed(fx.em.state.people, 'ada.smith@example.com')).toBe(true);
-    expect((await countRequests(fx, () => pushed(fx, 'email-suppressions', { table: 'bounced', confirm: true }))).requests).toBe(0);
+    expect(
+      (await countRequests(fx, () => pushed(fx, 'email-suppressions', { table: 'bounced', confirm: true }))).requests,
+    ).toBe(0);
   });
 });
 
@@ -86,7 +120,12 @@ describe('push dashboard-user-deletions', () => {
       requestOrigin: 'https://dashboard.example.com',
     });
     expect(summary).toMatchObject({ rowsAccepted: 1, rowsRejected: 1 });
-    expect(summary.failures).toEqual([expect.objectContaining({ key: 'no-such-user', error: expect.stringMatching(/^404: User no-such-user not found/) })]);
+    expect(summary.failures).toEqual([
+      expect.objectContaining({
+        key: 'no-such-user',
+        error: expect.stringMatching(/^404: User no-such-user not found/),
+      }),
+    ]);
     expect(fx.em.state.people.dashboardUsers.has(first!)).toBe(false);
     const stored = await query(
       fx,

@@ -9,7 +9,10 @@ import { pushFixture, sql } from './push-test-helpers.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'engage-etl.js');
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
@@ -23,9 +26,15 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 
 let fx: PushFixture;
 beforeEach(async () => {
-  expect(existsSync(join(ROOT, 'dist', 'src', 'cli', 'push-command.js')), 'the CLI is not built: run `npm run build` first').toBe(true);
+  expect(
+    existsSync(join(ROOT, 'dist', 'src', 'cli', 'push-command.js')),
+    'the CLI is not built: run `npm run build` first',
+  ).toBe(true);
   fx = await pushFixture();
-  await sql(fx, `CREATE TABLE people AS SELECT * FROM (VALUES ('user_5', 'F'), ('user_6', 'Z')) t(external_id, gender)`);
+  await sql(
+    fx,
+    `CREATE TABLE people AS SELECT * FROM (VALUES ('user_5', 'F'), ('user_6', 'Z')) t(external_id, gender)`,
+  );
 });
 afterEach(async () => {
   await fx.close();
@@ -47,17 +56,38 @@ describe('engage-etl push', () => {
   });
 
   it('exits 2 (a usage error) with the flag and the fix for an irreversible target without --confirm', async () => {
-    const run = await cli(['push', 'email-suppressions', '--sql', "SELECT 'a@example.com' AS email", '--db', fx.db, '--api-key', fx.em.demoApiKey, '--base-url', fx.em.url]);
+    const run = await cli([
+      'push',
+      'email-suppressions',
+      '--sql',
+      "SELECT 'a@example.com' AS email",
+      '--db',
+      fx.db,
+      '--api-key',
+      fx.em.demoApiKey,
+      '--base-url',
+      fx.em.url,
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/engage-etl: --confirm: email-suppressions cannot be undone; look at --dry-run first/);
     expect(run.stderr).not.toContain(fx.em.demoApiKey);
   });
 
   it('prints a dry run without needing a URL, a key or --confirm', async () => {
-    const run = await cli(['push', 'external-id-removals', '--sql', "SELECT 'legacy_user_20' AS external_id", '--db', fx.db, '--dry-run']);
+    const run = await cli([
+      'push',
+      'external-id-removals',
+      '--sql',
+      "SELECT 'legacy_user_20' AS external_id",
+      '--db',
+      fx.db,
+      '--dry-run',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/dry run of push external-id-removals — nothing sent, nothing written/);
-    expect(run.stdout).toMatch(/POST \/users\/external_ids\/remove \(pool external_ids_remove\): 1 rows in 1 requests — 1 delete/);
+    expect(run.stdout).toMatch(
+      /POST \/users\/external_ids\/remove \(pool external_ids_remove\): 1 rows in 1 requests — 1 delete/,
+    );
     expect(run.stdout).toContain('"legacy_user_20"');
   });
 });

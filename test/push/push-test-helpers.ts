@@ -55,27 +55,42 @@ export async function query(fx: PushFixture, text: string, params: unknown[] = [
 }
 
 /** Push with the CLI's option parsing, against the fixture's emulator and database. */
-export async function push(fx: PushFixture, target: string, flags: RawPushFlags, hooks: PushHooks = {}): Promise<PushResult> {
+export async function push(
+  fx: PushFixture,
+  target: string,
+  flags: RawPushFlags,
+  hooks: PushHooks = {},
+): Promise<PushResult> {
   const opts = resolvePushOptions(target, { db: fx.db, baseUrl: fx.em.url, apiKey: fx.em.demoApiKey, ...flags }, {});
   return runPush(opts, { client: { backoffBaseMs: 1, ...hooks.client }, ...hooks });
 }
 
 /** A real push's summary (fails the test on a dry run). */
-export async function pushed(fx: PushFixture, target: string, flags: RawPushFlags, hooks: PushHooks = {}): Promise<PushSummary> {
+export async function pushed(
+  fx: PushFixture,
+  target: string,
+  flags: RawPushFlags,
+  hooks: PushHooks = {},
+): Promise<PushSummary> {
   const result = await push(fx, target, flags, hooks);
   if (result.kind !== 'push') throw new Error('expected a push, got a dry run');
   return result.summary;
 }
 
 /** Requests the emulator received while `fn` ran. */
-export async function countRequests<T>(fx: PushFixture, fn: () => Promise<T>): Promise<{ result: T; requests: number }> {
+export async function countRequests<T>(
+  fx: PushFixture,
+  fn: () => Promise<T>,
+): Promise<{ result: T; requests: number }> {
   const before = fx.em.stats.requests;
   const result = await fn();
   return { result, requests: fx.em.stats.requests - before };
 }
 
 export function user(fx: PushFixture, externalId: string) {
-  const found = fx.em.state.people.users.find((u) => u.externalId === externalId || u.deprecatedExternalIds.includes(externalId));
+  const found = fx.em.state.people.users.find(
+    (u) => u.externalId === externalId || u.deprecatedExternalIds.includes(externalId),
+  );
   if (!found) throw new Error(`no user ${externalId} in the emulator`);
   return found;
 }
@@ -92,7 +107,12 @@ export function recordingFetch(): { fetch: typeof fetch; sent: SentRequest[] } {
   const sent: SentRequest[] = [];
   const recording: typeof fetch = async (input, init) => {
     const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>));
-    sent.push({ method: init?.method ?? 'GET', url: String(input), headers, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
+    sent.push({
+      method: init?.method ?? 'GET',
+      url: String(input),
+      headers,
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+    });
     return fetch(input, init);
   };
   return { fetch: recording, sent };

@@ -10,7 +10,11 @@ const ctx: TargetContext = { mapping: { incColumns: ['points'], update: false, c
 const NAMES = ['tier', 'city', 'tags', 'vip'] as const;
 
 const scalar = fc.oneof(fc.constantFrom('a', 'b', 'c', 'gold'), fc.integer({ min: -3, max: 3 }), fc.boolean());
-const value: fc.Arbitrary<Json> = fc.oneof(fc.constant(null), scalar, fc.uniqueArray(fc.constantFrom('x', 'y', 'z', 'w'), { maxLength: 4 }));
+const value: fc.Arbitrary<Json> = fc.oneof(
+  fc.constant(null),
+  scalar,
+  fc.uniqueArray(fc.constantFrom('x', 'y', 'z', 'w'), { maxLength: 4 }),
+);
 const row: fc.Arbitrary<RowValues> = fc.record({
   tier: value,
   city: value,
@@ -25,7 +29,8 @@ function apply(profile: Record<string, Json>, object: Record<string, Json>): Rec
   for (const [key, v] of Object.entries(object)) {
     if (key === 'external_id') continue;
     if (v === null) delete next[key];
-    else if (typeof v === 'object' && !Array.isArray(v) && 'inc' in v) next[key] = ((next[key] as number | undefined) ?? 0) + (v.inc as number);
+    else if (typeof v === 'object' && !Array.isArray(v) && 'inc' in v)
+      next[key] = ((next[key] as number | undefined) ?? 0) + (v.inc as number);
     else if (typeof v === 'object' && !Array.isArray(v)) {
       let list = Array.isArray(next[key]) ? [...(next[key] as Json[])] : [];
       for (const a of (v.add as Json[] | undefined) ?? []) list = [...list.filter((x) => x !== a), a];

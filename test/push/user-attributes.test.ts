@@ -42,11 +42,21 @@ describe('push user-attributes', () => {
   it('sends null for a column that became NULL, add/remove for a changed list, and the increase of an --inc total', async () => {
     const before = user(fx, 'user_1').attributes['loyalty_points'];
     await pushed(fx, 'user-attributes', FLAGS);
-    await sql(fx, `UPDATE crm SET tier = NULL, favorite_cuisines = ['thai', 'vegan'], loyalty_points = loyalty_points + 5 WHERE external_id = 'user_1'`);
+    await sql(
+      fx,
+      `UPDATE crm SET tier = NULL, favorite_cuisines = ['thai', 'vegan'], loyalty_points = loyalty_points + 5 WHERE external_id = 'user_1'`,
+    );
     const rec = recordingFetch();
     await pushed(fx, 'user-attributes', FLAGS, { client: { fetch: rec.fetch } });
     expect(rec.sent[0]?.body).toEqual({
-      attributes: [{ external_id: 'user_1', tier: null, favorite_cuisines: { add: ['vegan'], remove: ['italian'] }, loyalty_points: { inc: 5 } }],
+      attributes: [
+        {
+          external_id: 'user_1',
+          tier: null,
+          favorite_cuisines: { add: ['vegan'], remove: ['italian'] },
+          loyalty_points: { inc: 5 },
+        },
+      ],
     });
     const attrs = user(fx, 'user_1').attributes;
     expect(attrs['tier']).toBeUndefined();
@@ -56,7 +66,10 @@ describe('push user-attributes', () => {
   });
 
   it('maps per-index errors of the answer to the right rows', async () => {
-    await sql(fx, `CREATE TABLE people AS SELECT * FROM (VALUES ('user_5', 'F'), ('user_6', 'Z'), ('user_7', 'M'), ('user_8', 'banana')) t(external_id, gender)`);
+    await sql(
+      fx,
+      `CREATE TABLE people AS SELECT * FROM (VALUES ('user_5', 'F'), ('user_6', 'Z'), ('user_7', 'M'), ('user_8', 'banana')) t(external_id, gender)`,
+    );
     const summary = await pushed(fx, 'user-attributes', { table: 'people' });
     expect(summary).toMatchObject({ status: 'partial', rowsAccepted: 2, rowsRejected: 2 });
     expect(summary.failures.map((f) => [f.index, f.key, f.status])).toEqual([
@@ -74,7 +87,10 @@ describe('push user-attributes', () => {
     expect(fixed.requests).toBe(1);
     expect(fixed.result).toMatchObject({ rowsAccepted: 1, rowsStillRefused: 1 });
     expect(user(fx, 'user_6').attributes['gender']).toBe('O');
-    const state = await query(fx, `SELECT "row_key", "status", "attempts" FROM "_push_state" WHERE "target" = 'user-attributes' ORDER BY 1`);
+    const state = await query(
+      fx,
+      `SELECT "row_key", "status", "attempts" FROM "_push_state" WHERE "target" = 'user-attributes' ORDER BY 1`,
+    );
     expect(state).toEqual([
       { row_key: 'external_id:user_5', status: 'accepted', attempts: 1 },
       { row_key: 'external_id:user_6', status: 'accepted', attempts: 2 },
@@ -99,7 +115,9 @@ describe('push user-attributes', () => {
 
   it('a change of mapping resets the ledger: every row is sent again', async () => {
     await pushed(fx, 'user-attributes', FLAGS);
-    const { requests, result } = await countRequests(fx, () => pushed(fx, 'user-attributes', { sql: 'SELECT external_id, first_name, tier FROM crm' }));
+    const { requests, result } = await countRequests(fx, () =>
+      pushed(fx, 'user-attributes', { sql: 'SELECT external_id, first_name, tier FROM crm' }),
+    );
     expect(requests).toBe(1);
     expect(result.rowsAccepted).toBe(3);
   });

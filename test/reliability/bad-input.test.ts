@@ -12,7 +12,20 @@ import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
-  PIPELINE_YAML, SecretScan, UNTIL, closedPort, fileStamps, listFiles, makeTarget, permissionsExcept, removeDir, runCli, runInProcess, startEmulator, tableChecksums, tempDir,
+  PIPELINE_YAML,
+  SecretScan,
+  UNTIL,
+  closedPort,
+  fileStamps,
+  listFiles,
+  makeTarget,
+  permissionsExcept,
+  removeDir,
+  runCli,
+  runInProcess,
+  startEmulator,
+  tableChecksums,
+  tempDir,
 } from './reliability-helpers.js';
 
 /** A key the emulator grants every permission but the sessions series: the run meets a 403 on its first sessions request. */
@@ -48,7 +61,9 @@ describe('bad input', () => {
     await em?.close();
     const found = await Promise.all([em.demoApiKey, LIMITED_KEY, WRONG_KEY].map((k) => secrets.find(k)));
     await removeDir(dir);
-    console.info(`[reliability] bad input: ${tried.length} inputs refused (${tried.join('; ')}); ${requestsOn401} requests reached the service on a 401`);
+    console.info(
+      `[reliability] bad input: ${tried.length} inputs refused (${tried.join('; ')}); ${requestsOn401} requests reached the service on a 401`,
+    );
     expect(found.flatMap((f) => f.places)).toEqual([]);
   });
 
@@ -64,7 +79,9 @@ describe('bad input', () => {
     }
     return {
       files: await listFiles(target.dir),
-      db: createHash('sha256').update(await readFile(target.db)).digest('hex'),
+      db: createHash('sha256')
+        .update(await readFile(target.db))
+        .digest('hex'),
       out: await fileStamps(target.out),
       tables: await tableChecksums(target.db),
       runs,
@@ -73,12 +90,21 @@ describe('bad input', () => {
 
   /** Runs the CLI against the kept target; the key goes in the environment like a user would pass it. */
   function run(args: string[], key = em.demoApiKey): Promise<CliResult> {
-    return runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...args], { ENGAGE_API_KEY: key });
+    return runCli(
+      ['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...args],
+      { ENGAGE_API_KEY: key },
+    );
   }
 
   /** The run failed with `code` (2: usage/configuration, 1: failed) and exactly one `engage-etl:` line, last on stderr, matching `what`. */
   /** `stdout`: what the run prints there besides the error (nothing, unless a run published the streams that did not fail). */
-  function expectOneLineError(result: CliResult, what: RegExp, label: string, code: 1 | 2 = 1, stdout?: RegExp): string {
+  function expectOneLineError(
+    result: CliResult,
+    what: RegExp,
+    label: string,
+    code: 1 | 2 = 1,
+    stdout?: RegExp,
+  ): string {
     secrets.text(result.stdout, result.stderr);
     tried.push(label);
     expect(result.code, result.stderr).toBe(code);
@@ -108,24 +134,36 @@ describe('bad input', () => {
     ['wrong type', PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: three'), /lookback_days/],
     ['wrong type in a list', PIPELINE_YAML.replace('segments: [seg_1] }', 'segments: [1, 2] }'), /segments/],
     ['unknown key', PIPELINE_YAML.replace('lookback_days: 3', 'lookback_days: 3\nlook_back: 2'), /look_back/],
-    ['unknown stream option', PIPELINE_YAML.replace('canvases: [cv_1, cv_2]', 'canvases: [cv_1, cv_2], canvas: [cv_3]'), /canvas\b/],
+    [
+      'unknown stream option',
+      PIPELINE_YAML.replace('canvases: [cv_1, cv_2]', 'canvases: [cv_1, cv_2], canvas: [cv_3]'),
+      /canvas\b/,
+    ],
     ['empty list', PIPELINE_YAML.replace('apps: ["*", app_1]', 'apps: []'), /apps/],
     ['empty streams', PIPELINE_YAML.slice(0, PIPELINE_YAML.indexOf('streams:')) + 'streams: {}\n', /streams/],
     ['not a mapping', '- just\n- a list\n', /.+/],
   ];
 
-  it.each(BAD_FILES)('refuses a pipeline file with %s with exit 2, naming the file and the field, and touches nothing', async (label, text, what) => {
-    const file = join(dir, `bad-${label.replaceAll(' ', '-')}.yaml`);
-    await writeFile(file, text);
-    const before = await snapshot(t);
-    const line = expectOneLineError(await run(['--pipeline', file]), what, `pipeline file: ${label}`, 2);
-    expect(line).toContain(file);
-    await expectUntouched(before);
-  });
+  it.each(BAD_FILES)(
+    'refuses a pipeline file with %s with exit 2, naming the file and the field, and touches nothing',
+    async (label, text, what) => {
+      const file = join(dir, `bad-${label.replaceAll(' ', '-')}.yaml`);
+      await writeFile(file, text);
+      const before = await snapshot(t);
+      const line = expectOneLineError(await run(['--pipeline', file]), what, `pipeline file: ${label}`, 2);
+      expect(line).toContain(file);
+      await expectUntouched(before);
+    },
+  );
 
   it('refuses a missing pipeline file', async () => {
     const before = await snapshot(t);
-    expectOneLineError(await run(['--pipeline', join(dir, 'nope.yaml')]), /nope\.yaml.*no such file.*--pipeline/, 'missing pipeline file', 2);
+    expectOneLineError(
+      await run(['--pipeline', join(dir, 'nope.yaml')]),
+      /nope\.yaml.*no such file.*--pipeline/,
+      'missing pipeline file',
+      2,
+    );
     await expectUntouched(before);
   });
 
@@ -154,7 +192,13 @@ describe('bad input', () => {
 
   it('fails only the stream whose permission the key lacks (403), naming the permission; the others are published unchanged', async () => {
     const before = await snapshot(t);
-    const line = expectOneLineError(await run([], LIMITED_KEY), /could not complete.*: sessions \(\d+ series; GET \/sessions\/data_series .*403.*sessions\.data_series/, 'key without permission (403)', 1, /FAILED sessions /);
+    const line = expectOneLineError(
+      await run([], LIMITED_KEY),
+      /could not complete.*: sessions \(\d+ series; GET \/sessions\/data_series .*403.*sessions\.data_series/,
+      'key without permission (403)',
+      1,
+      /FAILED sessions /,
+    );
     expect(line).not.toContain(LIMITED_KEY);
     // Same --until as the last run: every table, the failed stream's included, holds the same data.
     expect((await snapshot(t)).tables).toEqual(before.tables);
@@ -163,10 +207,28 @@ describe('bad input', () => {
   it('ends with one line naming the refused connection when the base URL refuses connections, and touches nothing', async () => {
     // One attempt: what the user sees at the end is under test here; the default retries are timed below on a virtual clock.
     const pipeline = join(dir, 'one-attempt.yaml');
-    await writeFile(pipeline, PIPELINE_YAML.replace('lookback_days: 3\n', 'lookback_days: 3\nretries: { max_attempts: 1 }\n'));
+    await writeFile(
+      pipeline,
+      PIPELINE_YAML.replace('lookback_days: 3\n', 'lookback_days: 3\nretries: { max_attempts: 1 }\n'),
+    );
     const before = await snapshot(t);
     const port = await closedPort();
-    const result = await runCli(['run', '--pipeline', pipeline, '--base-url', `http://127.0.0.1:${port}`, '--db', t.db, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
+    const result = await runCli(
+      [
+        'run',
+        '--pipeline',
+        pipeline,
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+        '--db',
+        t.db,
+        '--out',
+        t.out,
+        '--until',
+        UNTIL,
+      ],
+      { ENGAGE_API_KEY: em.demoApiKey },
+    );
     expectOneLineError(result, /ECONNREFUSED/, 'base URL refusing connections');
     await expectUntouched(before, true);
   });
@@ -182,7 +244,12 @@ describe('bad input', () => {
       if (e.type === 'retry-scheduled') retriedAfter.push(e.attempt);
     };
     // The default retry limits and backoff (no FAST_CLIENT), waited on the virtual clock.
-    const run = runInProcess(em, t, { baseUrl: `http://127.0.0.1:${port}` }, { client: { onEvent, now: clock.now, sleep: clock.sleep }, scheduler: { now: clock.now, sleep: clock.sleep } });
+    const run = runInProcess(
+      em,
+      t,
+      { baseUrl: `http://127.0.0.1:${port}` },
+      { client: { onEvent, now: clock.now, sleep: clock.sleep }, scheduler: { now: clock.now, sleep: clock.sleep } },
+    );
     await expect(run).rejects.toThrow(/ECONNREFUSED/);
     // Retries follow attempts 1 to 5, never the 6th.
     expect(Math.max(...retriedAfter)).toBe(5);
@@ -196,8 +263,16 @@ describe('bad input', () => {
     await writeFile(fake, 'these are my notes, not a database\n'.repeat(200));
     const was = await readFile(fake);
     const before = await snapshot(t);
-    const result = await runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', fake, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
-    expectOneLineError(result, /--db: the database file is not a DuckDB database: .*notes\.duckdb/, '--db not a DuckDB file', 2);
+    const result = await runCli(
+      ['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', fake, '--out', t.out, '--until', UNTIL],
+      { ENGAGE_API_KEY: em.demoApiKey },
+    );
+    expectOneLineError(
+      result,
+      /--db: the database file is not a DuckDB database: .*notes\.duckdb/,
+      '--db not a DuckDB file',
+      2,
+    );
     expect(await readFile(fake)).toEqual(was);
     await expectUntouched(before);
   });
@@ -206,8 +281,16 @@ describe('bad input', () => {
     const folder = join(dir, 'db-folder');
     await mkdir(folder);
     const before = await snapshot(t);
-    const result = await runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', folder, '--out', t.out, '--until', UNTIL], { ENGAGE_API_KEY: em.demoApiKey });
-    expectOneLineError(result, /--db: the database path .*db-folder is a folder; pass a file path with --db/, '--db a folder', 2);
+    const result = await runCli(
+      ['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', folder, '--out', t.out, '--until', UNTIL],
+      { ENGAGE_API_KEY: em.demoApiKey },
+    );
+    expectOneLineError(
+      result,
+      /--db: the database path .*db-folder is a folder; pass a file path with --db/,
+      '--db a folder',
+      2,
+    );
     await expectUntouched(before);
   });
 

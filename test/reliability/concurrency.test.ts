@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
 import type { LockHolder } from '../../src/store/run-lock.js';
-import { SecretScan, leftovers, makeTarget, removeDir, spawnRun, startEmulator, tempDir } from './reliability-helpers.js';
+import {
+  SecretScan,
+  leftovers,
+  makeTarget,
+  removeDir,
+  spawnRun,
+  startEmulator,
+  tempDir,
+} from './reliability-helpers.js';
 
 describe('two runs on one database', () => {
   let dir: string;
@@ -29,7 +37,7 @@ describe('two runs on one database', () => {
     expect(found.places).toEqual([]);
   });
 
-  it('refuses the second run at once, naming the first run\'s pid and start time, and lets the first finish', async () => {
+  it("refuses the second run at once, naming the first run's pid and start time, and lets the first finish", async () => {
     const t = await makeTarget(dir, 'busy');
     secrets.target(t);
     // Slower answers still: the first run must outlast the second one's start-up even on a loaded machine (≈ 4 s).
@@ -84,7 +92,13 @@ describe('two runs on one database', () => {
     const t = await makeTarget(dir, 'reused');
     secrets.target(t);
     // This test process is alive and is no engage-etl run: the lock records another process start for its pid.
-    const lock: LockHolder = { pid: process.pid, startedAt: '2025-06-14T23:00:00.000Z', host: hostname(), command: 'engage-etl run', processStartedAt: '2025-06-14T22:59:58.000Z' };
+    const lock: LockHolder = {
+      pid: process.pid,
+      startedAt: '2025-06-14T23:00:00.000Z',
+      host: hostname(),
+      command: 'engage-etl run',
+      processStartedAt: '2025-06-14T22:59:58.000Z',
+    };
     await writeFile(`${t.db}.lock`, JSON.stringify(lock));
     const next = await spawnRun(t, em, em.demoApiKey).done;
     secrets.text(next.stdout, next.stderr);
@@ -99,11 +113,21 @@ describe('two runs on one database', () => {
     const t = await makeTarget(dir, 'orphan');
     secrets.target(t);
     const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid!;
-    const lock: LockHolder = { pid: gone, startedAt: '2025-06-14T23:00:00.000Z', host: hostname(), command: 'engage-etl run' };
+    const lock: LockHolder = {
+      pid: gone,
+      startedAt: '2025-06-14T23:00:00.000Z',
+      host: hostname(),
+      command: 'engage-etl run',
+    };
     await writeFile(`${t.db}.lock`, JSON.stringify(lock));
     // What a run killed while taking a lock or probing --out leaves; the next run must sweep it.
     await mkdir(t.out, { recursive: true });
-    for (const leftover of [`${t.db}.lock.${gone}.0a1b2c3d.tmp`, `${t.db}.lock.stale-${gone}-0a1b2c3d`, join(t.out, `.engage-etl-write-test-${gone}`)]) await writeFile(leftover, '{}');
+    for (const leftover of [
+      `${t.db}.lock.${gone}.0a1b2c3d.tmp`,
+      `${t.db}.lock.stale-${gone}-0a1b2c3d`,
+      join(t.out, `.engage-etl-write-test-${gone}`),
+    ])
+      await writeFile(leftover, '{}');
 
     const next = await spawnRun(t, em, em.demoApiKey).done;
     secrets.text(next.stdout, next.stderr);

@@ -13,8 +13,20 @@ import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
 import type { CrashPoint } from '../../src/process/crash-point.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
-  CLI, PIPELINE_YAML, SecretScan, assertReadersSeeWholeFiles, leftovers, listFiles, makeTarget, parquetChecksums, removeDir, runInProcess, spawnRun,
-  startEmulator, tableChecksums, tempDir,
+  CLI,
+  PIPELINE_YAML,
+  SecretScan,
+  assertReadersSeeWholeFiles,
+  leftovers,
+  listFiles,
+  makeTarget,
+  parquetChecksums,
+  removeDir,
+  runInProcess,
+  spawnRun,
+  startEmulator,
+  tableChecksums,
+  tempDir,
 } from './reliability-helpers.js';
 
 /** `request:n` kills when the emulator has received the run's n-th request; the others name a crash point. */
@@ -42,7 +54,8 @@ describe('a run killed with SIGKILL at 25 moments', () => {
   const secrets = new SecretScan();
 
   beforeAll(async () => {
-    if (!existsSync(CLI.replace(/bin[/\\]engage-etl\.js$/, 'dist/src/cli/main.js'))) throw new Error('the CLI is not built: run `npm run build` first (npm test does)');
+    if (!existsSync(CLI.replace(/bin[/\\]engage-etl\.js$/, 'dist/src/cli/main.js')))
+      throw new Error('the CLI is not built: run `npm run build` first (npm test does)');
     dir = await tempDir();
     // Latency keeps each request in flight long enough for a kill timed on the emulator's count to land mid-request.
     em = await startEmulator({ latencyMs: 10 });
@@ -75,34 +88,40 @@ describe('a run killed with SIGKILL at 25 moments', () => {
     }
   }
 
-  it.each(CHAINS.map((chain, i) => [i + 1, chain] as const))('chain %i: %j, then a rerun, ends equal to a clean run with no temp files', async (i, chain) => {
-    const t = await makeTarget(dir, `chain-${i}`);
-    secrets.target(t);
-    for (const kill of chain) {
-      const result = await killAt(t, kill);
-      secrets.text(result.stdout, result.stderr);
-      expect(result.signal, `${kill} was not reached: the run ended with code ${result.code}\n${result.stderr.slice(-500)}`).toBe('SIGKILL');
+  it.each(CHAINS.map((chain, i) => [i + 1, chain] as const))(
+    'chain %i: %j, then a rerun, ends equal to a clean run with no temp files',
+    async (i, chain) => {
+      const t = await makeTarget(dir, `chain-${i}`);
+      secrets.target(t);
+      for (const kill of chain) {
+        const result = await killAt(t, kill);
+        secrets.text(result.stdout, result.stderr);
+        expect(
+          result.signal,
+          `${kill} was not reached: the run ended with code ${result.code}\n${result.stderr.slice(-500)}`,
+        ).toBe('SIGKILL');
+        await assertReadersSeeWholeFiles(t.out);
+      }
+      const rerun = await spawnRun(t, em, em.demoApiKey).done;
+      secrets.text(rerun.stdout, rerun.stderr);
+      expect(rerun.code, rerun.stderr.slice(-1000)).toBe(0);
+      expect(rerun.stderr).toContain('took over a stale lock');
       await assertReadersSeeWholeFiles(t.out);
-    }
-    const rerun = await spawnRun(t, em, em.demoApiKey).done;
-    secrets.text(rerun.stdout, rerun.stderr);
-    expect(rerun.code, rerun.stderr.slice(-1000)).toBe(0);
-    expect(rerun.stderr).toContain('took over a stale lock');
-    await assertReadersSeeWholeFiles(t.out);
-    expect(await leftovers(t.dir)).toEqual([]);
-    expect(await tableChecksums(t.db)).toEqual(clean.tables);
-    expect(await parquetChecksums(t.out)).toEqual(clean.parquet);
-    // The killed runs are closed in the run log, not left 'running' forever.
-    const wh = await Warehouse.open(t.db, WAREHOUSE_TABLES, { readOnly: true });
-    try {
-      const log = await wh.query(`SELECT "status", count(*) AS n FROM "_etl_runs" GROUP BY ALL ORDER BY ALL`);
-      expect(log.find((r) => r['status'] === 'running')).toBeUndefined();
-      expect(log.find((r) => r['status'] === 'succeeded')?.['n']).toBe(1);
-      expect(Number(log.find((r) => r['status'] === 'abandoned')?.['n'])).toBe(chain.length); // every kill came after the run was logged
-    } finally {
-      await wh.close();
-    }
-  });
+      expect(await leftovers(t.dir)).toEqual([]);
+      expect(await tableChecksums(t.db)).toEqual(clean.tables);
+      expect(await parquetChecksums(t.out)).toEqual(clean.parquet);
+      // The killed runs are closed in the run log, not left 'running' forever.
+      const wh = await Warehouse.open(t.db, WAREHOUSE_TABLES, { readOnly: true });
+      try {
+        const log = await wh.query(`SELECT "status", count(*) AS n FROM "_etl_runs" GROUP BY ALL ORDER BY ALL`);
+        expect(log.find((r) => r['status'] === 'running')).toBeUndefined();
+        expect(log.find((r) => r['status'] === 'succeeded')?.['n']).toBe(1);
+        expect(Number(log.find((r) => r['status'] === 'abandoned')?.['n'])).toBe(chain.length); // every kill came after the run was logged
+      } finally {
+        await wh.close();
+      }
+    },
+  );
 
   it('a full refresh that empties partitions, killed after placing a file and after a manifest: no manifest names a missing file, the rerun removes the emptied files', async () => {
     const t = await makeTarget(dir, 'emptied');

@@ -9,7 +9,16 @@ import { RetriableApiError } from '../../src/errors.js';
 import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
-import { SecretScan, makeTarget, parquetChecksums, removeDir, runInProcess, startEmulator, tableChecksums, tempDir } from './reliability-helpers.js';
+import {
+  SecretScan,
+  makeTarget,
+  parquetChecksums,
+  removeDir,
+  runInProcess,
+  startEmulator,
+  tableChecksums,
+  tempDir,
+} from './reliability-helpers.js';
 
 // At a 30 % fault rate, six attempts all fail for one request in 1,400; over ~150 requests that would fail one run in
 // ten. Twelve attempts (one in 1.9 million per request) keep the test deterministic in practice and still bounded.
@@ -48,7 +57,20 @@ describe('a multi-month backfill under injected faults', () => {
     try {
       const t = await makeTarget(dir, 'faulty');
       secrets.target(t);
-      const summary = await runInProcess(em, t, {}, { client: { backoffBaseMs: 20, backoffMaxMs: 200, maxAttempts: MAX_ATTEMPTS, maxRetryWaitMs: MAX_RETRY_WAIT_MS, onEvent: (e) => events.push(e) } });
+      const summary = await runInProcess(
+        em,
+        t,
+        {},
+        {
+          client: {
+            backoffBaseMs: 20,
+            backoffMaxMs: 200,
+            maxAttempts: MAX_ATTEMPTS,
+            maxRetryWaitMs: MAX_RETRY_WAIT_MS,
+            onEvent: (e) => events.push(e),
+          },
+        },
+      );
       secrets.text(JSON.stringify(summary), ...events.map((e) => JSON.stringify(e)));
 
       const injected = Object.values(em.stats.faults).reduce((a, b) => a + b, 0);
@@ -66,7 +88,9 @@ describe('a multi-month backfill under injected faults', () => {
       expect(Math.max(...waits)).toBeLessThanOrEqual(MAX_RETRY_WAIT_MS);
       // Sent = first attempts + retries: nothing was sent that the retry accounting does not explain.
       expect(summary.requests.sent).toBe(attempts.length);
-      console.info(`[reliability] faults: ${injected} injected (${JSON.stringify(em.stats.faults)}) over ${summary.requests.sent} requests, ${summary.requests.retries} retries, longest wait ${Math.max(...waits)} ms, most attempts ${Math.max(...attempts)}`);
+      console.info(
+        `[reliability] faults: ${injected} injected (${JSON.stringify(em.stats.faults)}) over ${summary.requests.sent} requests, ${summary.requests.retries} retries, longest wait ${Math.max(...waits)} ms, most attempts ${Math.max(...attempts)}`,
+      );
     } finally {
       await em.close();
     }
@@ -97,7 +121,9 @@ describe('a multi-month backfill under injected faults', () => {
     expect(existsSync(t.db)).toBe(false);
     const wh = await Warehouse.open(snapshotFiles(t.db).working, WAREHOUSE_TABLES, { readOnly: true });
     try {
-      const [kept] = await wh.query(`SELECT (SELECT count(*) FROM "sessions") + (SELECT count(*) FROM "revenue") + (SELECT count(*) FROM "canvas_summary") AS n`);
+      const [kept] = await wh.query(
+        `SELECT (SELECT count(*) FROM "sessions") + (SELECT count(*) FROM "revenue") + (SELECT count(*) FROM "canvas_summary") AS n`,
+      );
       expect(Number(kept?.['n'])).toBeGreaterThan(0);
       const [run] = await wh.query(`SELECT "status", "error" FROM "_etl_runs"`);
       expect(run).toEqual({ status: 'failed', error: message });

@@ -12,7 +12,18 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
 import { snapshotFiles } from '../../src/store/published-snapshot.js';
 import type { CliResult, Target } from './reliability-helpers.js';
-import { REPO, SecretScan, leftovers, makeTarget, removeDir, runCli, spawnRun, startEmulator, tableChecksums, tempDir } from './reliability-helpers.js';
+import {
+  REPO,
+  SecretScan,
+  leftovers,
+  makeTarget,
+  removeDir,
+  runCli,
+  spawnRun,
+  startEmulator,
+  tableChecksums,
+  tempDir,
+} from './reliability-helpers.js';
 
 const EARLIER = '2025-05-01T00:00:00Z';
 const STATE_SQL = `SELECT (SELECT count(*) FROM "_etl_runs" WHERE "status" = 'succeeded') AS runs,
@@ -42,7 +53,10 @@ class ReaderProcess {
           console.log(JSON.stringify({ rows: (await conn.runAndReadAll(line)).getRowObjectsJson() }));
         } catch (err) { console.log(JSON.stringify({ error: err.message })); }
       }`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], {
+      cwd: REPO,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const reader = new ReaderProcess(child);
     expect(await reader.#next()).toEqual({ opened: true });
     return reader;
@@ -100,7 +114,12 @@ describe('readers beside the nightly run', () => {
     expect(found.places).toEqual([]);
   });
 
-  async function run(t: Target, extra: string[] = [], env: Record<string, string> = {}, emulator: { url: string; demoApiKey: string } = em): Promise<CliResult> {
+  async function run(
+    t: Target,
+    extra: string[] = [],
+    env: Record<string, string> = {},
+    emulator: { url: string; demoApiKey: string } = em,
+  ): Promise<CliResult> {
     const result = await spawnRun(t, emulator, emulator.demoApiKey, extra, env).done;
     secrets.text(result.stdout, result.stderr);
     return result;
@@ -159,7 +178,9 @@ describe('readers beside the nightly run', () => {
       }
       const query = await runCli(['query', STATE_SQL, '--db', t.db, '--format', 'json']);
       expect(query.code, query.stderr).toBe(0);
-      expect(JSON.parse(query.stdout)).toEqual([{ ...before, runs: Number(before['runs']), revenue: Number(before['revenue']) }]);
+      expect(JSON.parse(query.stdout)).toEqual([
+        { ...before, runs: Number(before['runs']), revenue: Number(before['revenue']) },
+      ]);
       const status = await runCli(['status', '--db', t.db, '--json']);
       expect(status.code, status.stderr).toBe(0);
       const shown = JSON.parse(status.stdout) as { lastRun: { status: string }; running: { pid: number } | null };
@@ -187,7 +208,10 @@ describe('readers beside the nightly run', () => {
     const publishedBefore = await publishedState(t.db);
     // The first commit of a revenue-only run holds fetched revenue rows (commits gather up to 5,000 rows or 250 ms, so
     // how many a whole nightly increment makes depends on the machine's pace).
-    for (const [kill, args] of [['commit-done:1', ['--streams', 'revenue']], ['snapshot-copied:1', []]] as const) {
+    for (const [kill, args] of [
+      ['commit-done:1', ['--streams', 'revenue']],
+      ['snapshot-copied:1', []],
+    ] as const) {
       const killed = await run(t, [...args], { [CRASH_AT_ENV]: kill });
       expect(killed.signal, `${kill}: ${killed.stderr.slice(-300)}`).toBe('SIGKILL');
       expect(await tableChecksums(t.db)).toEqual(before);
@@ -205,7 +229,7 @@ describe('readers beside the nightly run', () => {
     expect(await leftovers(t.dir)).toEqual([]);
   });
 
-  it('adopts a database from before published snapshots, and keeps a table of the user\'s own written into the published file', async () => {
+  it("adopts a database from before published snapshots, and keeps a table of the user's own written into the published file", async () => {
     const t = await makeTarget(dir, 'adopt');
     secrets.target(t);
     expect((await run(t, ['--until', EARLIER])).code).toBe(0);
@@ -237,7 +261,9 @@ describe('readers beside the nightly run', () => {
     expect(killed.signal).toBe('SIGKILL');
     const query = await runCli(['query', 'SELECT 1', '--db', t.db]);
     expect(query.code).toBe(1);
-    expect(query.stderr).toContain(`no published database at ${snapshotFiles(t.db).published} yet: the first run has not finished`);
+    expect(query.stderr).toContain(
+      `no published database at ${snapshotFiles(t.db).published} yet: the first run has not finished`,
+    );
     // `status` shows what the killed run committed, from the working copy the next run resumes from.
     const status = await runCli(['status', '--db', t.db]);
     expect(status.code, status.stderr).toBe(0);

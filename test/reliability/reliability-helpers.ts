@@ -81,7 +81,13 @@ export function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
 export const FAST_CLIENT: NonNullable<PipelineDeps['client']> = { backoffBaseMs: 20, backoffMaxMs: 200 };
 
 /** Runs the pipeline in this process against `em`, with the fixed --until unless `flags` says otherwise. */
-export async function runInProcess(em: Emulator, t: Target, flags: RawRunFlags = {}, deps: PipelineDeps = {}, apiKey = em.demoApiKey): Promise<RunSummary> {
+export async function runInProcess(
+  em: Emulator,
+  t: Target,
+  flags: RawRunFlags = {},
+  deps: PipelineDeps = {},
+  apiKey = em.demoApiKey,
+): Promise<RunSummary> {
   const opts = resolveRunOptions(
     { pipeline: t.pipeline, baseUrl: em.url, apiKey, db: t.db, out: t.out, until: UNTIL, ...flags },
     {},
@@ -99,11 +105,24 @@ export interface CliResult {
 }
 
 /** Starts `engage-etl run` as its own process; the key travels in ENGAGE_API_KEY, never on the command line. */
-export function spawnRun(t: Target, em: { url: string }, apiKey: string, extra: string[] = [], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
-  return spawnCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...extra], { ENGAGE_API_KEY: apiKey, ...env });
+export function spawnRun(
+  t: Target,
+  em: { url: string },
+  apiKey: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
+  return spawnCli(
+    ['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', t.db, '--out', t.out, '--until', UNTIL, ...extra],
+    { ENGAGE_API_KEY: apiKey, ...env },
+  );
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}, cwd = REPO): { child: ChildProcess; done: Promise<CliResult> } {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = REPO,
+): { child: ChildProcess; done: Promise<CliResult> } {
   const started = Date.now();
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd,
@@ -148,7 +167,9 @@ export async function tableChecksums(db: string, ignore: string[] = []): Promise
       const [row] = await wh.query(`SELECT ${rowDigest(columns)} FROM "${spec.name}"`);
       out[spec.name] = `${String(row?.['n'])}:${String(row?.['digest'])}`;
     }
-    const [state] = await wh.query(`SELECT ${rowDigest(['stream', 'series_key', 'unit', 'watermark'])} FROM "_etl_series_state"`);
+    const [state] = await wh.query(
+      `SELECT ${rowDigest(['stream', 'series_key', 'unit', 'watermark'])} FROM "_etl_series_state"`,
+    );
     out['_etl_series_state'] = `${String(state?.['n'])}:${String(state?.['digest'])}`;
     return out;
   } finally {
@@ -163,7 +184,8 @@ export async function runIds(db: string): Promise<Map<string, string>> {
     const ids = new Map<string, string>();
     for (const spec of TABLE_SPECS) {
       const key = spec.key.map((k) => `CAST("${k}" AS VARCHAR)`).join(` || '|' || `);
-      for (const row of await wh.query(`SELECT ${key} AS k, "_run_id" AS r FROM "${spec.name}"`)) ids.set(`${spec.name}/${String(row['k'])}`, String(row['r']));
+      for (const row of await wh.query(`SELECT ${key} AS k, "_run_id" AS r FROM "${spec.name}"`))
+        ids.set(`${spec.name}/${String(row['k'])}`, String(row['r']));
     }
     return ids;
   } finally {
@@ -198,9 +220,13 @@ export async function parquetChecksums(out: string, ignore: string[] = []): Prom
       const files = (await listFiles(join(out, table))).filter((f) => f.endsWith('.parquet'));
       if (files.length === 0) continue;
       const glob = `'${join(out, table).replaceAll("'", "''")}/**/*.parquet'`;
-      const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${glob}, hive_partitioning = true)`)).getRowObjectsJS().map((r) => String(r['column_name']));
+      const cols = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${glob}, hive_partitioning = true)`))
+        .getRowObjectsJS()
+        .map((r) => String(r['column_name']));
       const columns = dataColumns(cols).filter((c) => !ignore.includes(`${table}.${c}`));
-      const [row] = (await conn.runAndReadAll(`SELECT ${rowDigest(columns)} FROM read_parquet(${glob}, hive_partitioning = true)`)).getRowObjectsJS();
+      const [row] = (
+        await conn.runAndReadAll(`SELECT ${rowDigest(columns)} FROM read_parquet(${glob}, hive_partitioning = true)`)
+      ).getRowObjectsJS();
       result[table] = `${files.join(',')}|${String(row?.['n'])}:${String(row?.['digest'])}`;
     }
     return result;
@@ -250,7 +276,9 @@ export async function assertReadersSeeWholeFiles(out: string): Promise<number> {
 
 /** Temp and lock files a finished run must not leave: staging folders, `.part`, `.tmp`, locks, stale locks, WAL. */
 export async function leftovers(dir: string): Promise<string[]> {
-  return (await listFiles(dir)).filter((f) => /(^|\/)\.staging-|\.part$|\.tmp$|\.lock$|\.stale-|\.wal$|\.engage-etl-write-test/.test(f));
+  return (await listFiles(dir)).filter((f) =>
+    /(^|\/)\.staging-|\.part$|\.tmp$|\.lock$|\.stale-|\.wal$|\.engage-etl-write-test/.test(f),
+  );
 }
 
 /** Collects everything a test's runs produced, to be searched for secrets. */
@@ -270,7 +298,9 @@ export class SecretScan {
    * Where `secret` appears: in collected logs and messages, in any table's text (every column cast to VARCHAR), in the
    * raw bytes of any file of the targets' folders, or in any Parquet row. Returns the places; empty means clean.
    */
-  async find(secret: string): Promise<{ places: string[]; searched: { texts: number; tables: number; files: number } }> {
+  async find(
+    secret: string,
+  ): Promise<{ places: string[]; searched: { texts: number; tables: number; files: number } }> {
     const places: string[] = [];
     let tables = 0;
     let files = 0;
@@ -284,7 +314,8 @@ export class SecretScan {
         if ((await readFile(path)).includes(secret)) places.push(`bytes of ${f}`);
         if (f.endsWith('.parquet')) {
           const rows = await parquetReadObjects({ file: await asyncBufferFromFile(path), compressors });
-          if (JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)).includes(secret)) places.push(`rows of ${f}`);
+          if (JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)).includes(secret))
+            places.push(`rows of ${f}`);
         }
       }
       // The published file and the working copy beside it (which alone holds failed runs' messages).
@@ -295,7 +326,10 @@ export class SecretScan {
           const all = await wh.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`);
           for (const { table_name } of all) {
             tables += 1;
-            const [hit] = await wh.query(`SELECT count(*) AS n FROM "${String(table_name)}" t WHERE contains(CAST(t AS VARCHAR), $1)`, [secret]);
+            const [hit] = await wh.query(
+              `SELECT count(*) AS n FROM "${String(table_name)}" t WHERE contains(CAST(t AS VARCHAR), $1)`,
+              [secret],
+            );
             if (Number(hit?.['n']) > 0) places.push(`table ${String(table_name)} of ${db}`);
           }
         } finally {
@@ -319,6 +353,7 @@ export function closedPort(): Promise<number> {
 
 /** Every permission an endpoint of the platform needs, but these: for keys that lack one on purpose. */
 export function permissionsExcept(...left: string[]): string[] {
-  return [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))]
-    .filter((p): p is string => p !== undefined && !left.includes(p));
+  return [...new Set(Object.values(ENDPOINTS as Record<string, EndpointSpec>).map((e) => e.permission))].filter(
+    (p): p is string => p !== undefined && !left.includes(p),
+  );
 }

@@ -7,7 +7,18 @@ import type { Emulator } from '../../src/emulator/server.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
 import type { CliResult, Target } from './reliability-helpers.js';
 import {
-  SecretScan, assertReadersSeeWholeFiles, leftovers, listFiles, makeTarget, parquetChecksums, removeDir, runCli, runInProcess, spawnRun, startEmulator, tempDir,
+  SecretScan,
+  assertReadersSeeWholeFiles,
+  leftovers,
+  listFiles,
+  makeTarget,
+  parquetChecksums,
+  removeDir,
+  runCli,
+  runInProcess,
+  spawnRun,
+  startEmulator,
+  tempDir,
 } from './reliability-helpers.js';
 
 describe('damaged Parquet output', () => {
@@ -64,7 +75,9 @@ describe('damaged Parquet output', () => {
     await writeFile(manifestOf('revenue'), JSON.stringify({ table: 'revenue', files: 3 }));
     const result = await run();
     expect(result.code, result.stderr.slice(-500)).toBe(0);
-    expect(result.stderr).toMatch(/repaired revenue in .* from DuckDB: manifests\/revenue\.json has the wrong shape: \\?"files\\?" is not a list/);
+    expect(result.stderr).toMatch(
+      /repaired revenue in .* from DuckDB: manifests\/revenue\.json has the wrong shape: \\?"files\\?" is not a list/,
+    );
     await expectRepaired();
   });
 

@@ -6,7 +6,16 @@ import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import type { Target } from './reliability-helpers.js';
 import {
-  SecretScan, fileStamps, makeTarget, parquetChecksums, removeDir, runIds, runInProcess, startEmulator, tableChecksums, tempDir,
+  SecretScan,
+  fileStamps,
+  makeTarget,
+  parquetChecksums,
+  removeDir,
+  runIds,
+  runInProcess,
+  startEmulator,
+  tableChecksums,
+  tempDir,
 } from './reliability-helpers.js';
 
 const EARLIER_UNTIL = '2025-06-01T00:00:00Z';
@@ -70,10 +79,12 @@ describe('reruns', () => {
       // Only rows of the restated day or after the earlier --until's look-back (or snapshots re-read as of the new
       // --until) got the new run's id.
       const rewritten = [...before].filter(([key, run]) => after.get(key) !== run).map(([key]) => key);
-      const seriesTables = /^(purchase_quantity|revenue|sessions|segment_size|canvas_summary|canvas_variant_summary|canvas_step_summary|canvas_step_messages)\//;
+      const seriesTables =
+        /^(purchase_quantity|revenue|sessions|segment_size|canvas_summary|canvas_variant_summary|canvas_step_summary|canvas_step_messages)\//;
       const rewrittenSeries = rewritten.filter((k) => seriesTables.test(k));
       expect(rewrittenSeries.length).toBeGreaterThan(0);
-      for (const key of rewrittenSeries) expect(key, 'a series row outside the look-back was rewritten').toMatch(/2025-05-(29|30|31)/);
+      for (const key of rewrittenSeries)
+        expect(key, 'a series row outside the look-back was rewritten').toMatch(/2025-05-(29|30|31)/);
       // The restated day was corrected, doubled.
       const restatedAfter = await restatedRows(t.db);
       expect(restatedAfter.length).toBe(restatedBefore.length);

@@ -20,7 +20,10 @@ describe('secrets', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    em = await startEmulator({ faultRate: 0.2, keys: [{ key: LIMITED_KEY, name: 'content-only', permissions: ['content_blocks.info'] }] });
+    em = await startEmulator({
+      faultRate: 0.2,
+      keys: [{ key: LIMITED_KEY, name: 'content-only', permissions: ['content_blocks.info'] }],
+    });
     t = await makeTarget(dir, 'secrets');
     scan.target(t);
   });
@@ -36,7 +39,22 @@ describe('secrets', () => {
     return r;
   };
   const run = (key: string, extra: string[] = []) =>
-    cli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--api-key', key, '--db', t.db, '--out', t.out, '--until', UNTIL, ...extra]);
+    cli([
+      'run',
+      '--pipeline',
+      t.pipeline,
+      '--base-url',
+      em.url,
+      '--api-key',
+      key,
+      '--db',
+      t.db,
+      '--out',
+      t.out,
+      '--until',
+      UNTIL,
+      ...extra,
+    ]);
 
   it('appear in no log line, message, table or Parquet file after successful, failing and misused runs', async () => {
     const ok = await run(em.demoApiKey);
@@ -45,13 +63,17 @@ describe('secrets', () => {
     expect((await run(em.demoApiKey, ['--json'])).code).toBe(0);
     expect((await run(WRONG_KEY)).stderr).toMatch(/401/);
     expect((await run(LIMITED_KEY)).stderr).toMatch(/403/);
-    expect((await run(em.demoApiKey, ['--until', em.demoApiKey])).stderr).toMatch(/--until: "\*\*\*" is not an ISO 8601/);
+    expect((await run(em.demoApiKey, ['--until', em.demoApiKey])).stderr).toMatch(
+      /--until: "\*\*\*" is not an ISO 8601/,
+    );
     expect((await run(WRONG_KEY, ['--from', `since ${WRONG_KEY}`])).stderr).toMatch(/--from: "since \*\*\*"/);
     const status = await cli(['status', '--db', t.db]);
     expect(status.code).toBe(0);
     // The 403 run failed its streams alone and published the rest, so it is the published database's last run.
     expect(status.stdout).toMatch(/^last run \S+: failed — .*403/m);
-    expect((await cli(['query', 'SELECT * FROM "_etl_runs"', '--db', snapshotFiles(t.db).working])).stdout).toContain('failed');
+    expect((await cli(['query', 'SELECT * FROM "_etl_runs"', '--db', snapshotFiles(t.db).working])).stdout).toContain(
+      'failed',
+    );
 
     for (const key of [em.demoApiKey, WRONG_KEY, LIMITED_KEY]) {
       const found = await scan.find(key);

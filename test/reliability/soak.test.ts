@@ -114,7 +114,11 @@ async function publishedDifferences(left: string, right: string, where: Record<s
         return `SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM read_parquet([${list}], union_by_name = true)${where[spec.name] ? ` WHERE ${where[spec.name]}` : ''}`;
       };
       const [l, r] = [await read(left), await read(right)];
-      const rows = (await conn.runAndReadAll(`SELECT (SELECT count(*) FROM (${l} EXCEPT ALL ${r}))::INTEGER AS a, (SELECT count(*) FROM (${r} EXCEPT ALL ${l}))::INTEGER AS b`)).getRowObjects();
+      const rows = (
+        await conn.runAndReadAll(
+          `SELECT (SELECT count(*) FROM (${l} EXCEPT ALL ${r}))::INTEGER AS a, (SELECT count(*) FROM (${r} EXCEPT ALL ${l}))::INTEGER AS b`,
+        )
+      ).getRowObjects();
       const { a, b } = rows[0] as { a: number; b: number };
       if (a + b > 0) out.push(`${spec.name}: ${a} published row(s) only in ${left}, ${b} only in ${right}`);
     }
@@ -138,7 +142,8 @@ async function publishedRows(out: string): Promise<Record<string, number>> {
 }
 
 /** Files of another workspace (`workspace=` in their path: the soak's pipeline has none) and an analyst's notes. */
-const isForeign = (file: string): boolean => file.endsWith('.txt') || file.split('/').some((part) => part.startsWith('workspace='));
+const isForeign = (file: string): boolean =>
+  file.endsWith('.txt') || file.split('/').some((part) => part.startsWith('workspace='));
 
 describe('soak: ten nights of a first backfill through a twisting server', () => {
   let em: Emulator;
@@ -155,7 +160,14 @@ describe('soak: ten nights of a first backfill through a twisting server', () =>
     // Another workspace publishes into the soak's folder first (its own database, its own pipeline file).
     const foreign = await PipelineRuns.create(FOREIGN_YAML);
     try {
-      await foreign.run({ name: 'foreign', baseUrl: em.url, apiKey: em.demoApiKey, from: '2025-05-20T00:00:00Z', until: UNTIL, flags: { out: out() } });
+      await foreign.run({
+        name: 'foreign',
+        baseUrl: em.url,
+        apiKey: em.demoApiKey,
+        from: '2025-05-20T00:00:00Z',
+        until: UNTIL,
+        flags: { out: out() },
+      });
     } finally {
       await foreign.close();
     }
@@ -202,7 +214,9 @@ describe('soak: ten nights of a first backfill through a twisting server', () =>
       return false;
     };
 
-    let previous: { counts: Record<string, number>; published: Record<string, number>; watermarks: Map<string, string> } | undefined;
+    let previous:
+      | { counts: Record<string, number>; published: Record<string, number>; watermarks: Map<string, string> }
+      | undefined;
     const exits: number[] = [];
     for (night = 1; night <= NIGHTS; night++) {
       asked.clear();
@@ -219,17 +233,21 @@ describe('soak: ten nights of a first backfill through a twisting server', () =>
       let summary: RunSummary;
       let exit: number;
       try {
-        summary = await bounded(NIGHT_BOUND_MS, `night ${night}`, runs.run({
-          name: 'soak',
-          baseUrl: proxy.url,
-          apiKey: em.demoApiKey,
-          from: FROM,
-          until: UNTIL,
-          flags: { maxInFlight: '6' },
-          // Two attempts a request: with 22 % of answers refused or garbled, about one request in twenty fails for good, so
-          // the backfill spans several nights (six attempts would almost never fail one).
-          client: { maxAttempts: 2, backoffBaseMs: 5, backoffMaxMs: 20, timeoutMs: 5_000 },
-        }));
+        summary = await bounded(
+          NIGHT_BOUND_MS,
+          `night ${night}`,
+          runs.run({
+            name: 'soak',
+            baseUrl: proxy.url,
+            apiKey: em.demoApiKey,
+            from: FROM,
+            until: UNTIL,
+            flags: { maxInFlight: '6' },
+            // Two attempts a request: with 22 % of answers refused or garbled, about one request in twenty fails for good, so
+            // the backfill spans several nights (six attempts would almost never fail one).
+            client: { maxAttempts: 2, backoffBaseMs: 5, backoffMaxMs: 20, timeoutMs: 5_000 },
+          }),
+        );
         exit = summary.status === 'failed' ? 1 : summary.status === 'succeeded' ? 0 : 3;
       } catch (err) {
         if (!(err instanceof StreamsFailedError)) throw err;
@@ -245,13 +263,23 @@ describe('soak: ten nights of a first backfill through a twisting server', () =>
 
       // The looping stream fails every night: for good (exit 1) once its list answered page 1 as page 0, or for a 503 on
       // the way there (exit 3). Every other failure is transient, and no failure of another stream ends the night.
-      expect(summary.failedStreams.map((f) => f.stream), label).toContain(LOOPING_STREAM);
+      expect(
+        summary.failedStreams.map((f) => f.stream),
+        label,
+      ).toContain(LOOPING_STREAM);
       const loop = summary.failedSeries.filter((f) => f.stream === LOOPING_STREAM);
       for (const f of loop) {
-        expect(f.error, label).toMatch(f.retriable ? /failed with (503|200)/ : /GET \/segments\/list: page 2 \(page=1\) repeats 2 items already seen/);
+        expect(f.error, label).toMatch(
+          f.retriable
+            ? /failed with (503|200)/
+            : /GET \/segments\/list: page 2 \(page=1\) repeats 2 items already seen/,
+        );
       }
       const others = summary.failedSeries.filter((f) => f.stream !== LOOPING_STREAM);
-      expect(others.filter((f) => !f.retriable), label).toEqual([]);
+      expect(
+        others.filter((f) => !f.retriable),
+        label,
+      ).toEqual([]);
       expect(exit, label).toBe(loop.some((f) => !f.retriable) ? 1 : 3);
       if (night === 1) expect(others.length, 'the first night leaves windows to the next').toBeGreaterThan(0);
 
@@ -260,7 +288,10 @@ describe('soak: ten nights of a first backfill through a twisting server', () =>
       const gone = filesBefore.filter((f) => !filesAfter.has(f) && !namedBefore.has(f));
       expect(gone, `${label}: files deleted that this database had not published`).toEqual([]);
       const namedAfter = await namedByManifests(out());
-      expect([...namedAfter].filter((f) => !filesAfter.has(f)), `${label}: manifests name missing files`).toEqual([]);
+      expect(
+        [...namedAfter].filter((f) => !filesAfter.has(f)),
+        `${label}: manifests name missing files`,
+      ).toEqual([]);
       // The bookkeeping names exactly what is missing: the night's failed series.
       const recorded = await runs.query('soak', 'SELECT count(*)::INTEGER AS n FROM "_etl_series_failures"');
       expect(recorded[0]?.['n'], `${label}: _etl_series_failures`).toBe(summary.failedSeries.length);
@@ -271,16 +302,24 @@ describe('soak: ten nights of a first backfill through a twisting server', () =>
       const counts = await runs.counts('soak');
       const published = await publishedRows(out());
       const watermarks = new Map(
-        (await runs.query('soak', `SELECT stream || '/' || series_key AS k, CAST(watermark AS VARCHAR) AS w FROM "_etl_series_state" WHERE watermark IS NOT NULL`))
-          .map((r) => [String(r['k']), String(r['w'])]),
+        (
+          await runs.query(
+            'soak',
+            `SELECT stream || '/' || series_key AS k, CAST(watermark AS VARCHAR) AS w FROM "_etl_series_state" WHERE watermark IS NOT NULL`,
+          )
+        ).map((r) => [String(r['k']), String(r['w'])]),
       );
       if (previous) {
-        for (const [table, n] of Object.entries(previous.counts)) expect(counts[table], `${label}: rows of ${table}`).toBeGreaterThanOrEqual(n);
+        for (const [table, n] of Object.entries(previous.counts))
+          expect(counts[table], `${label}: rows of ${table}`).toBeGreaterThanOrEqual(n);
         for (const [table, n] of Object.entries(previous.published)) {
           if (table.startsWith('_etl_')) continue;
           expect(published[table] ?? 0, `${label}: published rows of ${table}`).toBeGreaterThanOrEqual(n);
         }
-        for (const [series, w] of previous.watermarks) expect((watermarks.get(series) ?? '') >= w, `${label}: watermark of ${series} went back from ${w}`).toBe(true);
+        for (const [series, w] of previous.watermarks)
+          expect((watermarks.get(series) ?? '') >= w, `${label}: watermark of ${series} went back from ${w}`).toBe(
+            true,
+          );
       }
       previous = { counts, published, watermarks };
     }
@@ -296,9 +335,13 @@ describe('soak: ten nights of a first backfill through a twisting server', () =>
     expect(differences(diffs.filter((d) => d.table !== 'segment_size'))).toEqual([]);
     expect(await runs.query('soak', 'SELECT * FROM "_etl_holes"'), 'holes left after ten nights').toEqual([]);
     // The lake readers see holds the same: the Parquet files the manifests name.
-    const lake = await publishedDifferences(out(), join(runs.dir, 'clean-parquet'), { listed_objects: "listing <> 'segments'", segment_size: 'false' });
+    const lake = await publishedDifferences(out(), join(runs.dir, 'clean-parquet'), {
+      listed_objects: "listing <> 'segments'",
+      segment_size: 'false',
+    });
     expect(lake).toEqual([]);
     const looped = await runs.diff('soak', 'clean', { listed_objects: "listing = 'segments'" });
-    for (const d of looped.filter((l) => l.table === 'segment_size' || l.table === 'listed_objects')) expect(d.onlyLeft, d.samples.join('\n')).toBe(0);
+    for (const d of looped.filter((l) => l.table === 'segment_size' || l.table === 'listed_objects'))
+      expect(d.onlyLeft, d.samples.join('\n')).toBe(0);
   }, 240_000);
 });

@@ -21,7 +21,11 @@ import { optionalTool, whenToolMissing } from '../helpers/optional-tool.js';
 import { analystRun } from '../views/analyst-fixture.js';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium-headless-shell';
-const browserTool = optionalTool('chromium-headless-shell', 'apt-get install chromium-headless-shell (or set CHROMIUM_PATH)', { path: CHROMIUM });
+const browserTool = optionalTool(
+  'chromium-headless-shell',
+  'apt-get install chromium-headless-shell (or set CHROMIUM_PATH)',
+  { path: CHROMIUM },
+);
 
 whenToolMissing(browserTool, 'the report in a headless browser');
 
@@ -47,7 +51,10 @@ streams:
   canvas_details: { canvases: all }
 `;
 
-async function openReport(browser: Browser, path: string): Promise<{ page: Page; errors: string[]; requests: string[] }> {
+async function openReport(
+  browser: Browser,
+  path: string,
+): Promise<{ page: Page; errors: string[]; requests: string[] }> {
   const page = await browser.newPage();
   const url = pathToFileURL(path).href;
   const requests: string[] = [];
@@ -86,14 +93,31 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
     const second = await PipelineFixture.create({
       now: '2025-02-10T12:34:00Z',
       pipeline: `${SECOND_WORKSPACE}report: { path: ${JSON.stringify(secondReport)} }\n`,
-      emulator: { size: { apps: 4, products: 30, segments: 104, events: 642, canvases: 200, campaigns: 120 }, idStyle: 'uuid', rateLimits: false },
+      emulator: {
+        size: { apps: 4, products: 30, segments: 104, events: 642, canvases: 200, campaigns: 120 },
+        idStyle: 'uuid',
+        rateLimits: false,
+      },
     });
-    workspaces.push({ name: 'second workspace', fixture: second, report: secondReport, runReport: (await second.run()).report });
+    workspaces.push({
+      name: 'second workspace',
+      fixture: second,
+      report: secondReport,
+      runReport: (await second.run()).report,
+    });
     browser = await puppeteer.launch({
       executablePath: CHROMIUM,
       headless: 'shell',
       userDataDir: join(dir, 'profile'),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
   }, 600_000);
   afterAll(async () => {
@@ -128,8 +152,15 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
           expect(data.length, `${w.name}: ${spec.id} carries the rows of its query`).toBe(rows.length);
           if (rows.length === 0) continue;
           for (const r of rows) if (r['x'] instanceof Date) expect(r['x'].getTime(), spec.id).toBeLessThan(inProgress);
-          const drawn = await page.$$eval(`[data-chart="${spec.id}"] svg [ecmeta_ssr_type="chart"]`, (els) =>
-            new Set(els.map((e) => `${e.getAttribute('ecmeta_series_index') ?? ''}:${e.getAttribute('ecmeta_data_index') ?? ''}`)).size);
+          const drawn = await page.$$eval(
+            `[data-chart="${spec.id}"] svg [ecmeta_ssr_type="chart"]`,
+            (els) =>
+              new Set(
+                els.map(
+                  (e) => `${e.getAttribute('ecmeta_series_index') ?? ''}:${e.getAttribute('ecmeta_data_index') ?? ''}`,
+                ),
+              ).size,
+          );
           expect(drawn, `${w.name}: ${spec.id}: marks drawn vs rows of its query`).toBe(rows.length);
           // A label is cut when ECharts shortens it (an ellipsis) or when it runs past the picture's edge.
           const cut = await page.$eval(`[data-chart="${spec.id}"] svg`, (svg) => {
@@ -137,7 +168,13 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
             return [...svg.querySelectorAll('text')]
               .filter((t) => {
                 const b = t.getBoundingClientRect();
-                return /…|\.\.\.$/.test(t.textContent ?? '') || b.left < box.left - 1 || b.right > box.right + 1 || b.top < box.top - 1 || b.bottom > box.bottom + 1;
+                return (
+                  /…|\.\.\.$/.test(t.textContent ?? '') ||
+                  b.left < box.left - 1 ||
+                  b.right > box.right + 1 ||
+                  b.top < box.top - 1 ||
+                  b.bottom > box.bottom + 1
+                );
               })
               .map((t) => t.textContent);
           });
@@ -160,7 +197,7 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
     }
   });
 
-  it('sets each Canvas\'s variants side by side, two or more per Canvas, with their entries, and says when they differ within noise', async () => {
+  it("sets each Canvas's variants side by side, two or more per Canvas, with their entries, and says when they differ within noise", async () => {
     for (const w of workspaces) {
       const { page } = await openReport(browser, w.report);
       const data = await chartData(page, 'canvas-variants');
@@ -189,16 +226,27 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
       expect(new Set(data.map((r) => r.x)).size).toBe(data.length);
       const wh = await Warehouse.open(w.fixture.db, WAREHOUSE_TABLES, { readOnly: true });
       try {
-        const messageSteps = new Set((await wh.query(`SELECT "step_name" FROM "analytics"."canvas_step_conversions" WHERE "step_type" = 'message'`)).map((r) => String(r['step_name'])));
+        const messageSteps = new Set(
+          (
+            await wh.query(
+              `SELECT "step_name" FROM "analytics"."canvas_step_conversions" WHERE "step_type" = 'message'`,
+            )
+          ).map((r) => String(r['step_name'])),
+        );
         for (const r of data) expect(messageSteps.has(r.x.replace(/^.* · \d+[a-z]?\. /, '')), r.x).toBe(true);
       } finally {
         await wh.close();
       }
       for (const canvas of new Set(data.map((r) => r.series))) {
-        const positions = data.filter((r) => r.series === canvas).map((r) => /· (\d+)([a-z]?)\. /.exec(r.x)!).map((m) => [Number(m[1]), m[2]!] as const);
-        for (let i = 1; i < positions.length; i++) expect(positions[i]![0]).toBeGreaterThanOrEqual(positions[i - 1]![0]);
+        const positions = data
+          .filter((r) => r.series === canvas)
+          .map((r) => /· (\d+)([a-z]?)\. /.exec(r.x)!)
+          .map((m) => [Number(m[1]), m[2]!] as const);
+        for (let i = 1; i < positions.length; i++)
+          expect(positions[i]![0]).toBeGreaterThanOrEqual(positions[i - 1]![0]);
         // Two steps at one position are branches, lettered; a step alone at its position is not.
-        for (const [p, letter] of positions) expect(letter !== '', `${canvas} ${p}`).toBe(positions.filter(([q]) => q === p).length > 1);
+        for (const [p, letter] of positions)
+          expect(letter !== '', `${canvas} ${p}`).toBe(positions.filter(([q]) => q === p).length > 1);
       }
       const caption = await page.$eval('[data-chart="canvas-steps"] .caption', (el) => el.textContent ?? '');
       expect(caption).toContain('Not a funnel');
@@ -231,7 +279,8 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
     try {
       const names = new Set((await wh.query('SELECT "name" FROM "segments"')).map((r) => String(r['name'])));
       for (const s of series) expect(names.has(s.replace(/ \(right scale\)$/, '')), s).toBe(true);
-      const [ratio] = await wh.query(`WITH "l" AS (SELECT "size" FROM "analytics"."segment_size_daily" WHERE "day" = (SELECT max("day") FROM "analytics"."segment_size_daily" WHERE "day" < DATE '2025-02-10') ORDER BY "size" DESC LIMIT 2)
+      const [ratio] =
+        await wh.query(`WITH "l" AS (SELECT "size" FROM "analytics"."segment_size_daily" WHERE "day" = (SELECT max("day") FROM "analytics"."segment_size_daily" WHERE "day" < DATE '2025-02-10') ORDER BY "size" DESC LIMIT 2)
                                       SELECT max("size") / min("size") AS r FROM "l"`);
       expect(data.some((r) => r.axis === 1)).toBe(Number(ratio!['r']) >= 3);
     } finally {
@@ -239,7 +288,11 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
     }
     const colours = await page.$$eval('[data-chart="segments"] svg [ecmeta_ssr_type="chart"]', (els) => {
       const bySeries = new Map<string, string>();
-      for (const e of els) bySeries.set(e.getAttribute('ecmeta_series_index') ?? '', e.getAttribute('fill') ?? e.getAttribute('stroke') ?? '');
+      for (const e of els)
+        bySeries.set(
+          e.getAttribute('ecmeta_series_index') ?? '',
+          e.getAttribute('fill') ?? e.getAttribute('stroke') ?? '',
+        );
       return [...bySeries.values()];
     });
     expect(new Set(colours).size).toBe(series.length);
@@ -247,7 +300,7 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
     await page.close();
   });
 
-  it('draws DAU/MAU as 7-day averages, one small chart per app on one scale, with each day\'s own value on hover', async () => {
+  it("draws DAU/MAU as 7-day averages, one small chart per app on one scale, with each day's own value on hover", async () => {
     for (const w of workspaces) {
       const { page } = await openReport(browser, w.report);
       const data = await chartData(page, 'stickiness');
@@ -256,7 +309,9 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
       expect(series.length).toBe(w.name === 'demo' ? 3 : 5);
       const titles = await page.$$eval('[data-chart="stickiness"] svg text', (ts) => ts.map((t) => t.textContent));
       for (const s of series) expect(titles).toContain(s);
-      const hovers = await page.$$eval('[data-chart="stickiness"] svg title', (ts) => ts.map((t) => t.textContent ?? ''));
+      const hovers = await page.$$eval('[data-chart="stickiness"] svg title', (ts) =>
+        ts.map((t) => t.textContent ?? ''),
+      );
       expect(hovers).toHaveLength(data.length);
       for (const h of hovers) expect(h).toMatch(/^\d{4}-\d{2}-\d{2}: 7-day average [\d.]+ %, this day [\d.]+ %$/);
       // The demo's model keeps an app's stickiness within a few points from one day to the next once averaged.
@@ -270,7 +325,9 @@ describe.runIf(browserTool.available)('the report in a headless browser', () => 
 
   it('says what currency revenue is in', async () => {
     const { page } = await openReport(browser, workspaces[0]!.report);
-    expect(await page.$eval('[data-chart="revenue"] .caption', (el) => el.textContent ?? '')).toContain("in the workspace's currency");
+    expect(await page.$eval('[data-chart="revenue"] .caption', (el) => el.textContent ?? '')).toContain(
+      "in the workspace's currency",
+    );
     await page.close();
   });
 });

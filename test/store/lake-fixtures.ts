@@ -11,4 +11,5 @@ streams:
 `;
 
 /** The same pipeline exporting as workspace `name` of a shared lake. */
-export const lakeYamlIn = (name: string): string => LAKE_YAML.replace('name: lake\n', `name: lake\nworkspace: ${name}\n`);
+export const lakeYamlIn = (name: string): string =>
+  LAKE_YAML.replace('name: lake\n', `name: lake\nworkspace: ${name}\n`);

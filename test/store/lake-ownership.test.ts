@@ -16,7 +16,15 @@ import type { TableManifest } from '../../src/export/table-manifest.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import type { S3TestServer } from '../helpers/s3-test-server.js';
 import type { Target } from '../reliability/reliability-helpers.js';
-import { listFiles, makeTarget, removeDir, runCli, runInProcess, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import {
+  listFiles,
+  makeTarget,
+  removeDir,
+  runCli,
+  runInProcess,
+  startEmulator,
+  tempDir,
+} from '../reliability/reliability-helpers.js';
 import { LAKE_YAML } from './lake-fixtures.js';
 import { listKeys, s3Suite } from './s3-fixtures.js';
 
@@ -44,7 +52,7 @@ async function rowsOf(db: string, table: string): Promise<number> {
 async function foreignDuckDb(path: string): Promise<void> {
   const instance = await DuckDBInstance.create(path);
   const conn = await instance.connect();
-  await conn.run('CREATE TABLE my_notes (note VARCHAR); INSERT INTO my_notes VALUES (\'mine\')');
+  await conn.run("CREATE TABLE my_notes (note VARCHAR); INSERT INTO my_notes VALUES ('mine')");
   conn.closeSync();
   instance.closeSync();
 }
@@ -90,12 +98,20 @@ describe('a --db that names no engage-etl database, locally', () => {
     const text = join(dir, 'notes.txt');
     await writeFile(text, 'my notes, not a database\n'.repeat(100));
     const before = await stamps(dir);
-    for (const args of [['export', '--db', other, '--out', t.out], ['query', 'SELECT 1', '--db', other], ['status', '--db', other], ['report', '--db', other, '--output', join(dir, 'r.html')]]) {
+    for (const args of [
+      ['export', '--db', other, '--out', t.out],
+      ['query', 'SELECT 1', '--db', other],
+      ['status', '--db', other],
+      ['report', '--db', other, '--output', join(dir, 'r.html')],
+    ]) {
       const r = await runCli(args);
       expect(r.code, `${args[0]}: ${r.stderr}`).toBe(EXIT.usage);
       expect(r.stderr).toContain(`${other} is a DuckDB database but holds no engage-etl table`);
     }
-    for (const args of [['export', '--db', text, '--out', t.out], ['query', 'SELECT 1', '--db', text]]) {
+    for (const args of [
+      ['export', '--db', text, '--out', t.out],
+      ['query', 'SELECT 1', '--db', text],
+    ]) {
       const r = await runCli(args);
       expect(r.code, `${args[0]}: ${r.stderr}`).toBe(EXIT.usage);
       expect(r.stderr).toContain(`not a DuckDB database: ${text}`);
@@ -108,17 +124,21 @@ describe('a --db that names no engage-etl database, locally', () => {
     const other: Target = { ...(await makeTarget(dir, 'other', LAKE_YAML)), out: t.out };
     const requests = em.stats.requests;
     await expect(runInProcess(em, other)).rejects.toThrow(ConfigError);
-    await expect(runInProcess(em, other)).rejects.toThrow(/holds tables another engage-etl database published — manifests\/[a-z_]+\.json \(database [0-9a-f-]{36}\)/);
+    await expect(runInProcess(em, other)).rejects.toThrow(
+      /holds tables another engage-etl database published — manifests\/[a-z_]+\.json \(database [0-9a-f-]{36}\)/,
+    );
     expect(em.stats.requests).toBe(requests);
     // The same database with its own --out publishes; its export into the first lake is refused like its run.
     expect((await runInProcess(em, { ...other, out: join(dir, 'other-parquet') })).status).toBe('succeeded');
     const r = await runCli(['export', '--db', other.db, '--out', t.out]);
     expect(r.code, r.stderr).toBe(EXIT.usage);
-    expect(r.stderr).toMatch(/Pass the --db that published them, another --out, or give each pipeline its own workspace:/);
+    expect(r.stderr).toMatch(
+      /Pass the --db that published them, another --out, or give each pipeline its own workspace:/,
+    );
     expect(await stamps(t.out)).toEqual(before);
   }, 180_000);
 
-  it('a lake emptied behind the database\'s back (manifests listing no file, files gone) is republished whole by the next run', async () => {
+  it("a lake emptied behind the database's back (manifests listing no file, files gone) is republished whole by the next run", async () => {
     // What `export --db <typo>` of earlier versions left: every manifest rewritten with `files: []`, every data file deleted.
     const manifests = join(t.out, 'manifests');
     for (const name of await readdir(manifests)) {
@@ -129,13 +149,22 @@ describe('a --db that names no engage-etl database, locally', () => {
     }
     const summary = await runInProcess(em, t);
     expect(summary.status).toBe('succeeded');
-    expect(summary.warnings.filter((w) => w.code === 'parquet_repaired').map((w) => w.message).join('\n')).toMatch(/manifests\/revenue\.json counts 0 rows in year=2025, the database holds \d+/);
+    expect(
+      summary.warnings
+        .filter((w) => w.code === 'parquet_repaired')
+        .map((w) => w.message)
+        .join('\n'),
+    ).toMatch(/manifests\/revenue\.json counts 0 rows in year=2025, the database holds \d+/);
     let republished = 0;
     for (const name of await readdir(manifests)) {
       const manifest = JSON.parse(await readFile(join(manifests, name), 'utf8')) as TableManifest;
       const table = manifest.table.startsWith('etl_') ? `_${manifest.table}` : manifest.table;
-      expect(manifest.files.reduce((n, f) => n + f.rows, 0), table).toBe(await rowsOf(t.db, table));
-      for (const f of manifest.files) expect(existsSync(join(t.out, manifest.table, f.path)), `${manifest.table}/${f.path}`).toBe(true);
+      expect(
+        manifest.files.reduce((n, f) => n + f.rows, 0),
+        table,
+      ).toBe(await rowsOf(t.db, table));
+      for (const f of manifest.files)
+        expect(existsSync(join(t.out, manifest.table, f.path)), `${manifest.table}/${f.path}`).toBe(true);
       if (manifest.files.length > 0 && !manifest.table.startsWith('etl_')) republished += 1;
     }
     expect(republished).toBeGreaterThanOrEqual(4);
@@ -150,7 +179,11 @@ describe('a --db that names no engage-etl database, in a bucket', () => {
   const suite = s3Suite('engage-etl-owner-s3-');
   beforeAll(async () => {
     ({ dir, em, store, s3 } = suite);
-    const t: Target = { ...(await makeTarget(dir, 'remote', LAKE_YAML)), db: `s3://${store.bucket}/state/engage.duckdb`, out: `s3://${store.bucket}/warehouse` };
+    const t: Target = {
+      ...(await makeTarget(dir, 'remote', LAKE_YAML)),
+      db: `s3://${store.bucket}/state/engage.duckdb`,
+      out: `s3://${store.bucket}/warehouse`,
+    };
     expect((await runInProcess(em, t)).status).toBe('succeeded');
   }, 120_000);
 
@@ -172,9 +205,14 @@ describe('a --db that names no engage-etl database, in a bucket', () => {
 
   it('an object that is no DuckDB database is reported under its s3:// URL, not the temp file it was downloaded to', async () => {
     const key = 'state/notes.duckdb';
-    await s3.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: 'my notes, not a database\n'.repeat(100) }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: 'my notes, not a database\n'.repeat(100) }),
+    );
     const before = await listKeys(s3, store.bucket, '');
-    for (const args of [['query', 'SELECT 1', '--db', `s3://${store.bucket}/${key}`], ['export', '--db', `s3://${store.bucket}/${key}`, '--out', `s3://${store.bucket}/warehouse`]]) {
+    for (const args of [
+      ['query', 'SELECT 1', '--db', `s3://${store.bucket}/${key}`],
+      ['export', '--db', `s3://${store.bucket}/${key}`, '--out', `s3://${store.bucket}/warehouse`],
+    ]) {
       const r = await runCli(args, store.env);
       expect(r.code, `${args[0]}: ${r.stderr}`).toBe(EXIT.usage);
       expect(r.stderr).toContain(`not a DuckDB database: s3://${store.bucket}/${key}`);

@@ -12,7 +12,15 @@ import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import type { S3TestServer } from '../helpers/s3-test-server.js';
 import type { CliResult, Target } from '../reliability/reliability-helpers.js';
-import { SecretScan, UNTIL, makeTarget, runCli, runInProcess, spawnCli, startEmulator } from '../reliability/reliability-helpers.js';
+import {
+  SecretScan,
+  UNTIL,
+  makeTarget,
+  runCli,
+  runInProcess,
+  spawnCli,
+  startEmulator,
+} from '../reliability/reliability-helpers.js';
 import { InterruptedError } from '../../src/errors.js';
 import { startS3TestServer } from '../helpers/s3-test-server.js';
 import { download, listKeys, s3Suite, tableDifferences } from './s3-fixtures.js';
@@ -33,7 +41,10 @@ interface RequestLine {
 }
 
 function requestsOf(stderr: string): RequestLine[] {
-  return stderr.split('\n').filter((l) => l.includes('"type":"request"')).map((l) => JSON.parse(l) as RequestLine);
+  return stderr
+    .split('\n')
+    .filter((l) => l.includes('"type":"request"'))
+    .map((l) => JSON.parse(l) as RequestLine);
 }
 
 /** The series a request belongs to: its path and query without the window's bounds. */
@@ -52,9 +63,13 @@ function seriesOf(r: RequestLine): string {
  */
 function needlesslyResent(stopped: CliResult, resumed: CliResult, since?: string): RequestLine[] {
   const before = requestsOf(stopped.stderr);
-  const lost = new Set(before.filter((r) => (since !== undefined && r.ts >= since) || r.error !== undefined).map(seriesOf));
+  const lost = new Set(
+    before.filter((r) => (since !== undefined && r.ts >= since) || r.error !== undefined).map(seriesOf),
+  );
   const done = new Set(before.filter((r) => r.error === undefined).map((r) => `${r.path}?${r.query}`));
-  return requestsOf(resumed.stderr).filter((r) => done.has(`${r.path}?${r.query}`) && !WHOLE_LISTS.has(r.path) && !lost.has(seriesOf(r)));
+  return requestsOf(resumed.stderr).filter(
+    (r) => done.has(`${r.path}?${r.query}`) && !WHOLE_LISTS.has(r.path) && !lost.has(seriesOf(r)),
+  );
 }
 
 describe('checkpoints of a run on an object-store database', () => {
@@ -65,7 +80,9 @@ describe('checkpoints of a run on an object-store database', () => {
   /** Slow answers: a first backfill of the reliability pipeline takes ≈ 8 s, long enough to stop it in the middle. */
   let slow: Emulator;
   const secrets = new SecretScan();
-  const suite = s3Suite('engage-etl-s3-ckpt-', async (x) => expect((await secrets.find(x.em.demoApiKey)).places).toEqual([]));
+  const suite = s3Suite('engage-etl-s3-ckpt-', async (x) =>
+    expect((await secrets.find(x.em.demoApiKey)).places).toEqual([]),
+  );
   beforeAll(async () => {
     ({ dir, em, store, s3 } = suite);
     slow = await startEmulator({ latencyMs: 200 });
@@ -81,8 +98,29 @@ describe('checkpoints of a run on an object-store database', () => {
   }
 
   function runArgs(t: Target, work: string, until = UNTIL, extra: string[] = []): string[] {
-    return ['run', '--pipeline', t.pipeline, '--base-url', slow.url, '--db', t.db, '--out', t.out, '--until', until, '--work-dir', work,
-      '--max-in-flight', String(IN_FLIGHT), '--checkpoint-every', '1s', '--json', '--log-level', 'debug', ...extra];
+    return [
+      'run',
+      '--pipeline',
+      t.pipeline,
+      '--base-url',
+      slow.url,
+      '--db',
+      t.db,
+      '--out',
+      t.out,
+      '--until',
+      until,
+      '--work-dir',
+      work,
+      '--max-in-flight',
+      String(IN_FLIGHT),
+      '--checkpoint-every',
+      '1s',
+      '--json',
+      '--log-level',
+      'debug',
+      ...extra,
+    ];
   }
 
   const env = () => ({ ...store.env, ENGAGE_API_KEY: slow.demoApiKey });
@@ -103,7 +141,9 @@ describe('checkpoints of a run on an object-store database', () => {
 
   async function note(prefix: string): Promise<{ key: string; takenAt: string } | undefined> {
     try {
-      const answer = await s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: `${prefix}/engage.duckdb.checkpoint.json` }));
+      const answer = await s3.send(
+        new GetObjectCommand({ Bucket: store.bucket, Key: `${prefix}/engage.duckdb.checkpoint.json` }),
+      );
       return JSON.parse(await answer.Body!.transformToString()) as { key: string; takenAt: string };
     } catch {
       return undefined;
@@ -143,10 +183,16 @@ describe('checkpoints of a run on an object-store database', () => {
     expect(stopped.stdout).toContain('what was fetched before was committed; run it again');
     const keys = (await listKeys(s3, store.bucket, 'term/')).map((o) => o.key);
     // No published database (the first run never finished), no lock; the checkpoint and its note beside the key.
-    expect(keys.filter((k) => !k.startsWith('term/engage.duckdb.checkpoint/'))).toEqual(['term/engage.duckdb.checkpoint.json', 'term/engage.duckdb.last-run.json']);
+    expect(keys.filter((k) => !k.startsWith('term/engage.duckdb.checkpoint/'))).toEqual([
+      'term/engage.duckdb.checkpoint.json',
+      'term/engage.duckdb.last-run.json',
+    ]);
     expect(keys.filter((k) => k.startsWith('term/engage.duckdb.checkpoint/'))).toEqual([(await note('term'))!.key]);
 
-    const plan = await runCli(['plan', '--pipeline', t.pipeline, '--base-url', slow.url, '--db', t.db, '--until', UNTIL], env());
+    const plan = await runCli(
+      ['plan', '--pipeline', t.pipeline, '--base-url', slow.url, '--db', t.db, '--until', UNTIL],
+      env(),
+    );
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).not.toContain('stored state: none');
     expect(plan.stdout).toContain('stored state: read (checkpoint of a run that did not publish)');
@@ -168,9 +214,14 @@ describe('checkpoints of a run on an object-store database', () => {
     expect(await tableDifferences(clean.db, await published('term', 'term-published'))).toEqual({});
     // The SIGTERM's checkpoint held every commit: the resumed run sent again only the lists and the unfinished windows.
     expect(needlesslyResent(stopped, resumed)).toEqual([]);
-    expect(requestsOf(stopped.stderr).filter((r) => r.error === undefined).length + sent(resumed)).toBeLessThan(clean.requests * 1.15);
+    expect(requestsOf(stopped.stderr).filter((r) => r.error === undefined).length + sent(resumed)).toBeLessThan(
+      clean.requests * 1.15,
+    );
     // The publish replaced the checkpoint.
-    expect((await listKeys(s3, store.bucket, 'term/')).map((o) => o.key)).toEqual(['term/engage.duckdb', 'term/engage.duckdb.last-run.json']);
+    expect((await listKeys(s3, store.bucket, 'term/')).map((o) => o.key)).toEqual([
+      'term/engage.duckdb',
+      'term/engage.duckdb.last-run.json',
+    ]);
   }, 180_000);
 
   it('kill -9 (no grace) loses only what came after the last periodic checkpoint; readers keep the published database; the resumed run ends equal to an uninterrupted one', async () => {
@@ -192,7 +243,10 @@ describe('checkpoints of a run on an object-store database', () => {
     const last = (await note('kill'))!;
 
     // A reader sees the database the first run published, not the checkpoint: one run, up to EARLIER.
-    const query = await runCli(['query', 'SELECT count(*) AS runs, max("until") AS until FROM _etl_runs', '--db', t.db, '--format', 'json'], store.env);
+    const query = await runCli(
+      ['query', 'SELECT count(*) AS runs, max("until") AS until FROM _etl_runs', '--db', t.db, '--format', 'json'],
+      store.env,
+    );
     expect(query.code, query.stderr).toBe(0);
     expect(query.stdout).toContain('"runs":1');
     expect(query.stdout).toContain('2025-05-01');
@@ -208,12 +262,18 @@ describe('checkpoints of a run on an object-store database', () => {
     // or after it, and the lists, was sent again.
     const interval = new Date(Date.parse(last.takenAt) - 1000).toISOString();
     expect(needlesslyResent(killed, resumed, interval)).toEqual([]);
-    expect((await listKeys(s3, store.bucket, 'kill/')).map((o) => o.key)).toEqual(['kill/engage.duckdb', 'kill/engage.duckdb.last-run.json']);
+    expect((await listKeys(s3, store.bucket, 'kill/')).map((o) => o.key)).toEqual([
+      'kill/engage.duckdb',
+      'kill/engage.duckdb.last-run.json',
+    ]);
   }, 180_000);
 
   it('a checkpoint left by a run killed right after it published is older than the published database: the next run removes it and starts from the published one', async () => {
     const t = remoteTarget(await makeTarget(dir, 'stale'), 'stale');
-    const killed = await runCli(runArgs(t, await emptyWorkDir('stale-1'), EARLIER), { ...env(), [CRASH_AT_ENV]: 'database-published:1' });
+    const killed = await runCli(runArgs(t, await emptyWorkDir('stale-1'), EARLIER), {
+      ...env(),
+      [CRASH_AT_ENV]: 'database-published:1',
+    });
     expect(killed.signal, killed.stderr.slice(-800)).toBe('SIGKILL');
     expect(await note('stale'), 'the run uploaded no checkpoint before publishing').toBeDefined();
 
@@ -223,7 +283,10 @@ describe('checkpoints of a run on an object-store database', () => {
     expect(next.stderr).not.toContain('"code":"checkpoint_resumed"');
     const clean = await cleanRun('stale-clean', [EARLIER, UNTIL]);
     expect(await tableDifferences(clean.db, await published('stale', 'stale-published'))).toEqual({});
-    expect((await listKeys(s3, store.bucket, 'stale/')).map((o) => o.key)).toEqual(['stale/engage.duckdb', 'stale/engage.duckdb.last-run.json']);
+    expect((await listKeys(s3, store.bucket, 'stale/')).map((o) => o.key)).toEqual([
+      'stale/engage.duckdb',
+      'stale/engage.duckdb.last-run.json',
+    ]);
   }, 180_000);
 
   it('a run stopped while the store is unreachable does not claim that what it committed was kept: it says what is lost', async () => {
@@ -234,20 +297,30 @@ describe('checkpoints of a run on an object-store database', () => {
     const stop = new AbortController();
     let commits = 0;
     try {
-      const run = runInProcess(slow, t, { checkpointEvery: '1h', maxInFlight: String(IN_FLIGHT) }, {
-        signal: stop.signal,
-        reporter: {
-          emit: (e) => {
-            // The store goes away mid-run, then SIGTERM comes: the checkpoint of the stop cannot be uploaded.
-            if (e.type === 'committed' && (commits += 1) === 3) void gone.close().then(() => stop.abort());
+      const run = runInProcess(
+        slow,
+        t,
+        { checkpointEvery: '1h', maxInFlight: String(IN_FLIGHT) },
+        {
+          signal: stop.signal,
+          reporter: {
+            emit: (e) => {
+              // The store goes away mid-run, then SIGTERM comes: the checkpoint of the stop cannot be uploaded.
+              if (e.type === 'committed' && (commits += 1) === 3) void gone.close().then(() => stop.abort());
+            },
+            close: () => undefined,
           },
-          close: () => undefined,
         },
-      });
-      const err = await run.then(() => undefined, (e: unknown) => e);
+      );
+      const err = await run.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(InterruptedError);
       expect((err as InterruptedError).progressKept).toBe(false);
-      expect((err as Error).message).toMatch(/could not be uploaded as a checkpoint beside s3:\/\/lake\/gone\/engage\.duckdb and is lost/);
+      expect((err as Error).message).toMatch(
+        /could not be uploaded as a checkpoint beside s3:\/\/lake\/gone\/engage\.duckdb and is lost/,
+      );
       expect((err as Error).message).not.toContain('what was fetched before was committed');
     } finally {
       for (const k of Object.keys(gone.env)) {

@@ -10,7 +10,16 @@ import { CRASH_AT_ENV } from '../../src/process/crash-point.js';
 import { createS3Client, s3Settings } from '../../src/store/s3-client.js';
 import { startS3TestServer } from '../helpers/s3-test-server.js';
 import type { S3TestServer } from '../helpers/s3-test-server.js';
-import { SecretScan, UNTIL, makeTarget, removeDir, runCli, runInProcess, startEmulator, tempDir } from '../reliability/reliability-helpers.js';
+import {
+  SecretScan,
+  UNTIL,
+  makeTarget,
+  removeDir,
+  runCli,
+  runInProcess,
+  startEmulator,
+  tempDir,
+} from '../reliability/reliability-helpers.js';
 import { download, followManifests, listKeys, mirror, tableDifferences } from './s3-fixtures.js';
 
 const EARLIER = '2025-05-01T00:00:00Z';
@@ -45,7 +54,11 @@ describe('a run publishing to s3:// killed at each publish step', () => {
     const db = `s3://${store.bucket}/state/engage.duckdb`;
     const out = `s3://${store.bucket}/warehouse`;
     const run = (until: string, env: Record<string, string> = {}) =>
-      runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', db, '--out', out, '--until', until], { ...store.env, ENGAGE_API_KEY: em.demoApiKey, ...env });
+      runCli(['run', '--pipeline', t.pipeline, '--base-url', em.url, '--db', db, '--out', out, '--until', until], {
+        ...store.env,
+        ENGAGE_API_KEY: em.demoApiKey,
+        ...env,
+      });
     const first = await run(EARLIER);
     secrets.text(first.stdout, first.stderr);
     expect(first.code, first.stderr.slice(-500)).toBe(0);
@@ -79,6 +92,9 @@ describe('a run publishing to s3:// killed at each publish step', () => {
     const read = await followManifests(tree, keys, published);
     expect(read.problems).toEqual([]);
     expect(keys.filter((k) => !k.startsWith('manifests/') && !read.named.has(k))).toEqual([]);
-    expect((await listKeys(s3, store.bucket, 'state/')).map((o) => o.key)).toEqual(['state/engage.duckdb', 'state/engage.duckdb.last-run.json']);
+    expect((await listKeys(s3, store.bucket, 'state/')).map((o) => o.key)).toEqual([
+      'state/engage.duckdb',
+      'state/engage.duckdb.last-run.json',
+    ]);
   }, 600_000);
 });

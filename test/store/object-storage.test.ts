@@ -26,7 +26,9 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
   let store: S3TestServer;
   let s3: S3Client;
   const secrets = new SecretScan();
-  const suite = s3Suite('engage-etl-s3-', async (x) => expect((await secrets.find(x.em.demoApiKey)).places).toEqual([]));
+  const suite = s3Suite('engage-etl-s3-', async (x) =>
+    expect((await secrets.find(x.em.demoApiKey)).places).toEqual([]),
+  );
   beforeAll(() => ({ dir, em, store, s3 } = suite));
 
   /** A fresh, empty working folder: nothing of an earlier run is on this "machine". */
@@ -44,7 +46,11 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
 
   it('publishes from an empty working folder what a local run publishes; the nightly run after it, from another empty folder, uploads only the partitions it changed', async () => {
     const local = await makeTarget(dir, 'local');
-    const remote: Target = { ...(await makeTarget(dir, 'remote')), db: `s3://${store.bucket}/state/engage.duckdb`, out: `s3://${store.bucket}/warehouse` };
+    const remote: Target = {
+      ...(await makeTarget(dir, 'remote')),
+      db: `s3://${store.bucket}/state/engage.duckdb`,
+      out: `s3://${store.bucket}/warehouse`,
+    };
     secrets.target(local);
 
     const localFirst = await runInProcess(em, local, { until: EARLIER });
@@ -55,7 +61,11 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
 
     const before = await listKeys(s3, store.bucket, 'warehouse/');
     // Every key part is visible to Hive, Trino, Athena, Spark and BigQuery.
-    for (const { key } of before) expect(key.split('/').filter((p) => p.startsWith('_') || p.startsWith('.')), key).toEqual([]);
+    for (const { key } of before)
+      expect(
+        key.split('/').filter((p) => p.startsWith('_') || p.startsWith('.')),
+        key,
+      ).toEqual([]);
     const tree1 = join(dir, 'tree-first');
     const keys1 = await mirror(s3, store.bucket, 'warehouse', tree1);
     const read1 = await followManifests(tree1, keys1, join(dir, 'first.duckdb'));
@@ -73,7 +83,9 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
     const old = new Set(before.map((o) => o.key));
     const uploaded = after.filter((o) => !old.has(o.key));
     const bookkeeping = BOOKKEEPING_EXPORTS.map((b) => `/${b.folder}/`);
-    const dataUploaded = uploaded.filter((o) => o.key.endsWith('.parquet') && !bookkeeping.some((folder) => o.key.includes(folder)));
+    const dataUploaded = uploaded.filter(
+      (o) => o.key.endsWith('.parquet') && !bookkeeping.some((folder) => o.key.includes(folder)),
+    );
     // Only the changed partitions: as many new data objects as files written, fewer than the tree holds.
     expect(dataUploaded.length).toBe(second.parquet.filesWritten);
     expect(dataUploaded.length).toBeLessThan(after.filter((o) => o.key.endsWith('.parquet')).length);
@@ -84,10 +96,16 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
     const read2 = await followManifests(tree2, keys2, join(dir, 'second.duckdb'));
     expect(read2.problems).toEqual([]);
     expect(keys2.filter((k) => !k.startsWith('manifests/') && !read2.named.has(k))).toEqual([]);
-    expect((await listKeys(s3, store.bucket, 'state/')).map((o) => o.key)).toEqual(['state/engage.duckdb', 'state/engage.duckdb.last-run.json']);
+    expect((await listKeys(s3, store.bucket, 'state/')).map((o) => o.key)).toEqual([
+      'state/engage.duckdb',
+      'state/engage.duckdb.last-run.json',
+    ]);
 
     // The read-only commands download the published object and open it read-only.
-    const query = await runCli(['query', 'SELECT count(*) AS n FROM revenue', '--db', remote.db, '--format', 'json'], store.env);
+    const query = await runCli(
+      ['query', 'SELECT count(*) AS n FROM revenue', '--db', remote.db, '--format', 'json'],
+      store.env,
+    );
     expect(query.code, query.stderr).toBe(0);
     expect(JSON.parse(query.stdout)).toEqual([{ n: second.tables.find((t) => t.table === 'revenue')!.rows }]);
     const status = await runCli(['status', '--db', remote.db, '--json'], store.env);
@@ -99,7 +117,10 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
   it('`plan`, `report` and `export` take the same URLs: plan and report read the published object, export republishes every partition under new names and leaves no unnamed object', async () => {
     const db = `s3://${store.bucket}/state/engage.duckdb`;
     const t = await makeTarget(dir, 'commands');
-    const plan = await runCli(['plan', '--pipeline', t.pipeline, '--emulator', '--db', db, '--until', '2025-06-16T00:00:00Z'], store.env);
+    const plan = await runCli(
+      ['plan', '--pipeline', t.pipeline, '--emulator', '--db', db, '--until', '2025-06-16T00:00:00Z'],
+      store.env,
+    );
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain(`stored state: read (${db})`);
     const report = await runCli(['report', '--db', db, '--output', join(dir, 'report.html')], store.env);
@@ -118,18 +139,28 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
   }, 300_000);
 
   it('refuses, without waiting for it and naming the holder, a run on a --db whose lock another run holds; the first run succeeds', async () => {
-    const t: Target = { ...(await makeTarget(dir, 'locked')), db: `s3://${store.bucket}/locked/engage.duckdb`, out: `s3://${store.bucket}/locked-out` };
+    const t: Target = {
+      ...(await makeTarget(dir, 'locked')),
+      db: `s3://${store.bucket}/locked/engage.duckdb`,
+      out: `s3://${store.bucket}/locked-out`,
+    };
     const slow = await startEmulator({ latencyMs: 300 });
     try {
       const first = runInProcess(slow, t, { until: EARLIER, workDir: await emptyWorkDir('locked') });
-      while ((await listKeys(s3, store.bucket, 'locked/engage.duckdb.lock')).length === 0) await new Promise((r) => setTimeout(r, 20));
-      const second = await runCli(['run', '--pipeline', t.pipeline, '--base-url', slow.url, '--db', t.db, '--out', t.out, '--until', EARLIER], { ...store.env, ENGAGE_API_KEY: slow.demoApiKey });
+      while ((await listKeys(s3, store.bucket, 'locked/engage.duckdb.lock')).length === 0)
+        await new Promise((r) => setTimeout(r, 20));
+      const second = await runCli(
+        ['run', '--pipeline', t.pipeline, '--base-url', slow.url, '--db', t.db, '--out', t.out, '--until', EARLIER],
+        { ...store.env, ENGAGE_API_KEY: slow.demoApiKey },
+      );
       secrets.text(second.stdout, second.stderr);
       expect(second.code).toBe(1);
       // Refused, not queued behind the lock: the first run still holds it when the second has ended (a wall-clock bound
       // here failed on a loaded machine at 12.5 s).
       expect(await listKeys(s3, store.bucket, 'locked/engage.duckdb.lock')).toHaveLength(1);
-      expect(second.stderr).toContain(`another engage-etl run holds s3://${store.bucket}/locked/engage.duckdb (engage-etl run, pid ${process.pid}`);
+      expect(second.stderr).toContain(
+        `another engage-etl run holds s3://${store.bucket}/locked/engage.duckdb (engage-etl run, pid ${process.pid}`,
+      );
       expect((await first).status).toBe('succeeded');
       expect(await listKeys(s3, store.bucket, 'locked/engage.duckdb.lock')).toEqual([]);
     } finally {
@@ -139,7 +170,10 @@ describe('object storage: --db and --out on an S3-compatible store', () => {
 
   it('a malformed s3:// URL is a usage error (exit 2), never a folder named `s3:`', async () => {
     const t = await makeTarget(dir, 'bad-url');
-    const result = await runCli(['run', '--pipeline', t.pipeline, '--emulator', '--db', 's3://', '--out', t.out], store.env);
+    const result = await runCli(
+      ['run', '--pipeline', t.pipeline, '--emulator', '--db', 's3://', '--out', t.out],
+      store.env,
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--db');
   });
@@ -154,7 +188,11 @@ describe('the lock object', () => {
     store = await startS3TestServer();
     proxy = await startConditionalProxy(store.endpoint);
     s3 = createS3Client(s3Settings({ ...store.env, AWS_ENDPOINT_URL_S3: proxy.endpoint }));
-    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
   });
 
   afterAll(async () => {
@@ -164,29 +202,58 @@ describe('the lock object', () => {
   });
 
   it('is created with If-None-Match: of two runs racing for it, the store lets one create it and answers 412 to the other, which refuses', async () => {
-    const tries = await Promise.allSettled([0, 1, 2].map(() => ObjectLock.acquire(s3, store.bucket, 'race/engage.duckdb.lock', 'engage-etl run')));
+    const tries = await Promise.allSettled(
+      [0, 1, 2].map(() => ObjectLock.acquire(s3, store.bucket, 'race/engage.duckdb.lock', 'engage-etl run')),
+    );
     const won = tries.filter((t) => t.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const t of tries.filter((t) => t.status === 'rejected')) expect((t as PromiseRejectedResult).reason).toBeInstanceOf(LockedError);
+    for (const t of tries.filter((t) => t.status === 'rejected'))
+      expect((t as PromiseRejectedResult).reason).toBeInstanceOf(LockedError);
     expect(proxy.refused()).toBeGreaterThan(0);
     await (won[0] as PromiseFulfilledResult<ObjectLock>).value.release();
     expect(await ObjectLock.peek(s3, store.bucket, 'race/engage.duckdb.lock')).toBeUndefined();
   });
 
   it('takes over, with a warning, a lock whose process on this host is gone or whose heartbeat stopped long ago; refuses a fresh one from another host', async () => {
-    const put = (key: string, holder: object) => s3.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: JSON.stringify(holder) }));
+    const put = (key: string, holder: object) =>
+      s3.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: JSON.stringify(holder) }));
     const now = new Date().toISOString();
     const old = new Date(Date.now() - 3_600_000).toISOString();
     const { hostname } = await import('node:os');
-    await put('dead/x.lock', { token: 't1', pid: 2 ** 22 + 11, host: hostname(), startedAt: now, refreshedAt: now, command: 'engage-etl run' });
+    await put('dead/x.lock', {
+      token: 't1',
+      pid: 2 ** 22 + 11,
+      host: hostname(),
+      startedAt: now,
+      refreshedAt: now,
+      command: 'engage-etl run',
+    });
     const a = await ObjectLock.acquire(s3, store.bucket, 'dead/x.lock', 'engage-etl run');
-    expect(a.staleNote).toContain(`took over a stale lock s3://${store.bucket}/dead/x.lock of a run that no longer exists (pid ${2 ** 22 + 11}`);
+    expect(a.staleNote).toContain(
+      `took over a stale lock s3://${store.bucket}/dead/x.lock of a run that no longer exists (pid ${2 ** 22 + 11}`,
+    );
     await a.release();
-    await put('quiet/x.lock', { token: 't2', pid: 1, host: 'elsewhere', startedAt: old, refreshedAt: old, command: 'engage-etl run' });
+    await put('quiet/x.lock', {
+      token: 't2',
+      pid: 1,
+      host: 'elsewhere',
+      startedAt: old,
+      refreshedAt: old,
+      command: 'engage-etl run',
+    });
     const b = await ObjectLock.acquire(s3, store.bucket, 'quiet/x.lock', 'engage-etl run');
     expect(b.staleNote).toContain('pid 1 on elsewhere');
     await b.release();
-    await put('busy/x.lock', { token: 't3', pid: 1, host: 'elsewhere', startedAt: now, refreshedAt: now, command: 'engage-etl export' });
-    await expect(ObjectLock.acquire(s3, store.bucket, 'busy/x.lock', 'engage-etl run')).rejects.toThrow(/another engage-etl run holds s3:\/\/lake\/busy\/x \(engage-etl export, pid 1 on host elsewhere/);
+    await put('busy/x.lock', {
+      token: 't3',
+      pid: 1,
+      host: 'elsewhere',
+      startedAt: now,
+      refreshedAt: now,
+      command: 'engage-etl export',
+    });
+    await expect(ObjectLock.acquire(s3, store.bucket, 'busy/x.lock', 'engage-etl run')).rejects.toThrow(
+      /another engage-etl run holds s3:\/\/lake\/busy\/x \(engage-etl export, pid 1 on host elsewhere/,
+    );
   });
 });

@@ -5,7 +5,13 @@ import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { openPublished, openWorkingCopy, prepareWorkingCopy, publishSnapshot, snapshotFiles } from '../../src/store/published-snapshot.js';
+import {
+  openPublished,
+  openWorkingCopy,
+  prepareWorkingCopy,
+  publishSnapshot,
+  snapshotFiles,
+} from '../../src/store/published-snapshot.js';
 import { RunLog } from '../../src/load/run-log.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
@@ -18,7 +24,9 @@ async function runIds(path: string): Promise<string[]> {
   const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   const conn = await instance.connect();
   try {
-    return (await conn.runAndReadAll(`SELECT "run_id" FROM "_etl_runs" ORDER BY 1`)).getRowObjectsJson().map((r) => String(r['run_id']));
+    return (await conn.runAndReadAll(`SELECT "run_id" FROM "_etl_runs" ORDER BY 1`))
+      .getRowObjectsJson()
+      .map((r) => String(r['run_id']));
   } finally {
     conn.closeSync();
     instance.closeSync();
@@ -26,13 +34,21 @@ async function runIds(path: string): Promise<string[]> {
 }
 
 async function logRun(wh: Warehouse, runId: string): Promise<void> {
-  await new RunLog(wh).begin({ runId, pipeline: 'p', startedAt: new Date('2025-01-01T00:00:00Z'), until: new Date('2025-01-01T00:00:00Z') });
+  await new RunLog(wh).begin({
+    runId,
+    pipeline: 'p',
+    startedAt: new Date('2025-01-01T00:00:00Z'),
+    until: new Date('2025-01-01T00:00:00Z'),
+  });
 }
 
 describe('published snapshot', () => {
   it('names the working copy and the stamp beside --db, hidden', () => {
     expect(snapshotFiles('/data/engage.duckdb')).toEqual({
-      published: '/data/engage.duckdb', working: '/data/.engage.duckdb.work', stamp: '/data/.engage.duckdb.published', lastRun: '/data/.engage.duckdb.last-run.json',
+      published: '/data/engage.duckdb',
+      working: '/data/.engage.duckdb.work',
+      stamp: '/data/.engage.duckdb.published',
+      lastRun: '/data/.engage.duckdb.last-run.json',
     });
   });
 
@@ -49,7 +65,9 @@ describe('published snapshot', () => {
       // Before publishing, the published file is the previous state, whatever the working copy holds.
       expect(await runIds(db)).toEqual(['r1']);
       await publishSnapshot(first.warehouse, db);
-      expect((await oldConn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM "_etl_runs"`)).getRowObjectsJson()).toEqual([{ n: 1 }]);
+      expect(
+        (await oldConn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM "_etl_runs"`)).getRowObjectsJson(),
+      ).toEqual([{ n: 1 }]);
     } finally {
       oldConn.closeSync();
       oldReader.closeSync();
@@ -68,7 +86,9 @@ describe('published snapshot', () => {
     const { warehouse, notes } = await openWorkingCopy(db);
     try {
       expect(notes.map((n) => n.code)).toEqual(['snapshot_adopted']);
-      expect((await warehouse.query(`SELECT "run_id" FROM "_etl_runs"`)).map((r) => r['run_id'])).toEqual(['before-upgrade']);
+      expect((await warehouse.query(`SELECT "run_id" FROM "_etl_runs"`)).map((r) => r['run_id'])).toEqual([
+        'before-upgrade',
+      ]);
       expect((await stat(db)).ino).toBe(inode);
     } finally {
       await warehouse.close();
@@ -104,7 +124,9 @@ describe('published snapshot', () => {
     const old = await Warehouse.open(db, WAREHOUSE_TABLES);
     await old.close();
     await writeFile(`${db}.wal`, 'x');
-    await expect(prepareWorkingCopy(db)).rejects.toThrow(/has an unfinished write-ahead log .*close that program .* and run again/);
+    await expect(prepareWorkingCopy(db)).rejects.toThrow(
+      /has an unfinished write-ahead log .*close that program .* and run again/,
+    );
   });
 
   it('removes the copy a killed writer left half-made, and only when its process is gone', async () => {
@@ -122,7 +144,9 @@ describe('published snapshot', () => {
     const db = join(t.dir, 'engage.duckdb');
     const { warehouse } = await openWorkingCopy(db);
     try {
-      await expect(openPublished(db)).rejects.toThrow(/no published database at .*engage\.duckdb yet: the first run has not finished/);
+      await expect(openPublished(db)).rejects.toThrow(
+        /no published database at .*engage\.duckdb yet: the first run has not finished/,
+      );
     } finally {
       await warehouse.close();
     }

@@ -14,7 +14,9 @@ const t = tempDirPerTest();
 
 /** A real process that stays alive until killed. */
 async function startHolder(): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['-e', 'console.log("ready"); setInterval(() => {}, 1000)'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['-e', 'console.log("ready"); setInterval(() => {}, 1000)'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((ok) => proc.stdout!.once('data', () => ok()));
   return proc;
 }
@@ -36,10 +38,15 @@ describe('RunLock', () => {
     const db = join(t.dir, 'w.duckdb');
     // A lock is always taken after its process started: written now, like the holder would.
     const startedAt = new Date(Date.now() + 3000).toISOString();
-    await writeFile(`${db}.lock`, JSON.stringify({ pid: t.child.pid, startedAt, host: hostname(), command: 'engage-etl run' }));
+    await writeFile(
+      `${db}.lock`,
+      JSON.stringify({ pid: t.child.pid, startedAt, host: hostname(), command: 'engage-etl run' }),
+    );
     const attempt = RunLock.acquire(db);
     await expect(attempt).rejects.toBeInstanceOf(LockedError);
-    await expect(attempt).rejects.toThrow(`another engage-etl run holds ${db} (pid ${t.child.pid}, started ${startedAt}); wait for it or stop it`);
+    await expect(attempt).rejects.toThrow(
+      `another engage-etl run holds ${db} (pid ${t.child.pid}, started ${startedAt}); wait for it or stop it`,
+    );
   });
 
   it('records the start of its process, and refuses a lock whose pid is alive with that same start', async () => {
@@ -55,13 +62,21 @@ describe('RunLock', () => {
     t.child = await startHolder();
     const db = join(t.dir, 'w.duckdb');
     const reused: LockHolder = {
-      pid: t.child.pid!, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run', processStartedAt: '2024-03-05T01:02:01.000Z',
+      pid: t.child.pid!,
+      startedAt: '2024-03-05T01:02:03.000Z',
+      host: hostname(),
+      command: 'engage-etl run',
+      processStartedAt: '2024-03-05T01:02:01.000Z',
     };
     await writeFile(`${db}.lock`, JSON.stringify(reused));
     const lock = await RunLock.acquire(db);
     expect(lock.tookOverFrom?.pid).toBe(t.child.pid);
     expect(lock.staleBecause?.reason).toBe('pid-reused');
-    expect(lock.staleNote).toMatch(new RegExp(`^took over a stale lock of a run that no longer exists \\(pid ${t.child.pid}\\) — .*unrelated process started .*left alone$`));
+    expect(lock.staleNote).toMatch(
+      new RegExp(
+        `^took over a stale lock of a run that no longer exists \\(pid ${t.child.pid}\\) — .*unrelated process started .*left alone$`,
+      ),
+    );
     expect(lock.staleNote).not.toMatch(/stop it|kill/);
     expect(t.child.exitCode).toBeNull();
     await lock.release();
@@ -70,7 +85,15 @@ describe('RunLock', () => {
   it('takes over a lock written before this start-time record, whose live pid started after the lock was taken', async () => {
     t.child = await startHolder();
     const db = join(t.dir, 'w.duckdb');
-    await writeFile(`${db}.lock`, JSON.stringify({ pid: t.child.pid, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run' }));
+    await writeFile(
+      `${db}.lock`,
+      JSON.stringify({
+        pid: t.child.pid,
+        startedAt: '2024-03-05T01:02:03.000Z',
+        host: hostname(),
+        command: 'engage-etl run',
+      }),
+    );
     const lock = await RunLock.acquire(db);
     expect(lock.staleBecause?.reason).toBe('pid-reused');
     await lock.release();
@@ -83,7 +106,15 @@ describe('RunLock', () => {
     t.child.kill('SIGKILL');
     await exited;
     const db = join(t.dir, 'w.duckdb');
-    await writeFile(`${db}.lock`, JSON.stringify({ pid: deadPid, startedAt: '2024-03-05T01:02:03.000Z', host: hostname(), command: 'engage-etl run' }));
+    await writeFile(
+      `${db}.lock`,
+      JSON.stringify({
+        pid: deadPid,
+        startedAt: '2024-03-05T01:02:03.000Z',
+        host: hostname(),
+        command: 'engage-etl run',
+      }),
+    );
     const lock = await RunLock.acquire(db);
     expect(lock.tookOverStale).toBe(true);
     expect(lock.tookOverFrom?.pid).toBe(deadPid);
@@ -103,7 +134,12 @@ describe('RunLock', () => {
   it('does not remove a lock that another run has taken since', async () => {
     const db = join(t.dir, 'w.duckdb');
     const lock = await RunLock.acquire(db);
-    const other = JSON.stringify({ pid: process.pid, startedAt: '2030-01-01T00:00:00.000Z', host: hostname(), command: 'x' });
+    const other = JSON.stringify({
+      pid: process.pid,
+      startedAt: '2030-01-01T00:00:00.000Z',
+      host: hostname(),
+      command: 'x',
+    });
     await writeFile(`${db}.lock`, other);
     await lock.release();
     expect(await readFile(`${db}.lock`, 'utf8')).toBe(other);

@@ -30,7 +30,10 @@ export interface S3Suite {
  * environment (as a user's shell would have them), and an S3 client; all undone after the block. `beforeClose` runs
  * first in the afterAll (e.g. a scan of the folder before it is removed).
  */
-export function s3Suite(prefix: string, beforeClose: (suite: S3Suite) => Promise<void> = async () => undefined): S3Suite {
+export function s3Suite(
+  prefix: string,
+  beforeClose: (suite: S3Suite) => Promise<void> = async () => undefined,
+): S3Suite {
   const suite = {} as S3Suite;
   const saved = { ...process.env };
   beforeAll(async () => {
@@ -54,11 +57,17 @@ export function s3Suite(prefix: string, beforeClose: (suite: S3Suite) => Promise
   return suite;
 }
 
-export async function listKeys(s3: S3Client, bucket: string, prefix: string): Promise<{ key: string; bytes: number }[]> {
+export async function listKeys(
+  s3: S3Client,
+  bucket: string,
+  prefix: string,
+): Promise<{ key: string; bytes: number }[]> {
   const out: { key: string; bytes: number }[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
+    );
     for (const o of page.Contents ?? []) out.push({ key: o.Key!, bytes: o.Size ?? 0 });
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -78,7 +87,10 @@ export async function mirror(s3: S3Client, bucket: string, prefix: string, dir: 
   return keys.map((k) => k.slice(prefix.length + 1));
 }
 
-const dataColumns = (table: string): string[] => TABLE_SPECS.find((s) => s.name === table)!.columns.map((c) => c.name).filter((c) => !c.startsWith('_'));
+const dataColumns = (table: string): string[] =>
+  TABLE_SPECS.find((s) => s.name === table)!
+    .columns.map((c) => c.name)
+    .filter((c) => !c.startsWith('_'));
 const list = (cols: string[]) => cols.map((c) => `"${c}"`).join(', ');
 
 /** Tables whose data rows differ between two databases (EXCEPT ALL both ways), with the counts; {} when equal. */
@@ -90,7 +102,14 @@ export async function tableDifferences(a: string, b: string): Promise<Record<str
     const out: Record<string, [number, number]> = {};
     for (const spec of TABLE_SPECS) {
       const cols = list(dataColumns(spec.name));
-      const count = async (x: string, y: string) => Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM (SELECT ${cols} FROM ${x}."${spec.name}" EXCEPT ALL SELECT ${cols} FROM ${y}."${spec.name}")`)).getRowObjectsJS()[0]!['n']);
+      const count = async (x: string, y: string) =>
+        Number(
+          (
+            await conn.runAndReadAll(
+              `SELECT count(*) AS n FROM (SELECT ${cols} FROM ${x}."${spec.name}" EXCEPT ALL SELECT ${cols} FROM ${y}."${spec.name}")`,
+            )
+          ).getRowObjectsJS()[0]!['n'],
+        );
       const d: [number, number] = [await count('a', 'b'), await count('b', 'a')];
       if (d[0] !== 0 || d[1] !== 0) out[spec.name] = d;
     }
@@ -106,7 +125,11 @@ export async function tableDifferences(a: string, b: string): Promise<Record<str
  * it with the named rows, and (given a database) the rows equal the table's — count by hyparquet, content by DuckDB's
  * read_parquet EXCEPT ALL both ways. Returns the files the manifests name (relative to the tree) and the problems.
  */
-export async function followManifests(tree: string, keys: readonly string[], db?: string): Promise<{ named: Set<string>; problems: string[] }> {
+export async function followManifests(
+  tree: string,
+  keys: readonly string[],
+  db?: string,
+): Promise<{ named: Set<string>; problems: string[] }> {
   const named = new Set<string>();
   const problems: string[] = [];
   const instance = db ? await DuckDBInstance.create(':memory:') : undefined;
@@ -124,19 +147,29 @@ export async function followManifests(tree: string, keys: readonly string[], db?
           continue;
         }
         const read = await parquetReadObjects({ file: await asyncBufferFromFile(join(tree, rel)), compressors });
-        if (read.length !== f.rows) problems.push(`${rel}: hyparquet reads ${read.length} rows, the manifest says ${f.rows}`);
+        if (read.length !== f.rows)
+          problems.push(`${rel}: hyparquet reads ${read.length} rows, the manifest says ${f.rows}`);
         rows += read.length;
       }
       const spec = TABLE_SPECS.find((s) => s.name === manifest.table);
       if (!conn || !spec) continue;
       const [count] = (await conn.runAndReadAll(`SELECT count(*) AS n FROM w."${spec.name}"`)).getRowObjectsJS();
-      if (Number(count!['n']) !== rows) problems.push(`${spec.name}: ${rows} rows in its Parquet, ${String(count!['n'])} in the table`);
+      if (Number(count!['n']) !== rows)
+        problems.push(`${spec.name}: ${rows} rows in its Parquet, ${String(count!['n'])} in the table`);
       if (manifest.files.length === 0) continue;
       const files = manifest.files.map((f) => `'${join(tree, manifest.table, f.path)}'`).join(', ');
       const cols = list(dataColumns(spec.name));
-      for (const [x, y] of [[`read_parquet([${files}], hive_partitioning = true)`, `w."${spec.name}"`], [`w."${spec.name}"`, `read_parquet([${files}], hive_partitioning = true)`]] as const) {
-        const [d] = (await conn.runAndReadAll(`SELECT count(*) AS n FROM (SELECT ${cols} FROM ${x} EXCEPT ALL SELECT ${cols} FROM ${y})`)).getRowObjectsJS();
-        if (Number(d!['n']) !== 0) problems.push(`${spec.name}: ${String(d!['n'])} rows of ${x.slice(0, 12)} are not in the other`);
+      for (const [x, y] of [
+        [`read_parquet([${files}], hive_partitioning = true)`, `w."${spec.name}"`],
+        [`w."${spec.name}"`, `read_parquet([${files}], hive_partitioning = true)`],
+      ] as const) {
+        const [d] = (
+          await conn.runAndReadAll(
+            `SELECT count(*) AS n FROM (SELECT ${cols} FROM ${x} EXCEPT ALL SELECT ${cols} FROM ${y})`,
+          )
+        ).getRowObjectsJS();
+        if (Number(d!['n']) !== 0)
+          problems.push(`${spec.name}: ${String(d!['n'])} rows of ${x.slice(0, 12)} are not in the other`);
       }
     }
     return { named, problems };

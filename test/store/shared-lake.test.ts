@@ -29,7 +29,14 @@ const PIPELINES = [
 ] as const;
 
 /** The orders three things can come in. */
-const ORDERS = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] as const;
+const ORDERS = [
+  [0, 1, 2],
+  [0, 2, 1],
+  [1, 0, 2],
+  [1, 2, 0],
+  [2, 0, 1],
+  [2, 1, 0],
+] as const;
 
 /** What a lake holds, whatever its store: every key, and a manifest's JSON. */
 interface LakeView {
@@ -45,7 +52,12 @@ const workspaceOf = (key: string): string => /^manifests\/workspace=([^/]+)\//.e
  * last publish is still there (`publisher`, '' for none, replaced its own). Returns, per workspace, the keys its
  * manifests name now.
  */
-async function checkLake(lake: LakeView, label: string, publisher: string, earlier: Map<string, Set<string>>): Promise<Map<string, Set<string>>> {
+async function checkLake(
+  lake: LakeView,
+  label: string,
+  publisher: string,
+  earlier: Map<string, Set<string>>,
+): Promise<Map<string, Set<string>>> {
   const keys = await lake.keys();
   const named = new Map<string, Set<string>>();
   for (const key of [...keys].filter((k) => k.startsWith('manifests/') && k.endsWith('.json'))) {
@@ -103,33 +115,47 @@ describe('three pipelines, one lake: every workspace keeps its files', () => {
     expect([...last.keys()].sort()).toEqual(['', 'brand_a', 'brand_b']);
   }
 
-  it.each(ORDERS.map((o) => [o.map((i) => PIPELINES[i]!.name).join(' → '), o] as const))('in one local folder: %s', async (_label, order) => {
-    const root = join(dir, `local-${order.join('')}`);
-    await mkdir(root);
-    const lake: LakeView = {
-      keys: async () => new Set(await listFiles(root)),
-      manifest: async (key) => JSON.parse(await readFile(join(root, key), 'utf8')) as TableManifest,
-    };
-    await publishInOrder(new LocalPlace(root), lake, `local ${order.join('')}`, order);
-    expect(existsSync(join(root, 'etl_runs', 'workspace=brand_a'))).toBe(true);
-  }, 240_000);
+  it.each(ORDERS.map((o) => [o.map((i) => PIPELINES[i]!.name).join(' → '), o] as const))(
+    'in one local folder: %s',
+    async (_label, order) => {
+      const root = join(dir, `local-${order.join('')}`);
+      await mkdir(root);
+      const lake: LakeView = {
+        keys: async () => new Set(await listFiles(root)),
+        manifest: async (key) => JSON.parse(await readFile(join(root, key), 'utf8')) as TableManifest,
+      };
+      await publishInOrder(new LocalPlace(root), lake, `local ${order.join('')}`, order);
+      expect(existsSync(join(root, 'etl_runs', 'workspace=brand_a'))).toBe(true);
+    },
+    240_000,
+  );
 
-  it.each(ORDERS.map((o) => [o.map((i) => PIPELINES[i]!.name).join(' → '), o] as const))('in one s3rver prefix: %s', async (_label, order) => {
-    const prefix = `shared-${order.join('')}`;
-    const client = createS3Client(s3Settings(store.env));
-    const scratch = join(dir, `scratch-${order.join('')}`);
-    await mkdir(scratch);
-    const lake: LakeView = {
-      keys: async () => new Set((await listKeys(s3, store.bucket, `${prefix}/`)).map((o) => o.key.slice(prefix.length + 1))),
-      manifest: async (key) => {
-        const answer = await s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: `${prefix}/${key}` }));
-        return JSON.parse(await answer.Body!.transformToString()) as TableManifest;
-      },
-    };
-    try {
-      await publishInOrder(new S3Place({ client, bucket: store.bucket, prefix, scratchDir: scratch }), lake, `s3 ${order.join('')}`, order);
-    } finally {
-      client.destroy();
-    }
-  }, 240_000);
+  it.each(ORDERS.map((o) => [o.map((i) => PIPELINES[i]!.name).join(' → '), o] as const))(
+    'in one s3rver prefix: %s',
+    async (_label, order) => {
+      const prefix = `shared-${order.join('')}`;
+      const client = createS3Client(s3Settings(store.env));
+      const scratch = join(dir, `scratch-${order.join('')}`);
+      await mkdir(scratch);
+      const lake: LakeView = {
+        keys: async () =>
+          new Set((await listKeys(s3, store.bucket, `${prefix}/`)).map((o) => o.key.slice(prefix.length + 1))),
+        manifest: async (key) => {
+          const answer = await s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: `${prefix}/${key}` }));
+          return JSON.parse(await answer.Body!.transformToString()) as TableManifest;
+        },
+      };
+      try {
+        await publishInOrder(
+          new S3Place({ client, bucket: store.bucket, prefix, scratchDir: scratch }),
+          lake,
+          `s3 ${order.join('')}`,
+          order,
+        );
+      } finally {
+        client.destroy();
+      }
+    },
+    240_000,
+  );
 });

@@ -60,7 +60,10 @@ describe('stores that lag and hang up', () => {
     const scratch = join(dir, 'scratch-lag');
     await mkdir(scratch);
     const client = createS3Client(s3Settings({ ...store.env, AWS_ENDPOINT_URL_S3: proxy.endpoint }));
-    const place = placeOfWorkspace(new S3Place({ client, bucket: store.bucket, prefix: 'lagging', scratchDir: scratch }), undefined);
+    const place = placeOfWorkspace(
+      new S3Place({ client, bucket: store.bucket, prefix: 'lagging', scratchDir: scratch }),
+      undefined,
+    );
     const wh = await Warehouse.open(t.db, WAREHOUSE_TABLES);
     try {
       await exportParquet(wh, place, { scope: 'all' });
@@ -96,7 +99,9 @@ describe('stores that lag and hang up', () => {
       const cut = await runCli(['export', '--db', db, '--out', out], env);
       expect(cut.code, cut.stderr).toBe(EXIT.failed);
       expect(proxy.counts.dropped).toBeGreaterThan(0);
-      expect(cut.stderr).toMatch(/cannot upload s3:\/\/lake\/hangup\/.*the endpoint does not answer: it dropped the connection mid-request/);
+      expect(cut.stderr).toMatch(
+        /cannot upload s3:\/\/lake\/hangup\/.*the endpoint does not answer: it dropped the connection mid-request/,
+      );
     } finally {
       proxy.putsBeforeHangUp = Infinity;
     }

@@ -16,14 +16,19 @@ import { PIPELINE_YAML, makeTarget, runInProcess } from '../reliability/reliabil
 import { download, listKeys, mirror, s3Suite } from './s3-fixtures.js';
 
 const EARLIER = '2025-05-01T00:00:00Z';
-const withWorkspace = (name: string) => PIPELINE_YAML.replace('name: reliability\n', `name: reliability\nworkspace: ${name}\n`);
+const withWorkspace = (name: string) =>
+  PIPELINE_YAML.replace('name: reliability\n', `name: reliability\nworkspace: ${name}\n`);
 
 /** Rows per workspace of a table read as any engine reads the lake: every file under the table, hive-partitioned. */
 async function rowsByWorkspace(tree: string, table: string): Promise<Record<string, number>> {
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   try {
-    const rows = (await conn.runAndReadAll(`SELECT "workspace", count(*) AS n FROM read_parquet('${tree}/${table}/**/*.parquet', hive_partitioning = true) GROUP BY 1 ORDER BY 1`)).getRowObjectsJS();
+    const rows = (
+      await conn.runAndReadAll(
+        `SELECT "workspace", count(*) AS n FROM read_parquet('${tree}/${table}/**/*.parquet', hive_partitioning = true) GROUP BY 1 ORDER BY 1`,
+      )
+    ).getRowObjectsJS();
     return Object.fromEntries(rows.map((r) => [String(r['workspace']), Number(r['n'])]));
   } finally {
     conn.closeSync();
@@ -50,10 +55,18 @@ describe('two workspaces publishing into one lake', () => {
   const suite = s3Suite('engage-etl-ws-');
   beforeAll(() => ({ dir, em, store, s3 } = suite));
 
-  it('both land under their own workspace=NAME/ folders, each row carries its workspace, and neither run removes the other\'s objects', async () => {
+  it("both land under their own workspace=NAME/ folders, each row carries its workspace, and neither run removes the other's objects", async () => {
     const lake = `s3://${store.bucket}/lake`;
-    const a: Target = { ...(await makeTarget(dir, 'a', withWorkspace('brand_a'))), db: `s3://${store.bucket}/state/a.duckdb`, out: lake };
-    const b: Target = { ...(await makeTarget(dir, 'b', withWorkspace('brand_b'))), db: `s3://${store.bucket}/state/b.duckdb`, out: lake };
+    const a: Target = {
+      ...(await makeTarget(dir, 'a', withWorkspace('brand_a'))),
+      db: `s3://${store.bucket}/state/a.duckdb`,
+      out: lake,
+    };
+    const b: Target = {
+      ...(await makeTarget(dir, 'b', withWorkspace('brand_b'))),
+      db: `s3://${store.bucket}/state/b.duckdb`,
+      out: lake,
+    };
     expect((await runInProcess(em, a, { until: EARLIER })).status).toBe('succeeded');
     expect((await runInProcess(em, b, { until: EARLIER })).status).toBe('succeeded');
 
@@ -62,7 +75,10 @@ describe('two workspaces publishing into one lake', () => {
     for (const { key } of keys) {
       const parts = key.split('/');
       expect(parts[2], key).toMatch(/^workspace=brand_[ab]$/);
-      expect(parts.filter((p) => p.startsWith('_') || p.startsWith('.')), key).toEqual([]);
+      expect(
+        parts.filter((p) => p.startsWith('_') || p.startsWith('.')),
+        key,
+      ).toEqual([]);
     }
     const bBefore = keys.filter((k) => k.key.includes('/workspace=brand_b'));
 
@@ -79,12 +95,18 @@ describe('two workspaces publishing into one lake', () => {
     await download(s3, store.bucket, 'state/b.duckdb', dbB);
     for (const table of ['revenue', 'sessions', 'canvas_summary', 'etl_runs']) {
       const source = table === 'etl_runs' ? '_etl_runs' : table;
-      expect(await rowsByWorkspace(tree, table), table).toEqual({ brand_a: await tableRows(dbA, source), brand_b: await tableRows(dbB, source) });
+      expect(await rowsByWorkspace(tree, table), table).toEqual({
+        brand_a: await tableRows(dbA, source),
+        brand_b: await tableRows(dbB, source),
+      });
     }
     // Each workspace's manifests (manifests/workspace=NAME/) name files under <table>/workspace=NAME/ that hyparquet reads
     // with the rows the manifest says, summing to the table's rows; no file of the lake is left unnamed.
     const named = new Set<string>();
-    for (const [ws, db] of [['brand_a', dbA], ['brand_b', dbB]] as const) {
+    for (const [ws, db] of [
+      ['brand_a', dbA],
+      ['brand_b', dbB],
+    ] as const) {
       for (const key of mirrored.filter((k) => k.startsWith(`manifests/workspace=${ws}/`))) {
         const manifest = JSON.parse(await readFile(join(tree, key), 'utf8')) as TableManifest;
         let rows = 0;

@@ -18,7 +18,8 @@ import { tablesOf } from '../../src/pipeline/run-pipeline.js';
 import { STREAMS, STREAM_NAMES } from '../../src/streams/registry.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const pipelineWith = (name: string, options: string): string => `name: t\nstart_date: 2025-01-01\nstreams:\n  ${name}: ${options}\n`;
+const pipelineWith = (name: string, options: string): string =>
+  `name: t\nstart_date: 2025-01-01\nstreams:\n  ${name}: ${options}\n`;
 
 describe('the stream registry', () => {
   it('lists each stream once, each table once, and the warehouse tables are exactly the declared ones', () => {
@@ -26,7 +27,9 @@ describe('the stream registry', () => {
     const declared = STREAMS.flatMap((s) => s.tables.map((t) => t.name));
     expect(new Set(declared).size).toBe(declared.length);
     // A table that keeps its definitions' history is followed by its `<table>_history`.
-    const withHistory = STREAMS.flatMap((s) => s.tables.flatMap((t) => (t.history ? [t.name, `${t.name}_history`] : [t.name])));
+    const withHistory = STREAMS.flatMap((s) =>
+      s.tables.flatMap((t) => (t.history ? [t.name, `${t.name}_history`] : [t.name])),
+    );
     expect(TABLE_SPECS.map((t) => t.name)).toEqual([...withHistory, 'listed_objects']);
     for (const stream of STREAMS) expect(tablesOf([stream.name])).toEqual(stream.tables.map((t) => t.name));
   });
@@ -40,7 +43,7 @@ describe('the stream registry', () => {
     }
   });
 
-  it('takes each stream\'s options from its declaration: its keys are accepted, any other key is refused naming them', () => {
+  it("takes each stream's options from its declaration: its keys are accepted, any other key is refused naming them", () => {
     for (const stream of STREAMS) {
       let refusal: unknown;
       try {
@@ -57,13 +60,20 @@ describe('the stream registry', () => {
   it('plans each stream from its declaration: its pool, its series or ids, windows within its largest length', () => {
     for (const stream of STREAMS) {
       const pipeline = parsePipelineText(pipelineWith(stream.name, stream.options.example), 'x.yaml');
-      const plan = buildPlan({ pipeline, streams: pipeline.streamNames, states: [], from: pipeline.startDate, until: DateTime.fromISO('2025-06-01T00:00:00Z', { zone: 'utc' }) });
+      const plan = buildPlan({
+        pipeline,
+        streams: pipeline.streamNames,
+        states: [],
+        from: pipeline.startDate,
+        until: DateTime.fromISO('2025-06-01T00:00:00Z', { zone: 'utc' }),
+      });
       const summary = plan.streams[0]!;
       expect(summary.pool, stream.name).toBe(stream.endpoint.pool);
       const options = pipeline.streams[stream.name] as never;
       if (stream.kind === 'series') {
         expect(plan.series.map((s) => s.seriesKey)).toHaveLength(stream.series(options).length);
-        for (const s of plan.series) for (const w of cursorWindows(s.cursor)) expect(w.length).toBeLessThanOrEqual(s.maxUnits);
+        for (const s of plan.series)
+          for (const w of cursorWindows(s.cursor)) expect(w.length).toBeLessThanOrEqual(s.maxUnits);
       } else if (stream.kind === 'per_id') {
         expect(plan.perId[0]!.ids).toEqual(stream.ids(options));
       } else if (stream.kind === 'paged_list') {
@@ -105,10 +115,19 @@ describe('the schema', () => {
     const wh = await Warehouse.open(join(dir, 'schema.duckdb'), WAREHOUSE_TABLES);
     try {
       for (const spec of TABLE_SPECS) {
-        const cols = await wh.query(`SELECT column_name AS n, data_type AS t FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [spec.name]);
-        const expected = [...spec.columns, ...BOOKKEEPING_COLUMNS].map((c) => [c.name, c.type === 'JSON' ? 'JSON' : c.type]);
+        const cols = await wh.query(
+          `SELECT column_name AS n, data_type AS t FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
+          [spec.name],
+        );
+        const expected = [...spec.columns, ...BOOKKEEPING_COLUMNS].map((c) => [
+          c.name,
+          c.type === 'JSON' ? 'JSON' : c.type,
+        ]);
         if (spec.partitionSource) expected.push([PARTITION_COLUMN, 'VARCHAR']);
-        expect(cols.map((c) => [c['n'], c['t']]), spec.name).toEqual(expected);
+        expect(
+          cols.map((c) => [c['n'], c['t']]),
+          spec.name,
+        ).toEqual(expected);
         const [comment] = await wh.query(`SELECT comment FROM duckdb_tables() WHERE table_name = $1`, [spec.name]);
         expect(comment?.['comment'], spec.name).toBe(`${spec.description} Key: ${spec.key.join(', ')}.`);
       }

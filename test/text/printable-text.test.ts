@@ -11,7 +11,7 @@ describe('printable', () => {
     expect(printable('Café — 東京 ✓')).toBe('Café — 東京 ✓');
   });
 
-  it('is what a query\'s table shows for a text cell', () => {
+  it("is what a query's table shows for a text cell", () => {
     const out = formatRows([{ name: 'x\u001b[2Jy', n: 1 }]);
     expect(out).toContain('x\\u001b[2Jy');
     expect(out).not.toContain('\u001b');

@@ -3,7 +3,16 @@ import { DateTime } from 'luxon';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseUtcMs } from '../../src/time/utc-time.js';
-import { addUnits, ceilUnit, floorUnit, isoSeconds, parseSeriesTime, parseUtcInstant, unitsBetween, writtenOffset } from '../../src/extract/windows.js';
+import {
+  addUnits,
+  ceilUnit,
+  floorUnit,
+  isoSeconds,
+  parseSeriesTime,
+  parseUtcInstant,
+  unitsBetween,
+  writtenOffset,
+} from '../../src/extract/windows.js';
 
 const utc = (iso: string): DateTime => DateTime.fromISO(iso, { zone: 'utc' });
 
@@ -38,8 +47,19 @@ describe('parseSeriesTime', () => {
     expect(isoSeconds(parseSeriesTime(raw, 'hour')!)).toBe(expected);
   });
 
-  it.each(['', 'yesterday', '2024-13-01', '2024-02-30', '2023-02-29', '2024-03-10T24:00:00', '2024-03-10T12:60:00',
-    '2024-03-10Z', '03/10/2024', '2024-03-10T00:00:00+25:00', '20240310'])('refuses %j', (raw) => {
+  it.each([
+    '',
+    'yesterday',
+    '2024-13-01',
+    '2024-02-30',
+    '2023-02-29',
+    '2024-03-10T24:00:00',
+    '2024-03-10T12:60:00',
+    '2024-03-10Z',
+    '03/10/2024',
+    '2024-03-10T00:00:00+25:00',
+    '20240310',
+  ])('refuses %j', (raw) => {
     expect(parseSeriesTime(raw, 'day')).toBeUndefined();
   });
 
@@ -48,8 +68,17 @@ describe('parseSeriesTime', () => {
   });
 
   it('says which offset a time was written with, and none for a bare date or a time without a zone', () => {
-    expect(['2024-03-10T00:00:00+02:00', '2024-03-10T00:00:00-0500', '2024-03-10T00:00:00Z', '2024-03-10 00:00:00 UTC', '2024-03-10T00:00+0530', '2024-03-10', '2024-03-10T00:00:00']
-      .map(writtenOffset)).toEqual(['+02:00', '-05:00', '+00:00', '+00:00', '+05:30', undefined, undefined]);
+    expect(
+      [
+        '2024-03-10T00:00:00+02:00',
+        '2024-03-10T00:00:00-0500',
+        '2024-03-10T00:00:00Z',
+        '2024-03-10 00:00:00 UTC',
+        '2024-03-10T00:00+0530',
+        '2024-03-10',
+        '2024-03-10T00:00:00',
+      ].map(writtenOffset),
+    ).toEqual(['+02:00', '-05:00', '+00:00', '+00:00', '+05:30', undefined, undefined]);
   });
 
   it('keeps the exact instant when asked for it, not the unit', () => {
@@ -84,13 +113,20 @@ describe('parseUtcMs', () => {
   it('agrees with luxon on every date-time of random fields, valid or not (years 0000–9999, month 0–13, day 0–32)', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }),
-        fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 999 }),
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 24 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 999 }),
         fc.constantFrom('', 'Z', '+05:30', '-0800', '-03', ' UTC'),
         (year, month, day, hour, minute, ms, zone) => {
           const p = (n: number, w = 2) => String(n).padStart(w, '0');
           const text = `${p(year, 4)}-${p(month)}-${p(day)}T${p(hour)}:${p(minute)}:07.${p(ms, 3)}${zone}`;
-          const viaLuxon = DateTime.fromObject({ year, month, day, hour, minute, second: 7, millisecond: ms }, { zone: 'utc' });
+          const viaLuxon = DateTime.fromObject(
+            { year, month, day, hour, minute, second: 7, millisecond: ms },
+            { zone: 'utc' },
+          );
           const offset = zone === '+05:30' ? 330 : zone === '-0800' ? -480 : zone === '-03' ? -180 : 0;
           const expected = !viaLuxon.isValid || hour > 23 ? undefined : viaLuxon.toMillis() - offset * 60_000;
           expect(parseUtcMs(text)).toBe(expected);

@@ -41,12 +41,37 @@ export interface Segment {
   analyticsTrackingEnabled: boolean;
 }
 
-const PRODUCT_NAMES = ['gems_small', 'gems_medium', 'gems_large', 'coins_pack', 'starter_bundle', 'season_pass', 'no_ads', 'vip_month'] as const;
+const PRODUCT_NAMES = [
+  'gems_small',
+  'gems_medium',
+  'gems_large',
+  'coins_pack',
+  'starter_bundle',
+  'season_pass',
+  'no_ads',
+  'vip_month',
+] as const;
 const BASE_PRICES: Record<(typeof PRODUCT_NAMES)[number], number> = {
-  gems_small: 2, gems_medium: 5, gems_large: 20, coins_pack: 3, starter_bundle: 10, season_pass: 15, no_ads: 4, vip_month: 9,
+  gems_small: 2,
+  gems_medium: 5,
+  gems_large: 20,
+  coins_pack: 3,
+  starter_bundle: 10,
+  season_pass: 15,
+  no_ads: 4,
+  vip_month: 9,
 };
 const APP_NAMES = ['Puzzle Quest', 'Word Garden', 'Tile Tycoon', 'Space Merge', 'Farm Match'];
-const SEGMENT_NAMES = ['Whales', 'Lapsed 7 days', 'New this week', 'Push enabled', 'Spenders 30 days', 'Tutorial completers', 'Weekend players', 'Guild members'];
+const SEGMENT_NAMES = [
+  'Whales',
+  'Lapsed 7 days',
+  'New this week',
+  'Push enabled',
+  'Spenders 30 days',
+  'Tutorial completers',
+  'Weekend players',
+  'Guild members',
+];
 
 /** Count for seed 1 (fixed), or a seed-dependent count in [min, max] for other seeds. */
 export function countFor(seed: number, what: string, seedOne: number, min: number, max: number): number {
@@ -71,8 +96,20 @@ export function generateApps(seed: number, workspaceStartMs: number, shape: Cata
 
 /** Products first sold after July 2025 (after every window the original tests read), one every five weeks or so. */
 const ADDED_PRODUCTS: readonly [string, number][] = [
-  ['extra_lives', 1], ['booster_pack', 3], ['hint_bundle', 2], ['skin_dragon', 6], ['skin_robot', 6], ['energy_refill', 1], ['mega_chest', 25],
-  ['piggy_bank', 8], ['battle_pass_plus', 18], ['name_change', 2], ['pet_egg', 5], ['double_xp', 4], ['remove_timer', 3], ['gift_card', 12],
+  ['extra_lives', 1],
+  ['booster_pack', 3],
+  ['hint_bundle', 2],
+  ['skin_dragon', 6],
+  ['skin_robot', 6],
+  ['energy_refill', 1],
+  ['mega_chest', 25],
+  ['piggy_bank', 8],
+  ['battle_pass_plus', 18],
+  ['name_change', 2],
+  ['pet_egg', 5],
+  ['double_xp', 4],
+  ['remove_timer', 3],
+  ['gift_card', 12],
 ];
 const ADDED_PRODUCTS_FROM = Date.UTC(2025, 7, 1);
 const ADDED_PRODUCTS_TO = Date.UTC(2027, 5, 30);
@@ -88,7 +125,11 @@ export function generateProducts(seed: number, shape: CatalogueShape = DEMO_SHAP
     id,
     priceUsd: seed === 1 ? BASE_PRICES[id] : BASE_PRICES[id] + Math.floor(hashUnit(seed, 'price', id) * 3),
   }));
-  const named: readonly [string, number][] = Array.from({ length: count.added }, (_, k) => ADDED_PRODUCTS[k] ?? [`product_${count.originals + k + 1}`, 1 + Math.floor(hashUnit(seed, 'price', k) * 25)]);
+  const named: readonly [string, number][] = Array.from(
+    { length: count.added },
+    (_, k) =>
+      ADDED_PRODUCTS[k] ?? [`product_${count.originals + k + 1}`, 1 + Math.floor(hashUnit(seed, 'price', k) * 25)],
+  );
   const step = (ADDED_PRODUCTS_TO - ADDED_PRODUCTS_FROM) / Math.max(1, named.length);
   const added = named.map(([id, priceUsd], k) => ({
     id,
@@ -108,18 +149,25 @@ export function originalSegmentCount(seed: number): number {
 }
 
 export function generateSegments(seed: number, shape: CatalogueShape = DEMO_SHAPE): Segment[] {
-  const { originals: n, added: addedCount } = splitCount(shape.size.segments, originalSegmentCount(seed), ADDED_SEGMENTS);
+  const { originals: n, added: addedCount } = splitCount(
+    shape.size.segments,
+    originalSegmentCount(seed),
+    ADDED_SEGMENTS,
+  );
   // The original segments exist before the workspace's data starts and never change.
-  const originals = Array.from({ length: n }, (_, i): Segment => ({
-    id: styledId(seed, shape.idStyle, `seg_${i + 1}`),
-    name: SEGMENT_NAMES[i] ?? `Segment ${i + 1}`,
-    baseSize: 800 + Math.floor(hashUnit(seed, 'segment-size', i) * 40_000),
-    description: `Seeded segment ${i + 1} of the emulator workspace.`,
-    tags: i % 2 === 0 ? ['core'] : [],
-    teams: [SEGMENT_TEAMS[i % SEGMENT_TEAMS.length]!],
-    lifecycle: { createdMs: Date.UTC(2022, 11, 1 + i), editsMs: [] },
-    analyticsTrackingEnabled: true,
-  }));
+  const originals = Array.from(
+    { length: n },
+    (_, i): Segment => ({
+      id: styledId(seed, shape.idStyle, `seg_${i + 1}`),
+      name: SEGMENT_NAMES[i] ?? `Segment ${i + 1}`,
+      baseSize: 800 + Math.floor(hashUnit(seed, 'segment-size', i) * 40_000),
+      description: `Seeded segment ${i + 1} of the emulator workspace.`,
+      tags: i % 2 === 0 ? ['core'] : [],
+      teams: [SEGMENT_TEAMS[i % SEGMENT_TEAMS.length]!],
+      lifecycle: { createdMs: Date.UTC(2022, 11, 1 + i), editsMs: [] },
+      analyticsTrackingEnabled: true,
+    }),
+  );
   const added = Array.from({ length: addedCount }, (_, k): Segment => {
     const i = ADDED_ID_BASE + k - 1;
     return {

@@ -10,7 +10,12 @@ import { generateCampaigns } from './campaign-catalogue.js';
 import type { Canvas } from './canvas-catalogue.js';
 import { generateCanvases, originalCanvasCount } from './canvas-catalogue.js';
 import type { ContentBlockRecord, TemplateRecord } from './metadata-catalogue.js';
-import { generateContentBlocks, generateEventNames, generateIntegrations, generateTemplates } from './metadata-catalogue.js';
+import {
+  generateContentBlocks,
+  generateEventNames,
+  generateIntegrations,
+  generateTemplates,
+} from './metadata-catalogue.js';
 import type { RestatedSeries, RestatementKeys, SeriesSource } from './series-model.js';
 import { formatDay, parseDay } from './time-units.js';
 import type { CatalogueShape } from './workspace-size.js';
@@ -62,14 +67,22 @@ export class AnalyticsWorkspace implements SeriesSource {
   readonly integrations: readonly DataIntegration[];
   /** Alphabetical. */
   readonly eventNames: readonly string[];
-  readonly #byId: { apps: Map<string, App>; products: Map<string, Product>; segments: Map<string, Segment>; canvases: Map<string, Canvas>; campaigns: Map<string, Campaign> };
+  readonly #byId: {
+    apps: Map<string, App>;
+    products: Map<string, Product>;
+    segments: Map<string, Segment>;
+    canvases: Map<string, Canvas>;
+    campaigns: Map<string, Campaign>;
+  };
   readonly #restatements: { r: Restatement; dayMs: number }[] = [];
   readonly #skews: { s: CanvasSummarySkew; dayMs: number }[] = [];
 
   constructor(seed: number, shape: CatalogueShape = DEMO_SHAPE) {
     this.seed = seed;
     this.startMs = parseDay(WORKSPACE_START)!;
-    this.appGroupId = `ag_${Math.floor(hashUnit(seed, 'app-group') * 2 ** 32).toString(16).padStart(8, '0')}`;
+    this.appGroupId = `ag_${Math.floor(hashUnit(seed, 'app-group') * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0')}`;
     this.apps = generateApps(seed, this.startMs, shape);
     this.products = generateProducts(seed, shape);
     this.segments = generateSegments(seed, shape);
@@ -77,12 +90,22 @@ export class AnalyticsWorkspace implements SeriesSource {
     this.originalCanvasCount = Math.min(originalCanvasCount(seed), this.canvases.length);
     this.campaigns = generateCampaigns(seed, shape);
     this.templates = generateTemplates(seed);
-    this.contentBlocks = generateContentBlocks(seed, this.canvases.slice(0, this.originalCanvasCount), this.canvases.slice(this.originalCanvasCount));
+    this.contentBlocks = generateContentBlocks(
+      seed,
+      this.canvases.slice(0, this.originalCanvasCount),
+      this.canvases.slice(this.originalCanvasCount),
+    );
     this.integrations = generateIntegrations(seed, this.appGroupId);
     this.eventNames = generateEventNames(seed, shape.size.events);
     // Lookups by id serve every request: a workspace of 20,000 Canvases cannot scan its catalogue each time.
     const index = <T extends { id: string }>(items: readonly T[]) => new Map(items.map((item) => [item.id, item]));
-    this.#byId = { apps: index(this.apps), products: index(this.products), segments: index(this.segments), canvases: index(this.canvases), campaigns: index(this.campaigns) };
+    this.#byId = {
+      apps: index(this.apps),
+      products: index(this.products),
+      segments: index(this.segments),
+      canvases: index(this.canvases),
+      campaigns: index(this.campaigns),
+    };
   }
 
   app(id: string): App | undefined {
@@ -111,8 +134,10 @@ export class AnalyticsWorkspace implements SeriesSource {
    */
   restate(r: Restatement): void {
     const dayMs = parseDay(r.day);
-    if (dayMs === undefined) throw new RangeError(`restate: day "${r.day}" is not a UTC date; write it as YYYY-MM-DD, e.g. 2024-03-01`);
-    if (!Number.isFinite(r.factor) || r.factor < 0) throw new RangeError(`restate: factor ${r.factor} must be a finite number ≥ 0 (1.5 adds half again)`);
+    if (dayMs === undefined)
+      throw new RangeError(`restate: day "${r.day}" is not a UTC date; write it as YYYY-MM-DD, e.g. 2024-03-01`);
+    if (!Number.isFinite(r.factor) || r.factor < 0)
+      throw new RangeError(`restate: factor ${r.factor} must be a finite number ≥ 0 (1.5 adds half again)`);
     const checks: [string | undefined, (id: string) => unknown, string][] = [
       [r.appId, (id) => this.app(id), 'appId'],
       [r.product, (id) => this.product(id), 'product'],
@@ -122,7 +147,10 @@ export class AnalyticsWorkspace implements SeriesSource {
       [r.campaignId, (id) => this.campaign(id), 'campaignId'],
     ];
     for (const [id, find, field] of checks) {
-      if (id !== undefined && !find(id)) throw new RangeError(`restate: ${field} "${id}" is not in the workspace (see \`engage-etl emulator --describe\`)`);
+      if (id !== undefined && !find(id))
+        throw new RangeError(
+          `restate: ${field} "${id}" is not in the workspace (see \`engage-etl emulator --describe\`)`,
+        );
     }
     this.#restatements.push({ r: { ...r }, dayMs });
   }
@@ -135,14 +163,26 @@ export class AnalyticsWorkspace implements SeriesSource {
   /** Make `/canvas/data_summary` disagree with `/canvas/data_series` (see CanvasSummarySkew). Throws RangeError on bad input. */
   skewCanvasSummary(s: CanvasSummarySkew): void {
     const dayMs = parseDay(s.day);
-    if (dayMs === undefined) throw new RangeError(`skewCanvasSummary: day "${s.day}" is not a UTC date; write it as YYYY-MM-DD, e.g. 2024-03-01`);
-    if (!this.canvas(s.canvasId)) throw new RangeError(`skewCanvasSummary: canvasId "${s.canvasId}" is not in the workspace; use one of ${this.canvases.map((c) => c.id).join(', ')}`);
+    if (dayMs === undefined)
+      throw new RangeError(
+        `skewCanvasSummary: day "${s.day}" is not a UTC date; write it as YYYY-MM-DD, e.g. 2024-03-01`,
+      );
+    if (!this.canvas(s.canvasId))
+      throw new RangeError(
+        `skewCanvasSummary: canvasId "${s.canvasId}" is not in the workspace; use one of ${this.canvases.map((c) => c.id).join(', ')}`,
+      );
     for (const field of ['conversions', 'entries'] as const) {
       const v = s[field];
-      if (v !== undefined && !Number.isSafeInteger(v)) throw new RangeError(`skewCanvasSummary: ${field} ${v} must be an integer (e.g. 5 adds five)`);
+      if (v !== undefined && !Number.isSafeInteger(v))
+        throw new RangeError(`skewCanvasSummary: ${field} ${v} must be an integer (e.g. 5 adds five)`);
     }
-    if (s.revenue !== undefined && (!Number.isFinite(s.revenue) || Math.abs(Math.round(s.revenue * 100) - s.revenue * 100) > 1e-6)) {
-      throw new RangeError(`skewCanvasSummary: revenue ${s.revenue} must be a finite amount in USD with at most cents (e.g. 12.5)`);
+    if (
+      s.revenue !== undefined &&
+      (!Number.isFinite(s.revenue) || Math.abs(Math.round(s.revenue * 100) - s.revenue * 100) > 1e-6)
+    ) {
+      throw new RangeError(
+        `skewCanvasSummary: revenue ${s.revenue} must be a finite amount in USD with at most cents (e.g. 12.5)`,
+      );
     }
     this.#skews.push({ s: { ...s }, dayMs });
   }
@@ -153,10 +193,17 @@ export class AnalyticsWorkspace implements SeriesSource {
   }
 
   /** The skews of one Canvas that fall on the given days, as amounts to add (revenue in cents). */
-  summarySkewsFor(canvasId: string, dayStarts: readonly number[]): { conversions: number; entries: number; revenueCents: number }[] {
+  summarySkewsFor(
+    canvasId: string,
+    dayStarts: readonly number[],
+  ): { conversions: number; entries: number; revenueCents: number }[] {
     return this.#skews
       .filter(({ s, dayMs }) => s.canvasId === canvasId && dayStarts.includes(dayMs))
-      .map(({ s }) => ({ conversions: s.conversions ?? 0, entries: s.entries ?? 0, revenueCents: Math.round((s.revenue ?? 0) * 100) }));
+      .map(({ s }) => ({
+        conversions: s.conversions ?? 0,
+        entries: s.entries ?? 0,
+        revenueCents: Math.round((s.revenue ?? 0) * 100),
+      }));
   }
 
   restates(series: RestatedSeries): boolean {

@@ -51,7 +51,16 @@ export const CAMPAIGN_COUNT = 160;
 const CHANNELS = ['email', 'ios_push', 'android_push', 'sms', 'webhook', 'in_app_message', 'content_cards'] as const;
 /** Every OMNICHANNEL_EVERY-th campaign (cmp_1, cmp_21, …) has a variation on every channel. */
 const OMNICHANNEL_EVERY = 20;
-const THEMES = ['Weekly digest', 'Flash sale', 'New level pack', 'Come back bonus', 'Tournament reminder', 'Receipt follow-up', 'Birthday gift', 'Survey'];
+const THEMES = [
+  'Weekly digest',
+  'Flash sale',
+  'New level pack',
+  'Come back bonus',
+  'Tournament reminder',
+  'Receipt follow-up',
+  'Birthday gift',
+  'Survey',
+];
 const TAGS = ['promo', 'retention', 'transactional', 'seasonal', 'newsletter'];
 const TEAMS = ['Growth', 'Lifecycle', 'Monetization'];
 const BEHAVIORS: readonly CampaignConversionBehavior[] = [
@@ -80,7 +89,13 @@ function generateCampaign(seed: number, shape: CatalogueShape, k: number, n: num
     for (let j = 0; j < count; j++) {
       const weight = 0.5 + rng();
       const hasButtons = channel.endsWith('_push') && hashUnit(seed, 'buttons', demoId, variations.length) < 0.5;
-      variations.push({ id: `${id}_var_${variations.length + 1}`, channel, name: `Variant ${variations.length + 1}`, weight, hasButtons });
+      variations.push({
+        id: `${id}_var_${variations.length + 1}`,
+        channel,
+        name: `Variant ${variations.length + 1}`,
+        weight,
+        hasButtons,
+      });
     }
   }
   const isApiCampaign = rng() < 0.12;
@@ -89,7 +104,8 @@ function generateCampaign(seed: number, shape: CatalogueShape, k: number, n: num
   const firstSendDayMs = draft ? undefined : createdDay + (1 + Math.floor(rng() * 6)) * DAY_MS;
   // Archived campaigns stop sending on their archive day; some others are one-off runs that end after a few weeks.
   const finishedAfterDays = rng() < 0.3 ? 7 + Math.floor(rng() * 60) : undefined;
-  const archiveDay = lifecycle.archivedMs === undefined ? undefined : Math.floor(lifecycle.archivedMs / DAY_MS) * DAY_MS;
+  const archiveDay =
+    lifecycle.archivedMs === undefined ? undefined : Math.floor(lifecycle.archivedMs / DAY_MS) * DAY_MS;
   let lastSendDayMs: number | undefined;
   if (firstSendDayMs !== undefined) {
     const finished = finishedAfterDays === undefined ? undefined : firstSendDayMs + finishedAfterDays * DAY_MS;
@@ -108,7 +124,9 @@ function generateCampaign(seed: number, shape: CatalogueShape, k: number, n: num
     lifecycle,
     channels,
     variations,
-    conversionBehaviors: [BEHAVIORS[0]!, ...(rng() < 0.6 ? [pick(rng, BEHAVIORS.slice(1))] : [])].map((b) => ({ ...b })),
+    conversionBehaviors: [BEHAVIORS[0]!, ...(rng() < 0.6 ? [pick(rng, BEHAVIORS.slice(1))] : [])].map((b) => ({
+      ...b,
+    })),
     sendHour: 8 + Math.floor(rng() * 12),
     firstSendDayMs,
     lastSendDayMs,
@@ -129,17 +147,26 @@ export function lastSendAt(campaign: Campaign, nowMs: number): number | undefine
 
 function channelFields(channel: string, variation: CampaignVariation, campaignName: string): CampaignMessage {
   const base = { channel, name: variation.name };
-  if (channel === 'email') return { ...base, subject: `${campaignName}: ${variation.name}`, from: 'Puzzle Games <news@example.com>', title: `${campaignName} email` };
-  if (channel === 'ios_push' || channel === 'android_push') return { ...base, alert: `${campaignName} — tap to play`, extras: {} };
+  if (channel === 'email')
+    return {
+      ...base,
+      subject: `${campaignName}: ${variation.name}`,
+      from: 'Puzzle Games <news@example.com>',
+      title: `${campaignName} email`,
+    };
+  if (channel === 'ios_push' || channel === 'android_push')
+    return { ...base, alert: `${campaignName} — tap to play`, extras: {} };
   if (channel === 'sms') return { ...base, body: `${campaignName}: reply STOP to opt out` };
   if (channel === 'webhook') return { ...base, url: 'https://hooks.example.com/engage', http_method: 'POST' };
-  if (channel === 'content_cards') return { ...base, type: 'classic', title: campaignName, description: `${campaignName}: tap to claim` };
+  if (channel === 'content_cards')
+    return { ...base, type: 'classic', title: campaignName, description: `${campaignName}: tap to claim` };
   return { ...base, type: 'modal', message: campaignName };
 }
 
 /** The details a campaign answers at `nowMs` (it must exist then): latest edit, archive state and sends so far. */
 export function campaignDetailsAt(campaign: Campaign, nowMs: number): CampaignDetailsBody {
-  const firstSend = campaign.firstSendDayMs === undefined ? undefined : campaign.firstSendDayMs + campaign.sendHour * HOUR_MS;
+  const firstSend =
+    campaign.firstSendDayMs === undefined ? undefined : campaign.firstSendDayMs + campaign.sendHour * HOUR_MS;
   const lastSend = lastSendAt(campaign, nowMs);
   const archived = archivedAt(campaign.lifecycle, nowMs);
   const finished = campaign.lastSendDayMs !== undefined && campaign.lastSendDayMs + DAY_MS <= nowMs;

@@ -13,9 +13,13 @@ import { campaignAt } from './workspace-listing.js';
 /** A campaign not yet created at `nowMs` is as unknown as one that never existed (400, as for a Canvas). */
 function campaignParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: number): Campaign {
   const raw = query.get('campaign_id');
-  if (raw === null || raw === '') throw new ParamError('campaign_id is required: the API identifier of a campaign (see /campaigns/list)');
+  if (raw === null || raw === '')
+    throw new ParamError('campaign_id is required: the API identifier of a campaign (see /campaigns/list)');
   const campaign = campaignAt(ws, raw, nowMs);
-  if (!campaign) throw new ParamError(`campaign_id ${JSON.stringify(raw.slice(0, 60))} is not a campaign of this workspace (see /campaigns/list)`);
+  if (!campaign)
+    throw new ParamError(
+      `campaign_id ${JSON.stringify(raw.slice(0, 60))} is not a campaign of this workspace (see /campaigns/list)`,
+    );
   return campaign;
 }
 
@@ -30,6 +34,9 @@ export const campaignDataSeriesRoute: Route = readRoute(ENDPOINTS.campaignsDataS
   const campaign = campaignParam(ws, req.query, nowMs);
   const length = lengthParam(req.query, MAX_CAMPAIGN_SERIES_LENGTH);
   const endingMs = instantParam(req.query, 'ending_at') ?? nowMs;
-  const body: CampaignSeriesBody = { data: campaignSeries(ws, campaign, unitStartsEndingAt(endingMs, length, 'day'), nowMs), message: 'success' };
+  const body: CampaignSeriesBody = {
+    data: campaignSeries(ws, campaign, unitStartsEndingAt(endingMs, length, 'day'), nowMs),
+    message: 'success',
+  };
   return { status: 200, body };
 });

@@ -10,9 +10,23 @@ import { completeness, dayShape } from './series-model.js';
 import { DAY_MS, formatDay, HOUR_MS } from './time-units.js';
 
 const OPEN_RATE: Record<string, number> = {
-  email: 0.28, ios_push: 0.09, android_push: 0.07, sms: 0.02, webhook: 0, in_app_message: 0.6, content_cards: 0.45,
+  email: 0.28,
+  ios_push: 0.09,
+  android_push: 0.07,
+  sms: 0.02,
+  webhook: 0,
+  in_app_message: 0.6,
+  content_cards: 0.45,
 };
-const BOUNCE_RATE: Record<string, number> = { email: 0.03, ios_push: 0.02, android_push: 0.02, sms: 0.03, webhook: 0.01, in_app_message: 0, content_cards: 0 };
+const BOUNCE_RATE: Record<string, number> = {
+  email: 0.03,
+  ios_push: 0.02,
+  android_push: 0.02,
+  sms: 0.03,
+  webhook: 0.01,
+  in_app_message: 0,
+  content_cards: 0,
+};
 
 /**
  * Share of a day's final sends visible at `nowMs`: nothing before the day's send hour, 70 % from the send until the day
@@ -30,8 +44,16 @@ export function sendsOn(campaign: Campaign, dayStartMs: number): boolean {
   return campaign.lastSendDayMs === undefined || dayStartMs <= campaign.lastSendDayMs;
 }
 
-function variationModel(source: SeriesSource, campaign: Campaign, v: CampaignVariation, dayStartMs: number, scale: number, u: (part: string) => number): MessageOutcome {
-  const full = scale === 0 ? 0 : campaign.recipientsPerDay * v.weight * dayShape(source, dayStartMs) * (0.85 + 0.3 * u('sent'));
+function variationModel(
+  source: SeriesSource,
+  campaign: Campaign,
+  v: CampaignVariation,
+  dayStartMs: number,
+  scale: number,
+  u: (part: string) => number,
+): MessageOutcome {
+  const full =
+    scale === 0 ? 0 : campaign.recipientsPerDay * v.weight * dayShape(source, dayStartMs) * (0.85 + 0.3 * u('sent'));
   const sent = Math.floor(full * scale);
   const bounces = Math.floor(sent * (BOUNCE_RATE[v.channel] ?? 0) * u('bounces'));
   const delivered = sent - bounces;
@@ -39,16 +61,24 @@ function variationModel(source: SeriesSource, campaign: Campaign, v: CampaignVar
   const opens = uniqueOpens + Math.floor(uniqueOpens * 0.3 * u('reopens'));
   const uniqueClicks = Math.floor(uniqueOpens * 0.25 * u('clicks'));
   const clicks = uniqueClicks + Math.floor(uniqueClicks * 0.4 * u('reclicks'));
-  const unsubscribes = v.channel === 'email' || v.channel === 'sms' ? Math.floor(delivered * 0.004 * u('unsubscribes')) : 0;
+  const unsubscribes =
+    v.channel === 'email' || v.channel === 'sms' ? Math.floor(delivered * 0.004 * u('unsubscribes')) : 0;
   return { sent, bounces, delivered, uniqueOpens, opens, uniqueClicks, clicks, unsubscribes };
 }
 
-function variationDay(source: SeriesSource, campaign: Campaign, v: CampaignVariation, dayStartMs: number, scale: number): { stats: CampaignVariationStats; sent: number } {
+function variationDay(
+  source: SeriesSource,
+  campaign: Campaign,
+  v: CampaignVariation,
+  dayStartMs: number,
+  scale: number,
+): { stats: CampaignVariationStats; sent: number } {
   const prefix = hashPrefix(source.seed, v.id, dayStartMs);
   const u = (part: string): number => hashUnitAfter(prefix, part);
   const m = variationModel(source, campaign, v, dayStartMs, scale, u);
   const conversions = Math.floor(m.sent * campaign.conversionRate * (0.8 + 0.4 * u('conversions')));
-  const revenueCents = conversions * campaign.revenuePerConversionCents + (conversions > 0 ? Math.floor(u('cents') * 100) : 0);
+  const revenueCents =
+    conversions * campaign.revenuePerConversionCents + (conversions > 0 ? Math.floor(u('cents') * 100) : 0);
   const stats: CampaignVariationStats = {
     variation_api_id: v.id,
     variation_name: v.name,
@@ -65,10 +95,18 @@ function variationDay(source: SeriesSource, campaign: Campaign, v: CampaignVaria
  * One day of `/campaigns/data_series` as seen at `nowMs`: undefined when the day has not begun; zeros (with every
  * variation of the details) on days without a send — before the first send, after the last, for drafts.
  */
-export function campaignDay(source: SeriesSource, campaign: Campaign, dayStartMs: number, nowMs: number): CampaignSeriesPoint | undefined {
+export function campaignDay(
+  source: SeriesSource,
+  campaign: Campaign,
+  dayStartMs: number,
+  nowMs: number,
+): CampaignSeriesPoint | undefined {
   if (dayStartMs > nowMs) return undefined;
   const active = dayStartMs >= source.startMs && sendsOn(campaign, dayStartMs);
-  const scale = active ? campaignDayFraction(campaign, dayStartMs, nowMs) * source.restatementFactor('campaign', dayStartMs, { campaignId: campaign.id }) : 0;
+  const scale = active
+    ? campaignDayFraction(campaign, dayStartMs, nowMs) *
+      source.restatementFactor('campaign', dayStartMs, { campaignId: campaign.id })
+    : 0;
   const messages: Record<string, CampaignVariationStats[]> = {};
   let recipients = 0;
   for (const v of campaign.variations) {
@@ -102,6 +140,13 @@ export function campaignDay(source: SeriesSource, campaign: Campaign, dayStartMs
 }
 
 /** The series of the given UTC days, oldest first; days not yet begun are left out. */
-export function campaignSeries(source: SeriesSource, campaign: Campaign, dayStarts: readonly number[], nowMs: number): CampaignSeriesPoint[] {
-  return dayStarts.map((d) => campaignDay(source, campaign, d, nowMs)).filter((p): p is CampaignSeriesPoint => p !== undefined);
+export function campaignSeries(
+  source: SeriesSource,
+  campaign: Campaign,
+  dayStarts: readonly number[],
+  nowMs: number,
+): CampaignSeriesPoint[] {
+  return dayStarts
+    .map((d) => campaignDay(source, campaign, d, nowMs))
+    .filter((p): p is CampaignSeriesPoint => p !== undefined);
 }

@@ -36,7 +36,15 @@ export interface Canvas {
 }
 
 const CHANNELS = ['email', 'ios_push', 'android_push', 'sms', 'webhook', 'in_app_message'] as const;
-const CANVAS_NAMES = ['Onboarding journey', 'Win-back lapsed players', 'Weekend sale', 'Holiday event 2023', 'VIP upsell', 'Tutorial nudges', 'Guild invites'];
+const CANVAS_NAMES = [
+  'Onboarding journey',
+  'Win-back lapsed players',
+  'Weekend sale',
+  'Holiday event 2023',
+  'VIP upsell',
+  'Tutorial nudges',
+  'Guild invites',
+];
 const STEP_TYPES = ['message', 'delay', 'decision_split', 'message', 'audience_paths'] as const;
 const TEAMS = ['Growth', 'Lifecycle', 'Monetization'];
 const TAGS = ['onboarding', 'retention', 'promo', 'seasonal', 'vip'];
@@ -44,7 +52,16 @@ const DAY = 86_400_000;
 
 /** Canvases added for discovery after the original ones: more than a list page of 100. */
 export const ADDED_CANVASES = 160;
-const ADDED_THEMES = ['Daily login streak', 'Level milestone', 'Abandoned cart', 'Event countdown', 'Friend referral', 'Rate the app', 'Price drop', 'Reactivation'];
+const ADDED_THEMES = [
+  'Daily login streak',
+  'Level milestone',
+  'Abandoned cart',
+  'Event countdown',
+  'Friend referral',
+  'Rate the app',
+  'Price drop',
+  'Reactivation',
+];
 
 /** The original Canvases (cv_1 … cv_n, unchanged), then the ones created over time. */
 /** How many original Canvases a seed has (5 for seed 1). */
@@ -54,12 +71,23 @@ export function originalCanvasCount(seed: number): number {
 
 export function generateCanvases(seed: number, workspaceStartMs: number, shape: CatalogueShape = DEMO_SHAPE): Canvas[] {
   const count = splitCount(shape.size.canvases, originalCanvasCount(seed), ADDED_CANVASES);
-  const originals = Array.from({ length: count.originals }, (_, i) => generateCanvas(seed, workspaceStartMs, shape, i + 1));
-  const added = Array.from({ length: count.added }, (_, k) => addedCanvas(seed, workspaceStartMs, shape, ADDED_ID_BASE + k, k, count.added));
+  const originals = Array.from({ length: count.originals }, (_, i) =>
+    generateCanvas(seed, workspaceStartMs, shape, i + 1),
+  );
+  const added = Array.from({ length: count.added }, (_, k) =>
+    addedCanvas(seed, workspaceStartMs, shape, ADDED_ID_BASE + k, k, count.added),
+  );
   return [...originals, ...added];
 }
 
-function addedCanvas(seed: number, workspaceStartMs: number, shape: CatalogueShape, index: number, k: number, addedCount: number): Canvas {
+function addedCanvas(
+  seed: number,
+  workspaceStartMs: number,
+  shape: CatalogueShape,
+  index: number,
+  k: number,
+  addedCount: number,
+): Canvas {
   const canvas = generateCanvas(seed, workspaceStartMs, shape, index, true);
   const lifecycle = seededLifecycle(seed, 'canvas', k, addedCount, { archivedShare: 0.1 });
   const createdDay = Math.floor(lifecycle.createdMs / DAY) * DAY;
@@ -86,11 +114,21 @@ function addedCanvas(seed: number, workspaceStartMs: number, shape: CatalogueSha
 
 /** The details a Canvas answers at `nowMs`: `updated_at` is its latest edit so far, `archived` whether it is archived yet. */
 export function canvasDetailsAt(canvas: Canvas, nowMs: number): CanvasDetails {
-  return { ...structuredClone(canvas.details), updated_at: iso(lastEditAt(canvas.lifecycle, nowMs)), archived: archivedAt(canvas.lifecycle, nowMs) };
+  return {
+    ...structuredClone(canvas.details),
+    updated_at: iso(lastEditAt(canvas.lifecycle, nowMs)),
+    archived: archivedAt(canvas.lifecycle, nowMs),
+  };
 }
 
 /** `light`: two or three steps instead of four to six, so a workspace of 165 Canvases stays cheap to summarise. */
-function generateCanvas(seed: number, workspaceStartMs: number, shape: CatalogueShape, index: number, light = false): Canvas {
+function generateCanvas(
+  seed: number,
+  workspaceStartMs: number,
+  shape: CatalogueShape,
+  index: number,
+  light = false,
+): Canvas {
   // The catalogue's draws follow the demo id: a Canvas has the same steps and dates whatever its ids look like.
   const demoId = `cv_${index}`;
   const id = styledId(seed, shape.idStyle, demoId);
@@ -129,16 +167,31 @@ function generateCanvas(seed: number, workspaceStartMs: number, shape: Catalogue
   const variantCount = index === 1 ? 2 : 1 + Math.floor(rng() * 3);
   const variants: CanvasVariant[] = Array.from({ length: variantCount }, (_, k) => {
     const first = k === 1 && stepIds.length > 1 ? [stepIds[0]!, stepIds[1]!] : [stepIds[0]!];
-    return { name: `Variant ${k + 1}`, id: `${id}_variant_${k + 1}`, first_step_ids: first, ...(first.length === 1 ? { first_step_id: first[0]! } : {}) };
+    return {
+      name: `Variant ${k + 1}`,
+      id: `${id}_variant_${k + 1}`,
+      first_step_ids: first,
+      ...(first.length === 1 ? { first_step_id: first[0]! } : {}),
+    };
   });
   const firstEntryDayMs = workspaceStartMs + Math.floor(14 + rng() * 420) * DAY;
   // Canvas 4 is a finished seasonal Canvas: archived, with a last entry; its stats stop after that day.
   const archived = index === 4;
   const lastEntryDayMs = archived ? firstEntryDayMs + 75 * DAY : undefined;
   const createdAt = new Date(firstEntryDayMs - 3 * DAY).toISOString();
-  const deletedSteps = index === 2
-    ? [{ id: `${id}_step_${stepCount + 1}`, name: `Old reminder (${stepCount + 1})`, channels: ['email'], messages: [{ id: `${id}_step_${stepCount + 1}_msg_1`, channel: 'email', stepId: `${id}_step_${stepCount + 1}` }] }]
-    : [];
+  const deletedSteps =
+    index === 2
+      ? [
+          {
+            id: `${id}_step_${stepCount + 1}`,
+            name: `Old reminder (${stepCount + 1})`,
+            channels: ['email'],
+            messages: [
+              { id: `${id}_step_${stepCount + 1}_msg_1`, channel: 'email', stepId: `${id}_step_${stepCount + 1}` },
+            ],
+          },
+        ]
+      : [];
   const updatedAt = new Date(firstEntryDayMs + 30 * DAY).toISOString();
   return {
     id,

@@ -40,13 +40,19 @@ export function canvasWindowDays(query: URLSearchParams, nowMs: number, maxDays:
     // starting_at wins when both are sent; length is still checked so a bad value is never silently ignored.
     if (query.has('length')) lengthParam(query, maxDays);
     const count = (unitStart(endingMs, 'day') - unitStart(startingMs, 'day')) / DAY_MS + 1;
-    if (count < 1) throw new ParamError(`starting_at (${formatDay(startingMs)}) must not be after ending_at (${formatDay(endingMs)})`);
+    if (count < 1)
+      throw new ParamError(
+        `starting_at (${formatDay(startingMs)}) must not be after ending_at (${formatDay(endingMs)})`,
+      );
     if (count > maxDays) {
-      throw new ParamError(`starting_at to ending_at spans ${count} days (${formatDay(startingMs)} to ${formatDay(endingMs)}); at most ${maxDays} are allowed: split the window`);
+      throw new ParamError(
+        `starting_at to ending_at spans ${count} days (${formatDay(startingMs)} to ${formatDay(endingMs)}); at most ${maxDays} are allowed: split the window`,
+      );
     }
     return daysBetween(startingMs, endingMs);
   }
-  if (!query.has('length')) throw new ParamError(`one of starting_at or length is required: length is an integer from 1 to ${maxDays}`);
+  if (!query.has('length'))
+    throw new ParamError(`one of starting_at or length is required: length is an integer from 1 to ${maxDays}`);
   const length = lengthParam(query, maxDays);
   return daysBetween(unitStart(endingMs, 'day') - (length - 1) * DAY_MS, endingMs);
 }
@@ -75,9 +81,18 @@ export const canvasDataSummaryRoute: Route = readRoute(ENDPOINTS.canvasDataSumma
  * The reconciliation-mismatch hook: skews registered with `ws.skewCanvasSummary` change the summary's totals for the
  * days they name (days that have begun), and nothing else — the data series of the same days stays the model's.
  */
-function applySummarySkews(ws: AnalyticsWorkspace, canvas: Canvas, days: readonly number[], nowMs: number, data: CanvasDataSummary): void {
+function applySummarySkews(
+  ws: AnalyticsWorkspace,
+  canvas: Canvas,
+  days: readonly number[],
+  nowMs: number,
+  data: CanvasDataSummary,
+): void {
   const t = data.total_stats;
-  for (const skew of ws.summarySkewsFor(canvas.id, days.filter((d) => d <= nowMs))) {
+  for (const skew of ws.summarySkewsFor(
+    canvas.id,
+    days.filter((d) => d <= nowMs),
+  )) {
     t.entries = Math.max(0, t.entries + skew.entries);
     t.conversions = Math.max(0, t.conversions + skew.conversions);
     t.revenue = Math.max(0, Math.round(t.revenue * 100) + skew.revenueCents) / 100;

@@ -12,6 +12,9 @@ export const canvasDataSeriesRoute: Route = readRoute(ENDPOINTS.canvasDataSeries
   const nowMs = ctx.clock.nowMs();
   const canvas = canvasParam(ws, req.query, nowMs);
   const days = canvasWindowDays(req.query, nowMs, MAX_CANVAS_DATA_SERIES_DAYS);
-  const body: CanvasDataSeriesBody = { data: canvasDailyStats(ws, canvas, days, nowMs, summaryOptions(req.query)), message: 'success' };
+  const body: CanvasDataSeriesBody = {
+    data: canvasDailyStats(ws, canvas, days, nowMs, summaryOptions(req.query)),
+    message: 'success',
+  };
   return { status: 200, body };
 });

@@ -1,7 +1,13 @@
 // Daily statistics of a Canvas, computed on demand: entries, conversions, conversions by entry time and revenue (kept
 // in cents so sums stay exact), split over variants so the parts sum to the totals, and per-step message statistics.
 // A window's summary is the sum of its days.
-import type { CanvasChannelMessageStats, CanvasDataSeries, CanvasDataSummary, CanvasStepStats, CanvasVariantStats } from '../../api/types.js';
+import type {
+  CanvasChannelMessageStats,
+  CanvasDataSeries,
+  CanvasDataSummary,
+  CanvasStepStats,
+  CanvasVariantStats,
+} from '../../api/types.js';
 import { hashPrefix, hashUnit, hashUnitAfter } from '../random.js';
 import { channelStats, type MessageOutcome } from './channel-stats-model.js';
 import type { Canvas, CanvasMessageVariation } from './canvas-catalogue.js';
@@ -48,15 +54,24 @@ function split(value: number, weights: readonly number[]): number[] {
  * Stats of one UTC day as seen at `nowMs`: undefined when the day has not begun; the elapsed fraction of the day's
  * entries for the current day; zero before the first entry and after the last entry of an archived Canvas.
  */
-export function canvasDay(source: SeriesSource, canvas: Canvas, dayStartMs: number, nowMs: number): CanvasDay | undefined {
+export function canvasDay(
+  source: SeriesSource,
+  canvas: Canvas,
+  dayStartMs: number,
+  nowMs: number,
+): CanvasDay | undefined {
   if (dayStartMs > nowMs) return undefined;
   const seed = source.seed;
-  const active = dayStartMs >= canvas.firstEntryDayMs && (canvas.lastEntryDayMs === undefined || dayStartMs <= canvas.lastEntryDayMs);
+  const active =
+    dayStartMs >= canvas.firstEntryDayMs &&
+    (canvas.lastEntryDayMs === undefined || dayStartMs <= canvas.lastEntryDayMs);
   const elapsed = Math.min(1, (nowMs - dayStartMs) / DAY_MS);
   const factor = source.restatementFactor('canvas', dayStartMs, { canvasId: canvas.id });
   const prefix = hashPrefix(seed, canvas.id, dayStartMs);
   const u = (...parts: (string | number)[]): number => hashUnitAfter(prefix, ...parts);
-  const entries = active ? Math.floor(canvas.entriesPerDay * dayShape(source, dayStartMs) * (0.85 + 0.3 * u('entries')) * elapsed * factor) : 0;
+  const entries = active
+    ? Math.floor(canvas.entriesPerDay * dayShape(source, dayStartMs) * (0.85 + 0.3 * u('entries')) * elapsed * factor)
+    : 0;
   const conversions = Math.floor(entries * canvas.conversionRate * (0.8 + 0.4 * u('conversions')));
   const total: Totals = {
     entries,
@@ -72,7 +87,12 @@ export function canvasDay(source: SeriesSource, canvas: Canvas, dayStartMs: numb
   const revenueParts = split(total.revenueCents, weights);
   const variants = new Map<string, Totals>();
   variantIds.forEach((id, k) => {
-    variants.set(id, { entries: entriesParts[k]!, conversions: conversionParts[k]!, conversionsByEntryTime: byEntryParts[k]!, revenueCents: revenueParts[k]! });
+    variants.set(id, {
+      entries: entriesParts[k]!,
+      conversions: conversionParts[k]!,
+      conversionsByEntryTime: byEntryParts[k]!,
+      revenueCents: revenueParts[k]!,
+    });
   });
   const steps = new Map<string, StepTotals>();
   const allSteps = [
@@ -99,19 +119,32 @@ function messageDay(seed: number, message: CanvasMessageVariation, dayStartMs: n
   const u = (part: string): number => hashUnitAfter(messagePrefix, part);
   const sent = Math.floor(reached * (0.9 + 0.1 * u('sent')));
   // SMS and webhooks have no opens: the spec's `opens` is 0 for them.
-  const openRate = message.channel === 'email' ? 0.25 : message.channel === 'sms' || message.channel === 'webhook' ? 0 : 0.08;
+  const openRate =
+    message.channel === 'email' ? 0.25 : message.channel === 'sms' || message.channel === 'webhook' ? 0 : 0.08;
   const opens = Math.floor(sent * openRate * (0.8 + 0.4 * u('opens')));
   const bounces = message.channel === 'email' || message.channel === 'sms' ? Math.floor(sent * 0.02 * u('bounces')) : 0;
   const delivered = sent - bounces;
   const uniqueOpens = Math.floor(opens * (0.75 + 0.2 * u('unique-opens')));
   const uniqueClicks = Math.floor(uniqueOpens * 0.25 * u('clicks'));
   const outcome: MessageOutcome = {
-    sent, bounces, delivered, opens, uniqueOpens, uniqueClicks,
+    sent,
+    bounces,
+    delivered,
+    opens,
+    uniqueOpens,
+    uniqueClicks,
     clicks: uniqueClicks + Math.floor(uniqueClicks * 0.4 * u('reclicks')),
-    unsubscribes: message.channel === 'email' || message.channel === 'sms' ? Math.floor(delivered * 0.004 * u('unsubscribes')) : 0,
+    unsubscribes:
+      message.channel === 'email' || message.channel === 'sms' ? Math.floor(delivered * 0.004 * u('unsubscribes')) : 0,
   };
   // The spec's four first; the channel's own fields repeat `sent`, `opens` (email) and `bounces` with the same values.
-  return { sent, opens, influenced_opens: Math.floor(opens * 0.15 * u('influenced')), bounces, ...channelStats(message.channel, outcome, u, false) };
+  return {
+    sent,
+    opens,
+    influenced_opens: Math.floor(opens * 0.15 * u('influenced')),
+    bounces,
+    ...channelStats(message.channel, outcome, u, false),
+  };
 }
 
 export interface SummaryOptions {
@@ -121,7 +154,13 @@ export interface SummaryOptions {
 }
 
 /** The data summary of a window: the sum of its days (days not yet begun contribute nothing). */
-export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: readonly number[], nowMs: number, opts: SummaryOptions): CanvasDataSummary {
+export function canvasSummary(
+  source: SeriesSource,
+  canvas: Canvas,
+  dayStarts: readonly number[],
+  nowMs: number,
+  opts: SummaryOptions,
+): CanvasDataSummary {
   const days = dayStarts.map((d) => canvasDay(source, canvas, d, nowMs)).filter((d): d is CanvasDay => d !== undefined);
   const add = (a: Totals, b: Totals): Totals => ({
     entries: a.entries + b.entries,
@@ -132,14 +171,25 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
   const total = days.reduce((acc, d) => add(acc, d.total), zero());
   const summary: CanvasDataSummary = {
     name: canvas.details.name,
-    total_stats: { revenue: total.revenueCents / 100, conversions: total.conversions, conversions_by_entry_time: total.conversionsByEntryTime, entries: total.entries },
+    total_stats: {
+      revenue: total.revenueCents / 100,
+      conversions: total.conversions,
+      conversions_by_entry_time: total.conversionsByEntryTime,
+      entries: total.entries,
+    },
   };
   if (opts.includeVariantBreakdown) {
     const variantStats: Record<string, CanvasVariantStats> = {};
     for (const variant of canvas.details.variants) {
       const sum = days.reduce((acc, d) => add(acc, d.variants.get(variant.id) ?? zero()), zero());
       // conversions_by_entry_time is not in spec 2.7; the vendor's documentation gives variants one.
-      variantStats[variant.id] = { name: variant.name, revenue: sum.revenueCents / 100, conversions: sum.conversions, entries: sum.entries, conversions_by_entry_time: sum.conversionsByEntryTime };
+      variantStats[variant.id] = {
+        name: variant.name,
+        revenue: sum.revenueCents / 100,
+        conversions: sum.conversions,
+        entries: sum.entries,
+        conversions_by_entry_time: sum.conversionsByEntryTime,
+      };
     }
     summary.variant_stats = variantStats;
   }
@@ -150,12 +200,16 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
       ...(opts.includeDeletedStepData ? canvas.deletedSteps.map((s) => ({ id: s.id, name: s.name })) : []),
     ];
     for (const step of steps) {
-      const stepMessages = [...canvas.messages, ...canvas.deletedSteps.flatMap((s) => s.messages)].filter((m) => m.stepId === step.id);
+      const stepMessages = [...canvas.messages, ...canvas.deletedSteps.flatMap((s) => s.messages)].filter(
+        (m) => m.stepId === step.id,
+      );
       let conversions = 0;
       let byEntry = 0;
       let cents = 0;
       // A message that reached no one: every field of its channel, at zero.
-      const perMessage = new Map<string, MessageTotals>(stepMessages.map((m) => [m.id, messageDay(source.seed, m, 0, 0)]));
+      const perMessage = new Map<string, MessageTotals>(
+        stepMessages.map((m) => [m.id, messageDay(source.seed, m, 0, 0)]),
+      );
       for (const day of days) {
         const s = day.steps.get(step.id);
         if (!s) continue;
@@ -170,9 +224,21 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
       const messages: Record<string, CanvasChannelMessageStats[]> = {};
       for (const m of stepMessages) {
         const acc = perMessage.get(m.id)!;
-        (messages[m.channel] ??= []).push({ sent: acc.sent!, opens: acc.opens!, influenced_opens: acc.influenced_opens!, bounces: acc.bounces!, ...acc });
+        (messages[m.channel] ??= []).push({
+          sent: acc.sent!,
+          opens: acc.opens!,
+          influenced_opens: acc.influenced_opens!,
+          bounces: acc.bounces!,
+          ...acc,
+        });
       }
-      stepStats[step.id] = { name: step.name, revenue: cents / 100, conversions, conversions_by_entry_time: byEntry, messages };
+      stepStats[step.id] = {
+        name: step.name,
+        revenue: cents / 100,
+        conversions,
+        conversions_by_entry_time: byEntry,
+        messages,
+      };
     }
     summary.step_stats = stepStats;
   }
@@ -183,7 +249,13 @@ export function canvasSummary(source: SeriesSource, canvas: Canvas, dayStarts: r
  * What `/canvas/data_series` answers: one element per day that has begun at `nowMs` (later days are absent, as in every
  * series), each exactly the `data` of a one-day data summary of that day, without `name`, with `time` the day.
  */
-export function canvasDailyStats(source: SeriesSource, canvas: Canvas, dayStarts: readonly number[], nowMs: number, opts: SummaryOptions): CanvasDataSeries {
+export function canvasDailyStats(
+  source: SeriesSource,
+  canvas: Canvas,
+  dayStarts: readonly number[],
+  nowMs: number,
+  opts: SummaryOptions,
+): CanvasDataSeries {
   const stats = dayStarts
     .filter((d) => d <= nowMs)
     .map((d) => {

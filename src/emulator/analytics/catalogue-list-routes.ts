@@ -15,7 +15,14 @@ import type { AnalyticsWorkspace } from './analytics-workspace.js';
 import { limitParam, offsetParam, pageParam, sortDirectionParam } from './list-params.js';
 import { booleanParam, instantParam, ParamError, readRoute } from './query-params.js';
 import type { ArchivableListOptions, ModifiedRange } from './workspace-listing.js';
-import { listedCampaigns, listedCanvases, listedContentBlocks, listedProducts, listedSegments, listedTemplates } from './workspace-listing.js';
+import {
+  listedCampaigns,
+  listedCanvases,
+  listedContentBlocks,
+  listedProducts,
+  listedSegments,
+  listedTemplates,
+} from './workspace-listing.js';
 
 function page<T>(items: readonly T[], index: number, size: number): T[] {
   return items.slice(index * size, (index + 1) * size);
@@ -34,13 +41,23 @@ function modifiedRange(query: URLSearchParams): ModifiedRange {
   const modifiedAfterMs = instantParam(query, 'modified_after');
   const modifiedBeforeMs = instantParam(query, 'modified_before');
   if (modifiedAfterMs !== undefined && modifiedBeforeMs !== undefined && modifiedAfterMs > modifiedBeforeMs) {
-    throw new ParamError(`modified_after (${new Date(modifiedAfterMs).toISOString()}) must not be after modified_before (${new Date(modifiedBeforeMs).toISOString()})`);
+    throw new ParamError(
+      `modified_after (${new Date(modifiedAfterMs).toISOString()}) must not be after modified_before (${new Date(modifiedBeforeMs).toISOString()})`,
+    );
   }
-  return { ...(modifiedAfterMs !== undefined ? { modifiedAfterMs } : {}), ...(modifiedBeforeMs !== undefined ? { modifiedBeforeMs } : {}) };
+  return {
+    ...(modifiedAfterMs !== undefined ? { modifiedAfterMs } : {}),
+    ...(modifiedBeforeMs !== undefined ? { modifiedBeforeMs } : {}),
+  };
 }
 
 /** A page-index list: `page` (0-based) of `pageSize` items of what `list` holds at now for the request's parameters. */
-function pagedRoute(endpoint: EndpointSpec, key: string, pageSize: number, list: (ws: AnalyticsWorkspace, nowMs: number, query: URLSearchParams) => unknown[]): Route {
+function pagedRoute(
+  endpoint: EndpointSpec,
+  key: string,
+  pageSize: number,
+  list: (ws: AnalyticsWorkspace, nowMs: number, query: URLSearchParams) => unknown[],
+): Route {
   return readRoute(endpoint, (req, ctx) => {
     const index = pageParam(req.query, pageSize);
     const all = list(ctx.workspace.analytics, ctx.clock.nowMs(), req.query);
@@ -49,19 +66,43 @@ function pagedRoute(endpoint: EndpointSpec, key: string, pageSize: number, list:
 }
 
 /** Answers a `CanvasListBody`. */
-export const canvasListRoute: Route = pagedRoute(ENDPOINTS.canvasList, 'canvases', CANVAS_LIST_PAGE_SIZE, (ws, nowMs, q) => listedCanvases(ws, nowMs, archivableOptions(q)));
+export const canvasListRoute: Route = pagedRoute(
+  ENDPOINTS.canvasList,
+  'canvases',
+  CANVAS_LIST_PAGE_SIZE,
+  (ws, nowMs, q) => listedCanvases(ws, nowMs, archivableOptions(q)),
+);
 
 /** Answers a `CampaignListBody`. */
-export const campaignsListRoute: Route = pagedRoute(ENDPOINTS.campaignsList, 'campaigns', CAMPAIGNS_LIST_PAGE_SIZE, (ws, nowMs, q) => listedCampaigns(ws, nowMs, archivableOptions(q)));
+export const campaignsListRoute: Route = pagedRoute(
+  ENDPOINTS.campaignsList,
+  'campaigns',
+  CAMPAIGNS_LIST_PAGE_SIZE,
+  (ws, nowMs, q) => listedCampaigns(ws, nowMs, archivableOptions(q)),
+);
 
 /** Answers a `SegmentListBody`. */
-export const segmentsListRoute: Route = pagedRoute(ENDPOINTS.segmentsList, 'segments', SEGMENTS_LIST_PAGE_SIZE, (ws, nowMs, q) => listedSegments(ws, nowMs, sortDirectionParam(q)));
+export const segmentsListRoute: Route = pagedRoute(
+  ENDPOINTS.segmentsList,
+  'segments',
+  SEGMENTS_LIST_PAGE_SIZE,
+  (ws, nowMs, q) => listedSegments(ws, nowMs, sortDirectionParam(q)),
+);
 
 /** Answers a `ProductListBody`. */
-export const productListRoute: Route = pagedRoute(ENDPOINTS.purchasesProductList, 'products', PRODUCT_LIST_PAGE_SIZE, (ws, nowMs) => listedProducts(ws, nowMs));
+export const productListRoute: Route = pagedRoute(
+  ENDPOINTS.purchasesProductList,
+  'products',
+  PRODUCT_LIST_PAGE_SIZE,
+  (ws, nowMs) => listedProducts(ws, nowMs),
+);
 
 /** A limit/offset list: `count` is every item matching the modification window, the page is `offset`..`offset + limit`. */
-function limitOffsetRoute(endpoint: EndpointSpec, key: string, list: (ws: AnalyticsWorkspace, nowMs: number, range: ModifiedRange) => unknown[]): Route {
+function limitOffsetRoute(
+  endpoint: EndpointSpec,
+  key: string,
+  list: (ws: AnalyticsWorkspace, nowMs: number, range: ModifiedRange) => unknown[],
+): Route {
   return readRoute(endpoint, (req, ctx) => {
     const range = modifiedRange(req.query);
     const limit = limitParam(req.query, METADATA_LIST_DEFAULT_LIMIT);
@@ -72,7 +113,15 @@ function limitOffsetRoute(endpoint: EndpointSpec, key: string, list: (ws: Analyt
 }
 
 /** Answers an `EmailTemplateListBody`. */
-export const emailTemplatesListRoute: Route = limitOffsetRoute(ENDPOINTS.emailTemplatesList, 'templates', listedTemplates);
+export const emailTemplatesListRoute: Route = limitOffsetRoute(
+  ENDPOINTS.emailTemplatesList,
+  'templates',
+  listedTemplates,
+);
 
 /** Answers a `ContentBlockListBody`. */
-export const contentBlocksListRoute: Route = limitOffsetRoute(ENDPOINTS.contentBlocksList, 'content_blocks', listedContentBlocks);
+export const contentBlocksListRoute: Route = limitOffsetRoute(
+  ENDPOINTS.contentBlocksList,
+  'content_blocks',
+  listedContentBlocks,
+);

@@ -19,17 +19,35 @@ export interface MessageOutcome {
  * deliveries, failures, opt-outs and HELP replies but no opens, a webhook sends and errors, content cards impressions,
  * clicks and dismissals, an in-app message impressions and button clicks.
  */
-export function channelStats(channel: string, m: MessageOutcome, u: (part: string) => number, hasButtons: boolean): Record<string, number> {
+export function channelStats(
+  channel: string,
+  m: MessageOutcome,
+  u: (part: string) => number,
+  hasButtons: boolean,
+): Record<string, number> {
   switch (channel) {
     case 'email':
       return {
-        sent: m.sent, opens: m.opens, unique_opens: m.uniqueOpens, clicks: m.clicks, unique_clicks: m.uniqueClicks,
-        unsubscribes: m.unsubscribes, bounces: m.bounces, delivered: m.delivered, reported_spam: Math.floor(m.delivered * 0.002 * u('spam')),
+        sent: m.sent,
+        opens: m.opens,
+        unique_opens: m.uniqueOpens,
+        clicks: m.clicks,
+        unique_clicks: m.uniqueClicks,
+        unsubscribes: m.unsubscribes,
+        bounces: m.bounces,
+        delivered: m.delivered,
+        reported_spam: Math.floor(m.delivered * 0.002 * u('spam')),
       };
     case 'ios_push':
     case 'android_push': {
       // A direct open is a tap on the notification itself; total opens add the opens it influenced.
-      const stats: Record<string, number> = { sent: m.sent, direct_opens: Math.floor(m.uniqueOpens * 0.6), total_opens: m.opens, bounces: m.bounces, body_clicks: m.clicks };
+      const stats: Record<string, number> = {
+        sent: m.sent,
+        direct_opens: Math.floor(m.uniqueOpens * 0.6),
+        total_opens: m.opens,
+        bounces: m.bounces,
+        body_clicks: m.clicks,
+      };
       if (hasButtons) {
         const play = Math.floor(m.clicks * 0.3 * u('button1'));
         stats.notif_button_1_Play_click = play;
@@ -40,7 +58,11 @@ export function channelStats(channel: string, m: MessageOutcome, u: (part: strin
     case 'sms': {
       const undelivered = Math.floor(m.bounces * 0.6);
       return {
-        sent: m.sent, delivered: m.delivered, undelivered, delivery_failed: m.bounces - undelivered, opt_out: m.unsubscribes,
+        sent: m.sent,
+        delivered: m.delivered,
+        undelivered,
+        delivery_failed: m.bounces - undelivered,
+        opt_out: m.unsubscribes,
         help: Math.floor(m.delivered * 0.001 * u('help')),
       };
     }
@@ -49,13 +71,22 @@ export function channelStats(channel: string, m: MessageOutcome, u: (part: strin
     case 'content_cards': {
       const uniqueDismissals = Math.floor(m.uniqueOpens * 0.1 * u('dismissals'));
       return {
-        total_impressions: m.opens, unique_impressions: m.uniqueOpens, total_clicks: m.clicks, unique_clicks: m.uniqueClicks,
-        total_dismissals: uniqueDismissals + Math.floor(uniqueDismissals * 0.2 * u('redismissals')), unique_dismissals: uniqueDismissals,
+        total_impressions: m.opens,
+        unique_impressions: m.uniqueOpens,
+        total_clicks: m.clicks,
+        unique_clicks: m.uniqueClicks,
+        total_dismissals: uniqueDismissals + Math.floor(uniqueDismissals * 0.2 * u('redismissals')),
+        unique_dismissals: uniqueDismissals,
       };
     }
     default: {
       const first = Math.floor(m.clicks * (0.5 + 0.3 * u('first-button')));
-      return { impressions: m.opens, clicks: m.clicks, first_button_clicks: first, second_button_clicks: Math.floor((m.clicks - first) * 0.7 * u('second-button')) };
+      return {
+        impressions: m.opens,
+        clicks: m.clicks,
+        first_button_clicks: first,
+        second_button_clicks: Math.floor((m.clicks - first) * 0.7 * u('second-button')),
+      };
     }
   }
 }

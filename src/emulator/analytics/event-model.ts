@@ -34,7 +34,8 @@ export function eventProfile(source: SeriesSource, apps: readonly App[], name: s
     name,
     // 0.05 to 500 an hour, log-uniform: most events are rare, a few dominate.
     ratePerHour: 10 ** (-1.3 + 4 * hashUnit(seed, 'event-rate', name)),
-    firstHourMs: source.startMs + Math.floor(hashUnit(seed, 'event-first', name) * EVENT_FIRST_OCCURRENCE_DAYS * 24) * HOUR_MS,
+    firstHourMs:
+      source.startMs + Math.floor(hashUnit(seed, 'event-first', name) * EVENT_FIRST_OCCURRENCE_DAYS * 24) * HOUR_MS,
     firstAppId: apps[Math.floor(hashUnit(seed, 'event-first-app', name) * apps.length)]!.id,
     appShares: new Map(apps.map((a, i) => [a.id, weights[i]! / total])),
     countHashes: new Map(apps.map((a) => [a.id, hashPrefix(seed, 'event-count', name, a.id)])),
@@ -59,12 +60,25 @@ export function fullEventCount(source: SeriesSource, profile: EventProfile, app:
 }
 
 /** Final occurrences by a segment's members: a thinning of the app's count (the segment's session share × an affinity). */
-export function fullSegmentEventCount(source: SeriesSource, profile: EventProfile, app: App, segment: Segment, hourStartMs: number): number {
+export function fullSegmentEventCount(
+  source: SeriesSource,
+  profile: EventProfile,
+  app: App,
+  segment: Segment,
+  hourStartMs: number,
+): number {
   const affinity = 0.5 + 0.5 * hashUnit(source.seed, 'event-segment', profile.name, segment.id);
-  return Math.floor(fullEventCount(source, profile, app, hourStartMs) * segmentShare(source.seed, app.id, segment.id) * affinity);
+  return Math.floor(
+    fullEventCount(source, profile, app, hourStartMs) * segmentShare(source.seed, app.id, segment.id) * affinity,
+  );
 }
 
 /** The names that have happened by `nowMs`, in the order given: what `/events/list` lists. */
-export function happenedEventNames(source: SeriesSource, apps: readonly App[], names: readonly string[], nowMs: number): string[] {
+export function happenedEventNames(
+  source: SeriesSource,
+  apps: readonly App[],
+  names: readonly string[],
+  nowMs: number,
+): string[] {
   return names.filter((name) => eventHappenedAtMs(eventProfile(source, apps, name)) <= nowMs);
 }

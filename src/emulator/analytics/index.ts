@@ -2,7 +2,14 @@
 // the lists discovery reads and the campaigns).
 import type { Route } from '../route.js';
 import { campaignDataSeriesRoute, campaignDetailsRoute } from './campaign-routes.js';
-import { campaignsListRoute, canvasListRoute, contentBlocksListRoute, emailTemplatesListRoute, productListRoute, segmentsListRoute } from './catalogue-list-routes.js';
+import {
+  campaignsListRoute,
+  canvasListRoute,
+  contentBlocksListRoute,
+  emailTemplatesListRoute,
+  productListRoute,
+  segmentsListRoute,
+} from './catalogue-list-routes.js';
 import { canvasDataSummaryRoute, canvasDetailsRoute } from './canvas-routes.js';
 import { canvasDataSeriesRoute } from './canvas-series-route.js';
 import { eventsDataSeriesRoute } from './event-series-route.js';

@@ -26,7 +26,15 @@ interface AppDay {
  * A share in [low, high] that is the app's own (drawn once per app) plus a drift of at most ±`drift` drawn per day:
  * believable from one day to the next, different between apps.
  */
-function appShare(seed: number, what: string, appId: string, dayStartMs: number, low: number, high: number, drift: number): number {
+function appShare(
+  seed: number,
+  what: string,
+  appId: string,
+  dayStartMs: number,
+  low: number,
+  high: number,
+  drift: number,
+): number {
   const base = low + drift + (high - low - 2 * drift) * hashUnit(seed, what, appId);
   return base + drift * (2 * hashUnit(seed, what, appId, dayStartMs) - 1);
 }
@@ -48,7 +56,11 @@ function appDay(ws: AnalyticsWorkspace, app: App, dayStartMs: number, nowMs: num
   const newShare = 0.03 + 0.09 * hashUnit(seed, 'new-users', app.id, dayStartMs);
   const newUsers = Math.min(dau, Math.round(dau * newShare * ws.restatementFactor('new_users', dayStartMs, keys)));
   const uninstallShare = 0.004 + 0.016 * hashUnit(seed, 'uninstalls', app.id, dayStartMs);
-  return { dau, newUsers, uninstalls: Math.round(dau * uninstallShare * ws.restatementFactor('uninstalls', dayStartMs, keys)) };
+  return {
+    dau,
+    newUsers,
+    uninstalls: Math.round(dau * uninstallShare * ws.restatementFactor('uninstalls', dayStartMs, keys)),
+  };
 }
 
 /** One day of one app or of all apps; all apps count a user active in several apps once (overlap). */
@@ -60,7 +72,14 @@ function kpiDay(ws: AnalyticsWorkspace, filter: KpiFilter, dayStartMs: number, n
   // Between the largest app's users (everyone in one app) and the sum (nobody in two).
   const overlap = 0.6 + 0.3 * hashUnit(ws.seed, 'dau-overlap', dayStartMs);
   const dau = largest + Math.ceil((sum((d) => d.dau) - largest) * overlap);
-  return { dau, newUsers: Math.min(dau, sum((d) => d.newUsers)), uninstalls: sum((d) => d.uninstalls) };
+  return {
+    dau,
+    newUsers: Math.min(
+      dau,
+      sum((d) => d.newUsers),
+    ),
+    uninstalls: sum((d) => d.uninstalls),
+  };
 }
 
 /**
@@ -68,7 +87,13 @@ function kpiDay(ws: AnalyticsWorkspace, filter: KpiFilter, dayStartMs: number, n
  * is partial (its sessions so far), recent days grow with the sessions' late data. MAU of day d is the largest DAU of
  * the 30 days ending d plus a share (8–15 %) of the remaining user-days: never below any DAU of its window.
  */
-export function kpiSeries(ws: AnalyticsWorkspace, metric: KpiMetric, filter: KpiFilter, dayStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
+export function kpiSeries(
+  ws: AnalyticsWorkspace,
+  metric: KpiMetric,
+  filter: KpiFilter,
+  dayStarts: readonly number[],
+  nowMs: number,
+): SeriesPoint<number>[] {
   const memo = new Map<number, AppDay>();
   const day = (d: number): AppDay => {
     let v = memo.get(d);
@@ -83,7 +108,13 @@ export function kpiSeries(ws: AnalyticsWorkspace, metric: KpiMetric, filter: Kpi
   return out;
 }
 
-function kpiValue(ws: AnalyticsWorkspace, metric: KpiMetric, filter: KpiFilter, d: number, day: (d: number) => AppDay): number {
+function kpiValue(
+  ws: AnalyticsWorkspace,
+  metric: KpiMetric,
+  filter: KpiFilter,
+  d: number,
+  day: (d: number) => AppDay,
+): number {
   switch (metric) {
     case 'dau':
       return day(d).dau;
@@ -97,7 +128,10 @@ function kpiValue(ws: AnalyticsWorkspace, metric: KpiMetric, filter: KpiFilter, 
       const rest = daus.reduce((a, b) => a + b, 0) - largest;
       const returning = appShare(ws.seed, 'mau-share', filter.app?.id ?? '*', d, 0.08, 0.15, 0.004);
       const keys = filter.app ? { appId: filter.app.id } : {};
-      return Math.max(largest, Math.round((largest + Math.ceil(rest * returning)) * ws.restatementFactor('mau', d, keys)));
+      return Math.max(
+        largest,
+        Math.round((largest + Math.ceil(rest * returning)) * ws.restatementFactor('mau', d, keys)),
+      );
     }
   }
 }

@@ -14,7 +14,10 @@ function kpiRoute(endpoint: EndpointSpec, metric: KpiMetric): Route {
     const { nowMs, days } = dayWindowParams(req, ctx);
     const app = appParam(ws, req.query);
     const points = kpiSeries(ws, metric, app ? { app } : {}, days, nowMs);
-    const body: SeriesBody<KpiPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, [metric]: p.value }) as KpiPoint) };
+    const body: SeriesBody<KpiPoint> = {
+      message: 'success',
+      data: points.map((p) => ({ time: p.time, [metric]: p.value }) as KpiPoint),
+    };
     return { status: 200, body };
   });
 }

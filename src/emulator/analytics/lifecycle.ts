@@ -50,17 +50,33 @@ export interface SeededLifecycleOptions {
  * The lifecycle of the `k`-th (0-based) of `n` objects added for discovery: creation instants increase with `k` (ids are
  * issued in creation order), 0 to 3 edits within 400 days of creation, and an archive for a seeded share of objects.
  */
-export function seededLifecycle(seed: number, kind: string, k: number, n: number, opts: SeededLifecycleOptions): Lifecycle {
+export function seededLifecycle(
+  seed: number,
+  kind: string,
+  k: number,
+  n: number,
+  opts: SeededLifecycleOptions,
+): Lifecycle {
   const early = Math.round(n * EARLY_SHARE);
   const jitter = hashUnit(seed, kind, 'created', k);
-  const createdMs = k < early
-    ? Math.floor(EARLY_FROM + ((k + jitter) / early) * (EARLY_TO - EARLY_FROM))
-    : Math.floor(EARLY_TO + ((k - early + jitter) / (n - early)) * (LATE_TO - EARLY_TO));
+  const createdMs =
+    k < early
+      ? Math.floor(EARLY_FROM + ((k + jitter) / early) * (EARLY_TO - EARLY_FROM))
+      : Math.floor(EARLY_TO + ((k - early + jitter) / (n - early)) * (LATE_TO - EARLY_TO));
   const editCount = Math.floor(hashUnit(seed, kind, 'edits', k) * 4);
-  const editsMs = Array.from({ length: editCount }, (_, j) => createdMs + Math.floor((0.5 + hashUnit(seed, kind, 'edit', k, j) * 400) * DAY_MS)).sort((a, b) => a - b);
+  const editsMs = Array.from(
+    { length: editCount },
+    (_, j) => createdMs + Math.floor((0.5 + hashUnit(seed, kind, 'edit', k, j) * 400) * DAY_MS),
+  ).sort((a, b) => a - b);
   const archived = hashUnit(seed, kind, 'archived', k) < opts.archivedShare;
-  const archivedMs = archived ? createdMs + Math.floor((30 + hashUnit(seed, kind, 'archive', k) * 270) * DAY_MS) : undefined;
-  return { createdMs, editsMs: archivedMs === undefined ? editsMs : editsMs.filter((e) => e < archivedMs), ...(archivedMs !== undefined ? { archivedMs } : {}) };
+  const archivedMs = archived
+    ? createdMs + Math.floor((30 + hashUnit(seed, kind, 'archive', k) * 270) * DAY_MS)
+    : undefined;
+  return {
+    createdMs,
+    editsMs: archivedMs === undefined ? editsMs : editsMs.filter((e) => e < archivedMs),
+    ...(archivedMs !== undefined ? { archivedMs } : {}),
+  };
 }
 
 /**

@@ -26,7 +26,9 @@ export function sortDirectionParam(query: URLSearchParams): SortDirection {
   const raw = query.get('sort_direction');
   if (raw === null || raw === 'asc') return 'asc';
   if (raw === 'desc') return 'desc';
-  throw new ParamError(`sort_direction must be "asc" (oldest first, the default) or "desc" (newest first), got ${show(raw)}`);
+  throw new ParamError(
+    `sort_direction must be "asc" (oldest first, the default) or "desc" (newest first), got ${show(raw)}`,
+  );
 }
 
 /** `limit`: 1 to 1,000, default 100. */
@@ -34,7 +36,9 @@ export function limitParam(query: URLSearchParams, fallback: number): number {
   const raw = query.get('limit');
   if (raw === null) return fallback;
   if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > METADATA_LIST_MAX_LIMIT) {
-    throw new ParamError(`limit must be an integer from 1 to ${METADATA_LIST_MAX_LIMIT} (default ${fallback}), got ${show(raw)}`);
+    throw new ParamError(
+      `limit must be an integer from 1 to ${METADATA_LIST_MAX_LIMIT} (default ${fallback}), got ${show(raw)}`,
+    );
   }
   return Number(raw);
 }

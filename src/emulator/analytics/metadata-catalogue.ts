@@ -43,7 +43,11 @@ function isoAfterBase(seed: number, ...parts: (string | number)[]): string {
 }
 
 export function generateTemplates(seed: number): TemplateRecord[] {
-  const originals = generateOriginalTemplates(seed).map((template) => ({ template, lifecycle: fixedLifecycle(template.created_at, template.updated_at), dragAndDrop: false }));
+  const originals = generateOriginalTemplates(seed).map((template) => ({
+    template,
+    lifecycle: fixedLifecycle(template.created_at, template.updated_at),
+    dragAndDrop: false,
+  }));
   const added = Array.from({ length: ADDED_TEMPLATES }, (_, k): TemplateRecord => {
     const index = ADDED_ID_BASE + k;
     const lifecycle = seededLifecycle(seed, 'template', k, ADDED_TEMPLATES, { archivedShare: 0 });
@@ -86,7 +90,16 @@ export function originalContentBlockCount(seed: number): number {
 
 function generateOriginalTemplates(seed: number): EmailTemplate[] {
   const n = originalTemplateCount(seed);
-  const subjects = ['Welcome aboard', 'We miss you', 'Your weekly gems', 'Flash sale ends tonight', 'New levels unlocked', 'Your receipt', 'Holiday bonus', 'VIP perks'];
+  const subjects = [
+    'Welcome aboard',
+    'We miss you',
+    'Your weekly gems',
+    'Flash sale ends tonight',
+    'New levels unlocked',
+    'Your receipt',
+    'Holiday bonus',
+    'VIP perks',
+  ];
   return Array.from({ length: n }, (_, i) => {
     const id = `tpl_${i + 1}`;
     const created = isoAfterBase(seed, id, 'created');
@@ -112,7 +125,11 @@ function generateOriginalTemplates(seed: number): EmailTemplate[] {
  * The original blocks, included by the original Canvases' messages, then the added blocks, included only by the added
  * Canvases' messages (so the original blocks' inclusions stay as they were).
  */
-export function generateContentBlocks(seed: number, originalCanvases: readonly Canvas[], addedCanvases: readonly Canvas[]): ContentBlockRecord[] {
+export function generateContentBlocks(
+  seed: number,
+  originalCanvases: readonly Canvas[],
+  addedCanvases: readonly Canvas[],
+): ContentBlockRecord[] {
   const originals = generateOriginalContentBlocks(seed, originalCanvases);
   const added = Array.from({ length: ADDED_CONTENT_BLOCKS }, (_, k): ContentBlockRecord => {
     const index = ADDED_ID_BASE + k;
@@ -204,15 +221,86 @@ export function generateIntegrations(seed: number, appGroupId: string): DataInte
   });
 }
 
-const VERBS = ['added', 'bought', 'cancelled', 'claimed', 'clicked', 'closed', 'completed', 'crafted', 'deleted', 'downloaded', 'earned', 'equipped', 'failed', 'finished', 'gifted', 'joined', 'left', 'liked', 'lost', 'opened', 'played', 'rated', 'redeemed', 'reset', 'searched', 'shared', 'skipped', 'started', 'unlocked', 'upgraded', 'viewed', 'won'];
-const OBJECTS = ['achievement', 'ad', 'avatar', 'badge', 'booster', 'bundle', 'challenge', 'chest', 'coupon', 'daily_quest', 'friend', 'guild', 'hint', 'inventory', 'level', 'lives', 'map', 'match', 'mission', 'offer', 'pet', 'profile', 'puzzle', 'raid', 'reward', 'season', 'shop', 'skin', 'streak', 'tournament', 'tutorial', 'wheel'];
+const VERBS = [
+  'added',
+  'bought',
+  'cancelled',
+  'claimed',
+  'clicked',
+  'closed',
+  'completed',
+  'crafted',
+  'deleted',
+  'downloaded',
+  'earned',
+  'equipped',
+  'failed',
+  'finished',
+  'gifted',
+  'joined',
+  'left',
+  'liked',
+  'lost',
+  'opened',
+  'played',
+  'rated',
+  'redeemed',
+  'reset',
+  'searched',
+  'shared',
+  'skipped',
+  'started',
+  'unlocked',
+  'upgraded',
+  'viewed',
+  'won',
+];
+const OBJECTS = [
+  'achievement',
+  'ad',
+  'avatar',
+  'badge',
+  'booster',
+  'bundle',
+  'challenge',
+  'chest',
+  'coupon',
+  'daily_quest',
+  'friend',
+  'guild',
+  'hint',
+  'inventory',
+  'level',
+  'lives',
+  'map',
+  'match',
+  'mission',
+  'offer',
+  'pet',
+  'profile',
+  'puzzle',
+  'raid',
+  'reward',
+  'season',
+  'shop',
+  'skin',
+  'streak',
+  'tournament',
+  'tutorial',
+  'wheel',
+];
 
 /** Custom event names, sorted alphabetically (the order 4.12 promises). */
 export function generateEventNames(seed: number, count?: number): string[] {
   const n = count ?? countFor(seed, 'events', 612, 300, 900);
   const combos = VERBS.flatMap((v) => OBJECTS.map((o) => `${o}_${v}`));
   // Past the 1,024 combinations, numbered variants of them (`level_completed_2`).
-  const all = n <= combos.length ? combos : Array.from({ length: n }, (_, i) => (i < combos.length ? combos[i]! : `${combos[i % combos.length]!}_${Math.floor(i / combos.length) + 1}`));
+  const all =
+    n <= combos.length
+      ? combos
+      : Array.from({ length: n }, (_, i) =>
+          i < combos.length ? combos[i]! : `${combos[i % combos.length]!}_${Math.floor(i / combos.length) + 1}`,
+        );
   // A seeded choice of n names out of the 1,024 combinations.
   const chosen = all
     .map((name) => ({ name, key: hashUnit(seed, 'event', name) }))

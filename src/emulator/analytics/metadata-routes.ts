@@ -28,29 +28,43 @@ export const integrationsRoute: Route = readRoute(ENDPOINTS.cdiIntegrations, (re
   if (offset === undefined) throw new ParamError('Invalid cursor');
   const links: string[] = [];
   if (offset > 0) links.push(`</cdi/integrations?cursor=${integrationsCursor(offset - CDI_PAGE_SIZE)}>; rel="prev"`);
-  if (offset + CDI_PAGE_SIZE < all.length) links.push(`</cdi/integrations?cursor=${integrationsCursor(offset + CDI_PAGE_SIZE)}>; rel="next"`);
-  const body: DataIntegrationsBody = { results: all.slice(offset, offset + CDI_PAGE_SIZE).map((i) => ({ ...i })), message: 'success' };
+  if (offset + CDI_PAGE_SIZE < all.length)
+    links.push(`</cdi/integrations?cursor=${integrationsCursor(offset + CDI_PAGE_SIZE)}>; rel="next"`);
+  const body: DataIntegrationsBody = {
+    results: all.slice(offset, offset + CDI_PAGE_SIZE).map((i) => ({ ...i })),
+    message: 'success',
+  };
   return { status: 200, body, ...(links.length > 0 ? { headers: { Link: links.join(', ') } } : {}) };
 });
 
 export const eventsListRoute: Route = readRoute(ENDPOINTS.eventsList, (req, ctx) => {
   const raw = req.query.get('page');
-  if (raw !== null && !/^\d{1,9}$/.test(raw)) throw new ParamError(`page must be an integer ≥ 0 (0 is the first ${EVENTS_PAGE_SIZE} names), got ${JSON.stringify(raw.slice(0, 60))}`);
+  if (raw !== null && !/^\d{1,9}$/.test(raw))
+    throw new ParamError(
+      `page must be an integer ≥ 0 (0 is the first ${EVENTS_PAGE_SIZE} names), got ${JSON.stringify(raw.slice(0, 60))}`,
+    );
   const page = raw === null ? 0 : Number(raw);
   const ws = ctx.workspace.analytics;
   // An event is listed once it has happened (its first occurrence's hour is over), so every name has counts.
   const names = happenedEventNames(ws, ws.apps, ws.eventNames, ctx.clock.nowMs());
-  const body: EventsListBody = { message: 'success', events: names.slice(page * EVENTS_PAGE_SIZE, (page + 1) * EVENTS_PAGE_SIZE) };
+  const body: EventsListBody = {
+    message: 'success',
+    events: names.slice(page * EVENTS_PAGE_SIZE, (page + 1) * EVENTS_PAGE_SIZE),
+  };
   return { status: 200, body };
 });
 
 export const emailTemplateRoute: Route = readRoute(ENDPOINTS.emailTemplateInfo, (req, ctx) => {
   const id = req.query.get('email_template_id');
-  if (id === null || id === '') throw new ParamError('email_template_id is required: the API identifier of an email template');
+  if (id === null || id === '')
+    throw new ParamError('email_template_id is required: the API identifier of an email template');
   // A template not yet created is unknown; a drag-and-drop template answers although the list leaves it out.
   const nowMs = ctx.clock.nowMs();
   const record = templateRecordAt(ctx.workspace.analytics, id, nowMs);
-  if (!record) throw new ParamError(`email_template_id ${JSON.stringify(id.slice(0, 60))} is not an email template of this workspace`);
+  if (!record)
+    throw new ParamError(
+      `email_template_id ${JSON.stringify(id.slice(0, 60))} is not an email template of this workspace`,
+    );
   return { status: 200, body: templateAt(record, nowMs) };
 });
 

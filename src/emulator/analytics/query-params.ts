@@ -16,7 +16,10 @@ export class ParamError extends Error {
 }
 
 /** A read route whose handler may throw ParamError for a bad parameter. */
-export function readRoute(endpoint: EndpointSpec, handle: (req: EmulatorRequest, ctx: RouteContext) => EmulatorResponse): Route {
+export function readRoute(
+  endpoint: EndpointSpec,
+  handle: (req: EmulatorRequest, ctx: RouteContext) => EmulatorResponse,
+): Route {
   return {
     endpoint,
     handle(req, ctx) {
@@ -38,7 +41,8 @@ function show(value: string): string {
 export function lengthParam(query: URLSearchParams, max: number, name = 'length'): number {
   const raw = query.get(name);
   if (raw === null || raw === '') throw new ParamError(`${name} is required: an integer from 1 to ${max}`);
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new ParamError(`${name} must be an integer from 1 to ${max}, got ${show(raw)}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
+    throw new ParamError(`${name} must be an integer from 1 to ${max}, got ${show(raw)}`);
   return Number(raw);
 }
 
@@ -59,9 +63,15 @@ export function instantParam(query: URLSearchParams, name: string): number | und
   const raw = query.get(name);
   if (raw === null) return undefined;
   // The platform's own examples write offsets with a one-digit hour (`2020-06-28T23:59:59-5:00`): padded to `-05:00`.
-  const text = raw.replace(/ (\d{1,2}(:?\d{2})?)$/, '+$1').replace(/(T[\d:.]+[+-])(\d)(:?\d{2})?$/, (_m, time: string, hour: string, rest: string | undefined) => `${time}0${hour}${rest ?? ''}`);
+  const text = raw
+    .replace(/ (\d{1,2}(:?\d{2})?)$/, '+$1')
+    .replace(
+      /(T[\d:.]+[+-])(\d)(:?\d{2})?$/,
+      (_m, time: string, hour: string, rest: string | undefined) => `${time}0${hour}${rest ?? ''}`,
+    );
   const dt = DateTime.fromISO(text, { zone: 'utc' });
-  if (!dt.isValid) throw new ParamError(`${name} must be an ISO 8601 date-time such as 2024-03-01T00:00:00Z, got ${show(raw)}`);
+  if (!dt.isValid)
+    throw new ParamError(`${name} must be an ISO 8601 date-time such as 2024-03-01T00:00:00Z, got ${show(raw)}`);
   return dt.toMillis();
 }
 
@@ -75,7 +85,13 @@ export function booleanParam(query: URLSearchParams, name: string, message?: str
 }
 
 /** An optional id that must name an entity of the workspace. */
-export function idParam<T>(query: URLSearchParams, name: string, find: (id: string) => T | undefined, validIds: () => readonly string[], omitted: string): T | undefined {
+export function idParam<T>(
+  query: URLSearchParams,
+  name: string,
+  find: (id: string) => T | undefined,
+  validIds: () => readonly string[],
+  omitted: string,
+): T | undefined {
   const raw = query.get(name);
   if (raw === null) return undefined;
   const found = find(raw);
@@ -83,7 +99,9 @@ export function idParam<T>(query: URLSearchParams, name: string, find: (id: stri
     // Only an unknown id pays for listing the catalogue; long ones (segments, products) are named in part.
     const valid = validIds();
     const named = valid.length > 12 ? `${valid.slice(0, 10).join(', ')}, … (${valid.length} in all)` : valid.join(', ');
-    throw new ParamError(`${name} ${show(raw)} is not known to this workspace; use one of ${named}, or omit ${name} for ${omitted}`);
+    throw new ParamError(
+      `${name} ${show(raw)} is not known to this workspace; use one of ${named}, or omit ${name} for ${omitted}`,
+    );
   }
   return found;
 }

@@ -9,10 +9,14 @@ import { segmentAt } from './workspace-listing.js';
 
 export const segmentDetailsRoute: Route = readRoute(ENDPOINTS.segmentsDetails, (req, ctx) => {
   const raw = req.query.get('segment_id');
-  if (raw === null || raw === '') throw new ParamError('segment_id is required: the API identifier of a segment (see /segments/list)');
+  if (raw === null || raw === '')
+    throw new ParamError('segment_id is required: the API identifier of a segment (see /segments/list)');
   const nowMs = ctx.clock.nowMs();
   const segment = segmentAt(ctx.workspace.analytics, raw, nowMs);
-  if (!segment) throw new ParamError(`segment_id ${JSON.stringify(raw.slice(0, 60))} is not a segment of this workspace (see /segments/list)`);
+  if (!segment)
+    throw new ParamError(
+      `segment_id ${JSON.stringify(raw.slice(0, 60))} is not a segment of this workspace (see /segments/list)`,
+    );
   const body: SegmentDetailsBody = {
     name: segment.name,
     description: segment.description,

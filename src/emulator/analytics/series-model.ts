@@ -18,7 +18,18 @@ export interface SeriesSource {
 }
 
 /** The series a restatement can name. */
-export const RESTATED_SERIES = ['purchases', 'sessions', 'segment_size', 'canvas', 'events', 'dau', 'mau', 'new_users', 'uninstalls', 'campaign'] as const;
+export const RESTATED_SERIES = [
+  'purchases',
+  'sessions',
+  'segment_size',
+  'canvas',
+  'events',
+  'dau',
+  'mau',
+  'new_users',
+  'uninstalls',
+  'campaign',
+] as const;
 export type RestatedSeries = (typeof RESTATED_SERIES)[number];
 
 export interface RestatementKeys {

@@ -13,14 +13,23 @@ export interface SeriesPoint<V> {
 }
 
 /** Observed sum of an hourly function over a unit; undefined when the unit has not begun at `nowMs`. */
-function observeUnit(unitStartMs: number, unit: SeriesUnit, nowMs: number, full: (hourStartMs: number) => number): number | undefined {
+function observeUnit(
+  unitStartMs: number,
+  unit: SeriesUnit,
+  nowMs: number,
+  full: (hourStartMs: number) => number,
+): number | undefined {
   if (unitStartMs > nowMs) return undefined;
   let sum = 0;
   for (let h = unitStartMs; h < unitStartMs + unitMs(unit); h += HOUR_MS) sum += observeHour(full(h), h, nowMs) ?? 0;
   return sum;
 }
 
-function series<V>(unitStarts: readonly number[], unit: SeriesUnit, value: (start: number) => V | undefined): SeriesPoint<V>[] {
+function series<V>(
+  unitStarts: readonly number[],
+  unit: SeriesUnit,
+  value: (start: number) => V | undefined,
+): SeriesPoint<V>[] {
   const out: SeriesPoint<V>[] = [];
   for (const start of unitStarts) {
     const v = value(start);
@@ -35,7 +44,13 @@ export interface PurchasesFilter {
 }
 
 /** Purchase quantity and revenue per unit. Revenue is Σ observed quantity × price over (app, product, hour). */
-export function purchasesSeries(ws: AnalyticsWorkspace, filter: PurchasesFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<{ quantity: number; revenue: number }>[] {
+export function purchasesSeries(
+  ws: AnalyticsWorkspace,
+  filter: PurchasesFilter,
+  unit: SeriesUnit,
+  unitStarts: readonly number[],
+  nowMs: number,
+): SeriesPoint<{ quantity: number; revenue: number }>[] {
   const apps = filter.app ? [filter.app] : ws.apps;
   const products = filter.product ? [filter.product] : ws.products;
   return series(unitStarts, unit, (start) => {
@@ -62,7 +77,13 @@ export interface SessionsFilter {
 }
 
 /** A series summed over apps, each app's unit the observed sum of its hourly function. */
-function sumOverApps(apps: readonly App[], unit: SeriesUnit, unitStarts: readonly number[], nowMs: number, fullFor: (app: App) => (hourStartMs: number) => number): SeriesPoint<number>[] {
+function sumOverApps(
+  apps: readonly App[],
+  unit: SeriesUnit,
+  unitStarts: readonly number[],
+  nowMs: number,
+  fullFor: (app: App) => (hourStartMs: number) => number,
+): SeriesPoint<number>[] {
   const fulls = apps.map(fullFor);
   return series(unitStarts, unit, (start) => {
     let sum = 0;
@@ -75,24 +96,44 @@ function sumOverApps(apps: readonly App[], unit: SeriesUnit, unitStarts: readonl
   });
 }
 
-export function sessionsSeries(ws: AnalyticsWorkspace, filter: SessionsFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
+export function sessionsSeries(
+  ws: AnalyticsWorkspace,
+  filter: SessionsFilter,
+  unit: SeriesUnit,
+  unitStarts: readonly number[],
+  nowMs: number,
+): SeriesPoint<number>[] {
   const segment = filter.segment;
   return sumOverApps(filter.app ? [filter.app] : ws.apps, unit, unitStarts, nowMs, (app) =>
-    segment ? (h) => fullSegmentSessions(ws, app, segment, h) : (h) => fullSessions(ws, app, h));
+    segment ? (h) => fullSegmentSessions(ws, app, segment, h) : (h) => fullSessions(ws, app, h),
+  );
 }
 
 /**
  * Occurrences of a custom event per unit, as `/events/data_series` answers them: an app's, or the sum over apps; a
  * segment's members only when a segment is given. Any name has a count; the route refuses names the workspace lacks.
  */
-export function eventCounts(ws: AnalyticsWorkspace, event: string, filter: SessionsFilter, unit: SeriesUnit, unitStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
+export function eventCounts(
+  ws: AnalyticsWorkspace,
+  event: string,
+  filter: SessionsFilter,
+  unit: SeriesUnit,
+  unitStarts: readonly number[],
+  nowMs: number,
+): SeriesPoint<number>[] {
   const profile = eventProfile(ws, ws.apps, event);
   const segment = filter.segment;
   return sumOverApps(filter.app ? [filter.app] : ws.apps, unit, unitStarts, nowMs, (app) =>
-    segment ? (h) => fullSegmentEventCount(ws, profile, app, segment, h) : (h) => fullEventCount(ws, profile, app, h));
+    segment ? (h) => fullSegmentEventCount(ws, profile, app, segment, h) : (h) => fullEventCount(ws, profile, app, h),
+  );
 }
 
 /** Daily segment size: a stock, present for every day that has begun (today included). */
-export function segmentSizeSeries(ws: AnalyticsWorkspace, segment: Segment, dayStarts: readonly number[], nowMs: number): SeriesPoint<number>[] {
+export function segmentSizeSeries(
+  ws: AnalyticsWorkspace,
+  segment: Segment,
+  dayStarts: readonly number[],
+  nowMs: number,
+): SeriesPoint<number>[] {
   return series(dayStarts, 'day', (start) => (start > nowMs ? undefined : segmentSize(ws, segment, start)));
 }

@@ -1,17 +1,37 @@
 // Read routes of the analytics series: 4.10 purchase quantity, 4.11 revenue, 4.19 sessions, 4.20 segment size.
 // `length` units end with the unit containing `ending_at` (default: now), oldest first; units after now are omitted.
 import { ENDPOINTS, MAX_SERIES_LENGTH } from '../../api/endpoints.js';
-import type { PurchaseQuantityPoint, RevenuePoint, SegmentSizePoint, SeriesBody, SessionsPoint } from '../../api/types.js';
+import type {
+  PurchaseQuantityPoint,
+  RevenuePoint,
+  SegmentSizePoint,
+  SeriesBody,
+  SessionsPoint,
+} from '../../api/types.js';
 import type { EmulatorRequest, Route, RouteContext } from '../route.js';
 import type { Segment } from './analytics-catalogue.js';
 import type { AnalyticsWorkspace } from './analytics-workspace.js';
 import { existsAt } from './lifecycle.js';
-import { idParam, instantParam, lengthParam, ParamError, readRoute, unitParam, unitStartsEndingAt } from './query-params.js';
+import {
+  idParam,
+  instantParam,
+  lengthParam,
+  ParamError,
+  readRoute,
+  unitParam,
+  unitStartsEndingAt,
+} from './query-params.js';
 import { purchasesSeries, segmentSizeSeries, sessionsSeries } from './series-query.js';
 
 /** `app_id`: an app of the workspace, or undefined for all apps. */
 export function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
-  return idParam(query, 'app_id', (id) => ws.app(id), () => ws.apps.map((a) => a.id), 'all apps');
+  return idParam(
+    query,
+    'app_id',
+    (id) => ws.app(id),
+    () => ws.apps.map((a) => a.id),
+    'all apps',
+  );
 }
 
 /**
@@ -20,9 +40,17 @@ export function appParam(ws: AnalyticsWorkspace, query: URLSearchParams) {
  */
 export function segmentParam(ws: AnalyticsWorkspace, query: URLSearchParams, nowMs: number, omitted = 'all users') {
   const existing = (s: Segment | undefined) => (s !== undefined && existsAt(s.lifecycle, nowMs) ? s : undefined);
-  const segment = idParam(query, 'segment_id', (id) => existing(ws.segment(id)), () => ws.segments.filter((s) => existing(s)).map((s) => s.id), omitted);
+  const segment = idParam(
+    query,
+    'segment_id',
+    (id) => existing(ws.segment(id)),
+    () => ws.segments.filter((s) => existing(s)).map((s) => s.id),
+    omitted,
+  );
   if (segment && !segment.analyticsTrackingEnabled) {
-    throw new ParamError(`segment_id "${segment.id}" has analytics tracking off, so no series is kept for it; turn tracking on for the segment in the dashboard, or leave it out`);
+    throw new ParamError(
+      `segment_id "${segment.id}" has analytics tracking off, so no series is kept for it; turn tracking on for the segment in the dashboard, or leave it out`,
+    );
   }
   return segment;
 }
@@ -51,17 +79,29 @@ export function dayWindowParams(req: EmulatorRequest, ctx: RouteContext) {
 
 function purchases(req: EmulatorRequest, ctx: RouteContext) {
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
-  const product = idParam(req.query, 'product', (id) => ws.product(id), () => ws.products.map((p) => p.id), 'all products');
+  const product = idParam(
+    req.query,
+    'product',
+    (id) => ws.product(id),
+    () => ws.products.map((p) => p.id),
+    'all products',
+  );
   return purchasesSeries(ws, { ...(app ? { app } : {}), ...(product ? { product } : {}) }, unit, starts, nowMs);
 }
 
 export const purchasesQuantityRoute: Route = readRoute(ENDPOINTS.purchasesQuantitySeries, (req, ctx) => {
-  const body: SeriesBody<PurchaseQuantityPoint> = { message: 'success', data: purchases(req, ctx).map((p) => ({ time: p.time, purchase_quantity: p.value.quantity })) };
+  const body: SeriesBody<PurchaseQuantityPoint> = {
+    message: 'success',
+    data: purchases(req, ctx).map((p) => ({ time: p.time, purchase_quantity: p.value.quantity })),
+  };
   return { status: 200, body };
 });
 
 export const purchasesRevenueRoute: Route = readRoute(ENDPOINTS.purchasesRevenueSeries, (req, ctx) => {
-  const body: SeriesBody<RevenuePoint> = { message: 'success', data: purchases(req, ctx).map((p) => ({ time: p.time, revenue: p.value.revenue })) };
+  const body: SeriesBody<RevenuePoint> = {
+    message: 'success',
+    data: purchases(req, ctx).map((p) => ({ time: p.time, revenue: p.value.revenue })),
+  };
   return { status: 200, body };
 });
 
@@ -69,17 +109,26 @@ export const sessionsRoute: Route = readRoute(ENDPOINTS.sessionsDataSeries, (req
   const { ws, unit, nowMs, starts, app } = windowParams(req, ctx);
   const segment = segmentParam(ws, req.query, nowMs);
   const points = sessionsSeries(ws, { ...(app ? { app } : {}), ...(segment ? { segment } : {}) }, unit, starts, nowMs);
-  const body: SeriesBody<SessionsPoint> = { message: 'success', data: points.map((p) => ({ time: p.time, sessions: p.value })) };
+  const body: SeriesBody<SessionsPoint> = {
+    message: 'success',
+    data: points.map((p) => ({ time: p.time, sessions: p.value })),
+  };
   return { status: 200, body };
 });
 
 export const segmentSizeRoute: Route = readRoute(ENDPOINTS.segmentsDataSeries, (req, ctx) => {
   const ws = ctx.workspace.analytics;
   const rawSegment = req.query.get('segment_id');
-  if (rawSegment === null || rawSegment === '') throw new ParamError(`segment_id is required: the id of a segment, e.g. ${ws.segments[0]!.id} (/segments/list gives them all)`);
+  if (rawSegment === null || rawSegment === '')
+    throw new ParamError(
+      `segment_id is required: the id of a segment, e.g. ${ws.segments[0]!.id} (/segments/list gives them all)`,
+    );
   const segment = segmentParam(ws, req.query, ctx.clock.nowMs(), 'nothing (it is required)')!;
   const { nowMs, days } = dayWindowParams(req, ctx);
   const points = segmentSizeSeries(ws, segment, days, nowMs);
-  const body: SeriesBody<SegmentSizePoint> = { message: 'success', data: points.map((p) => ({ time: p.time, size: p.value })) };
+  const body: SeriesBody<SegmentSizePoint> = {
+    message: 'success',
+    data: points.map((p) => ({ time: p.time, size: p.value })),
+  };
   return { status: 200, body };
 });

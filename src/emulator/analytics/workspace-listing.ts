@@ -1,6 +1,12 @@
 // What the workspace's list endpoints show at an instant, as pure functions of the model: the routes page these lists,
 // and tests compute the expected answers from them without HTTP. Lists are in creation order (ties in catalogue order).
-import type { CampaignListEntry, CanvasListEntry, ContentBlockListEntry, EmailTemplateListEntry, SegmentListEntry } from '../../api/types.js';
+import type {
+  CampaignListEntry,
+  CanvasListEntry,
+  ContentBlockListEntry,
+  EmailTemplateListEntry,
+  SegmentListEntry,
+} from '../../api/types.js';
 import type { AnalyticsWorkspace } from './analytics-workspace.js';
 import type { Campaign } from './campaign-catalogue.js';
 import type { Canvas } from './canvas-catalogue.js';
@@ -22,12 +28,22 @@ export interface ArchivableListOptions {
 }
 
 /** Objects that exist at `nowMs`, in creation order (or its reverse); the sort is stable, so ties keep catalogue order. */
-function byCreation<T extends { lifecycle: Lifecycle }>(items: readonly T[], nowMs: number, direction: SortDirection = 'asc'): T[] {
-  const existing = items.filter((i) => existsAt(i.lifecycle, nowMs)).sort((a, b) => a.lifecycle.createdMs - b.lifecycle.createdMs);
+function byCreation<T extends { lifecycle: Lifecycle }>(
+  items: readonly T[],
+  nowMs: number,
+  direction: SortDirection = 'asc',
+): T[] {
+  const existing = items
+    .filter((i) => existsAt(i.lifecycle, nowMs))
+    .sort((a, b) => a.lifecycle.createdMs - b.lifecycle.createdMs);
   return direction === 'desc' ? existing.reverse() : existing;
 }
 
-function archivable<T extends { lifecycle: Lifecycle }>(items: readonly T[], nowMs: number, opts: ArchivableListOptions): T[] {
+function archivable<T extends { lifecycle: Lifecycle }>(
+  items: readonly T[],
+  nowMs: number,
+  opts: ArchivableListOptions,
+): T[] {
   return byCreation(items, nowMs, opts.direction).filter((i) => {
     if (!opts.includeArchived && archivedAt(i.lifecycle, nowMs)) return false;
     return opts.lastEditAfterMs === undefined || lastEditAt(i.lifecycle, nowMs) > opts.lastEditAfterMs;
@@ -62,20 +78,48 @@ export function contentBlockAt(ws: AnalyticsWorkspace, id: string, nowMs: number
 }
 
 /** Every entry `/canvas/list` shows at `nowMs` across all its pages. */
-export function listedCanvases(ws: AnalyticsWorkspace, nowMs: number, opts: ArchivableListOptions = {}): CanvasListEntry[] {
-  return archivable(ws.canvases, nowMs, opts).map((c) => ({ id: c.id, name: c.details.name, last_edited: iso(lastEditAt(c.lifecycle, nowMs)), tags: [...c.details.tags] }));
+export function listedCanvases(
+  ws: AnalyticsWorkspace,
+  nowMs: number,
+  opts: ArchivableListOptions = {},
+): CanvasListEntry[] {
+  return archivable(ws.canvases, nowMs, opts).map((c) => ({
+    id: c.id,
+    name: c.details.name,
+    last_edited: iso(lastEditAt(c.lifecycle, nowMs)),
+    tags: [...c.details.tags],
+  }));
 }
 
 /** Every entry `/campaigns/list` shows at `nowMs` across all its pages. */
-export function listedCampaigns(ws: AnalyticsWorkspace, nowMs: number, opts: ArchivableListOptions = {}): CampaignListEntry[] {
-  return archivable(ws.campaigns, nowMs, opts).map((c) => ({ id: c.id, name: c.name, last_edited: iso(lastEditAt(c.lifecycle, nowMs)), tags: [...c.tags], is_api_campaign: c.isApiCampaign }));
+export function listedCampaigns(
+  ws: AnalyticsWorkspace,
+  nowMs: number,
+  opts: ArchivableListOptions = {},
+): CampaignListEntry[] {
+  return archivable(ws.campaigns, nowMs, opts).map((c) => ({
+    id: c.id,
+    name: c.name,
+    last_edited: iso(lastEditAt(c.lifecycle, nowMs)),
+    tags: [...c.tags],
+    is_api_campaign: c.isApiCampaign,
+  }));
 }
 
 /** Every entry `/segments/list` shows at `nowMs`: existing segments, archived ones never. */
-export function listedSegments(ws: AnalyticsWorkspace, nowMs: number, direction: SortDirection = 'asc'): SegmentListEntry[] {
+export function listedSegments(
+  ws: AnalyticsWorkspace,
+  nowMs: number,
+  direction: SortDirection = 'asc',
+): SegmentListEntry[] {
   return byCreation(ws.segments, nowMs, direction)
     .filter((s) => !archivedAt(s.lifecycle, nowMs))
-    .map((s) => ({ id: s.id, name: s.name, analytics_tracking_enabled: s.analyticsTrackingEnabled, tags: [...s.tags] }));
+    .map((s) => ({
+      id: s.id,
+      name: s.name,
+      analytics_tracking_enabled: s.analyticsTrackingEnabled,
+      tags: [...s.tags],
+    }));
 }
 
 /**
@@ -98,29 +142,51 @@ export interface ModifiedRange {
 }
 
 function inRange(ms: number, range: ModifiedRange): boolean {
-  return (range.modifiedAfterMs === undefined || ms >= range.modifiedAfterMs) && (range.modifiedBeforeMs === undefined || ms <= range.modifiedBeforeMs);
+  return (
+    (range.modifiedAfterMs === undefined || ms >= range.modifiedAfterMs) &&
+    (range.modifiedBeforeMs === undefined || ms <= range.modifiedBeforeMs)
+  );
 }
 
 /** Every entry `/templates/email/list` shows at `nowMs` (before `offset`/`limit`): drag-and-drop templates left out. */
-export function listedTemplates(ws: AnalyticsWorkspace, nowMs: number, range: ModifiedRange = {}): EmailTemplateListEntry[] {
+export function listedTemplates(
+  ws: AnalyticsWorkspace,
+  nowMs: number,
+  range: ModifiedRange = {},
+): EmailTemplateListEntry[] {
   return byCreation(ws.templates, nowMs)
     .filter((r) => !r.dragAndDrop && inRange(lastEditAt(r.lifecycle, nowMs), range))
     .map((r) => {
       const t = templateAt(r, nowMs);
-      return { email_template_id: t.email_template_id, template_name: t.template_name, created_at: t.created_at, updated_at: t.updated_at, tags: t.tags.split(',').map((x) => x.trim()).filter((x) => x !== '') };
+      return {
+        email_template_id: t.email_template_id,
+        template_name: t.template_name,
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+        tags: t.tags
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x !== ''),
+      };
     });
 }
 
 /** Archived Canvases do not count as inclusions (as on the platform); nor do Canvases not yet created. */
 export function liveInclusions(ws: AnalyticsWorkspace, block: ContentBlockRecord, nowMs: number): string[] {
-  return block.includedIn.filter((inc) => {
-    const canvas = canvasAt(ws, inc.canvasId, nowMs);
-    return canvas !== undefined && !archivedAt(canvas.lifecycle, nowMs);
-  }).map((inc) => inc.messageId);
+  return block.includedIn
+    .filter((inc) => {
+      const canvas = canvasAt(ws, inc.canvasId, nowMs);
+      return canvas !== undefined && !archivedAt(canvas.lifecycle, nowMs);
+    })
+    .map((inc) => inc.messageId);
 }
 
 /** Every entry `/content_blocks/list` shows at `nowMs` (before `offset`/`limit`): deleted blocks left out. */
-export function listedContentBlocks(ws: AnalyticsWorkspace, nowMs: number, range: ModifiedRange = {}): ContentBlockListEntry[] {
+export function listedContentBlocks(
+  ws: AnalyticsWorkspace,
+  nowMs: number,
+  range: ModifiedRange = {},
+): ContentBlockListEntry[] {
   return byCreation(ws.contentBlocks, nowMs)
     .filter((b) => !b.deleted && inRange(lastEditAt(b.lifecycle, nowMs), range))
     .map((b) => ({

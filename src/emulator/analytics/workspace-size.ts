@@ -33,7 +33,10 @@ export const MAX_OBJECTS = 100_000;
 /** The wire id of the object whose demo id is `demoId` (`cv_7`), in `style`; stable for a seed. */
 export function styledId(seed: number, style: IdStyle, demoId: string): string {
   if (style === 'demo') return demoId;
-  const hex = (part: number) => Math.floor(hashUnit(seed, 'uuid', demoId, part) * 2 ** 32).toString(16).padStart(8, '0');
+  const hex = (part: number) =>
+    Math.floor(hashUnit(seed, 'uuid', demoId, part) * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
   const h = hex(0) + hex(1) + hex(2) + hex(3);
   // A version-4 layout, as the platform's identifiers have.
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[parseInt(h[16]!, 16) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -52,7 +55,11 @@ export const DEMO_SHAPE: CatalogueShape = { size: {}, idStyle: 'demo' };
  * How many of `total` objects are originals and how many were added over time: the seed's originals first (fewer when
  * the total is smaller), the rest added. `total` undefined keeps the seed's `defaultAdded`.
  */
-export function splitCount(total: number | undefined, originals: number, defaultAdded: number): { originals: number; added: number } {
+export function splitCount(
+  total: number | undefined,
+  originals: number,
+  defaultAdded: number,
+): { originals: number; added: number } {
   if (total === undefined) return { originals, added: defaultAdded };
   const o = Math.min(originals, total);
   return { originals: o, added: total - o };

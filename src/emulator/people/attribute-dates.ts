@@ -23,7 +23,9 @@ const ZONE = '(Z|[+-]\\d{2}(?::?\\d{2})?)';
 const DAY_NAMES = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 
 /** ISO 8601 (`yyyy-MM-dd`, `yyyy-MM-ddTHH:mm:ss[.SSS][zone]`) and `yyyy-MM-dd HH:mm:ss`. */
-const ISO_LIKE = new RegExp(`^(-?\\d{4,})-(\\d{2})-(\\d{2})(?:[T ](\\d{2}):(\\d{2})(?::(\\d{2})(?:[.,](\\d{1,9}))?)?)?${ZONE}?$`);
+const ISO_LIKE = new RegExp(
+  `^(-?\\d{4,})-(\\d{2})-(\\d{2})(?:[T ](\\d{2}):(\\d{2})(?::(\\d{2})(?:[.,](\\d{1,9}))?)?)?${ZONE}?$`,
+);
 /** `yyyy-MM-ddTHH:mm:ss:SSSZ` — milliseconds after a colon. */
 const COLON_MILLIS = new RegExp(`^(-?\\d{4,})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2}):(\\d{2}):(\\d{3})${ZONE}?$`);
 /** `MM/dd/yyyy`. */
@@ -39,19 +41,53 @@ function toParts(input: string): DateParts | undefined {
   let m = ISO_LIKE.exec(input);
   if (m) {
     return {
-      year: num(m[1]), month: num(m[2]), day: num(m[3]), hour: num(m[4]), minute: num(m[5]), second: num(m[6]),
-      millisecond: m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000), zone: m[8],
+      year: num(m[1]),
+      month: num(m[2]),
+      day: num(m[3]),
+      hour: num(m[4]),
+      minute: num(m[5]),
+      second: num(m[6]),
+      millisecond: m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000),
+      zone: m[8],
     };
   }
   m = COLON_MILLIS.exec(input);
   if (m) {
-    return { year: num(m[1]), month: num(m[2]), day: num(m[3]), hour: num(m[4]), minute: num(m[5]), second: num(m[6]), millisecond: num(m[7]), zone: m[8] };
+    return {
+      year: num(m[1]),
+      month: num(m[2]),
+      day: num(m[3]),
+      hour: num(m[4]),
+      minute: num(m[5]),
+      second: num(m[6]),
+      millisecond: num(m[7]),
+      zone: m[8],
+    };
   }
   m = US_DATE.exec(input);
-  if (m) return { year: num(m[3]), month: num(m[1]), day: num(m[2]), hour: 0, minute: 0, second: 0, millisecond: 0, zone: undefined };
+  if (m)
+    return {
+      year: num(m[3]),
+      month: num(m[1]),
+      day: num(m[2]),
+      hour: 0,
+      minute: 0,
+      second: 0,
+      millisecond: 0,
+      zone: undefined,
+    };
   m = DAY_NAME_FORM.exec(input);
   if (m) {
-    return { year: num(m[7]), month: num(m[1]), day: num(m[2]), hour: num(m[3]), minute: num(m[4]), second: num(m[5]), millisecond: 0, zone: m[6] };
+    return {
+      year: num(m[7]),
+      month: num(m[1]),
+      day: num(m[2]),
+      hour: num(m[3]),
+      minute: num(m[4]),
+      second: num(m[5]),
+      millisecond: 0,
+      zone: m[6],
+    };
   }
   return undefined;
 }

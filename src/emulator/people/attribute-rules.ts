@@ -18,9 +18,14 @@ const DATE_FIELDS = new Set(['date_of_first_session', 'date_of_last_session', 'm
 const STRING_FIELDS = new Set(['email', 'phone', 'first_name', 'last_name', 'home_city']);
 const BOOLEAN_FIELDS = new Set(['email_open_tracking_disabled', 'email_click_tracking_disabled']);
 
-
 /** Apply `key: value` to `user`. Returns a problem when the value is not allowed (nothing is changed then). */
-export function applyAttribute(people: PeopleWorkspace, user: UserProfile, key: string, value: unknown, nowMs: number): AttributeProblem | undefined {
+export function applyAttribute(
+  people: PeopleWorkspace,
+  user: UserProfile,
+  key: string,
+  value: unknown,
+  nowMs: number,
+): AttributeProblem | undefined {
   if (key === '') return 'attribute names must not be empty';
   // JSON.parse makes "__proto__" an own key; storing it would replace the attributes object's prototype.
   if (key === '__proto__') return 'the attribute name "__proto__" is reserved: choose another name';
@@ -45,10 +50,13 @@ type StandardOutcome = { problem?: AttributeProblem; store: boolean; value?: unk
 /** The stored value of a standard field, or undefined when `key` is not a standard field. */
 function standardValue(key: string, value: unknown, nowMs: number): StandardOutcome | undefined {
   const fail = (problem: string): StandardOutcome => ({ problem: `${key}: ${problem}`, store: false });
-  if (STRING_FIELDS.has(key)) return typeof value === 'string' ? { store: true, value } : fail(`must be a string, got ${show(value)}`);
-  if (BOOLEAN_FIELDS.has(key)) return typeof value === 'boolean' ? { store: true, value } : fail(`must be true or false, got ${show(value)}`);
+  if (STRING_FIELDS.has(key))
+    return typeof value === 'string' ? { store: true, value } : fail(`must be a string, got ${show(value)}`);
+  if (BOOLEAN_FIELDS.has(key))
+    return typeof value === 'boolean' ? { store: true, value } : fail(`must be true or false, got ${show(value)}`);
   if (DATE_FIELDS.has(key)) {
-    if (typeof value !== 'string') return fail(`must be a date string (ISO 8601 or a listed format), got ${show(value)}`);
+    if (typeof value !== 'string')
+      return fail(`must be a date string (ISO 8601 or a listed format), got ${show(value)}`);
     const parsed = parseAttributeDate(value, nowMs);
     if (!parsed) return fail(`${show(value)} is not in an accepted date format (e.g. 2024-05-01T10:00:00Z)`);
     return { store: true, value: parsed.kind === 'date' ? parsed.iso : parsed.value };
@@ -56,23 +64,35 @@ function standardValue(key: string, value: unknown, nowMs: number): StandardOutc
   switch (key) {
     case 'country':
       // Best-effort mapping; an unmatched input becomes null (spec 2.2).
-      return typeof value === 'string' ? { store: true, value: toCountryCode(value) } : fail(`must be a string (ISO-3166-1 alpha-2, e.g. "US"), got ${show(value)}`);
+      return typeof value === 'string'
+        ? { store: true, value: toCountryCode(value) }
+        : fail(`must be a string (ISO-3166-1 alpha-2, e.g. "US"), got ${show(value)}`);
     case 'language':
-      return typeof value === 'string' ? { store: true, value: toLanguageCode(value) } : fail(`must be a string (ISO-639-1, e.g. "en"), got ${show(value)}`);
+      return typeof value === 'string'
+        ? { store: true, value: toLanguageCode(value) }
+        : fail(`must be a string (ISO-639-1, e.g. "en"), got ${show(value)}`);
     case 'gender': {
       const g = typeof value === 'string' ? value.toUpperCase() : undefined;
-      return g !== undefined && GENDERS.includes(g) ? { store: true, value: g } : fail(`must be one of ${GENDERS.join(', ')} or null, got ${show(value)}`);
+      return g !== undefined && GENDERS.includes(g)
+        ? { store: true, value: g }
+        : fail(`must be one of ${GENDERS.join(', ')} or null, got ${show(value)}`);
     }
     case 'email_subscribe':
     case 'push_subscribe':
-      return typeof value === 'string' && SUBSCRIBE_VALUES.includes(value) ? { store: true, value } : fail(`must be one of ${SUBSCRIBE_VALUES.join(', ')}, got ${show(value)}`);
+      return typeof value === 'string' && SUBSCRIBE_VALUES.includes(value)
+        ? { store: true, value }
+        : fail(`must be one of ${SUBSCRIBE_VALUES.join(', ')}, got ${show(value)}`);
     case 'dob': {
-      const ok = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && parseAttributeDate(value, Number.MAX_SAFE_INTEGER)?.kind === 'date';
+      const ok =
+        typeof value === 'string' &&
+        /^\d{4}-\d{2}-\d{2}$/.test(value) &&
+        parseAttributeDate(value, Number.MAX_SAFE_INTEGER)?.kind === 'date';
       return ok ? { store: true, value } : fail(`must be a date written YYYY-MM-DD, got ${show(value)}`);
     }
     case 'time_zone':
       // "Only valid values are stored": an unknown zone is dropped without an error, as the platform does.
-      if (typeof value !== 'string') return fail(`must be an IANA time zone name (e.g. "Europe/Berlin"), got ${show(value)}`);
+      if (typeof value !== 'string')
+        return fail(`must be an IANA time zone name (e.g. "Europe/Berlin"), got ${show(value)}`);
       return { store: IANAZone.isValidZone(value), value };
     case 'current_location':
       return isObject(value) && typeof value['longitude'] === 'number' && typeof value['latitude'] === 'number'
@@ -81,25 +101,53 @@ function standardValue(key: string, value: unknown, nowMs: number): StandardOutc
     case 'facebook':
       return checkShape(key, value, { id: 'string', likes: 'strings', num_friends: 'integer' });
     case 'twitter':
-      return checkShape(key, value, { id: 'integer', screen_name: 'string', followers_count: 'integer', friends_count: 'integer', statuses_count: 'integer' });
+      return checkShape(key, value, {
+        id: 'integer',
+        screen_name: 'string',
+        followers_count: 'integer',
+        friends_count: 'integer',
+        statuses_count: 'integer',
+      });
     default:
       return undefined;
   }
 }
 
-function checkShape(key: string, value: unknown, shape: Record<string, 'string' | 'strings' | 'integer'>): StandardOutcome {
+function checkShape(
+  key: string,
+  value: unknown,
+  shape: Record<string, 'string' | 'strings' | 'integer'>,
+): StandardOutcome {
   if (!isObject(value)) return { problem: `${key}: must be an object, got ${show(value)}`, store: false };
   for (const [field, v] of Object.entries(value)) {
     const want = shape[field];
-    if (want === undefined) return { problem: `${key}.${field} is not a field of ${key} (allowed: ${Object.keys(shape).join(', ')})`, store: false };
-    const ok = want === 'string' ? typeof v === 'string' : want === 'integer' ? Number.isInteger(v) : Array.isArray(v) && v.every((x) => typeof x === 'string');
-    if (!ok) return { problem: `${key}.${field} must be ${want === 'strings' ? 'an array of strings' : `a${want === 'integer' ? 'n integer' : ' string'}`}, got ${show(v)}`, store: false };
+    if (want === undefined)
+      return {
+        problem: `${key}.${field} is not a field of ${key} (allowed: ${Object.keys(shape).join(', ')})`,
+        store: false,
+      };
+    const ok =
+      want === 'string'
+        ? typeof v === 'string'
+        : want === 'integer'
+          ? Number.isInteger(v)
+          : Array.isArray(v) && v.every((x) => typeof x === 'string');
+    if (!ok)
+      return {
+        problem: `${key}.${field} must be ${want === 'strings' ? 'an array of strings' : `a${want === 'integer' ? 'n integer' : ' string'}`}, got ${show(v)}`,
+        store: false,
+      };
   }
   return { store: true, value: { ...value } };
 }
 
-function applySubscriptionGroups(people: PeopleWorkspace, user: UserProfile, value: unknown): AttributeProblem | undefined {
-  if (!Array.isArray(value)) return `subscription_groups must be an array of { subscription_group_id, subscription_state }, got ${show(value)}`;
+function applySubscriptionGroups(
+  people: PeopleWorkspace,
+  user: UserProfile,
+  value: unknown,
+): AttributeProblem | undefined {
+  if (!Array.isArray(value))
+    return `subscription_groups must be an array of { subscription_group_id, subscription_state }, got ${show(value)}`;
   const changes: [string, 'subscribed' | 'unsubscribed'][] = [];
   for (const [i, entry] of value.entries()) {
     const id = isObject(entry) ? entry['subscription_group_id'] : undefined;
@@ -116,13 +164,21 @@ function applySubscriptionGroups(people: PeopleWorkspace, user: UserProfile, val
 
 /** Validate push token objects; a missing device_id gets a generated one (spec 2.2). */
 export function parsePushTokens(people: PeopleWorkspace, value: unknown): PushToken[] | AttributeProblem {
-  if (!Array.isArray(value) || value.length === 0) return `push_tokens must be a non-empty array of { app_id, token, device_id? }, got ${show(value)}`;
+  if (!Array.isArray(value) || value.length === 0)
+    return `push_tokens must be a non-empty array of { app_id, token, device_id? }, got ${show(value)}`;
   const tokens: PushToken[] = [];
   for (const [i, t] of value.entries()) {
-    if (!isObject(t) || typeof t['app_id'] !== 'string' || typeof t['token'] !== 'string' || t['token'] === '' || (t['device_id'] !== undefined && typeof t['device_id'] !== 'string')) {
+    if (
+      !isObject(t) ||
+      typeof t['app_id'] !== 'string' ||
+      typeof t['token'] !== 'string' ||
+      t['token'] === '' ||
+      (t['device_id'] !== undefined && typeof t['device_id'] !== 'string')
+    ) {
       return `push_tokens[${i}] must be { app_id: string, token: string, device_id?: string }, got ${show(t)}`;
     }
-    const deviceId = typeof t['device_id'] === 'string' ? t['device_id'] : `generated_device_${++people.counters.devices}`;
+    const deviceId =
+      typeof t['device_id'] === 'string' ? t['device_id'] : `generated_device_${++people.counters.devices}`;
     tokens.push({ app_id: t['app_id'], token: t['token'], device_id: deviceId });
   }
   return tokens;
@@ -151,7 +207,8 @@ function isScalar(v: unknown): v is Scalar {
 function scalarList(key: string, op: string, value: unknown): Scalar[] | AttributeProblem {
   if (!Array.isArray(value)) return `${key}.${op} must be an array, got ${show(value)}`;
   const bad = value.findIndex((v) => !isScalar(v));
-  if (bad >= 0) return `${key}${op ? `.${op}` : ''}[${bad}] is ${show(value[bad])}: array attributes hold strings, numbers or booleans (multi-dimensional arrays are unsupported)`;
+  if (bad >= 0)
+    return `${key}${op ? `.${op}` : ''}[${bad}] is ${show(value[bad])}: array attributes hold strings, numbers or booleans (multi-dimensional arrays are unsupported)`;
   return value as Scalar[];
 }
 
@@ -161,7 +218,13 @@ function capArray(values: readonly Scalar[], limit: number): Scalar[] {
   return unique.length > limit ? unique.slice(unique.length - limit) : unique;
 }
 
-function applyCustom(people: PeopleWorkspace, user: UserProfile, key: string, value: unknown, nowMs: number): AttributeProblem | undefined {
+function applyCustom(
+  people: PeopleWorkspace,
+  user: UserProfile,
+  key: string,
+  value: unknown,
+  nowMs: number,
+): AttributeProblem | undefined {
   const limit = arrayAttributeLimit(people, key);
   if (Array.isArray(value)) {
     const list = scalarList(key, '', value);
@@ -175,13 +238,15 @@ function applyCustom(people: PeopleWorkspace, user: UserProfile, key: string, va
       const by = value['inc'];
       if (!Number.isInteger(by)) return `${key}.inc must be an integer, got ${show(by)}`;
       const current = user.attributes[key] ?? 0;
-      if (!Number.isInteger(current)) return `${key} holds ${show(current)}, not an integer: {"inc": n} only increments integer attributes`;
+      if (!Number.isInteger(current))
+        return `${key} holds ${show(current)}, not an integer: {"inc": n} only increments integer attributes`;
       user.attributes[key] = (current as number) + (by as number);
       return undefined;
     }
     if (ops.length > 0 && ops.every((op) => op === 'add' || op === 'remove')) {
       const current = user.attributes[key] ?? [];
-      if (!Array.isArray(current)) return `${key} holds ${show(current)}, not an array: "add"/"remove" only change array attributes`;
+      if (!Array.isArray(current))
+        return `${key} holds ${show(current)}, not an array: "add"/"remove" only change array attributes`;
       let next = current as Scalar[];
       if (value['add'] !== undefined) {
         const add = scalarList(key, 'add', value['add']);
@@ -206,7 +271,8 @@ function applyCustom(people: PeopleWorkspace, user: UserProfile, key: string, va
     return undefined;
   }
   if (typeof value === 'number' || typeof value === 'boolean') {
-    if (!Number.isFinite(value as number) && typeof value === 'number') return `${key} must be a finite number, got ${show(value)}`;
+    if (!Number.isFinite(value as number) && typeof value === 'number')
+      return `${key} must be a finite number, got ${show(value)}`;
     user.attributes[key] = value;
     return undefined;
   }

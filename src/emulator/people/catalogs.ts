@@ -65,7 +65,10 @@ export function generateCatalogs(seed: number): Catalog[] {
       Cuisine: pick(rng, CUISINES),
       Rating: 1 + Math.floor(rng() * 5),
       Loyalty_Program: rng() < 0.5,
-      Location: { Latitude: Math.round((rng() * 120 - 60) * 1e4) / 1e4, Longitude: Math.round((rng() * 340 - 170) * 1e4) / 1e4 },
+      Location: {
+        Latitude: Math.round((rng() * 120 - 60) * 1e4) / 1e4,
+        Longitude: Math.round((rng() * 340 - 170) * 1e4) / 1e4,
+      },
       Created_At: `2022-${String(1 + (n % 12)).padStart(2, '0')}-01T09:03:19.967Z`,
     });
   }
@@ -80,7 +83,12 @@ export function generateCatalogs(seed: number): Catalog[] {
     pending: [],
   };
   for (let n = 1; n <= 10; n++) {
-    products.items.set(`product_${n}`, { id: `product_${n}`, Name: `Product ${n}`, Price: Math.round(rng() * 10_000) / 100, In_Stock: rng() < 0.8 });
+    products.items.set(`product_${n}`, {
+      id: `product_${n}`,
+      Name: `Product ${n}`,
+      Price: Math.round(rng() * 10_000) / 100,
+      In_Stock: rng() < 0.8,
+    });
   }
   return [restaurants, products];
 }

@@ -46,7 +46,10 @@ export const MAX_ARRAY_ATTRIBUTE_LIMIT = 100;
 
 export function generatePeople(seed: number): PeopleWorkspace {
   const subscriptionGroups = generateSubscriptionGroups();
-  const users = generateUsers(seed, subscriptionGroups.map((g) => g.id));
+  const users = generateUsers(
+    seed,
+    subscriptionGroups.map((g) => g.id),
+  );
   const dashboardUsers = generateDashboardUsers(seed);
   // user_7's address hard-bounced before the emulator started, so suppression is visible from the first read.
   const suppressed = users.find((u) => u.externalId === 'user_7')?.attributes['email'];
@@ -58,7 +61,9 @@ export function generatePeople(seed: number): PeopleWorkspace {
     preferenceCenters: new Map(generatePreferenceCenters().map((p) => [p.preference_center_api_id, p])),
     scheduledMessages: new Map(generateScheduledMessages().map((s) => [s.schedule_id, s])),
     dashboardUsers: new Map(dashboardUsers.map((d) => [d.id, d])),
-    suppressedEmails: new Map(typeof suppressed === 'string' ? [[suppressed.toLowerCase(), '2024-02-01T00:00:00.000Z']] : []),
+    suppressedEmails: new Map(
+      typeof suppressed === 'string' ? [[suppressed.toLowerCase(), '2024-02-01T00:00:00.000Z']] : [],
+    ),
     settings: { arrayAttributeLimits: new Map([['visited_restaurants', MAX_ARRAY_ATTRIBUTE_LIMIT]]) },
     counters: { users: SEEDED_USER_COUNT + SEEDED_ANONYMOUS_COUNT, dashboardUsers: dashboardUsers.length, devices: 0 },
   };
@@ -98,7 +103,11 @@ export function viewUser(people: PeopleWorkspace, user: UserProfile): Record<str
 export function describePeople(people: PeopleWorkspace): Record<string, unknown> {
   const identified = people.users.filter((u) => u.externalId !== null);
   return {
-    users: { total: people.users.length, identified: identified.length, anonymous: people.users.length - identified.length },
+    users: {
+      total: people.users.length,
+      identified: identified.length,
+      anonymous: people.users.length - identified.length,
+    },
     subscription_groups: people.subscriptionGroups.map((g) => ({ id: g.id, name: g.name, channel: g.channel })),
     sample_users: identified.slice(0, 5).map((u) => ({
       external_id: u.externalId,
@@ -111,11 +120,26 @@ export function describePeople(people: PeopleWorkspace): Record<string, unknown>
       .map((u) => ({ external_id: u.externalId, deprecated: [...u.deprecatedExternalIds] })),
     catalogs: [...people.catalogs.values()].map((c) => ({
       name: c.name,
-      fields: [{ name: 'id', type: 'string' }, ...c.fields.map((f) => ({ name: f.name, type: f.type, ...(f.filteredSetMaxLength ? { filtered_set_max_length: f.filteredSetMaxLength } : {}) }))],
+      fields: [
+        { name: 'id', type: 'string' },
+        ...c.fields.map((f) => ({
+          name: f.name,
+          type: f.type,
+          ...(f.filteredSetMaxLength ? { filtered_set_max_length: f.filteredSetMaxLength } : {}),
+        })),
+      ],
       items: c.items.size,
     })),
-    preference_centers: [...people.preferenceCenters.values()].map((p) => ({ id: p.preference_center_api_id, name: p.name, state: p.state })),
-    scheduled_messages: [...people.scheduledMessages.values()].map((s) => ({ schedule_id: s.schedule_id, status: s.status, send_at: s.send_at })),
+    preference_centers: [...people.preferenceCenters.values()].map((p) => ({
+      id: p.preference_center_api_id,
+      name: p.name,
+      state: p.state,
+    })),
+    scheduled_messages: [...people.scheduledMessages.values()].map((s) => ({
+      schedule_id: s.schedule_id,
+      status: s.status,
+      send_at: s.send_at,
+    })),
     scim_users: [...people.dashboardUsers.values()].map((d) => ({ id: d.id, userName: d.userName })),
     suppressed_emails: [...people.suppressedEmails.keys()],
     array_attribute_limits: Object.fromEntries(people.settings.arrayAttributeLimits),

@@ -33,6 +33,9 @@ export function generateDashboardUsers(seed: number): DashboardUser[] {
 export function scimId(seed: number, n: number): string {
   const rng = createRng((seed * 7_919 + n * 104_729) >>> 0);
   let hex = '';
-  while (hex.length < 32) hex += Math.floor(rng() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  while (hex.length < 32)
+    hex += Math.floor(rng() * 0x1_0000_0000)
+      .toString(16)
+      .padStart(8, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

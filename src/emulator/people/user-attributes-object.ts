@@ -5,7 +5,14 @@ import { applyAttribute, parsePushTokens } from './attribute-rules.js';
 import type { PeopleWorkspace } from './people-workspace.js';
 import { isPlainObject as isObject, show } from './plain-values.js';
 import type { UserProfile } from './users.js';
-import { findUserByAlias, findUserByExternalId, findUserByPlatformId, findUserByPushToken, findUsersByEmail, internalId } from './users.js';
+import {
+  findUserByAlias,
+  findUserByExternalId,
+  findUserByPlatformId,
+  findUserByPushToken,
+  findUsersByEmail,
+  internalId,
+} from './users.js';
 
 export interface ObjectOutcome {
   /** False when the object was rejected as a whole (no identifier, forbidden combination); nothing changed then. */
@@ -15,12 +22,21 @@ export interface ObjectOutcome {
 }
 
 /** Keys that identify the profile or steer processing; never stored as attributes. */
-const CONTROL_KEYS = new Set(['external_id', 'user_alias', 'platform_id', '_update_existing_only', 'push_token_import']);
-
+const CONTROL_KEYS = new Set([
+  'external_id',
+  'user_alias',
+  'platform_id',
+  '_update_existing_only',
+  'push_token_import',
+]);
 
 const rejected = (problem: string): ObjectOutcome => ({ processed: false, problems: [problem] });
 
-export function createProfile(people: PeopleWorkspace, identity: { externalId?: string; alias?: UserAlias }, nowMs: number): UserProfile {
+export function createProfile(
+  people: PeopleWorkspace,
+  identity: { externalId?: string; alias?: UserAlias },
+  nowMs: number,
+): UserProfile {
   const user: UserProfile = {
     id: internalId(people.seed, ++people.counters.users),
     externalId: identity.externalId ?? null,
@@ -37,7 +53,13 @@ export function createProfile(people: PeopleWorkspace, identity: { externalId?: 
   return user;
 }
 
-function applyRest(people: PeopleWorkspace, user: UserProfile, obj: Record<string, unknown>, skip: ReadonlySet<string>, nowMs: number): string[] {
+function applyRest(
+  people: PeopleWorkspace,
+  user: UserProfile,
+  obj: Record<string, unknown>,
+  skip: ReadonlySet<string>,
+  nowMs: number,
+): string[] {
   const problems: string[] = [];
   for (const [key, value] of Object.entries(obj)) {
     if (CONTROL_KEYS.has(key) || skip.has(key)) continue;
@@ -51,7 +73,9 @@ function applyRest(people: PeopleWorkspace, user: UserProfile, obj: Record<strin
 /** Rule 2: no external_id/platform_id, push tokens required, known tokens ignored, one anonymous profile per new token. */
 function importPushTokens(people: PeopleWorkspace, obj: Record<string, unknown>, nowMs: number): ObjectOutcome {
   if (obj['external_id'] !== undefined || obj['platform_id'] !== undefined) {
-    return rejected('push_token_import objects must not carry external_id or platform_id: remove them, or drop push_token_import to update a known user');
+    return rejected(
+      'push_token_import objects must not carry external_id or platform_id: remove them, or drop push_token_import to update a known user',
+    );
   }
   const tokens = parsePushTokens(people, obj['push_tokens']);
   if (typeof tokens === 'string') return rejected(`push_token_import objects must carry push tokens: ${tokens}`);
@@ -67,7 +91,13 @@ function importPushTokens(people: PeopleWorkspace, obj: Record<string, unknown>,
 }
 
 function parseAlias(v: unknown): UserAlias | string {
-  if (!isObject(v) || typeof v['alias_name'] !== 'string' || typeof v['alias_label'] !== 'string' || v['alias_name'] === '' || v['alias_label'] === '') {
+  if (
+    !isObject(v) ||
+    typeof v['alias_name'] !== 'string' ||
+    typeof v['alias_label'] !== 'string' ||
+    v['alias_name'] === '' ||
+    v['alias_label'] === ''
+  ) {
     return `user_alias must be { alias_name: string, alias_label: string }, got ${show(v)}`;
   }
   return { alias_name: v['alias_name'], alias_label: v['alias_label'] };
@@ -75,7 +105,10 @@ function parseAlias(v: unknown): UserAlias | string {
 
 /** Among profiles sharing an address, the most recently updated one is addressed (first created on a tie). */
 function latestUpdated(users: UserProfile[]): UserProfile | undefined {
-  return users.reduce<UserProfile | undefined>((best, u) => (best === undefined || u.updatedAtMs > best.updatedAtMs ? u : best), undefined);
+  return users.reduce<UserProfile | undefined>(
+    (best, u) => (best === undefined || u.updatedAtMs > best.updatedAtMs ? u : best),
+    undefined,
+  );
 }
 
 export function applyAttributesObject(people: PeopleWorkspace, obj: unknown, nowMs: number): ObjectOutcome {
@@ -85,12 +118,15 @@ export function applyAttributesObject(people: PeopleWorkspace, obj: unknown, now
     return rejected(`_update_existing_only must be true or false, got ${show(updateExistingOnly)}`);
   }
   const pushImport = obj['push_token_import'];
-  if (pushImport !== undefined && typeof pushImport !== 'boolean') return rejected(`push_token_import must be true or false, got ${show(pushImport)}`);
+  if (pushImport !== undefined && typeof pushImport !== 'boolean')
+    return rejected(`push_token_import must be true or false, got ${show(pushImport)}`);
   if (pushImport === true) return importPushTokens(people, obj, nowMs);
 
   // Rule 1: identifiers cannot be deleted.
-  if (obj['external_id'] === null) return rejected('external_id cannot be set to null: an external id cannot be deleted once added to a profile');
-  if (obj['user_alias'] === null) return rejected('user_alias cannot be set to null: an alias cannot be deleted once added to a profile');
+  if (obj['external_id'] === null)
+    return rejected('external_id cannot be set to null: an external id cannot be deleted once added to a profile');
+  if (obj['user_alias'] === null)
+    return rejected('user_alias cannot be set to null: an alias cannot be deleted once added to a profile');
 
   let externalId: string | undefined;
   const rawExternal = obj['external_id'];
@@ -113,7 +149,9 @@ export function applyAttributesObject(people: PeopleWorkspace, obj: unknown, now
   const email = obj['email'];
   const emailIdentifies = externalId === undefined && alias === undefined && platformId === undefined;
   if (emailIdentifies && (typeof email !== 'string' || email === '')) {
-    return rejected('no identifier: give at least one of external_id, user_alias, platform_id or email (a non-empty string)');
+    return rejected(
+      'no identifier: give at least one of external_id, user_alias, platform_id or email (a non-empty string)',
+    );
   }
 
   let user: UserProfile | undefined;
@@ -141,7 +179,10 @@ export function applyAttributesObject(people: PeopleWorkspace, obj: unknown, now
     }
   } else if (typeof platformId === 'string') {
     user = findUserByPlatformId(people.users, platformId);
-    if (!user) return rejected(`platform_id ${show(platformId)} is unknown: platform ids are assigned by the SDK and cannot create profiles`);
+    if (!user)
+      return rejected(
+        `platform_id ${show(platformId)} is unknown: platform ids are assigned by the SDK and cannot create profiles`,
+      );
   } else if (typeof email === 'string') {
     user = latestUpdated(findUsersByEmail(people.users, email));
     if (!user) {

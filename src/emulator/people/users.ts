@@ -35,12 +35,55 @@ export const SEEDED_USER_COUNT = 200;
 /** Number of seeded alias-only (anonymous) profiles. */
 export const SEEDED_ANONYMOUS_COUNT = 5;
 
-const FIRST_NAMES = ['Ada', 'Ben', 'Chloe', 'Dev', 'Elena', 'Farid', 'Grace', 'Hugo', 'Ines', 'Jonas', 'Kemi', 'Liam', 'Mara', 'Noah', 'Olga', 'Priya'];
-const LAST_NAMES = ['Smith', 'Muller', 'Garcia', 'Rossi', 'Tanaka', 'Dubois', 'Silva', 'Kowalski', 'Okafor', 'Novak', 'Larsen', 'Khan'];
-const COUNTRIES: readonly (readonly [string, string])[] = [['US', 'en'], ['DE', 'de'], ['FR', 'fr'], ['GB', 'en'], ['BR', 'pt'], ['JP', 'ja'], ['ES', 'es'], ['CA', 'en']];
+const FIRST_NAMES = [
+  'Ada',
+  'Ben',
+  'Chloe',
+  'Dev',
+  'Elena',
+  'Farid',
+  'Grace',
+  'Hugo',
+  'Ines',
+  'Jonas',
+  'Kemi',
+  'Liam',
+  'Mara',
+  'Noah',
+  'Olga',
+  'Priya',
+];
+const LAST_NAMES = [
+  'Smith',
+  'Muller',
+  'Garcia',
+  'Rossi',
+  'Tanaka',
+  'Dubois',
+  'Silva',
+  'Kowalski',
+  'Okafor',
+  'Novak',
+  'Larsen',
+  'Khan',
+];
+const COUNTRIES: readonly (readonly [string, string])[] = [
+  ['US', 'en'],
+  ['DE', 'de'],
+  ['FR', 'fr'],
+  ['GB', 'en'],
+  ['BR', 'pt'],
+  ['JP', 'ja'],
+  ['ES', 'es'],
+  ['CA', 'en'],
+];
 const CUISINES = ['italian', 'thai', 'mexican', 'japanese', 'indian', 'french', 'vegan', 'bbq'];
 /** Pairs of users (1-based) that share one email address, to exercise "every user sharing the address" (spec 3). */
-export const SHARED_EMAIL_PAIRS: readonly (readonly [number, number])[] = [[2, 3], [50, 51], [120, 121]];
+export const SHARED_EMAIL_PAIRS: readonly (readonly [number, number])[] = [
+  [2, 3],
+  [50, 51],
+  [120, 121],
+];
 
 /** Seeded users: `user_1`…`user_200`, every 20th with a deprecated `legacy_user_n`, every 10th with an alias. */
 export function generateUsers(seed: number, subscriptionGroupIds: readonly string[]): UserProfile[] {
@@ -68,7 +111,8 @@ export function generateUsers(seed: number, subscriptionGroupIds: readonly strin
       favorite_cuisines: [...new Set([pick(rng, CUISINES), pick(rng, CUISINES)])],
     };
     // One user in ten has no phone: the SMS look-ups must cope with that.
-    if (n % 10 !== 4) attributes['phone'] = `+1555${String(1_000_000 + Math.floor(rng() * 8_999_999)).padStart(7, '0')}`;
+    if (n % 10 !== 4)
+      attributes['phone'] = `+1555${String(1_000_000 + Math.floor(rng() * 8_999_999)).padStart(7, '0')}`;
     const subscriptionGroups = new Map<string, SubscriptionState>();
     for (const groupId of subscriptionGroupIds) {
       const r = rng();
@@ -109,7 +153,10 @@ export function generateUsers(seed: number, subscriptionGroupIds: readonly strin
 export function internalId(seed: number, n: number): string {
   const rng = createRng((seed * 1_000_003 + n) >>> 0);
   let hex = '';
-  while (hex.length < 24) hex += Math.floor(rng() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  while (hex.length < 24)
+    hex += Math.floor(rng() * 0x1_0000_0000)
+      .toString(16)
+      .padStart(8, '0');
   return hex.slice(0, 24);
 }
 
@@ -124,7 +171,9 @@ export function isExternalIdInUse(users: readonly UserProfile[], id: string): bo
 }
 
 export function findUserByAlias(users: readonly UserProfile[], alias: UserAlias): UserProfile | undefined {
-  return users.find((u) => u.aliases.some((a) => a.alias_name === alias.alias_name && a.alias_label === alias.alias_label));
+  return users.find((u) =>
+    u.aliases.some((a) => a.alias_name === alias.alias_name && a.alias_label === alias.alias_label),
+  );
 }
 
 export function findUserByPlatformId(users: readonly UserProfile[], platformId: string): UserProfile | undefined {
@@ -134,7 +183,9 @@ export function findUserByPlatformId(users: readonly UserProfile[], platformId: 
 /** Every user whose email is `email`, compared case-insensitively (addresses are case-insensitive in practice). */
 export function findUsersByEmail(users: readonly UserProfile[], email: string): UserProfile[] {
   const wanted = email.trim().toLowerCase();
-  return users.filter((u) => typeof u.attributes['email'] === 'string' && u.attributes['email'].toLowerCase() === wanted);
+  return users.filter(
+    (u) => typeof u.attributes['email'] === 'string' && u.attributes['email'].toLowerCase() === wanted,
+  );
 }
 
 export function findUsersByPhone(users: readonly UserProfile[], phone: string): UserProfile[] {

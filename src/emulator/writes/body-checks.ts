@@ -28,14 +28,22 @@ export interface ListRule {
 export function stringList(value: unknown, rule: ListRule): Checked<string[]> {
   const list = typeof value === 'string' && rule.allowSingle ? [value] : value;
   if (!Array.isArray(list)) {
-    return { ok: false, message: `${rule.field} must be ${rule.allowSingle ? 'a string or ' : ''}an array of strings, got ${show(value)}` };
+    return {
+      ok: false,
+      message: `${rule.field} must be ${rule.allowSingle ? 'a string or ' : ''}an array of strings, got ${show(value)}`,
+    };
   }
-  if (list.length === 0 && rule.allowEmpty !== true) return { ok: false, message: `${rule.field} is empty: send between 1 and ${rule.max} values` };
+  if (list.length === 0 && rule.allowEmpty !== true)
+    return { ok: false, message: `${rule.field} is empty: send between 1 and ${rule.max} values` };
   if (list.length > rule.max) {
-    return { ok: false, message: `${rule.field} has ${list.length} values, more than the ${rule.max} allowed per request: split it into several requests` };
+    return {
+      ok: false,
+      message: `${rule.field} has ${list.length} values, more than the ${rule.max} allowed per request: split it into several requests`,
+    };
   }
   for (const [i, el] of list.entries()) {
-    if (typeof el !== 'string' || el.length === 0) return { ok: false, message: `${rule.field}[${i}] must be a non-empty string, got ${show(el)}` };
+    if (typeof el !== 'string' || el.length === 0)
+      return { ok: false, message: `${rule.field}[${i}] must be a non-empty string, got ${show(el)}` };
     if (rule.pattern && !rule.pattern.re.test(el)) {
       return { ok: false, message: `${rule.field}[${i}] ${show(el)} is not ${rule.pattern.what}` };
     }

@@ -25,7 +25,12 @@ const MESSAGES: Record<CatalogErrorId, string> = {
 };
 
 export function catalogError(id: CatalogErrorId, fix: string, parameters: string[], values: unknown[]): CatalogError {
-  return { id, message: `${MESSAGES[id]}: ${fix}`, parameters, parameter_values: values.map((v) => (typeof v === 'string' ? v : show(v, 300))) };
+  return {
+    id,
+    message: `${MESSAGES[id]}: ${fix}`,
+    parameters,
+    parameter_values: values.map((v) => (typeof v === 'string' ? v : show(v, 300))),
+  };
 }
 
 export function catalogErrorResponse(status: 400 | 404, errors: CatalogError[]): EmulatorResponse {

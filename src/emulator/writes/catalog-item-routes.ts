@@ -11,7 +11,9 @@ import { checkItemFields, checkItemId } from './catalog-item-checks.js';
 
 export const MAX_CREATE_ITEMS = 50;
 
-type Resolved = { ok: true; catalog: Catalog; items: Record<string, unknown>[] } | { ok: false; response: EmulatorResponse };
+type Resolved =
+  | { ok: true; catalog: Catalog; items: Record<string, unknown>[] }
+  | { ok: false; response: EmulatorResponse };
 
 /** Catalog lookup and the shape of `items`, common to create and edit. An unknown catalog answers 404 with the 7.1 body. */
 function resolve(req: EmulatorRequest, ctx: RouteContext, maxItems: number): Resolved {
@@ -19,15 +21,45 @@ function resolve(req: EmulatorRequest, ctx: RouteContext, maxItems: number): Res
   const catalog = ctx.workspace.people.catalogs.get(name);
   if (!catalog) {
     const known = [...ctx.workspace.people.catalogs.keys()].join(', ');
-    return { ok: false, response: catalogErrorResponse(404, [catalogError('catalog-not-found', `no catalog named ${show(name)}; known catalogs: ${known}`, ['catalog_name'], [name])]) };
+    return {
+      ok: false,
+      response: catalogErrorResponse(404, [
+        catalogError(
+          'catalog-not-found',
+          `no catalog named ${show(name)}; known catalogs: ${known}`,
+          ['catalog_name'],
+          [name],
+        ),
+      ]),
+    };
   }
   settleCatalog(catalog, ctx.clock.nowMs());
   const items = isPlainObject(req.body) ? req.body['items'] : undefined;
   if (!Array.isArray(items) || items.length === 0 || !items.every(isPlainObject)) {
-    return { ok: false, response: catalogErrorResponse(400, [catalogError('item-array-invalid', `send { "items": [ {...} ] } with 1 to ${maxItems} item object(s)`, ['items'], [show(items, 300)])]) };
+    return {
+      ok: false,
+      response: catalogErrorResponse(400, [
+        catalogError(
+          'item-array-invalid',
+          `send { "items": [ {...} ] } with 1 to ${maxItems} item object(s)`,
+          ['items'],
+          [show(items, 300)],
+        ),
+      ]),
+    };
   }
   if (items.length > maxItems) {
-    return { ok: false, response: catalogErrorResponse(400, [catalogError('request-includes-too-many-items', `the request has ${items.length} items; the limit is ${maxItems}`, ['items'], [String(items.length)])]) };
+    return {
+      ok: false,
+      response: catalogErrorResponse(400, [
+        catalogError(
+          'request-includes-too-many-items',
+          `the request has ${items.length} items; the limit is ${maxItems}`,
+          ['items'],
+          [String(items.length)],
+        ),
+      ]),
+    };
   }
   return { ok: true, catalog, items };
 }
@@ -45,7 +77,8 @@ function handleCreate(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse
       continue;
     }
     const id = item['id'] as string;
-    if (seen.has(id)) errors.push(catalogError('ids-not-unique', `the id ${id} appears more than once in the request`, ['id'], [id]));
+    if (seen.has(id))
+      errors.push(catalogError('ids-not-unique', `the id ${id} appears more than once in the request`, ['id'], [id]));
     seen.add(id);
     const checked = checkItemFields(r.catalog, item, id, 'create');
     errors.push(...checked.errors);
@@ -65,14 +98,28 @@ function handleEdit(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
   const item = r.items[0] ?? {};
   if ('id' in item) {
     // Ids cannot change through an edit: the live service reports an id sent in the body as id-in-body.
-    errors.push(catalogError('id-in-body', `remove "id" from the body; the item is named by the path (${itemId})`, ['id'], [show(item['id'])]));
+    errors.push(
+      catalogError(
+        'id-in-body',
+        `remove "id" from the body; the item is named by the path (${itemId})`,
+        ['id'],
+        [show(item['id'])],
+      ),
+    );
   }
   const checked = checkItemFields(r.catalog, item, itemId, 'edit');
   errors.push(...checked.errors);
   if (errors.length > 0) return catalogErrorResponse(400, errors);
   const existing = r.catalog.items.get(itemId);
   if (!existing) {
-    return catalogErrorResponse(404, [catalogError('item-not-found', `no item ${show(itemId)} in catalog ${r.catalog.name} (created items appear ${CATALOG_CREATE_DELAY_MS} ms after the create call)`, ['item_id'], [itemId])]);
+    return catalogErrorResponse(404, [
+      catalogError(
+        'item-not-found',
+        `no item ${show(itemId)} in catalog ${r.catalog.name} (created items appear ${CATALOG_CREATE_DELAY_MS} ms after the create call)`,
+        ['item_id'],
+        [itemId],
+      ),
+    ]);
   }
   r.catalog.items.set(itemId, { ...existing, ...checked.fields });
   return { status: 200, body: { message: 'success' } };

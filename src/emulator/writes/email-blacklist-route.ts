@@ -7,8 +7,16 @@ import { CREATED_SUCCESS, EMAIL, isPlainObject, show, stringList } from './body-
 export const MAX_BLACKLIST_EMAILS = 50;
 
 function handle(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
-  if (!isPlainObject(req.body)) return badRequest(`the body must be a JSON object with email (a string or an array of strings), got ${show(req.body)}`);
-  const emails = stringList(req.body['email'], { field: 'email', max: MAX_BLACKLIST_EMAILS, allowSingle: true, pattern: { re: EMAIL, what: 'an email address' } });
+  if (!isPlainObject(req.body))
+    return badRequest(
+      `the body must be a JSON object with email (a string or an array of strings), got ${show(req.body)}`,
+    );
+  const emails = stringList(req.body['email'], {
+    field: 'email',
+    max: MAX_BLACKLIST_EMAILS,
+    allowSingle: true,
+    pattern: { re: EMAIL, what: 'an email address' },
+  });
   if (!emails.ok) return badRequest(emails.message);
   const at = ctx.clock.now().toISO() ?? '';
   for (const email of emails.value) {

@@ -18,7 +18,8 @@ function listOf(body: unknown, key: string, max: number): unknown[] | EmulatorRe
   const list = isPlainObject(body) ? body[key] : undefined;
   if (!Array.isArray(list)) return badRequest(`${key} is required and must be an array, got ${show(list)}`);
   if (list.length === 0) return badRequest(`${key} is empty: send between 1 and ${max} entries`);
-  if (list.length > max) return badRequest(`${key} has ${list.length} entries, more than the ${max} allowed per request: split it`);
+  if (list.length > max)
+    return badRequest(`${key} has ${list.length} entries, more than the ${max} allowed per request: split it`);
   return list;
 }
 
@@ -45,7 +46,10 @@ function handleRename(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse
       continue;
     }
     if (user.externalId !== current) {
-      errors.push([i, `current_external_id ${show(current)} is a deprecated id; rename the primary id ${show(user.externalId)} instead`]);
+      errors.push([
+        i,
+        `current_external_id ${show(current)} is a deprecated id; rename the primary id ${show(user.externalId)} instead`,
+      ]);
       continue;
     }
     if (isExternalIdInUse(users, next)) {

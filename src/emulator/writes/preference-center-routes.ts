@@ -15,23 +15,33 @@ function handle(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
     return { status: 404, body: { message: `Preference center ${show(id)} not found (known: ${known})` } };
   }
   const body = req.body;
-  if (!isPlainObject(body)) return badRequest(`the body must be a JSON object with preference_center_page_html and confirmation_page_html, got ${show(body)}`);
+  if (!isPlainObject(body))
+    return badRequest(
+      `the body must be a JSON object with preference_center_page_html and confirmation_page_html, got ${show(body)}`,
+    );
   const page = body['preference_center_page_html'];
   const confirmation = body['confirmation_page_html'];
-  if (typeof page !== 'string' || page === '') return badRequest(`preference_center_page_html is required and must be a non-empty string, got ${show(page)}`);
-  if (typeof confirmation !== 'string' || confirmation === '') return badRequest(`confirmation_page_html is required and must be a non-empty string, got ${show(confirmation)}`);
+  if (typeof page !== 'string' || page === '')
+    return badRequest(`preference_center_page_html is required and must be a non-empty string, got ${show(page)}`);
+  if (typeof confirmation !== 'string' || confirmation === '')
+    return badRequest(`confirmation_page_html is required and must be a non-empty string, got ${show(confirmation)}`);
   const title = body['preference_center_title'];
-  if (title !== undefined && typeof title !== 'string') return badRequest(`preference_center_title must be a string, got ${show(title)}`);
+  if (title !== undefined && typeof title !== 'string')
+    return badRequest(`preference_center_title must be a string, got ${show(title)}`);
   const name = body['name'];
-  if (name !== undefined && (typeof name !== 'string' || name === '')) return badRequest(`name must be a non-empty string, got ${show(name)}`);
+  if (name !== undefined && (typeof name !== 'string' || name === ''))
+    return badRequest(`name must be a non-empty string, got ${show(name)}`);
   const state = body['state'];
-  if (state !== undefined && state !== 'active' && state !== 'draft') return badRequest(`state must be "active" or "draft", got ${show(state)}`);
+  if (state !== undefined && state !== 'active' && state !== 'draft')
+    return badRequest(`state must be "active" or "draft", got ${show(state)}`);
   const options = body['options'];
   if (options !== undefined) {
     const viewport = isPlainObject(options) ? options['meta-viewport-content'] : undefined;
     const extra = isPlainObject(options) ? Object.keys(options).filter((k) => k !== 'meta-viewport-content') : [];
     if (!isPlainObject(options) || (viewport !== undefined && typeof viewport !== 'string') || extra.length > 0) {
-      return badRequest(`options must be an object whose only key is "meta-viewport-content" (a string), got ${show(options)}`);
+      return badRequest(
+        `options must be an object whose only key is "meta-viewport-content" (a string), got ${show(options)}`,
+      );
     }
   }
 
@@ -41,7 +51,10 @@ function handle(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
   if (typeof name === 'string') center.name = name;
   if (state !== undefined) center.state = state;
   if (isPlainObject(options)) {
-    center.options = typeof options['meta-viewport-content'] === 'string' ? { 'meta-viewport-content': options['meta-viewport-content'] } : {};
+    center.options =
+      typeof options['meta-viewport-content'] === 'string'
+        ? { 'meta-viewport-content': options['meta-viewport-content'] }
+        : {};
   }
   center.updated_at = ctx.clock.now().toISO() ?? center.updated_at;
   const answer: PreferenceCenterUpdateBody = {

@@ -6,10 +6,20 @@ import { CREATED_SUCCESS, isPlainObject, show } from './body-checks.js';
 
 function handle(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
   const id = isPlainObject(req.body) ? req.body['schedule_id'] : undefined;
-  if (typeof id !== 'string' || id === '') return badRequest(`schedule_id is required and must be a non-empty string, got ${show(id)}`);
+  if (typeof id !== 'string' || id === '')
+    return badRequest(`schedule_id is required and must be a non-empty string, got ${show(id)}`);
   const schedule = ctx.workspace.people.scheduledMessages.get(id);
-  if (!schedule) return { status: 404, body: { message: `schedule_id ${show(id)} not found: use the schedule_id returned when the schedule was created` } };
-  if (schedule.status === 'sent') return badRequest(`schedule ${show(id)} was already sent at ${schedule.send_at}: only messages not yet sent can be cancelled`);
+  if (!schedule)
+    return {
+      status: 404,
+      body: {
+        message: `schedule_id ${show(id)} not found: use the schedule_id returned when the schedule was created`,
+      },
+    };
+  if (schedule.status === 'sent')
+    return badRequest(
+      `schedule ${show(id)} was already sent at ${schedule.send_at}: only messages not yet sent can be cancelled`,
+    );
   // Cancelling twice succeeds, so a client retrying after a lost answer does not fail.
   schedule.status = 'cancelled';
   return CREATED_SUCCESS;

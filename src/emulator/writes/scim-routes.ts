@@ -9,7 +9,12 @@ import type { EmulatorRequest, EmulatorResponse, Route, RouteContext } from '../
 import { EMAIL, isPlainObject, show } from './body-checks.js';
 
 export function scimError(status: number, detail: string, scimType?: string): EmulatorResponse {
-  const body: ScimErrorBody & { scimType?: string } = { schemas: [SCIM_ERROR_SCHEMA], detail, status, ...(scimType ? { scimType } : {}) };
+  const body: ScimErrorBody & { scimType?: string } = {
+    schemas: [SCIM_ERROR_SCHEMA],
+    detail,
+    status,
+    ...(scimType ? { scimType } : {}),
+  };
   return { status, body };
 }
 
@@ -49,7 +54,12 @@ function handleSearch(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse
   let users = [...ctx.workspace.people.dashboardUsers.values()];
   if (filter !== null) {
     const m = FILTER.exec(filter);
-    if (!m) return scimError(400, `filter ${show(filter)} is not supported: use userName eq "user@example.com"`, 'invalidFilter');
+    if (!m)
+      return scimError(
+        400,
+        `filter ${show(filter)} is not supported: use userName eq "user@example.com"`,
+        'invalidFilter',
+      );
     const wanted = (m[1] ?? '').toLowerCase();
     users = users.filter((u) => u.userName.toLowerCase() === wanted);
   }
@@ -65,9 +75,11 @@ function handleSearch(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse
 
 function handleCreate(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
   const body = req.body;
-  if (!isPlainObject(body)) return scimError(400, `the body must be a SCIM User object, got ${show(body)}`, 'invalidValue');
+  if (!isPlainObject(body))
+    return scimError(400, `the body must be a SCIM User object, got ${show(body)}`, 'invalidValue');
   const userName = body['userName'];
-  if (typeof userName !== 'string' || !EMAIL.test(userName)) return scimError(400, `userName must be an email address, got ${show(userName)}`, 'invalidValue');
+  if (typeof userName !== 'string' || !EMAIL.test(userName))
+    return scimError(400, `userName must be an email address, got ${show(userName)}`, 'invalidValue');
   const name = isPlainObject(body['name']) ? body['name'] : {};
   const givenName = name['givenName'] ?? '';
   const familyName = name['familyName'] ?? '';
@@ -77,7 +89,11 @@ function handleCreate(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse
   }
   const people = ctx.workspace.people;
   if ([...people.dashboardUsers.values()].some((u) => u.userName.toLowerCase() === userName.toLowerCase())) {
-    return scimError(409, `a dashboard user with userName ${userName} already exists: search for it instead`, 'uniqueness');
+    return scimError(
+      409,
+      `a dashboard user with userName ${userName} already exists: search for it instead`,
+      'uniqueness',
+    );
   }
   const user: DashboardUser = {
     id: scimId(people.seed, ++people.counters.dashboardUsers),

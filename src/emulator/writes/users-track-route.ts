@@ -19,15 +19,23 @@ export interface TrackError {
 
 function handle(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
   const body = req.body;
-  if (!isPlainObject(body)) return badRequest(`the body must be a JSON object with an attributes array, got ${show(body)}`);
+  if (!isPlainObject(body))
+    return badRequest(`the body must be a JSON object with an attributes array, got ${show(body)}`);
   for (const key of ['events', 'purchases']) {
-    if (body[key] !== undefined) return badRequest(`${key} are not emulated (the spec shows only attributes for /users/track): send them without ${key}`);
+    if (body[key] !== undefined)
+      return badRequest(
+        `${key} are not emulated (the spec shows only attributes for /users/track): send them without ${key}`,
+      );
   }
   const attributes = body['attributes'];
-  if (!Array.isArray(attributes)) return badRequest(`attributes must be an array of user attributes objects, got ${show(attributes)}`);
-  if (attributes.length === 0) return badRequest(`attributes is empty: send between 1 and ${MAX_ATTRIBUTE_OBJECTS} objects`);
+  if (!Array.isArray(attributes))
+    return badRequest(`attributes must be an array of user attributes objects, got ${show(attributes)}`);
+  if (attributes.length === 0)
+    return badRequest(`attributes is empty: send between 1 and ${MAX_ATTRIBUTE_OBJECTS} objects`);
   if (attributes.length > MAX_ATTRIBUTE_OBJECTS) {
-    return badRequest(`attributes has ${attributes.length} objects, more than the ${MAX_ATTRIBUTE_OBJECTS} allowed per call: split it into batches of ${MAX_ATTRIBUTE_OBJECTS}`);
+    return badRequest(
+      `attributes has ${attributes.length} objects, more than the ${MAX_ATTRIBUTE_OBJECTS} allowed per call: split it into batches of ${MAX_ATTRIBUTE_OBJECTS}`,
+    );
   }
   const nowMs = ctx.clock.nowMs();
   let processed = 0;
@@ -37,7 +45,10 @@ function handle(req: EmulatorRequest, ctx: RouteContext): EmulatorResponse {
     if (outcome.processed) processed++;
     for (const type of outcome.problems) errors.push({ type, input_array: 'attributes', index });
   }
-  return { status: 201, body: { message: 'success', attributes_processed: processed, ...(errors.length > 0 ? { errors } : {}) } };
+  return {
+    status: 201,
+    body: { message: 'success', attributes_processed: processed, ...(errors.length > 0 ? { errors } : {}) },
+  };
 }
 
 export const usersTrackRoute: Route = { endpoint: ENDPOINTS.usersTrack, handle };

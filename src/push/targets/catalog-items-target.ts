@@ -34,32 +34,39 @@ function names(e: CatalogError, id: string, position: number): boolean {
 
 export const catalogItemsTarget: PushTarget = {
   name: 'catalog-items',
-  summary: 'create catalog items in bulk (POST, 50 per request, asynchronous) or edit them one by one with --update (PATCH, 50/min)',
+  summary:
+    'create catalog items in bulk (POST, 50 per request, asynchronous) or edit them one by one with --update (PATCH, 50/min)',
   irreversible: false,
   maxBatchSize: CATALOG_ITEMS_PER_REQUEST,
   minBatchSize: 1,
   endpointFor: (_operation, ctx) => (ctx.mapping.update ? ENDPOINTS.catalogItemEdit : ENDPOINTS.catalogItemsCreate),
 
   columnsProblem(columns, ctx) {
-    if (ctx.mapping.catalog === undefined) return 'catalog-items needs --catalog <name>, the catalog the items belong to';
-    if (!columns.includes('id')) return `catalog-items needs an "id" column (the item id); the source has ${columns.join(', ')}`;
-    if (columns.length === 1) return 'catalog-items needs at least one field column besides "id" (one column per catalog field)';
+    if (ctx.mapping.catalog === undefined)
+      return 'catalog-items needs --catalog <name>, the catalog the items belong to';
+    if (!columns.includes('id'))
+      return `catalog-items needs an "id" column (the item id); the source has ${columns.join(', ')}`;
+    if (columns.length === 1)
+      return 'catalog-items needs at least one field column besides "id" (one column per catalog field)';
     const bad = columns.filter((c) => c.includes('.') || c.includes('$'));
-    if (bad.length > 0) return `catalog field names cannot contain "." or "$" (7.1 invalid-keys-in-value-object): rename ${bad.join(', ')}`;
+    if (bad.length > 0)
+      return `catalog field names cannot contain "." or "$" (7.1 invalid-keys-in-value-object): rename ${bad.join(', ')}`;
     return undefined;
   },
 
   readRow(row, index, ctx) {
     const id = requiredText(row, 'id');
     if (isProblem(id)) return id.problem;
-    if (!ITEM_ID.test(id)) return `item id ${show(id)} must be 1 to 250 letters, digits, "-" or "_" (7.1 invalid-ids / ids-too-large)`;
+    if (!ITEM_ID.test(id))
+      return `item id ${show(id)} must be 1 to 250 letters, digits, "-" or "_" (7.1 invalid-ids / ids-too-large)`;
     const values: RowValues = {};
     for (const [column, raw] of Object.entries(row)) {
       if (column === 'id') continue;
       const converted = toJson(raw, `column "${column}"`);
       if (!converted.ok) return converted.problem;
       const text = typeof converted.value === 'string' ? converted.value : JSON.stringify(converted.value);
-      if (text.length > 5_000) return `column "${column}" of item ${id} has ${text.length} characters; an item value is at most 5000 (7.1 items-too-large)`;
+      if (text.length > 5_000)
+        return `column "${column}" of item ${id} has ${text.length} characters; an item value is at most 5000 (7.1 items-too-large)`;
       values[column] = converted.value;
     }
     return { index, destination: ctx.mapping.catalog ?? '', key: id, values } satisfies SourceRow;
@@ -69,7 +76,8 @@ export const catalogItemsTarget: PushTarget = {
     if (!ctx.mapping.update) return { operation: acked ? 'update' : 'create', payload: { id: row.key, ...row.values } };
     // An edit sends only the fields that differ from what the platform last accepted (all of them the first time).
     const changed: Record<string, Json> = {};
-    for (const [field, value] of Object.entries(row.values)) if (!acked || !sameJson(value, acked[field])) changed[field] = value;
+    for (const [field, value] of Object.entries(row.values))
+      if (!acked || !sameJson(value, acked[field])) changed[field] = value;
     return Object.keys(changed).length === 0 ? undefined : { operation: 'update', payload: changed };
   },
 
@@ -79,9 +87,17 @@ export const catalogItemsTarget: PushTarget = {
   call(rows, ctx): ApiCall {
     const catalog = rows[0]!.destination;
     if (ctx.mapping.update) {
-      return { endpoint: ENDPOINTS.catalogItemEdit, pathParams: { catalog_name: catalog, item_id: rows[0]!.key }, body: { items: [rows[0]!.payload] } };
+      return {
+        endpoint: ENDPOINTS.catalogItemEdit,
+        pathParams: { catalog_name: catalog, item_id: rows[0]!.key },
+        body: { items: [rows[0]!.payload] },
+      };
     }
-    return { endpoint: ENDPOINTS.catalogItemsCreate, pathParams: { catalog_name: catalog }, body: { items: rows.map((r) => r.payload) } };
+    return {
+      endpoint: ENDPOINTS.catalogItemsCreate,
+      pathParams: { catalog_name: catalog },
+      body: { items: rows.map((r) => r.payload) },
+    };
   },
 
   read: (_response, rows): RowOutcome[] => rows.map((row) => ({ row, status: 'accepted' })),
@@ -90,7 +106,9 @@ export const catalogItemsTarget: PushTarget = {
     const errors = catalogErrors(error);
     const missing = errors.find((e) => e.id === 'catalog-not-found');
     if (missing) {
-      throw new FatalError(`catalog ${show(rows[0]?.destination)} does not exist (${describe(missing)}); check --catalog (catalogs are created in the dashboard)`);
+      throw new FatalError(
+        `catalog ${show(rows[0]?.destination)} does not exist (${describe(missing)}); check --catalog (catalogs are created in the dashboard)`,
+      );
     }
     const pinned: PinnedRows = new Map();
     rows.forEach((row: PlannedRow, position) => {

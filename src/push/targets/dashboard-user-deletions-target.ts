@@ -7,7 +7,8 @@ import { checkColumns, isProblem, requiredText } from '../row-checks.js';
 
 export const dashboardUserDeletionsTarget: PushTarget = {
   name: 'dashboard-user-deletions',
-  summary: 'delete dashboard users by SCIM id (DELETE /scim/v2/Users/{id}; SCIM token + request origin; irreversible: needs --confirm)',
+  summary:
+    'delete dashboard users by SCIM id (DELETE /scim/v2/Users/{id}; SCIM token + request origin; irreversible: needs --confirm)',
   irreversible: true,
   maxBatchSize: 1,
   minBatchSize: 1,
@@ -22,6 +23,10 @@ export const dashboardUserDeletionsTarget: PushTarget = {
 
   plan: (row, acked) => (acked ? undefined : { operation: 'delete', payload: row.key }),
   groupKey: (row) => row.key,
-  call: (rows): ApiCall => ({ endpoint: ENDPOINTS.scimUserDelete, pathParams: { id: rows[0]!.key }, credential: 'scim' }),
+  call: (rows): ApiCall => ({
+    endpoint: ENDPOINTS.scimUserDelete,
+    pathParams: { id: rows[0]!.key },
+    credential: 'scim',
+  }),
   read: (_response, rows): RowOutcome[] => rows.map((row) => ({ row, status: 'accepted' })),
 };

@@ -11,7 +11,8 @@ export const SUPPRESSIONS_PER_REQUEST = 50;
 
 export const emailSuppressionsTarget: PushTarget = {
   name: 'email-suppressions',
-  summary: 'suppress email addresses and mark them as hard bounces (POST /email/blacklist, 50 per request; irreversible: needs --confirm)',
+  summary:
+    'suppress email addresses and mark them as hard bounces (POST /email/blacklist, 50 per request; irreversible: needs --confirm)',
   irreversible: true,
   maxBatchSize: SUPPRESSIONS_PER_REQUEST,
   minBatchSize: 1,
@@ -22,7 +23,12 @@ export const emailSuppressionsTarget: PushTarget = {
     const email = requiredText(row, 'email');
     if (isProblem(email)) return email.problem;
     if (!EMAIL.test(email)) return `column "email" holds ${show(email)}, not an email address`;
-    return { index, destination: 'email_blacklist', key: email.toLowerCase(), values: { suppressed: true } } satisfies SourceRow;
+    return {
+      index,
+      destination: 'email_blacklist',
+      key: email.toLowerCase(),
+      values: { suppressed: true },
+    } satisfies SourceRow;
   },
 
   plan: (row, acked) => (acked ? undefined : { operation: 'delete', payload: row.key }),

@@ -11,7 +11,8 @@ export const REMOVALS_PER_REQUEST = 50;
 
 export const externalIdRemovalsTarget: PushTarget = {
   name: 'external-id-removals',
-  summary: 'remove deprecated external IDs (POST /users/external_ids/remove, 50 per request; irreversible: needs --confirm)',
+  summary:
+    'remove deprecated external IDs (POST /users/external_ids/remove, 50 per request; irreversible: needs --confirm)',
   irreversible: true,
   maxBatchSize: REMOVALS_PER_REQUEST,
   minBatchSize: 1,
@@ -41,7 +42,11 @@ export const externalIdRemovalsTarget: PushTarget = {
       const error = byIndex.get(i);
       if (error !== undefined) return { row, status: 'rejected', error };
       if (!listed || removed.has(row.key)) return { row, status: 'accepted' };
-      return { row, status: 'transient', error: `the platform reported no outcome for this removal${unplaced.length > 0 ? ` (unplaced errors: ${unplaced.join('; ')})` : ''}; it is sent again next push` };
+      return {
+        row,
+        status: 'transient',
+        error: `the platform reported no outcome for this removal${unplaced.length > 0 ? ` (unplaced errors: ${unplaced.join('; ')})` : ''}; it is sent again next push`,
+      };
     });
   },
 };

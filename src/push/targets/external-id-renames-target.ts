@@ -12,12 +12,19 @@ export const RENAMES_PER_REQUEST = 50;
 
 export const externalIdRenamesTarget: PushTarget = {
   name: 'external-id-renames',
-  summary: 'give users a new primary external ID, the old one becoming deprecated (POST /users/external_ids/rename, 50 per request)',
+  summary:
+    'give users a new primary external ID, the old one becoming deprecated (POST /users/external_ids/rename, 50 per request)',
   irreversible: false,
   maxBatchSize: RENAMES_PER_REQUEST,
   minBatchSize: 1,
   endpointFor: () => ENDPOINTS.externalIdsRename,
-  columnsProblem: (columns) => checkColumns('external-id-renames', columns, ['current_external_id', 'new_external_id'], ['current_external_id', 'new_external_id']),
+  columnsProblem: (columns) =>
+    checkColumns(
+      'external-id-renames',
+      columns,
+      ['current_external_id', 'new_external_id'],
+      ['current_external_id', 'new_external_id'],
+    ),
 
   readRow(row, index) {
     const current = requiredText(row, 'current_external_id');
@@ -30,7 +37,10 @@ export const externalIdRenamesTarget: PushTarget = {
 
   plan(row, acked) {
     if (acked && acked['new_external_id'] === row.values['new_external_id']) return undefined;
-    return { operation: 'update', payload: { current_external_id: row.key, new_external_id: row.values['new_external_id']! } };
+    return {
+      operation: 'update',
+      payload: { current_external_id: row.key, new_external_id: row.values['new_external_id']! },
+    };
   },
 
   groupKey: () => 'renames',
@@ -57,7 +67,11 @@ export const externalIdRenamesTarget: PushTarget = {
       const next = String(row.values['new_external_id']);
       // The spec lists successful renames; a row neither listed nor refused has no known outcome.
       if (!listed || confirmed.has(row.key) || confirmed.has(next)) return { row, status: 'accepted' };
-      return { row, status: 'transient', error: `the platform reported no outcome for this rename${unplaced.length > 0 ? ` (unplaced errors: ${unplaced.join('; ')})` : ''}; it is sent again next push` };
+      return {
+        row,
+        status: 'transient',
+        error: `the platform reported no outcome for this rename${unplaced.length > 0 ? ` (unplaced errors: ${unplaced.join('; ')})` : ''}; it is sent again next push`,
+      };
     });
   },
 };

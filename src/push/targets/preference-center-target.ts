@@ -12,7 +12,8 @@ const OPTIONAL = ['name', 'preference_center_title', 'state', 'meta_viewport_con
 
 export const preferenceCenterTarget: PushTarget = {
   name: 'preference-center',
-  summary: 'update preference centers: page and confirmation HTML, title, state, viewport (PUT /preference_center/v1/{id}, 10/min)',
+  summary:
+    'update preference centers: page and confirmation HTML, title, state, viewport (PUT /preference_center/v1/{id}, 10/min)',
   irreversible: false,
   maxBatchSize: 1,
   minBatchSize: 1,
@@ -41,13 +42,20 @@ export const preferenceCenterTarget: PushTarget = {
 
   plan(row) {
     const { meta_viewport_content: viewport, ...rest } = row.values;
-    const payload: Record<string, Json> = { ...rest, ...(viewport !== undefined ? { options: { 'meta-viewport-content': viewport } } : {}) };
+    const payload: Record<string, Json> = {
+      ...rest,
+      ...(viewport !== undefined ? { options: { 'meta-viewport-content': viewport } } : {}),
+    };
     return { operation: 'update', payload };
   },
 
   groupKey: (row) => row.key,
 
-  call: (rows): ApiCall => ({ endpoint: ENDPOINTS.preferenceCenterUpdate, pathParams: { id: rows[0]!.key }, body: rows[0]!.payload }),
+  call: (rows): ApiCall => ({
+    endpoint: ENDPOINTS.preferenceCenterUpdate,
+    pathParams: { id: rows[0]!.key },
+    body: rows[0]!.payload,
+  }),
 
   read: (_response, rows): RowOutcome[] => rows.map((row) => ({ row, status: 'accepted' })),
 };

@@ -7,7 +7,8 @@ import { checkColumns, isProblem, requiredText } from '../row-checks.js';
 
 export const scheduleCancellationsTarget: PushTarget = {
   name: 'schedule-cancellations',
-  summary: 'cancel scheduled messages before they are sent (POST /messages/schedule/delete; irreversible: needs --confirm)',
+  summary:
+    'cancel scheduled messages before they are sent (POST /messages/schedule/delete; irreversible: needs --confirm)',
   irreversible: true,
   maxBatchSize: 1,
   minBatchSize: 1,

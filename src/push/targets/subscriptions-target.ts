@@ -27,7 +27,8 @@ function addressOf(key: string): { kind: AddressKind; value: string } {
 
 export const subscriptionsTarget: PushTarget = {
   name: 'subscriptions',
-  summary: 'set users subscribed / unsubscribed in email and SMS subscription groups (POST /subscription/status/set, 50 per request)',
+  summary:
+    'set users subscribed / unsubscribed in email and SMS subscription groups (POST /subscription/status/set, 50 per request)',
   irreversible: false,
   maxBatchSize: SUBSCRIPTIONS_PER_REQUEST,
   minBatchSize: 1,
@@ -36,7 +37,8 @@ export const subscriptionsTarget: PushTarget = {
   columnsProblem(columns) {
     const problem = checkColumns('subscriptions', columns, ['subscription_group_id', 'subscription_state'], COLUMNS);
     if (problem) return problem;
-    if (!ADDRESS_COLUMNS.some((c) => columns.includes(c))) return 'subscriptions needs one of the columns "external_id", "email", "phone" to address users';
+    if (!ADDRESS_COLUMNS.some((c) => columns.includes(c)))
+      return 'subscriptions needs one of the columns "external_id", "email", "phone" to address users';
     return undefined;
   },
 
@@ -59,13 +61,18 @@ export const subscriptionsTarget: PushTarget = {
         : `the row fills ${given.map((g) => g.kind).join(' and ')}: fill exactly one of external_id, email, phone per row`;
     }
     const address = given[0]!;
-    if (address.kind === 'email' && !EMAIL.test(address.value)) return `column "email" holds ${show(address.value)}, not an email address`;
-    if (address.kind === 'phone' && !E164.test(address.value)) return `column "phone" holds ${show(address.value)}, not an E.164 number (e.g. +15551234567)`;
+    if (address.kind === 'email' && !EMAIL.test(address.value))
+      return `column "email" holds ${show(address.value)}, not an email address`;
+    if (address.kind === 'phone' && !E164.test(address.value))
+      return `column "phone" holds ${show(address.value)}, not an E.164 number (e.g. +15551234567)`;
     const channel = optionalText(row, 'channel');
     if (isProblem(channel)) return channel.problem;
-    if (channel !== undefined && channel !== 'email' && channel !== 'sms') return `column "channel" must be 'email' or 'sms', got ${show(channel)}`;
-    if (channel === 'sms' && address.kind === 'email') return `group ${group} is an SMS group (channel 'sms'): address it by external_id or phone, not email`;
-    if (channel === 'email' && address.kind === 'phone') return `group ${group} is an email group (channel 'email'): address it by external_id or email, not phone`;
+    if (channel !== undefined && channel !== 'email' && channel !== 'sms')
+      return `column "channel" must be 'email' or 'sms', got ${show(channel)}`;
+    if (channel === 'sms' && address.kind === 'email')
+      return `group ${group} is an SMS group (channel 'sms'): address it by external_id or phone, not email`;
+    if (channel === 'email' && address.kind === 'phone')
+      return `group ${group} is an email group (channel 'email'): address it by external_id or email, not phone`;
     // Addresses are case-insensitive: one key per address whatever its spelling.
     const value = address.kind === 'email' ? address.value.toLowerCase() : address.value;
     const values: SubscriptionValues = { state };
@@ -84,7 +91,11 @@ export const subscriptionsTarget: PushTarget = {
     const problems = new Map<number, string>();
     for (const row of rows) {
       const kind = addressOf(row.key).kind;
-      if (kind !== 'external_id' && kinds.get(row.destination)?.has('email') && kinds.get(row.destination)?.has('phone')) {
+      if (
+        kind !== 'external_id' &&
+        kinds.get(row.destination)?.has('email') &&
+        kinds.get(row.destination)?.has('phone')
+      ) {
         problems.set(
           row.index,
           `group ${row.destination} is addressed by email in some rows and by phone in others; an SMS group takes only external_id or phone, an email group only external_id or email — fix the query or add a "channel" column`,
@@ -96,7 +107,10 @@ export const subscriptionsTarget: PushTarget = {
 
   plan(row, acked) {
     if (acked && acked['state'] === row.values['state']) return undefined;
-    return { operation: row.values['state'] === 'subscribed' ? 'set' : 'unsubscribe', payload: addressOf(row.key).value };
+    return {
+      operation: row.values['state'] === 'subscribed' ? 'set' : 'unsubscribe',
+      payload: addressOf(row.key).value,
+    };
   },
 
   leftSource(_destination, key, acked) {
@@ -108,7 +122,10 @@ export const subscriptionsTarget: PushTarget = {
 
   call(rows): ApiCall {
     const first = rows[0]!;
-    const body: Record<string, Json> = { subscription_group_id: first.destination, subscription_state: first.values['state']! };
+    const body: Record<string, Json> = {
+      subscription_group_id: first.destination,
+      subscription_state: first.values['state']!,
+    };
     for (const kind of ADDRESS_COLUMNS) {
       const list = rows.filter((r) => addressOf(r.key).kind === kind).map((r) => r.payload);
       if (list.length > 0) body[kind] = list;
@@ -138,4 +155,3 @@ export const subscriptionsTarget: PushTarget = {
     return pinned;
   },
 };
-

@@ -23,7 +23,9 @@ const NOT_ATTRIBUTES = ['platform_id', 'push_token_import', 'user_alias'];
 type Scalar = string | number | boolean;
 
 function isScalarList(value: Json): value is Scalar[] {
-  return Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean');
+  return (
+    Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+  );
 }
 
 /** Elements of `a` not in `b`, compared as JSON (arrays are sets on the platform). */
@@ -52,15 +54,24 @@ export const userAttributesTarget: PushTarget = {
   endpointFor: () => ENDPOINTS.usersTrack,
 
   columnsProblem(columns, ctx) {
-    if (!columns.includes('external_id') && !columns.includes('email') && !(columns.includes('user_alias_name') && columns.includes('user_alias_label'))) {
+    if (
+      !columns.includes('external_id') &&
+      !columns.includes('email') &&
+      !(columns.includes('user_alias_name') && columns.includes('user_alias_label'))
+    ) {
       return 'user-attributes needs a column that identifies the user: "external_id", "email", or "user_alias_name" with "user_alias_label"';
     }
     const reserved = columns.filter((c) => NOT_ATTRIBUTES.includes(c));
-    if (reserved.length > 0) return `user-attributes cannot push the column${reserved.length > 1 ? 's' : ''} ${reserved.join(', ')}: the platform assigns or guards them; drop them from the query`;
+    if (reserved.length > 0)
+      return `user-attributes cannot push the column${reserved.length > 1 ? 's' : ''} ${reserved.join(', ')}: the platform assigns or guards them; drop them from the query`;
     const missing = ctx.mapping.incColumns.filter((c) => !columns.includes(c));
-    if (missing.length > 0) return `--inc names ${missing.join(', ')}, which the source does not have (it has ${columns.join(', ')})`;
-    const identity = ctx.mapping.incColumns.filter((c) => IDENTITY_COLUMNS.includes(c) || c === 'email' || c === UPDATE_EXISTING_ONLY);
-    if (identity.length > 0) return `--inc names ${identity.join(', ')}, which identifies the user; name integer attribute columns only`;
+    if (missing.length > 0)
+      return `--inc names ${missing.join(', ')}, which the source does not have (it has ${columns.join(', ')})`;
+    const identity = ctx.mapping.incColumns.filter(
+      (c) => IDENTITY_COLUMNS.includes(c) || c === 'email' || c === UPDATE_EXISTING_ONLY,
+    );
+    if (identity.length > 0)
+      return `--inc names ${identity.join(', ')}, which identifies the user; name integer attribute columns only`;
     return undefined;
   },
 
@@ -71,7 +82,8 @@ export const userAttributesTarget: PushTarget = {
     if (isProblem(aliasName)) return aliasName.problem;
     const aliasLabel = optionalText(row, 'user_alias_label');
     if (isProblem(aliasLabel)) return aliasLabel.problem;
-    if ((aliasName === undefined) !== (aliasLabel === undefined)) return 'fill both user_alias_name and user_alias_label, or neither';
+    if ((aliasName === undefined) !== (aliasLabel === undefined))
+      return 'fill both user_alias_name and user_alias_label, or neither';
     const email = optionalText(row, 'email');
     if (isProblem(email)) return email.problem;
     if (email !== undefined && !EMAIL.test(email)) return `column "email" holds ${show(email)}, not an email address`;
@@ -89,12 +101,16 @@ export const userAttributesTarget: PushTarget = {
     for (const [column, raw] of Object.entries(row)) {
       if (IDENTITY_COLUMNS.includes(column) || (emailIsIdentity && column === 'email')) continue;
       if (column === UPDATE_EXISTING_ONLY) {
-        if (raw !== null && typeof raw !== 'boolean') return `column "${UPDATE_EXISTING_ONLY}" must be true, false or NULL, got ${show(raw)}`;
+        if (raw !== null && typeof raw !== 'boolean')
+          return `column "${UPDATE_EXISTING_ONLY}" must be true, false or NULL, got ${show(raw)}`;
         if (raw !== null) values[column] = raw as boolean;
         continue;
       }
       // A DATE read from DuckDB is a Date at UTC midnight; the platform wants dob as YYYY-MM-DD.
-      const converted = column === 'dob' && raw instanceof Date ? { ok: true as const, value: raw.toISOString().slice(0, 10) } : toJson(raw, `column "${column}"`);
+      const converted =
+        column === 'dob' && raw instanceof Date
+          ? { ok: true as const, value: raw.toISOString().slice(0, 10) }
+          : toJson(raw, `column "${column}"`);
       if (!converted.ok) return converted.problem;
       const value = converted.value;
       if (ctx.mapping.incColumns.includes(column)) {
@@ -124,14 +140,19 @@ export const userAttributesTarget: PushTarget = {
       } else if (isScalarList(value) && before !== undefined && before !== null && isScalarList(before)) {
         const add = minus(value, before);
         const remove = minus(before, value);
-        if (add.length > 0 || remove.length > 0) attributes[name] = { ...(add.length > 0 ? { add } : {}), ...(remove.length > 0 ? { remove } : {}) };
+        if (add.length > 0 || remove.length > 0)
+          attributes[name] = { ...(add.length > 0 ? { add } : {}), ...(remove.length > 0 ? { remove } : {}) };
       } else if (!sameJson(value, before)) {
         attributes[name] = value;
       }
     }
     if (Object.keys(attributes).length === 0) return undefined;
     const control = row.values[UPDATE_EXISTING_ONLY];
-    const payload: Record<string, Json> = { ...identityOf(row.key), ...(control !== undefined ? { [UPDATE_EXISTING_ONLY]: control } : {}), ...attributes };
+    const payload: Record<string, Json> = {
+      ...identityOf(row.key),
+      ...(control !== undefined ? { [UPDATE_EXISTING_ONLY]: control } : {}),
+      ...attributes,
+    };
     return { operation: acked === undefined ? 'create' : 'update', payload };
   },
 
@@ -139,7 +160,11 @@ export const userAttributesTarget: PushTarget = {
 
   call(rows, ctx: TargetContext): ApiCall {
     const attributes = rows.map((r) => r.payload);
-    const increments = rows.some((r) => Object.values(r.payload as Record<string, Json>).some((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && 'inc' in v));
+    const increments = rows.some((r) =>
+      Object.values(r.payload as Record<string, Json>).some(
+        (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && 'inc' in v,
+      ),
+    );
     return {
       endpoint: ENDPOINTS.usersTrack,
       body: { attributes },

@@ -47,7 +47,8 @@ export function simulatePool(window: InFlightWindow, opts: SimulationOptions): S
   const sends: number[] = [];
   let nextSend = 0;
   let t = 0;
-  const awake = (at: number): number => (opts.stall && at >= opts.stall.from && at < opts.stall.to ? opts.stall.to : at);
+  const awake = (at: number): number =>
+    opts.stall && at >= opts.stall.from && at < opts.stall.to ? opts.stall.to : at;
   while (t < opts.untilMs) {
     const firstDue = due.length ? Math.min(...due.map((d) => d.at)) : Infinity;
     const canSend = due.length < window.limit();

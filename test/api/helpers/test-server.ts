@@ -74,7 +74,11 @@ export class TestServer {
 /** Sends a JSON body with the given status and headers (header names written exactly as given). */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }
 

@@ -3,14 +3,24 @@ import type { CatalogErrorBody } from '../../../src/api/types.js';
 import { CATALOG_CREATE_DELAY_MS, listCatalogItems } from '../../../src/emulator/people/catalogs.js';
 import type { EmulatorResponse } from '../../../src/emulator/route.js';
 import { ARBITRARY_ERROR_VALUE } from '../../../src/emulator/writes/catalog-item-checks.js';
-import { catalogItemEditRoute as edit, catalogItemsCreateRoute as create } from '../../../src/emulator/writes/catalog-item-routes.js';
+import {
+  catalogItemEditRoute as edit,
+  catalogItemsCreateRoute as create,
+} from '../../../src/emulator/writes/catalog-item-routes.js';
 import type { Kit } from './people-test-kit.js';
 import { makeKit } from './people-test-kit.js';
 
 function restaurant(id: unknown, over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    id, Name: 'R', City: 'Berlin', Cuisine: 'Thai', Rating: 4, Loyalty_Program: false,
-    Location: { Latitude: 52.5, Longitude: 13.4 }, Created_At: '2024-01-01T00:00:00Z', ...over,
+    id,
+    Name: 'R',
+    City: 'Berlin',
+    Cuisine: 'Thai',
+    Rating: 4,
+    Loyalty_Program: false,
+    Location: { Latitude: 52.5, Longitude: 13.4 },
+    Created_At: '2024-01-01T00:00:00Z',
+    ...over,
   };
 }
 
@@ -39,7 +49,11 @@ describe('POST /catalogs/:catalog_name/items (create, asynchronous)', () => {
     expect(res).toEqual({ status: 202, body: { message: 'success' } });
     expect(items(kit).find((i) => i.id === 'new_one')).toBeUndefined();
     kit.clock.advance(CATALOG_CREATE_DELAY_MS);
-    expect(items(kit).find((i) => i.id === 'new_one')).toMatchObject({ Rating: 4.5, City: 'Berlin', Created_At: '2024-01-01T00:00:00.000Z' });
+    expect(items(kit).find((i) => i.id === 'new_one')).toMatchObject({
+      Rating: 4.5,
+      City: 'Berlin',
+      Created_At: '2024-01-01T00:00:00.000Z',
+    });
   });
 
   it('shapes error bodies as { errors: [{ id, message, parameters, parameter_values }], message: "Invalid Request" }', () => {
@@ -48,7 +62,12 @@ describe('POST /catalogs/:catalog_name/items (create, asynchronous)', () => {
     expect(res.status).toBe(400);
     const body = res.body as CatalogErrorBody;
     expect(body.message).toBe('Invalid Request');
-    expect(body.errors[0]).toEqual({ id: 'invalid-ids', message: expect.stringMatching(/letters, numbers/), parameters: ['id'], parameter_values: ['bad id!'] });
+    expect(body.errors[0]).toEqual({
+      id: 'invalid-ids',
+      message: expect.stringMatching(/letters, numbers/),
+      parameters: ['id'],
+      parameter_values: ['bad id!'],
+    });
   });
 
   it('reports every create error id of 7.1 under its condition and creates nothing', () => {
@@ -67,7 +86,10 @@ describe('POST /catalogs/:catalog_name/items (create, asynchronous)', () => {
       [[restaurant(undefined)], 'items-missing-ids'],
       [[restaurant('big', { Name: 'x'.repeat(5001) })], 'items-too-large'],
       [Array.from({ length: 51 }, (_, i) => restaurant(`r_${i}`)), 'request-includes-too-many-items'],
-      [[restaurant('deep', { Location: JSON.parse(`${'{"a":'.repeat(50)}1${'}'.repeat(50)}`) })], 'too-deep-nesting-in-value-object'],
+      [
+        [restaurant('deep', { Location: JSON.parse(`${'{"a":'.repeat(50)}1${'}'.repeat(50)}`) })],
+        'too-deep-nesting-in-value-object',
+      ],
       [[restaurant('c1', { Rating: 'five' })], 'unable-to-coerce-value'],
       [[restaurant('c2', { Loyalty_Program: 'maybe' })], 'unable-to-coerce-value'],
       [[restaurant('c3', { Created_At: 'yesterday' })], 'unable-to-coerce-value'],
@@ -87,7 +109,12 @@ describe('POST /catalogs/:catalog_name/items (create, asynchronous)', () => {
     const res = createItems(kit, [missingRating]);
     expect(errorIds(res)).toEqual(['invalid-fields']);
     expect((res.body as CatalogErrorBody).errors[0]?.parameters).toEqual(['Rating']);
-    expect(createItems(kit, Array.from({ length: 50 }, (_, i) => restaurant(`ok_${i}`))).status).toBe(202);
+    expect(
+      createItems(
+        kit,
+        Array.from({ length: 50 }, (_, i) => restaurant(`ok_${i}`)),
+      ).status,
+    ).toBe(202);
   });
 
   it('answers 404 with catalog-not-found for an unknown catalog', () => {
@@ -104,7 +131,11 @@ describe('PATCH /catalogs/:catalog_name/items/:item_id (edit, synchronous)', () 
     const before = items(kit).find((i) => i.id === 'restaurant1');
     const res = editItem(kit, 'restaurant1', [{ Name: 'NewNameForRestaurant1', Rating: 2 }]);
     expect(res).toEqual({ status: 200, body: { message: 'success' } });
-    expect(items(kit).find((i) => i.id === 'restaurant1')).toEqual({ ...before, Name: 'NewNameForRestaurant1', Rating: 2 });
+    expect(items(kit).find((i) => i.id === 'restaurant1')).toEqual({
+      ...before,
+      Name: 'NewNameForRestaurant1',
+      Rating: 2,
+    });
   });
 
   it('reports every edit error id of 7.1 under its condition and changes nothing', () => {
@@ -119,7 +150,11 @@ describe('PATCH /catalogs/:catalog_name/items/:item_id (edit, synchronous)', () 
       ['restaurant1', [], 'item-array-invalid'],
       ['restaurant1', [{ Name: 'x'.repeat(5001) }], 'items-too-large'],
       ['restaurant1', [{ Name: 'a' }, { Name: 'b' }], 'request-includes-too-many-items'],
-      ['restaurant1', [{ Location: JSON.parse(`${'{"a":'.repeat(50)}1${'}'.repeat(50)}`) }], 'too-deep-nesting-in-value-object'],
+      [
+        'restaurant1',
+        [{ Location: JSON.parse(`${'{"a":'.repeat(50)}1${'}'.repeat(50)}`) }],
+        'too-deep-nesting-in-value-object',
+      ],
       ['restaurant1', [{ Rating: { stars: 5 } }], 'unable-to-coerce-value'],
       ['restaurant1', [{ Name: ARBITRARY_ERROR_VALUE }], 'arbitrary-error'],
       ['restaurant1', [{ City: 'c'.repeat(101) }], 'filtered-set-field-too-long'],

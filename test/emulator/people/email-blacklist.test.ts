@@ -12,7 +12,10 @@ describe('POST /email/blacklist', () => {
     expect(viewUser(kit.workspace.people, kit.user(`user_${a}`))['email_deliverable']).toBe(true);
     expect(kit.call(emailBlacklistRoute, { email })).toEqual({ status: 201, body: { message: 'success' } });
     for (const n of [a, b]) {
-      expect(viewUser(kit.workspace.people, kit.user(`user_${n}`))).toMatchObject({ email_deliverable: false, email_hard_bounced: true });
+      expect(viewUser(kit.workspace.people, kit.user(`user_${n}`))).toMatchObject({
+        email_deliverable: false,
+        email_hard_bounced: true,
+      });
     }
   });
 
@@ -24,6 +27,8 @@ describe('POST /email/blacklist', () => {
     expect(bodyOf(kit.call(emailBlacklistRoute, { email: many }))['message']).toMatch(/51 values, more than the 50/);
     expect(isEmailSuppressed(kit.workspace.people, 'u0@example.com')).toBe(false);
     expect(kit.call(emailBlacklistRoute, { email: [] }).status).toBe(400);
-    expect(bodyOf(kit.call(emailBlacklistRoute, { email: 'nope' }))['message']).toMatch(/"nope" is not an email address/);
+    expect(bodyOf(kit.call(emailBlacklistRoute, { email: 'nope' }))['message']).toMatch(
+      /"nope" is not an email address/,
+    );
   });
 });

@@ -1,16 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { findUserByExternalId } from '../../../src/emulator/people/users.js';
-import { externalIdsRemoveRoute as remove, externalIdsRenameRoute as rename } from '../../../src/emulator/writes/external-id-routes.js';
+import {
+  externalIdsRemoveRoute as remove,
+  externalIdsRenameRoute as rename,
+} from '../../../src/emulator/writes/external-id-routes.js';
 import { bodyOf, makeKit } from './people-test-kit.js';
 
 describe('POST /users/external_ids/rename', () => {
   it('makes the new id primary, deprecates the old one (both identify the user) and answers 201 with objects', () => {
     const kit = makeKit();
     const user = kit.user('user_1');
-    const res = kit.call(rename, { external_id_renames: [{ current_external_id: 'user_1', new_external_id: 'customer_1' }] });
+    const res = kit.call(rename, {
+      external_id_renames: [{ current_external_id: 'user_1', new_external_id: 'customer_1' }],
+    });
     expect(res).toEqual({
       status: 201,
-      body: { message: 'success', external_ids: [{ current_external_id: 'user_1', new_external_id: 'customer_1' }], rename_errors: [] },
+      body: {
+        message: 'success',
+        external_ids: [{ current_external_id: 'user_1', new_external_id: 'customer_1' }],
+        rename_errors: [],
+      },
     });
     expect(user.externalId).toBe('customer_1');
     expect(findUserByExternalId(kit.workspace.people.users, 'user_1')).toBe(user);
@@ -47,7 +56,10 @@ describe('POST /users/external_ids/rename', () => {
   it('answers 400 with a message for an empty list, more than 50 objects, or a missing list', () => {
     const kit = makeKit();
     expect(bodyOf(kit.call(rename, { external_id_renames: [] }))['message']).toMatch(/empty/);
-    const many = Array.from({ length: 51 }, (_, i) => ({ current_external_id: `user_${i + 1}`, new_external_id: `n_${i}` }));
+    const many = Array.from({ length: 51 }, (_, i) => ({
+      current_external_id: `user_${i + 1}`,
+      new_external_id: `n_${i}`,
+    }));
     const res = kit.call(rename, { external_id_renames: many });
     expect(res.status).toBe(400);
     expect(bodyOf(res)['message']).toMatch(/51 entries, more than the 50/);
@@ -60,7 +72,10 @@ describe('POST /users/external_ids/remove', () => {
   it('removes deprecated ids, after which they identify nobody, and answers 201', () => {
     const kit = makeKit();
     const res = kit.call(remove, { external_ids: ['legacy_user_20'] });
-    expect(res).toEqual({ status: 201, body: { message: 'success', removed_ids: ['legacy_user_20'], removal_errors: [] } });
+    expect(res).toEqual({
+      status: 201,
+      body: { message: 'success', removed_ids: ['legacy_user_20'], removal_errors: [] },
+    });
     expect(findUserByExternalId(kit.workspace.people.users, 'legacy_user_20')).toBeUndefined();
     expect(kit.user('user_20').deprecatedExternalIds).toEqual([]);
   });
@@ -80,6 +95,8 @@ describe('POST /users/external_ids/remove', () => {
   it('answers 400 with a message for an empty list or more than 50 ids', () => {
     const kit = makeKit();
     expect(kit.call(remove, { external_ids: [] }).status).toBe(400);
-    expect(bodyOf(kit.call(remove, { external_ids: Array.from({ length: 51 }, (_, i) => `legacy_${i}`) }))['message']).toMatch(/more than the 50/);
+    expect(
+      bodyOf(kit.call(remove, { external_ids: Array.from({ length: 51 }, (_, i) => `legacy_${i}`) }))['message'],
+    ).toMatch(/more than the 50/);
   });
 });

@@ -16,15 +16,28 @@ export interface Kit {
 }
 
 export function makeKit(seed = 1): Kit {
-  const workspace = generateWorkspace({ seed }, { apiKeys: new Map(), demoApiKey: 'demo-7e3b0c9a5d1f2468', scimToken: 'scim-2c8f6a0e4b1d9735' });
+  const workspace = generateWorkspace(
+    { seed },
+    { apiKeys: new Map(), demoApiKey: 'demo-7e3b0c9a5d1f2468', scimToken: 'scim-2c8f6a0e4b1d9735' },
+  );
   const clock = new Clock(START);
   return {
     workspace,
     clock,
     call(route, body, opts = {}) {
-      const path = Object.entries(opts.params ?? {}).reduce((p, [k, v]) => p.replace(`:${k}`, encodeURIComponent(v)), route.endpoint.path);
+      const path = Object.entries(opts.params ?? {}).reduce(
+        (p, [k, v]) => p.replace(`:${k}`, encodeURIComponent(v)),
+        route.endpoint.path,
+      );
       return route.handle(
-        { method: route.endpoint.method, path, params: opts.params ?? {}, query: new URLSearchParams(opts.query ?? ''), body, headers: {} },
+        {
+          method: route.endpoint.method,
+          path,
+          params: opts.params ?? {},
+          query: new URLSearchParams(opts.query ?? ''),
+          body,
+          headers: {},
+        },
         { workspace, clock },
       );
     },

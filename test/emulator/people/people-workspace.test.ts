@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { describePeople, generatePeople, isEmailSuppressed, viewUser } from '../../../src/emulator/people/people-workspace.js';
+import {
+  describePeople,
+  generatePeople,
+  isEmailSuppressed,
+  viewUser,
+} from '../../../src/emulator/people/people-workspace.js';
 import { SHARED_EMAIL_PAIRS, findUserByExternalId, findUsersByEmail } from '../../../src/emulator/people/users.js';
 
 describe('the seeded people workspace', () => {
@@ -44,13 +49,30 @@ describe('the seeded people workspace', () => {
     const d = describePeople(people);
     expect(d['subscription_groups']).toContainEqual({ id: 'sg_email_1', name: 'Newsletter', channel: 'email' });
     expect(d['subscription_groups']).toContainEqual({ id: 'sg_sms_1', name: 'SMS alerts', channel: 'sms' });
-    const restaurants = (d['catalogs'] as { name: string; fields: { name: string; type: string }[] }[]).find((c) => c.name === 'restaurants');
-    expect(restaurants?.fields.map((f) => f.name)).toEqual(['id', 'Name', 'City', 'Cuisine', 'Rating', 'Loyalty_Program', 'Location', 'Created_At']);
+    const restaurants = (d['catalogs'] as { name: string; fields: { name: string; type: string }[] }[]).find(
+      (c) => c.name === 'restaurants',
+    );
+    expect(restaurants?.fields.map((f) => f.name)).toEqual([
+      'id',
+      'Name',
+      'City',
+      'Cuisine',
+      'Rating',
+      'Loyalty_Program',
+      'Location',
+      'Created_At',
+    ]);
     expect(d['preference_centers']).toEqual([
       { id: 'pc_1', name: 'Newsletter preferences', state: 'active' },
       { id: 'pc_2', name: 'SMS preferences', state: 'draft' },
     ]);
-    expect((d['scheduled_messages'] as { status: string }[]).map((s) => s.status)).toEqual(['scheduled', 'scheduled', 'sent', 'scheduled', 'scheduled']);
+    expect((d['scheduled_messages'] as { status: string }[]).map((s) => s.status)).toEqual([
+      'scheduled',
+      'scheduled',
+      'sent',
+      'scheduled',
+      'scheduled',
+    ]);
     expect((d['scim_users'] as { userName: string }[]).map((s) => s.userName)).toContain('admin@example.com');
     expect((d['sample_users'] as unknown[]).length).toBe(5);
     const user7 = findUserByExternalId(people.users, 'user_7');

@@ -5,7 +5,10 @@ import { makeKit } from './people-test-kit.js';
 describe('POST /messages/schedule/delete', () => {
   it('cancels a scheduled message and answers 201 success; cancelling again also succeeds', () => {
     const kit = makeKit();
-    expect(kit.call(scheduleDeleteRoute, { schedule_id: 'sched_1' })).toEqual({ status: 201, body: { message: 'success' } });
+    expect(kit.call(scheduleDeleteRoute, { schedule_id: 'sched_1' })).toEqual({
+      status: 201,
+      body: { message: 'success' },
+    });
     expect(kit.workspace.people.scheduledMessages.get('sched_1')?.status).toBe('cancelled');
     expect(kit.call(scheduleDeleteRoute, { schedule_id: 'sched_1' }).status).toBe(201);
   });

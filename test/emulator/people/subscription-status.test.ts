@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { subscriptionStatusSetRoute as v1, subscriptionStatusSetV2Route as v2 } from '../../../src/emulator/writes/subscription-status-routes.js';
+import {
+  subscriptionStatusSetRoute as v1,
+  subscriptionStatusSetV2Route as v2,
+} from '../../../src/emulator/writes/subscription-status-routes.js';
 import { SHARED_EMAIL_PAIRS } from '../../../src/emulator/people/users.js';
 import { bodyOf, makeKit } from './people-test-kit.js';
 
@@ -7,7 +10,11 @@ describe('POST /subscription/status/set', () => {
   it('subscribes users addressed by external id and answers 201 success', () => {
     const kit = makeKit();
     kit.user('user_1').subscriptionGroups.delete('sg_email_1');
-    const res = kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: 'subscribed', external_id: ['user_1', 'user_2'] });
+    const res = kit.call(v1, {
+      subscription_group_id: 'sg_email_1',
+      subscription_state: 'subscribed',
+      external_id: ['user_1', 'user_2'],
+    });
     expect(res).toEqual({ status: 201, body: { message: 'success' } });
     expect(kit.user('user_1').subscriptionGroups.get('sg_email_1')).toBe('subscribed');
     expect(kit.user('user_2').subscriptionGroups.get('sg_email_1')).toBe('subscribed');
@@ -15,7 +22,13 @@ describe('POST /subscription/status/set', () => {
 
   it('accepts a lone external id string as the recorded client sends it, and finds users by a deprecated id', () => {
     const kit = makeKit();
-    expect(kit.call(v1, { subscription_group_id: 'sg_email_2', subscription_state: 'unsubscribed', external_id: 'legacy_user_20' }).status).toBe(201);
+    expect(
+      kit.call(v1, {
+        subscription_group_id: 'sg_email_2',
+        subscription_state: 'unsubscribed',
+        external_id: 'legacy_user_20',
+      }).status,
+    ).toBe(201);
     expect(kit.user('user_20').subscriptionGroups.get('sg_email_2')).toBe('unsubscribed');
   });
 
@@ -24,7 +37,13 @@ describe('POST /subscription/status/set', () => {
     const [a, b] = SHARED_EMAIL_PAIRS[0] ?? [0, 0];
     const email = String(kit.user(`user_${a}`).attributes['email']);
     for (const n of [a, b]) kit.user(`user_${n}`).subscriptionGroups.set('sg_email_3', 'subscribed');
-    expect(kit.call(v1, { subscription_group_id: 'sg_email_3', subscription_state: 'unsubscribed', email: email.toUpperCase() }).status).toBe(201);
+    expect(
+      kit.call(v1, {
+        subscription_group_id: 'sg_email_3',
+        subscription_state: 'unsubscribed',
+        email: email.toUpperCase(),
+      }).status,
+    ).toBe(201);
     expect(kit.user(`user_${a}`).subscriptionGroups.get('sg_email_3')).toBe('unsubscribed');
     expect(kit.user(`user_${b}`).subscriptionGroups.get('sg_email_3')).toBe('unsubscribed');
   });
@@ -32,23 +51,40 @@ describe('POST /subscription/status/set', () => {
   it('addresses SMS groups by phone, and refuses an email for an SMS group with 400', () => {
     const kit = makeKit();
     const phone = String(kit.user('user_1').attributes['phone']);
-    expect(kit.call(v1, { subscription_group_id: 'sg_sms_1', subscription_state: 'unsubscribed', phone: [phone] }).status).toBe(201);
+    expect(
+      kit.call(v1, { subscription_group_id: 'sg_sms_1', subscription_state: 'unsubscribed', phone: [phone] }).status,
+    ).toBe(201);
     expect(kit.user('user_1').subscriptionGroups.get('sg_sms_1')).toBe('unsubscribed');
-    const res = kit.call(v1, { subscription_group_id: 'sg_sms_1', subscription_state: 'subscribed', email: ['a@example.com'] });
+    const res = kit.call(v1, {
+      subscription_group_id: 'sg_sms_1',
+      subscription_state: 'subscribed',
+      email: ['a@example.com'],
+    });
     expect(res.status).toBe(400);
     expect(bodyOf(res)['message']).toMatch(/cannot address SMS subscription group sg_sms_1/);
   });
 
   it('refuses a phone for an email group and a phone that is not E.164', () => {
     const kit = makeKit();
-    expect(kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: 'subscribed', phone: ['+15550000000'] }).status).toBe(400);
-    const res = kit.call(v1, { subscription_group_id: 'sg_sms_1', subscription_state: 'subscribed', phone: ['555-1234'] });
+    expect(
+      kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: 'subscribed', phone: ['+15550000000'] })
+        .status,
+    ).toBe(400);
+    const res = kit.call(v1, {
+      subscription_group_id: 'sg_sms_1',
+      subscription_state: 'subscribed',
+      phone: ['555-1234'],
+    });
     expect(bodyOf(res)['message']).toMatch(/"555-1234" is not an E.164 phone number/);
   });
 
   it('answers the recorded 400 "Invalid subscription group ID" for an unknown group', () => {
     const kit = makeKit();
-    const res = kit.call(v1, { subscription_group_id: 'non-existing-subscription-group', subscription_state: 'subscribed', external_id: 'user_1' });
+    const res = kit.call(v1, {
+      subscription_group_id: 'non-existing-subscription-group',
+      subscription_state: 'subscribed',
+      external_id: 'user_1',
+    });
     expect(res).toEqual({ status: 400, body: { message: 'Invalid subscription group ID' } });
   });
 
@@ -56,20 +92,35 @@ describe('POST /subscription/status/set', () => {
     const kit = makeKit();
     const before = kit.user('user_1').subscriptionGroups.get('sg_email_1');
     const ids = Array.from({ length: 51 }, (_, i) => `user_${i + 1}`);
-    const tooMany = kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: before === 'subscribed' ? 'unsubscribed' : 'subscribed', external_id: ids });
+    const tooMany = kit.call(v1, {
+      subscription_group_id: 'sg_email_1',
+      subscription_state: before === 'subscribed' ? 'unsubscribed' : 'subscribed',
+      external_id: ids,
+    });
     expect(tooMany.status).toBe(400);
     expect(bodyOf(tooMany)['message']).toMatch(/51 values, more than the 50 allowed/);
     expect(kit.user('user_1').subscriptionGroups.get('sg_email_1')).toBe(before);
-    expect(kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: 'opted_in', external_id: ['user_1'] }).status).toBe(400);
+    expect(
+      kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: 'opted_in', external_id: ['user_1'] })
+        .status,
+    ).toBe(400);
     expect(kit.call(v1, { subscription_state: 'subscribed', external_id: ['user_1'] }).status).toBe(400);
-    expect(bodyOf(kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: 'subscribed' }))['message']).toMatch(/no user addressed/);
+    expect(
+      bodyOf(kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: 'subscribed' }))['message'],
+    ).toMatch(/no user addressed/);
     expect(kit.call(v1, [1, 2]).status).toBe(400);
   });
 
   it('ignores unknown external ids while applying the known ones', () => {
     const kit = makeKit();
     const count = kit.workspace.people.users.length;
-    expect(kit.call(v1, { subscription_group_id: 'sg_email_1', subscription_state: 'unsubscribed', external_id: ['nobody', 'user_5'] }).status).toBe(201);
+    expect(
+      kit.call(v1, {
+        subscription_group_id: 'sg_email_1',
+        subscription_state: 'unsubscribed',
+        external_id: ['nobody', 'user_5'],
+      }).status,
+    ).toBe(201);
     expect(kit.user('user_5').subscriptionGroups.get('sg_email_1')).toBe('unsubscribed');
     expect(kit.workspace.people.users.length).toBe(count);
   });
@@ -106,9 +157,17 @@ describe('POST /v2/subscription/status/set', () => {
 
   it('answers "Invalid subscription group ID" for an unknown group and accepts a v1-shaped body', () => {
     const kit = makeKit();
-    expect(kit.call(v2, { subscription_groups: [{ subscription_group_id: 'nope', subscription_state: 'subscribed', external_id: 'user_1' }] }))
-      .toEqual({ status: 400, body: { message: 'Invalid subscription group ID' } });
-    expect(kit.call(v2, { subscription_group_id: 'sg_email_2', subscription_state: 'subscribed', external_id: ['user_9'] }).status).toBe(201);
+    expect(
+      kit.call(v2, {
+        subscription_groups: [
+          { subscription_group_id: 'nope', subscription_state: 'subscribed', external_id: 'user_1' },
+        ],
+      }),
+    ).toEqual({ status: 400, body: { message: 'Invalid subscription group ID' } });
+    expect(
+      kit.call(v2, { subscription_group_id: 'sg_email_2', subscription_state: 'subscribed', external_id: ['user_9'] })
+        .status,
+    ).toBe(201);
     expect(kit.user('user_9').subscriptionGroups.get('sg_email_2')).toBe('subscribed');
   });
 });

@@ -10,7 +10,10 @@ function attributes(...objects: unknown[]) {
 describe('POST /users/track — request and response', () => {
   it('answers 201 with attributes_processed and no errors key when every object applies', () => {
     const kit = makeKit();
-    const res = kit.call(track, attributes({ external_id: 'user_1', foo: 'bar' }, { external_id: 'user_2', foo: 'baz' }));
+    const res = kit.call(
+      track,
+      attributes({ external_id: 'user_1', foo: 'bar' }, { external_id: 'user_2', foo: 'baz' }),
+    );
     expect(res).toEqual({ status: 201, body: { message: 'success', attributes_processed: 2 } });
     expect(kit.user('user_1').attributes['foo']).toBe('bar');
   });
@@ -29,7 +32,10 @@ describe('POST /users/track — request and response', () => {
 
   it('reports per-object problems as {type, input_array, index} and still applies the other objects', () => {
     const kit = makeKit();
-    const res = kit.call(track, attributes({ first_name: 'Nobody' }, { external_id: 'user_1', gender: 'X', home_city: 'Oslo' }));
+    const res = kit.call(
+      track,
+      attributes({ first_name: 'Nobody' }, { external_id: 'user_1', gender: 'X', home_city: 'Oslo' }),
+    );
     expect(res.status).toBe(201);
     const body = bodyOf(res);
     expect(body['attributes_processed']).toBe(1);
@@ -115,7 +121,13 @@ describe('POST /users/track — null deletes, identifiers cannot be deleted', ()
 
   it('refuses to delete external_id or user_alias', () => {
     const kit = makeKit();
-    const res = kit.call(track, attributes({ user_alias: { alias_name: 'crm_10', alias_label: 'crm_id' }, external_id: null }, { external_id: 'user_10', user_alias: null }));
+    const res = kit.call(
+      track,
+      attributes(
+        { user_alias: { alias_name: 'crm_10', alias_label: 'crm_id' }, external_id: null },
+        { external_id: 'user_10', user_alias: null },
+      ),
+    );
     const errors = bodyOf(res)['errors'] as { type: string; index: number }[];
     expect(errors.map((e) => e.index)).toEqual([0, 1]);
     expect(errors[0]?.type).toMatch(/external_id cannot be set to null/);
@@ -131,7 +143,14 @@ describe('POST /users/track — custom attribute types', () => {
     kit.call(track, attributes({ external_id: 'user_1', loyalty_points: { inc: 5 }, visits: { inc: -2 } }));
     expect(kit.user('user_1').attributes['loyalty_points']).toBe(points + 5);
     expect(kit.user('user_1').attributes['visits']).toBe(-2);
-    const res = kit.call(track, attributes({ external_id: 'user_1', first_name: 'Ann' }, { external_id: 'user_1', first_name: { inc: 1 } }, { external_id: 'user_1', loyalty_points: { inc: 1.5 } }));
+    const res = kit.call(
+      track,
+      attributes(
+        { external_id: 'user_1', first_name: 'Ann' },
+        { external_id: 'user_1', first_name: { inc: 1 } },
+        { external_id: 'user_1', loyalty_points: { inc: 1.5 } },
+      ),
+    );
     expect((bodyOf(res)['errors'] as unknown[]).length).toBe(2);
   });
 
@@ -196,7 +215,13 @@ describe('POST /users/track — custom attribute types', () => {
 describe('POST /users/track — standard fields', () => {
   it('maps countries to ISO alpha-2 best-effort and stores null for no match', () => {
     const kit = makeKit();
-    const inputs: [string, string | null][] = [['United States', 'US'], ['usa', 'US'], ['Deutschland', 'DE'], ['fr', 'FR'], ['Narnia', null]];
+    const inputs: [string, string | null][] = [
+      ['United States', 'US'],
+      ['usa', 'US'],
+      ['Deutschland', 'DE'],
+      ['fr', 'FR'],
+      ['Narnia', null],
+    ];
     inputs.forEach(([input, code], i) => {
       kit.call(track, attributes({ external_id: `user_${i + 1}`, country: input }));
       expect(kit.user(`user_${i + 1}`).attributes['country'], input).toBe(code);
@@ -205,7 +230,13 @@ describe('POST /users/track — standard fields', () => {
 
   it('maps languages to ISO-639-1 and stores null for no match', () => {
     const kit = makeKit();
-    const inputs: [string, string | null][] = [['English', 'en'], ['Deutsch', 'de'], ['pt', 'pt'], ['en-GB', 'en'], ['Klingon', null]];
+    const inputs: [string, string | null][] = [
+      ['English', 'en'],
+      ['Deutsch', 'de'],
+      ['pt', 'pt'],
+      ['en-GB', 'en'],
+      ['Klingon', null],
+    ];
     inputs.forEach(([input, code], i) => {
       kit.call(track, attributes({ external_id: `user_${i + 1}`, language: input }));
       expect(kit.user(`user_${i + 1}`).attributes['language'], input).toBe(code);
@@ -214,11 +245,38 @@ describe('POST /users/track — standard fields', () => {
 
   it('accepts only the allowed values of gender, email_subscribe, push_subscribe and dob', () => {
     const kit = makeKit();
-    kit.call(track, attributes({ external_id: 'user_1', gender: 'f', email_subscribe: 'opted_in', push_subscribe: 'unsubscribed', dob: '1990-02-28' }));
-    expect(kit.user('user_1').attributes).toMatchObject({ gender: 'F', email_subscribe: 'opted_in', push_subscribe: 'unsubscribed', dob: '1990-02-28' });
-    const res = kit.call(track, attributes({ external_id: 'user_1', gender: 'male', email_subscribe: 'yes', push_subscribe: 1, dob: '28/02/1990' }));
+    kit.call(
+      track,
+      attributes({
+        external_id: 'user_1',
+        gender: 'f',
+        email_subscribe: 'opted_in',
+        push_subscribe: 'unsubscribed',
+        dob: '1990-02-28',
+      }),
+    );
+    expect(kit.user('user_1').attributes).toMatchObject({
+      gender: 'F',
+      email_subscribe: 'opted_in',
+      push_subscribe: 'unsubscribed',
+      dob: '1990-02-28',
+    });
+    const res = kit.call(
+      track,
+      attributes({
+        external_id: 'user_1',
+        gender: 'male',
+        email_subscribe: 'yes',
+        push_subscribe: 1,
+        dob: '28/02/1990',
+      }),
+    );
     expect(bodyOf(res)['errors']).toHaveLength(4);
-    expect(kit.user('user_1').attributes).toMatchObject({ gender: 'F', email_subscribe: 'opted_in', dob: '1990-02-28' });
+    expect(kit.user('user_1').attributes).toMatchObject({
+      gender: 'F',
+      email_subscribe: 'opted_in',
+      dob: '1990-02-28',
+    });
   });
 
   it('stores only valid IANA time zones, silently dropping others', () => {
@@ -231,19 +289,46 @@ describe('POST /users/track — standard fields', () => {
 
   it('checks object fields: current_location, facebook, twitter', () => {
     const kit = makeKit();
-    kit.call(track, attributes({ external_id: 'user_1', current_location: { longitude: 2.35, latitude: 48.85 }, facebook: { id: 'fb1', likes: ['x'], num_friends: 3 }, twitter: { id: 7, screen_name: 'u' } }));
+    kit.call(
+      track,
+      attributes({
+        external_id: 'user_1',
+        current_location: { longitude: 2.35, latitude: 48.85 },
+        facebook: { id: 'fb1', likes: ['x'], num_friends: 3 },
+        twitter: { id: 7, screen_name: 'u' },
+      }),
+    );
     expect(kit.user('user_1').attributes['current_location']).toEqual({ longitude: 2.35, latitude: 48.85 });
-    const res = kit.call(track, attributes({ external_id: 'user_1', current_location: { lon: 1 }, twitter: { id: 'seven' } }));
+    const res = kit.call(
+      track,
+      attributes({ external_id: 'user_1', current_location: { lon: 1 }, twitter: { id: 'seven' } }),
+    );
     expect(bodyOf(res)['errors']).toHaveLength(2);
   });
 
   it('moves subscription groups by entries and email/push channel state by value (spec 3)', () => {
     const kit = makeKit();
-    kit.call(track, attributes({ external_id: 'user_1', email_subscribe: 'unsubscribed', subscription_groups: [{ subscription_group_id: 'sg_email_2', subscription_state: 'unsubscribed' }, { subscription_group_id: 'sg_sms_1', subscription_state: 'subscribed' }] }));
+    kit.call(
+      track,
+      attributes({
+        external_id: 'user_1',
+        email_subscribe: 'unsubscribed',
+        subscription_groups: [
+          { subscription_group_id: 'sg_email_2', subscription_state: 'unsubscribed' },
+          { subscription_group_id: 'sg_sms_1', subscription_state: 'subscribed' },
+        ],
+      }),
+    );
     expect(kit.user('user_1').subscriptionGroups.get('sg_email_2')).toBe('unsubscribed');
     expect(kit.user('user_1').subscriptionGroups.get('sg_sms_1')).toBe('subscribed');
     expect(kit.user('user_1').attributes['email_subscribe']).toBe('unsubscribed');
-    const res = kit.call(track, attributes({ external_id: 'user_1', subscription_groups: [{ subscription_group_id: 'nope', subscription_state: 'subscribed' }] }));
+    const res = kit.call(
+      track,
+      attributes({
+        external_id: 'user_1',
+        subscription_groups: [{ subscription_group_id: 'nope', subscription_state: 'subscribed' }],
+      }),
+    );
     expect((bodyOf(res)['errors'] as { type: string }[])[0]?.type).toMatch(/unknown subscription group "nope"/);
   });
 });
@@ -252,11 +337,18 @@ describe('POST /users/track — push_token_import', () => {
   it('creates one temporary anonymous profile per new token, ignoring tokens that already exist', () => {
     const kit = makeKit();
     const before = kit.workspace.people.users.length;
-    const res = kit.call(track, attributes({
-      push_token_import: true,
-      push_tokens: [{ app_id: 'app_ios', token: 'tok_a' }, { app_id: 'app_ios', token: 'tok_b', device_id: 'd_b' }, { app_id: 'app_ios', token: 'seed_token_25' }],
-      push_subscribe: 'opted_in',
-    }));
+    const res = kit.call(
+      track,
+      attributes({
+        push_token_import: true,
+        push_tokens: [
+          { app_id: 'app_ios', token: 'tok_a' },
+          { app_id: 'app_ios', token: 'tok_b', device_id: 'd_b' },
+          { app_id: 'app_ios', token: 'seed_token_25' },
+        ],
+        push_subscribe: 'opted_in',
+      }),
+    );
     expect(res.status).toBe(201);
     expect(kit.workspace.people.users.length).toBe(before + 2);
     const a = findUserByPushToken(kit.workspace.people.users, 'tok_a');
@@ -269,11 +361,14 @@ describe('POST /users/track — push_token_import', () => {
   it('refuses external_id or platform_id and an object without push tokens', () => {
     const kit = makeKit();
     const before = kit.workspace.people.users.length;
-    const res = kit.call(track, attributes(
-      { push_token_import: true, external_id: 'user_1', push_tokens: [{ app_id: 'a', token: 't1' }] },
-      { push_token_import: true, platform_id: 'p', push_tokens: [{ app_id: 'a', token: 't2' }] },
-      { push_token_import: true, first_name: 'NoTokens' },
-    ));
+    const res = kit.call(
+      track,
+      attributes(
+        { push_token_import: true, external_id: 'user_1', push_tokens: [{ app_id: 'a', token: 't1' }] },
+        { push_token_import: true, platform_id: 'p', push_tokens: [{ app_id: 'a', token: 't2' }] },
+        { push_token_import: true, first_name: 'NoTokens' },
+      ),
+    );
     expect(bodyOf(res)['attributes_processed']).toBe(0);
     expect((bodyOf(res)['errors'] as unknown[]).length).toBe(3);
     expect(kit.workspace.people.users.length).toBe(before);

@@ -37,7 +37,8 @@ export const OUTSIDE_SPEC: Readonly<Record<string, string>> = {
   'canvas.trigger.send': NOT_IN_SPEC,
   'catalogs.synchronous.list': NOT_IN_SPEC,
   'catalogs.synchronous.items': 'GET /catalogs/{name}/items: the spec has only POST on this path (4.4)',
-  'catalogs.synchronous.item': 'GET /catalogs/{name}/items/{id}: the spec has only PATCH on this path (4.5); the emulator answers 405',
+  'catalogs.synchronous.item':
+    'GET /catalogs/{name}/items/{id}: the spec has only PATCH on this path (4.5); the emulator answers 405',
   'email.bounce.remove': NOT_IN_SPEC,
   'email.spam.remove': NOT_IN_SPEC,
   'messages.schedule.create': 'the spec covers only cancelling a schedule (4.17), not creating one',
@@ -134,7 +135,8 @@ export async function clientFailure(promise: Promise<unknown>): Promise<ClientFa
     outcome = await promise;
   } catch (err) {
     const e = err as { status?: unknown; message?: unknown };
-    if (typeof e.status !== 'number' || typeof e.message !== 'string') throw new Error(`the client failed without an HTTP status: ${String(err)}`);
+    if (typeof e.status !== 'number' || typeof e.message !== 'string')
+      throw new Error(`the client failed without an HTTP status: ${String(err)}`);
     return { status: e.status, message: e.message };
   }
   throw new Error(`expected the client call to fail, but it resolved with ${JSON.stringify(outcome)}`);

@@ -67,7 +67,16 @@ export class PipelineRuns {
   async run(r: RunRequest): Promise<RunSummary> {
     const until = DateTime.fromISO(r.until, { zone: 'utc' });
     const opts = resolveRunOptions(
-      { pipeline: this.pipelinePath, baseUrl: r.baseUrl, apiKey: r.apiKey, db: this.dbOf(r.name), out: join(this.dir, `${r.name}-parquet`), from: r.from, until: r.until, ...r.flags },
+      {
+        pipeline: this.pipelinePath,
+        baseUrl: r.baseUrl,
+        apiKey: r.apiKey,
+        db: this.dbOf(r.name),
+        out: join(this.dir, `${r.name}-parquet`),
+        from: r.from,
+        until: r.until,
+        ...r.flags,
+      },
       {},
       until.plus({ minutes: 1 }),
     );
@@ -75,7 +84,11 @@ export class PipelineRuns {
   }
 
   /** One run through a variant server in front of `emulator`, started for this run and closed after it. */
-  async runThrough(emulator: Emulator, r: Omit<RunRequest, 'baseUrl' | 'apiKey'>, options: VariantOptions): Promise<{ summary: RunSummary; variant: VariantServer }> {
+  async runThrough(
+    emulator: Emulator,
+    r: Omit<RunRequest, 'baseUrl' | 'apiKey'>,
+    options: VariantOptions,
+  ): Promise<{ summary: RunSummary; variant: VariantServer }> {
     const variant = await VariantServer.create(emulator, options);
     try {
       return { summary: await this.run({ ...r, baseUrl: variant.url, apiKey: emulator.demoApiKey }), variant };
@@ -98,7 +111,9 @@ export class PipelineRuns {
       from: DateTime.fromISO(from, { zone: 'utc' }),
       until: DateTime.fromISO(until, { zone: 'utc' }),
     });
-    return plan.series.filter((s) => s.endpoint.path !== '/canvas/data_summary').reduce((n, s) => n + s.cursor.windowCount, 0);
+    return plan.series
+      .filter((s) => s.endpoint.path !== '/canvas/data_summary')
+      .reduce((n, s) => n + s.cursor.windowCount, 0);
   }
 
   /**
@@ -115,13 +130,21 @@ export class PipelineRuns {
         const filter = where[spec.name] ? ` WHERE ${where[spec.name]}` : '';
         const l = `SELECT ${cols} FROM main."${spec.name}"${filter}`;
         const r = `SELECT ${cols} FROM other."${spec.name}"${filter}`;
-        const [counts] = await wh.query(`SELECT (SELECT count(*) FROM (${l} EXCEPT ALL ${r})) AS onlyLeft, (SELECT count(*) FROM (${r} EXCEPT ALL ${l})) AS onlyRight`);
+        const [counts] = await wh.query(
+          `SELECT (SELECT count(*) FROM (${l} EXCEPT ALL ${r})) AS onlyLeft, (SELECT count(*) FROM (${r} EXCEPT ALL ${l})) AS onlyRight`,
+        );
         const onlyLeft = Number(counts!['onlyLeft']);
         const onlyRight = Number(counts!['onlyRight']);
         const samples: string[] = [];
         if (onlyLeft + onlyRight > 0) {
-          for (const [side, q] of [['left', `${l} EXCEPT ALL ${r}`], ['right', `${r} EXCEPT ALL ${l}`]] as const) {
-            for (const row of await wh.query(`SELECT * FROM (${q}) LIMIT 3`)) samples.push(`${side}: ${JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+          for (const [side, q] of [
+            ['left', `${l} EXCEPT ALL ${r}`],
+            ['right', `${r} EXCEPT ALL ${l}`],
+          ] as const) {
+            for (const row of await wh.query(`SELECT * FROM (${q}) LIMIT 3`))
+              samples.push(
+                `${side}: ${JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`,
+              );
           }
         }
         out.push({ table: spec.name, onlyLeft, onlyRight, samples });
@@ -138,7 +161,8 @@ export class PipelineRuns {
     const wh = await Warehouse.open(this.dbOf(name), WAREHOUSE_TABLES, { readOnly: true });
     try {
       const out: Record<string, number> = {};
-      for (const spec of TABLE_SPECS) out[spec.name] = Number((await wh.query(`SELECT count(*) AS n FROM "${spec.name}"`))[0]!['n']);
+      for (const spec of TABLE_SPECS)
+        out[spec.name] = Number((await wh.query(`SELECT count(*) AS n FROM "${spec.name}"`))[0]!['n']);
       return out;
     } finally {
       await wh.close();
@@ -161,5 +185,7 @@ export class PipelineRuns {
 
 /** The differing tables only, as readable lines (an empty list means the two warehouses hold the same data). */
 export function differences(diffs: readonly TableDiff[]): string[] {
-  return diffs.filter((d) => d.onlyLeft + d.onlyRight > 0).map((d) => `${d.table}: ${d.onlyLeft} row(s) only left, ${d.onlyRight} only right\n  ${d.samples.join('\n  ')}`);
+  return diffs
+    .filter((d) => d.onlyLeft + d.onlyRight > 0)
+    .map((d) => `${d.table}: ${d.onlyLeft} row(s) only left, ${d.onlyRight} only right\n  ${d.samples.join('\n  ')}`);
 }

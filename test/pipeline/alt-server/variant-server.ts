@@ -121,18 +121,31 @@ const PAGE_LISTS: Readonly<Record<string, { key: string; size: number }>> = {
   '/purchases/product_list': { key: 'products', size: 10 },
 };
 
-const OFFSET_LISTS: Readonly<Record<string, string>> = { '/templates/email/list': 'templates', '/content_blocks/list': 'content_blocks' };
+const OFFSET_LISTS: Readonly<Record<string, string>> = {
+  '/templates/email/list': 'templates',
+  '/content_blocks/list': 'content_blocks',
+};
 
 /** Daily series whose points are whole Canvas roll-ups under `data.stats` rather than `{ time, <value> }` under `data`. */
 const CANVAS_SERIES_PATH = '/canvas/data_series';
 /** Daily series whose points carry several figures and per-channel lists rather than one value. */
 const CAMPAIGN_SERIES_PATH = '/campaigns/data_series';
 
-const METADATA_TIMESTAMPS = ['created_at', 'updated_at', 'first_entry', 'last_entry', 'last_edited', 'last_updated_at', 'last_job_start_time', 'next_scheduled_run'];
+const METADATA_TIMESTAMPS = [
+  'created_at',
+  'updated_at',
+  'first_entry',
+  'last_entry',
+  'last_edited',
+  'last_updated_at',
+  'last_job_start_time',
+  'next_scheduled_run',
+];
 
 const UNIT_MS = { day: 86_400_000, hour: 3_600_000 } as const;
 
-const HTML_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+const HTML_502 =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
 type Json = Record<string, unknown>;
 
@@ -156,8 +169,14 @@ export class VariantServer {
   /** Starts the variant in front of `emulator` on 127.0.0.1, port 0. */
   static async create(emulator: Emulator, options: VariantOptions = {}): Promise<VariantServer> {
     const prefix = (options.prefix ?? '').replace(/\/+$/, '');
-    if (prefix !== '' && !prefix.startsWith('/')) throw new RangeError(`VariantServer prefix must start with "/", got ${JSON.stringify(prefix)}`);
-    const stats: VariantStats = { requests: 0, byPath: {}, faults: { '429-http-date': 0, '502-html': 0, 'slow-first-byte': 0, stall: 0 }, dayEndingAts: [] };
+    if (prefix !== '' && !prefix.startsWith('/'))
+      throw new RangeError(`VariantServer prefix must start with "/", got ${JSON.stringify(prefix)}`);
+    const stats: VariantStats = {
+      requests: 0,
+      byPath: {},
+      faults: { '429-http-date': 0, '502-html': 0, 'slow-first-byte': 0, stall: 0 },
+      dayEndingAts: [],
+    };
     let origin = '';
     let faultsInjected = 0;
     const closing = new AbortController();
@@ -165,10 +184,14 @@ export class VariantServer {
     const sleep = (ms: number) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
-        closing.signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
+        closing.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
 
     const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -177,7 +200,12 @@ export class VariantServer {
       const body = await readBody(req);
       const incoming = new URL(req.url ?? '/', 'http://variant');
       if (!incoming.pathname.startsWith(`${prefix}/`)) {
-        return sendJson(res, 404, { message: `No endpoint at ${incoming.pathname}; this server lives under ${prefix}/` }, {});
+        return sendJson(
+          res,
+          404,
+          { message: `No endpoint at ${incoming.pathname}; this server lives under ${prefix}/` },
+          {},
+        );
       }
       const path = incoming.pathname.slice(prefix.length);
       stats.byPath[path] = (stats.byPath[path] ?? 0) + 1;
@@ -249,7 +277,8 @@ export class VariantServer {
       const offsetList = OFFSET_LISTS[path];
       if (options.lists && offsetList) {
         const limit = Number(query.get('limit') ?? '100');
-        if (Number.isInteger(limit) && limit > options.lists.pageSize) query.set('limit', String(options.lists.pageSize));
+        if (Number.isInteger(limit) && limit > options.lists.pageSize)
+          query.set('limit', String(options.lists.pageSize));
       }
       const pageList = PAGE_LISTS[path];
       if (pageList && path === options.loopingList) query.set('page', '0');
@@ -266,7 +295,15 @@ export class VariantServer {
       let text = await upstream.text();
       if (pageList && options.listEntries && upstream.status === 200) {
         const body = JSON.parse(text) as Json;
-        if (Array.isArray(body[pageList.key])) text = JSON.stringify({ ...body, [pageList.key]: options.listEntries(path, body[pageList.key] as Json[], Number(new URLSearchParams(incoming.search).get('page') ?? '0')) });
+        if (Array.isArray(body[pageList.key]))
+          text = JSON.stringify({
+            ...body,
+            [pageList.key]: options.listEntries(
+              path,
+              body[pageList.key] as Json[],
+              Number(new URLSearchParams(incoming.search).get('page') ?? '0'),
+            ),
+          });
       }
       if (options.lists && pageList && upstream.status === 200) {
         // Our page k holds items [k·size, (k+1)·size) of the whole list, read from the emulator's pages.
@@ -283,21 +320,37 @@ export class VariantServer {
           const part = JSON.parse(await upstream.text()) as Json;
           message = part.message;
           const chunk = Array.isArray(part[pageList.key]) ? (part[pageList.key] as unknown[]) : [];
-          items.push(...chunk.map((item, i) => ({ item, at: k * pageList.size + i })).filter(({ at }) => at >= page * size && at < (page + 1) * size).map(({ item }) => item));
+          items.push(
+            ...chunk
+              .map((item, i) => ({ item, at: k * pageList.size + i }))
+              .filter(({ at }) => at >= page * size && at < (page + 1) * size)
+              .map(({ item }) => item),
+          );
           if (chunk.length < pageList.size) break;
         }
         text = JSON.stringify({ [pageList.key]: items, message });
       }
 
       const out: Record<string, string> = {};
-      for (const [suffix, value] of [['Limit', upstream.headers.get('x-ratelimit-limit')], ['Remaining', upstream.headers.get('x-ratelimit-remaining')], ['Reset', upstream.headers.get('x-ratelimit-reset')]] as const) {
+      for (const [suffix, value] of [
+        ['Limit', upstream.headers.get('x-ratelimit-limit')],
+        ['Remaining', upstream.headers.get('x-ratelimit-remaining')],
+        ['Reset', upstream.headers.get('x-ratelimit-reset')],
+      ] as const) {
         if (value === null) continue;
         const live = `X-Ratelimit-${suffix}`;
         switch (options.rateLimitHeaderCase ?? 'live') {
-          case 'live': out[live] = value; break;
-          case 'upper': out[live.toUpperCase()] = value; break;
-          case 'lower': out[live.toLowerCase()] = value; break;
-          case 'none': break;
+          case 'live':
+            out[live] = value;
+            break;
+          case 'upper':
+            out[live.toUpperCase()] = value;
+            break;
+          case 'lower':
+            out[live.toLowerCase()] = value;
+            break;
+          case 'none':
+            break;
         }
       }
       const retryAfter = upstream.headers.get('retry-after');
@@ -315,7 +368,10 @@ export class VariantServer {
         parsed = undefined;
       }
       if (upstream.status !== 200 || parsed === undefined) {
-        res.writeHead(upstream.status, { ...out, ...(text === '' ? {} : { 'Content-Type': upstream.headers.get('content-type') ?? 'application/json' }) });
+        res.writeHead(upstream.status, {
+          ...out,
+          ...(text === '' ? {} : { 'Content-Type': upstream.headers.get('content-type') ?? 'application/json' }),
+        });
         res.end(text);
         return;
       }
@@ -363,7 +419,8 @@ export class VariantServer {
 
 /** Cycles through one form or a list of forms, value by value. */
 function rotation<T>(forms: T | readonly T[] | undefined, fallback: T): () => T {
-  const list: readonly T[] = forms === undefined ? [fallback] : Array.isArray(forms) ? (forms as readonly T[]) : [forms as T];
+  const list: readonly T[] =
+    forms === undefined ? [fallback] : Array.isArray(forms) ? (forms as readonly T[]) : [forms as T];
   let i = 0;
   return () => list[i++ % list.length]!;
 }
@@ -372,15 +429,30 @@ function rewriteLinks(value: string, style: LinkStyle, prefix: string, origin: s
   const links: string[] = [];
   for (const m of value.matchAll(/<([^>]*)>\s*;\s*rel="?([^";,]*)"?/g)) {
     const target = m[1]!;
-    const written = style.target === 'relative' ? target : style.target === 'prefixed' ? `${prefix}${target}` : `${origin}${prefix}${target}`;
+    const written =
+      style.target === 'relative'
+        ? target
+        : style.target === 'prefixed'
+          ? `${prefix}${target}`
+          : `${origin}${prefix}${target}`;
     links.push(`<${written}>; rel=${style.quoteRel === false ? m[2] : `"${m[2]}"`}`);
   }
   return links.join(', ');
 }
 
-function rewriteSeries(body: unknown, valueField: string, unit: keyof typeof UNIT_MS, reading: WindowReading, nowMs: number, o: VariantOptions): unknown {
+function rewriteSeries(
+  body: unknown,
+  valueField: string,
+  unit: keyof typeof UNIT_MS,
+  reading: WindowReading,
+  nowMs: number,
+  o: VariantOptions,
+): unknown {
   if (!isObject(body) || !Array.isArray(body.data)) return body;
-  let points = (body.data as Json[]).map((p) => ({ p, ms: Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(String(p.time)) ? `${String(p.time)}T00:00:00Z` : String(p.time)) }));
+  let points = (body.data as Json[]).map((p) => ({
+    p,
+    ms: Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(String(p.time)) ? `${String(p.time)}T00:00:00Z` : String(p.time)),
+  }));
   points.sort((a, b) => a.ms - b.ms);
   // An S2 server only knows whole units: the one still in progress at its now is never part of an answer.
   if (reading === 'whole') points = points.filter(({ ms }) => ms + UNIT_MS[unit] <= nowMs);
@@ -402,7 +474,8 @@ function rewriteCanvasStats(stats: Json, o: VariantOptions, numberForm: () => Nu
   const extra = (obj: Json): Json => (o.extraFields ? { ...obj, x_variant: { revision: 2, tags: ['a'] } } : obj);
   const num = (v: unknown): unknown => (typeof v === 'number' ? encodeNumber(v, numberForm()) : v);
   const data: Json = { ...stats };
-  const respelled = (obj: Json): Json => Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, k === 'name' ? v : num(v)]));
+  const respelled = (obj: Json): Json =>
+    Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, k === 'name' ? v : num(v)]));
   const figures = (obj: Json): Json => extra(respelled(obj));
   // Variants and step messages get no extra field: a field the client does not know there is kept and warned about
   // (test/pipeline/channel-stats.test.ts), which is not what this server is about.
@@ -414,18 +487,22 @@ function rewriteCanvasStats(stats: Json, o: VariantOptions, numberForm: () => Nu
       delete data[key];
       continue;
     }
-    data[key] = Object.fromEntries(Object.entries(byId).map(([id, s]) => {
-      if (!isObject(s)) return [id, s];
-      const { messages, ...rest } = s;
-      const out = key === 'variant_stats' ? respelled(rest) : figures(rest);
-      if (isObject(messages) && !(o.dropOptional && Object.keys(messages).length === 0)) {
-        out.messages = Object.fromEntries(Object.entries(messages).map(([channel, list]) => [
-          channel,
-          Array.isArray(list) ? list.map((m) => (isObject(m) ? respelled(m) : m)) : list,
-        ]));
-      }
-      return [id, out];
-    }));
+    data[key] = Object.fromEntries(
+      Object.entries(byId).map(([id, s]) => {
+        if (!isObject(s)) return [id, s];
+        const { messages, ...rest } = s;
+        const out = key === 'variant_stats' ? respelled(rest) : figures(rest);
+        if (isObject(messages) && !(o.dropOptional && Object.keys(messages).length === 0)) {
+          out.messages = Object.fromEntries(
+            Object.entries(messages).map(([channel, list]) => [
+              channel,
+              Array.isArray(list) ? list.map((m) => (isObject(m) ? respelled(m) : m)) : list,
+            ]),
+          );
+        }
+        return [id, out];
+      }),
+    );
   }
   return data;
 }
@@ -441,7 +518,11 @@ function rewriteCanvasSeries(body: unknown, reading: WindowReading, nowMs: numbe
   const numberForm = rotation<NumberForm>(o.numberForm, 'json');
   const stats = days.map(({ d }) => {
     const { time, ...rest } = d;
-    return { ...(o.extraFields ? { flags: [] } : {}), time: rewriteTime(String(time), timeForm()), ...rewriteCanvasStats(rest, o, numberForm) };
+    return {
+      ...(o.extraFields ? { flags: [] } : {}),
+      time: rewriteTime(String(time), timeForm()),
+      ...rewriteCanvasStats(rest, o, numberForm),
+    };
   });
   return { ...(o.extraFields ? { generated_by: 'variant' } : {}), ...body, data: { ...body.data, stats } };
 }
@@ -456,16 +537,26 @@ function rewriteCampaignSeries(body: unknown, reading: WindowReading, nowMs: num
   const timeForm = rotation<TimeForm>(o.timeForm, 'emulator');
   const numberForm = rotation<NumberForm>(o.numberForm, 'json');
   const figures = (obj: Json): Json => ({
-    ...Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, typeof v === 'number' ? encodeNumber(v, numberForm()) : v])),
+    ...Object.fromEntries(
+      Object.entries(obj).map(([k, v]) => [k, typeof v === 'number' ? encodeNumber(v, numberForm()) : v]),
+    ),
     ...(o.extraFields ? { x_variant: { revision: 2 } } : {}),
   });
   // Every figure of a variation entry has a column (or, for per-button push clicks, is read as a number): each is
   // respelled. No field is added there: one the client does not know is kept and warned about.
-  const entry = (m: Json): Json => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v === 'number' ? encodeNumber(v, numberForm()) : v]));
+  const entry = (m: Json): Json =>
+    Object.fromEntries(
+      Object.entries(m).map(([k, v]) => [k, typeof v === 'number' ? encodeNumber(v, numberForm()) : v]),
+    );
   const data = days.map(({ d }) => {
     const { time, messages, ...rest } = d;
     const lists = isObject(messages)
-      ? Object.fromEntries(Object.entries(messages).map(([channel, list]) => [channel, Array.isArray(list) ? list.map((m) => (isObject(m) ? entry(m) : m)) : list]))
+      ? Object.fromEntries(
+          Object.entries(messages).map(([channel, list]) => [
+            channel,
+            Array.isArray(list) ? list.map((m) => (isObject(m) ? entry(m) : m)) : list,
+          ]),
+        )
       : messages;
     return { time: rewriteTime(String(time), timeForm()), ...figures(rest), messages: lists };
   });
@@ -479,7 +570,8 @@ function rewriteOther(path: string, body: unknown, o: VariantOptions): unknown {
   const numberForm = rotation<NumberForm>(o.numberForm, 'json');
   const stamps = (obj: Json): Json => {
     const copy = { ...obj };
-    for (const key of METADATA_TIMESTAMPS) if (typeof copy[key] === 'string') copy[key] = rewriteTime(copy[key], timeForm());
+    for (const key of METADATA_TIMESTAMPS)
+      if (typeof copy[key] === 'string') copy[key] = rewriteTime(copy[key], timeForm());
     return copy;
   };
   const num = (v: unknown): unknown => (typeof v === 'number' ? encodeNumber(v, numberForm()) : v);
@@ -510,11 +602,18 @@ function rewriteOther(path: string, body: unknown, o: VariantOptions): unknown {
     case '/content_blocks/list': {
       const key = PAGE_LISTS[path]?.key ?? OFFSET_LISTS[path]!;
       const { count, ...rest } = body;
-      const listed = Array.isArray(body[key]) ? (body[key] as unknown[]).map((e) => (isObject(e) ? extra(stamps(e)) : e)) : body[key];
+      const listed = Array.isArray(body[key])
+        ? (body[key] as unknown[]).map((e) => (isObject(e) ? extra(stamps(e)) : e))
+        : body[key];
       return extra({ ...rest, ...(o.lists || count === undefined ? {} : { count }), [key]: listed });
     }
     case '/cdi/integrations':
-      return extra({ ...body, results: Array.isArray(body.results) ? body.results.map((r) => (isObject(r) ? extra(stamps(r)) : r)) : body.results });
+      return extra({
+        ...body,
+        results: Array.isArray(body.results)
+          ? body.results.map((r) => (isObject(r) ? extra(stamps(r)) : r))
+          : body.results,
+      });
     default:
       return extra(body);
   }
@@ -522,7 +621,11 @@ function rewriteOther(path: string, body: unknown, o: VariantOptions): unknown {
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
   const text = stringifyBody(body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(text)),
+  });
   res.end(text);
 }
 

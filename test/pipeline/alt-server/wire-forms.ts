@@ -7,7 +7,15 @@
  */
 export type TimeForm = 'emulator' | 'millis-z' | 'plus-zero' | 'space' | 'offset-east' | 'offset-west' | 'zone-berlin';
 
-export const TIME_FORMS: readonly TimeForm[] = ['emulator', 'millis-z', 'plus-zero', 'space', 'offset-east', 'offset-west', 'zone-berlin'];
+export const TIME_FORMS: readonly TimeForm[] = [
+  'emulator',
+  'millis-z',
+  'plus-zero',
+  'space',
+  'offset-east',
+  'offset-west',
+  'zone-berlin',
+];
 
 /** Central European offset in minutes at an instant: summer time from the last Sunday of March to that of October, 01:00 UTC. */
 function berlinOffsetMinutes(instantMs: number): number {

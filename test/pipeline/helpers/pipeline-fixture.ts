@@ -51,7 +51,11 @@ export class PipelineFixture {
   }
 
   /** A temp dir with the pipeline file, and an emulator whose clock stands at `now`. */
-  static async create(opts: { now: string; pipeline?: string; emulator?: Parameters<typeof createEmulator>[0] }): Promise<PipelineFixture> {
+  static async create(opts: {
+    now: string;
+    pipeline?: string;
+    emulator?: Parameters<typeof createEmulator>[0];
+  }): Promise<PipelineFixture> {
     const dir = await mkdtemp(join(tmpdir(), 'engage-pipeline-'));
     const pipelinePath = join(dir, 'pipeline.yaml');
     await writeFile(pipelinePath, opts.pipeline ?? testPipeline());
@@ -62,7 +66,14 @@ export class PipelineFixture {
   /** One `engage-etl run` in-process; `until` defaults to the emulator's now. */
   async run(flags: RawRunFlags = {}, deps: PipelineDeps = {}): Promise<RunSummary> {
     const opts = resolveRunOptions(
-      { pipeline: this.pipelinePath, baseUrl: this.emulator.url, apiKey: this.emulator.demoApiKey, db: this.db, out: this.out, ...flags },
+      {
+        pipeline: this.pipelinePath,
+        baseUrl: this.emulator.url,
+        apiKey: this.emulator.demoApiKey,
+        db: this.db,
+        out: this.out,
+        ...flags,
+      },
       {},
       this.emulator.clock.now().plus({ minutes: 1 }),
     );
