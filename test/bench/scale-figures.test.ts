@@ -21,7 +21,7 @@ const yardstick: Yardstick = {
 };
 
 describe('the scale bench span', () => {
-  it('covers issue 27s 17 months, 2024-06-01 to 2025-11-01, with the next night one day later', () => {
+  it('covers 17 months, 2024-06-01 to 2025-11-01, with the next night one day later', () => {
     expect(scaleSpan(17)).toEqual({
       start: '2024-06-01',
       until: '2025-11-01T00:00:00Z',

@@ -428,7 +428,7 @@ describe('errors the server itself gives, as the client surfaces them', () => {
   });
 });
 
-describe("discovery lists and details (issue 13) through the client's list and details methods", () => {
+describe("discovery lists and details through the client's list and details methods", () => {
   test('canvas.list and campaigns.list page by 100 and honour include_archived and sort_direction', async () => {
     const first = (await braze.canvas.list({ page: 0 })) as { canvases: { id: string }[] };
     const raw = await call(em, '/canvas/list?page=0');
