@@ -51,9 +51,8 @@ describe('the packed package', () => {
     await writeFile(
       join(project, 'main.mjs'),
       `
-import { createEmulator, loadPipelineFile, resolveRunOptions, runPipeline, runPush, Warehouse } from 'engage-etl';
+import { createEmulator, loadPipelineFile, resolveRunOptions, runPipeline, runPush, Warehouse, WAREHOUSE_TABLES } from 'engage-etl';
 import { DateTime } from 'luxon';
-import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 const emulator = await createEmulator({ seed: 1, now: '2025-03-01T06:00:00Z' });
 try {
   const pipeline = loadPipelineFile('pipeline.yaml');
