@@ -1,10 +1,19 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects: `fast` is `npm test` (every module's correctness, about ten minutes on 2 cores) and `slow` is
-// `npm run test:slow`: the long end-to-end suites — the nightly soak, timed pacing, the report in a browser, the
-// scheduler recipes, runs killed at every step and resumed, whole runs against variant servers, and the budgeted nights
-// of a 200-Canvas backfill. A path given on the command line (`npx vitest run test/…`) runs in whichever project holds it.
+// Two projects: `fast` is `npm test` (every module's correctness and single runs end to end, about ten minutes on 2
+// cores) and `slow` is `npm run test:slow`: the long end-to-end suites — the nightly soak, timed pacing, the report in a
+// browser, the scheduler recipes, runs killed at every step and resumed, reruns, faults, repairs and bad input across
+// runs, whole runs against variant servers and object stores, the budgeted nights of a 200-Canvas backfill, and the
+// tables compared with an older build's. A path given on the command line (`npx vitest run test/…`) runs in whichever project holds it.
 const SLOW = [
+  'test/reliability/reruns.test.ts',
+  'test/reliability/faults.test.ts',
+  'test/reliability/concurrency.test.ts',
+  'test/reliability/repairs.test.ts',
+  'test/reliability/bad-input.test.ts',
+  'test/store/object-storage.test.ts',
+  'test/store/shared-lake.test.ts',
+  'test/store/workspaces.test.ts',
   'test/reliability/soak.test.ts',
   'test/pipeline/pace.test.ts',
   'test/report/report-browser.test.ts',
