@@ -1,5 +1,6 @@
 // What one request to the platform is (endpoint + parameters) and what comes back, independent of retries and limits.
 import type { EndpointSpec } from './endpoints.js';
+import type { ResponseHeaders } from './http-transport.js';
 
 /** Query values as callers hold them; `undefined` drops the parameter, booleans are sent as `true` / `false`. */
 export type QueryValue = string | number | boolean | undefined;
@@ -39,7 +40,7 @@ export interface ApiCall {
 /** A successful (2xx) answer. */
 export interface ApiResponse<T> {
   status: number;
-  headers: Headers;
+  headers: ResponseHeaders;
   /** Parsed JSON body, already scrubbed of credentials; `undefined` when the body was empty. */
   body: T;
   /** The URL that answered (no credential is ever in a URL). */

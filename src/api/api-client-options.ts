@@ -1,5 +1,6 @@
 // How an ApiClient is configured, and the events it reports for progress bars and JSON-lines logs.
 import type { HttpMethod, PoolId } from './endpoints.js';
+import type { HttpTransport } from './http-transport.js';
 import type { RequestScheduler } from './request-scheduler.js';
 
 /** Reported as requests go; never carries a credential. */
@@ -132,8 +133,13 @@ export interface ApiClientOptions {
    */
   onEvent?: (event: ClientEvent) => void;
   /**
-   * The fetch implementation.
-   * @default globalThis.fetch
+   * How requests travel. `fetch` wraps a fetch function in one (tests that record or fail requests use it).
+   * @default node:http and node:https with keep-alive agents (nodeHttpTransport)
+   */
+  transport?: HttpTransport;
+  /**
+   * A fetch function to send the requests with, instead of the default transport; ignored when `transport` is given.
+   * @default undefined
    */
   fetch?: typeof fetch;
   /**

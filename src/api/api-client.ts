@@ -12,7 +12,9 @@ import { fillPath } from './endpoint-path.js';
 import { expectSuccess } from './expect-success.js';
 import { describeMs, type PoolPermit, type ReleaseOutcome } from './limit-pool.js';
 import { quoteHeaders, readRateLimitAdvice, readRetryAfterMs } from './rate-limit-headers.js';
-import { readCappedBody } from './read-body.js';
+import { fetchTransport } from './fetch-transport.js';
+import { type HttpTransport, type ResponseHeaders, TransportError, type TransportResponse } from './http-transport.js';
+import { nodeHttpTransport } from './node-http-transport.js';
 import { RequestScheduler } from './request-scheduler.js';
 import { isRecord } from './response-shape.js';
 import { SecretScrubber } from './secret-scrubber.js';
@@ -63,7 +65,7 @@ export class ApiClient {
   readonly #scheduler: RequestScheduler;
   // A scheduler the client made for itself (none was given) is closed with it.
   readonly #ownsScheduler: boolean;
-  readonly #fetch: typeof fetch;
+  readonly #transport: HttpTransport;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
   readonly #onEvent: ((event: ClientEvent) => void) | undefined;
@@ -103,7 +105,7 @@ export class ApiClient {
     this.#backoffMaxMs = nonNegative('backoffMaxMs', opts.backoffMaxMs ?? 30_000);
     this.#maxBodyBytes = positive('maxBodyBytes', opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, true);
     this.maxPages = positive('maxPages', opts.maxPages ?? DEFAULT_MAX_PAGES, true);
-    this.#fetch = opts.fetch ?? globalThis.fetch;
+    this.#transport = opts.transport ?? (opts.fetch ? fetchTransport(opts.fetch) : nodeHttpTransport());
     this.#sleep = opts.sleep ?? defaultSleep;
     this.#now = opts.now ?? Date.now;
     this.#onEvent = opts.onEvent;
@@ -190,6 +192,7 @@ export class ApiClient {
   async close(): Promise<void> {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort(new FatalError('the API client was closed'));
+    this.#transport.close();
     if (this.#ownsScheduler) this.#scheduler.close();
   }
 
@@ -292,29 +295,27 @@ export class ApiClient {
             };
       this.#emit(event);
     };
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = AbortSignal.any([timeout, this.#closing.signal]);
     this.#stats.requestsSent++;
 
-    let response: Response;
+    let response: TransportResponse;
     let text: string;
     try {
-      response = await this.#fetch(p.url, {
+      response = await this.#transport.send({
+        url: p.url,
         method: p.method,
         headers: p.headers,
         body: p.body,
-        signal,
-        redirect: 'manual',
+        timeoutMs: this.#timeoutMs,
       });
     } catch (error) {
-      const failure = this.#transportFailure(p, error, timeout, 'no response');
-      if (!timeout.aborted && neverConnected(error)) NOT_SENT.add(failure);
+      const failure = this.#transportFailure(p, error, 'no response');
+      if (error instanceof TransportError && error.failure === 'not-connected') NOT_SENT.add(failure);
       finished(undefined, failure);
       throw failure;
     }
     rateLimit = rateLimitHeaders(response.headers);
     try {
-      const read = await readCappedBody(response, this.#maxBodyBytes);
+      const read = await response.read(this.#maxBodyBytes);
       if ('tooLarge' in read) {
         this.#stats.byStatus[response.status] = (this.#stats.byStatus[response.status] ?? 0) + 1;
         this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
@@ -346,7 +347,7 @@ export class ApiClient {
           attempts: attempt,
         };
       }
-      const failure = this.#transportFailure(p, error, timeout, `the ${response.status} response body was cut short`);
+      const failure = this.#transportFailure(p, error, `the ${response.status} response body was cut short`);
       this.#scheduler.observe(permit, readRateLimitAdvice(response.headers, this.#now()));
       finished(response.status, failure);
       throw failure;
@@ -367,7 +368,7 @@ export class ApiClient {
   }
 
   /** Turns a complete response into a body or the right error. */
-  #interpret<T>(p: PreparedCall, response: Response, text: string, now: number): T {
+  #interpret<T>(p: PreparedCall, response: TransportResponse, text: string, now: number): T {
     const { status } = response;
     if (status === 429 || status >= 500) {
       // X-RateLimit-Reset is the end of the pool's window: advice for a 429, not for a 5xx (which would then wait up to an
@@ -445,16 +446,16 @@ export class ApiClient {
     return 'check the parameters against the API spec';
   }
 
-  #transportFailure(p: PreparedCall, error: unknown, timeout: AbortSignal, what: string): Error {
-    if (this.#closing.signal.aborted) {
+  #transportFailure(p: PreparedCall, error: unknown, what: string): Error {
+    if (this.#closing.signal.aborted || (error instanceof TransportError && error.failure === 'closed')) {
       return new AbortError(
         new FatalError('the API client was closed while the request was in flight', { cause: error }),
       );
     }
     this.#stats.transportErrors++;
-    if (timeout.aborted) return new RetriableApiError(p.ctx, `${what} within timeoutMs=${this.#timeoutMs} ms`);
-    const cause = error as { message?: string; code?: string; cause?: { message?: string; code?: string } };
-    const detail = cause?.cause?.code ?? cause?.code ?? cause?.cause?.message ?? cause?.message ?? String(error);
+    if (error instanceof TransportError && error.failure === 'timeout')
+      return new RetriableApiError(p.ctx, `${what} within timeoutMs=${this.#timeoutMs} ms`);
+    const detail = error instanceof TransportError ? (error.code ?? error.message) : String(error);
     return new RetriableApiError(p.ctx, `${what} (connection failed: ${this.#scrubber.scrub(String(detail))})`);
   }
 
@@ -518,33 +519,6 @@ const GAVE_UP = new WeakSet<Error>();
 /** Failures of attempts that never reached the server: their pool does not count them (see PoolPermit.release). */
 const NOT_SENT = new WeakSet<Error>();
 
-/**
- * Connection errors that prove the request was never sent: refused, no route, no such host, or no connection within
- * the connect timeout. A reset or a cut-short answer may come after the server counted the request, so it counts.
- */
-const NEVER_CONNECTED = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-/** Whether fetch's `error` says no connection was made (an AggregateError of happy-eyeballs attempts: all of them). */
-function neverConnected(error: unknown): boolean {
-  const cause = (error as { cause?: unknown } | undefined)?.cause ?? error;
-  const code = (cause as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return true;
-  const errors = (cause as { errors?: unknown } | undefined)?.errors;
-  return (
-    Array.isArray(errors) &&
-    errors.length > 0 &&
-    errors.every((e) => NEVER_CONNECTED.has(String((e as { code?: unknown } | undefined)?.code)))
-  );
-}
-
 const NOT_JSON = Symbol('not JSON');
 
 function parseJson(text: string): unknown {
@@ -602,7 +576,7 @@ function describeCall(p: PreparedCall): string {
 }
 
 /** The `X-RateLimit-*` headers of a response, for request-level debugging of a real account. */
-function rateLimitHeaders(headers: Headers): Record<string, string> {
+function rateLimitHeaders(headers: ResponseHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
     if (name.toLowerCase().startsWith('x-ratelimit-')) out[name.toLowerCase()] = value;
