@@ -33,6 +33,7 @@ export type { RunEvent, RunReporter, RunWarning, StreamProgress } from './pipeli
 
 export { Warehouse } from './load/warehouse.js';
 export type { WarehouseOptions } from './load/warehouse.js';
+export { SeriesStateStore } from './load/series-state-store.js';
 export type { StatusRow, SeriesState, Hole } from './load/series-state-store.js';
 export type { WarehouseTables } from './load/warehouse-tables.js';
 export { WAREHOUSE_TABLES } from './streams/table-specs.js';
