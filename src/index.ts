@@ -32,7 +32,9 @@ export { StreamsFailedError } from './pipeline/streams-failed-error.js';
 export type { RunEvent, RunReporter, RunWarning, StreamProgress } from './pipeline/run-events.js';
 
 export { Warehouse } from './load/warehouse.js';
-export type { WarehouseOptions, StatusRow, SeriesState, Hole } from './load/warehouse.js';
+export type { WarehouseOptions } from './load/warehouse.js';
+export { SeriesStateStore } from './load/series-state-store.js';
+export type { StatusRow, SeriesState, Hole } from './load/series-state-store.js';
 export type { WarehouseTables } from './load/warehouse-tables.js';
 export { WAREHOUSE_TABLES } from './streams/table-specs.js';
 export { exportParquet, exportBookkeeping } from './export/export-parquet.js';

@@ -23,7 +23,8 @@ import { openSnapshotStore } from '../store/open-snapshot-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../streams/table-specs.js';
-import type { Hole, StatusRow } from '../load/warehouse.js';
+import { SeriesStateStore } from '../load/series-state-store.js';
+import type { Hole, StatusRow } from '../load/series-state-store.js';
 import { parseDbLocation } from '../store/location.js';
 import { snapshotFiles } from '../store/published-snapshot.js';
 import { freshnessText, headline, minuteText, streamSummaries, summaryRows } from './status-summary.js';
@@ -148,8 +149,9 @@ async function showStatus(flags: StatusFlags, store: SnapshotStore): Promise<voi
     reconciliation = (await latestReconciliation(wh)).filter(
       (r) => flags.stream === undefined || r.stream === flags.stream,
     );
-    rows = (await wh.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
-    holes = (await wh.readHoles()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
+    const seriesState = new SeriesStateStore(wh);
+    rows = (await seriesState.status()).filter((r) => flags.stream === undefined || r.stream === flags.stream);
+    holes = (await seriesState.holes()).filter((h) => flags.stream === undefined || h.stream === flags.stream);
     lastRun = await new RunLog(wh).latest();
     streams = (await new StreamOutcomeStore(wh).list()).filter(
       (r) => flags.stream === undefined || r['stream'] === flags.stream,

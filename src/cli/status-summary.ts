@@ -1,7 +1,7 @@
 // The first look `status` prints by default: the last run's headline and one line per stream, so that it fits on a
 // screen whatever the number of series (a workspace of 2,000 Canvases has thousands). Per-series detail is for
 // `--stream NAME`, `--verbose` and `--json`.
-import type { Hole, StatusRow } from '../load/warehouse.js';
+import type { Hole, StatusRow } from '../load/series-state-store.js';
 import { isSnapshot } from '../load/series-freshness.js';
 import type { BackfillProgress } from '../pipeline/backfill-progress.js';
 import { backfillFromRow, backfillReach } from '../pipeline/backfill-progress.js';

@@ -2,6 +2,7 @@
 // analytics, each with its comment, its columns in order (name, DuckDB type, comment) and, for tables, its row count.
 // The dbt package is written from this, not from the declarations alone, so it describes the database it is run on.
 import { isTableName } from '../streams/table-specs.js';
+import { SeriesStateStore } from '../load/series-state-store.js';
 import { SettingsStore } from '../load/settings-store.js';
 import { rowCount } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
@@ -40,6 +41,7 @@ export interface WarehouseCatalog {
  * views, columns and their comments) are this module's own SQL: what dbt is told is what DuckDB holds, views included.
  */
 export async function readWarehouseCatalog(wh: Warehouse): Promise<WarehouseCatalog> {
+  // DuckDB's own catalog, not bookkeeping: no store owns it.
   const relations = await wh.query(
     `SELECT 'main' AS "schema", "table_name" AS "name", "comment" FROM duckdb_tables()
        WHERE "database_name" = current_database() AND "schema_name" = 'main'
@@ -49,6 +51,7 @@ export async function readWarehouseCatalog(wh: Warehouse): Promise<WarehouseCata
      ORDER BY "schema", "name"`,
     [ANALYTICS_SCHEMA],
   );
+  // DuckDB's own catalog, not bookkeeping: no store owns it.
   const columns = await wh.query(
     `SELECT "schema_name" AS "schema", "table_name" AS "relation", "column_name" AS "name", "data_type" AS "type", "comment"
      FROM duckdb_columns() WHERE "database_name" = current_database() AND "schema_name" IN ('main', $1)
@@ -81,9 +84,6 @@ export async function readWarehouseCatalog(wh: Warehouse): Promise<WarehouseCata
       comment: (r['comment'] as string | null) || null,
       columns: columnsOf(ANALYTICS_SCHEMA, String(r['name'])),
     }));
-  const units = await wh.query(
-    `SELECT "stream", list(DISTINCT "unit" ORDER BY "unit") AS "units" FROM "_etl_series_state" WHERE "unit" IN ('day', 'hour') GROUP BY "stream"`,
-  );
-  const seriesUnits = Object.fromEntries(units.map((u) => [String(u['stream']), (u['units'] as string[]).map(String)]));
+  const seriesUnits = await new SeriesStateStore(wh).seriesUnits();
   return { workspace: await new SettingsStore(wh).workspace(), tables, views, seriesUnits };
 }

@@ -218,6 +218,7 @@ async function copyPartition(wh: Warehouse, spec: TableSpec, partition: string, 
   const where = spec.partitionSource
     ? `strftime(${ident(spec.partitionSource)}, '%Y') = ${sqlString(partition)}`
     : 'true';
+  // The export's own SQL: a COPY that writes Parquet, not a read of bookkeeping.
   const [row] = await wh.query(
     `COPY (SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where} ORDER BY ${order}) TO ${sqlString(file)} (${PARQUET_COPY_OPTIONS})`,
   );
@@ -231,6 +232,7 @@ async function placedFileRows(wh: Warehouse, run: ExportRun, key: string): Promi
   const local = join(run.staging, `count-${randomBytes(4).toString('hex')}.parquet.part`);
   await writeFile(local, bytes);
   try {
+    // A Parquet file's own metadata, read by DuckDB: no table of the database is involved.
     const [row] = await wh.query(`SELECT sum("num_rows") AS n FROM parquet_file_metadata(${sqlString(local)})`);
     return Number(row?.n ?? 0);
   } finally {
@@ -516,6 +518,7 @@ export async function exportBookkeeping(
         DATA_FILE_NAME.test(o.key.slice(folder.length + 1)),
       );
       const staged = join(run.staging, `${folder}.${DATA_FILE}.part`);
+      // The export's own SQL: a COPY of the whole table to Parquet, whichever store writes its rows.
       const [row] = await wh.query(
         `COPY (SELECT * FROM ${ident(table)}) TO ${sqlString(staged)} (${PARQUET_COPY_OPTIONS})`,
       );

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { NoSnapshotError } from '../errors.js';
 import { hasTable } from '../load/stored-tables.js';
+import { SeriesStateStore } from '../load/series-state-store.js';
 import { StreamOutcomeStore } from '../load/stream-outcomes.js';
 import { withPublishedDatabase } from '../store/open-snapshot-store.js';
 import type { StreamFinished } from '../pipeline/run-events.js';
@@ -132,12 +133,8 @@ export interface PublishedStreamState {
 export async function readPublishedStreamState(db: string): Promise<PublishedStreamState> {
   try {
     return await withPublishedDatabase(db, async (wh) => {
-      // Counted in SQL rather than through Warehouse.readHoles: a long backfill's holes are many rows, and only counts are shown.
-      const holes = (await hasTable(wh, '_etl_holes'))
-        ? await wh.query(`SELECT "stream", count(*) AS n FROM "_etl_holes" WHERE "status" = 'open' GROUP BY "stream"`)
-        : [];
       return {
-        openHoles: Object.fromEntries(holes.map((r) => [String(r['stream']), Number(r['n'])])),
+        openHoles: await new SeriesStateStore(wh).openHoleCounts(),
         lastSuccess: (await hasTable(wh, '_etl_stream_outcomes'))
           ? await new StreamOutcomeStore(wh).lastSuccesses()
           : {},

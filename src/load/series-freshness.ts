@@ -1,7 +1,7 @@
 // How far a series is behind, measured against the last unit that could be complete now: a daily series whose watermark
 // is today's 00:00 UTC holds every complete day and is current, however late in the day it is read. A snapshot (lists,
 // id-by-id streams) is as old as the instant it was taken as of.
-import { SNAPSHOT } from './series-state-store.js';
+import { SNAPSHOT } from './series-state-commit.js';
 
 /** The start of the first unit still in progress at `now` (UTC): the watermark a current series of that unit has. */
 export function completableEnd(unit: string, now: Date): Date {

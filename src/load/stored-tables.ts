@@ -1,5 +1,6 @@
-// What a database holds, read from DuckDB's catalog: its tables, a table's columns and its row count. For the commands
-// that read databases of any version (a bookkeeping table may be missing from an older one) and for push's `--table`.
+// What a database holds, read from DuckDB's catalog: its tables, a table's columns and its row count (for the commands
+// that read databases of any version, where a bookkeeping table may be missing, and for push's `--table`); and the
+// dates a table records per id (the planner's activity of the objects behind series).
 import { ident } from './table-definition.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -24,6 +25,20 @@ export async function columnsOfTable(wh: Warehouse, name: string): Promise<{ nam
     [name],
   );
   return rows.map((c) => ({ name: c['column_name'] as string, type: c['data_type'] as string }));
+}
+
+/** Per row of table `name`: its id (`idColumn`, as text) and the values of the date columns `first` and `last`. */
+export async function datesById(
+  wh: Warehouse,
+  name: string,
+  idColumn: string,
+  first: string,
+  last: string,
+): Promise<{ id: string; first: Date | null; last: Date | null }[]> {
+  const rows = await wh.query(
+    `SELECT ${ident(idColumn)} AS id, ${ident(first)} AS first, ${ident(last)} AS last FROM ${ident(name)}`,
+  );
+  return rows.map((r) => ({ id: String(r['id']), first: r['first'] as Date | null, last: r['last'] as Date | null }));
 }
 
 /** The rows of table `name`. */

@@ -5,7 +5,7 @@ import { constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { LIST, StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
+import { StatementType, VARCHAR, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngageError, FatalError } from '../errors.js';
 import { crashPoint } from '../process/crash-point.js';
@@ -22,17 +22,9 @@ import {
 import { RowPackage, type PackageTables, type StagedTable } from './row-package.js';
 import type { ReplaceScope, TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
-import { fromDuckDBValue, toDuckDBValue, toQueryParams } from './duckdb-values.js';
-import {
-  HOLES_SQL,
-  SERIES_STATE_SQL,
-  prepareHoleUpdates,
-  prepareSeriesState,
-  toHole,
-  toSeriesState,
-} from './series-state-store.js';
-import type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
-import { behindMs } from './series-freshness.js';
+import { fromDuckDBValue, toQueryParams } from './duckdb-values.js';
+import { prepareHoleUpdates, prepareSeriesState } from './series-state-commit.js';
+import type { HoleUpdate, SeriesStateUpdate } from './series-state-commit.js';
 import { applySqlDir } from './sql-dir.js';
 import { createTableSql } from './table-definition.js';
 import { HISTORY_SUFFIX, historyTableName, seedHistory } from './table-history.js';
@@ -41,7 +33,7 @@ import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, allColumnNames, ident } from '
 import type { TableSpec } from './table-definition.js';
 import type { WarehouseTables } from './warehouse-tables.js';
 
-export type { Hole, HoleUpdate, SeriesState, SeriesStateUpdate } from './series-state-store.js';
+export type { HoleUpdate, SeriesStateUpdate } from './series-state-commit.js';
 
 export interface WarehouseOptions {
   /**
@@ -126,13 +118,6 @@ export interface PreparedCommit {
   script: string;
   /** The tables whose extents the script relies on, with the SQL that rebuilds them (run first where this process has not). */
   extents: { table: string; rebuild: string }[];
-}
-
-export interface StatusRow extends SeriesState {
-  lastRunStatus: string | null;
-  lastRunFinishedAt: Date | null;
-  /** How far behind the series is, in milliseconds: the last unit that could be complete now, minus the watermark (0 when current; see series-freshness.ts). */
-  stalenessMs: number;
 }
 
 interface OpenInstance {
@@ -513,23 +498,18 @@ export class Warehouse {
     return result;
   }
 
-  /** Every stored series watermark. */
-  async readSeriesState(): Promise<SeriesState[]> {
-    return (await this.query(SERIES_STATE_SQL)).map(toSeriesState);
-  }
-
-  /** Every stored hole (open and confirmed absent). */
-  async readHoles(): Promise<Hole[]> {
-    return (await this.query(HOLES_SQL)).map(toHole);
-  }
-
   /**
-   * Forget streams for a full refresh, in one transaction: empty `tables`, drop the state of `streams`, and mark every
-   * partition the tables held dirty so the next export removes their files.
+   * Empty `tables` in one transaction with `forget` (what a store drops with them, e.g. the series state of their
+   * streams): every partition they held is marked dirty so the next export removes its files, and their extents are
+   * dropped so the next merge builds them again.
    */
-  async resetStreams(streams: string[], tables: string[]): Promise<void> {
+  async emptyTables(
+    what: string,
+    tables: readonly string[],
+    forget: (conn: DuckDBConnection) => Promise<void>,
+  ): Promise<void> {
     for (const table of tables) this.tables.spec(table);
-    await this.transaction(`reset of streams ${streams.join(', ')}`, async (conn) => {
+    await this.transaction(what, async (conn) => {
       for (const table of tables) {
         const spec = this.tables.spec(table);
         const month = spec.partitionSource ? ident(PARTITION_COLUMN) : `'${WHOLE_TABLE_PARTITION}'`;
@@ -538,13 +518,7 @@ export class Warehouse {
         const extents = tableExtents(spec);
         if (extents) await conn.run(`DROP TABLE IF EXISTS ${extents.relation}`);
       }
-      for (const state of ['_etl_series_state', '_etl_holes']) {
-        await conn.run(
-          `DELETE FROM ${ident(state)} WHERE list_contains($1, "stream")`,
-          [toDuckDBValue('VARCHAR[]', streams, 'streams')],
-          [LIST(VARCHAR)],
-        );
-      }
+      await forget(conn);
     });
     // Their next merge builds their extents again (from no rows).
     for (const table of tables) OPEN.get(this.path)?.extentsBuilt.delete(table);
@@ -652,25 +626,6 @@ export class Warehouse {
   /** Run `fn` alone on the connection, for what query() cannot do: stream a result, COPY it to a file or pipe. */
   withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
     return this.#serial(fn);
-  }
-
-  /** Per series: watermark, last run and its outcome, rows loaded, and staleness (how far behind the last completable unit). */
-  async status(now: Date = new Date()): Promise<StatusRow[]> {
-    const rows = await this.query(
-      `SELECT s."stream", s."series_key", s."unit", s."watermark", s."rows_loaded", s."last_run_id", s."updated_at",
-              r."status" AS "run_status", r."finished_at" AS "run_finished_at"
-       FROM "_etl_series_state" s LEFT JOIN "_etl_runs" r ON r."run_id" = s."last_run_id"
-       ORDER BY s."stream", s."series_key", s."unit"`,
-    );
-    return rows.map((row) => {
-      const state = toSeriesState(row);
-      return {
-        ...state,
-        lastRunStatus: (row.run_status as string | null) ?? null,
-        lastRunFinishedAt: (row.run_finished_at as Date | null) ?? null,
-        stalenessMs: behindMs(state.unit, state.watermark, now),
-      };
-    });
   }
 }
 

@@ -4,6 +4,7 @@
 import type { BackfillOrder } from '../config/pipeline-definition.js';
 import { BackfillStore } from '../load/backfill-store.js';
 import type { BackfillProgress } from '../load/backfill-store.js';
+import { SeriesStateStore } from '../load/series-state-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { Plan } from './plan.js';
 
@@ -20,7 +21,7 @@ export async function backfillProgress(
   order: BackfillOrder,
 ): Promise<BackfillProgress[]> {
   const ranges = new Map(
-    (await wh.readSeriesState()).map((s) => [
+    (await new SeriesStateStore(wh).states()).map((s) => [
       `${s.stream}\u0000${s.seriesKey}`,
       {
         // A series without a low watermark was loaded from the start asked.

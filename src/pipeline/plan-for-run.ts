@@ -5,8 +5,8 @@ import type { PipelineDefinition } from '../config/pipeline-definition.js';
 import type { RunOptions } from '../config/run-options.js';
 import { NoSnapshotError } from '../errors.js';
 import { withResumePoint } from '../store/open-snapshot-store.js';
-import { ident } from '../load/table-definition.js';
-import { rowCount } from '../load/stored-tables.js';
+import { SeriesStateStore } from '../load/series-state-store.js';
+import { datesById, rowCount } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { STREAMS, streamDeclaration } from '../streams/registry.js';
 import type { StreamName } from '../streams/registry.js';
@@ -46,25 +46,15 @@ export async function readStoredPlanState(wh: Warehouse, until: Date): Promise<S
     if (stream.kind !== 'paged_list') continue;
     knownRows[stream.name] = await rowCount(wh, stream.tables[0].name);
   }
-  const holes = (await wh.readHoles()).map((h) => ({
+  const seriesState = new SeriesStateStore(wh);
+  const holes = (await seriesState.holes()).map((h) => ({
     stream: h.stream,
     seriesKey: h.seriesKey,
     startMs: h.unitStart.getTime(),
     attempts: h.attempts,
     status: h.status,
   }));
-  // The --until each watermark was fetched at: the until of the run that last moved it.
-  const untils = new Map(
-    (
-      await wh.query(
-        `SELECT s."stream", s."series_key", r."until" FROM "_etl_series_state" s JOIN "_etl_runs" r ON r."run_id" = s."last_run_id"`,
-      )
-    ).map((r) => [`${String(r['stream'])}\u0000${String(r['series_key'])}`, r['until'] as Date | null]),
-  );
-  const states = (await wh.readSeriesState()).map((s) => {
-    const fetchedUntil = untils.get(`${s.stream}\u0000${s.seriesKey}`);
-    return fetchedUntil instanceof Date ? { ...s, fetchedUntil } : s;
-  });
+  const states = await seriesState.statesWithFetchedUntil();
   const evidence = await lookbackEvidence(wh, new Date(until.getTime() - AUTO_LOOKBACK_EVIDENCE_DAYS * 86_400_000));
   return { states, holes, knownRows, lookbackEvidence: evidence, ...(await readActivity(wh)) };
 }
@@ -83,13 +73,10 @@ async function readActivity(wh: Warehouse): Promise<{ activity: Map<string, Acti
     const table = activityTable(a);
     if (read.has(table)) continue;
     read.add(table);
-    const rows = await wh.query(
-      `SELECT ${ident(a.idColumn)} AS id, ${ident(a.first)} AS first, ${ident(a.last)} AS last FROM ${ident(table)}`,
-    );
-    for (const row of rows) {
-      const key = activityKey(table, String(row['id']));
+    for (const row of await datesById(wh, table, a.idColumn, a.first, a.last)) {
+      const key = activityKey(table, row.id);
       detailsStored.add(key);
-      const span = activeSpan(row['first'] as Date | null, row['last'] as Date | null);
+      const span = activeSpan(row.first, row.last);
       if (span) activity.set(key, span);
     }
   }

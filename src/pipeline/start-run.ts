@@ -8,6 +8,7 @@ import type { RunOptions } from '../config/run-options.js';
 import { FatalError } from '../errors.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { RunLog } from '../load/run-log.js';
+import { SeriesStateStore } from '../load/series-state-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { RunReporter, RunWarning } from './run-events.js';
@@ -112,6 +113,6 @@ export async function startRun(
     streams: [...opts.streams],
     source,
   });
-  if (opts.fullRefresh) await wh.resetStreams([...opts.streams], tablesOf(opts.streams));
+  if (opts.fullRefresh) await new SeriesStateStore(wh).resetStreams([...opts.streams], tablesOf(opts.streams));
   return { wh, client, source };
 }

@@ -10,6 +10,7 @@ import { FatalError } from '../../src/errors.js';
 import { assertWritableDir } from '../../src/export/assert-writable-dir.js';
 import { exportParquet } from '../../src/export/export-parquet.js';
 import type { TableManifest } from '../../src/export/table-manifest.js';
+import { SeriesStateStore } from '../../src/load/series-state-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import type { LoadBatch } from '../../src/load/warehouse.js';
 import { TABLE_SPECS, allColumnNames, tableSpec, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
@@ -272,7 +273,7 @@ describe('exportParquet', () => {
 
   it('removes the files of a full refresh on the next dirty export', async () => {
     await exportParquet(wh, out, { scope: 'all' });
-    await wh.resetStreams(['revenue'], ['revenue']);
+    await new SeriesStateStore(wh).resetStreams(['revenue'], ['revenue']);
     await exportParquet(wh, out, { scope: 'dirty' });
     expect(await readdir(join(out, 'revenue'))).toEqual([]);
     const manifest = JSON.parse(await readFile(join(out, 'manifests', 'revenue.json'), 'utf8')) as TableManifest;

@@ -21,24 +21,29 @@ function imports(file: string): string[] {
   return found;
 }
 
-/**
- * The modules outside load/ that run SQL themselves, each for its reason: the views and the report are SQL; `query`
- * runs the user's; push's ledger speaks push's types; the export's COPY writes Parquet; the dbt catalog reads DuckDB's
- * own catalog; plan-for-run and run-metrics read series state, holes and details, whose store is series-state-store.ts.
- */
-const OWN_SQL = new Set([
+/** What runs SQL in a module: a query, a statement on a connection, a read of all rows. */
+const RUNS_SQL = /\.query\(|\bconn\.run\(|\.runAndReadAll\(/g;
+
+/** The layers whose work is SQL: the views, the report, and `query`, which runs the user's. */
+const SQL_LAYERS = new Set([
   'views/analytics-views.ts',
   'views/unfilled-views.ts',
   'views/absent-history.ts',
   'report/write-report.ts',
   'report/report-charts.ts',
   'cli/query-output.ts',
-  'push/push-ledger.ts',
-  'export/export-parquet.ts',
-  'dbt/warehouse-catalog.ts',
-  'pipeline/plan-for-run.ts',
-  'export/run-metrics.ts',
 ]);
+
+/**
+ * The other modules outside load/ that run SQL, with how many calls, each for its reason: push's ledger speaks push's
+ * types; the export's COPY writes Parquet and it counts a placed file's rows from its Parquet metadata; the dbt catalog
+ * reads DuckDB's own catalog. The bookkeeping tables are read and written through their stores in load/.
+ */
+const OWN_SQL: Record<string, number> = {
+  'push/push-ledger.ts': 5,
+  'export/export-parquet.ts': 3,
+  'dbt/warehouse-catalog.ts': 2,
+};
 
 describe('where the SQL lives', () => {
   it('src/load/ imports nothing of src/streams/', () => {
@@ -69,15 +74,12 @@ describe('where the SQL lives', () => {
     expect(circles).toEqual([]);
   });
 
-  it('outside src/load/, only the modules that own their SQL run any', () => {
-    const running = sources(SRC)
-      .filter(
-        (f) =>
-          !relative(SRC, f).startsWith('load/') &&
-          /\.query\(|\bconn\.run\(|\.runAndReadAll\(/.test(readFileSync(f, 'utf8')),
-      )
-      .map((f) => relative(SRC, f))
-      .filter((f) => !OWN_SQL.has(f));
-    expect(running).toEqual([]);
+  it('outside src/load/, only the SQL layers and the few modules that own their SQL run any, each as often as listed', () => {
+    const running = Object.fromEntries(
+      sources(SRC)
+        .map((f) => [relative(SRC, f), readFileSync(f, 'utf8').match(RUNS_SQL)?.length ?? 0] as const)
+        .filter(([f, calls]) => calls > 0 && !f.startsWith('load/') && !SQL_LAYERS.has(f)),
+    );
+    expect(running).toEqual(OWN_SQL);
   });
 });

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { SeriesStateStore } from '../../src/load/series-state-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { tempDir, utc } from './warehouse-helpers.js';
@@ -135,7 +136,7 @@ describe('merge extents', () => {
     await commit([row('a', 0, 1)]);
     const after = await commit([row('a', 1, 1)]);
     expect(after.rowsCompared).toBe(0);
-    await wh.resetStreams(['campaign_series'], ['campaign_series']);
+    await new SeriesStateStore(wh).resetStreams(['campaign_series'], ['campaign_series']);
     expect(
       await wh.query(
         `SELECT count(*) AS n FROM duckdb_tables() WHERE "schema_name" = '_etl_extents' AND "table_name" = 'campaign_series'`,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { RunLog } from '../../src/load/run-log.js';
+import { SeriesStateStore } from '../../src/load/series-state-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { TABLE_SPECS, allColumnNames, WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
 import { revenueRow, tempDir, utc } from './warehouse-helpers.js';
@@ -291,7 +292,7 @@ describe('Warehouse.commit', () => {
     expect(await revenueRows()).toEqual([{ time: utc('2024-03-01'), revenue: 10, _run_id: 'r1' }]);
     expect(await wh.query(`SELECT count(*) AS n FROM "sessions"`)).toEqual([{ n: 0 }]);
     expect(await dirty()).toEqual([]);
-    const state = await wh.readSeriesState();
+    const state = await new SeriesStateStore(wh).states();
     expect(state.map((s) => [s.watermark, s.rowsLoaded, s.lastRunId])).toEqual([[utc('2024-03-02'), 1, 'r1']]);
   });
 
@@ -534,7 +535,7 @@ describe('Warehouse.commit of holes', () => {
     reason: `${status} ${attempts}`,
   });
   const holes = async () =>
-    (await wh.readHoles()).map((h) => [
+    (await new SeriesStateStore(wh).holes()).map((h) => [
       h.unitStart.toISOString().slice(0, 10),
       h.status,
       h.attempts,
@@ -621,7 +622,7 @@ describe('series state and run log', () => {
       state: [s('2024-03-04', 24), s('2024-03-05', 24)],
     });
     await wh.commit({ runId: 'r2', loadedAt: utc('2024-03-06'), upserts: [], state: [s('2024-03-06', 24)] });
-    expect(await wh.readSeriesState()).toEqual([
+    expect(await new SeriesStateStore(wh).states()).toEqual([
       {
         stream: 'sessions',
         seriesKey: 'app_1|*',
@@ -645,7 +646,7 @@ describe('series state and run log', () => {
       rowsLoaded: 1,
       ...(utcOffset ? { utcOffset } : {}),
     });
-    const offset = async () => (await wh.readSeriesState()).find((r) => r.stream === 'kpis')?.utcOffset;
+    const offset = async () => (await new SeriesStateStore(wh).states()).find((r) => r.stream === 'kpis')?.utcOffset;
     await wh.commit({
       runId: 'r1',
       loadedAt: utc('2024-03-05'),
@@ -677,7 +678,7 @@ describe('series state and run log', () => {
       requests: 7,
       rowsChanged: 3,
     });
-    const [row] = await wh.status(utc('2024-03-05T12:00:00'));
+    const [row] = await new SeriesStateStore(wh).status(utc('2024-03-05T12:00:00'));
     expect(row).toMatchObject({
       stream: 'revenue',
       lastRunId: 'r1',
@@ -693,7 +694,7 @@ describe('series state and run log', () => {
       upserts: [],
       state: [{ stream: 'revenue', seriesKey: '*|*', unit: 'day', watermark: utc('2024-03-05'), rowsLoaded: 1 }],
     });
-    expect((await wh.status(utc('2024-03-05T12:00:00')))[0]?.stalenessMs).toBe(0);
+    expect((await new SeriesStateStore(wh).status(utc('2024-03-05T12:00:00')))[0]?.stalenessMs).toBe(0);
     expect(await wh.query(`SELECT "status", "requests", "rows_changed", "pid", "until" FROM "_etl_runs"`)).toEqual([
       { status: 'succeeded', requests: 7, rows_changed: 3, pid: process.pid, until: utc('2024-03-05') },
     ]);
@@ -730,11 +731,11 @@ describe('series state and run log', () => {
       ],
     });
     await wh.query(`DELETE FROM "_etl_dirty_partitions"`);
-    await wh.resetStreams(['revenue'], ['revenue', 'canvases']);
+    await new SeriesStateStore(wh).resetStreams(['revenue'], ['revenue', 'canvases']);
     expect(await wh.query(`SELECT (SELECT count(*) FROM "revenue") + (SELECT count(*) FROM "canvases") AS n`)).toEqual([
       { n: 0 },
     ]);
-    expect((await wh.readSeriesState()).map((s) => s.stream)).toEqual(['sessions']);
+    expect((await new SeriesStateStore(wh).states()).map((s) => s.stream)).toEqual(['sessions']);
     expect(await dirty()).toEqual(['canvases:', 'revenue:2024-03', 'revenue:2024-04']);
   });
 });
@@ -758,7 +759,7 @@ describe('Warehouse.query', () => {
 
 describe('the loaded range of a series', () => {
   const range = async (key: string) => {
-    const s = (await wh.readSeriesState()).find((r) => r.seriesKey === key)!;
+    const s = (await new SeriesStateStore(wh).states()).find((r) => r.seriesKey === key)!;
     return [s.lowWatermark, s.watermark];
   };
   const state = (key: string, low: string | undefined, high: string) => ({
