@@ -87,6 +87,8 @@ interface ServerView {
 interface Waiter {
   resolve(permit: PoolPermit): void;
   reject(error: unknown): void;
+  /** The caller's signal that takes this waiter out of the queue. */
+  withdraw: AbortSignal | undefined;
 }
 
 // Two server observations whose reset times differ by less than this describe the same window.
@@ -106,6 +108,7 @@ export class LimitPoolQueue {
   readonly #inFlight = new Set<number>();
   #nextSeq = 0;
   readonly #waiters: Waiter[] = [];
+  readonly #watched = new WeakSet<AbortSignal>();
   #pumping = false;
   #wakeOnRelease: (() => void) | undefined;
   #server: ServerView | undefined;
@@ -160,25 +163,24 @@ export class LimitPoolQueue {
   acquire(withdraw?: AbortSignal): Promise<PoolPermit> {
     if (this.#signal?.aborted || withdraw?.aborted) return Promise.reject(closedError(this.id));
     return new Promise<PoolPermit>((resolve, reject) => {
-      const onAbort = (): void => {
-        const at = this.#waiters.indexOf(waiter);
-        if (at >= 0) this.#waiters.splice(at, 1);
-        reject(closedError(this.id));
-      };
-      const waiter: Waiter = {
-        resolve: (permit) => {
-          withdraw?.removeEventListener('abort', onAbort);
-          resolve(permit);
-        },
-        reject: (error) => {
-          withdraw?.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      };
-      withdraw?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
+      this.#waiters.push({ resolve, reject, withdraw });
+      // One listener per signal, not per waiter: an EventTarget checks each new listener against all it holds, so a
+      // listener per waiter costs the square of the queue's length.
+      if (withdraw && !this.#watched.has(withdraw)) {
+        this.#watched.add(withdraw);
+        withdraw.addEventListener('abort', () => this.#withdraw(withdraw), { once: true });
+      }
       void this.#pump();
     });
+  }
+
+  /** Takes the waiters that came with `signal` out of the queue, rejected: nothing was sent for them. */
+  #withdraw(signal: AbortSignal): void {
+    const kept = this.#waiters.filter((w) => w.withdraw !== signal);
+    const withdrawn = this.#waiters.filter((w) => w.withdraw === signal);
+    this.#waiters.length = 0;
+    for (const waiter of kept) this.#waiters.push(waiter);
+    for (const waiter of withdrawn) waiter.reject(closedError(this.id));
   }
 
   /** Takes the server's view of this pool into account; called with the permit of the request whose response said it. */

@@ -235,3 +235,28 @@ describe('reading rate-limit headers', () => {
     });
   });
 });
+
+describe('withdrawing waiters', () => {
+  it("takes out only the waiters of the aborted signal, rejected, and keeps another signal's in their order", async () => {
+    const scheduler = RequestScheduler.create({ pools: { purchases_events: { limit: 1, windowMs: 3_600_000 } } });
+    schedulers.push(scheduler);
+    const first = await scheduler.admit('purchases_events');
+    const a = new AbortController();
+    const b = new AbortController();
+    const outcomes: string[] = [];
+    const waiting = [a, b, a, b, a].map((c, i) =>
+      scheduler.admit('purchases_events', c.signal).then(
+        () => outcomes.push(`granted ${i}`),
+        () => outcomes.push(`withdrawn ${i}`),
+      ),
+    );
+    a.abort();
+    await Promise.all(waiting.filter((_, i) => i % 2 === 0));
+    expect(outcomes).toEqual(['withdrawn 0', 'withdrawn 2', 'withdrawn 4']);
+    expect(scheduler.snapshot().purchases_events.waiting).toBe(2);
+    b.abort();
+    await Promise.all(waiting);
+    expect(outcomes.slice(3)).toEqual(['withdrawn 1', 'withdrawn 3']);
+    first.release('ok');
+  });
+});
