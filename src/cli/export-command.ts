@@ -32,7 +32,7 @@ export function makeExportCommand(): Command {
     .option('--views-sql <file>', 'also write the analyst views over the Parquet tree to this SQL file, for any DuckDB')
     .action(async (flags: { db: string; out: string; workDir?: string; viewsSql?: string }) => {
       const workDir = flags.workDir ? { workDir: flags.workDir } : {};
-      const snapshots = openSnapshotStore(flags.db, workDir);
+      const snapshots = await openSnapshotStore(flags.db, workDir);
       let out: OpenedPlace | undefined;
       let workspace: string | undefined;
       try {

@@ -84,7 +84,7 @@ export function makeStatusCommand(): Command {
     )
     .action(async (flags: StatusFlags) =>
       withJsonFailure(flags.json, async () => {
-        const store = openSnapshotStore(flags.db);
+        const store = await openSnapshotStore(flags.db);
         try {
           await showStatus(flags, store);
         } finally {

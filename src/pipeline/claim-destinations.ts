@@ -15,7 +15,7 @@ export async function claimDestinations(
 ): Promise<{ out: OpenedPlace; snapshots: SnapshotStore; lock: DbLock }> {
   const workDir = opts.workDir ? { workDir: opts.workDir } : {};
   const out = await openPlace(opts.out, workDir);
-  const snapshots = openSnapshotStore(opts.db, {
+  const snapshots = await openSnapshotStore(opts.db, {
     ...workDir,
     ...(opts.checkpointEveryMs !== undefined ? { checkpointEveryMs: opts.checkpointEveryMs } : {}),
   });

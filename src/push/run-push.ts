@@ -85,7 +85,7 @@ function newRunId(now: Date): string {
 
 /** Run one push (or dry run). Throws ConfigError / FatalError / LockedError for what stops it as a whole (exit 1). */
 export async function runPush(opts: PushOptions, hooks: PushHooks = {}): Promise<PushResult> {
-  const snapshots = openSnapshotStore(opts.db);
+  const snapshots = await openSnapshotStore(opts.db);
   try {
     const lock = await snapshots.lock(`engage-etl push ${opts.target}`);
     try {

@@ -7,8 +7,6 @@ import { LocalPlace } from './local-place.js';
 import { parseLocation } from './location.js';
 import type { Location } from './location.js';
 import type { Place } from './place.js';
-import { createS3Client } from './s3-client.js';
-import { S3Place } from './s3-place.js';
 import { makeTempFolder } from './temp-folder.js';
 
 export interface OpenedPlace {
@@ -37,6 +35,7 @@ export async function openPlace(out: string | Location, opts: OpenPlaceOptions =
     if (!opts.readOnly) await assertWritableDir(location.path);
     return { place: new LocalPlace(location.path), close: async () => undefined };
   }
+  const [{ createS3Client }, { S3Place }] = await Promise.all([import('./s3-client.js'), import('./s3-place.js')]);
   const scratchDir = await makeTempFolder(opts.workDir ?? tmpdir(), 'out');
   const client = createS3Client();
   const close = async () => {

@@ -1,9 +1,7 @@
 // The snapshot store of a `--db`: a local file (local-snapshot-store.ts) or an object (s3-snapshot-store.ts), and the
 // read-only openers the readers use. Callers get a SnapshotStore and never ask which one they have.
 import { parseDbLocation } from './location.js';
-import { createS3Client } from './s3-client.js';
 import { LocalSnapshotStore } from './local-snapshot-store.js';
-import { S3SnapshotStore } from './s3-snapshot-store.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 
@@ -16,7 +14,7 @@ export async function withPublishedDatabase<T>(
   use: (wh: Warehouse, store: SnapshotStore) => Promise<T>,
   opts: { memoryLimit?: string } = {},
 ): Promise<T> {
-  const store = openSnapshotStore(db);
+  const store = await openSnapshotStore(db);
   try {
     const wh = await store.openPublished(opts);
     try {
@@ -37,7 +35,7 @@ export async function withResumePoint<T>(
   db: string,
   use: (wh: Warehouse, from: 'published' | 'checkpoint') => Promise<T>,
 ): Promise<T> {
-  const store = openSnapshotStore(db);
+  const store = await openSnapshotStore(db);
   try {
     const { warehouse, from } = await store.openResumePoint();
     try {
@@ -60,10 +58,17 @@ export interface SnapshotStoreOptions {
   checkpointEveryMs?: number;
 }
 
-/** The store of `db`: a local path or an `s3://BUCKET/KEY` URL. */
-export function openSnapshotStore(db: string, opts: SnapshotStoreOptions = {}): SnapshotStore {
+/**
+ * The store of `db`: a local path or an `s3://BUCKET/KEY` URL. The object store's SDK is loaded only for an object (it
+ * is a third of the CLI's start-up).
+ */
+export async function openSnapshotStore(db: string, opts: SnapshotStoreOptions = {}): Promise<SnapshotStore> {
   const location = parseDbLocation(db);
   if (location.kind === 's3') {
+    const [{ createS3Client }, { S3SnapshotStore }] = await Promise.all([
+      import('./s3-client.js'),
+      import('./s3-snapshot-store.js'),
+    ]);
     return new S3SnapshotStore({
       client: createS3Client(),
       bucket: location.bucket,
