@@ -1,11 +1,12 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects: `fast` is `npm test` (every module's correctness and single runs end to end, about ten minutes on 2
+// Two projects: `fast` is `npm test` (every module's correctness and single runs end to end, under ten minutes on 2
 // cores) and `slow` is `npm run test:slow`: the long end-to-end suites — the nightly soak, timed pacing, the report in a
 // browser, the scheduler recipes, runs killed at every step and resumed, reruns, faults, repairs and bad input across
 // runs, whole runs against variant servers and object stores, the budgeted nights of a 200-Canvas backfill, the
 // tables compared with an older build's, and the multi-run suites of the views, time budgets, holes, the look-back,
-// list reading and the lake's ownership (each module keeps faster tests in `fast`). A path given on the command line (`npx vitest run test/…`) runs in whichever project holds it.
+// list reading and the lake's ownership (each module keeps faster tests in `fast`). A path given on the command line
+// (`npx vitest run test/…`) runs in whichever project holds it.
 const SLOW = [
   'test/reliability/reruns.test.ts',
   'test/reliability/faults.test.ts',
