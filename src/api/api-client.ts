@@ -33,6 +33,8 @@ interface PreparedCall {
   checkMessage: boolean;
   resendCutShort: boolean;
   scim: boolean;
+  /** The URL's query string for events, credentials scrubbed. */
+  query: string;
 }
 
 /** 64 MiB: the largest real answer (a year of hourly series) is a few MB. */
@@ -252,6 +254,7 @@ export class ApiClient {
         endpoint: path,
         params: JSON.parse(this.#scrubber.scrub(JSON.stringify(params))) as Record<string, unknown>,
       },
+      query: this.#scrubber.scrub(new URL(url).search.slice(1)),
       checkMessage: call.checkMessage ?? true,
       resendCutShort: call.resendAfterCutShortSuccess ?? true,
       scim,
@@ -276,20 +279,19 @@ export class ApiClient {
     const base = eventBase(p);
     this.#emit({ type: 'request-started', ...base, attempt });
     const started = performance.now();
-    const query = this.#scrubber.scrub(new URL(p.url).search.slice(1));
     let rateLimit: Record<string, string> = {};
     const finished = (status: number | undefined, error?: unknown): void => {
       const ms = Math.round(performance.now() - started);
       const event: ClientEvent =
         error === undefined
-          ? { type: 'request-finished', ...base, attempt, status, ms, query, rateLimit }
+          ? { type: 'request-finished', ...base, attempt, status, ms, query: p.query, rateLimit }
           : {
               type: 'request-finished',
               ...base,
               attempt,
               status,
               ms,
-              query,
+              query: p.query,
               rateLimit,
               error: error instanceof Error ? reasonOf(error) : String(error),
             };
