@@ -21,22 +21,27 @@ export class EmulatorProcess {
   /**
    * An emulator of the `size` preset whose clock stands at `now`; resolves once it listens. `rateLimits` false: it never
    * answers 429, so a run goes as fast as the client's own CPU allows (the bench's `--no-rate-limits`). Its ids are
-   * uuids, as the platform issues them: with the demo's `cmp_1` ids, listed in order, each commit's objects are
-   * neighbours and DuckDB's zone maps hide what finding a stored key costs.
+   * uuids, as the platform issues them (`ids: 'uuid'`, the default): with the demo's `cmp_1` ids, listed in order, each
+   * commit's objects are neighbours and DuckDB's zone maps hide what finding a stored key costs. `ids: 'demo'` with size
+   * `demo` is the demo workspace itself. `repo` runs another checkout's emulator (the table fingerprints of an older
+   * build).
    */
-  static async create(size: string, now: string, rateLimits = true): Promise<EmulatorProcess> {
+  static async create(
+    size: string,
+    now: string,
+    opts: { rateLimits?: boolean; ids?: 'uuid' | 'demo'; repo?: string } = {},
+  ): Promise<EmulatorProcess> {
+    const demoIds = opts.ids === 'demo';
     const args = [
-      BIN,
+      opts.repo === undefined ? BIN : join(opts.repo, 'bin/engage-etl.js'),
       'emulator',
       '--port',
       '0',
-      '--size',
-      size,
-      '--id-style',
-      'uuid',
+      ...(demoIds && size === 'demo' ? [] : ['--size', size]),
+      ...(demoIds ? [] : ['--id-style', 'uuid']),
       '--now',
       now,
-      ...(rateLimits ? [] : ['--no-rate-limits']),
+      ...(opts.rateLimits === false ? ['--no-rate-limits'] : []),
     ];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -40,7 +40,7 @@ async function cpuPerRequest(em: EmulatorProcess, events: string[], transport: H
 async function main(): Promise<void> {
   const requests = Number(flag('--requests') ?? 2000);
   const rounds = Number(flag('--rounds') ?? 4);
-  const em = await EmulatorProcess.create('demo', NOW, false);
+  const em = await EmulatorProcess.create('demo', NOW, { rateLimits: false });
   try {
     const listing = await ApiClient.create({ baseUrl: em.url, apiKey: em.apiKey }).request<{ events: string[] }>({
       endpoint: ENDPOINTS.eventsList,

@@ -97,7 +97,7 @@ export interface ScaleRunOptions {
 export async function measureScaleSize(o: ScaleRunOptions): Promise<ScaleFigures> {
   const dir = await mkdtemp(join(tmpdir(), `engage-bench-scale-${o.size}-`));
   o.step(`${o.size}: emulator (its own process)`);
-  const emulator = await EmulatorProcess.create(o.size, o.span.now, o.rateLimits);
+  const emulator = await EmulatorProcess.create(o.size, o.span.now, { rateLimits: o.rateLimits });
   try {
     const pipeline = join(dir, 'pipeline.yaml');
     await writeFile(pipeline, scalePipeline(o.span.start));

@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { EmulatorProcess } from './emulator-process.js';
 
 export interface TableFingerprint {
   columns: string[];
@@ -105,33 +106,13 @@ export async function fingerprintRun(
   columns: Readonly<Record<string, readonly string[]>> = {},
 ): Promise<Fingerprints> {
   const dir = await mkdtemp(join(tmpdir(), 'engage-etl-fingerprint-'));
-  const sizeArgs = run.size === 'demo' ? [] : ['--size', run.size, '--id-style', 'uuid'];
-  const emulator = spawn(
-    process.execPath,
-    [
-      join(run.repo, 'bin/engage-etl.js'),
-      'emulator',
-      '--port',
-      '0',
-      '--now',
-      run.until,
-      '--no-rate-limits',
-      ...sizeArgs,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const emulator = await EmulatorProcess.create(run.size, run.until, {
+    rateLimits: false,
+    ids: run.size === 'demo' ? 'demo' : 'uuid',
+    repo: run.repo,
+  });
   try {
-    const { url, apiKey } = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
-      let out = '';
-      emulator.on('exit', (code) => reject(new Error(`the emulator exited ${String(code)} before listening`)));
-      emulator.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-        const apiKey = /demo API key[^:]*: (\S+)/.exec(out)?.[1];
-        if (url && apiKey) resolve({ url, apiKey });
-      });
-    });
-    emulator.removeAllListeners('exit');
+    const { url, apiKey } = emulator;
     await writeFile(join(dir, 'pipeline.yaml'), run.pipeline);
     await cli(
       run.repo,
@@ -157,7 +138,7 @@ export async function fingerprintRun(
     );
     return await tableFingerprints(join(dir, 'w.duckdb'), columns);
   } finally {
-    emulator.kill('SIGTERM');
+    await emulator.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
