@@ -43,3 +43,12 @@ COMMENT ON COLUMN "analytics"."segment_names_by_day"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."segment_names_by_day"."segment_id" IS 'The segment.';
 COMMENT ON COLUMN "analytics"."segment_names_by_day"."segment_name" IS 'The segment''s name at the end of the day (segments_history); before the first version loaded, the first name; NULL when the segments stream never read the segment.';
 COMMENT ON COLUMN "analytics"."segment_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';
+
+-- Internal: for each view above that a pipeline option fills, whether it has a row (and each hinted column a value),
+-- read from the base tables with the view's own filter, since the view's window reads every day of every segment
+-- even for its first row. The run's summary and the report ask these (src/views/unfilled-views.ts); each answers as its
+-- view does (test/views/view-probes.test.ts).
+CREATE OR REPLACE MACRO "analytics"."segment_size_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."segment_size") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."segment_names_by_day_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."segment_size") AS "rows";

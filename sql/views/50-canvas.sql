@@ -161,3 +161,20 @@ COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."canvas_id" IS 'The Can
 COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."step_id" IS 'The step.';
 COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."step_name" IS 'The step''s name at the end of the day (canvas_steps_history); before the first version loaded, the first name; NULL when canvas_details never read the step.';
 COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';
+
+-- Internal: for each view above that a pipeline option fills, whether it has a row (and each hinted column a value),
+-- read from the base tables with the view's own filter, since the view's joins read every Canvas and day
+-- even for its first row. The run's summary and the report ask these (src/views/unfilled-views.ts); each answers as its
+-- view does (test/views/view-probes.test.ts).
+CREATE OR REPLACE MACRO "analytics"."canvas_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_variant_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_variant_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_step_conversions_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_step_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_names_by_day_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_variant_names_by_day_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_variant_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_step_names_by_day_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_step_summary") AS "rows";
