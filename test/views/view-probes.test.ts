@@ -125,7 +125,9 @@ describe('the probe of each hinted view', () => {
           if (!filled && (key === 'rows' || full['rows'])) expected.push(k);
         }
       }
-      const unfilled = (await unfilledViews(wh)).map((u) => (u.column === undefined ? u.view : `${u.view}.${u.column}`));
+      const unfilled = (await unfilledViews(wh)).map((u) =>
+        u.column === undefined ? u.view : `${u.view}.${u.column}`,
+      );
       // Views without a hint of their own (only hinted columns) are not listed when empty.
       const listedViews = new Set(
         (
