@@ -6,7 +6,7 @@ import { CHARTS, FRESHNESS_SQL, setReportLastDays } from './report-charts.js';
 import type { ChartSpec } from './report-charts.js';
 import type { ChartRow } from './render-chart.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
-import { unfilledViews } from '../views/unfilled-views.js';
+import { unfilledViews, type UnfilledView } from '../views/unfilled-views.js';
 import { absentHistoryNote, viewsReadingAbsentHistory } from '../views/absent-history.js';
 import { printable } from '../text/printable-text.js';
 import { backfillFromRow, backfillSentence } from '../pipeline/backfill-progress.js';
@@ -79,6 +79,11 @@ export interface ReportOptions {
    * the file a reader opens. @default the path `wh` was opened from
    */
   database?: string;
+  /**
+   * The views and columns left empty for want of a pipeline option, when the caller has them: a run passes its
+   * summary's, read moments before. @default read from `wh`
+   */
+  unfilled?: readonly UnfilledView[];
 }
 
 /** Write the report to `path` (its folder is created; the file is replaced whole, never half-written). */
@@ -123,7 +128,7 @@ ${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num
   const views = await wh.query(
     `SELECT "view_name", "comment" FROM duckdb_views() WHERE "schema_name" = 'analytics' ORDER BY 1`,
   );
-  const unfilled = await unfilledViews(wh);
+  const unfilled = opts.unfilled ?? (await unfilledViews(wh));
   const absentHistory =
     wh.absentHistory.length === 0
       ? ''
