@@ -1,5 +1,6 @@
 // The charts of the HTML report, one entry each: a query over the analyst views returning one row per mark (columns
 // "x", "series", "y"), and how to draw it. A chart over a new view is one more entry here.
+import { FatalError } from '../errors.js';
 
 export interface ChartSpec {
   /** Stable id: the report's `data-chart` attribute and the browser test's handle. */
@@ -282,6 +283,11 @@ export const CHARTS: readonly ChartSpec[] = [
   },
 ];
 
+/** The analytics macros the charts call (a database whose views an older engage-etl made may lack one). */
+const CHART_MACROS = [
+  ...new Set(CHARTS.flatMap((c) => [...c.sql.matchAll(/"analytics"\."(\w+)"\(/g)].map((m) => m[1]!))),
+];
+
 /** The freshness table of the report: one row per stream. */
 export const FRESHNESS_SQL = `
   SELECT "stream", count(*) AS "series", min("watermark") AS "oldest_watermark", round(max("age_hours"), 1) AS "max_age_hours",
@@ -311,6 +317,16 @@ const RECENT_DAYS = 7;
  * recent days is the newest of all.
  */
 export async function setReportLastDays(session: ReportSession): Promise<void> {
+  const present = new Set(
+    (await session.query(`SELECT "function_name" FROM duckdb_functions() WHERE "schema_name" = 'analytics'`)).map((r) =>
+      String(r['function_name']),
+    ),
+  );
+  const missing = CHART_MACROS.filter((m) => !present.has(m));
+  if (missing.length > 0)
+    throw new FatalError(
+      `the analyst views of this database were made by an older engage-etl: it lacks ${missing.map((m) => `analytics.${m}`).join(', ')}, which the report's charts read. The next \`engage-etl run\` (or \`engage-etl export\`) on it creates them; write the report after that`,
+    );
   await session.query(
     `SET VARIABLE "report_newest_day" = (SELECT CAST(max("watermark") AS DATE) FROM "main"."_etl_series_state")`,
   );

@@ -1,7 +1,10 @@
 // The report's charts of the last days read the last days: the segment and events charts, whose views compute windows
 // over every day, read their macros from a constant first day, so the rows their scans return are those days, not the
 // history. On a workspace that is not the demo (seed 11, UUID ids) with eight months of sizes and counts; the test
-// counts the rows the table scans return (DuckDB's profile), not the time.
+// counts the rows the table scans return (DuckDB's profile), not the time. A database whose views an older engage-etl
+// made lacks those macros: the report names them and what creates them.
+import { copyFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
@@ -99,5 +102,19 @@ describe('a report over eight months of segment sizes and event counts', () => {
       `SELECT count("previous_size") AS n FROM analytics.segment_size_per_day("since" := ${since}) WHERE "day" = ${since}`,
     );
     expect(Number(first?.['n'])).toBe(0);
+  });
+
+  it('names the macro a database whose views an older engage-etl made lacks, and what creates it', async () => {
+    const older = join(f.dir, 'older-views.duckdb');
+    await copyFile(f.db, older);
+    const old = await Warehouse.open(older, WAREHOUSE_TABLES, {});
+    try {
+      await old.query('DROP MACRO TABLE analytics.segment_size_per_day');
+      await expect(setReportLastDays(old)).rejects.toThrow(
+        /older engage-etl: it lacks analytics\.segment_size_per_day, .*The next `engage-etl run`/,
+      );
+    } finally {
+      await old.close();
+    }
   });
 });
