@@ -311,10 +311,10 @@ const RECENT_DAYS = 7;
  *
  * Each view is first asked for its last complete day among the RECENT_DAYS days ending with the newest watermark's day,
  * a constant the scan applies (a view with a `since` macro reads it from the first of those days); only a view with no
- * complete day there is scanned whole. The whole scan joined every row
- * to its series' watermark, seconds of CPU on a large campaign_message_daily. The answer is the
- * same either way: every complete day lies on or before the newest watermark's day, so the newest one found in the
- * recent days is the newest of all.
+ * complete day there is scanned whole. The whole scan joined every row to its series' watermark, seconds of CPU on a
+ * large campaign_message_daily. The answer is the same either way: every complete day lies on or before the newest
+ * watermark's day, so the newest one found in the recent days is the newest of all. A database whose views an older
+ * engage-etl made, lacking a macro the charts call, is refused here with what creates it.
  */
 export async function setReportLastDays(session: ReportSession): Promise<void> {
   const present = new Set(
