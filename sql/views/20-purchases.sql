@@ -76,3 +76,23 @@ COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."revenue" IS 'Rev
 COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."purchases" IS 'Purchases (quantity) of the product in the app on the day. NULL when not loaded for this pair. To fill: list apps and products together in the purchase_quantity stream, e.g. purchase_quantity: { apps: ["*", app_1], products: ["*", all] }.';
 COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."revenue_per_purchase" IS 'revenue / purchases to a hundredth of a cent; NULL when there was no purchase.';
 COMMENT ON COLUMN "analytics"."purchases_daily_by_app_product"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its revenue and purchase series passed it); false for today and for days a backfill has not reached. Sum complete days only.';
+
+-- Internal: for each view above that a pipeline option fills, whether it has a row (and each hinted column a value),
+-- read from the base tables with the view's own filter, since the view's full join groups every series of both tables
+-- even for its first row. The run's summary and the report ask these (src/views/unfilled-views.ts); each answers as its
+-- view does (test/views/view-probes.test.ts).
+CREATE OR REPLACE MACRO "analytics"."purchases_daily_by_app_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."revenue" WHERE "app_id" <> '*' AND "product" = '*')
+         OR EXISTS (FROM "main"."purchase_quantity" WHERE "app_id" <> '*' AND "product" = '*') AS "rows",
+       EXISTS (FROM "main"."revenue" WHERE "app_id" <> '*' AND "product" = '*' AND "revenue" IS NOT NULL AND "unit" IS NOT NULL) AS "revenue",
+       EXISTS (FROM "main"."purchase_quantity" WHERE "app_id" <> '*' AND "product" = '*' AND "purchase_quantity" IS NOT NULL AND "unit" IS NOT NULL) AS "purchases";
+CREATE OR REPLACE MACRO "analytics"."purchases_daily_by_product_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."revenue" WHERE "app_id" = '*' AND "product" <> '*')
+         OR EXISTS (FROM "main"."purchase_quantity" WHERE "app_id" = '*' AND "product" <> '*') AS "rows",
+       EXISTS (FROM "main"."revenue" WHERE "app_id" = '*' AND "product" <> '*' AND "revenue" IS NOT NULL AND "unit" IS NOT NULL) AS "revenue",
+       EXISTS (FROM "main"."purchase_quantity" WHERE "app_id" = '*' AND "product" <> '*' AND "purchase_quantity" IS NOT NULL AND "unit" IS NOT NULL) AS "purchases";
+CREATE OR REPLACE MACRO "analytics"."purchases_daily_by_app_product_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."revenue" WHERE "app_id" <> '*' AND "product" <> '*')
+         OR EXISTS (FROM "main"."purchase_quantity" WHERE "app_id" <> '*' AND "product" <> '*') AS "rows",
+       EXISTS (FROM "main"."revenue" WHERE "app_id" <> '*' AND "product" <> '*' AND "revenue" IS NOT NULL AND "unit" IS NOT NULL) AS "revenue",
+       EXISTS (FROM "main"."purchase_quantity" WHERE "app_id" <> '*' AND "product" <> '*' AND "purchase_quantity" IS NOT NULL AND "unit" IS NOT NULL) AS "purchases";

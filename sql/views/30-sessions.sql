@@ -46,3 +46,14 @@ COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."segment_id" IS 'T
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."segment_name" IS 'The segment''s current name: from the segments stream, else from the last segment list a run read (any stream with segments: all reads it); NULL when neither has named it. Two segments may share a name: group by segment_id.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."sessions" IS 'Sessions started in the app on the day by users of the segment.';
 COMMENT ON COLUMN "analytics"."sessions_daily_by_app_segment"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
+
+-- Internal: for each view above that a pipeline option fills, whether it has a row (and each hinted column a value),
+-- read from the base tables with the view's own filter, since the view's groups read every series
+-- even for its first row. The run's summary and the report ask these (src/views/unfilled-views.ts); each answers as its
+-- view does (test/views/view-probes.test.ts).
+CREATE OR REPLACE MACRO "analytics"."sessions_daily_by_app_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."sessions" WHERE "app_id" <> '*' AND "segment_id" = '*') AS "rows";
+CREATE OR REPLACE MACRO "analytics"."sessions_daily_by_segment_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."sessions" WHERE "app_id" = '*' AND "segment_id" <> '*') AS "rows";
+CREATE OR REPLACE MACRO "analytics"."sessions_daily_by_app_segment_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."sessions" WHERE "app_id" <> '*' AND "segment_id" <> '*') AS "rows";

@@ -44,14 +44,15 @@ COMMENT ON COLUMN "analytics"."canvas_variant_daily"."revenue" IS 'Revenue attri
 COMMENT ON COLUMN "analytics"."canvas_variant_daily"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
 
 -- A step's position is its distance from a variant's first step along next_step_ids (the shortest path when paths join).
+-- The edges are unnested once, before the walk: unnested inside it, each step of the walk joined them anew.
 CREATE OR REPLACE VIEW "analytics"."canvas_step_conversions" AS
-WITH RECURSIVE "walk"("canvas_id", "step_id", "depth") AS (
+WITH RECURSIVE "edges" AS (SELECT "canvas_id", "step_id", unnest("next_step_ids") AS "next_id" FROM "main"."canvas_steps"),
+"walk"("canvas_id", "step_id", "depth") AS (
   SELECT "canvas_id", "first_step_id", 1 FROM "main"."canvas_variants" WHERE "first_step_id" IS NOT NULL
   UNION
-  SELECT s."canvas_id", n."next_id", w."depth" + 1
+  SELECT e."canvas_id", e."next_id", w."depth" + 1
   FROM "walk" w
-  JOIN "main"."canvas_steps" s ON s."canvas_id" = w."canvas_id" AND s."step_id" = w."step_id"
-  CROSS JOIN unnest(s."next_step_ids") AS n("next_id")
+  JOIN "edges" e ON e."canvas_id" = w."canvas_id" AND e."step_id" = w."step_id"
   WHERE w."depth" < 100
 ),
 "positions" AS (SELECT "canvas_id", "step_id", min("depth") AS "position" FROM "walk" GROUP BY ALL),
@@ -161,3 +162,20 @@ COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."canvas_id" IS 'The Can
 COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."step_id" IS 'The step.';
 COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."step_name" IS 'The step''s name at the end of the day (canvas_steps_history); before the first version loaded, the first name; NULL when canvas_details never read the step.';
 COMMENT ON COLUMN "analytics"."canvas_step_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';
+
+-- Internal: for each view above that a pipeline option fills, whether it has a row (and each hinted column a value),
+-- read from the base tables with the view's own filter, since the view's joins read every Canvas and day
+-- even for its first row. The run's summary and the report ask these (src/views/unfilled-views.ts); each answers as its
+-- view does (test/views/view-probes.test.ts).
+CREATE OR REPLACE MACRO "analytics"."canvas_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_variant_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_variant_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_step_conversions_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_step_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_names_by_day_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_variant_names_by_day_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_variant_summary") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."canvas_step_names_by_day_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."canvas_step_summary") AS "rows";

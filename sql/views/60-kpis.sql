@@ -61,3 +61,28 @@ COMMENT ON COLUMN "analytics"."kpis_daily_by_app"."sessions_per_dau" IS 'session
 COMMENT ON COLUMN "analytics"."kpis_daily_by_app"."revenue" IS 'Revenue of the app on the day, all products (as analytics.purchases_daily_by_app); NULL when the pipeline does not load revenue for the app. To fill: list the apps in the revenue stream of the pipeline, e.g. revenue: { apps: ["*", app_1] }.';
 COMMENT ON COLUMN "analytics"."kpis_daily_by_app"."arpdau" IS 'Average revenue per daily active user of the app: revenue / dau, to a hundredth of a cent; NULL when either is missing or dau is 0. To fill: list the apps in the revenue stream of the pipeline, e.g. revenue: { apps: ["*", app_1] }.';
 COMMENT ON COLUMN "analytics"."kpis_daily_by_app"."complete" IS 'True when the day had ended and was loaded whole: the watermark of every KPI series of the day (and of its sessions and revenue series) passed it; false for today and for days a backfill has not reached. Average complete days only.';
+
+-- Internal: for each view above that a pipeline option fills, whether it has a row (and each hinted column a value),
+-- read from the base tables with the view's own filter, since the view's joins group every series of three tables
+-- even for its first row. The run's summary and the report ask these (src/views/unfilled-views.ts); each answers as its
+-- view does (test/views/view-probes.test.ts).
+CREATE OR REPLACE MACRO "analytics"."kpis_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."kpi_series" WHERE "app_id" = '*') AS "rows";
+CREATE OR REPLACE MACRO "analytics"."kpis_daily_by_app_filled"() AS TABLE
+WITH "days" AS (
+  SELECT CAST("time" AS DATE) AS "day", "app_id", max("value") FILTER (WHERE "metric" = 'dau') <> 0 AS "dau_nonzero"
+  FROM "main"."kpi_series" WHERE "app_id" <> '*' GROUP BY ALL
+),
+"sessions" AS (
+  SELECT d."dau_nonzero" FROM "days" d JOIN "main"."sessions" x ON x."app_id" = d."app_id" AND CAST(x."time" AS DATE) = d."day"
+  WHERE x."segment_id" = '*' AND x."sessions" IS NOT NULL AND x."unit" IS NOT NULL
+),
+"revenue" AS (
+  SELECT d."dau_nonzero" FROM "days" d JOIN "main"."revenue" x ON x."app_id" = d."app_id" AND CAST(x."time" AS DATE) = d."day"
+  WHERE x."product" = '*' AND x."revenue" IS NOT NULL AND x."unit" IS NOT NULL
+)
+SELECT EXISTS (FROM "days") AS "rows",
+       EXISTS (FROM "sessions") AS "sessions",
+       EXISTS (FROM "sessions" WHERE "dau_nonzero") AS "sessions_per_dau",
+       EXISTS (FROM "revenue") AS "revenue",
+       EXISTS (FROM "revenue" WHERE "dau_nonzero") AS "arpdau";

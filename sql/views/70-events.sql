@@ -93,3 +93,16 @@ COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."count_week_be
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."wow_change" IS 'count - count_week_before: occurrences gained (negative: lost) against the same weekday a week before.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."wow_change_rate" IS 'wow_change / count_week_before, e.g. 0.1 = +10 %; NULL without a week before or when it was 0.';
 COMMENT ON COLUMN "analytics"."event_counts_daily_by_app_segment"."complete" IS 'True when the day had ended and was loaded whole (the watermark of its series passed it); false for today and for days a backfill has not reached. Keep to complete days for totals and charts.';
+
+-- Internal: for each view above that a pipeline option fills, whether it has a row (and each hinted column a value),
+-- read from the base tables with the view's own filter, since the view's windows read every day of every series
+-- even for its first row. The run's summary and the report ask these (src/views/unfilled-views.ts); each answers as its
+-- view does (test/views/view-probes.test.ts).
+CREATE OR REPLACE MACRO "analytics"."event_counts_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."event_counts" WHERE "app_id" = '*' AND "segment_id" = '*') AS "rows";
+CREATE OR REPLACE MACRO "analytics"."event_counts_daily_by_app_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."event_counts" WHERE "app_id" <> '*' AND "segment_id" = '*') AS "rows";
+CREATE OR REPLACE MACRO "analytics"."event_counts_daily_by_segment_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."event_counts" WHERE "app_id" = '*' AND "segment_id" <> '*') AS "rows";
+CREATE OR REPLACE MACRO "analytics"."event_counts_daily_by_app_segment_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."event_counts" WHERE "app_id" <> '*' AND "segment_id" <> '*') AS "rows";

@@ -152,3 +152,14 @@ COMMENT ON COLUMN "analytics"."campaign_names_by_day"."day" IS 'The day (UTC).';
 COMMENT ON COLUMN "analytics"."campaign_names_by_day"."campaign_id" IS 'The campaign.';
 COMMENT ON COLUMN "analytics"."campaign_names_by_day"."campaign_name" IS 'The campaign''s name at the end of the day (campaigns_history); before the first version loaded, the first name; NULL when the campaigns stream never read the campaign.';
 COMMENT ON COLUMN "analytics"."campaign_names_by_day"."complete" IS 'True when the day had ended and was loaded whole; a day still in progress may yet take a name edited later in the day.';
+
+-- Internal: for each view above that a pipeline option fills, whether it has a row (and each hinted column a value),
+-- read from the base tables with the view's own filter, since the view's joins read every campaign and day
+-- even for its first row. The run's summary and the report ask these (src/views/unfilled-views.ts); each answers as its
+-- view does (test/views/view-probes.test.ts).
+CREATE OR REPLACE MACRO "analytics"."campaign_message_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."campaign_message_series") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."campaign_daily_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."campaign_series") AS "rows";
+CREATE OR REPLACE MACRO "analytics"."campaign_names_by_day_filled"() AS TABLE
+SELECT EXISTS (FROM "main"."campaign_series") AS "rows";

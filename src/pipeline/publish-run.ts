@@ -85,6 +85,7 @@ export async function publishDatabase(
     summary.report = (
       await writeReport(wh, reportPathFor(opts.db, opts.pipeline.report.path, opts.workDir), {
         database: snapshots.description,
+        unfilled: summary.unfilled,
       })
     ).path;
   }

@@ -1,5 +1,6 @@
 // The charts of the HTML report, one entry each: a query over the analyst views returning one row per mark (columns
 // "x", "series", "y"), and how to draw it. A chart over a new view is one more entry here.
+import { FatalError } from '../errors.js';
 
 export interface ChartSpec {
   /** Stable id: the report's `data-chart` attribute and the browser test's handle. */
@@ -68,6 +69,18 @@ const lastDay = (view: string): string => {
 
 const lastDays = (view: string) => `"day" > ${lastDay(view)} - ${REPORT_DAYS} AND ${COMPLETE_DAYS}`;
 
+/**
+ * Views whose rows come from a macro of the same columns that leaves out the days before its `since`: their windows
+ * read every day of every series, so a chart of the last days reads the macro from its first day instead.
+ */
+const SINCE_MACROS: Readonly<Record<string, string>> = { segment_size_daily: 'segment_size_per_day' };
+
+/** The rows of `view` from the day `since` on (an expression): its macro where it has one, else the view itself. */
+const rowsSince = (view: string, since: string): string => {
+  const macro = SINCE_MACROS[view];
+  return macro === undefined ? `"analytics"."${view}"` : `"analytics"."${macro}"("since" := ${since})`;
+};
+
 /** A measure per day from a totals view ("All apps") and its per-app view, last REPORT_DAYS days; NULL (not loaded) left out. */
 const allAndPerApp = (totals: string, perApp: string, measure: string) =>
   `SELECT "day" AS "x", 'All apps' AS "series", "${measure}" AS "y" FROM "analytics"."${totals}" WHERE "${measure}" IS NOT NULL AND ${lastDays(totals)}
@@ -88,6 +101,16 @@ type NamedKind = 'canvases' | 'campaigns' | 'segments';
 const joinNames = (kind: NamedKind, id: string) =>
   `LEFT JOIN "analytics"."object_names"('${kind}') "names" ON "names"."id" = ${id}`;
 const label = (id: string) => `COALESCE("names"."label", ${id})`;
+
+/**
+ * The last day of the events chart: the newest day of the all-apps, all-users counts before the last run's end (the day
+ * in progress left out), a constant setReportLastDays sets, so that `since` applies in the table scan. As a subquery it
+ * could not, and the chart joined every count of every day to its series' watermark.
+ */
+const EVENTS_LAST_DAY = `CAST(getvariable('report_events_last_day') AS DATE)`;
+const EVENTS_LAST_DAY_SQL = `SET VARIABLE "report_events_last_day" = (
+  SELECT max(CAST("time" AS DATE)) FROM "main"."event_counts"
+  WHERE "app_id" = '*' AND "segment_id" = '*' AND CAST("time" AS DATE) < COALESCE((SELECT CAST(max("until") AS DATE) FROM "main"."_etl_runs"), DATE '9999-12-31'))`;
 
 /** `1,234`: a count as the hover text writes it. */
 const count = (expr: string) => `format('{:,}', CAST(${expr} AS BIGINT))`;
@@ -141,11 +164,10 @@ export const CHARTS: readonly ChartSpec[] = [
     kind: 'bar',
     yFormat: 'percent',
     horizontal: true,
-    sql: `WITH "last" AS (SELECT max(CAST("time" AS DATE)) AS "d" FROM "main"."event_counts"
-                          WHERE "app_id" = '*' AND "segment_id" = '*' AND CAST("time" AS DATE) < COALESCE((SELECT CAST(max("until") AS DATE) FROM "main"."_etl_runs"), DATE '9999-12-31')),
+    sql: `WITH "last" AS (SELECT ${EVENTS_LAST_DAY} AS "d"),
           "weeks" AS (
             SELECT "event", sum("count") FILTER (WHERE "day" > "last"."d" - 7) AS "this_week", sum("count") FILTER (WHERE "day" <= "last"."d" - 7) AS "week_before"
-            FROM "analytics"."event_counts_per_series"("since" := (SELECT "d" FROM "last") - 14), "last"
+            FROM "analytics"."event_counts_per_series"("since" := ${EVENTS_LAST_DAY} - 14), "last"
             WHERE "app_id" = '*' AND "segment_id" = '*' AND "day" > "last"."d" - 14 AND "day" <= "last"."d" GROUP BY ALL)
           SELECT "event" AS "x", 'change' AS "series", ("this_week" - "week_before") / CAST("week_before" AS DOUBLE) AS "y",
                  "event" || ': ' || ${count('"this_week"')} || ' in the last 7 days, ' || ${count('"week_before"')} || ' the 7 days before' AS "hover"
@@ -159,13 +181,13 @@ export const CHARTS: readonly ChartSpec[] = [
     kind: 'line',
     sql: `WITH "top" AS (
             SELECT "segment_id", "size", row_number() OVER (ORDER BY "size" DESC NULLS LAST, "segment_id") AS "rank"
-            FROM "analytics"."segment_size_daily" WHERE "day" = ${lastDay('segment_size_daily')} QUALIFY "rank" <= ${TOP_SEGMENTS}),
+            FROM ${rowsSince('segment_size_daily', lastDay('segment_size_daily'))} WHERE "day" = ${lastDay('segment_size_daily')} QUALIFY "rank" <= ${TOP_SEGMENTS}),
           "apart" AS (SELECT "segment_id" FROM "top" WHERE "rank" = 1 AND "size" >= ${OWN_SCALE_RATIO} * (SELECT "size" FROM "top" WHERE "rank" = 2)),
           "named" AS (SELECT t."segment_id", ${label('t."segment_id"')} AS "label" FROM "top" t ${joinNames('segments', 't."segment_id"')})
           SELECT d."day" AS "x",
                  n."label" || CASE WHEN n."segment_id" IN (SELECT "segment_id" FROM "apart") THEN ' (right scale)' ELSE '' END AS "series",
                  d."size" AS "y", CASE WHEN n."segment_id" IN (SELECT "segment_id" FROM "apart") THEN 1 ELSE 0 END AS "axis"
-          FROM "analytics"."segment_size_daily" d JOIN "named" n ON n."segment_id" = d."segment_id"
+          FROM ${rowsSince('segment_size_daily', `${lastDay('segment_size_daily')} - ${REPORT_DAYS}`)} d JOIN "named" n ON n."segment_id" = d."segment_id"
           WHERE ${lastDays('segment_size_daily')} AND d."size" IS NOT NULL ORDER BY "series", "x"`,
   },
   {
@@ -261,6 +283,11 @@ export const CHARTS: readonly ChartSpec[] = [
   },
 ];
 
+/** The analytics macros the charts call (a database whose views an older engage-etl made may lack one). */
+const CHART_MACROS = [
+  ...new Set(CHARTS.flatMap((c) => [...c.sql.matchAll(/"analytics"\."(\w+)"\(/g)].map((m) => m[1]!))),
+];
+
 /** The freshness table of the report: one row per stream. */
 export const FRESHNESS_SQL = `
   SELECT "stream", count(*) AS "series", min("watermark") AS "oldest_watermark", round(max("age_hours"), 1) AS "max_age_hours",
@@ -279,24 +306,38 @@ export interface ReportSession {
 const RECENT_DAYS = 7;
 
 /**
- * Set what the charts' queries need first, in the same session: the last complete day of each view they follow.
+ * Set what the charts' queries need first, in the same session: the last complete day of each view they follow, and the
+ * last day of the events chart.
  *
  * Each view is first asked for its last complete day among the RECENT_DAYS days ending with the newest watermark's day,
- * a constant the scan applies; only a view with no complete day there is scanned whole. The whole scan joined every row
- * to its series' watermark, seconds of CPU on a large campaign_message_daily. The answer is the
- * same either way: every complete day lies on or before the newest watermark's day, so the newest one found in the
- * recent days is the newest of all.
+ * a constant the scan applies (a view with a `since` macro reads it from the first of those days); only a view with no
+ * complete day there is scanned whole. The whole scan joined every row to its series' watermark, seconds of CPU on a
+ * large campaign_message_daily. The answer is the same either way: every complete day lies on or before the newest
+ * watermark's day, so the newest one found in the recent days is the newest of all. A database whose views an older
+ * engage-etl made, lacking a macro the charts call, is refused here with what creates it.
  */
 export async function setReportLastDays(session: ReportSession): Promise<void> {
+  const present = new Set(
+    (await session.query(`SELECT "function_name" FROM duckdb_functions() WHERE "schema_name" = 'analytics'`)).map((r) =>
+      String(r['function_name']),
+    ),
+  );
+  const missing = CHART_MACROS.filter((m) => !present.has(m));
+  if (missing.length > 0)
+    throw new FatalError(
+      `the analyst views of this database were made by an older engage-etl: it lacks ${missing.map((m) => `analytics.${m}`).join(', ')}, which the report's charts read. The next \`engage-etl run\` (or \`engage-etl export\`) on it creates them; write the report after that`,
+    );
   await session.query(
     `SET VARIABLE "report_newest_day" = (SELECT CAST(max("watermark") AS DATE) FROM "main"."_etl_series_state")`,
   );
+  const recentStart = `CAST(getvariable('report_newest_day') AS DATE) - ${RECENT_DAYS}`;
   for (const view of lastDayViews) {
     const variable = `report_last_day_${view}`;
-    const setLastDay = (where: string) =>
-      `SET VARIABLE "${variable}" = (SELECT max("day") FROM "analytics"."${view}" WHERE ${COMPLETE_DAYS}${where})`;
-    await session.query(setLastDay(` AND "day" > CAST(getvariable('report_newest_day') AS DATE) - ${RECENT_DAYS}`));
+    const setLastDay = (from: string, where: string) =>
+      `SET VARIABLE "${variable}" = (SELECT max("day") FROM ${from} WHERE ${COMPLETE_DAYS}${where})`;
+    await session.query(setLastDay(rowsSince(view, recentStart), ` AND "day" > ${recentStart}`));
     const [found] = await session.query(`SELECT getvariable('${variable}') IS NOT NULL AS "found"`);
-    if (found?.['found'] !== true) await session.query(setLastDay(''));
+    if (found?.['found'] !== true) await session.query(setLastDay(`"analytics"."${view}"`, ''));
   }
+  await session.query(EVENTS_LAST_DAY_SQL);
 }

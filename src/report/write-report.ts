@@ -6,7 +6,7 @@ import { CHARTS, FRESHNESS_SQL, setReportLastDays } from './report-charts.js';
 import type { ChartSpec } from './report-charts.js';
 import type { ChartRow } from './render-chart.js';
 import { writeFileAtomically } from '../process/write-file-atomically.js';
-import { unfilledViews } from '../views/unfilled-views.js';
+import { unfilledViews, type UnfilledView } from '../views/unfilled-views.js';
 import { absentHistoryNote, viewsReadingAbsentHistory } from '../views/absent-history.js';
 import { printable } from '../text/printable-text.js';
 import { backfillFromRow, backfillSentence } from '../pipeline/backfill-progress.js';
@@ -79,6 +79,11 @@ export interface ReportOptions {
    * the file a reader opens. @default the path `wh` was opened from
    */
   database?: string;
+  /**
+   * The views and columns left empty for want of a pipeline option, when the caller has them: a run passes its
+   * summary's, read moments before. @default read from `wh`
+   */
+  unfilled?: readonly UnfilledView[];
 }
 
 /** Write the report to `path` (its folder is created; the file is replaced whole, never half-written). */
@@ -87,19 +92,28 @@ export async function writeReport(wh: Warehouse, path: string, opts: ReportOptio
   const target = resolve(path);
   const sections: string[] = [];
   const charts: ReportSummary['charts'] = [];
-  // Loaded with the first report, not at every start of the CLI.
-  const { renderChartSvg } = await import('./render-chart.js');
-  await setReportLastDays(wh);
-  for (const spec of CHARTS) {
-    const rows = await chartRows(wh, spec);
-    charts.push({ id: spec.id, rows: rows.length });
-    const body =
-      rows.length > 0 ? `<figure>${renderChartSvg(spec, rows)}</figure>` : '<p class="empty">No data yet.</p>';
-    sections.push(`<section class="chart" data-chart="${escapeHtml(spec.id)}" data-rows="${rows.length}">
+  // The drawing code is loaded with the first report (not at every start of the CLI), while DuckDB answers the first
+  // queries; each chart's query then runs while the chart before it is drawn: DuckDB answers on threads of its own,
+  // ECharts draws on this one.
+  const [, { renderChartSvg }] = await Promise.all([setReportLastDays(wh), import('./render-chart.js')]);
+  let next: Promise<ChartRow[]> | undefined = CHARTS[0] && chartRows(wh, CHARTS[0]);
+  try {
+    for (const [i, spec] of CHARTS.entries()) {
+      const rows = await (next as Promise<ChartRow[]>);
+      const following = CHARTS[i + 1];
+      next = following && chartRows(wh, following);
+      charts.push({ id: spec.id, rows: rows.length });
+      const body =
+        rows.length > 0 ? `<figure>${renderChartSvg(spec, rows)}</figure>` : '<p class="empty">No data yet.</p>';
+      sections.push(`<section class="chart" data-chart="${escapeHtml(spec.id)}" data-rows="${rows.length}">
 <h2>${escapeHtml(spec.title)}</h2><p class="caption">${escapeHtml(spec.caption)}</p>
 ${body}
 ${chartData(spec.id, rows)}
 </section>`);
+    }
+  } finally {
+    // A chart that cannot be drawn leaves the next query running: it ends before the warehouse is used again.
+    await next?.catch(() => undefined);
   }
 
   const fresh = await wh.query(FRESHNESS_SQL);
@@ -114,7 +128,7 @@ ${fresh.map((r) => `<tr>${columns.map((c) => `<td${numeric.has(c) ? ' class="num
   const views = await wh.query(
     `SELECT "view_name", "comment" FROM duckdb_views() WHERE "schema_name" = 'analytics' ORDER BY 1`,
   );
-  const unfilled = await unfilledViews(wh);
+  const unfilled = opts.unfilled ?? (await unfilledViews(wh));
   const absentHistory =
     wh.absentHistory.length === 0
       ? ''

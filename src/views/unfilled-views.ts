@@ -9,6 +9,43 @@ import { viewsReadingAbsentHistory } from './absent-history.js';
 /** What a view's comment says fills it, after this marker. */
 const MARKER = 'To fill: ';
 
+/**
+ * The probe of a hinted view `v` is the table macro `analytics.v_filled()` beside it in sql/views/: one row, a boolean
+ * "rows" and one boolean per hinted column, the answers the view gives, read from its base tables.
+ */
+const PROBE_SUFFIX = '_filled';
+
+/** Whether a view has a row, and per hinted column (in the order asked) whether it holds a value. */
+interface Filled {
+  rows: boolean;
+  columns: boolean[];
+}
+
+/** The answer of the view's probe; a hinted column the probe does not answer is read from the view. */
+async function probeAnswer(wh: Warehouse, view: string, cols: readonly { name: string }[]): Promise<Filled> {
+  const [row] = await wh.query(`SELECT * FROM ${ident(ANALYTICS_SCHEMA)}.${ident(`${view}${PROBE_SUFFIX}`)}()`);
+  if (row === undefined || ['rows', ...cols.map((c) => c.name)].some((c) => typeof row[c] !== 'boolean'))
+    return viewAnswer(wh, view, cols);
+  return { rows: row['rows'] === true, columns: cols.map((c) => row[c.name] === true) };
+}
+
+/**
+ * The answer read from the view itself, for a view without a probe (a database whose views predate them): its first
+ * row, or, with hinted columns, the whole view counted.
+ */
+async function viewAnswer(wh: Warehouse, view: string, cols: readonly { name: string }[]): Promise<Filled> {
+  const name = `${ident(ANALYTICS_SCHEMA)}.${ident(view)}`;
+  const [row] = await wh.query(
+    cols.length === 0
+      ? `SELECT count(*) AS "_rows" FROM (SELECT 1 FROM ${name} LIMIT 1)`
+      : `SELECT count(*) AS "_rows"${cols.map((c, i) => `, count(${ident(c.name)}) AS "c${i}"`).join('')} FROM ${name}`,
+  );
+  return {
+    rows: Number(row?.['_rows'] ?? 0) > 0,
+    columns: cols.map((_, i) => Number(row?.[`c${i}`] ?? 0) > 0),
+  };
+}
+
 /** An empty view (`column` undefined) or a column NULL on every row of a view that has rows, and what fills it. */
 export interface UnfilledView {
   view: string;
@@ -42,24 +79,26 @@ export async function unfilledViews(wh: Warehouse): Promise<UnfilledView[]> {
     else entry.columns.push({ name: String(h['column']), comment: String(h['comment']) });
     byView.set(view, entry);
   }
+  const probes = new Set(
+    (
+      await wh.query(
+        `SELECT "function_name" FROM duckdb_functions() WHERE "schema_name" = ${schema} AND "function_type" = 'table_macro' AND suffix("function_name", '${PROBE_SUFFIX}')`,
+      )
+    ).map((r) => String(r['function_name'])),
+  );
   const views: UnfilledView[] = [];
   const columns: UnfilledView[] = [];
   for (const [view, { comment, columns: cols }] of byView) {
     if (unreadable.has(view)) continue;
-    const name = `${ident(ANALYTICS_SCHEMA)}.${ident(view)}`;
-    // Whether a view has a row is read from its first row (the campaign views of a workspace hold millions); only a
-    // view with hinted columns is counted whole.
-    const [row] = await wh.query(
-      cols.length === 0
-        ? `SELECT count(*) AS "_rows" FROM (SELECT 1 FROM ${name} LIMIT 1)`
-        : `SELECT count(*) AS "_rows"${cols.map((c, i) => `, count(${ident(c.name)}) AS "c${i}"`).join('')} FROM ${name}`,
-    );
-    if (Number(row?.['_rows'] ?? 0) === 0) {
+    const filled = probes.has(`${view}${PROBE_SUFFIX}`)
+      ? await probeAnswer(wh, view, cols)
+      : await viewAnswer(wh, view, cols);
+    if (!filled.rows) {
       if (comment !== undefined) views.push({ view, fill: fillOf(comment) });
       continue;
     }
     cols.forEach((c, i) => {
-      if (Number(row?.[`c${i}`] ?? 0) === 0) columns.push({ view, column: c.name, fill: fillOf(c.comment) });
+      if (!filled.columns[i]) columns.push({ view, column: c.name, fill: fillOf(c.comment) });
     });
   }
   return [...views, ...columns];

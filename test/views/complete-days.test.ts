@@ -24,7 +24,7 @@ describe('a run at 14:30 UTC', () => {
   beforeAll(async () => {
     f = await PipelineFixture.create({
       now: NOW,
-      pipeline: `${testPipeline('2025-02-01')}  campaign_series:   { campaigns: [cmp_1] }\n  segments:          {}\n`,
+      pipeline: `${testPipeline('2025-02-01')}  campaign_series:   { campaigns: [cmp_1] }\n  segments:          {}\nreport: {}\n`,
     });
     summary = await f.run();
     expect(summary.status).toBe('succeeded');
@@ -126,6 +126,11 @@ describe('a run at 14:30 UTC', () => {
     expect(String(comment?.['comment'])).toContain(
       summary.unfilled.find((u) => u.view === 'event_counts_daily_by_segment')!.fill,
     );
+
+    // The run's own report lists what its summary lists.
+    const runReport = await readFile(summary.report!, 'utf8');
+    const runSection = runReport.slice(runReport.indexOf('data-table="unfilled"')).split('</section>')[0]!;
+    expect([...runSection.matchAll(/<code>analytics\.([^<]+)<\/code>/g)].map((m) => m[1])).toEqual(named);
 
     const wh = await Warehouse.open(f.db, WAREHOUSE_TABLES, { readOnly: true });
     try {
