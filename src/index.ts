@@ -27,7 +27,7 @@ export type {
   MissingUnitReport,
 } from './pipeline/run-pipeline.js';
 export type { SeriesFailure, StreamFailure } from './pipeline/stream-failure.js';
-export type { BackfillProgress } from './pipeline/backfill-progress.js';
+export type { BackfillProgress } from './load/backfill-store.js';
 export { StreamsFailedError } from './pipeline/streams-failed-error.js';
 export type { RunEvent, RunReporter, RunWarning, StreamProgress } from './pipeline/run-events.js';
 

@@ -3,8 +3,9 @@
 // `--stream NAME`, `--verbose` and `--json`.
 import type { Hole, StatusRow } from '../load/series-state-store.js';
 import { isSnapshot } from '../load/series-freshness.js';
-import type { BackfillProgress } from '../pipeline/backfill-progress.js';
-import { backfillFromRow, backfillReach } from '../pipeline/backfill-progress.js';
+import type { BackfillProgress } from '../load/backfill-store.js';
+import { backfillReach } from '../pipeline/backfill-progress.js';
+import { backfillFromRow } from '../load/backfill-store.js';
 
 /** What `status` read, as the summary needs it (rows of the bookkeeping tables, already filtered to --stream). */
 export interface StatusInput {

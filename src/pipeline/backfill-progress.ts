@@ -8,9 +8,6 @@ import { SeriesStateStore } from '../load/series-state-store.js';
 import type { Warehouse } from '../load/warehouse.js';
 import type { Plan } from './plan.js';
 
-export type { BackfillProgress } from '../load/backfill-store.js';
-export { backfillFromRow } from '../load/backfill-store.js';
-
 const DAY_MS = 86_400_000;
 
 /** The progress of every series stream of the plan, from the loaded ranges stored now. */

@@ -11,7 +11,7 @@ import type { RunOptions } from '../config/run-options.js';
 import { EngageError, FatalError, InterruptedError } from '../errors.js';
 import type { Warehouse } from '../load/warehouse.js';
 import { backfillProgress, recordBackfill } from './backfill-progress.js';
-import type { BackfillProgress } from './backfill-progress.js';
+import type { BackfillProgress } from '../load/backfill-store.js';
 import { claimDestinations } from './claim-destinations.js';
 import { claimLake } from '../export/lake-owner.js';
 import { placeOfWorkspace } from '../store/workspace-place.js';

@@ -11,7 +11,7 @@ import type { TableName } from '../streams/table-specs.js';
 import { tableSpec } from '../streams/table-specs.js';
 import { HISTORY_SUFFIX, historyTableName } from '../load/table-history.js';
 import type { HoleUpdate, Warehouse } from '../load/warehouse.js';
-import type { BackfillProgress } from './backfill-progress.js';
+import type { BackfillProgress } from '../load/backfill-store.js';
 import type { Plan } from './plan.js';
 import type { RunWarning } from './run-events.js';
 import type { SeriesFailure, StreamFailure } from './stream-failure.js';

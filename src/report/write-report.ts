@@ -9,7 +9,8 @@ import { writeFileAtomically } from '../process/write-file-atomically.js';
 import { unfilledViews, type UnfilledView } from '../views/unfilled-views.js';
 import { absentHistoryNote, viewsReadingAbsentHistory } from '../views/absent-history.js';
 import { printable } from '../text/printable-text.js';
-import { backfillFromRow, backfillSentence } from '../pipeline/backfill-progress.js';
+import { backfillSentence } from '../pipeline/backfill-progress.js';
+import { backfillFromRow } from '../load/backfill-store.js';
 
 export interface ReportSummary {
   path: string;
