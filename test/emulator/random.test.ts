@@ -39,6 +39,22 @@ describe('hashUnit', () => {
       expect(hashUnit(1, n)).toBe(reference(1, n));
   });
 
+  it('hashes numbers next to a multiple of 10^4 (where its four-digit groups carry) as their decimal text', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: Math.floor(Number.MAX_SAFE_INTEGER / 1e4) }),
+        fc.integer({ min: -1, max: 1 }),
+        (k, d) => {
+          const n = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, k * 1e4 + d));
+          expect(hashUnit(1, n)).toBe(reference(1, n));
+        },
+      ),
+      { numRuns: 5_000 },
+    );
+    for (const n of [9_999, 10_000, 99_999_999, 100_000_000, 999_999_999_999, 1_000_000_000_000, 9_007_199_254_740_000])
+      expect(hashUnit(1, n)).toBe(reference(1, n));
+  });
+
   it('continues from a prefix exactly as if the prefix were hashed again', () => {
     fc.assert(
       fc.property(
