@@ -43,6 +43,28 @@ export function hashNumberAfter(prefix: number, n: number): number {
   return finish(absorbNumber(prefix, n));
 }
 
+/**
+ * {@link hashNumberAfter} under one prefix, for the hours of a series: consecutive instants share all but their last eight
+ * digits for a day or more, so the state after those digits is kept from the previous number while they agree.
+ */
+export function numberHasherAfter(prefix: number): (n: number) => number {
+  let high = -1;
+  let afterHigh = prefix;
+  return (n) => {
+    if (n < 1e8) return hashNumberAfter(prefix, n);
+    const q2 = Math.floor(n / 1e8);
+    if (q2 !== high) {
+      const q3 = Math.floor(q2 / 1e4);
+      afterHigh = q3 === 0 ? absorbLeading(prefix, q2) : absorbGroup(absorbLeading(prefix, q3), q2 - q3 * 1e4);
+      high = q2;
+    }
+    const low = n - q2 * 1e8;
+    const q1 = Math.floor(low / 1e4);
+    const h = absorbGroup(absorbGroup(afterHigh, q1), low - q1 * 1e4) ^ 0x1f;
+    return finish(Math.imul(h, 0x01000193) >>> 0);
+  };
+}
+
 function absorbNumber(h: number, n: number): number {
   // Four-digit groups, most significant first; only the leading group drops its leading zeros. A safe integer has at
   // most sixteen digits, so it splits into at most four groups; ⌊n / 10⁴⌋ in floating point is exact below 2^53 (the

@@ -2,7 +2,7 @@
 // same numbers as String(part) hashed character by character, and a prefix hashed once must equal hashing it again.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashNumberAfter, hashPrefix, hashUnit, hashUnitAfter } from '../../src/emulator/random.js';
+import { hashNumberAfter, hashPrefix, hashUnit, hashUnitAfter, numberHasherAfter } from '../../src/emulator/random.js';
 
 /** The definition: FNV-1a over String(part) for each part, then one mulberry32 step. */
 function reference(seed: number, ...parts: (string | number)[]): number {
@@ -77,6 +77,30 @@ describe('hashUnit', () => {
         fc.oneof(fc.maxSafeNat(), fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 })),
         (seed, head, n) => {
           expect(hashNumberAfter(hashPrefix(seed, ...head), n)).toBe(reference(seed, ...head, n));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('hashes a run of numbers under one prefix as hashNumberAfter does each, whatever order they come in', () => {
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.array(part, { maxLength: 3 }),
+        fc.array(
+          fc.oneof(
+            fc.maxSafeNat(),
+            fc.integer({ min: 0, max: 99_999_999 }),
+            fc.integer({ min: 1_600_000_000, max: 1_900_000_000 }).map((h) => h * 1000),
+            fc.integer({ min: 444_000, max: 528_000 }).map((h) => h * 3_600_000),
+          ),
+          { maxLength: 60 },
+        ),
+        (seed, head, ns) => {
+          const prefix = hashPrefix(seed, ...head);
+          const hasher = numberHasherAfter(prefix);
+          for (const n of ns) expect(hasher(n)).toBe(hashNumberAfter(prefix, n));
         },
       ),
       { numRuns: 2_000 },

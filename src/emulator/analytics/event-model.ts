@@ -1,7 +1,7 @@
 // Custom event occurrences, computed on demand like the other series: each event name has a seeded hourly rate
 // (heavy-tailed: a few events fire hundreds of times an hour, many only a few times a day) split over the apps, and a
 // first occurrence in the workspace's first weeks that always counts at least one, so every listed event has happened.
-import { hashNumberAfter, hashPrefix, hashUnit } from '../random.js';
+import { hashPrefix, hashUnit, numberHasherAfter } from '../random.js';
 import type { App, Segment } from './analytics-catalogue.js';
 import { segmentShare } from './analytics-catalogue.js';
 import type { SeriesSource } from './series-model.js';
@@ -54,13 +54,15 @@ export function eventCountByHour(
   app: App,
 ): (hourStartMs: number) => number {
   const rate = profile.ratePerHour * (profile.appShares.get(app.id) ?? 0);
-  const keys = profile.countHashes.get(app.id) ?? hashPrefix(source.seed, 'event-count', profile.name, app.id);
+  const hash = numberHasherAfter(
+    profile.countHashes.get(app.id) ?? hashPrefix(source.seed, 'event-count', profile.name, app.id),
+  );
   const first = app.id === profile.firstAppId;
   const restated = source.restates('events');
   return (hourStartMs) => {
     if (isDark(source, app, hourStartMs) || hourStartMs < profile.firstHourMs) return 0;
     const mean = rate * hourShape(source, hourStartMs);
-    let base = Math.floor(mean + hashNumberAfter(keys, hourStartMs));
+    let base = Math.floor(mean + hash(hourStartMs));
     if (first && hourStartMs === profile.firstHourMs) base = Math.max(base, 1);
     if (!restated) return base;
     const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;

@@ -2,7 +2,7 @@
 // sessions per app, segment sessions as a thinning of an app's sessions, and the daily segment-size stock. Values grow
 // over time, follow a weekly and a diurnal curve, are zero on an app's outage day and before the workspace start, and
 // are observed through late-arrival completeness (restatements) and the partial current hour.
-import { hashNumberAfter, hashPrefix, hashUnit } from '../random.js';
+import { hashPrefix, hashUnit, numberHasherAfter } from '../random.js';
 import type { App, Product, Segment } from './analytics-catalogue.js';
 import { purchaseRate, segmentShare } from './analytics-catalogue.js';
 import { DAY_MS, HOUR_MS } from './time-units.js';
@@ -93,7 +93,7 @@ export function isDark(source: SeriesSource, app: App, hourStartMs: number): boo
  */
 export function purchasesByHour(source: SeriesSource, app: App, product: Product): (hourStartMs: number) => number {
   const rate = purchaseRate(source.seed, app, product);
-  const keys = hashPrefix(source.seed, 'pq', app.id, product.id);
+  const hash = numberHasherAfter(hashPrefix(source.seed, 'pq', app.id, product.id));
   const restated = source.restates('purchases');
   return (hourStartMs) => {
     if (isDark(source, app, hourStartMs)) return 0;
@@ -101,7 +101,7 @@ export function purchasesByHour(source: SeriesSource, app: App, product: Product
     const mean = rate * hourShape(source, hourStartMs);
     // A product's first-sale hour sells at least one unit, so a listed product always has a sale to show.
     const first = hourStartMs === product.firstSaleMs ? 1 : 0;
-    const base = Math.max(first, Math.floor(mean + hashNumberAfter(keys, hourStartMs)));
+    const base = Math.max(first, Math.floor(mean + hash(hourStartMs)));
     if (!restated) return base;
     const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
     return Math.round(base * source.restatementFactor('purchases', day, { appId: app.id, product: product.id }));
@@ -110,12 +110,12 @@ export function purchasesByHour(source: SeriesSource, app: App, product: Product
 
 /** Final sessions of an app, by hour. */
 export function sessionsByHour(source: SeriesSource, app: App): (hourStartMs: number) => number {
-  const keys = hashPrefix(source.seed, 'sessions', app.id);
+  const hash = numberHasherAfter(hashPrefix(source.seed, 'sessions', app.id));
   const restated = source.restates('sessions');
   return (hourStartMs) => {
     if (isDark(source, app, hourStartMs)) return 0;
     const mean = app.sessionsPerHour * hourShape(source, hourStartMs);
-    const base = Math.floor(mean * (0.9 + 0.2 * hashNumberAfter(keys, hourStartMs)));
+    const base = Math.floor(mean * (0.9 + 0.2 * hash(hourStartMs)));
     if (!restated) return base;
     const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
     return Math.round(base * source.restatementFactor('sessions', day, { appId: app.id }));
