@@ -16,7 +16,7 @@ export function createRng(seed: number): () => number {
 /**
  * FNV-1a over the parts (each as `String(part)` writes it), finished with a mulberry32 step: a stable value in [0, 1) for
  * (seed, ...parts). Hot: the emulator calls it for every unit of every series it serves, so whole numbers (epoch ms)
- * are hashed digit by digit without building their string, and the finishing step is inlined.
+ * are hashed four digits at a time from a table, without building their string.
  */
 export function hashUnit(seed: number, ...parts: (string | number)[]): number {
   return finish(absorbAll((0x811c9dc5 ^ seed) >>> 0, parts));
@@ -43,11 +43,44 @@ export function hashNumberAfter(prefix: number, n: number): number {
   return finish(absorbNumber(prefix, n));
 }
 
-function absorbNumber(h: number, part: number): number {
-  if (part < 1e8) h = hashDigits(h, part, false);
+/**
+ * {@link hashNumberAfter} under one prefix, for the hours of a series: consecutive instants share all but their last eight
+ * digits for a day or more, so the state after those digits is kept from the previous number while they agree.
+ */
+export function numberHasherAfter(prefix: number): (n: number) => number {
+  let high = -1;
+  let afterHigh = prefix;
+  return (n) => {
+    if (n < 1e8) return hashNumberAfter(prefix, n);
+    const q2 = Math.floor(n / 1e8);
+    if (q2 !== high) {
+      const q3 = Math.floor(q2 / 1e4);
+      afterHigh = q3 === 0 ? absorbLeading(prefix, q2) : absorbGroup(absorbLeading(prefix, q3), q2 - q3 * 1e4);
+      high = q2;
+    }
+    const low = n - q2 * 1e8;
+    const q1 = Math.floor(low / 1e4);
+    const h = absorbGroup(absorbGroup(afterHigh, q1), low - q1 * 1e4) ^ 0x1f;
+    return finish(Math.imul(h, 0x01000193) >>> 0);
+  };
+}
+
+function absorbNumber(h: number, n: number): number {
+  // Four-digit groups, most significant first; only the leading group drops its leading zeros. A safe integer has at
+  // most sixteen digits, so it splits into at most four groups; ⌊n / 10⁴⌋ in floating point is exact below 2^53 (the
+  // rounding error of the quotient is less than its distance to the next whole number).
+  const q1 = Math.floor(n / 1e4);
+  if (q1 === 0) h = absorbLeading(h, n);
   else {
-    const low = part % 1e8;
-    h = hashDigits(hashDigits(h, (part - low) / 1e8, false), low, true);
+    const q2 = Math.floor(q1 / 1e4);
+    if (q2 === 0) h = absorbLeading(h, q1);
+    else {
+      const q3 = Math.floor(q2 / 1e4);
+      if (q3 === 0) h = absorbLeading(h, q2);
+      else h = absorbGroup(absorbLeading(h, q3), q2 - q3 * 1e4);
+      h = absorbGroup(h, q1 - q2 * 1e4);
+    }
+    h = absorbGroup(h, n - q1 * 1e4);
   }
   h ^= 0x1f;
   return Math.imul(h, 0x01000193) >>> 0;
@@ -79,18 +112,31 @@ function finish(h: number): number {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
-/** FNV-1a over the decimal digits of a whole number n < 10^8, all eight of them when `padded` (the low half of a larger one). */
-function hashDigits(h: number, n: number, padded: boolean): number {
-  let started = padded;
-  for (let div = 10_000_000; div >= 1; div = (div / 10) | 0) {
-    const digit = ((n / div) | 0) % 10;
-    if (digit !== 0 || started || div === 1) {
-      started = true;
-      h ^= 48 + digit;
-      h = Math.imul(h, 0x01000193) >>> 0;
-    }
-  }
-  return h;
+/** Character codes of the four decimal digits of 0000 to 9999, four per number: a digit costs a lookup, not a division. */
+const DIGITS = new Uint8Array(40_000);
+for (let n = 0; n < 10_000; n++) {
+  DIGITS[4 * n] = 48 + Math.floor(n / 1000);
+  DIGITS[4 * n + 1] = 48 + (Math.floor(n / 100) % 10);
+  DIGITS[4 * n + 2] = 48 + (Math.floor(n / 10) % 10);
+  DIGITS[4 * n + 3] = 48 + (n % 10);
+}
+
+/** FNV-1a over the four digits of g < 10⁴, leading zeros included (a group after the leading one). */
+function absorbGroup(h: number, g: number): number {
+  const i = 4 * g;
+  h = Math.imul(h ^ DIGITS[i]!, 0x01000193);
+  h = Math.imul(h ^ DIGITS[i + 1]!, 0x01000193);
+  h = Math.imul(h ^ DIGITS[i + 2]!, 0x01000193);
+  return Math.imul(h ^ DIGITS[i + 3]!, 0x01000193) >>> 0;
+}
+
+/** FNV-1a over the digits of g < 10⁴ as written, without leading zeros ("0" for zero). */
+function absorbLeading(h: number, g: number): number {
+  const i = 4 * g;
+  if (g >= 1000) h = Math.imul(h ^ DIGITS[i]!, 0x01000193);
+  if (g >= 100) h = Math.imul(h ^ DIGITS[i + 1]!, 0x01000193);
+  if (g >= 10) h = Math.imul(h ^ DIGITS[i + 2]!, 0x01000193);
+  return Math.imul(h ^ DIGITS[i + 3]!, 0x01000193) >>> 0;
 }
 
 /** Pick one element deterministically. */

@@ -2,7 +2,7 @@
 // same numbers as String(part) hashed character by character, and a prefix hashed once must equal hashing it again.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashNumberAfter, hashPrefix, hashUnit, hashUnitAfter } from '../../src/emulator/random.js';
+import { hashNumberAfter, hashPrefix, hashUnit, hashUnitAfter, numberHasherAfter } from '../../src/emulator/random.js';
 
 /** The definition: FNV-1a over String(part) for each part, then one mulberry32 step. */
 function reference(seed: number, ...parts: (string | number)[]): number {
@@ -39,6 +39,22 @@ describe('hashUnit', () => {
       expect(hashUnit(1, n)).toBe(reference(1, n));
   });
 
+  it('hashes numbers next to a multiple of 10^4 (where its four-digit groups carry) as their decimal text', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: Math.floor(Number.MAX_SAFE_INTEGER / 1e4) }),
+        fc.integer({ min: -1, max: 1 }),
+        (k, d) => {
+          const n = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, k * 1e4 + d));
+          expect(hashUnit(1, n)).toBe(reference(1, n));
+        },
+      ),
+      { numRuns: 5_000 },
+    );
+    for (const n of [9_999, 10_000, 99_999_999, 100_000_000, 999_999_999_999, 1_000_000_000_000, 9_007_199_254_740_000])
+      expect(hashUnit(1, n)).toBe(reference(1, n));
+  });
+
   it('continues from a prefix exactly as if the prefix were hashed again', () => {
     fc.assert(
       fc.property(
@@ -61,6 +77,30 @@ describe('hashUnit', () => {
         fc.oneof(fc.maxSafeNat(), fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 })),
         (seed, head, n) => {
           expect(hashNumberAfter(hashPrefix(seed, ...head), n)).toBe(reference(seed, ...head, n));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('hashes a run of numbers under one prefix as hashNumberAfter does each, whatever order they come in', () => {
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.array(part, { maxLength: 3 }),
+        fc.array(
+          fc.oneof(
+            fc.maxSafeNat(),
+            fc.integer({ min: 0, max: 99_999_999 }),
+            fc.integer({ min: 1_600_000_000, max: 1_900_000_000 }).map((h) => h * 1000),
+            fc.integer({ min: 444_000, max: 528_000 }).map((h) => h * 3_600_000),
+          ),
+          { maxLength: 60 },
+        ),
+        (seed, head, ns) => {
+          const prefix = hashPrefix(seed, ...head);
+          const hasher = numberHasherAfter(prefix);
+          for (const n of ns) expect(hasher(n)).toBe(hashNumberAfter(prefix, n));
         },
       ),
       { numRuns: 2_000 },

@@ -51,6 +51,35 @@ function split(value: number, weights: readonly number[]): number[] {
 }
 
 /**
+ * What every day of a Canvas shares: its variants' weights and its steps (live, then deleted) with their messages and
+ * conversion shares. A window's days are computed from one of these instead of each working it out again.
+ */
+export interface CanvasParts {
+  variantWeights: number[];
+  steps: { id: string; messages: CanvasMessageVariation[]; share: number }[];
+  /** Every message variation, live and of deleted steps, by step id in the Canvas's order: what the breakdown lists. */
+  messagesByStep: Map<string, CanvasMessageVariation[]>;
+}
+
+function canvasParts(seed: number, canvas: Canvas): CanvasParts {
+  const steps = [
+    ...canvas.details.steps.map((s) => ({ id: s.id, messages: canvas.messages.filter((m) => m.stepId === s.id) })),
+    ...canvas.deletedSteps.map((s) => ({ id: s.id, messages: s.messages })),
+  ];
+  const messagesByStep = new Map<string, CanvasMessageVariation[]>();
+  for (const m of [...canvas.messages, ...canvas.deletedSteps.flatMap((s) => s.messages)]) {
+    const list = messagesByStep.get(m.stepId);
+    if (list) list.push(m);
+    else messagesByStep.set(m.stepId, [m]);
+  }
+  return {
+    variantWeights: canvas.details.variants.map((v) => 1 + hashUnit(seed, 'variant-weight', v.id)),
+    steps: steps.map((step) => ({ ...step, share: 0.2 + 0.5 * hashUnit(seed, 'step-share', step.id) })),
+    messagesByStep,
+  };
+}
+
+/**
  * Stats of one UTC day as seen at `nowMs`: undefined when the day has not begun; the elapsed fraction of the day's
  * entries for the current day; zero before the first entry and after the last entry of an archived Canvas.
  */
@@ -59,6 +88,7 @@ export function canvasDay(
   canvas: Canvas,
   dayStartMs: number,
   nowMs: number,
+  parts: CanvasParts = canvasParts(source.seed, canvas),
 ): CanvasDay | undefined {
   if (dayStartMs > nowMs) return undefined;
   const seed = source.seed;
@@ -80,7 +110,7 @@ export function canvasDay(
     revenueCents: conversions * canvas.revenuePerConversionCents + (conversions > 0 ? Math.floor(u('cents') * 100) : 0),
   };
   const variantIds = canvas.details.variants.map((v) => v.id);
-  const weights = variantIds.map((id) => 1 + hashUnit(seed, 'variant-weight', id));
+  const weights = parts.variantWeights;
   const entriesParts = split(total.entries, weights);
   const conversionParts = split(total.conversions, weights);
   const byEntryParts = split(total.conversionsByEntryTime, weights);
@@ -95,14 +125,10 @@ export function canvasDay(
     });
   });
   const steps = new Map<string, StepTotals>();
-  const allSteps = [
-    ...canvas.details.steps.map((s) => ({ id: s.id, messages: canvas.messages.filter((m) => m.stepId === s.id) })),
-    ...canvas.deletedSteps.map((s) => ({ id: s.id, messages: s.messages })),
-  ];
-  allSteps.forEach((step, k) => {
+  parts.steps.forEach((step, k) => {
     // Later steps reach fewer users; a step is credited with a share of the conversions it influenced.
     const reach = 1 / (1 + 0.35 * k);
-    const share = 0.2 + 0.5 * hashUnit(seed, 'step-share', step.id);
+    const share = step.share;
     const stepConversions = Math.floor(total.conversions * share);
     steps.set(step.id, {
       conversions: stepConversions,
@@ -116,7 +142,11 @@ export function canvasDay(
 
 function messageDay(seed: number, message: CanvasMessageVariation, dayStartMs: number, reached: number): MessageTotals {
   const messagePrefix = hashPrefix(seed, message.id, dayStartMs);
-  const u = (part: string): number => hashUnitAfter(messagePrefix, part);
+  return messageTotals(message, reached, (part) => hashUnitAfter(messagePrefix, part));
+}
+
+/** A message's statistics when `reached` users reached its step, `u` drawing its day's numbers. */
+function messageTotals(message: CanvasMessageVariation, reached: number, u: (part: string) => number): MessageTotals {
   const sent = Math.floor(reached * (0.9 + 0.1 * u('sent')));
   // SMS and webhooks have no opens: the spec's `opens` is 0 for them.
   const openRate =
@@ -160,8 +190,11 @@ export function canvasSummary(
   dayStarts: readonly number[],
   nowMs: number,
   opts: SummaryOptions,
+  parts: CanvasParts = canvasParts(source.seed, canvas),
 ): CanvasDataSummary {
-  const days = dayStarts.map((d) => canvasDay(source, canvas, d, nowMs)).filter((d): d is CanvasDay => d !== undefined);
+  const days = dayStarts
+    .map((d) => canvasDay(source, canvas, d, nowMs, parts))
+    .filter((d): d is CanvasDay => d !== undefined);
   const add = (a: Totals, b: Totals): Totals => ({
     entries: a.entries + b.entries,
     conversions: a.conversions + b.conversions,
@@ -200,16 +233,12 @@ export function canvasSummary(
       ...(opts.includeDeletedStepData ? canvas.deletedSteps.map((s) => ({ id: s.id, name: s.name })) : []),
     ];
     for (const step of steps) {
-      const stepMessages = [...canvas.messages, ...canvas.deletedSteps.flatMap((s) => s.messages)].filter(
-        (m) => m.stepId === step.id,
-      );
+      const stepMessages = parts.messagesByStep.get(step.id) ?? [];
       let conversions = 0;
       let byEntry = 0;
       let cents = 0;
-      // A message that reached no one: every field of its channel, at zero.
-      const perMessage = new Map<string, MessageTotals>(
-        stepMessages.map((m) => [m.id, messageDay(source.seed, m, 0, 0)]),
-      );
+      // A message that reached no one: every field of its channel, at zero (no draw matters when no one was reached).
+      const perMessage = new Map<string, MessageTotals>(stepMessages.map((m) => [m.id, messageTotals(m, 0, () => 0)]));
       for (const day of days) {
         const s = day.steps.get(step.id);
         if (!s) continue;
@@ -256,10 +285,11 @@ export function canvasDailyStats(
   nowMs: number,
   opts: SummaryOptions,
 ): CanvasDataSeries {
+  const parts = canvasParts(source.seed, canvas);
   const stats = dayStarts
     .filter((d) => d <= nowMs)
     .map((d) => {
-      const day = canvasSummary(source, canvas, [d], nowMs, opts);
+      const day = canvasSummary(source, canvas, [d], nowMs, opts, parts);
       return {
         time: formatDay(d),
         total_stats: day.total_stats,

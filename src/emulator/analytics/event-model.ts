@@ -1,7 +1,7 @@
 // Custom event occurrences, computed on demand like the other series: each event name has a seeded hourly rate
 // (heavy-tailed: a few events fire hundreds of times an hour, many only a few times a day) split over the apps, and a
 // first occurrence in the workspace's first weeks that always counts at least one, so every listed event has happened.
-import { hashNumberAfter, hashPrefix, hashUnit } from '../random.js';
+import { hashPrefix, hashUnit, numberHasherAfter } from '../random.js';
 import type { App, Segment } from './analytics-catalogue.js';
 import { segmentShare } from './analytics-catalogue.js';
 import type { SeriesSource } from './series-model.js';
@@ -47,30 +47,43 @@ export function eventHappenedAtMs(profile: EventProfile): number {
   return profile.firstHourMs + HOUR_MS;
 }
 
-/** Final (fully arrived) occurrences of an event in an app during one hour. */
-export function fullEventCount(source: SeriesSource, profile: EventProfile, app: App, hourStartMs: number): number {
-  if (isDark(source, app, hourStartMs) || hourStartMs < profile.firstHourMs) return 0;
-  const mean = profile.ratePerHour * (profile.appShares.get(app.id) ?? 0) * hourShape(source, hourStartMs);
-  const prefix = profile.countHashes.get(app.id) ?? hashPrefix(source.seed, 'event-count', profile.name, app.id);
-  let base = Math.floor(mean + hashNumberAfter(prefix, hourStartMs));
-  if (hourStartMs === profile.firstHourMs && app.id === profile.firstAppId) base = Math.max(base, 1);
-  if (!source.restates('events')) return base;
-  const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
-  return Math.round(base * source.restatementFactor('events', day, { appId: app.id, event: profile.name }));
+/** Final (fully arrived) occurrences of an event in an app, by hour; the app's share and hash are looked up once. */
+export function eventCountByHour(
+  source: SeriesSource,
+  profile: EventProfile,
+  app: App,
+): (hourStartMs: number) => number {
+  const rate = profile.ratePerHour * (profile.appShares.get(app.id) ?? 0);
+  const hash = numberHasherAfter(
+    profile.countHashes.get(app.id) ?? hashPrefix(source.seed, 'event-count', profile.name, app.id),
+  );
+  const first = app.id === profile.firstAppId;
+  const restated = source.restates('events');
+  return (hourStartMs) => {
+    if (isDark(source, app, hourStartMs) || hourStartMs < profile.firstHourMs) return 0;
+    const mean = rate * hourShape(source, hourStartMs);
+    let base = Math.floor(mean + hash(hourStartMs));
+    if (first && hourStartMs === profile.firstHourMs) base = Math.max(base, 1);
+    if (!restated) return base;
+    const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
+    return Math.round(base * source.restatementFactor('events', day, { appId: app.id, event: profile.name }));
+  };
 }
 
-/** Final occurrences by a segment's members: a thinning of the app's count (the segment's session share × an affinity). */
-export function fullSegmentEventCount(
+/**
+ * Final occurrences by a segment's members, by hour: a thinning of the app's count (the segment's session share × an
+ * affinity).
+ */
+export function segmentEventCountByHour(
   source: SeriesSource,
   profile: EventProfile,
   app: App,
   segment: Segment,
-  hourStartMs: number,
-): number {
+): (hourStartMs: number) => number {
+  const count = eventCountByHour(source, profile, app);
+  const share = segmentShare(source.seed, app.id, segment.id);
   const affinity = 0.5 + 0.5 * hashUnit(source.seed, 'event-segment', profile.name, segment.id);
-  return Math.floor(
-    fullEventCount(source, profile, app, hourStartMs) * segmentShare(source.seed, app.id, segment.id) * affinity,
-  );
+  return (hourStartMs) => Math.floor(count(hourStartMs) * share * affinity);
 }
 
 /** The names that have happened by `nowMs`, in the order given: what `/events/list` lists. */

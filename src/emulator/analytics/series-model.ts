@@ -2,7 +2,7 @@
 // sessions per app, segment sessions as a thinning of an app's sessions, and the daily segment-size stock. Values grow
 // over time, follow a weekly and a diurnal curve, are zero on an app's outage day and before the workspace start, and
 // are observed through late-arrival completeness (restatements) and the partial current hour.
-import { hashUnit } from '../random.js';
+import { hashPrefix, hashUnit, numberHasherAfter } from '../random.js';
 import type { App, Product, Segment } from './analytics-catalogue.js';
 import { purchaseRate, segmentShare } from './analytics-catalogue.js';
 import { DAY_MS, HOUR_MS } from './time-units.js';
@@ -87,33 +87,50 @@ export function isDark(source: SeriesSource, app: App, hourStartMs: number): boo
   return hourStartMs < source.startMs || day === app.outageDayMs;
 }
 
-/** Final (fully arrived) purchase quantity of a product in an app during one hour. */
-export function fullPurchases(source: SeriesSource, app: App, product: Product, hourStartMs: number): number {
-  if (isDark(source, app, hourStartMs)) return 0;
-  if (product.firstSaleMs !== undefined && hourStartMs < product.firstSaleMs) return 0;
-  const mean = purchaseRate(source.seed, app, product) * hourShape(source, hourStartMs);
-  // A product's first-sale hour sells at least one unit, so a listed product always has a sale to show.
-  const first = hourStartMs === product.firstSaleMs ? 1 : 0;
-  const base = Math.max(first, Math.floor(mean + hashUnit(source.seed, 'pq', app.id, product.id, hourStartMs)));
-  if (!source.restates('purchases')) return base;
-  const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
-  return Math.round(base * source.restatementFactor('purchases', day, { appId: app.id, product: product.id }));
+/**
+ * Final (fully arrived) purchase quantity of a product in an app, by hour. The series' own constants (its rate, the hash
+ * of its keys) are worked out once here, not for every hour of every answer.
+ */
+export function purchasesByHour(source: SeriesSource, app: App, product: Product): (hourStartMs: number) => number {
+  const rate = purchaseRate(source.seed, app, product);
+  const hash = numberHasherAfter(hashPrefix(source.seed, 'pq', app.id, product.id));
+  const restated = source.restates('purchases');
+  return (hourStartMs) => {
+    if (isDark(source, app, hourStartMs)) return 0;
+    if (product.firstSaleMs !== undefined && hourStartMs < product.firstSaleMs) return 0;
+    const mean = rate * hourShape(source, hourStartMs);
+    // A product's first-sale hour sells at least one unit, so a listed product always has a sale to show.
+    const first = hourStartMs === product.firstSaleMs ? 1 : 0;
+    const base = Math.max(first, Math.floor(mean + hash(hourStartMs)));
+    if (!restated) return base;
+    const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
+    return Math.round(base * source.restatementFactor('purchases', day, { appId: app.id, product: product.id }));
+  };
 }
 
-/** Final sessions of an app during one hour. */
-export function fullSessions(source: SeriesSource, app: App, hourStartMs: number): number {
-  if (isDark(source, app, hourStartMs)) return 0;
-  const mean = app.sessionsPerHour * hourShape(source, hourStartMs);
-  const base = Math.floor(mean * (0.9 + 0.2 * hashUnit(source.seed, 'sessions', app.id, hourStartMs)));
-  if (!source.restates('sessions')) return base;
-  const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
-  return Math.round(base * source.restatementFactor('sessions', day, { appId: app.id }));
+/** Final sessions of an app, by hour. */
+export function sessionsByHour(source: SeriesSource, app: App): (hourStartMs: number) => number {
+  const hash = numberHasherAfter(hashPrefix(source.seed, 'sessions', app.id));
+  const restated = source.restates('sessions');
+  return (hourStartMs) => {
+    if (isDark(source, app, hourStartMs)) return 0;
+    const mean = app.sessionsPerHour * hourShape(source, hourStartMs);
+    const base = Math.floor(mean * (0.9 + 0.2 * hash(hourStartMs)));
+    if (!restated) return base;
+    const day = Math.floor(hourStartMs / DAY_MS) * DAY_MS;
+    return Math.round(base * source.restatementFactor('sessions', day, { appId: app.id }));
+  };
 }
 
-/** Final sessions of a segment's members in an app during one hour: a deterministic thinning of the app's sessions. */
-export function fullSegmentSessions(source: SeriesSource, app: App, segment: Segment, hourStartMs: number): number {
-  if (hourStartMs < segment.lifecycle.createdMs) return 0;
-  return Math.floor(fullSessions(source, app, hourStartMs) * segmentShare(source.seed, app.id, segment.id));
+/** Final sessions of a segment's members in an app, by hour: a deterministic thinning of the app's sessions. */
+export function segmentSessionsByHour(
+  source: SeriesSource,
+  app: App,
+  segment: Segment,
+): (hourStartMs: number) => number {
+  const sessions = sessionsByHour(source, app);
+  const share = segmentShare(source.seed, app.id, segment.id);
+  return (hourStartMs) => (hourStartMs < segment.lifecycle.createdMs ? 0 : Math.floor(sessions(hourStartMs) * share));
 }
 
 /**

@@ -3,8 +3,8 @@
 import type { SeriesUnit } from '../../api/types.js';
 import type { App, Product, Segment } from './analytics-catalogue.js';
 import type { AnalyticsWorkspace } from './analytics-workspace.js';
-import { eventProfile, fullEventCount, fullSegmentEventCount } from './event-model.js';
-import { fullPurchases, fullSegmentSessions, fullSessions, observeHour, segmentSize } from './series-model.js';
+import { eventCountByHour, eventProfile, segmentEventCountByHour } from './event-model.js';
+import { observeHour, purchasesByHour, segmentSessionsByHour, segmentSize, sessionsByHour } from './series-model.js';
 import { formatUnit, HOUR_MS, unitMs } from './time-units.js';
 
 export interface SeriesPoint<V> {
@@ -53,15 +53,16 @@ export function purchasesSeries(
 ): SeriesPoint<{ quantity: number; revenue: number }>[] {
   const apps = filter.app ? [filter.app] : ws.apps;
   const products = filter.product ? [filter.product] : ws.products;
+  const byHour = apps.map((app) => new Map(products.map((product) => [product, purchasesByHour(ws, app, product)])));
   return series(unitStarts, unit, (start) => {
     if (start > nowMs) return undefined;
     let quantity = 0;
     let revenue = 0;
     // Products not yet sold in this unit add nothing: skipping them keeps "all products" as cheap as before they existed.
     const selling = products.filter((p) => p.firstSaleMs === undefined || p.firstSaleMs < start + unitMs(unit));
-    for (const app of apps) {
+    for (const perProduct of byHour) {
       for (const product of selling) {
-        const q = observeUnit(start, unit, nowMs, (h) => fullPurchases(ws, app, product, h));
+        const q = observeUnit(start, unit, nowMs, perProduct.get(product)!);
         if (q === undefined) return undefined;
         quantity += q;
         revenue += q * product.priceUsd;
@@ -105,7 +106,7 @@ export function sessionsSeries(
 ): SeriesPoint<number>[] {
   const segment = filter.segment;
   return sumOverApps(filter.app ? [filter.app] : ws.apps, unit, unitStarts, nowMs, (app) =>
-    segment ? (h) => fullSegmentSessions(ws, app, segment, h) : (h) => fullSessions(ws, app, h),
+    segment ? segmentSessionsByHour(ws, app, segment) : sessionsByHour(ws, app),
   );
 }
 
@@ -124,7 +125,7 @@ export function eventCounts(
   const profile = eventProfile(ws, ws.apps, event);
   const segment = filter.segment;
   return sumOverApps(filter.app ? [filter.app] : ws.apps, unit, unitStarts, nowMs, (app) =>
-    segment ? (h) => fullSegmentEventCount(ws, profile, app, segment, h) : (h) => fullEventCount(ws, profile, app, h),
+    segment ? segmentEventCountByHour(ws, profile, app, segment) : eventCountByHour(ws, profile, app),
   );
 }
 

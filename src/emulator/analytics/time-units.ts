@@ -17,13 +17,35 @@ export function unitMs(unit: SeriesUnit): number {
 
 /** Wire form of a unit's start: a date for days, an hour instant for hours. */
 export function formatUnit(startMs: number, unit: SeriesUnit): string {
-  const iso = new Date(startMs).toISOString();
-  return unit === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 13)}:00:00Z`;
+  if (unit === 'day') return formatDay(startMs);
+  if (!(startMs >= 0 && startMs < YEAR_10000_MS)) return `${new Date(startMs).toISOString().slice(0, 13)}:00:00Z`;
+  return `${formatDay(startMs)}T${TWO_DIGITS[Math.floor((startMs % DAY_MS) / HOUR_MS)]}:00:00Z`;
 }
 
-/** `YYYY-MM-DD` of a UTC day start. */
-export function formatDay(dayStartMs: number): string {
-  return new Date(dayStartMs).toISOString().slice(0, 10);
+/** Zero-padded text of 0 to 99. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+
+/** 10000-01-01T00:00:00Z: from here on (and before 1970) the ISO text has no four-digit year, and Date writes it. */
+const YEAR_10000_MS = 253_402_300_800_000;
+
+/**
+ * `YYYY-MM-DD` of the UTC day containing `ms`, as `toISOString` writes it. Every point of every series has one, so the
+ * civil date is worked out from the day number (Howard Hinnant's days_from_civil inverse) without a Date.
+ */
+export function formatDay(ms: number): string {
+  if (!(ms >= 0 && ms < YEAR_10000_MS)) return new Date(ms).toISOString().slice(0, 10);
+  const z = Math.floor(ms / DAY_MS) + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const m = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * m + 2) / 5) + 1;
+  const month = m < 10 ? m + 3 : m - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`;
 }
 
 /** Epoch ms of a `YYYY-MM-DD` UTC day, or undefined when the text is not a real date. */
