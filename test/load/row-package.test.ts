@@ -1,0 +1,62 @@
+// A load package's files as DuckDB will read them: every line in the order added, long values whole, and nothing of a
+// call whose rows were refused.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { RowPackage } from '../../src/load/row-package.js';
+import { WAREHOUSE_TABLES, tableSpec } from '../../src/streams/table-specs.js';
+import { tempDirPerTest, utc } from './warehouse-helpers.js';
+
+const t = tempDirPerTest();
+const sessions = tableSpec('sessions');
+
+function row(app: string, day: string, n: number): Record<string, unknown> {
+  return { app_id: app, segment_id: '*', unit: 'day', time: utc(day), sessions: n };
+}
+
+describe('a load package', () => {
+  it('writes every line in the order added, across many calls and a value longer than its buffer', async () => {
+    const pkg = new RowPackage(t.dir, WAREHOUSE_TABLES);
+    const long = `app-${'é'.repeat(40_000)}`;
+    const added: string[] = [];
+    for (let call = 0; call < 300; call++) {
+      const rows = Array.from({ length: 50 }, (_, i) =>
+        row(call === 150 && i === 7 ? long : `app_${call}`, '2025-03-01', i),
+      );
+      pkg.add(sessions, rows);
+      for (const r of rows) added.push(`${String(r.app_id)}:${String(r.sessions)}`);
+    }
+    const [staged] = pkg.close();
+    expect(staged?.rows).toBe(15_000);
+    const lines = readFileSync(staged?.file as string, 'utf8')
+      .trimEnd()
+      .split('\n');
+    expect(lines).toHaveLength(15_000);
+    // Each line: sequence number, then the columns in table order, text quoted.
+    expect(lines.map((l) => l.split(','))).toSatisfy((fields: string[][]) =>
+      fields.every((f, i) => f[0] === String(i)),
+    );
+    expect(
+      lines.map((l) => {
+        const f = l.split(',');
+        return `${(f[1] as string).slice(1, -1)}:${f[5]}`;
+      }),
+    ).toEqual(added);
+    expect(pkg.bytes).toBe(Buffer.byteLength(readFileSync(staged?.file as string)));
+  });
+
+  it('keeps nothing of a call that throws on a bad row, and goes on with the next call', async () => {
+    const pkg = new RowPackage(t.dir, WAREHOUSE_TABLES);
+    pkg.add(sessions, [row('app_1', '2025-03-01', 1)]);
+    expect(() =>
+      pkg.add(sessions, [row('app_2', '2025-03-01', 2), { ...row('app_3', '2025-03-01', 3), app_id: null }]),
+    ).toThrow(/a key column must have a value/);
+    pkg.add(sessions, [row('app_4', '2025-03-01', 4)]);
+    const [staged] = pkg.close();
+    const apps = readFileSync(staged?.file as string, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(',')[1]);
+    expect(apps).toEqual(['"app_1"', '"app_4"']);
+    expect(staged?.rows).toBe(2);
+  });
+});
