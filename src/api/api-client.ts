@@ -114,7 +114,7 @@ export class ApiClient {
     this.#scrubber = new SecretScrubber([opts.apiKey, opts.scimToken]);
     this.#ownsScheduler = opts.scheduler === undefined;
     this.#scheduler = opts.scheduler ?? RequestScheduler.create();
-    // Every request in flight (and every waiting one) listens on the closing signal; more than Node's default 10 is normal.
+    // The pools' queues and every retry's wait listen on the closing signal; more than Node's default 10 is normal.
     setMaxListeners(0, this.#closing.signal);
   }
 

@@ -7,8 +7,7 @@ import {
   type TransportRequest,
   type TransportResponse,
   TransportError,
-  errorDetail,
-  neverConnected,
+  connectionFailure,
 } from './http-transport.js';
 
 export function fetchTransport(fetchImpl: typeof fetch): HttpTransport {
@@ -18,11 +17,7 @@ export function fetchTransport(fetchImpl: typeof fetch): HttpTransport {
   const failure = (error: unknown, timeout: AbortSignal, what: string): TransportError => {
     if (closing.signal.aborted) return new TransportError('closed', `${what}: the transport was closed`);
     if (timeout.aborted) return new TransportError('timeout', what);
-    const { code, detail } = errorDetail(error);
-    return new TransportError(neverConnected(error) ? 'not-connected' : 'connection', detail, {
-      cause: error,
-      ...(code !== undefined ? { code } : {}),
-    });
+    return connectionFailure(error);
   };
   return {
     async send(request: TransportRequest): Promise<TransportResponse> {

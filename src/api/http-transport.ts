@@ -87,6 +87,16 @@ export function neverConnected(error: unknown): boolean {
   return false;
 }
 
+/**
+ * A low-level error as a TransportError: `not-connected` when it proves no connection was made (and `connected` does
+ * not say otherwise), else `connection`.
+ */
+export function connectionFailure(error: unknown, connected = false): TransportError {
+  const { code, detail } = errorDetail(error);
+  const failure = !connected && neverConnected(error) ? 'not-connected' : 'connection';
+  return new TransportError(failure, detail, { cause: error, ...(code !== undefined ? { code } : {}) });
+}
+
 /** The most telling code or message of a low-level error, for "connection failed: …". */
 export function errorDetail(error: unknown): { code: string | undefined; detail: string } {
   const e = error as { message?: string; code?: string; cause?: { message?: string; code?: string } } | undefined;

@@ -176,11 +176,11 @@ export class LimitPoolQueue {
 
   /** Takes the waiters that came with `signal` out of the queue, rejected: nothing was sent for them. */
   #withdraw(signal: AbortSignal): void {
-    const kept = this.#waiters.filter((w) => w.withdraw !== signal);
-    const withdrawn = this.#waiters.filter((w) => w.withdraw === signal);
-    this.#waiters.length = 0;
-    for (const waiter of kept) this.#waiters.push(waiter);
-    for (const waiter of withdrawn) waiter.reject(closedError(this.id));
+    const waiting = this.#waiters.splice(0);
+    for (const waiter of waiting) {
+      if (waiter.withdraw === signal) waiter.reject(closedError(this.id));
+      else this.#waiters.push(waiter);
+    }
   }
 
   /** Takes the server's view of this pool into account; called with the permit of the request whose response said it. */

@@ -13,8 +13,7 @@ import {
   type TransportRequest,
   type TransportResponse,
   TransportError,
-  errorDetail,
-  neverConnected,
+  connectionFailure,
 } from './http-transport.js';
 
 /**
@@ -102,9 +101,7 @@ class Exchange {
 
   #lowLevel(error: Error): void {
     if (this.#failed) return;
-    const { code, detail } = errorDetail(error);
-    const failure = !this.#connected && neverConnected(error) ? 'not-connected' : 'connection';
-    this.#settle(new TransportError(failure, detail, { cause: error, ...(code !== undefined ? { code } : {}) }));
+    this.#settle(connectionFailure(error, this.#connected));
   }
 
   #settle(error: TransportError | undefined): void {
