@@ -1,26 +1,17 @@
 // BackfillStore on a real DuckDB file: how far each series stream's backfill has come, replaced per stream.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BackfillStore, backfillFromRow } from '../../src/load/backfill-store.js';
 import type { BackfillProgress } from '../../src/load/backfill-store.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
-import { tempDir, utc } from './warehouse-helpers.js';
+import type { Warehouse } from '../../src/load/warehouse.js';
+import { warehousePerTest, utc } from './warehouse-helpers.js';
 
-let cleanup: () => Promise<void>;
+const db = warehousePerTest('backfill.duckdb');
 let wh: Warehouse;
 let backfill: BackfillStore;
 
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'backfill.duckdb'), WAREHOUSE_TABLES);
+beforeEach(() => {
+  wh = db.wh;
   backfill = new BackfillStore(wh);
-});
-
-afterEach(async () => {
-  await wh.close();
-  await cleanup();
 });
 
 const progress = (stream: string, seriesComplete: number, more: Partial<BackfillProgress> = {}): BackfillProgress => ({

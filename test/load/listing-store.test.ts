@@ -1,28 +1,20 @@
 // ListingStore on a real DuckDB file: the entries the listings table keeps per list, and what a discovered table holds
 // of the objects the lists show.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ListingStore } from '../../src/load/listing-store.js';
 import { RunLog } from '../../src/load/run-log.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { WAREHOUSE_TABLES, tableSpec } from '../../src/streams/table-specs.js';
+import type { Warehouse } from '../../src/load/warehouse.js';
+import { tableSpec } from '../../src/streams/table-specs.js';
 import { listedObjectsTable } from '../../src/streams/workspace-lists.js';
-import { tempDir, utc } from './warehouse-helpers.js';
+import { warehousePerTest, utc } from './warehouse-helpers.js';
 
-let cleanup: () => Promise<void>;
+const db = warehousePerTest('listings.duckdb');
 let wh: Warehouse;
 let listings: ListingStore;
 
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'listings.duckdb'), WAREHOUSE_TABLES);
+beforeEach(() => {
+  wh = db.wh;
   listings = new ListingStore(wh, listedObjectsTable);
-});
-
-afterEach(async () => {
-  await wh.close();
-  await cleanup();
 });
 
 const segments = tableSpec('segments');

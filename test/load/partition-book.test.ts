@@ -1,27 +1,19 @@
 // PartitionBook on a real DuckDB file: the partitions commits mark dirty, their clearing, and the partitions a table's
 // rows fall in as the export writes them.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PartitionBook } from '../../src/load/partition-book.js';
 import { WHOLE_TABLE_PARTITION } from '../../src/load/table-definition.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { WAREHOUSE_TABLES, tableSpec } from '../../src/streams/table-specs.js';
-import { revenueRow, tempDir, utc } from './warehouse-helpers.js';
+import type { Warehouse } from '../../src/load/warehouse.js';
+import { tableSpec } from '../../src/streams/table-specs.js';
+import { revenueRow, warehousePerTest, utc } from './warehouse-helpers.js';
 
-let cleanup: () => Promise<void>;
+const db = warehousePerTest('book.duckdb');
 let wh: Warehouse;
 let book: PartitionBook;
 
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'book.duckdb'), WAREHOUSE_TABLES);
+beforeEach(() => {
+  wh = db.wh;
   book = new PartitionBook(wh);
-});
-
-afterEach(async () => {
-  await wh.close();
-  await cleanup();
 });
 
 const revenue = tableSpec('revenue');

@@ -1,27 +1,18 @@
 // RunLog on a real DuckDB file: a run's begin and end, the newest run, the count of ended runs, and the closing of runs
 // whose process died.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { RunLog } from '../../src/load/run-log.js';
 import type { RunEnd } from '../../src/load/run-log.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
-import { tempDir, utc } from './warehouse-helpers.js';
+import type { Warehouse } from '../../src/load/warehouse.js';
+import { warehousePerTest, utc } from './warehouse-helpers.js';
 
-let cleanup: () => Promise<void>;
+const db = warehousePerTest('runs.duckdb');
 let wh: Warehouse;
 let log: RunLog;
 
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'runs.duckdb'), WAREHOUSE_TABLES);
+beforeEach(() => {
+  wh = db.wh;
   log = new RunLog(wh);
-});
-
-afterEach(async () => {
-  await wh.close();
-  await cleanup();
 });
 
 const begin = (runId: string, startedAt: string, pid = 4242) =>

@@ -1,25 +1,16 @@
 // SeriesFailureStore on a real DuckDB file: the failed series of each stream's last run.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SeriesFailureStore } from '../../src/load/series-failure-store.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
-import { tempDir, utc } from './warehouse-helpers.js';
+import type { Warehouse } from '../../src/load/warehouse.js';
+import { warehousePerTest, utc } from './warehouse-helpers.js';
 
-let cleanup: () => Promise<void>;
+const db = warehousePerTest('failures.duckdb');
 let wh: Warehouse;
 let failures: SeriesFailureStore;
 
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'failures.duckdb'), WAREHOUSE_TABLES);
+beforeEach(() => {
+  wh = db.wh;
   failures = new SeriesFailureStore(wh);
-});
-
-afterEach(async () => {
-  await wh.close();
-  await cleanup();
 });
 
 const failure = (stream: string, series: string, id?: string) => ({

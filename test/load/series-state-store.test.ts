@@ -1,28 +1,19 @@
 // SeriesStateStore on a real DuckDB file: what the planner, `status`, the run's metrics and the dbt catalog read of the
 // series state and holes, and the reset of a full refresh.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { RunLog } from '../../src/load/run-log.js';
 import type { HoleUpdate, SeriesStateUpdate } from '../../src/load/series-state-commit.js';
 import { SeriesStateStore } from '../../src/load/series-state-store.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
-import { revenueRow, tempDir, utc } from './warehouse-helpers.js';
+import type { Warehouse } from '../../src/load/warehouse.js';
+import { revenueRow, warehousePerTest, utc } from './warehouse-helpers.js';
 
-let cleanup: () => Promise<void>;
+const db = warehousePerTest('state.duckdb');
 let wh: Warehouse;
 let store: SeriesStateStore;
 
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'state.duckdb'), WAREHOUSE_TABLES);
+beforeEach(() => {
+  wh = db.wh;
   store = new SeriesStateStore(wh);
-});
-
-afterEach(async () => {
-  await wh.close();
-  await cleanup();
 });
 
 const state = (stream: string, seriesKey: string, unit: string, watermark: string): SeriesStateUpdate => ({

@@ -1,25 +1,14 @@
 // SettingsStore on a real DuckDB file: the workspace a database exports and its id.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SettingsStore } from '../../src/load/settings-store.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
-import { tempDir } from './warehouse-helpers.js';
+import type { Warehouse } from '../../src/load/warehouse.js';
+import { warehousePerTest } from './warehouse-helpers.js';
 
-let cleanup: () => Promise<void>;
-let path: string;
+const db = warehousePerTest('settings.duckdb');
 let wh: Warehouse;
 
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await tempDir());
-  path = join(dir, 'settings.duckdb');
-  wh = await Warehouse.open(path, WAREHOUSE_TABLES);
-});
-
-afterEach(async () => {
-  await wh.close();
-  await cleanup();
+beforeEach(() => {
+  wh = db.wh;
 });
 
 describe('SettingsStore', () => {
@@ -42,8 +31,7 @@ describe('SettingsStore', () => {
     const id = await new SettingsStore(wh).databaseId();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await new SettingsStore(wh).setWorkspace('acme-eu');
-    await wh.close();
-    wh = await Warehouse.open(path, WAREHOUSE_TABLES);
+    wh = await db.reopen();
     expect(await new SettingsStore(wh).databaseId()).toBe(id);
     expect(await new SettingsStore(wh).workspace()).toBe('acme-eu');
     expect(await wh.query(`SELECT count(*) AS n FROM "_etl_settings" WHERE "key" = 'database_id'`)).toEqual([{ n: 1 }]);

@@ -1,25 +1,16 @@
 // StreamOutcomeStore on a real DuckDB file: each stream's last outcome, with its last success kept through failures.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { StreamOutcomeStore } from '../../src/load/stream-outcomes.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
-import { tempDir, utc } from './warehouse-helpers.js';
+import type { Warehouse } from '../../src/load/warehouse.js';
+import { warehousePerTest, utc } from './warehouse-helpers.js';
 
-let cleanup: () => Promise<void>;
+const db = warehousePerTest('outcomes.duckdb');
 let wh: Warehouse;
 let outcomes: StreamOutcomeStore;
 
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await tempDir());
-  wh = await Warehouse.open(join(dir, 'outcomes.duckdb'), WAREHOUSE_TABLES);
+beforeEach(() => {
+  wh = db.wh;
   outcomes = new StreamOutcomeStore(wh);
-});
-
-afterEach(async () => {
-  await wh.close();
-  await cleanup();
 });
 
 const ok = (stream: string) => ({ stream, status: 'succeeded' as const, error: null });
