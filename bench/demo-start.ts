@@ -14,7 +14,7 @@ export interface DemoStart {
   status: string;
   /** 1-minute load average when the run ended (2 cores: above 2 means it shared them). */
   loadAverage: number;
-  /** The process's peak RSS (its in-process emulator included), from its own getrusage at exit. */
+  /** The run's process's peak RSS (the emulator runs in a process of its own), from its own getrusage at exit. */
   peakRssMb: number;
 }
 

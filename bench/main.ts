@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       };
     }),
     ...demo.map((d) => ({
-      figure: `demo's ${d.label} \`npm start\`: peak RSS (the in-process emulator included)`,
+      figure: `demo's ${d.label} \`npm start\`: peak RSS (the run's process; the emulator's is apart)`,
       value: `${n(d.peakRssMb)} MB`,
       goal: '≤ 500 MB',
       ok: d.peakRssMb <= 500,

@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import { DEFAULT_DB_PATH, DEFAULT_OUT_DIR, DEFAULT_PIPELINE_PATH } from '../config/default-paths.js';
 import { resolveRunOptions } from '../config/run-options.js';
 import type { RawRunFlags, RunOptions } from '../config/run-options.js';
-import { startEmulatorThread } from '../emulator/emulator-thread.js';
+import { startEmulatorProcess } from '../emulator/emulator-process.js';
 import { InterruptedError } from '../errors.js';
 import { readPublishedStreamState, writeRunMetrics } from '../export/run-metrics.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
@@ -251,7 +251,7 @@ export function resumeCommand(args: readonly string[]): string {
 }
 
 /**
- * Runs `fn` against the options' source: with `--emulator`, a built-in emulator started here on a thread of its own (the
+ * Runs `fn` against the options' source: with `--emulator`, a built-in emulator started here in a process of its own (the
  * pipeline itself never imports the emulator) whose URL and demo key stand in for the base URL and key.
  */
 export async function withSource<T>(
@@ -259,8 +259,8 @@ export async function withSource<T>(
   fn: (opts: RunOptions, label?: string, sourceDone?: () => void) => Promise<T>,
 ): Promise<T> {
   if (!opts.emulator) return fn(opts);
-  const emulator = await startEmulatorThread({ seed: 1 });
-  // `sourceDone`: the caller will send no more requests; the emulator's thread (and its heap) ends then,
+  const emulator = await startEmulatorProcess({ seed: 1 });
+  // `sourceDone`: the caller will send no more requests; the emulator's process ends then,
   // not after the export and the report.
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= emulator.close());
