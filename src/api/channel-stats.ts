@@ -108,8 +108,26 @@ export function isDocumentedChannel(channel: string): boolean {
   return Object.hasOwn(CHANNEL_COUNTS, channel);
 }
 
+/** channelFieldKind's readers, by `always` and channel: an answer names the same few channels on every day. */
+const KIND_READERS = new WeakMap<object, Map<string, (field: string) => FieldKind | undefined>>();
+
 /** The kind of a field of a channel's entry, `always` being read on every channel (an unknown one included). */
 export function channelFieldKind(
+  channel: string,
+  always: Readonly<Record<string, NumberKind>>,
+): (field: string) => FieldKind | undefined {
+  let byChannel = KIND_READERS.get(always);
+  if (byChannel === undefined) KIND_READERS.set(always, (byChannel = new Map()));
+  let reader = byChannel.get(channel);
+  if (reader === undefined) {
+    reader = fieldKindReader(channel, always);
+    // A server inventing channel names cannot grow the memo without bound: past the documented ones, readers are built.
+    if (byChannel.size < 64) byChannel.set(channel, reader);
+  }
+  return reader;
+}
+
+function fieldKindReader(
   channel: string,
   always: Readonly<Record<string, NumberKind>>,
 ): (field: string) => FieldKind | undefined {
@@ -147,8 +165,10 @@ export function splitStats(
   skip: readonly string[] = [],
 ): SplitStats {
   const split: SplitStats = { numbers: {}, extra: {}, unknown: [] };
-  for (const [field, value] of Object.entries(entry)) {
+  // for…in, not Object.entries: no pair array per field. A parsed JSON object has no inherited enumerable keys.
+  for (const field in entry) {
     if (skip.includes(field)) continue;
+    const value = entry[field];
     const kind = kindOf(field);
     if (kind === undefined) {
       split.extra[field] = value;

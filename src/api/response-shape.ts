@@ -41,6 +41,9 @@ export type NumberKind = 'count' | 'amount';
  * (1e400), or for a count not a whole number held exactly (12.5, 1e20 — BIGINT and JavaScript agree up to 2^53-1).
  */
 export function readNumber(value: unknown, kind: NumberKind): { value: number } | { problem: string } {
+  // The common case first, with nothing built for it: a finite JSON number of its kind.
+  if (typeof value === 'number' && (kind === 'amount' ? Number.isFinite(value) : Number.isSafeInteger(value)))
+    return { value };
   if (value === undefined) return { problem: 'missing' };
   const shown = JSON.stringify(value) ?? String(value);
   if (
