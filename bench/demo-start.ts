@@ -1,14 +1,16 @@
 // The demo's `npm start`, first and next: `engage-etl run --emulator` of pipelines/nightly.yaml as a child process in an
-// empty folder (so its data/ starts empty), then again on what the first left. Wall time from spawn to exit, the
-// process's peak RSS, the requests each sent (`--json`), and the machine's load average over the first run, since
-// other work slows it.
+// empty folder (so its data/ starts empty), then again on what the first left; then a first run once more in another
+// empty folder with ENGAGE_ETL_RUNTIME_DEFAULTS=1 (Node's and DuckDB's own memory settings: what the entry point's
+// settings buy). Wall time from spawn to exit, the process's peak RSS, the requests each sent (`--json`), and the
+// machine's load average over the run, since other work slows it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureCli } from './measure-cli.js';
 
 export interface DemoStart {
-  label: 'first' | 'next';
+  /** `first, runtime defaults`: a first run with ENGAGE_ETL_RUNTIME_DEFAULTS=1. */
+  label: 'first' | 'next' | 'first, runtime defaults';
   wallMs: number;
   requests: number;
   status: string;
@@ -21,8 +23,8 @@ export interface DemoStart {
 const here = import.meta.dirname;
 const PIPELINE = join(here, '../../pipelines/nightly.yaml');
 
-async function runOnce(cwd: string, label: DemoStart['label']): Promise<DemoStart> {
-  const run = await measureCli(['run', '--emulator', '--pipeline', PIPELINE, '--json'], cwd);
+async function runOnce(cwd: string, label: DemoStart['label'], env: Record<string, string> = {}): Promise<DemoStart> {
+  const run = await measureCli(['run', '--emulator', '--pipeline', PIPELINE, '--json'], cwd, env);
   if (run.json === undefined)
     throw new Error(`the demo run exited ${String(run.exitCode)} and printed no JSON summary`);
   const summary = run.json as { status?: string; requests?: { sent?: number } };
@@ -39,11 +41,14 @@ async function runOnce(cwd: string, label: DemoStart['label']): Promise<DemoStar
 /** The first `npm start` of a fresh checkout and the next one right after it. */
 export async function measureDemoStart(): Promise<DemoStart[]> {
   const cwd = await mkdtemp(join(tmpdir(), 'engage-demo-start-'));
+  const bare = await mkdtemp(join(tmpdir(), 'engage-demo-start-defaults-'));
   try {
     const first = await runOnce(cwd, 'first');
     const next = await runOnce(cwd, 'next');
-    return [first, next];
+    const defaults = await runOnce(bare, 'first, runtime defaults', { ENGAGE_ETL_RUNTIME_DEFAULTS: '1' });
+    return [first, next, defaults];
   } finally {
     await rm(cwd, { recursive: true, force: true });
+    await rm(bare, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,6 @@ import { Command, CommanderError } from 'commander';
 import { applyDotEnv } from '../config/dot-env.js';
 import { EngageError } from '../errors.js';
 import { armCrashPoint, CRASH_AT_ENV } from '../process/crash-point.js';
-import { boundHeapGrowth } from '../process/heap-growth.js';
 import { stopSignalReceived } from '../process/stop-signals.js';
 import { makeCheckCommand } from './check-command.js';
 import { makeDbtCommand } from './dbt-command.js';
@@ -47,7 +46,6 @@ export function makeProgram(): Command {
 
 /** Run the CLI; errors become one line on stderr and a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
-  boundHeapGrowth();
   // `engage-etl query … | head -1`: once the reader is gone nobody can see the rest, so the command ends quietly, as
   // cat and grep do, instead of crashing with an EPIPE stack trace.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,6 +1,7 @@
 // The entry point's memory settings: on Linux with process.execve (Node 22.15+, 24) the CLI starts itself again in the
 // same process with MALLOC_ARENA_MAX=1 (glibc reads it only at start), UV_THREADPOOL_SIZE=2, DuckDB's allocator
-// settings (DUCKDB_JE_MALLOC_CONF) and V8's semi-spaces bounded, unless the user set them. Checked on the real process:
+// settings (DUCKDB_JE_MALLOC_CONF), V8's semi-spaces and heap growth bounded, unless the user set them or asked for the
+// runtime's defaults (ENGAGE_ETL_RUNTIME_DEFAULTS=1). Checked on the real process:
 // its pid stays the one its parent started, /proc/PID/environ is what glibc read and /proc/PID/cmdline the options V8
 // read.
 import { spawn } from 'node:child_process';
@@ -10,8 +11,9 @@ import { describe, expect, it } from 'vitest';
 
 const BIN = resolve('bin/engage-etl.js');
 const canExec = process.platform === 'linux' && typeof (process as { execve?: unknown }).execve === 'function';
-/** What bin/engage-etl.js gives V8: 8 MB semi-spaces (docs/decisions.md, "The entry point's memory settings"). */
-const SEMI_SPACE_MB = '8';
+/** What bin/engage-etl.js gives V8 (docs/decisions.md, "The entry point's memory settings"). */
+const V8_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+const v8Flags = (argv: string[]) => argv.filter((a) => /^--(max-semi-space-size|heap-growing-percent)=/.test(a));
 
 /** Starts the emulator through the CLI, waits until it listens, and returns the environment and arguments its process runs with. */
 async function environmentOf(env: Record<string, string>): Promise<Map<string, string> & { argv: string[] }> {
@@ -49,15 +51,13 @@ async function environmentOf(env: Record<string, string>): Promise<Map<string, s
 
 describe('the entry point starts itself with its memory settings', () => {
   it.skipIf(!canExec)(
-    'sets MALLOC_ARENA_MAX=1, UV_THREADPOOL_SIZE=2 and the semi-spaces in the same process (needs Linux and Node 22.15+)',
+    'sets MALLOC_ARENA_MAX=1, UV_THREADPOOL_SIZE=2, the semi-spaces and the heap growth in the same process (needs Linux and Node 22.15+)',
     async () => {
       const env = await environmentOf({});
       expect(env.get('MALLOC_ARENA_MAX')).toBe('1');
       expect(env.get('UV_THREADPOOL_SIZE')).toBe('2');
       expect(env.get('DUCKDB_JE_MALLOC_CONF')).toBe('dirty_decay_ms:250,muzzy_decay_ms:0');
-      expect(env.argv.filter((a) => a.startsWith('--max-semi-space-size='))).toEqual([
-        `--max-semi-space-size=${SEMI_SPACE_MB}`,
-      ]);
+      expect(v8Flags(env.argv)).toEqual(V8_FLAGS);
     },
   );
 
@@ -71,7 +71,14 @@ describe('the entry point starts itself with its memory settings', () => {
     expect(env.get('MALLOC_ARENA_MAX')).toBe('4');
     expect(env.get('DUCKDB_JE_MALLOC_CONF')).toBe('dirty_decay_ms:1000');
     expect(env.get('UV_THREADPOOL_SIZE')).toBe('3');
-    expect(env.argv.some((a) => a.startsWith('--max-semi-space-size'))).toBe(false);
+    expect(v8Flags(env.argv)).toEqual(['--heap-growing-percent=50']);
+  });
+
+  it.skipIf(!canExec)('leaves every setting to Node and DuckDB with ENGAGE_ETL_RUNTIME_DEFAULTS=1', async () => {
+    const env = await environmentOf({ ENGAGE_ETL_RUNTIME_DEFAULTS: '1' });
+    for (const name of ['MALLOC_ARENA_MAX', 'UV_THREADPOOL_SIZE', 'DUCKDB_JE_MALLOC_CONF'])
+      expect(env.has(name)).toBe(false);
+    expect(v8Flags(env.argv)).toEqual([]);
   });
 
   it.skipIf(canExec)("without process.execve (Node 20) runs as started, with glibc's default arenas", async () => {
