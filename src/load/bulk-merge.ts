@@ -100,7 +100,7 @@ function stageScopes(spec: TableSpec, scopes: readonly ReplaceScope[], name: str
 
 /** The temp table every merge of a commit adds its counts to (one row per table), read once at the end of the commit. */
 export const MERGE_COUNTS_TABLE = '_etl_merge_counts';
-export const MERGE_COUNTS_DDL = `CREATE OR REPLACE TEMP TABLE "${MERGE_COUNTS_TABLE}" ("table_name" VARCHAR, "total" BIGINT, "inserted" BIGINT, "updated" BIGINT, "deleted" BIGINT, "compared" BIGINT)`;
+export const MERGE_COUNTS_DDL = `CREATE OR REPLACE TEMP TABLE "${MERGE_COUNTS_TABLE}" ("table_name" VARCHAR, "total" BIGINT, "inserted" BIGINT, "updated" BIGINT, "deleted" BIGINT, "compared" BIGINT, "searched" BIGINT)`;
 
 /**
  * Per series table, object and month, time ranges that hold every stored row (one table per series table in this
@@ -120,6 +120,8 @@ export interface Extents {
   table: string;
   /** Its extents table, quoted. */
   relation: string;
+  /** The columns a row's object and time are read from. */
+  columns: string[];
   /** SQL of a row's object read through alias `a` (the first key column that is not the time, as text; '' if none). */
   object(a: string): string;
   /** SQL of a row's time read through alias `a`, as a TIMESTAMP. */
@@ -141,12 +143,19 @@ export function tableExtents(spec: TableSpec): Extents | undefined {
   return {
     table: spec.name,
     relation,
+    columns: objectCol ? [objectCol, time] : [time],
     object,
     time: at,
     month,
     rebuild: `CREATE OR REPLACE TABLE ${relation} AS SELECT ${object('t')} AS "object_key", ${month('t')} AS "month", min(${at('t')}) AS "first_time",
        max(${at('t')}) AS "last_time" FROM ${ident(spec.name)} t GROUP BY ALL`,
   };
+}
+
+/** SQL true when the row read through `a` lies in a range of its object and month: only then may a stored row share its key. */
+function inExtent(extents: Extents, a: string): string {
+  return `EXISTS (SELECT 1 FROM ${extents.relation} e WHERE e."object_key" = ${extents.object(a)}
+    AND e."month" = ${extents.month(a)} AND ${extents.time(a)} BETWEEN e."first_time" AND e."last_time")`;
 }
 
 /** The statements that add the ranges of the rows `chg` inserted (its `_ins` rows), per object and month. */
@@ -209,10 +218,16 @@ export function prepareMerge(
       : `CREATE OR REPLACE TEMP VIEW ${fresh} AS SELECT * EXCLUDE ("_seq") FROM (${part})`,
   );
 
+  const extents = tableExtents(spec);
   if (scoped) {
-    const inScope = scopes[0]!.columns
-      .map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`)
-      .join(' AND ');
+    const scopeColumns = scopes[0]!.columns;
+    const inScope = scopeColumns.map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`).join(' AND ');
+    // A scope that names its rows' object and time can hold stored rows only inside a range of that object and month:
+    // the others are dropped first, and when none is left the delete's build side is empty and DuckDB skips the scan of
+    // the stored table (a scope per day of a first backfill would otherwise read the whole table at every commit).
+    if (extents && extents.columns.every((c) => scopeColumns.includes(c))) {
+      sql.push(`DELETE FROM ${scope} s WHERE NOT ${inExtent(extents, 's')}`);
+    }
     sql.push(
       `CREATE OR REPLACE TEMP TABLE ${del} AS SELECT ${spec.key.map((k) => `t.${ident(k)}`).join(', ')}, ${monthOf(spec, 't')} AS "partition"
        FROM ${table} t
@@ -235,12 +250,10 @@ export function prepareMerge(
   // The rows that may match a stored key: all of them, or with extents those inside a range of their object and month,
   // marked in one pass over the extents (`probe`); the others go straight to the insert. When none may, the join's
   // build side is empty and DuckDB skips the scan of the stored table.
-  const extents = tableExtents(spec);
   const probe = ident(`_probe_${spec.name}`);
   if (extents) {
     sql.push(
-      `CREATE OR REPLACE TEMP TABLE ${probe} AS SELECT ${keys}, EXISTS (SELECT 1 FROM ${extents.relation} e WHERE e."object_key" = ${extents.object('n')}
-         AND e."month" = ${extents.month('n')} AND ${extents.time('n')} BETWEEN e."first_time" AND e."last_time") AS "_maybe" FROM ${fresh} n`,
+      `CREATE OR REPLACE TEMP TABLE ${probe} AS SELECT ${keys}, ${inExtent(extents, 'n')} AS "_maybe" FROM ${fresh} n`,
     );
   }
   const fromProbe = (maybe: boolean) =>
@@ -280,7 +293,8 @@ export function prepareMerge(
     `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${select.join(', ')}, ${sqlTimestamp(ctx.loadedAt, 'batch loadedAt')}, ${sqlString(ctx.runId)} FROM ${changedRows} x`,
     `INSERT INTO "${MERGE_COUNTS_TABLE}" SELECT ${nameParam}, ${staged.duplicates ? `(SELECT count(*) FROM ${fresh})` : `${staged.rows}`},
        (SELECT count(*) FROM ${chg} WHERE "_ins"), (SELECT count(*) FROM ${chg} WHERE NOT "_ins"), ${scoped ? `(SELECT count(*) FROM ${del})` : '0'},
-       ${extents ? `(SELECT count(*) FROM ${probe} WHERE "_maybe")` : staged.duplicates ? `(SELECT count(*) FROM ${fresh})` : `${staged.rows}`}`,
+       ${extents ? `(SELECT count(*) FROM ${probe} WHERE "_maybe")` : staged.duplicates ? `(SELECT count(*) FROM ${fresh})` : `${staged.rows}`},
+       ${scoped ? `(SELECT count(*) FROM ${scope})` : '0'}`,
     ...(extents ? [widenExtentsSql(extents, chg)] : []),
     ...(spec.history
       ? historyMergeSql(
@@ -320,6 +334,11 @@ export function tableChanges(rows: readonly (readonly unknown[])[]): Map<string,
 /** How many fetched rows a commit's merges compared with stored rows (the rest could not match a stored key). */
 export function comparedRows(rows: readonly (readonly unknown[])[]): number {
   return rows.reduce((sum, row) => sum + Number(row[5] ?? 0), 0);
+}
+
+/** How many replace scopes a commit's merges searched the stored rows for (the rest were outside every extent). */
+export function searchedScopes(rows: readonly (readonly unknown[])[]): number {
+  return rows.reduce((sum, row) => sum + Number(row[6] ?? 0), 0);
 }
 
 const NUMERIC = new Set<string>(['BIGINT', 'INTEGER', 'DOUBLE', MONEY]);

@@ -106,7 +106,7 @@ export function historyMergeSql(spec: TableSpec, touched: string, stamp: History
     // Opened: a new version per live changed key. Closed: the current version of a key that changed or is gone.
     ...(stamp.countsTable
       ? [
-          `INSERT INTO ${ident(stamp.countsTable)} SELECT ${sqlString(historyTableName(spec.name))}, "opened" + "closed", "opened", "closed", 0, 0
+          `INSERT INTO ${ident(stamp.countsTable)} SELECT ${sqlString(historyTableName(spec.name))}, "opened" + "closed", "opened", "closed", 0, 0, 0
           FROM (SELECT count(*) FILTER (WHERE "_live" AND "_changed") AS "opened", count(*) FILTER (WHERE "_open" AND (NOT "_live" OR "_changed")) AS "closed" FROM ${versions})`,
         ]
       : []),

@@ -15,6 +15,7 @@ import {
   MERGE_COUNTS_DDL,
   MERGE_COUNTS_TABLE,
   comparedRows,
+  searchedScopes,
   prepareMerge,
   tableChanges,
   tableExtents,
@@ -98,6 +99,8 @@ export interface CommitResult {
   rowsChanged: number;
   /** Fetched rows compared with stored ones; the others were outside their object's extent (bulk-merge.ts). */
   rowsCompared: number;
+  /** Replace scopes whose stored rows were searched; the others were outside every extent of their object (bulk-merge.ts). */
+  scopesSearched: number;
 }
 
 /** What one commit writes besides its rows: the package they were written to, the scopes they replace, the state. */
@@ -471,10 +474,12 @@ export class Warehouse {
       for (const staged of appends) await appendStaged(conn, staged);
       let counts;
       let rowsCompared;
+      let scopesSearched;
       try {
         const rows = (await conn.runAndReadAll([...rebuilds.map((e) => e.rebuild), script].join(';\n'))).getRows();
         counts = tableChanges(rows);
         rowsCompared = comparedRows(rows);
+        scopesSearched = searchedScopes(rows);
       } catch (err) {
         throw new Error(`merging ${what || 'series state'}: ${(err as Error).message}`, { cause: err });
       }
@@ -491,7 +496,7 @@ export class Warehouse {
         }
       }
       crashPoint('commit-merged');
-      return { tables, rowsChanged, rowsCompared };
+      return { tables, rowsChanged, rowsCompared, scopesSearched };
     });
     for (const e of rebuilds) built?.add(e.table);
     crashPoint('commit-done');

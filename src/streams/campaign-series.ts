@@ -177,32 +177,38 @@ function entryText(m: CampaignVariationEntry): string {
 function withoutRepeats(
   where: string,
   channel: string,
-  day: string,
+  time: Date,
   list: readonly CampaignVariationEntry[],
-): { list: CampaignVariationEntry[]; notices: RowNotice[] } {
-  const seen = new Set<string>();
-  const kept: CampaignVariationEntry[] = [];
+): { list: readonly CampaignVariationEntry[]; notices: RowNotice[] } {
   const notices: RowNotice[] = [];
-  for (const m of list) {
-    const text = entryText(m);
-    const name = m.variationApiId ?? m.variationName ?? '(no id)';
-    if (seen.has(text)) {
+  const day = () => time.toISOString().slice(0, 10);
+  // An exact repeat shares its id and name with an earlier entry, so the numbers are compared only when two entries
+  // share both (a name is never empty: '' stands for none).
+  const identities = new Set(list.map((m) => `${m.variationApiId ?? ''}\u0000${m.variationName ?? ''}`));
+  let kept = list;
+  if (identities.size < list.length) {
+    const seen = new Set<string>();
+    kept = list.filter((m) => {
+      const text = entryText(m);
+      if (!seen.has(text)) {
+        seen.add(text);
+        return true;
+      }
+      const name = m.variationApiId ?? m.variationName ?? '(no id)';
       notices.push({
         code: 'repeated_variation',
         key: `${channel}.${name}`,
-        message: `${where}: variation ${JSON.stringify(name)} is listed twice with the same numbers on ${day}; stored once`,
+        message: `${where}: variation ${JSON.stringify(name)} is listed twice with the same numbers on ${day()}; stored once`,
       });
-      continue;
-    }
-    seen.add(text);
-    kept.push(m);
+      return false;
+    });
   }
   const ids = kept.map((m) => m.variationApiId).filter((id): id is string => id !== undefined);
   for (const id of new Set(ids.filter((id, i) => ids.indexOf(id) !== i))) {
     notices.push({
       code: 'conflicting_variation',
       key: `${channel}.${id}`,
-      message: `${where}: variation ${JSON.stringify(id)} is listed more than once with different numbers on ${day}; each entry is stored under its position (variation_key position:<index>)`,
+      message: `${where}: variation ${JSON.stringify(id)} is listed more than once with different numbers on ${day()}; each entry is stored under its position (variation_key position:<index>)`,
     });
   }
   return { list: kept, notices };
@@ -213,7 +219,7 @@ function dayRows(campaignId: string, time: Date, day: CampaignDay): ExtractedRow
   const notices: RowNotice[] = [];
   for (const [channel, sent] of Object.entries(day.messages)) {
     const where = `campaign_series (GET /campaigns/data_series messages.${channel})`;
-    const { list, notices: repeats } = withoutRepeats(where, channel, time.toISOString().slice(0, 10), sent);
+    const { list, notices: repeats } = withoutRepeats(where, channel, time, sent);
     notices.push(...repeats);
     const keys = variationKeys(list);
     list.forEach((m, j) => {

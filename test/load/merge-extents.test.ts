@@ -148,6 +148,67 @@ describe('merge extents', () => {
     expect(await extents()).toEqual(['a 2024-01-01..2024-01-01']);
   });
 
+  it('searches the stored rows only for replace scopes inside an extent of their object, and deletes exactly what they no longer hold', async () => {
+    const message = (campaign: string, n: number, variation: string) => ({
+      campaign_id: campaign,
+      time: day(n),
+      channel: 'email',
+      variation_key: variation,
+      sent: 1,
+    });
+    const replace = (days: [string, number][]) =>
+      wh.commit({
+        runId: `r${++runs}`,
+        loadedAt: utc('2024-06-01'),
+        upserts: [{ table: 'campaign_message_series', rows: days.map(([c, n]) => message(c, n, 'v1')) }],
+        replaces: [
+          {
+            table: 'campaign_message_series',
+            columns: ['campaign_id', 'time'],
+            values: days.map(([c, n]) => [c, day(n)]),
+          },
+        ],
+        state: [],
+      });
+    await wh.commit({
+      runId: `r${++runs}`,
+      loadedAt: utc('2024-06-01'),
+      upserts: [
+        {
+          table: 'campaign_message_series',
+          rows: [message('a', 10, 'v1'), message('a', 10, 'v2'), message('a', 12, 'v1')],
+        },
+      ],
+      state: [],
+    });
+    // Days of another window and another object: outside every extent, so the stored table is not searched.
+    const outside = await replace([
+      ['a', 40],
+      ['a', 41],
+      ['b', 10],
+    ]);
+    expect(outside.scopesSearched).toBe(0);
+    expect(outside.tables.campaign_message_series).toEqual({ inserted: 3, updated: 0, unchanged: 0, deleted: 0 });
+    // a's day 10 again with v2 gone, and day 11 (inside a's extent, never stored): both searched, v2 deleted.
+    const inside = await replace([
+      ['a', 10],
+      ['a', 11],
+    ]);
+    expect(inside.scopesSearched).toBe(2);
+    expect(inside.tables.campaign_message_series).toEqual({ inserted: 1, updated: 0, unchanged: 1, deleted: 1 });
+    const rows = await wh.query(
+      `SELECT "campaign_id" || ' ' || strftime("time", '%Y-%m-%d') || ' ' || "variation_key" AS r FROM "campaign_message_series" ORDER BY 1`,
+    );
+    expect(rows.map((r) => r.r)).toEqual([
+      'a 2024-01-11 v1',
+      'a 2024-01-12 v1',
+      'a 2024-01-13 v1',
+      'a 2024-02-10 v1',
+      'a 2024-02-11 v1',
+      'b 2024-01-11 v1',
+    ]);
+  });
+
   it('ends with exactly the last value of every key, over random batches in random order with the database closed and opened again (a model check)', async () => {
     let seed = 27;
     const rand = (n: number): number => {
