@@ -225,7 +225,7 @@ export function prepareMerge(
     // A scope that names its rows' object and time can hold stored rows only inside a range of that object and month:
     // the others are dropped first, and when none is left the delete's build side is empty and DuckDB skips the scan of
     // the stored table (a scope per day of a first backfill would otherwise read the whole table at every commit).
-    if (extents && extents.columns.every((c) => scopeColumns.includes(c))) {
+    if (extents?.columns.every((c) => scopeColumns.includes(c))) {
       sql.push(`DELETE FROM ${scope} s WHERE NOT ${inExtent(extents, 's')}`);
     }
     sql.push(
