@@ -235,9 +235,19 @@ function emptyStaged(tables: WarehouseTables, spec: TableSpec): StagedTable {
  */
 const WRITER_THREADS = '1';
 
-/** DuckDB's options for a writer (see WRITER_MEMORY_LIMIT and WRITER_THREADS). */
+/**
+ * The write-ahead log a writer lets grow before DuckDB checkpoints it into the file. A checkpoint costs a large fixed
+ * part whatever it writes (it re-compresses the table's open row group), so at DuckDB's 16 MB a commit of 20,000 rows
+ * checkpointed every second commit and the COMMITs were most of the load's time: 40 commits of 20,000 campaign message
+ * rows took 12.7 s of COMMIT at 16 MB and 1.9 s at 1 GB; 150 took 53 s at 16 MB and 18 s at 256 MB, with the same peak
+ * (docs/decisions.md, "Memory limits of DuckDB, by stage"). The log is on disk beside the file; a run checkpoints before its export
+ * and publish, and DuckDB replays what a killed run left at the next open.
+ */
+const WRITER_CHECKPOINT_THRESHOLD = '256MB';
+
+/** DuckDB's options for a writer (see WRITER_MEMORY_LIMIT, WRITER_THREADS and WRITER_CHECKPOINT_THRESHOLD). */
 function writerOptions(memoryLimit = WRITER_MEMORY_LIMIT): Record<string, string> {
-  return { memory_limit: memoryLimit, threads: WRITER_THREADS };
+  return { memory_limit: memoryLimit, threads: WRITER_THREADS, checkpoint_threshold: WRITER_CHECKPOINT_THRESHOLD };
 }
 
 export class Warehouse {
