@@ -169,7 +169,21 @@ export interface PreparedMerge {
   table: string;
   rows: number;
   appends: StagedAppend[];
+  /** The comparing merge: de-duplicate, find the changed rows, delete and insert them, apply the scopes. */
   sql: string;
+  /**
+   * Where the table has extents and no history: what the commit asks first and the merge it may take instead.
+   * `before` drops the scopes outside every extent; `select` is one row (`table_name`, `repeated` keys, rows that
+   * `maybe` meet a stored key, `scopes` left). When all three are 0 no stored row can be touched, and `append` writes
+   * the rows straight (one insert, their partitions and their extents) instead of `sql`.
+   */
+  probe?: { before: string[]; select: string; append: string };
+}
+
+/** Whether a probe's row says the table's rows can only be appended (see PreparedMerge.probe). */
+export function appendOnly(row: readonly unknown[]): boolean {
+  const [, repeated, maybe, scopes] = row;
+  return Number(repeated) === 0 && Number(maybe) === 0 && Number(scopes) === 0;
 }
 
 /**
@@ -219,15 +233,18 @@ export function prepareMerge(
   );
 
   const extents = tableExtents(spec);
+  // A scope that names its rows' object and time can hold stored rows only inside a range of that object and month:
+  // the others are dropped first (by the probe), and when none is left the delete's build side is empty and DuckDB skips
+  // the scan of the stored table (a scope per day of a first backfill would otherwise read the whole table at every commit).
+  const scopeFilter =
+    scoped && extents?.columns.every((c) => scopes[0]!.columns.includes(c))
+      ? [`DELETE FROM ${scope} s WHERE NOT ${inExtent(extents, 's')}`]
+      : [];
   if (scoped) {
-    const scopeColumns = scopes[0]!.columns;
-    const inScope = scopeColumns.map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`).join(' AND ');
-    // A scope that names its rows' object and time can hold stored rows only inside a range of that object and month:
-    // the others are dropped first, and when none is left the delete's build side is empty and DuckDB skips the scan of
-    // the stored table (a scope per day of a first backfill would otherwise read the whole table at every commit).
-    if (extents?.columns.every((c) => scopeColumns.includes(c))) {
-      sql.push(`DELETE FROM ${scope} s WHERE NOT ${inExtent(extents, 's')}`);
-    }
+    const inScope = scopes[0]!.columns
+      .map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`)
+      .join(' AND ');
+    if (!extents || spec.history) sql.push(...scopeFilter);
     sql.push(
       `CREATE OR REPLACE TEMP TABLE ${del} AS SELECT ${spec.key.map((k) => `t.${ident(k)}`).join(', ')}, ${monthOf(spec, 't')} AS "partition"
        FROM ${table} t
@@ -313,7 +330,23 @@ export function prepareMerge(
       (temp) => `DROP TABLE IF EXISTS ${temp}`,
     ),
   );
-  return { table: spec.name, rows: staged.rows, appends, sql: sql.join(';\n') };
+  const merge = { table: spec.name, rows: staged.rows, appends, sql: sql.join(';\n') };
+  if (!extents || spec.history) return merge;
+  // Rows that cannot meet a stored key are appended as they are: no de-duplication, no join, no delete.
+  const rows = `(${part}) n`;
+  const question = `SELECT ${nameParam} AS "table_name",
+       (SELECT count(*) FROM (SELECT 1 FROM ${rows} GROUP BY ${keys} HAVING count(*) > 1)) AS "repeated",
+       (SELECT count(*) FROM ${rows} WHERE ${inExtent(extents, 'n')}) AS "maybe",
+       ${scoped ? `(SELECT count(*) FROM ${scope})` : '0'} AS "scopes"`;
+  const append = [
+    `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${dataCols.map((c) => `n.${c}`).join(', ')}, ${sqlTimestamp(ctx.loadedAt, 'batch loadedAt')}, ${sqlString(ctx.runId)} FROM ${rows}`,
+    markDirtySql(nameParam, `SELECT ${monthOf(spec, 'n')} AS "partition" FROM ${rows}`),
+    `INSERT INTO "${MERGE_COUNTS_TABLE}" SELECT ${nameParam}, ${staged.rows}, ${staged.rows}, 0, 0, 0, 0`,
+    `INSERT INTO ${extents.relation} SELECT ${extents.object('n')}, ${extents.month('n')}, min(${extents.time('n')}), max(${extents.time('n')})
+     FROM ${rows} GROUP BY ALL`,
+    ...(scoped ? [`DROP TABLE IF EXISTS ${scope}`] : []),
+  ];
+  return { ...merge, probe: { before: scopeFilter, select: question, append: append.join(';\n') } };
 }
 
 /** A commit's {@link TableChange}s, from the rows its merges added to {@link MERGE_COUNTS_TABLE}. */

@@ -14,6 +14,7 @@ import { appendStaged, prefill, type StagedAppend } from './append-columns.js';
 import {
   MERGE_COUNTS_DDL,
   MERGE_COUNTS_TABLE,
+  appendOnly,
   comparedRows,
   searchedScopes,
   prepareMerge,
@@ -101,6 +102,8 @@ export interface CommitResult {
   rowsCompared: number;
   /** Replace scopes whose stored rows were searched; the others were outside every extent of their object (bulk-merge.ts). */
   scopesSearched: number;
+  /** Tables whose rows were appended without a merge: none could meet a stored key (bulk-merge.ts, PreparedMerge.probe). */
+  appended: string[];
 }
 
 /** What one commit writes besides its rows: the package they were written to, the scopes they replace, the state. */
@@ -118,7 +121,15 @@ export interface PreparedCommit {
   /** The staging table's DDL and the statement that reads the package's file into it. */
   load: string[];
   appends: StagedAppend[];
-  script: string;
+  /**
+   * What the commit asks before it merges (bulk-merge.ts, PreparedMerge.probe): one row per table that may only need
+   * its rows appended; empty when no table may.
+   */
+  probe: string;
+  /** Each table's comparing merge, and where it has a probe the append that replaces it when the probe allows. */
+  merges: { table: string; sql: string; append?: string }[];
+  /** What follows the merges: the series state, the holes, and the read of the merge counts. */
+  tail: string;
   /** The tables whose extents the script relies on, with the SQL that rebuilds them (run first where this process has not). */
   extents: { table: string; rebuild: string }[];
 }
@@ -174,6 +185,10 @@ const WRITER_MEMORY_LIMIT = '128MB';
 
 /** The temp table a commit stages every table's rows in (row-package.ts). */
 const STAGING_TABLE = '_etl_staging';
+
+/** What a commit's probe found per table (bulk-merge.ts, PreparedMerge.probe), read before it merges. */
+const PROBE_TABLE = '_etl_probe';
+const PROBE_DDL = `CREATE OR REPLACE TEMP TABLE "${PROBE_TABLE}" ("table_name" VARCHAR, "repeated" BIGINT, "maybe" BIGINT, "scopes" BIGINT)`;
 
 /** The stage folders of writers, in the system's temp folder: `<prefix><pid>-<random>`. */
 const STAGE_PREFIX = 'engage-etl-stage-';
@@ -447,13 +462,14 @@ export class Warehouse {
     const state = prepareSeriesState(commit.runId, commit.loadedAt, commit.state);
     const holes = prepareHoleUpdates(commit.runId, commit.loadedAt, commit.holes ?? []);
     const appends = [...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
-    const script = [
-      ...merges.map((m) => m.sql),
+    const tail = [
       `DROP TABLE IF EXISTS "${STAGING_TABLE}"`,
+      `DROP TABLE IF EXISTS "${PROBE_TABLE}"`,
       state.sql,
       holes.sql,
       `SELECT * FROM "${MERGE_COUNTS_TABLE}"`,
     ].filter((sql) => sql !== '');
+    const probes = merges.flatMap((m) => (m.probe ? [m.probe] : []));
     return {
       runId: commit.runId,
       tables: merges.map((m) => m.table),
@@ -463,7 +479,19 @@ export class Warehouse {
         ...staged.filter((t) => t.rows > 0).map((t) => this.tables.staging.load(STAGING_TABLE, t)),
       ],
       appends: appends.map(prefill),
-      script: script.join(';\n'),
+      probe:
+        probes.length === 0
+          ? ''
+          : [
+              ...probes.flatMap((p) => p.before),
+              PROBE_DDL,
+              // A statement per table: one UNION ALL of them all held every table's hash tables at once, and a commit
+              // of 15 tables ran out of the writer's memory.
+              ...probes.map((p) => `INSERT INTO "${PROBE_TABLE}" ${p.select}`),
+              `SELECT * FROM "${PROBE_TABLE}"`,
+            ].join(';\n'),
+      merges: merges.map((m) => ({ table: m.table, sql: m.sql, ...(m.probe ? { append: m.probe.append } : {}) })),
+      tail: tail.join(';\n'),
       extents: staged.flatMap((t) => {
         const extents = tableExtents(t.spec);
         return extents ? [{ table: t.spec.name, rebuild: extents.rebuild }] : [];
@@ -473,7 +501,7 @@ export class Warehouse {
 
   /** Write a commit made ready by {@link prepareCommit}, in ONE transaction. */
   async commitPrepared(prepared: PreparedCommit): Promise<CommitResult> {
-    const { appends, script, what } = prepared;
+    const { appends, what } = prepared;
     // Decided here, not when prepared: a commit prepared while the previous one ran would otherwise trust extents that
     // commit was to rebuild, and it may roll back.
     const built = OPEN.get(this.path)?.extentsBuilt;
@@ -485,8 +513,18 @@ export class Warehouse {
       let counts;
       let rowsCompared;
       let scopesSearched;
+      let appended = new Set<string>();
       try {
-        const rows = (await conn.runAndReadAll([...rebuilds.map((e) => e.rebuild), script].join(';\n'))).getRows();
+        // First what the rows may meet: a table whose rows can meet no stored row is appended, not merged.
+        const ask = [...rebuilds.map((e) => e.rebuild), prepared.probe].filter((sql) => sql !== '').join(';\n');
+        const asked = prepared.probe === '' ? [] : (await conn.runAndReadAll(ask)).getRows();
+        if (prepared.probe === '' && ask !== '') await conn.run(ask);
+        appended = new Set(asked.filter(appendOnly).map((row) => String(row[0])));
+        const script = [
+          ...prepared.merges.map((m) => (m.append && appended.has(m.table) ? m.append : m.sql)),
+          prepared.tail,
+        ];
+        const rows = (await conn.runAndReadAll(script.join(';\n'))).getRows();
         counts = tableChanges(rows);
         rowsCompared = comparedRows(rows);
         scopesSearched = searchedScopes(rows);
@@ -506,7 +544,7 @@ export class Warehouse {
         }
       }
       crashPoint('commit-merged');
-      return { tables, rowsChanged, rowsCompared, scopesSearched };
+      return { tables, rowsChanged, rowsCompared, scopesSearched, appended: [...appended] };
     });
     for (const e of rebuilds) built?.add(e.table);
     crashPoint('commit-done');

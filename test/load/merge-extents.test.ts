@@ -7,6 +7,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { SeriesStateStore } from '../../src/load/series-state-store.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
+import type { ColumnSpec } from '../../src/load/table-definition.js';
 import { tempDir, utc } from './warehouse-helpers.js';
 
 let dir: string;
@@ -59,11 +60,13 @@ describe('merge extents', () => {
   it('inserts rows past their object extent without comparing, compares those inside it, and widens the extent', async () => {
     const first = await commit([row('a', 10, 1), row('a', 11, 1), row('b', 0, 1)]);
     expect(first.rowsCompared).toBe(0); // an empty table: no extents, nothing compared
+    expect(first.appended).toEqual(['campaign_series']); // nothing to meet: appended without a merge
     expect(await extents()).toEqual(['a 2024-01-11..2024-01-12', 'b 2024-01-01..2024-01-01']);
 
     // Later and earlier windows of a (and a new object c): outside every extent.
     const outside = await commit([row('a', 12, 2), row('a', 9, 2), row('c', 11, 2)]);
     expect(outside.rowsCompared).toBe(0);
+    expect(outside.appended).toEqual(['campaign_series']);
     expect(outside.tables.campaign_series).toEqual({ inserted: 3, updated: 0, unchanged: 0, deleted: 0 });
     expect(await extents()).toEqual([
       'a 2024-01-10..2024-01-13',
@@ -74,6 +77,7 @@ describe('merge extents', () => {
     // A re-read of a's stored days, one changed, and a day b never had inside no extent of b (b's is one day).
     const reread = await commit([row('a', 10, 1), row('a', 11, 5), row('b', 0, 1), row('b', 1, 7)]);
     expect(reread.rowsCompared).toBe(3);
+    expect(reread.appended).toEqual([]); // rows inside an extent take the comparing merge
     expect(reread.tables.campaign_series).toEqual({ inserted: 1, updated: 1, unchanged: 2, deleted: 0 });
     expect(await stored()).toEqual([
       'a 2024-01-10 2',
@@ -109,6 +113,13 @@ describe('merge extents', () => {
     expect(gap.tables.campaign_series?.inserted).toBe(1);
     await commit([row('a', 2, 4)]);
     expect(await stored()).toEqual(['a 2024-01-01 1', 'a 2024-01-03 4', 'a 2024-01-06 1']);
+  });
+
+  it('merges, not appends, new rows that repeat a key within one batch: the last fetched is stored once', async () => {
+    const twice = await commit([row('a', 0, 1), row('a', 1, 1), row('a', 0, 2)]);
+    expect(twice.appended).toEqual([]);
+    expect(twice.tables.campaign_series).toEqual({ inserted: 2, updated: 0, unchanged: 0, deleted: 0 });
+    expect(await stored()).toEqual(['a 2024-01-01 2', 'a 2024-01-02 1']);
   });
 
   it('rebuilds the extents in a new process: rows written behind the loader, and extents another program emptied, are still found', async () => {
@@ -188,6 +199,7 @@ describe('merge extents', () => {
       ['b', 10],
     ]);
     expect(outside.scopesSearched).toBe(0);
+    expect(outside.appended).toEqual(['campaign_message_series']);
     expect(outside.tables.campaign_message_series).toEqual({ inserted: 3, updated: 0, unchanged: 0, deleted: 0 });
     // a's day 10 again with v2 gone, and day 11 (inside a's extent, never stored): both searched, v2 deleted.
     const inside = await replace([
@@ -195,6 +207,7 @@ describe('merge extents', () => {
       ['a', 11],
     ]);
     expect(inside.scopesSearched).toBe(2);
+    expect(inside.appended).toEqual([]);
     expect(inside.tables.campaign_message_series).toEqual({ inserted: 1, updated: 0, unchanged: 1, deleted: 1 });
     const rows = await wh.query(
       `SELECT "campaign_id" || ' ' || strftime("time", '%Y-%m-%d') || ' ' || "variation_key" AS r FROM "campaign_message_series" ORDER BY 1`,
@@ -235,5 +248,49 @@ describe('merge extents', () => {
     }
     const expected = [...model].map(([k, v]) => `${k} ${v}`).sort();
     expect(await stored()).toEqual(expected);
+  });
+});
+
+describe('a commit of every table at once', () => {
+  it('appends every table of a first commit, and merges them all when the same rows come again', async () => {
+    // Rows for every table of the warehouse in one package, as a run's first commit gathers them; the value of a
+    // column follows its type, the key columns differ per row.
+    const value = (col: ColumnSpec, i: number, key: boolean): unknown => {
+      if (col.allowed) return col.allowed[i % col.allowed.length];
+      switch (col.type) {
+        case 'VARCHAR':
+          return key ? `k${i}` : 'x';
+        case 'BIGINT':
+        case 'INTEGER':
+          return key ? i : 1;
+        case 'DOUBLE':
+        case 'DECIMAL(18,2)':
+          return 1.5;
+        case 'BOOLEAN':
+          return true;
+        case 'TIMESTAMP':
+          return new Date(Date.UTC(2024, 0, 1, 0, key ? i : 0));
+        case 'DATE':
+          return new Date(Date.UTC(2024, 0, 1 + (key ? i : 0)));
+        case 'JSON':
+          return null;
+        case 'VARCHAR[]':
+          return [];
+      }
+    };
+    const upserts = WAREHOUSE_TABLES.all
+      .filter((spec) => !spec.name.endsWith('_history'))
+      .map((spec) => ({
+        table: spec.name,
+        rows: Array.from({ length: 400 }, (_, i) =>
+          Object.fromEntries(spec.columns.map((col) => [col.name, value(col, i, spec.key.includes(col.name))])),
+        ),
+      }));
+    const batch = () => wh.commit({ runId: `r${++runs}`, loadedAt: utc('2024-06-01'), upserts, state: [] });
+    const first = await batch();
+    expect(first.appended.length).toBeGreaterThan(10);
+    const again = await batch();
+    expect(again.appended).toEqual([]);
+    expect(Object.values(again.tables).every((t) => t.inserted === 0 && t.updated === 0)).toBe(true);
   });
 });

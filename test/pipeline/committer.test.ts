@@ -43,7 +43,7 @@ function slowWarehouse(): { wh: Warehouse; batches: number[]; lines: number[]; f
       batches.push(commit.staged.reduce((n, t) => n + t.rows, 0));
       lines.push(commit.staged.reduce((n, t) => n + readFileSync(t.file, 'utf8').split('\n').length - 1, 0));
       return new Promise((resolve) =>
-        finishers.push(() => resolve({ tables: {}, rowsChanged: 0, rowsCompared: 0, scopesSearched: 0 })),
+        finishers.push(() => resolve({ tables: {}, rowsChanged: 0, rowsCompared: 0, scopesSearched: 0, appended: [] })),
       );
     },
   } as unknown as Warehouse;
