@@ -158,10 +158,10 @@ function inExtent(extents: Extents, a: string): string {
     AND e."month" = ${extents.month(a)} AND ${extents.time(a)} BETWEEN e."first_time" AND e."last_time")`;
 }
 
-/** The statements that add the ranges of the rows `chg` inserted (its `_ins` rows), per object and month. */
-function widenExtentsSql(extents: Extents, chg: string): string {
+/** The statement that adds the ranges of the rows of `rows` (a relation aliased `x`), per object and month. */
+function widenExtentsSql(extents: Extents, rows: string): string {
   return `INSERT INTO ${extents.relation} SELECT ${extents.object('x')}, ${extents.month('x')}, min(${extents.time('x')}), max(${extents.time('x')})
-     FROM ${chg} x WHERE x."_ins" GROUP BY ALL`;
+     FROM ${rows} GROUP BY ALL`;
 }
 
 /** One table's part of a commit: what to append besides the batch's staging table, then its merge statements. */
@@ -233,6 +233,8 @@ export function prepareMerge(
   );
 
   const extents = tableExtents(spec);
+  // Such a table is probed before it merges (PreparedMerge.probe), and may be appended instead.
+  const probed = extents !== undefined && !spec.history;
   // A scope that names its rows' object and time can hold stored rows only inside a range of that object and month:
   // the others are dropped first (by the probe), and when none is left the delete's build side is empty and DuckDB skips
   // the scan of the stored table (a scope per day of a first backfill would otherwise read the whole table at every commit).
@@ -244,7 +246,7 @@ export function prepareMerge(
     const inScope = scopes[0]!.columns
       .map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`)
       .join(' AND ');
-    if (!extents || spec.history) sql.push(...scopeFilter);
+    if (!probed) sql.push(...scopeFilter);
     sql.push(
       `CREATE OR REPLACE TEMP TABLE ${del} AS SELECT ${spec.key.map((k) => `t.${ident(k)}`).join(', ')}, ${monthOf(spec, 't')} AS "partition"
        FROM ${table} t
@@ -312,7 +314,7 @@ export function prepareMerge(
        (SELECT count(*) FROM ${chg} WHERE "_ins"), (SELECT count(*) FROM ${chg} WHERE NOT "_ins"), ${scoped ? `(SELECT count(*) FROM ${del})` : '0'},
        ${extents ? `(SELECT count(*) FROM ${probe} WHERE "_maybe")` : staged.duplicates ? `(SELECT count(*) FROM ${fresh})` : `${staged.rows}`},
        ${scoped ? `(SELECT count(*) FROM ${scope})` : '0'}`,
-    ...(extents ? [widenExtentsSql(extents, chg)] : []),
+    ...(extents ? [widenExtentsSql(extents, `(SELECT * FROM ${chg} WHERE "_ins") x`)] : []),
     ...(spec.history
       ? historyMergeSql(
           spec,
@@ -331,7 +333,7 @@ export function prepareMerge(
     ),
   );
   const merge = { table: spec.name, rows: staged.rows, appends, sql: sql.join(';\n') };
-  if (!extents || spec.history) return merge;
+  if (!probed) return merge;
   // Rows that cannot meet a stored key are appended as they are: no de-duplication, no join, no delete.
   const rows = `(${part}) n`;
   const question = `SELECT ${nameParam} AS "table_name",
@@ -342,8 +344,7 @@ export function prepareMerge(
     `INSERT INTO ${table} (${dataCols.join(', ')}, "_loaded_at", "_run_id") SELECT ${dataCols.map((c) => `n.${c}`).join(', ')}, ${sqlTimestamp(ctx.loadedAt, 'batch loadedAt')}, ${sqlString(ctx.runId)} FROM ${rows}`,
     markDirtySql(nameParam, `SELECT ${monthOf(spec, 'n')} AS "partition" FROM ${rows}`),
     `INSERT INTO "${MERGE_COUNTS_TABLE}" SELECT ${nameParam}, ${staged.rows}, ${staged.rows}, 0, 0, 0, 0`,
-    `INSERT INTO ${extents.relation} SELECT ${extents.object('n')}, ${extents.month('n')}, min(${extents.time('n')}), max(${extents.time('n')})
-     FROM ${rows} GROUP BY ALL`,
+    widenExtentsSql(extents, `(${part}) x`),
     ...(scoped ? [`DROP TABLE IF EXISTS ${scope}`] : []),
   ];
   return { ...merge, probe: { before: scopeFilter, select: question, append: append.join(';\n') } };

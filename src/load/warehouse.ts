@@ -515,12 +515,15 @@ export class Warehouse {
       let scopesSearched;
       let appended = new Set<string>();
       try {
-        // First what the rows may meet: a table whose rows can meet no stored row is appended, not merged.
-        const ask = [...rebuilds.map((e) => e.rebuild), prepared.probe].filter((sql) => sql !== '').join(';\n');
-        const asked = prepared.probe === '' ? [] : (await conn.runAndReadAll(ask)).getRows();
-        if (prepared.probe === '' && ask !== '') await conn.run(ask);
-        appended = new Set(asked.filter(appendOnly).map((row) => String(row[0])));
+        // First what the rows may meet (after the extents it reads are rebuilt): a table whose rows can meet no stored
+        // row is appended, not merged.
+        const rebuild = rebuilds.map((e) => e.rebuild);
+        if (prepared.probe !== '') {
+          const asked = (await conn.runAndReadAll([...rebuild, prepared.probe].join(';\n'))).getRows();
+          appended = new Set(asked.filter(appendOnly).map((row) => String(row[0])));
+        }
         const script = [
+          ...(prepared.probe === '' ? rebuild : []),
           ...prepared.merges.map((m) => (m.append && appended.has(m.table) ? m.append : m.sql)),
           prepared.tail,
         ];
