@@ -72,7 +72,12 @@ export class Limiter {
       Object.values(LIMIT_POOLS).map((pool) => {
         return [
           pool.id,
-          new LimitPoolQueue({ id: pool.id, ...effectivePool(pool.id, overrides) }, clock, signal, policy),
+          new LimitPoolQueue(
+            { id: pool.id, ...effectivePool(pool.id, overrides), documented: overrides[pool.id] === undefined },
+            clock,
+            signal,
+            policy,
+          ),
         ] as const;
       }),
     );

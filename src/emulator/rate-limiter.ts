@@ -15,11 +15,17 @@ export interface RateLimiterOptions {
   limitScale?: number;
   /** Multiplies every pool's window length (at least 1 s). @default 1 */
   windowScale?: number;
-  /** When false nothing is refused and headers always show a full budget. @default true */
+  /**
+   * When false nothing is refused, and headers declare a full budget of UNENFORCED_LIMIT_FACTOR times the pool's limit:
+   * what a workspace whose limits were raised far past the documented ones answers. @default true
+   */
   enabled?: boolean;
   /** Real time source, replaceable for tests. @default Date.now */
   now?: () => number;
 }
+
+/** How far past a pool's limit the budget goes that an emulator enforcing no limits declares. */
+export const UNENFORCED_LIMIT_FACTOR = 100;
 
 export class RateLimiter {
   readonly #limitScale: number;
@@ -55,12 +61,20 @@ export class RateLimiter {
   }
 
   #state(pool: PoolId, w: { start: number; used: number }): PoolState {
+    if (!this.#enabled) {
+      const declared = this.limitOf(pool) * UNENFORCED_LIMIT_FACTOR;
+      return { limit: declared, remaining: declared, resetEpochSeconds: this.#reset(pool, w) };
+    }
     const limit = this.limitOf(pool);
     return {
       limit,
-      remaining: this.#enabled ? Math.max(0, limit - w.used) : limit,
-      resetEpochSeconds: Math.ceil((w.start + this.windowMsOf(pool)) / 1000),
+      remaining: Math.max(0, limit - w.used),
+      resetEpochSeconds: this.#reset(pool, w),
     };
+  }
+
+  #reset(pool: PoolId, w: { start: number }): number {
+    return Math.ceil((w.start + this.windowMsOf(pool)) / 1000);
   }
 
   /** The pool's state without spending anything (for answers that do not count: 401, 403, 404). */

@@ -167,6 +167,36 @@ describe('adapting to the server', () => {
     expect(clock.sleeps[0]).toBeGreaterThan(9000);
   });
 
+  it('takes a larger X-RateLimit-Limit for the documented default, and paces by it', async () => {
+    const clock = new FakeClock();
+    // A workspace whose purchases pool was raised from the documented 1,000 an hour to 3,000, counted in fixed hours as
+    // the live service does: its reset is never a full hour away.
+    const hourEnd = clock.now() + 2_400_000;
+    const reset = () => String(Math.ceil(hourEnd / 1000));
+    server.handle((_req, res) =>
+      json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '3000', 'X-Ratelimit-Reset': reset() }),
+    );
+    const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
+    scheduler.expect({ purchases_events: 10_000 });
+    for (let i = 0; i < 4; i++) await client.request({ endpoint: ENDPOINTS.eventsList });
+    expect(scheduler.snapshot().purchases_events.limit).toBe(3000);
+    // Paced at the declared rate (one every 1.2 s), not the documented one (one every 3.6 s).
+    expect(clock.sleeps.length).toBeGreaterThan(0);
+    for (const ms of clock.sleeps) expect(ms).toBeLessThanOrEqual(1_200);
+  });
+
+  it('keeps a configured limit as a cap when the server declares a larger one', async () => {
+    const clock = new FakeClock();
+    server.handle((_req, res) => json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '500' }));
+    const { client, scheduler } = makeClient(
+      { sleep: clock.sleep, now: clock.now },
+      { pools: { default: { limit: 2, windowMs: 10_000 } } },
+    );
+    for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
+    expect(scheduler.snapshot().default.limit).toBe(2);
+    expect(clock.sleeps).toHaveLength(1);
+  });
+
   it('ignores the empty X-Ratelimit-* values the live service sends on a 401', async () => {
     const clock = new FakeClock();
     server.handle((_req, res) =>
