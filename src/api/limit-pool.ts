@@ -127,6 +127,9 @@ export class LimitPoolQueue {
   // The window the server's X-RateLimit-Limit counts over, as far as its reset times show (a gateway may count per
   // second where the spec says per hour); undefined until a response says limit and reset together.
   #serverWindowMs: number | undefined;
+  // Whether a reset was further away than our window: the server counts over a longer one, and a limit it declares there
+  // is no number per our window.
+  #serverWindowLonger = false;
   #blockedUntil = 0;
   #blockedBecause: string | undefined;
   // Until a first answer tells the server's limit and window, one request goes alone: a gateway counting 10 per second
@@ -205,6 +208,8 @@ export class LimitPoolQueue {
     this.#heardFromServer = true;
     if (advice.limit !== undefined && advice.limit > 0) {
       this.#serverLimit = advice.limit;
+      if (advice.resetAt !== undefined && advice.resetAt - now > this.windowMs + SAME_WINDOW_TOLERANCE_MS)
+        this.#serverWindowLonger = true;
       if (advice.resetAt !== undefined && advice.resetAt > now) {
         // The longest time to a reset seen so far is the best lower bound of the server's window (whole seconds, as
         // servers round); never longer than our own, so an absurd reset cannot stretch the local count.
@@ -282,10 +287,12 @@ export class LimitPoolQueue {
     if (server === undefined) return this.#configuredLimit;
     // The spec documents a default ("default 250,000 requests per hour") and leaves other customers' limits unshown: a
     // workspace whose limit was raised says so in every answer, and the run uses it. A configured limit stays a cap.
-    if (serverOverOurWindow) return this.#documented ? server : Math.min(this.#configuredLimit, server);
+    // A limit over a longer window than ours (250,000 an hour where the spec says 5,000 a minute) raises nothing.
+    const raise = this.#documented && !this.#serverWindowLonger;
+    if (serverOverOurWindow) return raise ? server : Math.min(this.#configuredLimit, server);
     // Over a window that may be shorter than ours (a fixed hourly window shows less than an hour to its reset) the
     // server allows at least its limit per our window too; its own window is checked by #serverCountWait.
-    return this.#documented ? Math.max(this.#configuredLimit, server) : this.#configuredLimit;
+    return raise ? Math.max(this.#configuredLimit, server) : this.#configuredLimit;
   }
 
   /** The sustained rate, requests per ms: the lower of ours and the server's declared limit over its own window. */

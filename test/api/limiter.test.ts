@@ -185,6 +185,17 @@ describe('adapting to the server', () => {
     for (const ms of clock.sleeps) expect(ms).toBeLessThanOrEqual(1_200);
   });
 
+  it('raises no pool by a larger limit the server counts over a longer window (250,000 an hour for 50 a minute)', async () => {
+    const clock = new FakeClock();
+    const reset = () => String(Math.ceil((clock.now() + 50 * 60_000) / 1000));
+    server.handle((_req, res) =>
+      json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '250000', 'X-Ratelimit-Reset': reset() }),
+    );
+    const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
+    for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.cdiIntegrations });
+    expect(scheduler.snapshot().cdi.limit).toBe(50);
+  });
+
   it('keeps a configured limit as a cap when the server declares a larger one', async () => {
     const clock = new FakeClock();
     server.handle((_req, res) => json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '500' }));
