@@ -61,20 +61,12 @@ export class RateLimiter {
   }
 
   #state(pool: PoolId, w: { start: number; used: number }): PoolState {
-    if (!this.#enabled) {
-      const declared = this.limitOf(pool) * UNENFORCED_LIMIT_FACTOR;
-      return { limit: declared, remaining: declared, resetEpochSeconds: this.#reset(pool, w) };
-    }
-    const limit = this.limitOf(pool);
+    const limit = this.#enabled ? this.limitOf(pool) : this.limitOf(pool) * UNENFORCED_LIMIT_FACTOR;
     return {
       limit,
-      remaining: Math.max(0, limit - w.used),
-      resetEpochSeconds: this.#reset(pool, w),
+      remaining: this.#enabled ? Math.max(0, limit - w.used) : limit,
+      resetEpochSeconds: Math.ceil((w.start + this.windowMsOf(pool)) / 1000),
     };
-  }
-
-  #reset(pool: PoolId, w: { start: number }): number {
-    return Math.ceil((w.start + this.windowMsOf(pool)) / 1000);
   }
 
   /** The pool's state without spending anything (for answers that do not count: 401, 403, 404). */

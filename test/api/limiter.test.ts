@@ -154,12 +154,15 @@ describe('adapting to the server', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('adopts a lower X-RateLimit-Limit as the pool limit', async () => {
+  it.each([
+    { case: 'adopts a lower X-RateLimit-Limit as the pool limit', configured: 100, declared: '2' },
+    { case: 'keeps a configured limit as a cap when the server declares a larger one', configured: 2, declared: '500' },
+  ])('$case', async ({ configured, declared }) => {
     const clock = new FakeClock();
-    server.handle((_req, res) => json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '2' }));
+    server.handle((_req, res) => json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': declared }));
     const { client, scheduler } = makeClient(
       { sleep: clock.sleep, now: clock.now },
-      { pools: { default: { limit: 100, windowMs: 10_000 } } },
+      { pools: { default: { limit: configured, windowMs: 10_000 } } },
     );
     for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
     expect(scheduler.snapshot().default.limit).toBe(2);
@@ -194,18 +197,6 @@ describe('adapting to the server', () => {
     const { client, scheduler } = makeClient({ sleep: clock.sleep, now: clock.now });
     for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.cdiIntegrations });
     expect(scheduler.snapshot().cdi.limit).toBe(50);
-  });
-
-  it('keeps a configured limit as a cap when the server declares a larger one', async () => {
-    const clock = new FakeClock();
-    server.handle((_req, res) => json(res, 200, { message: 'success' }, { 'X-Ratelimit-Limit': '500' }));
-    const { client, scheduler } = makeClient(
-      { sleep: clock.sleep, now: clock.now },
-      { pools: { default: { limit: 2, windowMs: 10_000 } } },
-    );
-    for (let i = 0; i < 3; i++) await client.request({ endpoint: ENDPOINTS.canvasDetails });
-    expect(scheduler.snapshot().default.limit).toBe(2);
-    expect(clock.sleeps).toHaveLength(1);
   });
 
   it('ignores the empty X-Ratelimit-* values the live service sends on a 401', async () => {

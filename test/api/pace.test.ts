@@ -43,7 +43,7 @@ describe('a pacing pool', () => {
     pool.expect(1_000);
     (await pool.acquire()).release();
     (await pool.acquire()).release();
-    clock.sleep(5_000);
+    await clock.sleep(5_000);
     const starts: number[] = [];
     for (let i = 0; i < 6; i++) {
       (await pool.acquire()).release();
