@@ -23,7 +23,7 @@ import { MERGE_COUNTS_DDL, prepareMerge, tableExtents } from '../src/load/bulk-m
 import type { RowPackage, StagedTable } from '../src/load/row-package.js';
 import { MONEY, ident, sqlString, type ColumnType, type TableSpec } from '../src/load/table-definition.js';
 import { tableSpec, WAREHOUSE_TABLES } from '../src/streams/table-specs.js';
-import { Warehouse, addUpserts } from '../src/load/warehouse.js';
+import { Warehouse, addToPackage } from '../src/load/warehouse.js';
 import { MIN_COMMIT_ROWS } from '../src/pipeline/committer.js';
 import { machine, n } from './bench-table.js';
 import { AWKWARD_STRINGS, campaignMessageRow, tablePages, type BenchTable } from './stage-rows.js';
@@ -132,7 +132,7 @@ async function commitFiles(
     select: spec.columns.map((col) => ident(col.name)),
     file: files[0] ?? '',
   };
-  const merge = prepareMerge(staged, STAGING, [], { runId: 'bench', loadedAt: new Date() });
+  const merge = prepareMerge(staged, STAGING, undefined, { runId: 'bench', loadedAt: new Date() });
   const extents = tableExtents(spec);
   const ddl = `CREATE OR REPLACE TEMP TABLE ${ident(STAGING)} ("_tbl" INTEGER, "_seq" BIGINT, ${spec.columns.map((col) => `${ident(col.name)} ${col.type}`).join(', ')})`;
   await conn.run('BEGIN TRANSACTION');
@@ -282,7 +282,7 @@ async function child(
     for (const page of tablePages(table, rows, PAGE_ROWS)) {
       if (variant === SHIPPED) {
         pkg ??= wh.newPackage();
-        addUpserts(pkg, 'bench', [{ table, rows: page }]);
+        addToPackage(pkg, 'bench', { upserts: [{ table, rows: page }] });
       } else if (sink) {
         fileBytes += sink.write(ndjsonPage(page, seq), page.length);
         seq += page.length;

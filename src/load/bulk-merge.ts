@@ -1,11 +1,8 @@
 // Merge of one table's batch inside the caller's transaction: stage in bulk, keep the last of duplicate keys, delete the
 // rows a replace scope no longer holds, then write ONLY rows whose data changed, recording their month partitions as dirty.
-import type { DuckDBValue } from '@duckdb/node-api';
-import { FatalError } from '../errors.js';
-import { stagedAppend, type StagedAppend } from './append-columns.js';
 import { markDirtySql } from './dirty-partitions.js';
-import { sqlTimestamp, toDuckDBValue } from './duckdb-values.js';
-import type { StagedTable } from './row-package.js';
+import { sqlTimestamp } from './duckdb-values.js';
+import { scopeTableSql, type StagedScope, type StagedTable } from './row-package.js';
 import { PARTITION_COLUMN, WHOLE_TABLE_PARTITION, ident, sqlString } from './table-definition.js';
 import type { ColumnSpec, TableSpec } from './table-definition.js';
 import { MONEY } from './table-definition.js';
@@ -21,12 +18,6 @@ export interface TableChange {
   unchanged: number;
   /** Rows removed because a replace scope named them and the batch no longer holds them. */
   deleted: number;
-}
-
-/** Rows of one scope to replace: every stored row matching one of `values` on `columns` and absent from the batch is deleted. */
-export interface ReplaceScope {
-  columns: string[];
-  values: unknown[][];
 }
 
 export interface MergeContext {
@@ -53,49 +44,6 @@ function monthOf(spec: TableSpec, alias: string): string {
   return spec.partitionSource
     ? `strftime(${alias}.${ident(spec.partitionSource)}, '%Y-%m')`
     : `'${WHOLE_TABLE_PARTITION}'`;
-}
-
-function stageScopes(spec: TableSpec, scopes: readonly ReplaceScope[], name: string): StagedAppend | undefined {
-  const first = scopes[0];
-  if (!first) return undefined;
-  const cols = first.columns.map((colName) => {
-    const col = spec.columns.find((candidate) => candidate.name === colName);
-    if (!col) {
-      throw new FatalError(
-        `replace scope of ${spec.name}: unknown column "${colName}"; use columns of the table: ${spec.columns.map((c) => c.name).join(', ')}`,
-      );
-    }
-    return col;
-  });
-  const columns: DuckDBValue[][] = cols.map(() => []);
-  let rowCount = 0;
-  for (const scope of scopes) {
-    if (scope.columns.join('\u0000') !== first.columns.join('\u0000')) {
-      throw new FatalError(
-        `replace scopes of ${spec.name} name different columns ([${first.columns.join(', ')}] and [${scope.columns.join(', ')}]); ` +
-          'send one replace entry per set of scope columns in separate batches',
-      );
-    }
-    scope.values.forEach((tuple, i) => {
-      if (!Array.isArray(tuple) || tuple.length !== cols.length) {
-        throw new FatalError(
-          `replace scope of ${spec.name} value ${i}: expected ${cols.length} values for [${first.columns.join(', ')}], got ${JSON.stringify(tuple)}`,
-        );
-      }
-      cols.forEach((col, c) =>
-        columns[c]!.push(
-          toDuckDBValue(col.type, tuple[c], `replace scope of ${spec.name} value ${i} column "${col.name}"`),
-        ),
-      );
-      rowCount += 1;
-    });
-  }
-  return stagedAppend(
-    name,
-    cols.map((col) => [col.name, col.type] as const),
-    columns,
-    rowCount,
-  );
 }
 
 /** The temp table every merge of a commit adds its counts to (one row per table), read once at the end of the commit. */
@@ -164,11 +112,12 @@ function widenExtentsSql(extents: Extents, rows: string): string {
      FROM ${rows} GROUP BY ALL`;
 }
 
-/** One table's part of a commit: what to append besides the batch's staging table, then its merge statements. */
+/** One table's part of a commit: what to load besides the batch's staging table, then its merge statements. */
 export interface PreparedMerge {
   table: string;
   rows: number;
-  appends: StagedAppend[];
+  /** The statements that load its replace scopes from the package, run with the staging table's. */
+  load: string[];
   /** The comparing merge: de-duplicate, find the changed rows, delete and insert them, apply the scopes. */
   sql: string;
   /**
@@ -188,7 +137,8 @@ export function appendOnly(row: readonly unknown[]): boolean {
 
 /**
  * Write the statements that merge one table's rows, staged in the batch's staging table `stagingTable` (see
- * row-package.ts), and apply `scopes`, for the caller to run inside its transaction once the appends are done. Rows
+ * row-package.ts), and apply its replace scopes `scoped` (the package's file of them: every stored row that matches a
+ * scope and is absent from the rows is deleted), for the caller to run inside its transaction after its `load`. Rows
  * later in the part win over earlier rows with the same key. The statements add the table's {@link TableChange} to
  * {@link MERGE_COUNTS_TABLE}.
  *
@@ -204,7 +154,7 @@ export function appendOnly(row: readonly unknown[]): boolean {
 export function prepareMerge(
   staged: StagedTable,
   stagingTable: string,
-  scopes: readonly ReplaceScope[],
+  scoped: StagedScope | undefined,
   ctx: MergeContext,
 ): PreparedMerge {
   const spec = staged.spec;
@@ -216,9 +166,7 @@ export function prepareMerge(
   const dataCols = spec.columns.map((col) => ident(col.name));
   const nameParam = sqlString(spec.name);
 
-  const appends: StagedAppend[] = [];
-  const scoped = stageScopes(spec, scopes, `_scope_${spec.name}`);
-  if (scoped) appends.push(scoped);
+  const load = scoped ? [scopeTableSql(`_scope_${spec.name}`, scoped)] : [];
 
   const sql: string[] = [];
   // Last fetched wins: MERGE, ON CONFLICT and our own join would otherwise keep an arbitrary one of duplicate keys. A
@@ -239,11 +187,11 @@ export function prepareMerge(
   // the others are dropped first (by the probe), and when none is left the delete's build side is empty and DuckDB skips
   // the scan of the stored table (a scope per day of a first backfill would otherwise read the whole table at every commit).
   const scopeFilter =
-    scoped && extents?.columns.every((c) => scopes[0]!.columns.includes(c))
+    scoped && extents?.columns.every((c) => scoped.columns.includes(c))
       ? [`DELETE FROM ${scope} s WHERE NOT ${inExtent(extents, 's')}`]
       : [];
   if (scoped) {
-    const inScope = scopes[0]!.columns
+    const inScope = scoped.columns
       .map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`)
       .join(' AND ');
     if (!probed) sql.push(...scopeFilter);
@@ -332,7 +280,7 @@ export function prepareMerge(
       (temp) => `DROP TABLE IF EXISTS ${temp}`,
     ),
   );
-  const merge = { table: spec.name, rows: staged.rows, appends, sql: sql.join(';\n') };
+  const merge = { table: spec.name, rows: staged.rows, load, sql: sql.join(';\n') };
   if (!probed) return merge;
   // Rows that cannot meet a stored key are appended as they are: no de-duplication, no join, no delete.
   const rows = `(${part}) n`;

@@ -1,15 +1,15 @@
 // A load package: the rows of a commit written, as they arrive, into files on disk (one CSV file per table, its columns
-// in table order after a sequence number), so a row lives in the heap only from its response to its line. A commit
-// reads the files set-wise with DuckDB's `read_csv` into one staging table (warehouse.ts), whose columns are slots of
-// value kinds shared by every table. What the load holds in memory is the files in flight, not the rows waiting for a
-// commit. Each value is checked and written in its staged form: instants as epoch milliseconds, dates as days, money as
+// in table order after a sequence number, and one of each table's replace scopes), so a row or a scope lives in the
+// heap only from its response to its line. A commit reads the files set-wise with DuckDB's `read_csv` into one staging
+// table (warehouse.ts), whose columns are slots of value kinds shared by every table, and the scopes into a table of each
+// table's. What the load holds in memory is the files in flight, not the rows waiting for a commit. Each value is checked and written in its staged form: instants as epoch milliseconds, dates as days, money as
 // the double the JSON was parsed to (cast to DECIMAL in SQL, which rounds to the cent), lists and JSON as JSON text.
 // CSV, not NDJSON: a row is its values joined, with no key per value, which halves what JavaScript builds and writes
 // (`node dist/bench/stage-formats.js` measures the formats).
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { FatalError } from '../errors.js';
 import { toDuckDBValue } from './duckdb-values.js';
-import { MONEY, ident, type ColumnType, type TableSpec } from './table-definition.js';
+import { MONEY, ident, type ColumnSpec, type ColumnType, type TableSpec } from './table-definition.js';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -26,6 +26,9 @@ const KIND_SQL: Record<Kind, { sql: string; prefix: string }> = {
 };
 
 const same = (expr: string): string => expr;
+
+/** How a package's files are read: an unquoted empty field is NULL, a quoted one an empty string. */
+const CSV_OPTIONS = `header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, new_line = '\\n'`;
 
 function kindOf(type: ColumnType): { kind: Kind; read: (expr: string) => string } {
   switch (type) {
@@ -130,9 +133,8 @@ export class StagingLayout {
    */
   load(name: string, table: StagedTable): string {
     const layout = this.table(table.spec);
-    const options = `header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, new_line = '\\n'`;
     return `INSERT INTO ${ident(name)} ("_tbl", "_seq", ${layout.slots.join(', ')})
-      SELECT ${layout.index}, "_seq", ${layout.values.join(', ')} FROM read_csv(${sqlText(table.file)}, ${options}, columns = {${layout.fileColumns}})`;
+      SELECT ${layout.index}, "_seq", ${layout.values.join(', ')} FROM read_csv(${sqlText(table.file)}, ${CSV_OPTIONS}, columns = {${layout.fileColumns}})`;
   }
 }
 
@@ -148,6 +150,40 @@ export interface StagedTable {
   select: string[];
   /** The package's file of this table's rows. */
   file: string;
+}
+
+/**
+ * One table's replace scopes in a package (bulk-merge.ts): the columns every scope of the table names, and the file of
+ * their values, one scope a line in the staged form of the rows' files.
+ */
+export interface StagedScope {
+  spec: TableSpec;
+  columns: string[];
+  rows: number;
+  file: string;
+}
+
+/** What a closed package holds: its tables' rows and their replace scopes, each in files of its own. */
+export interface StagedPackage {
+  tables: StagedTable[];
+  scopes: StagedScope[];
+}
+
+/**
+ * The statement that makes temp table `name` of a package's scope file: a column of each scope column, of the table's
+ * type, read from its staged form as the rows' files are.
+ */
+export function scopeTableSql(name: string, scope: StagedScope): string {
+  const cols = scope.columns.map((c) => scope.spec.columns.find((col) => col.name === c)!);
+  const fileColumns = cols.map((col, i) => {
+    const { kind } = kindOf(col.type);
+    return `'c${i}': '${kind === 'list' ? 'VARCHAR' : KIND_SQL[kind].sql}'`;
+  });
+  const select = cols.map((col, i) => {
+    const { kind, read } = kindOf(col.type);
+    return `${read(kind === 'list' ? `from_json("c${i}", '["VARCHAR"]')` : `"c${i}"`)} AS ${ident(col.name)}`;
+  });
+  return `CREATE OR REPLACE TEMP TABLE ${ident(name)} AS SELECT ${select.join(', ')} FROM read_csv(${sqlText(scope.file)}, ${CSV_OPTIONS}, columns = {${fileColumns.join(', ')}})`;
 }
 
 /** What a package needs of the warehouse's tables (warehouse-tables.ts): their specs by name and their staging layout. */
@@ -174,6 +210,7 @@ export class RowPackage {
   /** The tables of the warehouse the package is for: the names its rows may name, and their staging layout. */
   readonly tables: PackageTables;
   readonly #tables = new Map<string, { layout: TableLayout; rows: number; fd: number | undefined; file: string }>();
+  readonly #scopes = new Map<string, { scope: StagedScope; cols: ColumnSpec[]; fd: number | undefined }>();
 
   /** `folder` exists and is this package's alone. */
   constructor(folder: string, tables: PackageTables) {
@@ -251,28 +288,83 @@ export class RowPackage {
       }
       lines[i] = fields.join(',');
     }
-    // One write per call: the lines are garbage as soon as it returns.
-    const bytes = Buffer.from(`${lines.join('\n')}\n`);
-    for (let at = 0; at < bytes.length; ) at += writeSync(entry.fd!, bytes, at);
-    this.#bytes += bytes.length;
+    this.#write(entry.fd!, lines);
     entry.rows += rows.length;
   }
 
-  /** Ends the files; returns how each table's rows are read once loaded into the staging table. */
-  close(): StagedTable[] {
+  /**
+   * Write replace scopes of a table (bulk-merge.ts): each of `values` is one scope's values on `columns`. Every scope of
+   * a table in one package names the same columns; a value that does not fit its column throws a FatalError.
+   */
+  addScopes(spec: TableSpec, columns: readonly string[], values: readonly unknown[][]): void {
+    if (this.#closed) throw new Error(`package ${this.folder} is closed`);
+    let entry = this.#scopes.get(spec.name);
+    if (!entry) {
+      const cols = columns.map((name) => {
+        const col = spec.columns.find((candidate) => candidate.name === name);
+        if (!col) {
+          throw new FatalError(
+            `replace scope of ${spec.name}: unknown column "${name}"; use columns of the table: ${spec.columns.map((c) => c.name).join(', ')}`,
+          );
+        }
+        return col;
+      });
+      const file = `${this.folder}/${spec.name}.scope.csv`;
+      entry = { scope: { spec, columns: [...columns], rows: 0, file }, cols, fd: openSync(file, 'w') };
+      this.#scopes.set(spec.name, entry);
+    } else if (columns.join('\u0000') !== entry.scope.columns.join('\u0000')) {
+      throw new FatalError(
+        `replace scopes of ${spec.name} name different columns ([${entry.scope.columns.join(', ')}] and [${columns.join(', ')}]); ` +
+          'send one replace entry per set of scope columns in separate batches',
+      );
+    }
+    if (values.length === 0) return;
+    const { cols, scope } = entry;
+    const lines: string[] = new Array(values.length);
+    for (let i = 0; i < values.length; i++) {
+      const tuple = values[i];
+      if (!Array.isArray(tuple) || tuple.length !== cols.length) {
+        throw new FatalError(
+          `replace scope of ${spec.name} value ${i}: expected ${cols.length} values for [${scope.columns.join(', ')}], got ${JSON.stringify(tuple)}`,
+        );
+      }
+      lines[i] = cols
+        .map((col, c) =>
+          tuple[c] === null || tuple[c] === undefined
+            ? ''
+            : csvValue(col.type, tuple[c], `replace scope of ${spec.name}`, scope.rows + i, col.name),
+        )
+        .join(',');
+    }
+    this.#write(entry.fd!, lines);
+    scope.rows += values.length;
+  }
+
+  /** Lines to a file, in one write: the lines are garbage as soon as it returns. */
+  #write(fd: number, lines: readonly string[]): void {
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    this.#bytes += bytes.length;
+  }
+
+  /** Ends the files; returns how each table's rows are read once loaded into the staging table, and its scopes. */
+  close(): StagedPackage {
     this.#closed = true;
-    for (const entry of this.#tables.values()) {
+    for (const entry of [...this.#tables.values(), ...this.#scopes.values()]) {
       if (entry.fd !== undefined) closeSync(entry.fd);
       entry.fd = undefined;
     }
-    return [...this.#tables.values()].map(({ layout, rows, file }) => ({
-      spec: layout.spec,
-      index: layout.index,
-      rows,
-      duplicates: true,
-      select: layout.select,
-      file,
-    }));
+    return {
+      tables: [...this.#tables.values()].map(({ layout, rows, file }) => ({
+        spec: layout.spec,
+        index: layout.index,
+        rows,
+        duplicates: true,
+        select: layout.select,
+        file,
+      })),
+      scopes: [...this.#scopes.values()].map((e) => e.scope),
+    };
   }
 }
 

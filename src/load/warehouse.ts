@@ -21,8 +21,8 @@ import {
   tableChanges,
   tableExtents,
 } from './bulk-merge.js';
-import { RowPackage, type PackageTables, type StagedTable } from './row-package.js';
-import type { ReplaceScope, TableChange } from './bulk-merge.js';
+import { RowPackage, type PackageTables, type StagedPackage, type StagedTable } from './row-package.js';
+import type { TableChange } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import { fromDuckDBValue, toQueryParams } from './duckdb-values.js';
 import { prepareHoleUpdates, prepareSeriesState } from './series-state-commit.js';
@@ -107,9 +107,9 @@ export interface CommitResult {
 }
 
 /** What one commit writes besides its rows: the package they were written to, the scopes they replace, the state. */
-export interface PackageCommit extends Omit<LoadBatch, 'upserts'> {
-  /** The package's tables, as its `close()` returned them. */
-  staged: readonly StagedTable[];
+export interface PackageCommit extends Omit<LoadBatch, 'upserts' | 'replaces'> {
+  /** The package's tables and scopes, as its `close()` returned them. */
+  staged: StagedPackage;
 }
 
 /** A commit checked and ready to write: see Warehouse.prepareCommit. */
@@ -232,9 +232,11 @@ function tableOf(tables: PackageTables, runId: string, table: string, source: st
   return tables.spec(table);
 }
 
-/** Write a batch's upserts to a package, each table name checked against the package's tables. */
-export function addUpserts(pkg: RowPackage, runId: string, upserts: LoadBatch['upserts']): void {
-  for (const upsert of upserts) pkg.add(tableOf(pkg.tables, runId, upsert.table, 'an upsert'), upsert.rows);
+/** Write a batch's upserts and replace scopes to a package, each table name checked against the package's tables. */
+export function addToPackage(pkg: RowPackage, runId: string, batch: Pick<LoadBatch, 'upserts' | 'replaces'>): void {
+  for (const upsert of batch.upserts) pkg.add(tableOf(pkg.tables, runId, upsert.table, 'an upsert'), upsert.rows);
+  for (const replace of batch.replaces ?? [])
+    pkg.addScopes(tableOf(pkg.tables, runId, replace.table, 'a replace'), replace.columns, replace.values);
 }
 
 /** A table with no rows in the package (named by a replace scope only). */
@@ -407,7 +409,7 @@ export class Warehouse {
     checkBatch(batch);
     const pkg = this.newPackage();
     try {
-      addUpserts(pkg, batch.runId, batch.upserts);
+      addToPackage(pkg, batch.runId, batch);
       return await this.commitPrepared(this.prepareCommit({ ...batch, staged: pkg.close() }));
     } finally {
       pkg.close();
@@ -436,15 +438,9 @@ export class Warehouse {
    */
   prepareCommit(commit: PackageCommit): PreparedCommit {
     checkBatch(commit);
-    const scopes = new Map<string, ReplaceScope[]>();
-    for (const replace of commit.replaces ?? []) {
-      const table = tableOf(this.tables, commit.runId, replace.table, 'a replace').name;
-      const list = scopes.get(table) ?? [];
-      list.push({ columns: replace.columns, values: replace.values });
-      scopes.set(table, list);
-    }
+    const scopes = new Map(commit.staged.scopes.map((scope) => [scope.spec.name, scope]));
     // A table named only by a replace scope merges no rows: its stored rows in the scope are deleted.
-    const staged = [...commit.staged];
+    const staged = [...commit.staged.tables];
     for (const table of scopes.keys()) {
       if (!staged.some((t) => t.spec.name === table)) staged.push(emptyStaged(this.tables, this.tables.spec(table)));
     }
@@ -452,7 +448,7 @@ export class Warehouse {
       const table = t.spec.name;
       const stream = commit.until ? this.tables.seriesStreamOf(table) : undefined;
       const audit = stream && commit.until ? { audit: { stream, until: commit.until } } : {};
-      return prepareMerge(t, STAGING_TABLE, scopes.get(table) ?? [], {
+      return prepareMerge(t, STAGING_TABLE, scopes.get(table), {
         runId: commit.runId,
         loadedAt: commit.loadedAt,
         ...audit,
@@ -461,7 +457,7 @@ export class Warehouse {
     });
     const state = prepareSeriesState(commit.runId, commit.loadedAt, commit.state);
     const holes = prepareHoleUpdates(commit.runId, commit.loadedAt, commit.holes ?? []);
-    const appends = [...merges.flatMap((m) => m.appends), ...state.appends, ...holes.appends];
+    const appends = [...state.appends, ...holes.appends];
     const tail = [
       `DROP TABLE IF EXISTS "${STAGING_TABLE}"`,
       `DROP TABLE IF EXISTS "${PROBE_TABLE}"`,
@@ -477,6 +473,7 @@ export class Warehouse {
       load: [
         this.tables.staging.ddl(STAGING_TABLE),
         ...staged.filter((t) => t.rows > 0).map((t) => this.tables.staging.load(STAGING_TABLE, t)),
+        ...merges.flatMap((m) => m.load),
       ],
       appends: appends.map(prefill),
       probe:

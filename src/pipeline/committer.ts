@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import type { ExtractedRows } from '../extract/extracted-rows.js';
 import type { RowPackage } from '../load/row-package.js';
 import type { CommitResult, HoleUpdate, PackageCommit, SeriesStateUpdate, Warehouse } from '../load/warehouse.js';
-import { addUpserts } from '../load/warehouse.js';
+import { addToPackage } from '../load/warehouse.js';
 
 /** Rows with the watermarks and hole changes they allow: committed together, in one transaction. */
 export interface CommitPart extends ExtractedRows {
@@ -35,10 +35,9 @@ export interface StagedRows {
   refuse(error: unknown): void;
 }
 
-/** The package being filled: its file, and what its parts carry besides rows. */
+/** The package being filled: its files (rows and replace scopes), and what its parts carry besides. */
 interface OpenPackage {
   pkg: RowPackage;
-  replaces: CommitPart['replaces'];
   state: SeriesStateUpdate[];
   holes: HoleUpdate[];
 }
@@ -82,19 +81,18 @@ export class Committer {
   async add(part: CommitPart): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
     if (this.#open === undefined) {
-      this.#open = { pkg: this.#wh.newPackage(), replaces: [], state: [], holes: [] };
+      this.#open = { pkg: this.#wh.newPackage(), state: [], holes: [] };
       this.#oldestAt = Date.now();
     }
     const open = this.#open;
     const before = open.pkg.rows;
     try {
-      addUpserts(open.pkg, this.#runId, part.upserts);
+      addToPackage(open.pkg, this.#runId, part);
     } catch (err) {
       this.#fail(err);
       throw err;
     }
     this.#room?.staged(open.pkg.rows - before);
-    for (const r of part.replaces) open.replaces.push(r);
     for (const s of part.state) open.state.push(s);
     for (const h of part.holes) open.holes.push(h);
     if (open.pkg.rows >= MIN_COMMIT_ROWS) this.#start();
@@ -128,7 +126,6 @@ export class Committer {
         ...(this.#until ? { until: this.#until } : {}),
         loadedAt: new Date(),
         staged,
-        replaces: open.replaces,
         state: open.state,
         holes: open.holes,
       },

@@ -25,7 +25,7 @@ describe('a load package', () => {
       pkg.add(sessions, rows);
       for (const r of rows) added.push(`${String(r.app_id)}:${String(r.sessions)}`);
     }
-    const [staged] = pkg.close();
+    const [staged] = pkg.close().tables;
     expect(staged?.rows).toBe(15_000);
     const lines = readFileSync(staged?.file as string, 'utf8')
       .trimEnd()
@@ -51,12 +51,32 @@ describe('a load package', () => {
       pkg.add(sessions, [row('app_2', '2025-03-01', 2), { ...row('app_3', '2025-03-01', 3), app_id: null }]),
     ).toThrow(/a key column must have a value/);
     pkg.add(sessions, [row('app_4', '2025-03-01', 4)]);
-    const [staged] = pkg.close();
+    const [staged] = pkg.close().tables;
     const apps = readFileSync(staged?.file as string, 'utf8')
       .trimEnd()
       .split('\n')
       .map((l) => l.split(',')[1]);
     expect(apps).toEqual(['"app_1"', '"app_4"']);
     expect(staged?.rows).toBe(2);
+  });
+  it("writes a table's replace scopes to a file of their own in the rows' staged form, and refuses scopes naming other columns", async () => {
+    const pkg = new RowPackage(t.dir, WAREHOUSE_TABLES);
+    const variants = tableSpec('canvas_variant_summary');
+    pkg.addScopes(variants, ['canvas_id', 'day'], [['cv,"1"', utc('2024-03-01')]]);
+    expect(() => pkg.addScopes(variants, ['canvas_id', 'day'], [['cv_2', utc('2024-03-01T12:00:00Z')]])).toThrow(
+      /replace scope of canvas_variant_summary row 1 column "day"/,
+    );
+    pkg.addScopes(variants, ['canvas_id', 'day'], [['cv_3', utc('2024-03-02')]]);
+    expect(() => pkg.addScopes(variants, ['canvas_id'], [['cv_4']])).toThrow(/name different columns/);
+    expect(() => pkg.addScopes(tableSpec('canvas_steps'), ['canvas'], [['cv_4']])).toThrow(/unknown column "canvas"/);
+    const { tables, scopes } = pkg.close();
+    expect(tables).toEqual([]);
+    expect(scopes.map((s) => [s.spec.name, s.columns, s.rows])).toEqual([
+      ['canvas_variant_summary', ['canvas_id', 'day'], 2],
+    ]);
+    const days = (day: string) => String(utc(day).getTime() / 86_400_000);
+    expect(readFileSync(scopes[0]!.file, 'utf8')).toBe(
+      `"cv,""1""",${days('2024-03-01')}\n"cv_3",${days('2024-03-02')}\n`,
+    );
   });
 });

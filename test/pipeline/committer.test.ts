@@ -40,8 +40,8 @@ function slowWarehouse(): { wh: Warehouse; batches: number[]; lines: number[]; f
     prepareCommit: (commit: PackageCommit) => commit as unknown as PreparedCommit,
     commitPrepared: (prepared: PreparedCommit): Promise<CommitResult> => {
       const commit = prepared as unknown as PackageCommit;
-      batches.push(commit.staged.reduce((n, t) => n + t.rows, 0));
-      lines.push(commit.staged.reduce((n, t) => n + readFileSync(t.file, 'utf8').split('\n').length - 1, 0));
+      batches.push(commit.staged.tables.reduce((n, t) => n + t.rows, 0));
+      lines.push(commit.staged.tables.reduce((n, t) => n + readFileSync(t.file, 'utf8').split('\n').length - 1, 0));
       return new Promise((resolve) =>
         finishers.push(() => resolve({ tables: {}, rowsChanged: 0, rowsCompared: 0, scopesSearched: 0, appended: [] })),
       );
