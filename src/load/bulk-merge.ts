@@ -191,9 +191,7 @@ export function prepareMerge(
       ? [`DELETE FROM ${scope} s WHERE NOT ${inExtent(extents, 's')}`]
       : [];
   if (scoped) {
-    const inScope = scoped.columns
-      .map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`)
-      .join(' AND ');
+    const inScope = scoped.columns.map((col) => `s.${ident(col)} IS NOT DISTINCT FROM t.${ident(col)}`).join(' AND ');
     if (!probed) sql.push(...scopeFilter);
     sql.push(
       `CREATE OR REPLACE TEMP TABLE ${del} AS SELECT ${spec.key.map((k) => `t.${ident(k)}`).join(', ')}, ${monthOf(spec, 't')} AS "partition"
