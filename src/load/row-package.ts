@@ -1,8 +1,9 @@
 // A load package: the rows of a commit written, as they arrive, into files on disk (one CSV file per table, its columns
 // in table order after a sequence number, and one of each table's replace scopes), so a row or a scope lives in the
-// heap only from its response to its line. A commit reads the files set-wise with DuckDB's `read_csv` into one staging
-// table (warehouse.ts), whose columns are slots of value kinds shared by every table, and the scopes into a table of each
-// table's. What the load holds in memory is the files in flight, not the rows waiting for a commit. Each value is checked and written in its staged form: instants as epoch milliseconds, dates as days, money as
+// heap only from its response to its line. A commit reads the files set-wise with DuckDB's `read_csv`: the rows into
+// one staging table (warehouse.ts), whose columns are slots of value kinds shared by every table, and each table's
+// scopes into a table of their own. What the load holds in memory is the files in flight, not the rows waiting for a
+// commit. Each value is checked and written in its staged form: instants as epoch milliseconds, dates as days, money as
 // the double the JSON was parsed to (cast to DECIMAL in SQL, which rounds to the cent), lists and JSON as JSON text.
 // CSV, not NDJSON: a row is its values joined, with no key per value, which halves what JavaScript builds and writes
 // (`node dist/bench/stage-formats.js` measures the formats).
@@ -325,7 +326,7 @@ export class RowPackage {
       const tuple = values[i];
       if (!Array.isArray(tuple) || tuple.length !== cols.length) {
         throw new FatalError(
-          `replace scope of ${spec.name} value ${i}: expected ${cols.length} values for [${scope.columns.join(', ')}], got ${JSON.stringify(tuple)}`,
+          `replace scope of ${spec.name} row ${scope.rows + i}: expected ${cols.length} values for [${scope.columns.join(', ')}], got ${JSON.stringify(tuple)}`,
         );
       }
       lines[i] = cols
