@@ -56,6 +56,16 @@ function kindOf(type: ColumnType): { kind: Kind; read: (expr: string) => string 
   }
 }
 
+/**
+ * File column `c<i>` of a column of `kind`: its `read_csv` type and the SQL of its value (a list is written as its
+ * JSON text, read as text and parsed here).
+ */
+function fileColumn(kind: Kind, i: number): { type: string; value: string } {
+  return kind === 'list'
+    ? { type: `'c${i}': 'VARCHAR'`, value: `from_json("c${i}", '["VARCHAR"]')` }
+    : { type: `'c${i}': '${KIND_SQL[kind].sql}'`, value: `"c${i}"` };
+}
+
 /** One table's columns in the staging layout: its file's columns, the slots they fill, the SQL that reads them back. */
 interface TableLayout {
   spec: TableSpec;
@@ -99,10 +109,10 @@ export class StagingLayout {
         const i = next.get(kind) ?? 0;
         next.set(kind, i + 1);
         const slot = `${KIND_SQL[kind].prefix}${i}`;
-        // A list is written as its JSON text, read as text and parsed here.
-        fileColumns.push(`'c${c}': '${kind === 'list' ? 'VARCHAR' : KIND_SQL[kind].sql}'`);
+        const file = fileColumn(kind, c);
+        fileColumns.push(file.type);
         slots.push(ident(slot));
-        values.push(kind === 'list' ? `from_json("c${c}", '["VARCHAR"]')` : `"c${c}"`);
+        values.push(file.value);
         select.push(`${read(ident(slot))} AS ${ident(col.name)}`);
       });
       this.#tables.set(spec.name, {
@@ -176,14 +186,12 @@ export interface StagedPackage {
  */
 export function scopeTableSql(name: string, scope: StagedScope): string {
   const cols = scope.columns.map((c) => scope.spec.columns.find((col) => col.name === c)!);
-  const fileColumns = cols.map((col, i) => {
-    const { kind } = kindOf(col.type);
-    return `'c${i}': '${kind === 'list' ? 'VARCHAR' : KIND_SQL[kind].sql}'`;
-  });
-  const select = cols.map((col, i) => {
+  const files = cols.map((col, i) => {
     const { kind, read } = kindOf(col.type);
-    return `${read(kind === 'list' ? `from_json("c${i}", '["VARCHAR"]')` : `"c${i}"`)} AS ${ident(col.name)}`;
+    return { ...fileColumn(kind, i), read };
   });
+  const fileColumns = files.map((f) => f.type);
+  const select = files.map((f, i) => `${f.read(f.value)} AS ${ident(cols[i]!.name)}`);
   return `CREATE OR REPLACE TEMP TABLE ${ident(name)} AS SELECT ${select.join(', ')} FROM read_csv(${sqlText(scope.file)}, ${CSV_OPTIONS}, columns = {${fileColumns.join(', ')}})`;
 }
 
