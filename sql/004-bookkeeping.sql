@@ -50,8 +50,16 @@ CREATE TABLE IF NOT EXISTS "_etl_settings" (
 -- Schema "_etl_extents": per series table (a table of the same name), time ranges per object (the first key column that
 -- is not the time, as text) and month ('YYYY-MM') that hold every stored row. A fetched row outside its object's ranges
 -- in its month cannot match a stored key and is inserted without comparing (src/load/bulk-merge.ts). Merges append the
--- ranges they insert; each process replaces a table's ranges with those of its rows before its first merge into it.
+-- ranges they insert. Before its first merge into a table, a process keeps its ranges if their stamp still holds and
+-- otherwise replaces them with those of the table's rows.
 CREATE SCHEMA IF NOT EXISTS "_etl_extents";
+
+-- The stamp of each table's ranges, written by every merge into it: the ranges' format and the row counts of the table
+-- and of its ranges when the merge committed. Counts that no longer match mean another program wrote the table or its
+-- ranges, and the ranges are rebuilt.
+CREATE TABLE IF NOT EXISTS "_etl_extents_stamps" (
+  "table_name" VARCHAR, "format" INTEGER, "table_rows" BIGINT, "extent_rows" BIGINT
+);
 
 -- The series the last run of each stream could not complete (one row per series; a stream's rows are replaced by each
 -- run of it): object_id is the one object or id the failure concerns; retriable says whether running again can help

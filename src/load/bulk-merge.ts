@@ -57,11 +57,23 @@ export const MERGE_COUNTS_DDL = `CREATE OR REPLACE TEMP TABLE "${MERGE_COUNTS_TA
  * has no index to find a key by; its zone maps prune nothing when a commit's objects are not neighbours in the table),
  * so with it every commit of a first backfill would cost time in proportion to what earlier commits had stored. A merge appends
  * the range of the rows it inserted, per object and month (no update, no scan); deletes leave ranges that hold no row,
- * which only sends rows to the join. Each process replaces a table's ranges with those of its rows before its first
- * merge into it ({@link Extents.rebuild}): one range per object and month again, and rows another program or an older
- * version wrote are never missed.
+ * which only sends rows to the join. Each commit stamps the tables it merged ({@link EXTENTS_STAMPS}). A process trusts a
+ * table's ranges before its first merge into it when the stamp still holds, and otherwise replaces them with those of
+ * the table's rows ({@link Extents.rebuild}): rows another program or an older version wrote are never missed, and a
+ * nightly does not read every stored row again to find that nothing else wrote them.
  */
 export const EXTENTS_SCHEMA = '_etl_extents';
+
+/**
+ * Per table with extents, what its last merge left: the extents' format, the table's rows and its ranges' rows
+ * (sql/004-bookkeeping.sql). Both counts are DuckDB's own totals, read without a scan, so checking a stamp costs nothing
+ * at any size. A table whose rows another program added or removed, or whose ranges it emptied, no longer matches its
+ * stamp and is rebuilt; so is every table of a database written before the stamps, or by another format.
+ */
+export const EXTENTS_STAMPS = '_etl_extents_stamps';
+
+/** The ranges' format: raise it when what a range holds changes, and every table's ranges are rebuilt once. */
+export const EXTENTS_FORMAT = 1;
 
 /** How a table's extents are kept: by object, month and time; undefined when its keys are not time-bound. */
 export interface Extents {
@@ -98,6 +110,43 @@ export function tableExtents(spec: TableSpec): Extents | undefined {
     rebuild: `CREATE OR REPLACE TABLE ${relation} AS SELECT ${object('t')} AS "object_key", ${month('t')} AS "month", min(${at('t')}) AS "first_time",
        max(${at('t')}) AS "last_time" FROM ${ident(spec.name)} t GROUP BY ALL`,
   };
+}
+
+/** The statements that record `extents`' stamp after a merge into its table (run after every statement that writes it). */
+export function stampExtentsSql(extents: Extents): string {
+  const table = sqlString(extents.table);
+  return `DELETE FROM "${EXTENTS_STAMPS}" WHERE "table_name" = ${table};
+INSERT INTO "${EXTENTS_STAMPS}" SELECT ${table}, ${EXTENTS_FORMAT}, (SELECT count(*) FROM ${ident(extents.table)}),
+  (SELECT count(*) FROM ${extents.relation})`;
+}
+
+/** The statements that drop `extents` and their stamp (the table was emptied: its next merge builds them again). */
+export function dropExtentsSql(extents: Extents): string {
+  return `DROP TABLE IF EXISTS ${extents.relation};
+DELETE FROM "${EXTENTS_STAMPS}" WHERE "table_name" = ${sqlString(extents.table)}`;
+}
+
+/**
+ * Which of `tables` have ranges whose stamp still holds: two queries, the first finding the stamps of this format whose
+ * ranges table exists (another program may have dropped it), the second comparing their counts.
+ */
+export async function stampedExtents(
+  read: (sql: string) => Promise<unknown[][]>,
+  tables: readonly string[],
+): Promise<Set<string>> {
+  if (tables.length === 0) return new Set();
+  const stamped = await read(
+    `SELECT s."table_name", s."table_rows", s."extent_rows" FROM "${EXTENTS_STAMPS}" s
+     JOIN duckdb_tables() d ON d."schema_name" = ${sqlString(EXTENTS_SCHEMA)} AND d."table_name" = s."table_name"
+     WHERE s."format" = ${EXTENTS_FORMAT} AND s."table_name" IN (${tables.map(sqlString).join(', ')})`,
+  );
+  if (stamped.length === 0) return new Set();
+  const checks = stamped.map(
+    ([table, rows, ranges]) =>
+      `SELECT ${sqlString(String(table))} WHERE (SELECT count(*) FROM ${ident(String(table))}) = ${String(rows)}
+       AND (SELECT count(*) FROM ${ident(EXTENTS_SCHEMA)}.${ident(String(table))}) = ${String(ranges)}`,
+  );
+  return new Set((await read(checks.join(' UNION ALL '))).map((row) => String(row[0])));
 }
 
 /** SQL true when the row read through `a` lies in a range of its object and month: only then may a stored row share its key. */

@@ -19,6 +19,9 @@ import {
   searchedScopes,
   prepareMerge,
   tableChanges,
+  dropExtentsSql,
+  stampExtentsSql,
+  stampedExtents,
   tableExtents,
 } from './bulk-merge.js';
 import { RowPackage, type PackageTables, type StagedPackage, type StagedTable } from './row-package.js';
@@ -463,6 +466,10 @@ export class Warehouse {
       `DROP TABLE IF EXISTS "${PROBE_TABLE}"`,
       state.sql,
       holes.sql,
+      ...staged.flatMap((t) => {
+        const extents = tableExtents(t.spec);
+        return extents ? [stampExtentsSql(extents)] : [];
+      }),
       `SELECT * FROM "${MERGE_COUNTS_TABLE}"`,
     ].filter((sql) => sql !== '');
     const probes = merges.flatMap((m) => (m.probe ? [m.probe] : []));
@@ -502,9 +509,14 @@ export class Warehouse {
     // Decided here, not when prepared: a commit prepared while the previous one ran would otherwise trust extents that
     // commit was to rebuild, and it may roll back.
     const built = OPEN.get(this.path)?.extentsBuilt;
-    let rebuilds: PreparedCommit['extents'] = [];
+    let unchecked: PreparedCommit['extents'] = [];
     const result = await this.transaction(`commit of run ${prepared.runId}`, async (conn) => {
-      rebuilds = prepared.extents.filter((e) => !built?.has(e.table));
+      unchecked = prepared.extents.filter((e) => !built?.has(e.table));
+      const stamped = await stampedExtents(
+        async (sql) => (await conn.runAndReadAll(sql)).getRows(),
+        unchecked.map((e) => e.table),
+      );
+      const rebuilds = unchecked.filter((e) => !stamped.has(e.table));
       await conn.run([MERGE_COUNTS_DDL, ...prepared.load, ...appends.map((a) => a.ddl)].join(';\n'));
       for (const staged of appends) await appendStaged(conn, staged);
       let counts;
@@ -546,7 +558,7 @@ export class Warehouse {
       crashPoint('commit-merged');
       return { tables, rowsChanged, rowsCompared, scopesSearched, appended: [...appended] };
     });
-    for (const e of rebuilds) built?.add(e.table);
+    for (const e of unchecked) built?.add(e.table);
     crashPoint('commit-done');
     return result;
   }
@@ -569,7 +581,7 @@ export class Warehouse {
         await conn.run(markDirtySql('$1', `SELECT ${month} AS "partition" FROM ${ident(table)}`), [table], [VARCHAR]);
         await conn.run(`DELETE FROM ${ident(table)}`);
         const extents = tableExtents(spec);
-        if (extents) await conn.run(`DROP TABLE IF EXISTS ${extents.relation}`);
+        if (extents) await conn.run(dropExtentsSql(extents));
       }
       await forget(conn);
     });

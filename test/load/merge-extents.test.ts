@@ -143,6 +143,40 @@ describe('merge extents', () => {
     expect(await extents()).toEqual(['a 2024-01-01..2024-01-05', 'z 2024-01-05..2024-01-05']);
   });
 
+  it('keeps the stamped extents of a table nothing else wrote in a new process, and rebuilds those another program emptied', async () => {
+    await commit([row('a', 0, 1)]);
+    await commit([row('a', 1, 1)]); // a second range of the same object and month: a rebuild would make them one
+    expect(await extentRows()).toBe(2);
+    const reopen = async (edit?: string) => {
+      await wh.close();
+      if (edit) {
+        const other = await DuckDBInstance.create(path);
+        const conn = await other.connect();
+        await conn.run(edit);
+        conn.closeSync();
+        other.closeSync();
+      }
+      wh = await Warehouse.open(path, WAREHOUSE_TABLES);
+    };
+    await reopen();
+    const kept = await commit([row('a', 40, 1)]);
+    expect(kept.tables.campaign_series?.inserted).toBe(1);
+    expect(await extentRows()).toBe(3); // trusted: the two ranges of January stay as they were, February's is added
+    // The ranges emptied behind the loader, the rows left alone: the stamp no longer holds, and they are rebuilt.
+    await reopen(`DELETE FROM "_etl_extents"."campaign_series"`);
+    const again = await commit([row('a', 0, 1), row('a', 1, 2)]);
+    expect(again.tables.campaign_series).toEqual({ inserted: 0, updated: 1, unchanged: 1, deleted: 0 });
+    expect(await extentRows()).toBe(2); // rebuilt: one range per object and month
+    expect(await stored()).toEqual(['a 2024-01-01 1', 'a 2024-01-02 2', 'a 2024-02-10 1']);
+    // A database from before the stamps (or of another format) has its ranges rebuilt once.
+    await commit([row('a', 2, 1)]);
+    expect(await extentRows()).toBe(3);
+    await reopen(`UPDATE "_etl_extents_stamps" SET "format" = 0`);
+    const restamped = await commit([row('a', 40, 2)]); // inside a range: compared, and no range added
+    expect(restamped.tables.campaign_series?.updated).toBe(1);
+    expect(await extentRows()).toBe(2);
+  });
+
   it('keeps the extents from one commit to the next (no rebuild) and clears them with a reset', async () => {
     await commit([row('a', 0, 1)]);
     const after = await commit([row('a', 1, 1)]);
