@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FatalError } from '../errors.js';
-import { PartitionBook } from '../load/partition-book.js';
+import { PartitionBook, inYearSql } from '../load/partition-book.js';
 import { columnsOfTable } from '../load/stored-tables.js';
 import type { Warehouse } from '../load/warehouse.js';
 import {
@@ -215,9 +215,7 @@ const PARQUET_COPY_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 3
 async function copyPartition(wh: Warehouse, spec: TableSpec, partition: string, file: string): Promise<number> {
   const order = spec.key.map(ident).join(', ');
   const columns = spec.partitionSource ? `* EXCLUDE (${ident(PARTITION_COLUMN)})` : '*';
-  const where = spec.partitionSource
-    ? `strftime(${ident(spec.partitionSource)}, '%Y') = ${sqlString(partition)}`
-    : 'true';
+  const where = inYearSql(spec, partition);
   // The export's own SQL: a COPY that writes Parquet, not a read of bookkeeping.
   const [row] = await wh.query(
     `COPY (SELECT ${columns} FROM ${ident(spec.name)} WHERE ${where} ORDER BY ${order}) TO ${sqlString(file)} (${PARQUET_COPY_OPTIONS})`,
