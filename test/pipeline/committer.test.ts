@@ -112,18 +112,19 @@ describe('Committer', () => {
     expect(batches).toEqual([MIN_COMMIT_ROWS, MAX_STAGED_ROWS + 1, 10]);
   });
 
-  it("keeps nothing of a part in the heap: its rows are in the package's files once `add` returns", async () => {
+  it("keeps no rows of a part in the heap: a part's lines are in the package's files once `add` returns", async () => {
     const committer = new Committer(real, 'run-1', () => undefined);
-    await committer.add(part(1_234));
+    // More than a file's held lines (64 K characters): what `add` wrote is the whole part.
+    await committer.add(part(12_345));
     const stage = (await readdir(tmpdir())).filter((name) => name.startsWith(`engage-etl-stage-${process.pid}-`));
     const files = (await Promise.all(stage.map((s) => readdir(join(tmpdir(), s), { recursive: true }))))
       .flat()
       .filter((f) => String(f).endsWith('.csv'));
     expect(files).toEqual([join('package-1', 'sessions.csv')]);
     const text = await readFile(join(tmpdir(), stage[0]!, files[0]!), 'utf8');
-    expect(text.split('\n').length - 1).toBe(1_234);
+    expect(text.split('\n').length - 1).toBe(12_345);
     await committer.drain();
-    expect(await real.query(`SELECT count(*)::INT AS n FROM "sessions"`)).toEqual([{ n: 1_234 }]);
+    expect(await real.query(`SELECT count(*)::INT AS n FROM "sessions"`)).toEqual([{ n: 12_345 }]);
     // A committed package's files are gone.
     expect(await readdir(join(tmpdir(), stage[0]!))).toEqual([]);
   });
