@@ -7,15 +7,7 @@
 import type { ApiClient } from '../api/api-client.js';
 import type { SeriesUnit } from '../api/types.js';
 import { FatalApiError } from '../errors.js';
-import {
-  addUnits,
-  followUpWindows,
-  missingRuns,
-  parseSeriesTimeMs,
-  unitMs,
-  writtenOffset,
-  type Window,
-} from './windows.js';
+import { followUpWindows, missingUnitRuns, parseSeriesTimeMs, unitMs, writtenOffset, type Window } from './windows.js';
 
 /** One point of a series: `time` exactly as the server wrote it, and its value (a number, or a roll-up object). */
 export interface SeriesPoint<V = number> {
@@ -173,10 +165,9 @@ export async function fetchSeriesWindow<V>(
   // Wanted units missing at an edge of what the answer covered (or all of them, when it returned nothing) may be an
   // alignment effect: follow them up. A unit missing strictly inside the answer's span was left out by the server.
   const wantedMissing = (): UnitRange[] =>
-    missingRuns(
-      window,
-      [...seen].map((ms) => addUnits(window.start, (ms - window.start.toMillis()) / size, source.unit)),
-    ).filter((run) => [...unitsOf(run.start.toMillis(), run.end.toMillis(), size)].some(worthFollowing));
+    missingUnitRuns(window, seen).filter((run) =>
+      [...unitsOf(run.start.toMillis(), run.end.toMillis(), size)].some(worthFollowing),
+    );
   if (source.maxUnits >= 3) {
     const edgeRuns = wantedMissing().filter(
       (run) => !(first.firstMs < run.start.toMillis() && run.end.toMillis() - size < first.lastMs),
@@ -213,7 +204,7 @@ export async function fetchSeriesWindow<V>(
   };
 }
 
-type UnitRange = ReturnType<typeof missingRuns>[number];
+type UnitRange = ReturnType<typeof missingUnitRuns>[number];
 
 function* unitsOf(startMs: number, endMs: number, size: number): Generator<number> {
   for (let ms = startMs; ms < endMs; ms += size) yield ms;

@@ -3,7 +3,7 @@
 // loads, and how far its watermark moves, is the incremental cursor's (incremental-cursor.ts).
 import type { Unit } from '../time/utc-time.js';
 import type { DateTime } from 'luxon';
-import { addUnits, floorUnit, isoSeconds, unitsBetween } from '../time/utc-time.js';
+import { addUnits, isoSeconds, unitMs, unitsBetween, utcAt } from '../time/utc-time.js';
 
 // windows.ts is the one door to series time math for extractors.
 export {
@@ -72,16 +72,26 @@ function assertMaxUnits(maxUnits: number): void {
  * (see parseSeriesTime); points outside the window are ignored here (the caller decides whether they are an error).
  */
 export function missingRuns(window: UnitRange, returned: readonly DateTime[]): UnitRange[] {
-  const seen = new Set(returned.map((t) => floorUnit(t, window.unit).toMillis()));
+  const size = unitMs(window.unit);
+  return missingUnitRuns(window, new Set(returned.map((t) => Math.floor(t.toMillis() / size) * size)));
+}
+
+/**
+ * missingRuns of the units whose starts (epoch milliseconds) are in `seen`: a DateTime is made only at the edge of a run,
+ * not for each unit of every window.
+ */
+export function missingUnitRuns(window: UnitRange, seen: ReadonlySet<number>): UnitRange[] {
   const total = unitsBetween(window.start, window.end, window.unit);
+  const size = unitMs(window.unit);
+  const startMs = window.start.toMillis();
   const runs: UnitRange[] = [];
-  let runStart: DateTime | undefined;
+  let runStart: number | undefined;
   for (let i = 0; i <= total; i += 1) {
-    const t = addUnits(window.start, i, window.unit);
-    const missing = i < total && !seen.has(t.toMillis());
-    if (missing && runStart === undefined) runStart = t;
+    const ms = startMs + i * size;
+    const missing = i < total && !seen.has(ms);
+    if (missing && runStart === undefined) runStart = ms;
     if (!missing && runStart !== undefined) {
-      runs.push({ unit: window.unit, start: runStart, end: t });
+      runs.push({ unit: window.unit, start: utcAt(runStart), end: utcAt(ms) });
       runStart = undefined;
     }
   }

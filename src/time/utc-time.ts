@@ -13,9 +13,12 @@ export function unitMs(unit: Unit): number {
   return UNIT_MS[unit];
 }
 
-function utc(ms: number): DateTime {
+/** The instant `ms` (milliseconds since the epoch) as a DateTime in the UTC zone. */
+export function utcAt(ms: number): DateTime {
   return DateTime.fromMillis(ms, { zone: 'utc' });
 }
+
+const utc = utcAt;
 
 /** Start of the UTC unit containing `t` (returned in the UTC zone, whatever zone `t` carries). */
 export function floorUnit(t: DateTime, unit: Unit): DateTime {
@@ -54,8 +57,14 @@ export function unitsBetween(start: DateTime, end: DateTime, unit: Unit): number
 
 /** `YYYY-MM-DDTHH:mm:ssZ` in UTC — the form the vendor's examples send as `ending_at` / `starting_at`. */
 export function isoSeconds(t: DateTime): string {
+  const ms = t.toMillis();
+  // Date's own ISO text for years 0–9999 (luxon's formatter builds an object per call; a plan formats one per window).
+  if (ms >= YEAR_0_MS && ms < YEAR_10000_MS) return `${new Date(ms).toISOString().slice(0, 19)}Z`;
   return t.toUTC().toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
 }
+
+const YEAR_0_MS = Date.parse('0000-01-01T00:00:00Z');
+const YEAR_10000_MS = Date.parse('+010000-01-01T00:00:00Z');
 
 // Date, then optionally a time (T or space) with optional seconds and fraction, then optionally a zone (only after a time).
 const ISO_PATTERN =

@@ -47,6 +47,23 @@ describe('parseSeriesTime', () => {
     expect(isoSeconds(parseSeriesTime(raw, 'hour')!)).toBe(expected);
   });
 
+  it('writes an instant as luxon formats it in UTC, whatever its zone and year', () => {
+    const luxonIso = (t: DateTime) => t.toUTC().toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
+    const max = Date.parse('+012000-01-01T00:00:00Z');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -max, max }),
+        fc.constantFrom('utc', 'America/New_York', 'Asia/Kolkata'),
+        (ms, zone) => {
+          const t = DateTime.fromMillis(ms, { zone });
+          expect(isoSeconds(t)).toBe(luxonIso(t));
+        },
+      ),
+    );
+    for (const edge of ['0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '1970-01-01T00:00:00Z'])
+      expect(isoSeconds(DateTime.fromMillis(Date.parse(edge)))).toBe(edge);
+  });
+
   it.each([
     '',
     'yesterday',
