@@ -380,15 +380,19 @@ export class RowPackage {
   close(): StagedPackage {
     if (this.#closed) return this.#staged();
     this.#closed = true;
+    // Every file is closed, even when a write fails (a full disk): the first failure is thrown after.
+    let failure: unknown;
     for (const { out } of [...this.#tables.values(), ...this.#scopes.values()]) {
       try {
         this.#flush(out);
-      } finally {
-        if (out.fd !== undefined) closeSync(out.fd);
-        out.fd = undefined;
-        out.held = [];
+      } catch (err) {
+        failure ??= err;
       }
+      if (out.fd !== undefined) closeSync(out.fd);
+      out.fd = undefined;
+      out.held = [];
     }
+    if (failure !== undefined) throw failure;
     return this.#staged();
   }
 
