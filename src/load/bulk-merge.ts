@@ -120,10 +120,15 @@ INSERT INTO "${EXTENTS_STAMPS}" SELECT ${table}, ${EXTENTS_FORMAT}, (SELECT coun
   (SELECT count(*) FROM ${extents.relation})`;
 }
 
+/** The statement that forgets `table`'s stamp: its next merge rebuilds its ranges from its rows. */
+export function forgetExtentsStampSql(table: string): string {
+  return `DELETE FROM "${EXTENTS_STAMPS}" WHERE "table_name" = ${sqlString(table)}`;
+}
+
 /** The statements that drop `extents` and their stamp (the table was emptied: its next merge builds them again). */
 export function dropExtentsSql(extents: Extents): string {
   return `DROP TABLE IF EXISTS ${extents.relation};
-DELETE FROM "${EXTENTS_STAMPS}" WHERE "table_name" = ${sqlString(extents.table)}`;
+${forgetExtentsStampSql(extents.table)}`;
 }
 
 /**

@@ -3,6 +3,7 @@
 // is rebuilt in one transaction (columns of the same name copied and cast, the others computed or NULL), and every
 // partition it holds is marked dirty so the next export rewrites its Parquet files.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { forgetExtentsStampSql } from './bulk-merge.js';
 import { markDirtySql } from './dirty-partitions.js';
 import {
   BOOKKEEPING_COLUMNS,
@@ -93,6 +94,8 @@ export async function upgradeTables(conn: DuckDBConnection, specs: readonly Tabl
       await conn.run(createTableSql(spec));
       await conn.run(upgradeInsertSql(spec, upgrade, old));
       await conn.run(markDirtySql(sqlString(spec.name), `SELECT ${month} AS "partition" FROM ${ident(spec.name)}`));
+      // The rows keep their count, but an upgrade may compute the columns the ranges are kept by.
+      await conn.run(forgetExtentsStampSql(spec.name));
       await conn.run(`DROP TABLE ${ident(old)}`);
       await conn.run('COMMIT');
     } catch (err) {

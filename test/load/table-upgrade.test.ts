@@ -3,6 +3,7 @@
 // version's layout: every field documented for the row's channel moves to its column, anything else stays in
 // `extra_stats`, new columns start NULL, and the Parquet partitions are marked for rewriting.
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_TABLES } from '../../src/streams/table-specs.js';
@@ -33,8 +34,19 @@ describe('a database written by the previous version', () => {
       /written by an earlier version of engage-etl; the next `engage-etl run` on it upgrades it/,
     );
 
+    // As if the earlier version had stamped this table's extents: the upgrade forgets the stamp.
+    const earlier = await DuckDBInstance.create(path);
+    const earlierConn = await earlier.connect();
+    await earlierConn.run(
+      `CREATE TABLE IF NOT EXISTS "_etl_extents_stamps" ("table_name" VARCHAR, "format" INTEGER, "table_rows" BIGINT, "extent_rows" BIGINT);
+       INSERT INTO "_etl_extents_stamps" VALUES ('campaign_message_series', 1, 6, 2)`,
+    );
+    earlierConn.closeSync();
+    earlier.closeSync();
+
     const wh = await Warehouse.open(path, WAREHOUSE_TABLES);
     try {
+      expect(await rows(wh, `SELECT "table_name" FROM "_etl_extents_stamps"`)).toEqual([]);
       const messages = await rows(
         wh,
         `SELECT * EXCLUDE ("time", "_loaded_at", "_month") FROM campaign_message_series ORDER BY channel`,
