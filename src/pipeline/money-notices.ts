@@ -3,6 +3,7 @@
 // a real digit past the cent (1.005) is rounded too, and the run says so, once per table and column, with an example:
 // that digit is not in the warehouse.
 import type { ExtractedRows, RowNotice } from '../extract/extracted-rows.js';
+import { anyColumn } from '../load/column-test.js';
 import { MONEY, MONEY_SCALE } from '../load/table-definition.js';
 import { isTableName, tableSpec } from '../streams/table-specs.js';
 
@@ -17,27 +18,32 @@ export function beyondCents(value: number): boolean {
   return Math.abs(cents - Math.round(cents)) > Math.max(1e-6, Math.abs(cents) * 1e-12);
 }
 
-const moneyColumnsOf = new Map<string, string[]>();
+const isBeyondCents = (value: unknown): boolean => typeof value === 'number' && beyondCents(value);
 
-function moneyColumns(table: string): string[] {
-  let columns = moneyColumnsOf.get(table);
-  if (columns === undefined) {
-    columns = isTableName(table)
+/** A table's money columns, and whether a row has an amount in one finer than the cent. */
+const moneyColumnsOf = new Map<string, { columns: string[]; beyond: (row: Record<string, unknown>) => boolean }>();
+
+function moneyColumns(table: string) {
+  let found = moneyColumnsOf.get(table);
+  if (found === undefined) {
+    const columns = isTableName(table)
       ? tableSpec(table)
           .columns.filter((c) => c.type === MONEY)
           .map((c) => c.name)
       : [];
-    moneyColumnsOf.set(table, columns);
+    moneyColumnsOf.set(table, (found = { columns, beyond: anyColumn(columns, isBeyondCents) }));
   }
-  return columns;
+  return found;
 }
 
 /** One notice per money column of `rows` holding an amount with a digit past the cent. */
 export function moneyNotices(rows: ExtractedRows): RowNotice[] {
   const notices: RowNotice[] = [];
   for (const { table, rows: list } of rows.upserts) {
-    for (const column of moneyColumns(table)) {
-      const found = list.find((row) => typeof row[column] === 'number' && beyondCents(row[column] as number));
+    const { columns, beyond } = moneyColumns(table);
+    if (columns.length === 0 || !list.some(beyond)) continue;
+    for (const column of columns) {
+      const found = list.find((row) => isBeyondCents(row[column]));
       if (found === undefined) continue;
       notices.push({
         code: 'amount_beyond_cents',

@@ -20,7 +20,7 @@ import {
   EXTRA_STATS_COLUMN,
   extraStats,
   statNotices,
-  withNumbers,
+  numberColumns,
 } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { campaignsStream, type CampaignsOptions } from './campaigns.js';
@@ -160,7 +160,8 @@ export function variationKeys(list: readonly CampaignVariationEntry[]): string[]
   });
 }
 
-const REVENUE = ['revenue'] as const;
+/** A variation row's numbers: the channel counts, the variation counts and the revenue. */
+const withMessageNumbers = numberColumns([...CHANNEL_COUNT_FIELDS, ...VARIATION_COUNT_FIELDS, 'revenue']);
 
 /** An entry's identity and numbers, in a canonical order: two entries alike in everything are the same entry twice. */
 function entryText(m: CampaignVariationEntry): string {
@@ -232,9 +233,7 @@ function dayRows(campaignId: string, time: Date, day: CampaignDay): ExtractedRow
         variation_name: m.variationName ?? null,
         extra_stats: extraStats(m),
       };
-      messages.push(
-        withNumbers(withNumbers(withNumbers(row, m, CHANNEL_COUNT_FIELDS), m, VARIATION_COUNT_FIELDS), m, REVENUE),
-      );
+      messages.push(withMessageNumbers(row, m));
     });
     notices.push(...statNotices(messagesTable.name, where, channel, list));
   }

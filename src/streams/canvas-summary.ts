@@ -20,7 +20,7 @@ import { isoSeconds } from '../extract/windows.js';
 import { FatalApiError } from '../errors.js';
 import { MONEY, col, defineTable, rowsOf } from '../load/table-definition.js';
 import type { RowOf } from '../load/table-definition.js';
-import { EXTRA_STATS_COLUMN, extraStats, statNotices, withNumbers } from './channel-stat-columns.js';
+import { EXTRA_STATS_COLUMN, extraStats, numberColumns, statNotices } from './channel-stat-columns.js';
 import type { IdSelection } from './option-reader.js';
 import { seriesStream } from './stream-declaration.js';
 import { idReference } from './id-reference.js';
@@ -140,7 +140,8 @@ const stepMessagesTable = defineTable({
   upgrades: [{ from: STEP_MESSAGES_V1 }],
 });
 
-const VARIANT_NUMBERS = ['entries', 'conversions', 'revenue', 'conversions_by_entry_time'] as const;
+const withVariantNumbers = numberColumns(['entries', 'conversions', 'revenue', 'conversions_by_entry_time']);
+const withStepMessageNumbers = numberColumns(STEP_MESSAGE_COLUMNS);
 
 /** The rows of one Canvas day, whichever source (data_series or data_summary) read it. */
 function canvasDayRows(
@@ -171,10 +172,9 @@ function canvasDayRows(
   if (o.variantBreakdown) {
     const variants = Object.entries(summary.variant_stats ?? {});
     const rows: RowOf<typeof variantTable>[] = variants.map(([variantId, v]) =>
-      withNumbers(
+      withVariantNumbers(
         { canvas_id: canvasId, day, variant_id: variantId, name: v.name, extra_stats: extraStats(v) },
         v,
-        VARIANT_NUMBERS,
       ),
     );
     result.upserts.push(rowsOf(variantTable, rows));
@@ -203,10 +203,9 @@ function canvasDayRows(
       });
       for (const [channel, list] of Object.entries(s.messages ?? {})) {
         list.forEach((m, index) => {
-          const row = withNumbers(
+          const row = withStepMessageNumbers(
             { canvas_id: canvasId, day, step_id: stepId, channel, message_index: index, extra_stats: extraStats(m) },
             m,
-            STEP_MESSAGE_COLUMNS,
           );
           messages.push(row);
         });

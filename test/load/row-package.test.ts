@@ -2,7 +2,10 @@
 // call whose rows were refused.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { RowPackage } from '../../src/load/row-package.js';
+import { MONEY, col, defineTable } from '../../src/load/table-definition.js';
+import { WarehouseTables } from '../../src/load/warehouse-tables.js';
 import { WAREHOUSE_TABLES, tableSpec } from '../../src/streams/table-specs.js';
 import { tempDirPerTest, utc } from './warehouse-helpers.js';
 
@@ -78,5 +81,76 @@ describe('a load package', () => {
     expect(readFileSync(scopes[0]!.file, 'utf8')).toBe(
       `"cv,""1""",${days('2024-03-01')}\n"cv_3",${days('2024-03-02')}\n`,
     );
+  });
+
+  it('reads every column by its name, whatever characters the name holds, and DuckDB reads each value back', async () => {
+    // The package's encoder is generated code with the column names in it: names with quotes, backslashes, a line break
+    // or what looks like code must stay names.
+    const odd = defineTable({
+      name: 'odd_names',
+      description: 'columns whose names test the generated encoder',
+      columns: [
+        col('id', 'VARCHAR'),
+        col("it's", 'BIGINT'),
+        col('say "hi"', 'DOUBLE'),
+        col('back\\slash', MONEY),
+        col('line\nbreak', 'INTEGER'),
+        col('${x}`); throw 1; //', 'BOOLEAN'),
+        col('at', 'TIMESTAMP'),
+        col('on', 'DATE'),
+        col('tags', 'VARCHAR[]'),
+        col('doc', 'JSON'),
+        col('kind', 'VARCHAR', { allowed: ['a', 'b'] }),
+      ],
+      key: ['id'],
+    });
+    const tables = new WarehouseTables([odd], new Map());
+    const pkg = new RowPackage(t.dir, tables);
+    const values = {
+      id: 'r,"1"',
+      "it's": 2 ** 53 - 1,
+      'say "hi"': 0.1,
+      'back\\slash': 12.34,
+      'line\nbreak': -7,
+      '${x}`); throw 1; //': true,
+      at: utc('2024-02-29T23:59:59.123Z'),
+      on: utc('2024-02-29'),
+      tags: ['a', 'b,"c"'],
+      doc: { k: [1, 'two'] },
+      kind: 'b',
+    };
+    const nulls = Object.fromEntries(Object.keys(values).map((k) => [k, null]));
+    pkg.add(odd, [values, { ...nulls, id: 'r2' }]);
+    expect(() => pkg.add(odd, [{ ...values, kind: 'c' }])).toThrow(
+      /odd_names row 2 column "kind": expected one of "a", "b"/,
+    );
+    expect(() => pkg.add(odd, [{ ...values, "it's": 1.5 }])).toThrow(/odd_names row 2 column "it's"/);
+    const [staged] = pkg.close().tables;
+
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    try {
+      await conn.run(tables.staging.ddl('stage'));
+      await conn.run(tables.staging.load('stage', staged!));
+      const read = await conn.runAndReadAll(`SELECT ${staged!.select.join(', ')} FROM stage ORDER BY "_seq"`);
+      const [first, second] = read.getRowObjectsJS();
+      expect(first).toMatchObject({
+        id: 'r,"1"',
+        "it's": BigInt(2 ** 53 - 1),
+        'say "hi"': 0.1,
+        'line\nbreak': -7,
+        '${x}`); throw 1; //': true,
+        tags: ['a', 'b,"c"'],
+        kind: 'b',
+      });
+      expect(String(first?.['back\\slash'])).toBe('12.34');
+      expect((first?.at as Date).toISOString()).toBe('2024-02-29T23:59:59.123Z');
+      expect((first?.on as Date).toISOString().slice(0, 10)).toBe('2024-02-29');
+      expect(JSON.parse(String(first?.doc))).toEqual({ k: [1, 'two'] });
+      expect(Object.entries(second ?? {}).filter(([, v]) => v !== null)).toEqual([['id', 'r2']]);
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
   });
 });
