@@ -95,7 +95,7 @@ describe('a load package', () => {
         col('say "hi"', 'DOUBLE'),
         col('back\\slash', MONEY),
         col('line\nbreak', 'INTEGER'),
-        col('${x}`); throw 1; //', 'BOOLEAN'),
+        col('"]); throw 1; //', 'BOOLEAN'),
         col('at', 'TIMESTAMP'),
         col('on', 'DATE'),
         col('tags', 'VARCHAR[]'),
@@ -112,7 +112,7 @@ describe('a load package', () => {
       'say "hi"': 0.1,
       'back\\slash': 12.34,
       'line\nbreak': -7,
-      '${x}`); throw 1; //': true,
+      '"]); throw 1; //': true,
       at: utc('2024-02-29T23:59:59.123Z'),
       on: utc('2024-02-29'),
       tags: ['a', 'b,"c"'],
@@ -133,21 +133,21 @@ describe('a load package', () => {
       await conn.run(tables.staging.ddl('stage'));
       await conn.run(tables.staging.load('stage', staged!));
       const read = await conn.runAndReadAll(`SELECT ${staged!.select.join(', ')} FROM stage ORDER BY "_seq"`);
-      const [first, second] = read.getRowObjectsJS();
+      const [first, second] = read.getRowObjectsJS() as [Record<string, unknown>, Record<string, unknown>];
       expect(first).toMatchObject({
         id: 'r,"1"',
         "it's": BigInt(2 ** 53 - 1),
         'say "hi"': 0.1,
         'line\nbreak': -7,
-        '${x}`); throw 1; //': true,
+        '"]); throw 1; //': true,
         tags: ['a', 'b,"c"'],
         kind: 'b',
       });
-      expect(String(first?.['back\\slash'])).toBe('12.34');
-      expect((first?.at as Date).toISOString()).toBe('2024-02-29T23:59:59.123Z');
-      expect((first?.on as Date).toISOString().slice(0, 10)).toBe('2024-02-29');
-      expect(JSON.parse(String(first?.doc))).toEqual({ k: [1, 'two'] });
-      expect(Object.entries(second ?? {}).filter(([, v]) => v !== null)).toEqual([['id', 'r2']]);
+      expect(String(first['back\\slash'])).toBe('12.34');
+      expect((first.at as Date).toISOString()).toBe('2024-02-29T23:59:59.123Z');
+      expect((first.on as Date).toISOString().slice(0, 10)).toBe('2024-02-29');
+      expect(JSON.parse(String(first.doc))).toEqual({ k: [1, 'two'] });
+      expect(Object.entries(second).filter(([, v]) => v !== null)).toEqual([['id', 'r2']]);
     } finally {
       conn.closeSync();
       db.closeSync();
