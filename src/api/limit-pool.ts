@@ -116,6 +116,11 @@ export class LimitPoolQueue {
   // `windowMs` after its response, which is after the server saw it, whatever the server's window alignment.
   #finished: number[] = [];
   #head = 0;
+  // The first of #finished inside the server's shorter window when it was last counted, at #serverCounted: it moves
+  // forward with the clock, so that counting costs what left the window since, not every request inside it.
+  #serverHead = 0;
+  #serverCountedAt = 0;
+  #serverCountedWindowMs = 0;
   readonly #inFlight = new Set<number>();
   #nextSeq = 0;
   readonly #waiters: Waiter[] = [];
@@ -323,9 +328,15 @@ export class LimitPoolQueue {
     const limit = this.#serverLimit;
     const window = this.#serverWindowMs;
     if (limit === undefined || window === undefined || window >= this.windowMs) return 0;
-    // #finished is sorted; the requests completed within the last `window` are its tail.
-    let first = this.#finished.length;
-    while (first > this.#head && (this.#finished[first - 1] as number) + window > now) first--;
+    // #finished is sorted; the requests completed within the last `window` are its tail from `first`. A window that
+    // grew, or a clock that went back, counts again from the start of ours.
+    if (now < this.#serverCountedAt || window !== this.#serverCountedWindowMs || this.#serverHead < this.#head)
+      this.#serverHead = this.#head;
+    this.#serverCountedAt = now;
+    this.#serverCountedWindowMs = window;
+    let first = this.#serverHead;
+    while (first < this.#finished.length && (this.#finished[first] as number) + window <= now) first++;
+    this.#serverHead = first;
     const counted = this.#finished.length - first;
     if (this.#inFlight.size + counted < limit) return 0;
     if (counted === 0) return 'release';
@@ -345,6 +356,7 @@ export class LimitPoolQueue {
     // Compact now and then so a long run does not keep every timestamp of the day.
     if (this.#head > 1024 && this.#head * 2 > this.#finished.length) {
       this.#finished = this.#finished.slice(this.#head);
+      this.#serverHead = Math.max(0, this.#serverHead - this.#head);
       this.#head = 0;
     }
   }
