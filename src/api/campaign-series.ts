@@ -9,6 +9,7 @@ import {
   checkIntegerParam,
   checkStringParam,
   contextOf,
+  idKeyed,
   isRecord,
   malformed,
   readNumber,
@@ -101,7 +102,7 @@ export function normalizeCampaignSeries(body: unknown, ctx: RequestContext, stat
     if (!isRecord(day)) return fail(`${at} is ${JSON.stringify(day)}, not an object`);
     if (typeof day.time !== 'string' || day.time.trim() === '')
       return fail(`${at} has no \`time\` string: ${JSON.stringify(day.time)}`);
-    const messages: Record<string, CampaignVariationEntry[]> = {};
+    const messages: Record<string, CampaignVariationEntry[]> = idKeyed();
     if (day.messages !== undefined && day.messages !== null) {
       if (!isRecord(day.messages)) return fail(`${at}.messages is not an object keyed by channel`);
       for (const [channel, list] of Object.entries(day.messages)) {
@@ -118,12 +119,20 @@ export function normalizeCampaignSeries(body: unknown, ctx: RequestContext, stat
         });
       }
     }
-    const value = {
-      ...Object.fromEntries(DAY_COUNTS.map((f) => [f, num(day, f, at)])),
-      ...Object.fromEntries(OPTIONAL_DAY_COUNTS.map((f) => [f, optional(day, f, at)])),
+    // A literal, not objects built from the lists of names and spread: that was ten times the cost of parsing the body.
+    const value: CampaignDay = {
+      unique_recipients: num(day, 'unique_recipients', at),
+      conversions: num(day, 'conversions', at),
+      conversions1: optional(day, 'conversions1', at),
+      conversions2: optional(day, 'conversions2', at),
+      conversions3: optional(day, 'conversions3', at),
+      conversions_by_send_time: optional(day, 'conversions_by_send_time', at),
+      conversions1_by_send_time: optional(day, 'conversions1_by_send_time', at),
+      conversions2_by_send_time: optional(day, 'conversions2_by_send_time', at),
+      conversions3_by_send_time: optional(day, 'conversions3_by_send_time', at),
       revenue: optional(day, 'revenue', at, 'amount'),
       messages,
-    } as CampaignDay;
+    };
     return { time: day.time, value };
   });
 }

@@ -5,7 +5,15 @@ import type { ApiCall } from './api-call.js';
 import type { ApiClient } from './api-client.js';
 import { ENDPOINTS, MAX_CANVAS_SUMMARY_DAYS } from './endpoints.js';
 import { channelFieldKind, splitStats, STEP_MESSAGE_COUNT_FIELDS, type SplitStats } from './channel-stats.js';
-import { checkStringParam, contextOf, isRecord, malformed, readNumber, type NumberKind } from './response-shape.js';
+import {
+  checkStringParam,
+  contextOf,
+  idKeyed,
+  isRecord,
+  malformed,
+  readNumber,
+  type NumberKind,
+} from './response-shape.js';
 import type { CanvasStepStats, CanvasTotalStats } from './types.js';
 import { FatalError, type RequestContext } from '../errors.js';
 
@@ -123,7 +131,7 @@ export function normalizeCanvasStats(
 
   if (data.variant_stats !== undefined && data.variant_stats !== null) {
     if (!isRecord(data.variant_stats)) return fail(`${where}.variant_stats is not an object keyed by variant ID`);
-    const variants: Record<string, CanvasVariantDay> = {};
+    const variants: Record<string, CanvasVariantDay> = idKeyed();
     for (const [id, v] of Object.entries(data.variant_stats)) {
       const at = `${where}.variant_stats.${id}`;
       if (!isRecord(v)) return fail(`${at} is not an object`);
@@ -137,11 +145,11 @@ export function normalizeCanvasStats(
 
   if (data.step_stats !== undefined && data.step_stats !== null) {
     if (!isRecord(data.step_stats)) return fail(`${where}.step_stats is not an object keyed by step ID`);
-    const steps: Record<string, CanvasStepDay> = {};
+    const steps: Record<string, CanvasStepDay> = idKeyed();
     for (const [id, s] of Object.entries(data.step_stats)) {
       const at = `${where}.step_stats.${id}`;
       if (!isRecord(s)) return fail(`${at} is not an object`);
-      const messages: Record<string, SplitStats[]> = {};
+      const messages: Record<string, SplitStats[]> = idKeyed();
       if (s.messages !== undefined && s.messages !== null) {
         if (!isRecord(s.messages)) return fail(`${at}.messages is not an object keyed by channel`);
         for (const [channel, list] of Object.entries(s.messages)) {

@@ -5,7 +5,7 @@
 // sent and named for a warning, a present field whose value is not a number of its kind fails the answer. A channel the
 // platform added after this version (`whats_app`) still counts: its fields named like a documented count of some
 // channel (`sent`, `delivered`, `clicks`…) are read into that count when they hold one.
-import { readNumber, type NumberKind } from './response-shape.js';
+import { idKeyed, readNumber, type NumberKind } from './response-shape.js';
 
 /** Push channels: "all push message types have the same statistics as android_push". */
 const PUSH = ['sent', 'direct_opens', 'total_opens', 'bounces', 'body_clicks'] as const;
@@ -164,7 +164,7 @@ export function splitStats(
   kindOf: (field: string) => FieldKind | undefined,
   skip: readonly string[] = [],
 ): SplitStats {
-  const split: SplitStats = { numbers: {}, extra: {}, unknown: [] };
+  const split: SplitStats = { numbers: idKeyed(), extra: idKeyed(), unknown: [] };
   // for…in, not Object.entries: no pair array per field. A parsed JSON object has no inherited enumerable keys.
   for (const field in entry) {
     if (skip.includes(field)) continue;
