@@ -445,38 +445,19 @@ function missingField(spec: TableSpec, col: ColumnSpec): (value: unknown, at: nu
   };
 }
 
-/** The writer of a column's present values: its type's common case inline, everything else through csvValue. */
+/** The writer of a column's present values: csvValue of its type, after the check of its allowed values if it has them. */
 function fieldWriter(spec: TableSpec, col: ColumnSpec): (value: unknown, at: number) => string {
   const table = spec.name;
-  const slow = (value: unknown, at: number) => csvValue(col.type, value, table, at, col.name);
   const allowed = col.allowed;
-  if (allowed) {
-    return (value, at) => {
-      if (!allowed.includes(value as string)) {
-        throw new FatalError(
-          `${table} row ${at} column "${col.name}": expected one of ${allowed.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(value)}; fix the row the pipeline builds`,
-        );
-      }
-      return slow(value, at);
-    };
-  }
-  switch (col.type) {
-    case 'VARCHAR':
-      return (value, at) => (typeof value === 'string' ? quoted(value) : slow(value, at));
-    case 'BIGINT':
-      return (value, at) =>
-        typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : slow(value, at);
-    case 'DOUBLE':
-    case MONEY:
-      return (value, at) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : slow(value, at));
-    case 'TIMESTAMP':
-      return (value, at) => {
-        const ms = value instanceof Date ? value.getTime() : Number.NaN;
-        return Number.isNaN(ms) ? slow(value, at) : String(ms);
-      };
-    default:
-      return slow;
-  }
+  if (!allowed) return (value, at) => csvValue(col.type, value, table, at, col.name);
+  return (value, at) => {
+    if (!allowed.includes(value as string)) {
+      throw new FatalError(
+        `${table} row ${at} column "${col.name}": expected one of ${allowed.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(value)}; fix the row the pipeline builds`,
+      );
+    }
+    return csvValue(col.type, value, table, at, col.name);
+  };
 }
 
 /** A value in its staged form as a CSV field; a value that does not fit its column throws (toDuckDBValue's messages). */
